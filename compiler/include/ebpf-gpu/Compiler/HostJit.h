@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The host back end: a lifted program compiled for this CPU with LLVM's ORC
+// JIT. It is the CPU fallback of the runtime, the oracle the GPU back end is
+// compared against, and what runs where no GPU exists.
+
+#ifndef EBPF_GPU_COMPILER_HOSTJIT_H
+#define EBPF_GPU_COMPILER_HOSTJIT_H
+
+#include "ebpf-gpu/Compiler/Lifter.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+
+namespace llvm::orc {
+class LLJIT;
+}
+
+namespace ebpfgpu::compiler {
+
+/// A program JIT-compiled for the host. Owns its code; not copyable.
+/// run() may be called from several threads at once (it keeps no state
+/// besides the program's maps and global data).
+class HostProgram {
+public:
+  ~HostProgram();
+  HostProgram(const HostProgram &) = delete;
+  HostProgram &operator=(const HostProgram &) = delete;
+
+  /// Lifts, optimises and JIT-compiles `Prog`. Fails with the helper's name
+  /// when the program calls a helper the host runtime does not provide.
+  static llvm::Expected<std::unique_ptr<HostProgram>>
+  compile(const object::ProgramSpec &Prog, const std::vector<object::MapSpec> &Maps,
+          const LiftOptions &Opts, unsigned OptLevel = 2);
+
+  /// Runs an XDP program on `Ctx` and returns r0.
+  uint64_t runXdp(platform::XdpRuntimeContext &Ctx) const {
+    return Entry(&Ctx, reinterpret_cast<uint64_t>(&Ctx), 0, 0, 0, 0);
+  }
+  /// Runs a raw-platform program with r1 = Mem, r2 = Len and returns r0.
+  uint64_t runRaw(void *Mem, uint64_t Len) const {
+    return Entry(nullptr, reinterpret_cast<uint64_t>(Mem), Len, 0, 0, 0);
+  }
+
+private:
+  using EntryFn = uint64_t (*)(void *, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+  HostProgram() = default;
+
+  std::unique_ptr<llvm::orc::LLJIT> Jit;
+  EntryFn Entry = nullptr;
+};
+
+/// Address of the host implementation of helper `Name` (kernel name without
+/// the bpf_ prefix), or null when the host runtime has none.
+void *hostHelperAddress(const std::string &Name);
+
+} // namespace ebpfgpu::compiler
+
+#endif // EBPF_GPU_COMPILER_HOSTJIT_H

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// eBPF -> LLVM IR. Each eBPF function (the entry and every sub-program)
+// becomes one LLVM function `i64 (ptr ctx, i64 r1, ..., i64 r5)` whose
+// registers are allocas that mem2reg promotes; the stack frame is sized
+// from what the function touches. The same module feeds the host JIT and
+// the NVPTX back end.
+
+#ifndef EBPF_GPU_COMPILER_LIFTER_H
+#define EBPF_GPU_COMPILER_LIFTER_H
+
+#include "ebpf-gpu/Object/Object.h"
+#include "ebpf-gpu/Platform/Platform.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ebpfgpu::compiler {
+
+struct LiftOptions {
+  const platform::Platform *Platform = &platform::xdpPlatform();
+  /// Address space of packet, map and other non-stack memory.
+  unsigned MemoryAddrSpace = 0;
+};
+
+/// Names of the module globals a loader binds after code generation.
+struct MapBinding {
+  /// Index into the object's maps.
+  size_t MapIndex = 0;
+  /// `ptr` global holding the runtime map object (null where unused).
+  std::string ObjectGlobal;
+  /// Global data maps only: the `[N x i8]` global holding the data.
+  std::string DataGlobal;
+};
+
+struct LiftedProgram {
+  std::unique_ptr<llvm::Module> Module;
+  /// The entry function: `i64 Entry(ptr ctx, i64 r1, i64 r2, i64 r3, i64 r4,
+  /// i64 r5)`. XDP: r1 is the context pointer; raw: r1/r2 the memory.
+  std::string EntryName;
+  std::vector<MapBinding> Maps;
+  /// Helper runtime functions the module calls, by kernel name.
+  std::vector<std::string> HelpersUsed;
+  /// Stack bytes of each function, in ProgramSpec::Functions order.
+  std::vector<unsigned> FrameBytes;
+};
+
+/// Lifts `Prog` into a new module in `Ctx`. Errors name the pc and, when
+/// the object has line info, the source line:
+/// "prog.c:42: pc 17: <reason>".
+llvm::Expected<LiftedProgram> liftProgram(const object::ProgramSpec &Prog,
+                                          const std::vector<object::MapSpec> &Maps,
+                                          const LiftOptions &Opts,
+                                          llvm::LLVMContext &Ctx);
+
+/// Runs LLVM's standard pipeline at `OptLevel` (0..3) over `M`.
+void optimizeModule(llvm::Module &M, unsigned OptLevel);
+
+/// The program-visible layout of a raw instruction stream (no ELF): one
+/// function per call target, no maps, no line info.
+object::ProgramSpec programFromInsns(std::vector<isa::Insn> Insns,
+                                     const std::string &Name);
+
+} // namespace ebpfgpu::compiler
+
+#endif // EBPF_GPU_COMPILER_LIFTER_H

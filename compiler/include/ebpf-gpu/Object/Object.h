@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The spec of an eBPF object file: pure data read from the ELF (programs
+// with their relocations applied and sub-programs linked in, map
+// definitions, global data, license, source line info). Nothing here owns a
+// device resource; the loader turns a spec into live objects.
+
+#ifndef EBPF_GPU_OBJECT_OBJECT_H
+#define EBPF_GPU_OBJECT_OBJECT_H
+
+#include "ebpf-gpu/ISA/Insn.h"
+#include "ebpf-gpu/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ebpfgpu::object {
+
+/// Where a map definition came from.
+enum class MapOrigin {
+  BtfDefined, ///< A variable in the `.maps` section, described by BTF.
+  Legacy,     ///< A `struct bpf_map_def` in the `maps` section.
+  GlobalData, ///< `.data`, `.rodata`, `.bss` (and their `.name` variants).
+};
+
+/// A map as the object defines it. Types and flags use the kernel's numbers
+/// (BPF_MAP_TYPE_*, BPF_F_*).
+struct MapSpec {
+  std::string Name;
+  MapOrigin Origin = MapOrigin::BtfDefined;
+  uint32_t Type = 0;
+  uint32_t KeySize = 0;
+  uint32_t ValueSize = 0;
+  uint32_t MaxEntries = 0;
+  uint32_t Flags = 0;
+  /// BTF type ids of key and value (0 when unknown), for pretty-printing.
+  uint32_t BtfKeyTypeId = 0;
+  uint32_t BtfValueTypeId = 0;
+  /// Global data: the section's initial bytes (zeros for .bss).
+  std::vector<uint8_t> InitialValue;
+  /// Map-in-map types: the inner map's definition (one entry), else empty.
+  std::vector<MapSpec> Inner;
+};
+
+/// BPF_F_RDONLY_PROG: the program may not write the map (.rodata).
+constexpr uint32_t MapFlagReadOnlyProg = 1u << 7;
+/// Kernel map type numbers this code names directly.
+constexpr uint32_t MapTypeArray = 2;
+constexpr uint32_t MapTypeArrayOfMaps = 12;
+constexpr uint32_t MapTypeHashOfMaps = 13;
+
+/// Source position of an instruction, from `.BTF.ext` line info.
+struct LineInfo {
+  /// Slot index in the linked program.
+  uint32_t Pc = 0;
+  std::string File;
+  std::string SourceText;
+  uint32_t Line = 0;
+  uint32_t Column = 0;
+};
+
+/// A function inside a linked program: the entry (first) or a sub-program.
+struct FunctionSpec {
+  std::string Name;
+  uint32_t StartPc = 0;
+};
+
+/// One program, self-contained: the entry function's code followed by every
+/// sub-program it calls. LDDW map references are rewritten to
+/// LddwMapIdx / LddwMapIdxValue with imm = index into ObjectSpec::Maps (and
+/// the value offset in the second half), local calls to relative offsets
+/// within this instruction vector.
+struct ProgramSpec {
+  std::string Name;
+  std::string Section;
+  std::vector<isa::Insn> Insns;
+  std::vector<FunctionSpec> Functions;
+  /// Sorted by Pc; may be empty when the object has no BTF.ext.
+  std::vector<LineInfo> Lines;
+
+  /// The line info that covers `Pc` (the nearest at or before it), or null.
+  const LineInfo *lineFor(uint32_t Pc) const;
+};
+
+struct ObjectSpec {
+  std::string Path;
+  std::string License;
+  std::vector<MapSpec> Maps;
+  std::vector<ProgramSpec> Programs;
+  /// The raw `.BTF` section, kept for pretty-printing map contents.
+  std::vector<uint8_t> Btf;
+
+  /// The program named `Name` (function name), or the first program in
+  /// section `Name`; null when none matches.
+  const ProgramSpec *findProgram(const std::string &Name) const;
+};
+
+/// Reads an eBPF ELF object. Errors name the file and, where it applies, the
+/// section and instruction ("prog.o: section xdp: pc 3: ...").
+Expected<ObjectSpec> readObjectFile(const std::string &Path);
+Expected<ObjectSpec> readObjectMemory(const uint8_t *Data, size_t Size,
+                                      const std::string &Name);
+
+/// Kernel name of a map type ("hash", "array", ...), or "type N".
+std::string mapTypeName(uint32_t Type);
+
+} // namespace ebpfgpu::object
+
+#endif // EBPF_GPU_OBJECT_OBJECT_H

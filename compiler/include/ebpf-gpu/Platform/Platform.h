@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Everything the toolchain knows about the environment a program runs in:
+// the context it receives in r1 (field layout as the program sees it and as
+// the runtime lays it out), and the helper functions it may call, with
+// their typed signatures. One instance per program type (XDP; the raw
+// memory model of the conformance suite); no such facts live elsewhere.
+
+#ifndef EBPF_GPU_PLATFORM_PLATFORM_H
+#define EBPF_GPU_PLATFORM_PLATFORM_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ebpfgpu::platform {
+
+/// The type of a helper argument or result at the runtime ABI.
+enum class ValueType : uint8_t {
+  Void,   ///< no argument / no result
+  Scalar, ///< 64-bit integer
+  Ptr,    ///< pointer to program-visible memory (stack, packet, map value)
+  Map,    ///< a map object reference (an LDDW map)
+  Ctx,    ///< the program's context
+};
+
+/// A helper function: its kernel id and name, and the typed signature of
+/// the runtime function that implements it (`ebpfgpu_<Name>`).
+struct HelperProto {
+  int32_t Id = 0;
+  std::string Name;
+  ValueType Ret = ValueType::Scalar;
+  std::vector<ValueType> Args;
+  /// The runtime function also receives the context as a hidden first
+  /// argument (for per-packet state such as the redirect target).
+  bool ImplicitCtx = false;
+
+  std::string runtimeSymbol() const { return "ebpfgpu_" + Name; }
+};
+
+/// A field of the context as the program sees it (e.g. xdp_md), and where
+/// the runtime keeps it.
+struct ContextField {
+  std::string Name;
+  uint32_t Offset = 0; ///< in the program's view
+  uint32_t Size = 0;   ///< access width the program must use
+  uint32_t RuntimeOffset = 0;
+  uint32_t RuntimeSize = 0; ///< 8 for pointers, else Size
+  bool IsPointer = false;   ///< data, data_end, data_meta
+};
+
+class Platform {
+public:
+  virtual ~Platform() = default;
+
+  /// Short name ("xdp", "raw").
+  virtual const char *name() const = 0;
+
+  /// True when r1 at entry points to a context whose loads the lifter
+  /// rewrites; false when r1/r2 are a raw memory pointer and its length.
+  virtual bool hasContext() const = 0;
+
+  /// The context field accessed at `Offset` with `Size` bytes, or null when
+  /// no field allows that access.
+  virtual const ContextField *contextField(int64_t Offset, unsigned Size) const = 0;
+
+  /// The helper with kernel id `Id`, or null when the platform has none.
+  virtual const HelperProto *helper(int32_t Id) const = 0;
+
+  /// Every helper of the platform, by id.
+  virtual const std::vector<HelperProto> &helpers() const = 0;
+};
+
+/// The XDP program type (context struct xdp_md).
+const Platform &xdpPlatform();
+/// The bpf_conformance memory model: r1 = input memory, r2 = its length,
+/// helper 5 returns its first argument.
+const Platform &rawPlatform();
+/// The platform named `Name` ("xdp" or "raw"), or null.
+const Platform *findPlatform(const std::string &Name);
+
+/// The context the runtime passes to an XDP program. The lifter rewrites the
+/// program's xdp_md accesses to this layout; the fields after
+/// EgressIfindex are private to the runtime (helpers use them).
+struct XdpRuntimeContext {
+  uint64_t Data = 0;
+  uint64_t DataEnd = 0;
+  uint64_t DataMeta = 0;
+  uint32_t IngressIfindex = 0;
+  uint32_t RxQueueIndex = 0;
+  uint32_t EgressIfindex = 0;
+  uint32_t Reserved = 0;
+  /// First byte of the buffer (start of headroom) and one past its last byte.
+  uint64_t BufferStart = 0;
+  uint64_t BufferEnd = 0;
+  /// Set by bpf_redirect: the target ifindex.
+  uint64_t RedirectTarget = 0;
+  /// State of bpf_get_prandom_u32 (per packet, seeded by the runtime).
+  uint64_t RandomState = 0;
+  /// What bpf_get_smp_processor_id returns (the worker's index).
+  uint32_t CpuId = 0;
+  uint32_t Reserved2 = 0;
+};
+
+} // namespace ebpfgpu::platform
+
+#endif // EBPF_GPU_PLATFORM_PLATFORM_H

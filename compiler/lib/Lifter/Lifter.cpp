@@ -1,0 +1,678 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// eBPF -> LLVM IR (see Lifter.h). One FunctionLifter per eBPF function; the
+// ProgramLifter owns module-level things: map globals, helper declarations
+// and the LLVM functions of all eBPF functions.
+
+#include "ebpf-gpu/Compiler/Lifter.h"
+
+#include "Provenance.h"
+
+#include "ebpf-gpu/ISA/Disassembler.h"
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <set>
+
+namespace ebpfgpu::compiler {
+
+using isa::Insn;
+using llvm::BasicBlock;
+using llvm::IRBuilder;
+using llvm::Type;
+using llvm::Value;
+
+namespace {
+
+std::string sanitize(const std::string &Name) {
+  std::string S;
+  for (char C : Name)
+    S += (std::isalnum(static_cast<unsigned char>(C)) || C == '_') ? C : '_';
+  return S;
+}
+
+class ProgramLifter;
+
+class FunctionLifter {
+public:
+  FunctionLifter(ProgramLifter &P, size_t FIdx, llvm::Function *Fn);
+  llvm::Error lift();
+
+private:
+  llvm::Error liftInsn(uint32_t Pc, AbsState &S);
+  llvm::Error liftAlu(const Insn &I);
+  llvm::Error liftLoad(uint32_t Pc, const Insn &I, const AbsState &S);
+  llvm::Error liftStore(uint32_t Pc, const Insn &I, const AbsState &S);
+  llvm::Error liftAtomic(uint32_t Pc, const Insn &I, const AbsState &S);
+  llvm::Error liftLddw(uint32_t Pc, const Insn &I);
+  llvm::Error liftHelperCall(uint32_t Pc, int32_t Id, const AbsState &S);
+  llvm::Error liftLocalCall(uint32_t Pc, const Insn &I);
+  Value *condition(const Insn &I);
+  /// Address of `Size` bytes at `Base + Off`, or an error when the access
+  /// can never be valid (stack out of frame, bad context field).
+  llvm::Expected<Value *> address(uint32_t Pc, const AbsValue &Base, uint8_t BaseReg,
+                                  int64_t Off, unsigned Size, bool IsWrite);
+
+  Value *reg(unsigned R) { return B.CreateLoad(I64, Regs[R]); }
+  void setReg(unsigned R, Value *V) { B.CreateStore(V, Regs[R]); }
+  Value *reg32(unsigned R) { return B.CreateTrunc(reg(R), I32); }
+  void setReg32(unsigned R, Value *V) { setReg(R, B.CreateZExt(V, I64)); }
+  llvm::Error fail(uint32_t Pc, const std::string &Why);
+
+  ProgramLifter &P;
+  size_t FIdx;
+  llvm::Function *Fn;
+  IRBuilder<> B;
+  Type *I64, *I32;
+  llvm::AllocaInst *Regs[isa::NumRegs] = {};
+  llvm::AllocaInst *Frame = nullptr;
+  unsigned FrameBytes = 0;
+  std::map<uint32_t, BasicBlock *> Blocks;
+};
+
+class ProgramLifter {
+public:
+  ProgramLifter(const object::ProgramSpec &Prog, const std::vector<object::MapSpec> &Maps,
+                const LiftOptions &Opts, llvm::LLVMContext &Ctx)
+      : Prog(Prog), Maps(Maps), Opts(Opts), Ctx(Ctx),
+        M(std::make_unique<llvm::Module>(Prog.Name.empty() ? "prog" : Prog.Name, Ctx)) {}
+
+  llvm::Expected<LiftedProgram> run();
+
+  llvm::Error error(uint32_t Pc, const std::string &Why) const {
+    std::string Where;
+    if (const object::LineInfo *L = Prog.lineFor(Pc); L && !L->File.empty()) {
+      std::string File = L->File;
+      if (auto Slash = File.rfind('/'); Slash != std::string::npos)
+        File = File.substr(Slash + 1);
+      Where = File + ":" + std::to_string(L->Line) + ": ";
+    }
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   Where + "pc " + std::to_string(Pc) + ": " + Why);
+  }
+
+  llvm::PointerType *memPtrTy() const {
+    return llvm::PointerType::get(Ctx, Opts.MemoryAddrSpace);
+  }
+  llvm::FunctionCallee helperFunction(const platform::HelperProto &H);
+  llvm::GlobalVariable *mapObjectGlobal(size_t Index);
+  llvm::GlobalVariable *mapDataGlobal(size_t Index);
+
+  const object::ProgramSpec &Prog;
+  const std::vector<object::MapSpec> &Maps;
+  const LiftOptions &Opts;
+  llvm::LLVMContext &Ctx;
+  std::unique_ptr<llvm::Module> M;
+  std::vector<FunctionRange> Funcs;
+  std::optional<Provenance> Facts;
+  std::vector<llvm::Function *> LlvmFuncs;
+  std::map<size_t, MapBinding> Bindings;
+  std::set<std::string> Helpers;
+};
+
+llvm::FunctionCallee ProgramLifter::helperFunction(const platform::HelperProto &H) {
+  using platform::ValueType;
+  auto Ty = [&](ValueType V) -> Type * {
+    switch (V) {
+    case ValueType::Void:
+      return Type::getVoidTy(Ctx);
+    case ValueType::Scalar:
+      return Type::getInt64Ty(Ctx);
+    case ValueType::Ptr:
+      return memPtrTy();
+    case ValueType::Map:
+    case ValueType::Ctx:
+      return llvm::PointerType::get(Ctx, 0);
+    }
+    return nullptr;
+  };
+  std::vector<Type *> Args;
+  if (H.ImplicitCtx)
+    Args.push_back(llvm::PointerType::get(Ctx, 0));
+  for (ValueType A : H.Args)
+    Args.push_back(Ty(A));
+  Helpers.insert(H.Name);
+  return M->getOrInsertFunction(H.runtimeSymbol(),
+                                llvm::FunctionType::get(Ty(H.Ret), Args, false));
+}
+
+llvm::GlobalVariable *ProgramLifter::mapObjectGlobal(size_t Index) {
+  MapBinding &Bd = Bindings[Index];
+  Bd.MapIndex = Index;
+  if (Bd.ObjectGlobal.empty())
+    Bd.ObjectGlobal = "ebpfgpu_map_" + sanitize(Maps[Index].Name);
+  if (auto *G = M->getGlobalVariable(Bd.ObjectGlobal))
+    return G;
+  auto *PtrTy = llvm::PointerType::get(Ctx, 0);
+  auto *G = new llvm::GlobalVariable(*M, PtrTy, false, llvm::GlobalValue::ExternalLinkage,
+                                     llvm::ConstantPointerNull::get(PtrTy), Bd.ObjectGlobal);
+  G->setAlignment(llvm::Align(8));
+  return G;
+}
+
+llvm::GlobalVariable *ProgramLifter::mapDataGlobal(size_t Index) {
+  MapBinding &Bd = Bindings[Index];
+  Bd.MapIndex = Index;
+  const object::MapSpec &Map = Maps[Index];
+  if (Bd.DataGlobal.empty())
+    Bd.DataGlobal = "ebpfgpu_data_" + sanitize(Map.Name);
+  if (auto *G = M->getGlobalVariable(Bd.DataGlobal))
+    return G;
+  bool ReadOnly = Map.Flags & object::MapFlagReadOnlyProg;
+  auto *Init = llvm::ConstantDataArray::get(Ctx, llvm::ArrayRef<uint8_t>(Map.InitialValue));
+  auto *G = new llvm::GlobalVariable(*M, Init->getType(), ReadOnly,
+                                     llvm::GlobalValue::ExternalLinkage, Init, Bd.DataGlobal,
+                                     nullptr, llvm::GlobalValue::NotThreadLocal,
+                                     Opts.MemoryAddrSpace);
+  G->setAlignment(llvm::Align(8));
+  return G;
+}
+
+FunctionLifter::FunctionLifter(ProgramLifter &P, size_t FIdx, llvm::Function *Fn)
+    : P(P), FIdx(FIdx), Fn(Fn), B(P.Ctx), I64(Type::getInt64Ty(P.Ctx)),
+      I32(Type::getInt32Ty(P.Ctx)) {}
+
+llvm::Error FunctionLifter::fail(uint32_t Pc, const std::string &Why) {
+  return P.error(Pc, Why);
+}
+
+llvm::Expected<Value *> FunctionLifter::address(uint32_t Pc, const AbsValue &Base,
+                                                uint8_t BaseReg, int64_t Off,
+                                                unsigned Size, bool IsWrite) {
+  auto *I8 = Type::getInt8Ty(P.Ctx);
+  switch (Base.K) {
+  case AbsValue::Stack: {
+    int64_t At = Base.Value + Off;
+    if (At < -int64_t(FrameBytes) || At + Size > 0)
+      return fail(Pc, "stack access of " + std::to_string(Size) + " bytes at r10" +
+                          (At < 0 ? "" : "+") + std::to_string(At) +
+                          " is outside the frame (512 bytes below r10)");
+    return B.CreateConstInBoundsGEP1_64(I8, Frame, uint64_t(int64_t(FrameBytes) + At));
+  }
+  case AbsValue::Ctx: {
+    const platform::ContextField *F =
+        P.Opts.Platform->contextField(Base.Value + Off, Size);
+    if (!F)
+      return fail(Pc, "invalid " + std::string(IsWrite ? "write" : "read") + " of " +
+                          std::to_string(Size) + " bytes at context offset " +
+                          std::to_string(Base.Value + Off));
+    if (IsWrite)
+      return fail(Pc, "context field " + F->Name + " is read-only");
+    return B.CreateConstInBoundsGEP1_64(I8, Fn->getArg(0), F->RuntimeOffset);
+  }
+  case AbsValue::Map:
+    return fail(Pc, "direct access to a map object (r" + std::to_string(BaseReg) + ")");
+  case AbsValue::MapValue:
+    if (P.Maps[Base.Index].Origin == object::MapOrigin::GlobalData) {
+      int64_t At = Base.Value + Off;
+      if (At < 0 || At + Size > P.Maps[Base.Index].ValueSize)
+        return fail(Pc, "access of " + std::to_string(Size) + " bytes at offset " +
+                            std::to_string(At) + " is outside " + P.Maps[Base.Index].Name);
+      if (IsWrite && (P.Maps[Base.Index].Flags & object::MapFlagReadOnlyProg))
+        return fail(Pc, "write to read-only " + P.Maps[Base.Index].Name);
+      return B.CreateConstInBoundsGEP1_64(I8, P.mapDataGlobal(Base.Index), uint64_t(At));
+    }
+    break;
+  default:
+    break;
+  }
+  Value *Addr = reg(BaseReg);
+  if (Off != 0)
+    Addr = B.CreateAdd(Addr, llvm::ConstantInt::get(I64, uint64_t(Off)));
+  return B.CreateIntToPtr(Addr, P.memPtrTy());
+}
+
+llvm::Error FunctionLifter::lift() {
+  const FunctionRange &F = P.Funcs[FIdx];
+  const Provenance &Facts = *P.Facts;
+  FrameBytes = Facts.frameBytes(FIdx);
+
+  BasicBlock *Entry = BasicBlock::Create(P.Ctx, "entry", Fn);
+  B.SetInsertPoint(Entry);
+  static const char *Names[] = {"r0", "r1", "r2", "r3", "r4", "r5",
+                                "r6", "r7", "r8", "r9", "r10"};
+  for (unsigned R = 0; R < isa::NumRegs; ++R)
+    Regs[R] = B.CreateAlloca(I64, nullptr, Names[R]);
+  auto *I8 = Type::getInt8Ty(P.Ctx);
+  if (FrameBytes > 0) {
+    Frame = B.CreateAlloca(llvm::ArrayType::get(I8, FrameBytes), nullptr, "stack");
+    Frame->setAlignment(llvm::Align(8));
+    // A zeroed frame makes results independent of stale memory on every
+    // back end; LLVM drops the stores the program overwrites.
+    B.CreateMemSet(Frame, B.getInt8(0), FrameBytes, llvm::MaybeAlign(8));
+  }
+  for (unsigned R = 0; R < isa::NumRegs - 1; ++R)
+    setReg(R, R >= 1 && R <= 5 ? static_cast<Value *>(Fn->getArg(R)) : B.getInt64(0));
+  setReg(isa::FramePointer,
+         Frame ? B.CreatePtrToInt(B.CreateConstInBoundsGEP1_64(I8, Frame, FrameBytes), I64)
+               : B.getInt64(0));
+
+  for (uint32_t L : Facts.blocks(FIdx))
+    if (Facts.blockEntry(L))
+      Blocks[L] = BasicBlock::Create(P.Ctx, "pc" + std::to_string(L), Fn);
+  B.CreateBr(Blocks.at(F.Begin));
+
+  for (auto It = Blocks.begin(); It != Blocks.end(); ++It) {
+    uint32_t Leader = It->first;
+    B.SetInsertPoint(It->second);
+    AbsState S = *Facts.blockEntry(Leader);
+    const std::vector<uint32_t> &Ls = Facts.blocks(FIdx);
+    auto Next = std::upper_bound(Ls.begin(), Ls.end(), Leader);
+    uint32_t End = Next == Ls.end() ? F.End : *Next;
+    for (uint32_t Pc = Leader; Pc < End; ++Pc) {
+      const Insn &I = P.Prog.Insns[Pc];
+      if (I.LddwHigh)
+        continue;
+      if (llvm::Error E = liftInsn(Pc, S))
+        return E;
+      if (B.GetInsertBlock()->getTerminator())
+        break;
+    }
+    if (!B.GetInsertBlock()->getTerminator())
+      B.CreateBr(Blocks.at(End));
+  }
+  return llvm::Error::success();
+}
+
+Value *FunctionLifter::condition(const Insn &I) {
+  bool Is32 = I.cls() == isa::JMP32;
+  Value *L = Is32 ? reg32(I.Dst) : reg(I.Dst);
+  Value *R;
+  if (I.usesRegSource())
+    R = Is32 ? reg32(I.Src) : reg(I.Src);
+  else
+    R = Is32 ? B.getInt32(uint32_t(I.Imm)) : B.getInt64(uint64_t(int64_t(I.Imm)));
+  switch (I.op()) {
+  case isa::Jeq: return B.CreateICmpEQ(L, R);
+  case isa::Jne: return B.CreateICmpNE(L, R);
+  case isa::Jgt: return B.CreateICmpUGT(L, R);
+  case isa::Jge: return B.CreateICmpUGE(L, R);
+  case isa::Jlt: return B.CreateICmpULT(L, R);
+  case isa::Jle: return B.CreateICmpULE(L, R);
+  case isa::Jsgt: return B.CreateICmpSGT(L, R);
+  case isa::Jsge: return B.CreateICmpSGE(L, R);
+  case isa::Jslt: return B.CreateICmpSLT(L, R);
+  case isa::Jsle: return B.CreateICmpSLE(L, R);
+  case isa::Jset:
+    return B.CreateICmpNE(B.CreateAnd(L, R), llvm::ConstantInt::get(L->getType(), 0));
+  }
+  llvm_unreachable("not a conditional jump");
+}
+
+llvm::Error FunctionLifter::liftAlu(const Insn &I) {
+  bool Is64 = I.cls() == isa::ALU64;
+  Type *Ty = Is64 ? I64 : I32;
+  unsigned Bits = Is64 ? 64 : 32;
+  Value *D = Is64 ? reg(I.Dst) : reg32(I.Dst);
+  Value *S;
+  if (I.usesRegSource())
+    S = Is64 ? reg(I.Src) : reg32(I.Src);
+  else
+    S = llvm::ConstantInt::get(Ty, uint64_t(int64_t(I.Imm)), /*signed=*/true);
+  auto Zero = llvm::ConstantInt::get(Ty, 0);
+  auto AllOnes = llvm::ConstantInt::getSigned(Ty, -1);
+  auto One = llvm::ConstantInt::get(Ty, 1);
+  Value *R = nullptr;
+  switch (I.op()) {
+  case isa::Add: R = B.CreateAdd(D, S); break;
+  case isa::Sub: R = B.CreateSub(D, S); break;
+  case isa::Mul: R = B.CreateMul(D, S); break;
+  case isa::Or: R = B.CreateOr(D, S); break;
+  case isa::And: R = B.CreateAnd(D, S); break;
+  case isa::Xor: R = B.CreateXor(D, S); break;
+  case isa::Neg: R = B.CreateNeg(D); break;
+  case isa::Lsh:
+    R = B.CreateShl(D, B.CreateAnd(S, llvm::ConstantInt::get(Ty, Bits - 1)));
+    break;
+  case isa::Rsh:
+    R = B.CreateLShr(D, B.CreateAnd(S, llvm::ConstantInt::get(Ty, Bits - 1)));
+    break;
+  case isa::Arsh:
+    R = B.CreateAShr(D, B.CreateAnd(S, llvm::ConstantInt::get(Ty, Bits - 1)));
+    break;
+  case isa::Mov:
+    if (I.Off == 0) {
+      R = S;
+    } else {
+      Type *Narrow = llvm::IntegerType::get(P.Ctx, unsigned(I.Off));
+      R = B.CreateSExt(B.CreateTrunc(S, Narrow), Ty);
+    }
+    break;
+  case isa::Div:
+  case isa::Mod: {
+    // RFC 9669: x / 0 = 0, x % 0 = x; INT_MIN / -1 = INT_MIN, INT_MIN % -1 = 0.
+    // Divisors that would trap are replaced by 1 before dividing.
+    bool Signed = I.Off == 1;
+    bool IsDiv = I.op() == isa::Div;
+    Value *IsZero = B.CreateICmpEQ(S, Zero);
+    Value *Bad = IsZero;
+    Value *IsNegOne = nullptr;
+    if (Signed) {
+      IsNegOne = B.CreateICmpEQ(S, AllOnes);
+      Bad = B.CreateOr(IsZero, IsNegOne);
+    }
+    Value *Safe = B.CreateSelect(Bad, One, S);
+    Value *Q = IsDiv ? (Signed ? B.CreateSDiv(D, Safe) : B.CreateUDiv(D, Safe))
+                     : (Signed ? B.CreateSRem(D, Safe) : B.CreateURem(D, Safe));
+    if (Signed)
+      Q = B.CreateSelect(IsNegOne, IsDiv ? B.CreateNeg(D) : Zero, Q);
+    R = B.CreateSelect(IsZero, IsDiv ? Zero : D, Q);
+    break;
+  }
+  case isa::End: {
+    unsigned W = unsigned(I.Imm);
+    Value *Full = reg(I.Dst);
+    Type *WTy = llvm::IntegerType::get(P.Ctx, W);
+    Value *V = B.CreateTrunc(Full, WTy);
+    bool Swap = I.cls() == isa::ALU64 || I.usesRegSource(); // bswap or to-BE
+    if (Swap && W > 8)
+      V = B.CreateUnaryIntrinsic(llvm::Intrinsic::bswap, V);
+    setReg(I.Dst, B.CreateZExt(V, I64));
+    return llvm::Error::success();
+  }
+  default:
+    llvm_unreachable("decoder admitted an unknown ALU operation");
+  }
+  if (Is64)
+    setReg(I.Dst, R);
+  else
+    setReg32(I.Dst, R);
+  return llvm::Error::success();
+}
+
+llvm::Error FunctionLifter::liftLoad(uint32_t Pc, const Insn &I, const AbsState &S) {
+  unsigned Size = isa::accessBytes(I.size());
+  const AbsValue &Base = S.Regs[I.Src];
+  auto Addr = address(Pc, Base, I.Src, I.Off, Size, false);
+  if (!Addr)
+    return Addr.takeError();
+  if (Base.K == AbsValue::Ctx) {
+    const platform::ContextField *F = P.Opts.Platform->contextField(Base.Value + I.Off, Size);
+    Type *RtTy = llvm::IntegerType::get(P.Ctx, F->RuntimeSize * 8);
+    Value *V = B.CreateAlignedLoad(RtTy, *Addr, llvm::Align(F->RuntimeSize));
+    setReg(I.Dst, B.CreateZExtOrTrunc(V, I64));
+    return llvm::Error::success();
+  }
+  Type *Ty = llvm::IntegerType::get(P.Ctx, Size * 8);
+  Value *V = B.CreateAlignedLoad(Ty, *Addr, llvm::Align(1));
+  setReg(I.Dst, I.mode() == isa::ModeMemSX ? B.CreateSExt(V, I64) : B.CreateZExt(V, I64));
+  return llvm::Error::success();
+}
+
+llvm::Error FunctionLifter::liftStore(uint32_t Pc, const Insn &I, const AbsState &S) {
+  unsigned Size = isa::accessBytes(I.size());
+  auto Addr = address(Pc, S.Regs[I.Dst], I.Dst, I.Off, Size, true);
+  if (!Addr)
+    return Addr.takeError();
+  Type *Ty = llvm::IntegerType::get(P.Ctx, Size * 8);
+  Value *V = I.cls() == isa::ST ? static_cast<Value *>(llvm::ConstantInt::get(
+                                      Ty, uint64_t(int64_t(I.Imm)), true))
+                                : B.CreateTrunc(reg(I.Src), Ty);
+  B.CreateAlignedStore(V, *Addr, llvm::Align(1));
+  return llvm::Error::success();
+}
+
+llvm::Error FunctionLifter::liftAtomic(uint32_t Pc, const Insn &I, const AbsState &S) {
+  unsigned Size = isa::accessBytes(I.size());
+  auto Addr = address(Pc, S.Regs[I.Dst], I.Dst, I.Off, Size, true);
+  if (!Addr)
+    return Addr.takeError();
+  Type *Ty = llvm::IntegerType::get(P.Ctx, Size * 8);
+  auto Order = llvm::AtomicOrdering::SequentiallyConsistent;
+  llvm::Align A(Size);
+  if (I.Imm == isa::AtomicCmpXchg) {
+    Value *Expected = B.CreateTrunc(reg(0), Ty);
+    Value *New = B.CreateTrunc(reg(I.Src), Ty);
+    auto *X = B.CreateAtomicCmpXchg(*Addr, Expected, New, A, Order, Order);
+    setReg(0, B.CreateZExt(B.CreateExtractValue(X, 0), I64));
+    return llvm::Error::success();
+  }
+  llvm::AtomicRMWInst::BinOp Op;
+  switch (I.Imm & ~isa::AtomicFetch) {
+  case isa::AtomicAdd: Op = llvm::AtomicRMWInst::Add; break;
+  case isa::AtomicOr: Op = llvm::AtomicRMWInst::Or; break;
+  case isa::AtomicAnd: Op = llvm::AtomicRMWInst::And; break;
+  case isa::AtomicXor: Op = llvm::AtomicRMWInst::Xor; break;
+  default: Op = llvm::AtomicRMWInst::Xchg; break;
+  }
+  Value *Old = B.CreateAtomicRMW(Op, *Addr, B.CreateTrunc(reg(I.Src), Ty), A, Order);
+  if (I.Imm & isa::AtomicFetch)
+    setReg(I.Src, B.CreateZExt(Old, I64));
+  return llvm::Error::success();
+}
+
+llvm::Error FunctionLifter::liftLddw(uint32_t Pc, const Insn &I) {
+  switch (I.Src) {
+  case isa::LddwImm64:
+    setReg(I.Dst, B.getInt64(I.imm64()));
+    return llvm::Error::success();
+  case isa::LddwMapIdx:
+  case isa::LddwMapIdxValue: {
+    if (I.Imm < 0 || size_t(I.Imm) >= P.Maps.size())
+      return fail(Pc, "reference to map " + std::to_string(I.Imm) + ", which does not exist");
+    const object::MapSpec &Map = P.Maps[size_t(I.Imm)];
+    if (I.Src == isa::LddwMapIdx) {
+      auto *G = P.mapObjectGlobal(size_t(I.Imm));
+      setReg(I.Dst, B.CreatePtrToInt(B.CreateLoad(G->getValueType(), G), I64));
+      return llvm::Error::success();
+    }
+    if (Map.Origin != object::MapOrigin::GlobalData)
+      return fail(Pc, "direct value access to map " + Map.Name +
+                          " (supported for global data only)");
+    auto *G = P.mapDataGlobal(size_t(I.Imm));
+    Value *Ptr = B.CreateConstInBoundsGEP1_64(Type::getInt8Ty(P.Ctx), G,
+                                              uint64_t(uint32_t(I.ImmHigh)));
+    setReg(I.Dst, B.CreatePtrToInt(Ptr, I64));
+    return llvm::Error::success();
+  }
+  case isa::LddwCodeAddr:
+    return fail(Pc, "function pointers (callbacks for bpf_loop and similar) are not supported");
+  default:
+    return fail(Pc, "lddw with source " + std::to_string(I.Src) +
+                        " (map by fd or variable address) is not supported; use an ELF object");
+  }
+}
+
+llvm::Error FunctionLifter::liftHelperCall(uint32_t Pc, int32_t Id, const AbsState &S) {
+  const platform::HelperProto *H = P.Opts.Platform->helper(Id);
+  if (!H)
+    return fail(Pc, "helper function " + std::to_string(Id) +
+                        " is not supported for " + P.Opts.Platform->name() + " programs");
+  llvm::FunctionCallee Callee = P.helperFunction(*H);
+  std::vector<Value *> Args;
+  unsigned Hidden = H->ImplicitCtx ? 1 : 0;
+  if (H->ImplicitCtx)
+    Args.push_back(Fn->getArg(0));
+  for (size_t A = 0; A < H->Args.size(); ++A) {
+    unsigned R = unsigned(A + 1);
+    Type *ParamTy = Callee.getFunctionType()->getParamType(unsigned(A) + Hidden);
+    const AbsValue &V = S.Regs[R];
+    switch (H->Args[A]) {
+    case platform::ValueType::Scalar:
+      Args.push_back(reg(R));
+      break;
+    case platform::ValueType::Ctx:
+      if (V.K != AbsValue::Ctx || V.Value != 0)
+        return fail(Pc, "argument " + std::to_string(R) + " of " + H->Name +
+                            " must be the context pointer");
+      Args.push_back(Fn->getArg(0));
+      break;
+    case platform::ValueType::Map:
+      if (V.K == AbsValue::Map) {
+        auto *G = P.mapObjectGlobal(V.Index);
+        Args.push_back(B.CreateLoad(G->getValueType(), G));
+        break;
+      }
+      Args.push_back(B.CreateIntToPtr(reg(R), ParamTy));
+      break;
+    default:
+      if (V.K == AbsValue::Stack || (V.K == AbsValue::MapValue &&
+                                     P.Maps[V.Index].Origin == object::MapOrigin::GlobalData)) {
+        auto Addr = address(Pc, V, uint8_t(R), 0, 1, false);
+        if (!Addr)
+          return Addr.takeError();
+        Args.push_back(B.CreateAddrSpaceCast(*Addr, ParamTy));
+        break;
+      }
+      Args.push_back(B.CreateIntToPtr(reg(R), ParamTy));
+      break;
+    }
+  }
+  Value *Ret = B.CreateCall(Callee, Args);
+  if (H->Ret == platform::ValueType::Void)
+    Ret = B.getInt64(0);
+  else if (Ret->getType()->isPointerTy())
+    Ret = B.CreatePtrToInt(Ret, I64);
+  setReg(0, Ret);
+  // Calls clobber r1-r5 (the verifier refuses reading them); keep them defined.
+  for (unsigned R = 1; R <= 5; ++R)
+    setReg(R, B.getInt64(0));
+  return llvm::Error::success();
+}
+
+llvm::Error FunctionLifter::liftLocalCall(uint32_t Pc, const Insn &I) {
+  size_t Callee = P.Facts->functionAt(uint32_t(int64_t(Pc) + 1 + I.Imm));
+  std::vector<Value *> Args = {Fn->getArg(0)};
+  for (unsigned R = 1; R <= 5; ++R)
+    Args.push_back(reg(R));
+  setReg(0, B.CreateCall(P.LlvmFuncs[Callee], Args));
+  for (unsigned R = 1; R <= 5; ++R)
+    setReg(R, B.getInt64(0));
+  return llvm::Error::success();
+}
+
+llvm::Error FunctionLifter::liftInsn(uint32_t Pc, AbsState &S) {
+  const Insn &I = P.Prog.Insns[Pc];
+  llvm::Error Err = llvm::Error::success();
+  switch (I.cls()) {
+  case isa::ALU:
+  case isa::ALU64:
+    Err = liftAlu(I);
+    break;
+  case isa::LD:
+    if (I.isLddw())
+      Err = liftLddw(Pc, I);
+    else
+      Err = fail(Pc, "legacy packet loads (ld_abs, ld_ind) are not allowed here");
+    break;
+  case isa::LDX:
+    Err = liftLoad(Pc, I, S);
+    break;
+  case isa::ST:
+    Err = liftStore(Pc, I, S);
+    break;
+  case isa::STX:
+    Err = I.mode() == isa::ModeAtomic ? liftAtomic(Pc, I, S) : liftStore(Pc, I, S);
+    break;
+  case isa::JMP:
+  case isa::JMP32: {
+    if (I.isExit()) {
+      B.CreateRet(reg(0));
+      break;
+    }
+    if (I.isCallx()) {
+      const AbsValue &T = S.Regs[I.Dst];
+      if (!T.isConst() || T.Value != int64_t(int32_t(T.Value)))
+        Err = fail(Pc, "callx target r" + std::to_string(I.Dst) + " is not a known helper id");
+      else
+        Err = liftHelperCall(Pc, int32_t(T.Value), S);
+      break;
+    }
+    if (I.isCall()) {
+      if (I.Src == isa::CallHelper)
+        Err = liftHelperCall(Pc, I.Imm, S);
+      else if (I.Src == isa::CallLocal)
+        Err = liftLocalCall(Pc, I);
+      else
+        Err = fail(Pc, "kfunc calls are not supported");
+      break;
+    }
+    BasicBlock *Target = Blocks.at(uint32_t(int64_t(Pc) + 1 + I.jumpOffset()));
+    if (I.isUnconditionalJump()) {
+      B.CreateBr(Target);
+      break;
+    }
+    B.CreateCondBr(condition(I), Target, Blocks.at(Pc + 1));
+    break;
+  }
+  }
+  if (Err)
+    return Err;
+  P.Facts->transfer(S, Pc);
+  return llvm::Error::success();
+}
+
+llvm::Expected<LiftedProgram> ProgramLifter::run() {
+  Funcs = splitFunctions(Prog);
+  Expected<Provenance> F = Provenance::analyze(Prog, Funcs, Opts.Platform->hasContext());
+  if (!F)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), F.error().message());
+  Facts.emplace(std::move(*F));
+
+  auto *I64 = Type::getInt64Ty(Ctx);
+  auto *PtrTy = llvm::PointerType::get(Ctx, 0);
+  auto *FnTy = llvm::FunctionType::get(I64, {PtrTy, I64, I64, I64, I64, I64}, false);
+  std::set<std::string> Used;
+  for (size_t I = 0; I < Funcs.size(); ++I) {
+    std::string Name = sanitize(Funcs[I].Name);
+    while (!Used.insert(Name).second || Name.rfind("ebpfgpu_", 0) == 0)
+      Name += "_" + std::to_string(I);
+    auto Linkage = I == 0 ? llvm::GlobalValue::ExternalLinkage
+                          : llvm::GlobalValue::InternalLinkage;
+    auto *Fn = llvm::Function::Create(FnTy, Linkage, Name, *M);
+    Fn->getArg(0)->setName("ctx");
+    for (unsigned R = 1; R <= 5; ++R)
+      Fn->getArg(R)->setName("arg" + std::to_string(R));
+    Fn->addFnAttr(llvm::Attribute::NoUnwind);
+    LlvmFuncs.push_back(Fn);
+  }
+  LiftedProgram Out;
+  for (size_t I = 0; I < Funcs.size(); ++I) {
+    if (!Facts->blockEntry(Funcs[I].Begin)) {
+      // Never called: drop it rather than lift code nothing can reach.
+      LlvmFuncs[I]->eraseFromParent();
+      LlvmFuncs[I] = nullptr;
+      Out.FrameBytes.push_back(0);
+      continue;
+    }
+    FunctionLifter FL(*this, I, LlvmFuncs[I]);
+    if (llvm::Error E = FL.lift())
+      return std::move(E);
+    Out.FrameBytes.push_back(Facts->frameBytes(I));
+  }
+  std::string VerifyMsg;
+  llvm::raw_string_ostream OS(VerifyMsg);
+  if (llvm::verifyModule(*M, &OS))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "internal error: lifted IR is invalid: " + OS.str());
+  Out.EntryName = LlvmFuncs[0]->getName().str();
+  for (auto &[Idx, Bd] : Bindings)
+    Out.Maps.push_back(Bd);
+  Out.HelpersUsed.assign(Helpers.begin(), Helpers.end());
+  Out.Module = std::move(M);
+  return Out;
+}
+
+} // namespace
+
+llvm::Expected<LiftedProgram> liftProgram(const object::ProgramSpec &Prog,
+                                          const std::vector<object::MapSpec> &Maps,
+                                          const LiftOptions &Opts,
+                                          llvm::LLVMContext &Ctx) {
+  ProgramLifter L(Prog, Maps, Opts, Ctx);
+  return L.run();
+}
+
+object::ProgramSpec programFromInsns(std::vector<isa::Insn> Insns, const std::string &Name) {
+  object::ProgramSpec P;
+  P.Name = Name;
+  P.Insns = std::move(Insns);
+  P.Functions.push_back({Name, 0});
+  return P;
+}
+
+} // namespace ebpfgpu::compiler

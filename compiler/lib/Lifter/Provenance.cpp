@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The lifter's value-provenance analysis (see Provenance.h): a worklist
+// fixpoint over each function's blocks, callers before callees.
+
+#include "Provenance.h"
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+#include <set>
+
+namespace ebpfgpu::compiler {
+
+using isa::Insn;
+
+namespace {
+
+AbsValue joinValue(const AbsValue &A, const AbsValue &B) {
+  if (A == B)
+    return A;
+  if (A.isStackDerived() && B.isStackDerived())
+    return {AbsValue::StackAny, 0, 0};
+  return {};
+}
+
+bool isPointerKind(const AbsValue &V) {
+  return V.K == AbsValue::Ctx || V.K == AbsValue::Stack || V.K == AbsValue::MapValue;
+}
+
+int64_t foldAlu(uint8_t Op, int64_t A, int64_t B, bool Is64, int16_t Off, bool &Ok) {
+  Ok = true;
+  uint64_t UA = uint64_t(A), UB = uint64_t(B);
+  if (!Is64) {
+    UA = uint32_t(UA);
+    UB = uint32_t(UB);
+  }
+  unsigned Mask = Is64 ? 63 : 31;
+  uint64_t R;
+  switch (Op) {
+  case isa::Add: R = UA + UB; break;
+  case isa::Sub: R = UA - UB; break;
+  case isa::Mul: R = UA * UB; break;
+  case isa::Or: R = UA | UB; break;
+  case isa::And: R = UA & UB; break;
+  case isa::Xor: R = UA ^ UB; break;
+  case isa::Lsh: R = UA << (UB & Mask); break;
+  case isa::Rsh: R = UA >> (UB & Mask); break;
+  case isa::Neg: R = 0 - UA; break;
+  case isa::Mov:
+    if (Off == 0) {
+      R = UB;
+      break;
+    }
+    [[fallthrough]];
+  default:
+    Ok = false;
+    return 0;
+  }
+  return Is64 ? int64_t(R) : int64_t(uint32_t(R));
+}
+
+} // namespace
+
+bool AbsState::join(const AbsState &O) {
+  bool Changed = false;
+  for (unsigned R = 0; R < isa::NumRegs; ++R) {
+    AbsValue J = joinValue(Regs[R], O.Regs[R]);
+    if (J != Regs[R]) {
+      Regs[R] = J;
+      Changed = true;
+    }
+  }
+  for (auto It = Slots.begin(); It != Slots.end();) {
+    auto OIt = O.Slots.find(It->first);
+    AbsValue J = OIt == O.Slots.end() ? AbsValue() : joinValue(It->second, OIt->second);
+    if (J.K == AbsValue::Unknown) {
+      It = Slots.erase(It);
+      Changed = true;
+      continue;
+    }
+    if (J != It->second) {
+      It->second = J;
+      Changed = true;
+    }
+    ++It;
+  }
+  return Changed;
+}
+
+std::vector<FunctionRange> splitFunctions(const object::ProgramSpec &Prog) {
+  std::set<uint32_t> Starts = {0};
+  for (uint32_t Pc = 0; Pc < Prog.Insns.size(); ++Pc) {
+    const Insn &I = Prog.Insns[Pc];
+    if (I.isLocalCall() || (I.isLddw() && I.Src == isa::LddwCodeAddr))
+      Starts.insert(uint32_t(int64_t(Pc) + 1 + I.Imm));
+  }
+  std::vector<FunctionRange> Out;
+  for (auto It = Starts.begin(); It != Starts.end(); ++It) {
+    FunctionRange F;
+    F.Begin = *It;
+    auto Next = std::next(It);
+    F.End = Next == Starts.end() ? uint32_t(Prog.Insns.size()) : *Next;
+    for (const object::FunctionSpec &FS : Prog.Functions)
+      if (FS.StartPc == F.Begin)
+        F.Name = FS.Name;
+    if (F.Name.empty())
+      F.Name = F.Begin == 0 ? (Prog.Name.empty() ? "prog" : Prog.Name)
+                            : "func_" + std::to_string(F.Begin);
+    Out.push_back(std::move(F));
+  }
+  return Out;
+}
+
+size_t Provenance::functionAt(uint32_t Pc) const {
+  for (size_t F = 0; F < Funcs->size(); ++F)
+    if ((*Funcs)[F].Begin <= Pc && Pc < (*Funcs)[F].End)
+      return F;
+  return 0;
+}
+
+const AbsState *Provenance::blockEntry(uint32_t Pc) const {
+  auto It = BlockIn.find(Pc);
+  return It == BlockIn.end() ? nullptr : &It->second;
+}
+
+void Provenance::transfer(AbsState &S, uint32_t Pc) const {
+  const Insn &I = Prog->Insns[Pc];
+  auto ClobberCall = [&] {
+    for (unsigned R = 1; R <= 5; ++R)
+      if (S.Regs[R].isStackDerived())
+        S.Slots.clear();
+    for (unsigned R = 0; R <= 5; ++R)
+      S.Regs[R] = {};
+  };
+  auto EraseSlots = [&](int64_t Off, unsigned Size) {
+    for (auto It = S.Slots.begin(); It != S.Slots.end();) {
+      if (It->first < Off + int64_t(Size) && Off < It->first + 8)
+        It = S.Slots.erase(It);
+      else
+        ++It;
+    }
+  };
+  switch (I.cls()) {
+  case isa::ALU:
+  case isa::ALU64: {
+    bool Is64 = I.cls() == isa::ALU64;
+    AbsValue &D = S.Regs[I.Dst];
+    AbsValue Src = I.usesRegSource() ? S.Regs[I.Src] : AbsValue::constant(I.Imm);
+    uint8_t Op = I.op();
+    if (Is64 && Op == isa::Mov && I.Off == 0) {
+      D = Src;
+      return;
+    }
+    if (Is64 && (Op == isa::Add || Op == isa::Sub) && Src.isConst() && isPointerKind(D)) {
+      D.Value += Op == isa::Add ? Src.Value : -Src.Value;
+      return;
+    }
+    if (Is64 && Op == isa::Add && D.isConst() && isPointerKind(Src)) {
+      int64_t C = D.Value;
+      D = Src;
+      D.Value += C;
+      return;
+    }
+    if (D.isConst() && (Src.isConst() || Op == isa::Neg)) {
+      bool Ok;
+      int64_t R = foldAlu(Op, D.Value, Src.Value, Is64, I.Off, Ok);
+      D = Ok ? AbsValue::constant(R) : AbsValue();
+      return;
+    }
+    if (Op == isa::Mov && I.Off == 0 && Src.isConst()) { // w-register move
+      D = AbsValue::constant(int64_t(uint32_t(Src.Value)));
+      return;
+    }
+    if (Is64 && (D.isStackDerived() || (Op != isa::Mov && Src.isStackDerived())))
+      D = {AbsValue::StackAny, 0, 0};
+    else
+      D = {};
+    return;
+  }
+  case isa::LD:
+    if (I.isLddw()) {
+      AbsValue &D = S.Regs[I.Dst];
+      switch (I.Src) {
+      case isa::LddwImm64:
+        D = AbsValue::constant(int64_t(I.imm64()));
+        break;
+      case isa::LddwMapIdx:
+        D = {AbsValue::Map, 0, uint32_t(I.Imm)};
+        break;
+      case isa::LddwMapIdxValue:
+        D = {AbsValue::MapValue, I.ImmHigh, uint32_t(I.Imm)};
+        break;
+      default:
+        D = {};
+      }
+    } else {
+      ClobberCall();
+    }
+    return;
+  case isa::LDX: {
+    AbsValue Base = S.Regs[I.Src];
+    AbsValue R;
+    if (Base.K == AbsValue::Stack && I.size() == isa::DW && I.mode() == isa::ModeMem) {
+      auto It = S.Slots.find(Base.Value + I.Off);
+      if (It != S.Slots.end())
+        R = It->second;
+    }
+    S.Regs[I.Dst] = R;
+    return;
+  }
+  case isa::ST:
+  case isa::STX: {
+    AbsValue Base = S.Regs[I.Dst];
+    unsigned Size = isa::accessBytes(I.size());
+    bool Atomic = I.cls() == isa::STX && I.mode() == isa::ModeAtomic;
+    if (Base.K == AbsValue::Stack) {
+      int64_t Off = Base.Value + I.Off;
+      EraseSlots(Off, Size);
+      AbsValue V = I.cls() == isa::ST ? AbsValue::constant(I.Imm) : S.Regs[I.Src];
+      if (!Atomic && Size == 8 && V.K != AbsValue::Unknown)
+        S.Slots[Off] = V;
+    } else if (Base.K == AbsValue::StackAny) {
+      S.Slots.clear();
+    }
+    if (Atomic) {
+      if (I.Imm == isa::AtomicCmpXchg)
+        S.Regs[0] = {};
+      else if (I.Imm & isa::AtomicFetch)
+        S.Regs[I.Src] = {};
+    }
+    return;
+  }
+  case isa::JMP:
+    if (I.isCall())
+      ClobberCall();
+    return;
+  default:
+    return;
+  }
+}
+
+MaybeError Provenance::analyzeFunction(size_t FIdx, const AbsState &Entry,
+                                       std::map<size_t, AbsState> &CalleeEntries) {
+  const FunctionRange &F = (*Funcs)[FIdx];
+  const std::vector<Insn> &Insns = Prog->Insns;
+  auto Fail = [](uint32_t Pc, const std::string &Why) {
+    return Error("pc " + std::to_string(Pc) + ": " + Why);
+  };
+  // Leaders: entry, jump targets, and instructions after jumps and exits.
+  std::set<uint32_t> L = {F.Begin};
+  for (uint32_t Pc = F.Begin; Pc < F.End; ++Pc) {
+    const Insn &I = Insns[Pc];
+    if (I.LddwHigh)
+      continue;
+    if (I.isConditionalJump() || I.isUnconditionalJump()) {
+      int64_t T = int64_t(Pc) + 1 + I.jumpOffset();
+      if (T < F.Begin || T >= F.End)
+        return Fail(Pc, "jump to pc " + std::to_string(T) + " leaves function " + F.Name);
+      L.insert(uint32_t(T));
+    }
+    if ((I.isConditionalJump() || I.isUnconditionalJump() || I.isExit()) && Pc + 1 < F.End)
+      L.insert(Pc + 1);
+  }
+  Leaders[FIdx].assign(L.begin(), L.end());
+
+  std::vector<uint32_t> Work = {F.Begin};
+  BlockIn[F.Begin] = Entry;
+  std::set<uint32_t> InWork = {F.Begin};
+  while (!Work.empty()) {
+    uint32_t Leader = Work.back();
+    Work.pop_back();
+    InWork.erase(Leader);
+    AbsState S = BlockIn[Leader];
+    auto NextIt = L.upper_bound(Leader);
+    uint32_t BlockEnd = NextIt == L.end() ? F.End : *NextIt;
+    std::vector<uint32_t> Succs;
+    bool FallsThrough = true;
+    for (uint32_t Pc = Leader; Pc < BlockEnd; ++Pc) {
+      const Insn &I = Insns[Pc];
+      if (I.LddwHigh)
+        continue;
+      if (I.isLocalCall()) {
+        size_t Callee = functionAt(uint32_t(int64_t(Pc) + 1 + I.Imm));
+        AbsState CS;
+        for (unsigned R = 1; R <= 5; ++R)
+          CS.Regs[R] = S.Regs[R].isStackDerived() ? AbsValue() : S.Regs[R];
+        CS.Regs[isa::FramePointer] = {AbsValue::Stack, 0, 0};
+        auto [It, New] = CalleeEntries.try_emplace(Callee, CS);
+        if (!New)
+          It->second.join(CS);
+      }
+      transfer(S, Pc);
+      if (I.isExit()) {
+        FallsThrough = false;
+      } else if (I.isUnconditionalJump()) {
+        Succs.push_back(uint32_t(int64_t(Pc) + 1 + I.jumpOffset()));
+        FallsThrough = false;
+      } else if (I.isConditionalJump()) {
+        Succs.push_back(uint32_t(int64_t(Pc) + 1 + I.jumpOffset()));
+      }
+    }
+    if (FallsThrough) {
+      if (BlockEnd >= F.End)
+        return Fail(F.End - 1, "execution falls off the end of function " + F.Name);
+      Succs.push_back(BlockEnd);
+    }
+    for (uint32_t Succ : Succs) {
+      auto [It, New] = BlockIn.try_emplace(Succ, S);
+      if ((New || It->second.join(S)) && InWork.insert(Succ).second)
+        Work.push_back(Succ);
+    }
+  }
+  return std::nullopt;
+}
+
+void Provenance::computeFrame(size_t FIdx) {
+  int64_t Low = 0;
+  auto Touch = [&](const AbsValue &Base, int64_t Off) {
+    if (Base.K == AbsValue::Stack)
+      Low = std::min(Low, Base.Value + Off);
+    else if (Base.K == AbsValue::StackAny)
+      Low = -int64_t(isa::MaxStackBytes);
+  };
+  const FunctionRange &F = (*Funcs)[FIdx];
+  for (uint32_t Leader : Leaders[FIdx]) {
+    const AbsState *In = blockEntry(Leader);
+    if (!In)
+      continue;
+    AbsState S = *In;
+    auto It = std::upper_bound(Leaders[FIdx].begin(), Leaders[FIdx].end(), Leader);
+    uint32_t End = It == Leaders[FIdx].end() ? F.End : *It;
+    for (uint32_t Pc = Leader; Pc < End; ++Pc) {
+      const Insn &I = Prog->Insns[Pc];
+      if (I.LddwHigh)
+        continue;
+      if (I.cls() == isa::LDX)
+        Touch(S.Regs[I.Src], I.Off);
+      else if (I.cls() == isa::ST || I.cls() == isa::STX) {
+        Touch(S.Regs[I.Dst], I.Off);
+        // A frame pointer stored outside the frame escapes: size it fully.
+        if (I.cls() == isa::STX && S.Regs[I.Src].isStackDerived() &&
+            !S.Regs[I.Dst].isStackDerived())
+          Low = -int64_t(isa::MaxStackBytes);
+      } else if (I.isCall()) {
+        for (unsigned R = 1; R <= 5; ++R)
+          Touch(S.Regs[R], 0);
+      }
+      transfer(S, Pc);
+    }
+  }
+  int64_t Bytes = std::min<int64_t>(-Low, isa::MaxStackBytes);
+  Frames[FIdx] = unsigned((Bytes + 7) & ~int64_t(7));
+}
+
+Expected<Provenance> Provenance::analyze(const object::ProgramSpec &Prog,
+                                         const std::vector<FunctionRange> &Funcs,
+                                         bool HasContext) {
+  Provenance P(Prog, Funcs);
+  size_t N = Funcs.size();
+  P.Leaders.resize(N);
+  P.Frames.assign(N, 0);
+  // Call graph, and an order with every caller before its callees.
+  std::vector<std::set<size_t>> Callees(N);
+  for (size_t F = 0; F < N; ++F)
+    for (uint32_t Pc = Funcs[F].Begin; Pc < Funcs[F].End; ++Pc)
+      if (Prog.Insns[Pc].isLocalCall() && !Prog.Insns[Pc].LddwHigh)
+        Callees[F].insert(P.functionAt(uint32_t(int64_t(Pc) + 1 + Prog.Insns[Pc].Imm)));
+  std::vector<int> Mark(N, 0); // 0 new, 1 on path, 2 done
+  std::vector<size_t> PostOrder;
+  std::optional<Error> Cycle;
+  std::function<void(size_t)> Visit = [&](size_t F) {
+    Mark[F] = 1;
+    for (size_t C : Callees[F]) {
+      if (Mark[C] == 1 && !Cycle)
+        Cycle = Error("pc " + std::to_string(Funcs[F].Begin) + ": function " +
+                      Funcs[F].Name + " calls " + Funcs[C].Name +
+                      " recursively (recursion is not allowed)");
+      if (Mark[C] == 0)
+        Visit(C);
+    }
+    Mark[F] = 2;
+    PostOrder.push_back(F);
+  };
+  Visit(0);
+  if (Cycle)
+    return std::move(*Cycle);
+
+  std::map<size_t, AbsState> CalleeEntries;
+  AbsState Entry;
+  Entry.Regs[isa::FramePointer] = {AbsValue::Stack, 0, 0};
+  if (HasContext)
+    Entry.Regs[1] = {AbsValue::Ctx, 0, 0};
+  CalleeEntries[0] = Entry;
+  for (auto It = PostOrder.rbegin(); It != PostOrder.rend(); ++It) {
+    if (MaybeError E = P.analyzeFunction(*It, CalleeEntries[*It], CalleeEntries))
+      return std::move(*E);
+    P.computeFrame(*It);
+  }
+  return P;
+}
+
+} // namespace ebpfgpu::compiler

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Map definitions of an eBPF object: BTF-defined maps in `.maps` (the
+// `__uint(type, ...)`/`__type(key, ...)` convention of bpf_helpers.h), legacy
+// `struct bpf_map_def` entries in `maps`, and global data sections, which
+// become single-entry array maps as libbpf makes them.
+
+#include "ElfFile.h"
+
+#include <bpf/btf.h>
+#include <cstring>
+#include <bpf/libbpf.h>
+#include <gelf.h>
+
+#include <algorithm>
+#include <memory>
+
+namespace ebpfgpu::object {
+
+namespace {
+
+struct BtfDeleter {
+  void operator()(struct btf *B) const { btf__free(B); }
+};
+using BtfPtr = std::unique_ptr<struct btf, BtfDeleter>;
+
+bool isDataSection(const ElfSection &S) {
+  auto Is = [&](const char *Prefix) {
+    std::string P = Prefix;
+    return S.Name == P || S.Name.rfind(P + ".", 0) == 0;
+  };
+  return (S.Type == SHT_PROGBITS || S.Type == SHT_NOBITS) &&
+         !(S.Flags & SHF_EXECINSTR) && (Is(".data") || Is(".rodata") || Is(".bss"));
+}
+
+/// `int (*name)[N]` encodes the integer N.
+Expected<uint32_t> btfIntAttr(const struct btf *B, uint32_t TypeId,
+                              const std::string &Attr) {
+  const struct btf_type *T = btf__type_by_id(B, TypeId);
+  if (!T || !btf_is_ptr(T))
+    return Error("map attribute '" + Attr + "' is not of the form int (*)[N]");
+  const struct btf_type *Arr = btf__type_by_id(B, btf__resolve_type(B, T->type));
+  if (!Arr || !btf_is_array(Arr))
+    return Error("map attribute '" + Attr + "' is not of the form int (*)[N]");
+  return btf_array(Arr)->nelems;
+}
+
+/// `T *name` gives the type T; returns its id and size.
+Expected<std::pair<uint32_t, uint32_t>> btfTypeAttr(const struct btf *B,
+                                                    uint32_t TypeId,
+                                                    const std::string &Attr) {
+  const struct btf_type *T = btf__type_by_id(B, TypeId);
+  if (!T || !btf_is_ptr(T))
+    return Error("map attribute '" + Attr + "' is not a pointer to a type");
+  long Size = btf__resolve_size(B, T->type);
+  if (Size < 0)
+    return Error("cannot size the type of map attribute '" + Attr + "'");
+  return std::make_pair(uint32_t(T->type), uint32_t(Size));
+}
+
+MaybeError parseBtfMapDef(const struct btf *B, uint32_t TypeId, MapSpec &M,
+                          bool IsInner) {
+  int Resolved = btf__resolve_type(B, TypeId);
+  const struct btf_type *T = Resolved < 0 ? nullptr : btf__type_by_id(B, Resolved);
+  if (!T || !btf_is_struct(T))
+    return Error("map definition is not a struct");
+  const struct btf_member *Members = btf_members(T);
+  for (unsigned I = 0, N = btf_vlen(T); I < N; ++I) {
+    const char *NamePtr = btf__name_by_offset(B, Members[I].name_off);
+    std::string Name = NamePtr ? NamePtr : "";
+    uint32_t MT = Members[I].type;
+    auto Int = [&](uint32_t &Field) -> MaybeError {
+      Expected<uint32_t> V = btfIntAttr(B, MT, Name);
+      if (!V)
+        return V.takeError();
+      Field = *V;
+      return std::nullopt;
+    };
+    auto Type = [&](uint32_t &Id, uint32_t &Size) -> MaybeError {
+      auto V = btfTypeAttr(B, MT, Name);
+      if (!V)
+        return V.takeError();
+      if (Size != 0 && Size != V->second)
+        return Error("map attribute '" + Name + "' has size " +
+                     std::to_string(V->second) + " but the size given is " +
+                     std::to_string(Size));
+      Id = V->first;
+      Size = V->second;
+      return std::nullopt;
+    };
+    MaybeError Err;
+    uint32_t Ignored = 0;
+    if (Name == "type")
+      Err = Int(M.Type);
+    else if (Name == "max_entries")
+      Err = Int(M.MaxEntries);
+    else if (Name == "map_flags")
+      Err = Int(M.Flags);
+    else if (Name == "key_size") {
+      uint32_t S = 0;
+      Err = Int(S);
+      if (!Err && M.KeySize != 0 && M.KeySize != S)
+        Err = Error("key_size " + std::to_string(S) + " differs from the key type's size");
+      M.KeySize = S;
+    } else if (Name == "value_size") {
+      uint32_t S = 0;
+      Err = Int(S);
+      if (!Err && M.ValueSize != 0 && M.ValueSize != S)
+        Err = Error("value_size " + std::to_string(S) + " differs from the value type's size");
+      M.ValueSize = S;
+    } else if (Name == "key")
+      Err = Type(M.BtfKeyTypeId, M.KeySize);
+    else if (Name == "value")
+      Err = Type(M.BtfValueTypeId, M.ValueSize);
+    else if (Name == "pinning" || Name == "numa_node" || Name == "map_extra")
+      Err = Int(Ignored);
+    else if (Name == "values") {
+      if (IsInner)
+        return Error("an inner map cannot itself hold maps");
+      // __array(values, struct inner): an array of pointers to the inner def.
+      const struct btf_type *Arr = btf__type_by_id(B, btf__resolve_type(B, MT));
+      const struct btf_type *Ptr =
+          Arr && btf_is_array(Arr) ? btf__type_by_id(B, btf_array(Arr)->type) : nullptr;
+      if (!Ptr || !btf_is_ptr(Ptr))
+        return Error("map attribute 'values' is not an array of pointers");
+      MapSpec Inner;
+      Inner.Name = M.Name + ".inner";
+      if (MaybeError E = parseBtfMapDef(B, Ptr->type, Inner, true))
+        return std::move(*E).withContext("inner map");
+      M.Inner.push_back(std::move(Inner));
+    } else {
+      return Error("unknown map attribute '" + Name + "'");
+    }
+    if (Err)
+      return Err;
+  }
+  if ((M.Type == MapTypeArrayOfMaps || M.Type == MapTypeHashOfMaps) &&
+      M.Inner.empty())
+    return Error("map of maps without an inner map definition (__array(values, ...))");
+  return std::nullopt;
+}
+
+/// Symbols defined in section `Sec`, in address order.
+std::vector<const ElfSymbol *> symbolsIn(const ElfFile &Elf, size_t Sec) {
+  std::vector<const ElfSymbol *> Out;
+  for (const ElfSymbol &S : Elf.Symbols)
+    if (S.SectionIndex == Sec && S.Type != STT_SECTION && !S.Name.empty())
+      Out.push_back(&S);
+  std::stable_sort(Out.begin(), Out.end(), [](const ElfSymbol *A, const ElfSymbol *B) {
+    return A->Value < B->Value;
+  });
+  return Out;
+}
+
+MaybeError readLegacyMaps(const ElfFile &Elf, const ElfSection &Sec, MapTable &T) {
+  std::vector<const ElfSymbol *> Syms = symbolsIn(Elf, Sec.Index);
+  if (Syms.empty())
+    return std::nullopt;
+  uint64_t DefSize = Sec.Size / Syms.size();
+  if (DefSize < 5 * sizeof(uint32_t) || Sec.Bytes.size() != Sec.Size)
+    return Error("section " + Sec.Name + ": map definitions are smaller than struct bpf_map_def");
+  for (const ElfSymbol *S : Syms) {
+    if (S->Value + DefSize > Sec.Size)
+      return Error("section " + Sec.Name + ": map '" + S->Name + "' extends past the section");
+    auto Field = [&](unsigned I) {
+      uint32_t V;
+      std::memcpy(&V, Sec.Bytes.data() + S->Value + 4 * I, 4);
+      return V;
+    };
+    MapSpec M;
+    M.Name = S->Name;
+    M.Origin = MapOrigin::Legacy;
+    M.Type = Field(0);
+    M.KeySize = Field(1);
+    M.ValueSize = Field(2);
+    M.MaxEntries = Field(3);
+    M.Flags = Field(4);
+    T.BySymbol[{Sec.Index, S->Value}] = T.Maps.size();
+    T.Maps.push_back(std::move(M));
+  }
+  return std::nullopt;
+}
+
+MaybeError readBtfMaps(const ElfFile &Elf, const ElfSection &Sec, MapTable &T) {
+  const ElfSection *BtfSec = Elf.findSection(".BTF");
+  if (!BtfSec || BtfSec->Bytes.empty())
+    return Error("section .maps needs BTF (compile with -g)");
+  BtfPtr B(btf__new(BtfSec->Bytes.data(), uint32_t(BtfSec->Bytes.size())));
+  if (libbpf_get_error(B.get())) {
+    B.release();
+    return Error("cannot parse the .BTF section");
+  }
+  int DataSec = btf__find_by_name_kind(B.get(), ".maps", BTF_KIND_DATASEC);
+  if (DataSec < 0)
+    return Error("BTF has no description of section .maps");
+  const struct btf_type *DS = btf__type_by_id(B.get(), DataSec);
+  // Variables by name, to match the ELF symbols that relocations refer to.
+  std::map<std::string, uint32_t> VarTypeByName;
+  const struct btf_var_secinfo *Vars = btf_var_secinfos(DS);
+  for (unsigned I = 0, N = btf_vlen(DS); I < N; ++I) {
+    const struct btf_type *V = btf__type_by_id(B.get(), Vars[I].type);
+    if (!V || !btf_is_var(V))
+      return Error("BTF of .maps holds something other than variables");
+    const char *Name = btf__name_by_offset(B.get(), V->name_off);
+    VarTypeByName[Name ? Name : ""] = V->type;
+  }
+  for (const ElfSymbol *S : symbolsIn(Elf, Sec.Index)) {
+    auto It = VarTypeByName.find(S->Name);
+    if (It == VarTypeByName.end())
+      return Error("map '" + S->Name + "' has no BTF description");
+    MapSpec M;
+    M.Name = S->Name;
+    M.Origin = MapOrigin::BtfDefined;
+    if (MaybeError E = parseBtfMapDef(B.get(), It->second, M, false))
+      return std::move(*E).withContext("map '" + S->Name + "'");
+    T.BySymbol[{Sec.Index, S->Value}] = T.Maps.size();
+    T.Maps.push_back(std::move(M));
+  }
+  return std::nullopt;
+}
+
+void readDataSection(const ElfFile &Elf, const ElfSection &Sec, MapTable &T) {
+  MapSpec M;
+  M.Name = Sec.Name;
+  M.Origin = MapOrigin::GlobalData;
+  M.Type = MapTypeArray;
+  M.KeySize = 4;
+  M.ValueSize = uint32_t(Sec.Size);
+  M.MaxEntries = 1;
+  if (Sec.Name.rfind(".rodata", 0) == 0)
+    M.Flags = MapFlagReadOnlyProg;
+  M.InitialValue = Sec.Bytes;
+  M.InitialValue.resize(Sec.Size, 0);
+  (void)Elf;
+  T.ByDataSection[Sec.Index] = T.Maps.size();
+  T.Maps.push_back(std::move(M));
+}
+
+} // namespace
+
+Expected<MapTable> readMaps(const ElfFile &Elf) {
+  MapTable T;
+  for (const ElfSection &S : Elf.Sections) {
+    MaybeError Err;
+    if (S.Name == "maps" || S.Name.rfind("maps/", 0) == 0)
+      Err = readLegacyMaps(Elf, S, T);
+    else if (S.Name == ".maps")
+      Err = readBtfMaps(Elf, S, T);
+    else if (isDataSection(S) && S.Size > 0)
+      readDataSection(Elf, S, T);
+    if (Err)
+      return std::move(*Err);
+  }
+  return T;
+}
+
+std::string mapTypeName(uint32_t Type) {
+  static const char *const Names[] = {
+      "unspec", "hash", "array", "prog_array", "perf_event_array",
+      "percpu_hash", "percpu_array", "stack_trace", "cgroup_array",
+      "lru_hash", "lru_percpu_hash", "lpm_trie", "array_of_maps",
+      "hash_of_maps", "devmap", "sockmap", "cpumap", "xskmap", "sockhash",
+      "cgroup_storage", "reuseport_sockarray", "percpu_cgroup_storage",
+      "queue", "stack", "sk_storage", "devmap_hash", "struct_ops", "ringbuf",
+      "inode_storage", "task_storage", "bloom_filter", "user_ringbuf",
+      "cgrp_storage"};
+  if (Type < sizeof(Names) / sizeof(Names[0]))
+    return Names[Type];
+  return "type " + std::to_string(Type);
+}
+
+} // namespace ebpfgpu::object

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The XDP and raw-memory platforms: context layouts and helper prototypes.
+
+#include "ebpf-gpu/Platform/Platform.h"
+
+#include <algorithm>
+#include <cstddef>
+
+namespace ebpfgpu::platform {
+
+namespace {
+
+using V = ValueType;
+
+class XdpPlatform final : public Platform {
+public:
+  XdpPlatform() {
+    auto Field = [&](const char *Name, uint32_t Off, uint32_t RtOff, bool Ptr) {
+      Fields.push_back({Name, Off, 4, RtOff, Ptr ? 8u : 4u, Ptr});
+    };
+    Field("data", 0, offsetof(XdpRuntimeContext, Data), true);
+    Field("data_end", 4, offsetof(XdpRuntimeContext, DataEnd), true);
+    Field("data_meta", 8, offsetof(XdpRuntimeContext, DataMeta), true);
+    Field("ingress_ifindex", 12, offsetof(XdpRuntimeContext, IngressIfindex), false);
+    Field("rx_queue_index", 16, offsetof(XdpRuntimeContext, RxQueueIndex), false);
+    Field("egress_ifindex", 20, offsetof(XdpRuntimeContext, EgressIfindex), false);
+
+    Helpers = {
+        {1, "map_lookup_elem", V::Ptr, {V::Map, V::Ptr}},
+        {2, "map_update_elem", V::Scalar, {V::Map, V::Ptr, V::Ptr, V::Scalar}},
+        {3, "map_delete_elem", V::Scalar, {V::Map, V::Ptr}},
+        {5, "ktime_get_ns", V::Scalar, {}},
+        {6, "trace_printk", V::Scalar, {V::Ptr, V::Scalar, V::Scalar, V::Scalar, V::Scalar}},
+        {7, "get_prandom_u32", V::Scalar, {}, true},
+        {8, "get_smp_processor_id", V::Scalar, {}, true},
+        {12, "tail_call", V::Scalar, {V::Ctx, V::Map, V::Scalar}},
+        {23, "redirect", V::Scalar, {V::Scalar, V::Scalar}, true},
+        {25, "perf_event_output", V::Scalar, {V::Ctx, V::Map, V::Scalar, V::Ptr, V::Scalar}},
+        {28, "csum_diff", V::Scalar, {V::Ptr, V::Scalar, V::Ptr, V::Scalar, V::Scalar}},
+        {44, "xdp_adjust_head", V::Scalar, {V::Ctx, V::Scalar}},
+        {51, "redirect_map", V::Scalar, {V::Map, V::Scalar, V::Scalar}, true},
+        {54, "xdp_adjust_meta", V::Scalar, {V::Ctx, V::Scalar}},
+        {65, "xdp_adjust_tail", V::Scalar, {V::Ctx, V::Scalar}},
+        {69, "fib_lookup", V::Scalar, {V::Ctx, V::Ptr, V::Scalar, V::Scalar}},
+        {125, "ktime_get_boot_ns", V::Scalar, {}},
+        {130, "ringbuf_output", V::Scalar, {V::Map, V::Ptr, V::Scalar, V::Scalar}},
+        {189, "xdp_load_bytes", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar}},
+        {190, "xdp_store_bytes", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar}},
+    };
+  }
+
+  const char *name() const override { return "xdp"; }
+  bool hasContext() const override { return true; }
+
+  const ContextField *contextField(int64_t Offset, unsigned Size) const override {
+    for (const ContextField &F : Fields)
+      if (F.Offset == Offset && F.Size == Size)
+        return &F;
+    return nullptr;
+  }
+
+  const HelperProto *helper(int32_t Id) const override {
+    auto It = std::find_if(Helpers.begin(), Helpers.end(),
+                           [&](const HelperProto &H) { return H.Id == Id; });
+    return It == Helpers.end() ? nullptr : &*It;
+  }
+
+  const std::vector<HelperProto> &helpers() const override { return Helpers; }
+
+private:
+  std::vector<ContextField> Fields;
+  std::vector<HelperProto> Helpers;
+};
+
+class RawPlatform final : public Platform {
+public:
+  RawPlatform() { Helpers = {{5, "identity", V::Scalar, {V::Scalar}}}; }
+
+  const char *name() const override { return "raw"; }
+  bool hasContext() const override { return false; }
+  const ContextField *contextField(int64_t, unsigned) const override {
+    return nullptr;
+  }
+  const HelperProto *helper(int32_t Id) const override {
+    return Id == 5 ? &Helpers[0] : nullptr;
+  }
+  const std::vector<HelperProto> &helpers() const override { return Helpers; }
+
+private:
+  std::vector<HelperProto> Helpers;
+};
+
+} // namespace
+
+const Platform &xdpPlatform() {
+  static const XdpPlatform P;
+  return P;
+}
+
+const Platform &rawPlatform() {
+  static const RawPlatform P;
+  return P;
+}
+
+const Platform *findPlatform(const std::string &Name) {
+  if (Name == "xdp")
+    return &xdpPlatform();
+  if (Name == "raw")
+    return &rawPlatform();
+  return nullptr;
+}
+
+} // namespace ebpfgpu::platform

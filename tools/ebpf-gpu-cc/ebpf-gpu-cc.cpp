@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// ebpf-gpu-cc: the compiler driver. Reads an eBPF ELF object (or raw
+// instructions), and prints or writes any stage of the pipeline. Exit codes:
+// 0 success, 1 the input was refused (malformed, unsupported, unsafe),
+// 2 bad command line. A failed run leaves no output file behind.
+
+#include "ebpf-gpu/Compiler/Lifter.h"
+#include "ebpf-gpu/ISA/Decoder.h"
+#include "ebpf-gpu/ISA/Disassembler.h"
+#include "ebpf-gpu/Object/Object.h"
+
+#include "llvm/IR/Module.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <bpf/libbpf.h>
+
+using namespace ebpfgpu;
+using namespace llvm;
+
+namespace {
+
+enum class EmitKind { Insns, Maps, Llvm };
+enum class InputKind { Elf, Bin, Hex };
+
+cl::OptionCategory Category("ebpf-gpu-cc options");
+
+cl::opt<std::string> InputPath(cl::Positional, cl::desc("<input object>"), cl::Required,
+                               cl::cat(Category));
+cl::opt<std::string> OutputPath("o", cl::desc("Output file (default: standard output)"),
+                                cl::value_desc("file"), cl::init("-"), cl::cat(Category));
+cl::opt<std::string> Section("section",
+                             cl::desc("Program to compile: a function name or a section "
+                                      "name (needed when the object has several)"),
+                             cl::value_desc("name"), cl::cat(Category));
+cl::opt<EmitKind> Emit(
+    "emit", cl::desc("What to produce"), cl::init(EmitKind::Llvm),
+    cl::values(clEnumValN(EmitKind::Insns, "insns", "decoded, linked instructions"),
+               clEnumValN(EmitKind::Maps, "maps", "the object's map definitions"),
+               clEnumValN(EmitKind::Llvm, "llvm", "optimised LLVM IR (default)")),
+    cl::cat(Category));
+cl::opt<unsigned> OptLevel("O", cl::desc("Optimisation level 0-3 (default 2)"), cl::Prefix,
+                           cl::init(2), cl::cat(Category));
+cl::opt<std::string> PlatformName("platform",
+                                  cl::desc("Program type: xdp (default) or raw (r1 = memory, "
+                                           "r2 = length, as bpf_conformance)"),
+                                  cl::init("xdp"), cl::cat(Category));
+cl::opt<InputKind> Input(
+    "input", cl::desc("Input format"), cl::init(InputKind::Elf),
+    cl::values(clEnumValN(InputKind::Elf, "elf", "eBPF ELF object (default)"),
+               clEnumValN(InputKind::Bin, "bin", "raw little-endian instructions"),
+               clEnumValN(InputKind::Hex, "hex", "instructions as hex text")),
+    cl::cat(Category));
+
+const char *ToolName = "ebpf-gpu-cc";
+
+[[noreturn]] void fail(const Twine &Msg, int Code = 1) {
+  WithColor::error(errs(), ToolName) << Msg << "\n";
+  std::exit(Code);
+}
+
+std::vector<uint8_t> parseHex(StringRef Text) {
+  std::vector<uint8_t> Bytes;
+  int Nibble = -1;
+  for (char C : Text) {
+    if (std::isspace(static_cast<unsigned char>(C)))
+      continue;
+    int V = std::isdigit(static_cast<unsigned char>(C)) ? C - '0'
+            : (C >= 'a' && C <= 'f')                     ? C - 'a' + 10
+            : (C >= 'A' && C <= 'F')                     ? C - 'A' + 10
+                                                         : -1;
+    if (V < 0)
+      fail(InputPath + ": not hex text (character '" + Twine(C) + "')");
+    if (Nibble < 0) {
+      Nibble = V;
+    } else {
+      Bytes.push_back(uint8_t(Nibble << 4 | V));
+      Nibble = -1;
+    }
+  }
+  if (Nibble >= 0)
+    fail(InputPath + ": odd number of hex digits");
+  return Bytes;
+}
+
+object::ObjectSpec readInput() {
+  if (Input == InputKind::Elf) {
+    ebpfgpu::Expected<object::ObjectSpec> Obj = object::readObjectFile(InputPath);
+    if (!Obj)
+      fail(Obj.error().message());
+    if (Obj->Programs.empty())
+      fail(InputPath + ": no programs (no code section other than .text)");
+    return std::move(*Obj);
+  }
+  auto Buf = MemoryBuffer::getFileOrSTDIN(InputPath, /*IsText=*/false);
+  if (!Buf)
+    fail(InputPath + ": cannot read: " + Buf.getError().message());
+  StringRef Data = (*Buf)->getBuffer();
+  std::vector<uint8_t> Bytes = Input == InputKind::Hex
+                                   ? parseHex(Data)
+                                   : std::vector<uint8_t>(Data.begin(), Data.end());
+  auto Insns = isa::decodeProgram(Bytes.data(), Bytes.size());
+  if (!Insns)
+    fail(InputPath + ": " + Insns.error().message());
+  object::ObjectSpec Obj;
+  Obj.Path = InputPath;
+  Obj.Programs.push_back(compiler::programFromInsns(std::move(*Insns), "prog"));
+  return Obj;
+}
+
+std::vector<const object::ProgramSpec *> selectPrograms(const object::ObjectSpec &Obj,
+                                                        bool All) {
+  if (!Section.empty()) {
+    std::vector<const object::ProgramSpec *> Out;
+    for (const object::ProgramSpec &P : Obj.Programs)
+      if (P.Name == Section || P.Section == Section)
+        Out.push_back(&P);
+    if (Out.empty()) {
+      std::string Have;
+      for (const object::ProgramSpec &P : Obj.Programs)
+        Have += (Have.empty() ? "" : ", ") + P.Name + " (" + P.Section + ")";
+      fail(InputPath + ": no program or section named '" + Section + "' (have: " + Have + ")");
+    }
+    if (!All)
+      Out.resize(1);
+    return Out;
+  }
+  if (All)
+    return [&] {
+      std::vector<const object::ProgramSpec *> Out;
+      for (const object::ProgramSpec &P : Obj.Programs)
+        Out.push_back(&P);
+      return Out;
+    }();
+  if (Obj.Programs.size() > 1) {
+    std::string Have;
+    for (const object::ProgramSpec &P : Obj.Programs)
+      Have += (Have.empty() ? "" : ", ") + P.Name;
+    fail(InputPath + ": " + Twine(Obj.Programs.size()) +
+         " programs; choose one with --section (" + Have + ")");
+  }
+  return {&Obj.Programs[0]};
+}
+
+void emitInsns(const object::ObjectSpec &Obj, raw_ostream &OS) {
+  const platform::Platform *Plat = platform::findPlatform(PlatformName);
+  isa::DisasmNames Names;
+  Names.Helper = [&](int32_t Id) -> std::string {
+    const platform::HelperProto *H = Plat->helper(Id);
+    return H ? "bpf_" + H->Name : "";
+  };
+  Names.Map = [&](int32_t Idx) -> std::string {
+    return Idx >= 0 && size_t(Idx) < Obj.Maps.size() ? Obj.Maps[size_t(Idx)].Name : "";
+  };
+  for (const object::ProgramSpec *P : selectPrograms(Obj, true)) {
+    OS << "program " << P->Name << " (section " << P->Section << ", " << P->Insns.size()
+       << " insns)\n";
+    const object::LineInfo *Last = nullptr;
+    for (uint32_t Pc = 0; Pc < P->Insns.size(); ++Pc) {
+      for (const object::FunctionSpec &F : P->Functions)
+        if (F.StartPc == Pc)
+          OS << F.Name << ":\n";
+      if (P->Insns[Pc].LddwHigh)
+        continue;
+      const object::LineInfo *L = P->lineFor(Pc);
+      if (L && L != Last && L->Pc == Pc && !L->SourceText.empty())
+        OS << "; " << L->SourceText << "\n";
+      Last = L ? L : Last;
+      OS << format("%6u: ", Pc) << isa::disassemble(P->Insns[Pc], Pc, &Names) << "\n";
+    }
+  }
+}
+
+void emitMaps(const object::ObjectSpec &Obj, raw_ostream &OS) {
+  for (const object::MapSpec &M : Obj.Maps) {
+    OS << M.Name << ": " << object::mapTypeName(M.Type) << " key " << M.KeySize
+       << "B value " << M.ValueSize << "B max_entries " << M.MaxEntries;
+    if (M.Flags)
+      OS << format(" flags 0x%x", M.Flags);
+    for (const object::MapSpec &In : M.Inner)
+      OS << " inner " << object::mapTypeName(In.Type) << " key " << In.KeySize
+         << "B value " << In.ValueSize << "B max_entries " << In.MaxEntries;
+    OS << "\n";
+  }
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  InitLLVM X(argc, argv);
+  libbpf_set_print(nullptr);
+  cl::HideUnrelatedOptions(Category);
+  cl::SetVersionPrinter([](raw_ostream &OS) { OS << "ebpf-gpu-cc 0.1 (LLVM 19)\n"; });
+  if (!cl::ParseCommandLineOptions(argc, argv,
+                                   "ebpf-gpu-cc: compile XDP programs for GPUs and the host\n",
+                                   &errs()))
+    return 2;
+  if (OptLevel > 3)
+    fail("-O" + Twine(OptLevel) + ": optimisation level must be 0 to 3", 2);
+  const platform::Platform *Plat = platform::findPlatform(PlatformName);
+  if (!Plat)
+    fail("--platform=" + PlatformName + ": unknown platform (xdp or raw)", 2);
+
+  object::ObjectSpec Obj = readInput();
+
+  std::string Text;
+  raw_string_ostream OS(Text);
+  switch (Emit) {
+  case EmitKind::Insns:
+    emitInsns(Obj, OS);
+    break;
+  case EmitKind::Maps:
+    emitMaps(Obj, OS);
+    break;
+  case EmitKind::Llvm: {
+    const object::ProgramSpec *P = selectPrograms(Obj, false)[0];
+    LLVMContext Ctx;
+    compiler::LiftOptions Opts;
+    Opts.Platform = Plat;
+    auto Lifted = compiler::liftProgram(*P, Obj.Maps, Opts, Ctx);
+    if (!Lifted)
+      fail(InputPath + ": program " + P->Name + ": " + toString(Lifted.takeError()));
+    compiler::optimizeModule(*Lifted->Module, OptLevel);
+    Lifted->Module->print(OS, nullptr);
+    break;
+  }
+  }
+
+  std::error_code EC;
+  ToolOutputFile Out(OutputPath, EC, sys::fs::OF_None);
+  if (EC)
+    fail(OutputPath + ": " + EC.message());
+  Out.os() << OS.str();
+  Out.os().flush();
+  if (Out.os().has_error())
+    fail(OutputPath + ": write failed");
+  Out.keep();
+  return 0;
+}

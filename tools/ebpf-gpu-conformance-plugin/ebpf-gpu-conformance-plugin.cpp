@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The bpf_conformance plugin: `PLUGIN [MEM_HEX] [--elf]`, program as one
+// line of hex on standard input (or a whole ELF object with --elf). Runs it
+// on the host back end with r1 = the input memory, r2 = its length, prints
+// r0 in hex and exits 0; a load or run failure prints the reason on
+// standard error and exits 1.
+
+#include "ebpf-gpu/Compiler/HostJit.h"
+#include "ebpf-gpu/ISA/Decoder.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <bpf/libbpf.h>
+
+#include <cctype>
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <string>
+
+using namespace ebpfgpu;
+
+namespace {
+
+int failWith(const std::string &Msg) {
+  std::cerr << "ebpf-gpu-conformance-plugin: " << Msg << "\n";
+  return 1;
+}
+
+bool parseHex(const std::string &Text, std::vector<uint8_t> &Out) {
+  int Nibble = -1;
+  for (char C : Text) {
+    if (std::isspace(static_cast<unsigned char>(C)))
+      continue;
+    if (!std::isxdigit(static_cast<unsigned char>(C)))
+      return false;
+    int V = std::isdigit(static_cast<unsigned char>(C)) ? C - '0' : std::tolower(C) - 'a' + 10;
+    if (Nibble < 0) {
+      Nibble = V;
+    } else {
+      Out.push_back(uint8_t(Nibble << 4 | V));
+      Nibble = -1;
+    }
+  }
+  return Nibble < 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  libbpf_set_print(nullptr);
+  std::string MemHex;
+  bool Elf = false;
+  for (int I = 1; I < argc; ++I) {
+    std::string A = argv[I];
+    if (A == "--elf")
+      Elf = true;
+    else if (A.rfind("--", 0) == 0)
+      return failWith("unknown option " + A);
+    else
+      MemHex = A;
+  }
+  std::string Input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> Code, Mem;
+  if (!parseHex(Input, Code))
+    return failWith("program on standard input is not hex text");
+  if (!parseHex(MemHex, Mem))
+    return failWith("memory argument is not hex text");
+
+  object::ObjectSpec Obj;
+  if (Elf) {
+    auto R = object::readObjectMemory(Code.data(), Code.size(), "<stdin>");
+    if (!R)
+      return failWith(R.error().message());
+    if (R->Programs.empty())
+      return failWith("object has no programs");
+    Obj = std::move(*R);
+  } else {
+    auto Insns = isa::decodeProgram(Code.data(), Code.size());
+    if (!Insns)
+      return failWith(Insns.error().message());
+    Obj.Programs.push_back(compiler::programFromInsns(std::move(*Insns), "prog"));
+  }
+
+  compiler::LiftOptions Opts;
+  Opts.Platform = &platform::rawPlatform();
+  auto Prog = compiler::HostProgram::compile(Obj.Programs[0], Obj.Maps, Opts);
+  if (!Prog)
+    return failWith(llvm::toString(Prog.takeError()));
+  uint64_t R0 = (*Prog)->runRaw(Mem.empty() ? nullptr : Mem.data(), Mem.size());
+  std::printf("%llx\n", static_cast<unsigned long long>(R0));
+  return 0;
+}
