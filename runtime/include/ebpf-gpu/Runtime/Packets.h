@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Packets as XDP programs see them: a batch of frames, each in its own
+// buffer with XDP's 256 bytes of headroom (for bpf_xdp_adjust_head/meta) and
+// tailroom (for bpf_xdp_adjust_tail), the verdict codes, per-action
+// counters, and pcap files in and out.
+
+#ifndef EBPF_GPU_RUNTIME_PACKETS_H
+#define EBPF_GPU_RUNTIME_PACKETS_H
+
+#include "ebpf-gpu/Platform/Platform.h"
+#include "ebpf-gpu/Support/Error.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ebpfgpu::runtime {
+
+/// XDP verdicts, with the kernel's codes.
+enum class XdpAction : uint32_t { Aborted = 0, Drop = 1, Pass = 2, Tx = 3, Redirect = 4 };
+constexpr unsigned NumXdpActions = 5;
+/// "XDP_DROP" etc.; "XDP_UNKNOWN" for codes outside the enum.
+const char *xdpActionName(uint64_t Code);
+
+constexpr uint32_t XdpHeadroom = 256;
+constexpr uint32_t XdpTailroom = 256;
+
+/// Frames with headroom and tailroom, stored at a fixed stride. Owns its
+/// memory; not thread-safe.
+class PacketBatch {
+public:
+  /// Room for packets of up to `MaxLen` bytes.
+  explicit PacketBatch(uint32_t MaxLen);
+
+  /// Appends a copy of `Len` bytes; returns false when Len > maxLen().
+  bool add(const uint8_t *Data, uint32_t Len, uint64_t TimestampNs = 0);
+  size_t size() const { return Lengths.size(); }
+  uint32_t maxLen() const { return MaxLen; }
+
+  /// Sets up the XDP context of packet `I` (data, data_end, data_meta and
+  /// the buffer bounds); the program may then move them.
+  void prepareContext(size_t I, platform::XdpRuntimeContext &Ctx);
+  /// Records where the program left the packet (after adjust_head/tail).
+  void finish(size_t I, const platform::XdpRuntimeContext &Ctx, uint64_t Verdict);
+  /// Replaces packet `I` by `Len` bytes an executor returned (the kernel's
+  /// test run copies packets out). False when they do not fit the buffer.
+  bool setResult(size_t I, const uint8_t *Data, uint32_t Len, uint64_t Verdict);
+
+  const uint8_t *data(size_t I) const { return buffer(I) + Offsets[I]; }
+  uint32_t length(size_t I) const { return Lengths[I]; }
+  uint64_t verdict(size_t I) const { return Verdicts[I]; }
+  uint64_t timestampNs(size_t I) const { return Timestamps[I]; }
+  uint64_t redirectTarget(size_t I) const { return Redirects[I]; }
+
+private:
+  uint8_t *buffer(size_t I) { return Storage.data() + I * Stride; }
+  const uint8_t *buffer(size_t I) const { return Storage.data() + I * Stride; }
+
+  uint32_t MaxLen;
+  size_t Stride;
+  std::vector<uint8_t> Storage;
+  std::vector<uint32_t> Offsets, Lengths;
+  std::vector<uint64_t> Verdicts, Timestamps, Redirects;
+};
+
+/// Packets and bytes per verdict.
+struct ActionStats {
+  std::array<uint64_t, NumXdpActions> Packets{};
+  std::array<uint64_t, NumXdpActions> Bytes{};
+  /// Verdicts outside 0..4 (the kernel treats them as XDP_ABORTED).
+  uint64_t Invalid = 0;
+
+  void count(uint64_t Verdict, uint32_t Len);
+  uint64_t total() const;
+};
+
+/// Reads every packet of a pcap file (Ethernet link type).
+Expected<PacketBatch> readPcap(const std::string &Path);
+
+/// Writes the packets of `Batch` whose verdict is in `Actions` (bit per
+/// XdpAction code) to a pcap file. Writes to a temporary name and renames,
+/// so a failure leaves no partial file.
+MaybeError writePcap(const std::string &Path, const PacketBatch &Batch, unsigned Actions);
+
+} // namespace ebpfgpu::runtime
+
+#endif // EBPF_GPU_RUNTIME_PACKETS_H

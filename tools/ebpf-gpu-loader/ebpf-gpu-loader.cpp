@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// ebpf-gpu-loader: runs XDP programs over packets and reports what they
+// decided. `run` is the one-shot mode: a program (a plain eBPF object) over
+// the packets of a pcap file, on one of the back ends this build has:
+//   host    the program JIT-compiled for this CPU (ebpf-gpu's host back end)
+//   kernel  the Linux kernel's own verifier and BPF_PROG_TEST_RUN (needs
+//           root); the reference the other back ends are compared against
+// Exit codes: 0 success, 1 the program or the packets were refused, 2 bad
+// command line.
+
+#include "ebpf-gpu/Compiler/HostJit.h"
+#include "ebpf-gpu/Object/Object.h"
+#include "ebpf-gpu/Runtime/Packets.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+using namespace ebpfgpu;
+using runtime::PacketBatch;
+
+namespace {
+
+constexpr const char *Tool = "ebpf-gpu-loader";
+
+[[noreturn]] void fail(const std::string &Msg, int Code = 1) {
+  std::fprintf(stderr, "%s: error: %s\n", Tool, Msg.c_str());
+  std::exit(Code);
+}
+
+int usage(const std::string &Msg) {
+  if (!Msg.empty())
+    std::fprintf(stderr, "%s: error: %s\n", Tool, Msg.c_str());
+  std::fprintf(stderr,
+               "usage: %s run PROG.o --pcap IN.pcap [options]\n"
+               "  --section NAME      program (function or section name) when the object has several\n"
+               "  --backend host|kernel\n"
+               "                      host: this CPU through the JIT (default)\n"
+               "                      kernel: the Linux kernel's BPF_PROG_TEST_RUN (root)\n"
+               "  --out OUT.pcap      write the packets the program passed, sent or redirected\n"
+               "  --verdicts FILE     write one line per packet: index, verdict, length\n"
+               "  --json              print the summary as JSON\n",
+               Tool);
+  return 2;
+}
+
+struct RunOptions {
+  std::string Object, Pcap, Section, Out, Verdicts;
+  std::string Backend = "host";
+  bool Json = false;
+};
+
+/// The host back end: lift, JIT, run each packet.
+void runHost(const RunOptions &O, PacketBatch &Batch, std::string &ProgName) {
+  Expected<object::ObjectSpec> Obj = object::readObjectFile(O.Object);
+  if (!Obj)
+    fail(Obj.error().message());
+  const object::ProgramSpec *P = nullptr;
+  if (!O.Section.empty())
+    P = Obj->findProgram(O.Section);
+  else if (Obj->Programs.size() == 1)
+    P = &Obj->Programs[0];
+  if (!P) {
+    std::string Have;
+    for (const object::ProgramSpec &Q : Obj->Programs)
+      Have += (Have.empty() ? "" : ", ") + Q.Name;
+    fail(O.Object + ": " +
+         (O.Section.empty() ? "several programs; choose one with --section"
+                            : "no program or section named '" + O.Section + "'") +
+         " (have: " + Have + ")");
+  }
+  ProgName = P->Name;
+  compiler::LiftOptions Opts;
+  auto Prog = compiler::HostProgram::compile(*P, Obj->Maps, Opts);
+  if (!Prog)
+    fail(O.Object + ": program " + P->Name + ": " + llvm::toString(Prog.takeError()));
+  for (size_t I = 0; I < Batch.size(); ++I) {
+    platform::XdpRuntimeContext Ctx;
+    Batch.prepareContext(I, Ctx);
+    uint64_t V = (*Prog)->runXdp(Ctx);
+    Batch.finish(I, Ctx, V);
+  }
+}
+
+std::string LibbpfLog;
+int collectLibbpfLog(enum libbpf_print_level Level, const char *Fmt, va_list Args) {
+  if (Level == LIBBPF_DEBUG)
+    return 0;
+  char Buf[4096];
+  int N = std::vsnprintf(Buf, sizeof(Buf), Fmt, Args);
+  LibbpfLog += Buf;
+  return N;
+}
+
+/// The kernel back end: load with libbpf, BPF_PROG_TEST_RUN per packet.
+void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName) {
+  libbpf_set_print(collectLibbpfLog);
+  struct bpf_object *Obj = bpf_object__open_file(O.Object.c_str(), nullptr);
+  if (!Obj)
+    fail(O.Object + ": kernel back end: cannot open: " + std::strerror(errno));
+  struct bpf_program *Chosen = nullptr, *P;
+  int Count = 0;
+  bpf_object__for_each_program(P, Obj) {
+    ++Count;
+    bool Match = O.Section.empty() ? Count == 1
+                                   : (O.Section == bpf_program__name(P) ||
+                                      O.Section == bpf_program__section_name(P));
+    if (Match && !Chosen)
+      Chosen = P;
+    else
+      bpf_program__set_autoload(P, false);
+  }
+  if (!Chosen || (O.Section.empty() && Count > 1)) {
+    bpf_object__close(Obj);
+    fail(O.Object + ": kernel back end: " +
+         (Chosen ? "several programs; choose one with --section" : "no such program"));
+  }
+  ProgName = bpf_program__name(Chosen);
+  bpf_program__set_type(Chosen, BPF_PROG_TYPE_XDP);
+  if (int Err = bpf_object__load(Obj)) {
+    bpf_object__close(Obj);
+    std::string Why = Err == -EPERM ? "permission denied (needs root or CAP_BPF)"
+                                    : std::string(std::strerror(-Err));
+    fail(O.Object + ": kernel back end: the kernel refused the program: " + Why +
+         (LibbpfLog.empty() ? "" : "\n" + LibbpfLog));
+  }
+  int Fd = bpf_program__fd(Chosen);
+  std::vector<uint8_t> Out(Batch.maxLen() + runtime::XdpHeadroom + runtime::XdpTailroom);
+  for (size_t I = 0; I < Batch.size(); ++I) {
+    LIBBPF_OPTS(bpf_test_run_opts, Run, .data_in = Batch.data(I),
+                .data_out = Out.data(), .data_size_in = Batch.length(I),
+                .data_size_out = uint32_t(Out.size()), .repeat = 1);
+    if (int Err = bpf_prog_test_run_opts(Fd, &Run)) {
+      bpf_object__close(Obj);
+      fail("kernel back end: BPF_PROG_TEST_RUN on packet " + std::to_string(I) + ": " +
+           std::strerror(-Err));
+    }
+    if (!Batch.setResult(I, Out.data(), Run.data_size_out, Run.retval)) {
+      bpf_object__close(Obj);
+      fail("kernel back end: packet " + std::to_string(I) + " grew past its buffer");
+    }
+  }
+  bpf_object__close(Obj);
+}
+
+int runCommand(int argc, char **argv) {
+  RunOptions O;
+  for (int I = 2; I < argc; ++I) {
+    std::string A = argv[I];
+    auto Value = [&](std::string &V) {
+      if (I + 1 >= argc)
+        std::exit(usage(A + " needs a value"));
+      V = argv[++I];
+    };
+    if (A == "--pcap")
+      Value(O.Pcap);
+    else if (A == "--section")
+      Value(O.Section);
+    else if (A == "--backend")
+      Value(O.Backend);
+    else if (A == "--out")
+      Value(O.Out);
+    else if (A == "--verdicts")
+      Value(O.Verdicts);
+    else if (A == "--json")
+      O.Json = true;
+    else if (A.rfind("-", 0) == 0)
+      return usage("unknown option " + A);
+    else if (O.Object.empty())
+      O.Object = A;
+    else
+      return usage("more than one program given ('" + O.Object + "', '" + A + "')");
+  }
+  if (O.Object.empty())
+    return usage("no program given");
+  if (O.Pcap.empty())
+    return usage("no packets given (--pcap)");
+  if (O.Backend != "host" && O.Backend != "kernel")
+    return usage("--backend must be host or kernel");
+
+  Expected<PacketBatch> Batch = runtime::readPcap(O.Pcap);
+  if (!Batch)
+    fail(Batch.error().message());
+  std::string ProgName;
+  auto Start = std::chrono::steady_clock::now();
+  if (O.Backend == "host")
+    runHost(O, *Batch, ProgName);
+  else
+    runKernel(O, *Batch, ProgName);
+  double Secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+
+  runtime::ActionStats Stats;
+  for (size_t I = 0; I < Batch->size(); ++I)
+    Stats.count(Batch->verdict(I), Batch->length(I));
+  if (!O.Out.empty()) {
+    unsigned Keep = 1u << unsigned(runtime::XdpAction::Pass) |
+                    1u << unsigned(runtime::XdpAction::Tx) |
+                    1u << unsigned(runtime::XdpAction::Redirect);
+    if (MaybeError E = runtime::writePcap(O.Out, *Batch, Keep))
+      fail(E->message());
+  }
+  if (!O.Verdicts.empty()) {
+    std::string Tmp = O.Verdicts + ".tmp";
+    {
+      std::ofstream V(Tmp);
+      for (size_t I = 0; I < Batch->size(); ++I)
+        V << I << " " << runtime::xdpActionName(Batch->verdict(I)) << " "
+          << Batch->length(I) << "\n";
+      if (!V)
+        fail(O.Verdicts + ": cannot write");
+    }
+    if (std::rename(Tmp.c_str(), O.Verdicts.c_str()) != 0)
+      fail(O.Verdicts + ": cannot write");
+  }
+
+  if (O.Json) {
+    std::printf("{\"program\": \"%s\", \"backend\": \"%s\", \"packets\": %zu, \"actions\": {",
+                ProgName.c_str(), O.Backend.c_str(), Batch->size());
+    for (unsigned A = 0; A < runtime::NumXdpActions; ++A)
+      std::printf("%s\"%s\": {\"packets\": %llu, \"bytes\": %llu}", A ? ", " : "",
+                  runtime::xdpActionName(A), (unsigned long long)Stats.Packets[A],
+                  (unsigned long long)Stats.Bytes[A]);
+    std::printf("}, \"invalid_verdicts\": %llu, \"seconds\": %.6f}\n",
+                (unsigned long long)Stats.Invalid, Secs);
+    return 0;
+  }
+  std::printf("%s: %s (%s) on the %s back end, %zu packets from %s\n", Tool, ProgName.c_str(),
+              O.Object.c_str(), O.Backend.c_str(), Batch->size(), O.Pcap.c_str());
+  std::printf("  %-14s %10s %12s\n", "action", "packets", "bytes");
+  for (unsigned A = 0; A < runtime::NumXdpActions; ++A)
+    std::printf("  %-14s %10llu %12llu\n", runtime::xdpActionName(A),
+                (unsigned long long)Stats.Packets[A], (unsigned long long)Stats.Bytes[A]);
+  if (Stats.Invalid)
+    std::printf("  (%llu verdicts outside 0..4 counted as XDP_ABORTED)\n",
+                (unsigned long long)Stats.Invalid);
+  std::printf("  %.3f ms for the run\n", Secs * 1e3);
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  libbpf_set_print(nullptr);
+  if (argc < 2)
+    return usage("no command");
+  std::string Cmd = argv[1];
+  if (Cmd == "-h" || Cmd == "--help") {
+    usage("");
+    return 0;
+  }
+  if (Cmd == "run")
+    return runCommand(argc, argv);
+  return usage("unknown command '" + Cmd + "'");
+}

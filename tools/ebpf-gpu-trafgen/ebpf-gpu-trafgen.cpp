@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// ebpf-gpu-trafgen: writes a pcap of mixed, realistic traffic for the
+// samples, tests and benchmarks: IPv4 TCP (SYN and ACK patterns), UDP,
+// ICMP, IPv6, 802.1Q-tagged frames, IPv4 with options, ARP and a few
+// truncated frames, from Zipf-distributed flows, with valid checksums.
+// The same seed gives the same bytes on every machine (own PRNG and
+// distributions, nothing implementation-defined).
+
+#include "ebpf-gpu/Runtime/Packets.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace ebpfgpu;
+
+namespace {
+
+class Rng {
+public:
+  explicit Rng(uint64_t Seed) : State(Seed) {}
+  uint64_t next() {
+    uint64_t Z = (State += 0x9e3779b97f4a7c15ull);
+    Z = (Z ^ (Z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    Z = (Z ^ (Z >> 27)) * 0x94d049bb133111ebull;
+    return Z ^ (Z >> 31);
+  }
+  uint32_t below(uint32_t N) { return uint32_t(next() % N); }
+  double unit() { return double(next() >> 11) * (1.0 / 9007199254740992.0); }
+
+private:
+  uint64_t State;
+};
+
+struct Flow {
+  uint32_t Src, Dst;
+  uint16_t SrcPort, DstPort;
+  uint8_t Proto; // 6 or 17
+};
+
+class Builder {
+public:
+  std::vector<uint8_t> B;
+  void u8(uint8_t V) { B.push_back(V); }
+  void be16(uint16_t V) { u8(uint8_t(V >> 8)), u8(uint8_t(V)); }
+  void be32(uint32_t V) { be16(uint16_t(V >> 16)), be16(uint16_t(V)); }
+  void bytes(const uint8_t *P, size_t N) { B.insert(B.end(), P, P + N); }
+  void put16(size_t At, uint16_t V) { B[At] = uint8_t(V >> 8), B[At + 1] = uint8_t(V); }
+};
+
+uint16_t checksum(const uint8_t *P, size_t N, uint32_t Sum = 0) {
+  for (size_t I = 0; I + 1 < N; I += 2)
+    Sum += uint32_t(P[I]) << 8 | P[I + 1];
+  if (N & 1)
+    Sum += uint32_t(P[N - 1]) << 8;
+  while (Sum >> 16)
+    Sum = (Sum & 0xffff) + (Sum >> 16);
+  return uint16_t(~Sum);
+}
+
+const uint8_t DstMac[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
+const uint8_t SrcMac[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x02};
+
+void ethernet(Builder &P, uint16_t Type, bool Vlan, uint16_t VlanId) {
+  P.bytes(DstMac, 6);
+  P.bytes(SrcMac, 6);
+  if (Vlan) {
+    P.be16(0x8100);
+    P.be16(VlanId);
+  }
+  P.be16(Type);
+}
+
+/// L4 header + payload for TCP or UDP; checksum filled by the caller.
+void transport(Builder &P, const Flow &F, uint8_t TcpFlags, size_t Payload, Rng &R) {
+  if (F.Proto == 6) {
+    P.be16(F.SrcPort);
+    P.be16(F.DstPort);
+    P.be32(uint32_t(R.next()));
+    P.be32(TcpFlags & 0x10 ? uint32_t(R.next()) : 0);
+    P.u8(5 << 4);
+    P.u8(TcpFlags);
+    P.be16(65535);
+    P.be16(0); // checksum
+    P.be16(0);
+  } else {
+    P.be16(F.SrcPort);
+    P.be16(F.DstPort);
+    P.be16(uint16_t(8 + Payload));
+    P.be16(0);
+  }
+  for (size_t I = 0; I < Payload; ++I)
+    P.u8(uint8_t(R.next()));
+}
+
+void ipv4(Builder &P, const Flow &F, uint8_t Proto, unsigned OptWords, uint8_t TcpFlags,
+          size_t Payload, Rng &R) {
+  size_t Ip = P.B.size();
+  P.u8(uint8_t(0x40 | (5 + OptWords)));
+  P.u8(0);
+  P.be16(0); // total length, below
+  P.be16(uint16_t(R.next()));
+  P.be16(0x4000);
+  P.u8(64);
+  P.u8(Proto);
+  P.be16(0);
+  P.be32(F.Src);
+  P.be32(F.Dst);
+  for (unsigned I = 0; I < OptWords; ++I)
+    P.be32(0x01010101); // NOP options
+  size_t L4 = P.B.size();
+  if (Proto == 1) { // ICMP echo request
+    P.u8(8);
+    P.u8(0);
+    P.be16(0);
+    P.be16(uint16_t(R.next()));
+    P.be16(uint16_t(R.next()));
+    for (size_t I = 0; I < Payload; ++I)
+      P.u8(uint8_t(R.next()));
+    P.put16(L4 + 2, checksum(&P.B[L4], P.B.size() - L4));
+  } else {
+    transport(P, F, TcpFlags, Payload, R);
+    size_t Len = P.B.size() - L4;
+    uint32_t Pseudo = (F.Src >> 16) + (F.Src & 0xffff) + (F.Dst >> 16) + (F.Dst & 0xffff) +
+                      Proto + uint32_t(Len);
+    uint16_t C = checksum(&P.B[L4], Len, Pseudo);
+    P.put16(L4 + (Proto == 6 ? 16 : 6), Proto == 17 && C == 0 ? 0xffff : C);
+  }
+  P.put16(Ip + 2, uint16_t(P.B.size() - Ip));
+  P.put16(Ip + 10, checksum(&P.B[Ip], (5 + OptWords) * 4));
+}
+
+void ipv6(Builder &P, const Flow &F, size_t Payload, Rng &R) {
+  size_t Ip = P.B.size();
+  P.be32(0x60000000);
+  P.be16(0);
+  P.u8(F.Proto);
+  P.u8(64);
+  for (uint32_t A : {0x20010db8u, 0u, 0u, F.Src, 0x20010db8u, 0u, 0u, F.Dst})
+    P.be32(A);
+  size_t L4 = P.B.size();
+  transport(P, F, 0x10, Payload, R);
+  P.put16(Ip + 4, uint16_t(P.B.size() - L4));
+}
+
+int usage(const char *Msg) {
+  if (Msg)
+    std::fprintf(stderr, "ebpf-gpu-trafgen: error: %s\n", Msg);
+  std::fprintf(stderr,
+               "usage: ebpf-gpu-trafgen -o OUT.pcap [--count N] [--seed S] [--flows F]\n"
+               "  --count N   packets to write (default 1000)\n"
+               "  --seed S    PRNG seed (default 1); same seed, same bytes\n"
+               "  --flows F   distinct flows, Zipf-distributed (default 1024)\n");
+  return 2;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string Out;
+  uint64_t Count = 1000, Seed = 1, NumFlows = 1024;
+  for (int I = 1; I < argc; ++I) {
+    std::string A = argv[I];
+    auto Num = [&](uint64_t &V) {
+      if (I + 1 >= argc)
+        return false;
+      char *End;
+      V = std::strtoull(argv[++I], &End, 0);
+      return *End == 0;
+    };
+    if (A == "-o" && I + 1 < argc)
+      Out = argv[++I];
+    else if (A == "--count") {
+      if (!Num(Count) || Count == 0 || Count > 100000000)
+        return usage("--count needs a number from 1 to 100000000");
+    } else if (A == "--seed") {
+      if (!Num(Seed))
+        return usage("--seed needs a number");
+    } else if (A == "--flows") {
+      if (!Num(NumFlows) || NumFlows == 0 || NumFlows > 1000000)
+        return usage("--flows needs a number from 1 to 1000000");
+    } else if (A == "-h" || A == "--help") {
+      usage(nullptr);
+      return 0;
+    } else
+      return usage(("unknown argument '" + A + "'").c_str());
+  }
+  if (Out.empty())
+    return usage("no output file (-o)");
+
+  Rng R(Seed);
+  std::vector<Flow> Flows(NumFlows);
+  for (Flow &F : Flows) {
+    bool Inside = R.below(10) < 3;
+    F.Src = Inside ? (0x0a000000u | R.below(1u << 24)) : (0x2d000000u + R.below(0x80000000u));
+    F.Dst = 0xc0a80000u | R.below(65536);
+    static const uint16_t TcpPorts[] = {80, 443, 22, 8080, 25};
+    static const uint16_t UdpPorts[] = {53, 123, 4789, 5353};
+    F.Proto = R.below(10) < 6 ? 6 : 17;
+    F.SrcPort = uint16_t(1024 + R.below(64000));
+    bool Common = R.below(10) < 7;
+    F.DstPort = Common ? (F.Proto == 6 ? TcpPorts[R.below(5)] : UdpPorts[R.below(4)])
+                       : uint16_t(1 + R.below(65535));
+  }
+  // Zipf(1.1) over flows: a few heavy hitters, a long tail.
+  std::vector<double> Cdf(NumFlows);
+  double Sum = 0;
+  for (uint64_t K = 0; K < NumFlows; ++K)
+    Cdf[K] = (Sum += 1.0 / std::pow(double(K + 1), 1.1));
+  for (double &C : Cdf)
+    C /= Sum;
+
+  runtime::PacketBatch Batch(1522);
+  uint64_t TimeNs = 1700000000ull * 1000000000ull;
+  for (uint64_t N = 0; N < Count; ++N) {
+    const Flow &F = Flows[size_t(std::lower_bound(Cdf.begin(), Cdf.end(), R.unit()) - Cdf.begin())];
+    Builder P;
+    uint32_t Kind = R.below(100);
+    // Mostly minimum-size frames, some mid-size, some full-size.
+    uint32_t SizeClass = R.below(10);
+    size_t Payload = SizeClass < 6 ? R.below(8) : SizeClass < 9 ? 100 + R.below(400) : 1400;
+    uint8_t Flags = R.below(4) == 0 ? 0x02 : 0x10; // SYN or ACK
+    if (Kind < 62) {
+      ethernet(P, 0x0800, false, 0);
+      ipv4(P, F, F.Proto, 0, Flags, Payload, R);
+    } else if (Kind < 72) {
+      Flow Icmp = F;
+      ethernet(P, 0x0800, false, 0);
+      ipv4(P, Icmp, 1, 0, 0, Payload, R);
+    } else if (Kind < 82) {
+      ethernet(P, 0x86dd, false, 0);
+      ipv6(P, F, Payload, R);
+    } else if (Kind < 90) {
+      ethernet(P, 0x0800, true, uint16_t(1 + R.below(4094)));
+      ipv4(P, F, F.Proto, 0, Flags, Payload, R);
+    } else if (Kind < 95) {
+      ethernet(P, 0x0800, false, 0);
+      ipv4(P, F, F.Proto, 1 + R.below(3), Flags, Payload, R);
+    } else if (Kind < 98) {
+      ethernet(P, 0x0806, false, 0);
+      for (int I = 0; I < 28; ++I)
+        P.u8(uint8_t(R.next()));
+    } else {
+      // Truncated: the Ethernet type promises IPv4, the frame ends early.
+      ethernet(P, 0x0800, false, 0);
+      for (uint32_t I = 0, E = R.below(19); I < E; ++I)
+        P.u8(uint8_t(R.next()));
+    }
+    if (Kind < 98)
+      while (P.B.size() < 60) // Ethernet minimum without FCS
+        P.u8(0);
+    TimeNs += 1000 + R.below(1000);
+    Batch.add(P.B.data(), uint32_t(P.B.size()), TimeNs);
+  }
+  // Every packet goes out: mark them all XDP_PASS.
+  for (size_t I = 0; I < Batch.size(); ++I) {
+    platform::XdpRuntimeContext Ctx;
+    Batch.prepareContext(I, Ctx);
+    Batch.finish(I, Ctx, uint64_t(runtime::XdpAction::Pass));
+  }
+  if (MaybeError E = runtime::writePcap(Out, Batch, 1u << unsigned(runtime::XdpAction::Pass))) {
+    std::fprintf(stderr, "ebpf-gpu-trafgen: error: %s\n", E->message().c_str());
+    return 1;
+  }
+  return 0;
+}
