@@ -107,6 +107,12 @@ Expected<ElfFile> readElf(const uint8_t *Bytes, size_t Size) {
   if (elf_getshdrnum(E.get(), &NumSections) != 0 ||
       elf_getshdrstrndx(E.get(), &StrIndex) != 0)
     return elfError("cannot read the section headers");
+  // libelf reports no sections, rather than an error, when the section
+  // header table is cut off; check the header's own numbers.
+  uint64_t HeaderCount = std::max<uint64_t>({Ehdr.e_shnum, NumSections, 1});
+  if (Ehdr.e_shoff == 0 || Ehdr.e_shoff > Size || Ehdr.e_shentsize != sizeof(Elf64_Shdr) ||
+      HeaderCount > (Size - Ehdr.e_shoff) / sizeof(Elf64_Shdr))
+    return Error("truncated ELF file (section headers end past the end of the file)");
 
   ElfFile Out;
   Out.Sections.resize(NumSections);

@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: Apache-2.0
+#
+# lit configuration of ebpf-gpu's regression tests. Tests run the real
+# tools. Optional features are enabled only after a probe:
+#   kernel-bpf  the running kernel loads and test-runs XDP programs (root)
+#   cuda-gpu    an NVIDIA GPU and driver are present
+#   ptxas       the CUDA toolkit's ptxas is installed
+
+import os
+import shutil
+import subprocess
+import tempfile
+
+import lit.formats
+
+config.name = "ebpf-gpu"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".s", ".c", ".test"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.ebpf_gpu_bin_root, "tests", "lit")
+
+tools = os.path.join(config.ebpf_gpu_bin_root, "tools")
+config.environment["PATH"] = os.pathsep.join(
+    [tools, config.llvm_bin_dir, config.environment.get("PATH", os.environ["PATH"])])
+
+bpf_cflags = f"-O2 -g -target bpf -I/usr/include/{config.multiarch}"
+config.substitutions.append(("%clang-bpf", f"{config.clang} {bpf_cflags}"))
+config.substitutions.append(("%llvm-mc-bpf", "llvm-mc -triple=bpfel -filetype=obj"))
+config.substitutions.append(("%samples", os.path.join(config.ebpf_gpu_bin_root, "samples")))
+config.substitutions.append(("%src", config.ebpf_gpu_src_root))
+config.substitutions.append(("%conformance", config.conformance_dir))
+config.substitutions.append(
+    ("%tohex", f"{config.python} -c \"import sys; print(open(sys.argv[1],'rb').read().hex())\""))
+config.substitutions.append(("%python", config.python))
+
+
+def probe_kernel_bpf():
+    if os.geteuid() != 0:
+        return False
+    loader = os.path.join(tools, "ebpf-gpu-loader")
+    trafgen = os.path.join(tools, "ebpf-gpu-trafgen")
+    sample = os.path.join(config.ebpf_gpu_bin_root, "samples", "xdp_pass_drop.o")
+    with tempfile.TemporaryDirectory() as d:
+        pcap = os.path.join(d, "p.pcap")
+        try:
+            subprocess.run([trafgen, "-o", pcap, "--count", "1"], check=True,
+                           capture_output=True, timeout=30)
+            r = subprocess.run([loader, "run", sample, "--section", "xdp_pass_all",
+                                "--pcap", pcap, "--backend", "kernel"],
+                               capture_output=True, timeout=30)
+        except (OSError, subprocess.SubprocessError):
+            return False
+        return r.returncode == 0
+
+
+if probe_kernel_bpf():
+    config.available_features.add("kernel-bpf")
+else:
+    lit_config.note("kernel-bpf tests skipped: the kernel does not test-run XDP programs here "
+                    "(needs root and a kernel with BPF)")
+
+try:
+    if subprocess.run(["nvidia-smi", "-L"], capture_output=True, timeout=30).returncode == 0:
+        config.available_features.add("cuda-gpu")
+except (OSError, subprocess.SubprocessError):
+    pass
+if "cuda-gpu" not in config.available_features:
+    lit_config.note("cuda-gpu tests skipped: no NVIDIA GPU or driver")
+
+ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+if os.access(ptxas, os.X_OK):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+
+if os.path.isdir(os.path.join(config.conformance_dir, "tests")):
+    config.available_features.add("conformance-data")

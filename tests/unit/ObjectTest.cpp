@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Object reader on the sample objects and on bad input.
+
+#include "ebpf-gpu/Object/Object.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+
+using namespace ebpfgpu;
+
+namespace {
+
+std::string sample(const char *Name) { return std::string(EBPF_GPU_SAMPLES_DIR) + "/" + Name; }
+
+std::vector<uint8_t> bytesOf(const std::string &Path) {
+  std::ifstream In(Path, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(In), {});
+}
+
+TEST(Object, ReadsSeveralProgramsFromOneSection) {
+  auto Obj = object::readObjectFile(sample("xdp_pass_drop.o"));
+  ASSERT_TRUE(Obj) << Obj.error().message();
+  ASSERT_EQ(Obj->Programs.size(), 2u);
+  EXPECT_EQ(Obj->Programs[0].Name, "xdp_pass_all");
+  EXPECT_EQ(Obj->Programs[1].Name, "xdp_drop_ipv6");
+  EXPECT_EQ(Obj->Programs[1].Section, "xdp");
+  EXPECT_EQ(Obj->License, "GPL");
+  EXPECT_EQ(Obj->findProgram("xdp_drop_ipv6"), &Obj->Programs[1]);
+  EXPECT_EQ(Obj->findProgram("xdp"), &Obj->Programs[0]);
+  EXPECT_EQ(Obj->findProgram("nope"), nullptr);
+}
+
+TEST(Object, LinksSubprogramsAndGlobalData) {
+  auto Obj = object::readObjectFile(sample("xdp_port_filter.o"));
+  ASSERT_TRUE(Obj) << Obj.error().message();
+  const object::ProgramSpec &P = Obj->Programs.at(0);
+  ASSERT_EQ(P.Functions.size(), 2u);
+  EXPECT_EQ(P.Functions[1].Name, "parse_flow");
+  ASSERT_EQ(Obj->Maps.size(), 1u);
+  EXPECT_EQ(Obj->Maps[0].Name, ".rodata");
+  EXPECT_EQ(Obj->Maps[0].Origin, object::MapOrigin::GlobalData);
+  EXPECT_EQ(Obj->Maps[0].Flags, object::MapFlagReadOnlyProg);
+  EXPECT_EQ(Obj->Maps[0].InitialValue, (std::vector<uint8_t>{80, 0, 0xbb, 1, 53, 0}));
+  // Line info names the C source.
+  ASSERT_FALSE(P.Lines.empty());
+  EXPECT_NE(P.Lines[0].File.find("xdp_port_filter.c"), std::string::npos);
+  // Every local call now points inside the linked program.
+  for (uint32_t Pc = 0; Pc < P.Insns.size(); ++Pc)
+    if (P.Insns[Pc].isLocalCall())
+      EXPECT_LT(uint64_t(int64_t(Pc) + 1 + P.Insns[Pc].Imm), P.Insns.size());
+}
+
+TEST(Object, RefusesBadInput) {
+  std::vector<uint8_t> Garbage(200, 0x41);
+  auto R = object::readObjectMemory(Garbage.data(), Garbage.size(), "g.o");
+  ASSERT_FALSE(R);
+  EXPECT_EQ(R.error().message(), "g.o: not an ELF file");
+
+  std::vector<uint8_t> Good = bytesOf(sample("xdp_port_filter.o"));
+  ASSERT_GT(Good.size(), 200u);
+  // Every truncation is refused cleanly.
+  for (size_t Len : {size_t(4), size_t(63), size_t(64), Good.size() / 2, Good.size() - 1}) {
+    auto T = object::readObjectMemory(Good.data(), Len, "t.o");
+    EXPECT_FALSE(T) << "accepted a file truncated to " << Len << " bytes";
+  }
+  auto Missing = object::readObjectFile("/nonexistent/x.o");
+  ASSERT_FALSE(Missing);
+  EXPECT_EQ(Missing.error().message(), "/nonexistent/x.o: cannot open file");
+}
+
+} // namespace

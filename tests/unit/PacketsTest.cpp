@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Packet batches, verdict counters and pcap round trips.
+
+#include "ebpf-gpu/Runtime/Packets.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <unistd.h>
+
+using namespace ebpfgpu;
+using runtime::PacketBatch;
+
+namespace {
+
+TEST(Packets, ContextHasHeadroomAndTailroom) {
+  PacketBatch B(100);
+  uint8_t P[60] = {1, 2, 3};
+  ASSERT_TRUE(B.add(P, 60));
+  EXPECT_FALSE(B.add(P, 101 > 60 ? 60 : 0) == false);
+  platform::XdpRuntimeContext C;
+  B.prepareContext(0, C);
+  EXPECT_EQ(C.Data - C.BufferStart, runtime::XdpHeadroom);
+  EXPECT_EQ(C.DataEnd - C.Data, 60u);
+  EXPECT_GE(C.BufferEnd - C.DataEnd, runtime::XdpTailroom);
+  EXPECT_EQ(C.DataMeta, C.Data);
+  // The program moved the head by 14 bytes and said XDP_TX.
+  C.Data += 14;
+  B.finish(0, C, 3);
+  EXPECT_EQ(B.length(0), 46u);
+  EXPECT_EQ(B.verdict(0), 3u);
+}
+
+TEST(Packets, CountsActions) {
+  runtime::ActionStats S;
+  S.count(1, 64);
+  S.count(2, 100);
+  S.count(2, 100);
+  S.count(9, 64);
+  EXPECT_EQ(S.Packets[2], 2u);
+  EXPECT_EQ(S.Bytes[2], 200u);
+  EXPECT_EQ(S.Packets[0], 1u); // the invalid verdict counts as ABORTED
+  EXPECT_EQ(S.Invalid, 1u);
+  EXPECT_EQ(S.total(), 4u);
+  EXPECT_STREQ(runtime::xdpActionName(4), "XDP_REDIRECT");
+  EXPECT_STREQ(runtime::xdpActionName(7), "XDP_UNKNOWN");
+}
+
+TEST(Packets, PcapRoundTripKeepsChosenActions) {
+  PacketBatch B(64);
+  uint8_t A[60], Z[60];
+  for (int I = 0; I < 60; ++I)
+    A[I] = uint8_t(I), Z[I] = uint8_t(255 - I);
+  B.add(A, 60, 1000);
+  B.add(Z, 60, 2000);
+  platform::XdpRuntimeContext C;
+  B.prepareContext(0, C);
+  B.finish(0, C, 2);
+  B.prepareContext(1, C);
+  B.finish(1, C, 1);
+  std::string Path = ::testing::TempDir() + "/rt-" + std::to_string(getpid()) + ".pcap";
+  ASSERT_FALSE(runtime::writePcap(Path, B, 1u << 2));
+  auto R = runtime::readPcap(Path);
+  std::remove(Path.c_str());
+  ASSERT_TRUE(R) << R.error().message();
+  ASSERT_EQ(R->size(), 1u);
+  EXPECT_EQ(R->length(0), 60u);
+  EXPECT_EQ(R->data(0)[5], 5);
+  EXPECT_EQ(R->timestampNs(0), 1000u);
+}
+
+TEST(Packets, ReadErrorsNameTheFile) {
+  auto R = runtime::readPcap("/nonexistent/in.pcap");
+  ASSERT_FALSE(R);
+  EXPECT_EQ(R.error().message().rfind("/nonexistent/in.pcap: ", 0), 0u);
+}
+
+} // namespace
