@@ -48,9 +48,11 @@ TEST(Object, LinksSubprogramsAndGlobalData) {
   ASSERT_FALSE(P.Lines.empty());
   EXPECT_NE(P.Lines[0].File.find("xdp_port_filter.c"), std::string::npos);
   // Every local call now points inside the linked program.
-  for (uint32_t Pc = 0; Pc < P.Insns.size(); ++Pc)
-    if (P.Insns[Pc].isLocalCall())
+  for (uint32_t Pc = 0; Pc < P.Insns.size(); ++Pc) {
+    if (P.Insns[Pc].isLocalCall()) {
       EXPECT_LT(uint64_t(int64_t(Pc) + 1 + P.Insns[Pc].Imm), P.Insns.size());
+    }
+  }
 }
 
 TEST(Object, RefusesBadInput) {

@@ -48,11 +48,11 @@ HostProgram::compile(const object::ProgramSpec &Prog, const std::vector<object::
         llvm::orc::ExecutorAddr::fromPtr(Addr), llvm::JITSymbolFlags::Exported};
   }
   if (llvm::Error E = (*Jit)->getMainJITDylib().define(llvm::orc::absoluteSymbols(Helpers)))
-    return std::move(E);
+    return E;
   std::string Entry = Lifted->EntryName;
   if (llvm::Error E = (*Jit)->addIRModule(
           llvm::orc::ThreadSafeModule(std::move(Lifted->Module), std::move(Ctx))))
-    return std::move(E);
+    return E;
   auto Sym = (*Jit)->lookup(Entry);
   if (!Sym)
     return Sym.takeError();

@@ -641,7 +641,7 @@ llvm::Expected<LiftedProgram> ProgramLifter::run() {
     }
     FunctionLifter FL(*this, I, LlvmFuncs[I]);
     if (llvm::Error E = FL.lift())
-      return std::move(E);
+      return E;
     Out.FrameBytes.push_back(Facts->frameBytes(I));
   }
   std::string VerifyMsg;

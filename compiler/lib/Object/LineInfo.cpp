@@ -97,7 +97,7 @@ Expected<LineTable> readLineInfo(const ElfFile &Elf) {
       return Error("section .BTF.ext: line info out of bounds");
     auto &Lines = Table[Str->at(SecNameOff)];
     for (uint32_t I = 0; I < Count; ++I, P += RecSize) {
-      uint32_t InsnOff, FileOff, TextOff, LineCol;
+      uint32_t InsnOff = 0, FileOff = 0, TextOff = 0, LineCol = 0;
       R.u32(P, InsnOff);
       R.u32(P + 4, FileOff);
       R.u32(P + 8, TextOff);

@@ -134,9 +134,13 @@ MaybeError parseBtfMapDef(const struct btf *B, uint32_t TypeId, MapSpec &M,
     if (Err)
       return Err;
   }
-  if ((M.Type == MapTypeArrayOfMaps || M.Type == MapTypeHashOfMaps) &&
-      M.Inner.empty())
-    return Error("map of maps without an inner map definition (__array(values, ...))");
+  if (M.Type == MapTypeArrayOfMaps || M.Type == MapTypeHashOfMaps) {
+    if (M.Inner.empty())
+      return Error("map of maps without an inner map definition (__array(values, ...))");
+    // The values of a map of maps are map references: 4 bytes, as the kernel's fds.
+    if (M.ValueSize == 0)
+      M.ValueSize = 4;
+  }
   return std::nullopt;
 }
 

@@ -19,95 +19,91 @@ constexpr uint8_t FramePointer = 10;
 /// Largest stack frame the ISA allows a function.
 constexpr unsigned MaxStackBytes = 512;
 
-enum Class : uint8_t {
-  LD = 0x00,
-  LDX = 0x01,
-  ST = 0x02,
-  STX = 0x03,
-  ALU = 0x04,
-  JMP = 0x05,
-  JMP32 = 0x06,
-  ALU64 = 0x07,
-};
+/// Instruction classes (bits 0..2 of the opcode).
+constexpr uint8_t LD = 0x00;
+constexpr uint8_t LDX = 0x01;
+constexpr uint8_t ST = 0x02;
+constexpr uint8_t STX = 0x03;
+constexpr uint8_t ALU = 0x04;
+constexpr uint8_t JMP = 0x05;
+constexpr uint8_t JMP32 = 0x06;
+constexpr uint8_t ALU64 = 0x07;
 
 /// Arithmetic operations (bits 4..7 of ALU/ALU64 opcodes).
-enum AluOp : uint8_t {
-  Add = 0x00,
-  Sub = 0x10,
-  Mul = 0x20,
-  Div = 0x30,
-  Or = 0x40,
-  And = 0x50,
-  Lsh = 0x60,
-  Rsh = 0x70,
-  Neg = 0x80,
-  Mod = 0x90,
-  Xor = 0xa0,
-  Mov = 0xb0,
-  Arsh = 0xc0,
-  End = 0xd0,
-};
+constexpr uint8_t Add = 0x00;
+constexpr uint8_t Sub = 0x10;
+constexpr uint8_t Mul = 0x20;
+constexpr uint8_t Div = 0x30;
+constexpr uint8_t Or = 0x40;
+constexpr uint8_t And = 0x50;
+constexpr uint8_t Lsh = 0x60;
+constexpr uint8_t Rsh = 0x70;
+constexpr uint8_t Neg = 0x80;
+constexpr uint8_t Mod = 0x90;
+constexpr uint8_t Xor = 0xa0;
+constexpr uint8_t Mov = 0xb0;
+constexpr uint8_t Arsh = 0xc0;
+constexpr uint8_t End = 0xd0;
 
 /// Jump operations (bits 4..7 of JMP/JMP32 opcodes).
-enum JmpOp : uint8_t {
-  Ja = 0x00,
-  Jeq = 0x10,
-  Jgt = 0x20,
-  Jge = 0x30,
-  Jset = 0x40,
-  Jne = 0x50,
-  Jsgt = 0x60,
-  Jsge = 0x70,
-  Call = 0x80,
-  Exit = 0x90,
-  Jlt = 0xa0,
-  Jle = 0xb0,
-  Jslt = 0xc0,
-  Jsle = 0xd0,
-};
+constexpr uint8_t Ja = 0x00;
+constexpr uint8_t Jeq = 0x10;
+constexpr uint8_t Jgt = 0x20;
+constexpr uint8_t Jge = 0x30;
+constexpr uint8_t Jset = 0x40;
+constexpr uint8_t Jne = 0x50;
+constexpr uint8_t Jsgt = 0x60;
+constexpr uint8_t Jsge = 0x70;
+constexpr uint8_t Call = 0x80;
+constexpr uint8_t Exit = 0x90;
+constexpr uint8_t Jlt = 0xa0;
+constexpr uint8_t Jle = 0xb0;
+constexpr uint8_t Jslt = 0xc0;
+constexpr uint8_t Jsle = 0xd0;
 
 /// Operand source bit of ALU and JMP opcodes.
-enum Source : uint8_t { SrcK = 0x00, SrcX = 0x08 };
+constexpr uint8_t SrcK = 0x00;
+constexpr uint8_t SrcX = 0x08;
 /// For ALU END: byte order to convert to.
-enum ByteOrder : uint8_t { ToLE = 0x00, ToBE = 0x08 };
+constexpr uint8_t ToLE = 0x00;
+constexpr uint8_t ToBE = 0x08;
 
 /// Access size of load and store opcodes (bits 3..4).
-enum Size : uint8_t { W = 0x00, H = 0x08, B = 0x10, DW = 0x18 };
+constexpr uint8_t W = 0x00;
+constexpr uint8_t H = 0x08;
+constexpr uint8_t B = 0x10;
+constexpr uint8_t DW = 0x18;
 
 /// Mode of load and store opcodes (bits 5..7).
-enum Mode : uint8_t {
-  ModeImm = 0x00,
-  ModeAbs = 0x20,
-  ModeInd = 0x40,
-  ModeMem = 0x60,
-  ModeMemSX = 0x80,
-  ModeAtomic = 0xc0,
-};
+constexpr uint8_t ModeImm = 0x00;
+constexpr uint8_t ModeAbs = 0x20;
+constexpr uint8_t ModeInd = 0x40;
+constexpr uint8_t ModeMem = 0x60;
+constexpr uint8_t ModeMemSX = 0x80;
+constexpr uint8_t ModeAtomic = 0xc0;
 
 /// Atomic operations (the imm field of STX|ATOMIC).
-enum AtomicOp : int32_t {
-  AtomicAdd = 0x00,
-  AtomicOr = 0x40,
-  AtomicAnd = 0x50,
-  AtomicXor = 0xa0,
-  AtomicFetch = 0x01,
-  AtomicXchg = 0xe0 | AtomicFetch,
-  AtomicCmpXchg = 0xf0 | AtomicFetch,
-};
+constexpr int32_t AtomicAdd = 0x00;
+constexpr int32_t AtomicOr = 0x40;
+constexpr int32_t AtomicAnd = 0x50;
+constexpr int32_t AtomicXor = 0xa0;
+constexpr int32_t AtomicFetch = 0x01;
+constexpr int32_t AtomicXchg = 0xe0 | AtomicFetch;
+constexpr int32_t AtomicCmpXchg = 0xf0 | AtomicFetch;
 
 /// The src field of LDDW (64-bit immediate) instructions.
-enum LddwKind : uint8_t {
-  LddwImm64 = 0,
-  LddwMapFd = 1,
-  LddwMapValue = 2,
-  LddwVarAddr = 3,
-  LddwCodeAddr = 4,
-  LddwMapIdx = 5,
-  LddwMapIdxValue = 6,
-};
+constexpr uint8_t LddwImm64 = 0;
+constexpr uint8_t LddwMapFd = 1;
+constexpr uint8_t LddwMapValue = 2;
+constexpr uint8_t LddwVarAddr = 3;
+constexpr uint8_t LddwCodeAddr = 4;
+constexpr uint8_t LddwMapIdx = 5;
+constexpr uint8_t LddwMapIdxValue = 6;
 
 /// The src field of CALL instructions.
-enum CallKind : uint8_t { CallHelper = 0, CallLocal = 1, CallKfunc = 2 };
+constexpr uint8_t CallHelper = 0;
+constexpr uint8_t CallLocal = 1;
+constexpr uint8_t CallKfunc = 2;
 
 /// One decoded instruction slot. For LDDW the slot holds both halves of the
 /// immediate and the following slot is a placeholder (isLddwHigh()).
