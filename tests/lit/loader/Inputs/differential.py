@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: Apache-2.0
+#
+# Runs programs on two back ends over the same packets and compares the
+# verdict of every packet and the bytes of every packet that goes out.
+# Arguments: OBJECT:PROGRAM pairs. Prints one line per program; exits 1 on
+# the first difference, naming the packet.
+
+import argparse
+import os
+import subprocess
+import sys
+
+
+def run(loader, backend, obj, prog, pcap, out, verdicts):
+    subprocess.run([loader, "run", obj, "--section", prog, "--pcap", pcap, "--backend", backend,
+                    "--out", out, "--verdicts", verdicts, "--json"],
+                   check=True, stdout=subprocess.DEVNULL)
+    with open(verdicts) as f:
+        return f.read().splitlines()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--loader", required=True)
+    ap.add_argument("--pcap", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--backends", default="host,kernel")
+    ap.add_argument("programs", nargs="+")
+    args = ap.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    a, b = args.backends.split(",")
+    for spec in args.programs:
+        obj, prog = spec.rsplit(":", 1)
+        res = {}
+        for be in (a, b):
+            base = os.path.join(args.work, f"{prog}.{be}")
+            res[be] = (run(args.loader, be, obj, prog, args.pcap, base + ".pcap", base + ".txt"),
+                       base + ".pcap")
+        va, vb = res[a][0], res[b][0]
+        for la, lb in zip(va, vb):
+            if la != lb:
+                print(f"{prog}: packet differs: {a}: {la} / {b}: {lb}")
+                return 1
+        if len(va) != len(vb):
+            print(f"{prog}: {a} gave {len(va)} verdicts, {b} {len(vb)}")
+            return 1
+        with open(res[a][1], "rb") as fa, open(res[b][1], "rb") as fb:
+            if fa.read() != fb.read():
+                print(f"{prog}: output packets differ ({res[a][1]} vs {res[b][1]})")
+                return 1
+        print(f"{prog}: {len(va)} packets, {a} and {b} agree")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
