@@ -39,10 +39,17 @@ def parse_result(text):
     return value & 0xFFFFFFFFFFFFFFFF
 
 
-def run_plugin(plugin, program_hex, mem_hex, timeout):
+def spaced(hex_text):
+    """The upstream runner's encoding: each byte as two hex digits and spaces."""
+    return "".join(hex_text[i:i + 2] + "  " for i in range(0, len(hex_text), 2))
+
+
+def run_plugin(plugin, program_hex, mem_hex, timeout, options=""):
+    # As the upstream runner: memory as argv[1], plugin options as argv[2],
+    # the program on standard input, r0 read back as hex from standard output.
     try:
-        p = subprocess.run([plugin, mem_hex], input=program_hex, capture_output=True,
-                           text=True, timeout=timeout)
+        p = subprocess.run([plugin, spaced(mem_hex), options], input=spaced(program_hex) + "\n",
+                           capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return None, "", "timed out"
     return p.returncode, p.stdout, p.stderr

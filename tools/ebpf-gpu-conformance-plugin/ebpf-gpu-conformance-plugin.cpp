@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// The bpf_conformance plugin: `PLUGIN [MEM_HEX] [--elf]`, program as one
+// The bpf_conformance plugin: `PLUGIN [MEM_HEX] [OPTIONS]` (OPTIONS: --elf), program as one
 // line of hex on standard input (or a whole ELF object with --elf). Runs it
 // on the host back end with r1 = the input memory, r2 = its length, prints
 // r0 in hex and exits 0; a load or run failure prints the reason on
@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <iostream>
 #include <iterator>
+#include <sstream>
 #include <string>
 
 using namespace ebpfgpu;
@@ -50,16 +51,18 @@ bool parseHex(const std::string &Text, std::vector<uint8_t> &Out) {
 
 int main(int argc, char **argv) {
   libbpf_set_print(nullptr);
-  std::string MemHex;
+  // The upstream runner passes the memory as argv[1] (possibly empty) and
+  // its plugin options as one more argument (possibly empty).
+  std::string MemHex = argc > 1 ? argv[1] : "";
   bool Elf = false;
-  for (int I = 1; I < argc; ++I) {
-    std::string A = argv[I];
-    if (A == "--elf")
-      Elf = true;
-    else if (A.rfind("--", 0) == 0)
-      return failWith("unknown option " + A);
-    else
-      MemHex = A;
+  for (int I = 2; I < argc; ++I) {
+    std::istringstream Opts(argv[I]);
+    for (std::string A; Opts >> A;) {
+      if (A == "--elf")
+        Elf = true;
+      else
+        return failWith("unknown option '" + A + "'");
+    }
   }
   std::string Input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
   std::vector<uint8_t> Code, Mem;

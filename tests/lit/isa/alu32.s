@@ -1,7 +1,7 @@
 # 32-bit operations work on the low half and zero the upper half.
 # RUN: %llvm-mc-bpf %s -o %t.o
 # RUN: ebpf-gpu-cc --platform=raw %t.o --emit=insns | FileCheck %s --check-prefix=INSNS
-# RUN: %tohex %t.o | ebpf-gpu-conformance-plugin --elf | FileCheck %s --check-prefix=EXEC
+# RUN: %tohex %t.o | ebpf-gpu-conformance-plugin "" --elf | FileCheck %s --check-prefix=EXEC
 # RUN: ebpf-gpu-cc --platform=raw %t.o --emit=llvm -O0 | FileCheck %s --check-prefix=IR
 # INSNS: w0 += w1
 # INSNS: w0 = -w0

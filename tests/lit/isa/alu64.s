@@ -2,7 +2,7 @@
 # ((1000 * 3 - 7) ^ 0xff | 0x100) & 0xfff = 0xb4e, negated.
 # RUN: %llvm-mc-bpf %s -o %t.o
 # RUN: ebpf-gpu-cc --platform=raw %t.o --emit=insns | FileCheck %s --check-prefix=INSNS
-# RUN: %tohex %t.o | ebpf-gpu-conformance-plugin --elf | FileCheck %s --check-prefix=EXEC
+# RUN: %tohex %t.o | ebpf-gpu-conformance-plugin "" --elf | FileCheck %s --check-prefix=EXEC
 # INSNS: program entry (section prog, {{[0-9]+}} insns)
 # INSNS: r0 = 1000
 # INSNS: r0 *= r1

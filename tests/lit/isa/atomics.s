@@ -1,6 +1,6 @@
 # Atomic add/or/and/xor with and without fetch, xchg and cmpxchg, 32 and 64 bits.
 # RUN: %llvm-mc-bpf %s -o %t.o
-# RUN: %tohex %t.o | ebpf-gpu-conformance-plugin --elf | FileCheck %s
+# RUN: %tohex %t.o | ebpf-gpu-conformance-plugin "" --elf | FileCheck %s
 # RUN: ebpf-gpu-cc --platform=raw %t.o --emit=llvm -O0 | FileCheck %s --check-prefix=IR
 # IR: atomicrmw add ptr {{.*}} seq_cst
 # IR: atomicrmw xchg ptr

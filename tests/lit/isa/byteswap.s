@@ -1,7 +1,7 @@
 # be/le conversions truncate to their width; bswap (v4) swaps unconditionally.
 # RUN: %llvm-mc-bpf %s -o %t.o
 # RUN: ebpf-gpu-cc --platform=raw %t.o --emit=insns | FileCheck %s --check-prefix=INSNS
-# RUN: %tohex %t.o | ebpf-gpu-conformance-plugin --elf | FileCheck %s
+# RUN: %tohex %t.o | ebpf-gpu-conformance-plugin "" --elf | FileCheck %s
 # INSNS: r1 = be16 r1
 # INSNS: r2 = le32 r2
 # INSNS: r3 = bswap64 r3

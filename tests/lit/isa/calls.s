@@ -1,7 +1,7 @@
 # bpf-to-bpf calls: each eBPF function is an LLVM function, arguments in
 # r1-r5, result in r0, r6-r9 and the stack preserved across the call.
 # RUN: %llvm-mc-bpf %s -o %t.o
-# RUN: %tohex %t.o | ebpf-gpu-conformance-plugin --elf | FileCheck %s
+# RUN: %tohex %t.o | ebpf-gpu-conformance-plugin "" --elf | FileCheck %s
 # RUN: ebpf-gpu-cc --platform=raw %t.o --emit=llvm -O0 | FileCheck %s --check-prefix=IR
 # IR: define i64 @entry(ptr %ctx, i64 %arg1, i64 %arg2, i64 %arg3, i64 %arg4, i64 %arg5)
 # IR: call i64 @add3(

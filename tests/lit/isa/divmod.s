@@ -1,7 +1,7 @@
 # RFC 9669 division: x/0 = 0, x%0 = x, signed INT_MIN/-1 = INT_MIN, INT_MIN%-1 = 0.
 # The IR never divides by a value that could be zero.
 # RUN: %llvm-mc-bpf %s -o %t.o
-# RUN: %tohex %t.o | ebpf-gpu-conformance-plugin --elf | FileCheck %s
+# RUN: %tohex %t.o | ebpf-gpu-conformance-plugin "" --elf | FileCheck %s
 # RUN: ebpf-gpu-cc --platform=raw %t.o --emit=llvm -O0 | FileCheck %s --check-prefix=IR
 # IR: icmp eq i64 %{{.*}}, 0
 # IR: select i1 %{{.*}}, i64 1, i64 %{{.*}}

@@ -1,7 +1,7 @@
 # Every condition of JMP and JMP32, unsigned and signed, and gotol.
 # RUN: %llvm-mc-bpf %s -o %t.o
 # RUN: ebpf-gpu-cc --platform=raw %t.o --emit=insns | FileCheck %s --check-prefix=INSNS
-# RUN: %tohex %t.o | ebpf-gpu-conformance-plugin --elf | FileCheck %s
+# RUN: %tohex %t.o | ebpf-gpu-conformance-plugin "" --elf | FileCheck %s
 # INSNS: if r1 s< r2 goto
 # INSNS: if w1 > w2 goto
 # INSNS: if r1 & 4 goto

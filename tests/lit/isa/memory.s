@@ -1,6 +1,6 @@
 # Loads and stores of every width on the input memory (r1) and the stack.
 # RUN: %llvm-mc-bpf %s -o %t.o
-# RUN: %tohex %t.o | ebpf-gpu-conformance-plugin --elf 0102030405060708 | FileCheck %s
+# RUN: %tohex %t.o | ebpf-gpu-conformance-plugin 0102030405060708 --elf | FileCheck %s
 # The stack frame is sized from what the program touches (16 bytes here).
 # RUN: ebpf-gpu-cc --platform=raw %t.o --emit=llvm -O0 | FileCheck %s --check-prefix=IR
 # IR: alloca [16 x i8]

@@ -1,7 +1,7 @@
 # Sign-extending moves (v4) and sign-extending loads.
 # RUN: %llvm-mc-bpf %s -o %t.o
 # RUN: ebpf-gpu-cc --platform=raw %t.o --emit=insns | FileCheck %s --check-prefix=INSNS
-# RUN: %tohex %t.o | ebpf-gpu-conformance-plugin --elf | FileCheck %s
+# RUN: %tohex %t.o | ebpf-gpu-conformance-plugin "" --elf | FileCheck %s
 # INSNS: r1 = (s8)r2
 # INSNS: w3 = (s16)w2
 # INSNS: r5 = *(s16 *)(r10 - 8)

@@ -1,6 +1,6 @@
 # Shift amounts are masked (63 for 64-bit, 31 for 32-bit); arsh keeps the sign.
 # RUN: %llvm-mc-bpf %s -o %t.o
-# RUN: %tohex %t.o | ebpf-gpu-conformance-plugin --elf | FileCheck %s
+# RUN: %tohex %t.o | ebpf-gpu-conformance-plugin "" --elf | FileCheck %s
 # CHECK: {{^}}7{{$}}
 
   .section prog,"ax",@progbits
