@@ -38,20 +38,20 @@ bool PacketBatch::add(const uint8_t *Data, uint32_t Len, uint64_t TimestampNs) {
 void PacketBatch::prepareContext(size_t I, platform::XdpRuntimeContext &Ctx) {
   uint64_t Base = reinterpret_cast<uint64_t>(buffer(I));
   Ctx = {};
-  Ctx.BufferStart = Base;
-  Ctx.BufferEnd = Base + Stride;
-  Ctx.Data = Base + Offsets[I];
-  Ctx.DataMeta = Ctx.Data;
-  Ctx.DataEnd = Ctx.Data + Lengths[I];
-  Ctx.RandomState = 0x5eed0000ull + I;
+  Ctx.buffer_start = Base;
+  Ctx.buffer_end = Base + Stride;
+  Ctx.data = Base + Offsets[I];
+  Ctx.data_meta = Ctx.data;
+  Ctx.data_end = Ctx.data + Lengths[I];
+  Ctx.random_state = 0x5eed0000ull + I;
 }
 
 void PacketBatch::finish(size_t I, const platform::XdpRuntimeContext &Ctx, uint64_t Verdict) {
   uint64_t Base = reinterpret_cast<uint64_t>(buffer(I));
-  Offsets[I] = uint32_t(Ctx.Data - Base);
-  Lengths[I] = uint32_t(Ctx.DataEnd - Ctx.Data);
+  Offsets[I] = uint32_t(Ctx.data - Base);
+  Lengths[I] = uint32_t(Ctx.data_end - Ctx.data);
   Verdicts[I] = Verdict;
-  Redirects[I] = Ctx.RedirectTarget;
+  Redirects[I] = Ctx.redirect_target;
 }
 
 bool PacketBatch::setResult(size_t I, const uint8_t *Data, uint32_t Len, uint64_t Verdict) {

@@ -96,8 +96,8 @@ TEST(HostJit, XdpContextIsRewritten) {
   ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
   uint8_t Packet[100] = {};
   platform::XdpRuntimeContext C;
-  C.Data = reinterpret_cast<uint64_t>(Packet);
-  C.DataEnd = C.Data + 60;
+  C.data = reinterpret_cast<uint64_t>(Packet);
+  C.data_end = C.data + 60;
   EXPECT_EQ((*P)->runXdp(C), 60u);
 }
 

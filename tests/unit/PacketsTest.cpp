@@ -21,12 +21,12 @@ TEST(Packets, ContextHasHeadroomAndTailroom) {
   EXPECT_FALSE(B.add(P, 101 > 60 ? 60 : 0) == false);
   platform::XdpRuntimeContext C;
   B.prepareContext(0, C);
-  EXPECT_EQ(C.Data - C.BufferStart, runtime::XdpHeadroom);
-  EXPECT_EQ(C.DataEnd - C.Data, 60u);
-  EXPECT_GE(C.BufferEnd - C.DataEnd, runtime::XdpTailroom);
-  EXPECT_EQ(C.DataMeta, C.Data);
+  EXPECT_EQ(C.data - C.buffer_start, runtime::XdpHeadroom);
+  EXPECT_EQ(C.data_end - C.data, 60u);
+  EXPECT_GE(C.buffer_end - C.data_end, runtime::XdpTailroom);
+  EXPECT_EQ(C.data_meta, C.data);
   // The program moved the head by 14 bytes and said XDP_TX.
-  C.Data += 14;
+  C.data += 14;
   B.finish(0, C, 3);
   EXPECT_EQ(B.length(0), 46u);
   EXPECT_EQ(B.verdict(0), 3u);

@@ -19,12 +19,12 @@ public:
     auto Field = [&](const char *Name, uint32_t Off, uint32_t RtOff, bool Ptr) {
       Fields.push_back({Name, Off, 4, RtOff, Ptr ? 8u : 4u, Ptr});
     };
-    Field("data", 0, offsetof(XdpRuntimeContext, Data), true);
-    Field("data_end", 4, offsetof(XdpRuntimeContext, DataEnd), true);
-    Field("data_meta", 8, offsetof(XdpRuntimeContext, DataMeta), true);
-    Field("ingress_ifindex", 12, offsetof(XdpRuntimeContext, IngressIfindex), false);
-    Field("rx_queue_index", 16, offsetof(XdpRuntimeContext, RxQueueIndex), false);
-    Field("egress_ifindex", 20, offsetof(XdpRuntimeContext, EgressIfindex), false);
+    Field("data", 0, offsetof(XdpRuntimeContext, data), true);
+    Field("data_end", 4, offsetof(XdpRuntimeContext, data_end), true);
+    Field("data_meta", 8, offsetof(XdpRuntimeContext, data_meta), true);
+    Field("ingress_ifindex", 12, offsetof(XdpRuntimeContext, ingress_ifindex), false);
+    Field("rx_queue_index", 16, offsetof(XdpRuntimeContext, rx_queue_index), false);
+    Field("egress_ifindex", 20, offsetof(XdpRuntimeContext, egress_ifindex), false);
 
     Helpers = {
         {1, "map_lookup_elem", V::Ptr, {V::Map, V::Ptr}},

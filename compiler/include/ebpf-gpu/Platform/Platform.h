@@ -9,6 +9,8 @@
 #ifndef EBPF_GPU_PLATFORM_PLATFORM_H
 #define EBPF_GPU_PLATFORM_PLATFORM_H
 
+#include "ebpf-gpu/Platform/XdpContext.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -79,28 +81,8 @@ const Platform &rawPlatform();
 /// The platform named `Name` ("xdp" or "raw"), or null.
 const Platform *findPlatform(const std::string &Name);
 
-/// The context the runtime passes to an XDP program. The lifter rewrites the
-/// program's xdp_md accesses to this layout; the fields after
-/// EgressIfindex are private to the runtime (helpers use them).
-struct XdpRuntimeContext {
-  uint64_t Data = 0;
-  uint64_t DataEnd = 0;
-  uint64_t DataMeta = 0;
-  uint32_t IngressIfindex = 0;
-  uint32_t RxQueueIndex = 0;
-  uint32_t EgressIfindex = 0;
-  uint32_t Reserved = 0;
-  /// First byte of the buffer (start of headroom) and one past its last byte.
-  uint64_t BufferStart = 0;
-  uint64_t BufferEnd = 0;
-  /// Set by bpf_redirect: the target ifindex.
-  uint64_t RedirectTarget = 0;
-  /// State of bpf_get_prandom_u32 (per packet, seeded by the runtime).
-  uint64_t RandomState = 0;
-  /// What bpf_get_smp_processor_id returns (the worker's index).
-  uint32_t CpuId = 0;
-  uint32_t Reserved2 = 0;
-};
+/// The context the runtime passes to an XDP program (XdpContext.h).
+using XdpRuntimeContext = ::ebpfgpu_xdp_ctx;
 
 } // namespace ebpfgpu::platform
 

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The context the runtime passes to an XDP program, in C so that the host
+ * runtime, the device helper library (compiled for nvptx64) and the lifter
+ * agree on one layout. The lifter rewrites the program's struct xdp_md
+ * accesses to these fields; the fields after egress_ifindex are private to
+ * the runtime and its helpers. */
+
+#ifndef EBPF_GPU_PLATFORM_XDPCONTEXT_H
+#define EBPF_GPU_PLATFORM_XDPCONTEXT_H
+
+#ifdef __cplusplus
+#include <cstdint>
+#else
+#include <stdint.h>
+#endif
+
+struct ebpfgpu_xdp_ctx {
+  uint64_t data;
+  uint64_t data_end;
+  uint64_t data_meta;
+  uint32_t ingress_ifindex;
+  uint32_t rx_queue_index;
+  uint32_t egress_ifindex;
+  uint32_t reserved;
+  /* First byte of the buffer (start of headroom) and one past its last byte. */
+  uint64_t buffer_start;
+  uint64_t buffer_end;
+  /* Set by bpf_redirect: the target ifindex. */
+  uint64_t redirect_target;
+  /* State of bpf_get_prandom_u32, seeded by the runtime per packet. */
+  uint64_t random_state;
+  /* What bpf_get_smp_processor_id returns. */
+  uint32_t cpu_id;
+  uint32_t reserved2;
+};
+
+#endif /* EBPF_GPU_PLATFORM_XDPCONTEXT_H */
