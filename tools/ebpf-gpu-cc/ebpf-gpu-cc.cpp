@@ -5,6 +5,7 @@
 // 0 success, 1 the input was refused (malformed, unsupported, unsafe),
 // 2 bad command line. A failed run leaves no output file behind.
 
+#include "ebpf-gpu/Compiler/GpuBackend.h"
 #include "ebpf-gpu/Compiler/Lifter.h"
 #include "ebpf-gpu/ISA/Decoder.h"
 #include "ebpf-gpu/ISA/Disassembler.h"
@@ -27,7 +28,7 @@ using namespace llvm;
 
 namespace {
 
-enum class EmitKind { Insns, Maps, Llvm };
+enum class EmitKind { Insns, Maps, Llvm, GpuLlvm, Ptx };
 enum class InputKind { Elf, Bin, Hex };
 
 cl::OptionCategory Category("ebpf-gpu-cc options");
@@ -44,8 +45,14 @@ cl::opt<EmitKind> Emit(
     "emit", cl::desc("What to produce"), cl::init(EmitKind::Llvm),
     cl::values(clEnumValN(EmitKind::Insns, "insns", "decoded, linked instructions"),
                clEnumValN(EmitKind::Maps, "maps", "the object's map definitions"),
-               clEnumValN(EmitKind::Llvm, "llvm", "optimised LLVM IR (default)")),
+               clEnumValN(EmitKind::Llvm, "llvm", "optimised LLVM IR of the program (default)"),
+               clEnumValN(EmitKind::GpuLlvm, "gpu-llvm",
+                          "LLVM IR of the GPU module (program, helpers, batch kernel)"),
+               clEnumValN(EmitKind::Ptx, "ptx", "PTX for the CUDA driver")),
     cl::cat(Category));
+cl::opt<std::string> GpuArch("target",
+                             cl::desc("GPU target for PTX (default sm_70: every GPU from Volta on)"),
+                             cl::value_desc("sm_XX"), cl::init("sm_70"), cl::cat(Category));
 cl::opt<unsigned> OptLevel("O", cl::desc("Optimisation level 0-3 (default 2)"), cl::Prefix,
                            cl::init(2), cl::cat(Category));
 cl::opt<std::string> PlatformName("platform",
@@ -229,6 +236,20 @@ int main(int argc, char **argv) {
       fail(InputPath + ": program " + P->Name + ": " + toString(Lifted.takeError()));
     compiler::optimizeModule(*Lifted->Module, OptLevel);
     Lifted->Module->print(OS, nullptr);
+    break;
+  }
+  case EmitKind::GpuLlvm:
+  case EmitKind::Ptx: {
+    const object::ProgramSpec *P = selectPrograms(Obj, false)[0];
+    compiler::LiftOptions Opts;
+    Opts.Platform = Plat;
+    compiler::GpuOptions Gpu;
+    Gpu.Arch = GpuArch;
+    Gpu.OptLevel = OptLevel;
+    auto G = compiler::compileForGpu(*P, Obj.Maps, Opts, Gpu);
+    if (!G)
+      fail(InputPath + ": program " + P->Name + ": " + toString(G.takeError()));
+    OS << (Emit == EmitKind::Ptx ? G->Ptx : G->Llvm);
     break;
   }
   }

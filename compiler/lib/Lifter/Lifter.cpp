@@ -48,6 +48,7 @@ private:
   llvm::Error liftLoad(uint32_t Pc, const Insn &I, const AbsState &S);
   llvm::Error liftStore(uint32_t Pc, const Insn &I, const AbsState &S);
   llvm::Error liftAtomic(uint32_t Pc, const Insn &I, const AbsState &S);
+  llvm::Error liftStackAtomic(const Insn &I, Value *Addr, Type *Ty);
   llvm::Error liftLddw(uint32_t Pc, const Insn &I);
   llvm::Error liftHelperCall(uint32_t Pc, int32_t Id, const AbsState &S);
   llvm::Error liftLocalCall(uint32_t Pc, const Insn &I);
@@ -422,6 +423,8 @@ llvm::Error FunctionLifter::liftAtomic(uint32_t Pc, const Insn &I, const AbsStat
   if (!Addr)
     return Addr.takeError();
   Type *Ty = llvm::IntegerType::get(P.Ctx, Size * 8);
+  if (S.Regs[I.Dst].isStackDerived())
+    return liftStackAtomic(I, *Addr, Ty);
   auto Order = llvm::AtomicOrdering::SequentiallyConsistent;
   llvm::Align A(Size);
   if (I.Imm == isa::AtomicCmpXchg) {
@@ -440,6 +443,31 @@ llvm::Error FunctionLifter::liftAtomic(uint32_t Pc, const Insn &I, const AbsStat
   default: Op = llvm::AtomicRMWInst::Xchg; break;
   }
   Value *Old = B.CreateAtomicRMW(Op, *Addr, B.CreateTrunc(reg(I.Src), Ty), A, Order);
+  if (I.Imm & isa::AtomicFetch)
+    setReg(I.Src, B.CreateZExt(Old, I64));
+  return llvm::Error::success();
+}
+
+llvm::Error FunctionLifter::liftStackAtomic(const Insn &I, Value *Addr, Type *Ty) {
+  // The stack is private to its thread, so an atomic there is an ordinary
+  // read-modify-write. (PTX leaves atomics on local memory undefined.)
+  Value *Old = B.CreateAlignedLoad(Ty, Addr, llvm::Align(1));
+  Value *Src = B.CreateTrunc(reg(I.Src), Ty);
+  if (I.Imm == isa::AtomicCmpXchg) {
+    Value *Match = B.CreateICmpEQ(Old, B.CreateTrunc(reg(0), Ty));
+    B.CreateAlignedStore(B.CreateSelect(Match, Src, Old), Addr, llvm::Align(1));
+    setReg(0, B.CreateZExt(Old, I64));
+    return llvm::Error::success();
+  }
+  Value *New;
+  switch (I.Imm & ~isa::AtomicFetch) {
+  case isa::AtomicAdd: New = B.CreateAdd(Old, Src); break;
+  case isa::AtomicOr: New = B.CreateOr(Old, Src); break;
+  case isa::AtomicAnd: New = B.CreateAnd(Old, Src); break;
+  case isa::AtomicXor: New = B.CreateXor(Old, Src); break;
+  default: New = Src; break; // xchg
+  }
+  B.CreateAlignedStore(New, Addr, llvm::Align(1));
   if (I.Imm & isa::AtomicFetch)
     setReg(I.Src, B.CreateZExt(Old, I64));
   return llvm::Error::success();

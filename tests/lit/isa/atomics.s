@@ -1,16 +1,22 @@
 # Atomic add/or/and/xor with and without fetch, xchg and cmpxchg, 32 and 64 bits.
+# On the thread-private stack they are plain read-modify-writes (PTX leaves
+# atomics on local memory undefined); on other memory, LLVM atomics.
 # RUN: %llvm-mc-bpf %s -o %t.o
-# RUN: %tohex %t.o | ebpf-gpu-conformance-plugin "" --elf | FileCheck %s
+# RUN: %tohex %t.o | ebpf-gpu-conformance-plugin 0100000000000000 --elf | FileCheck %s
 # RUN: ebpf-gpu-cc --platform=raw %t.o --emit=llvm -O0 | FileCheck %s --check-prefix=IR
+# RUN: ebpf-gpu-cc --platform=raw %t.o --emit=ptx | FileCheck %s --check-prefix=PTX
 # IR: atomicrmw add ptr {{.*}} seq_cst
-# IR: atomicrmw xchg ptr
-# IR: cmpxchg ptr
-# CHECK: {{^}}1f{{$}}
+# IR-NOT: atomicrmw
+# IR-NOT: cmpxchg ptr
+# PTX: atom.add.u64
+# PTX-NOT: atom.
+# CHECK: {{^}}3f{{$}}
 
   .section prog,"ax",@progbits
   .globl entry
   .type entry,@function
 entry:
+  r9 = r1
   r0 = 0
   r1 = 10
   *(u64 *)(r10 - 8) = r1
@@ -43,6 +49,11 @@ entry:
   if r3 != 0x33 goto bad
   if w7 != 0x0f goto bad
   r0 |= 16
+  r2 = 0x10
+  lock *(u64 *)(r9 + 0) += r2
+  r3 = *(u64 *)(r9 + 0)
+  if r3 != 0x11 goto bad
+  r0 |= 32
   exit
 bad:
   r0 = 0xbad

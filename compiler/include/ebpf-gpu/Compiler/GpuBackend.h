@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The GPU back end: a lifted program, linked with the device helper
+// library, wrapped in a generated batch kernel (one thread per packet; see
+// Platform/GpuAbi.h) and compiled by LLVM's NVPTX target to PTX that the
+// CUDA driver JIT-compiles at load time.
+
+#ifndef EBPF_GPU_COMPILER_GPUBACKEND_H
+#define EBPF_GPU_COMPILER_GPUBACKEND_H
+
+#include "ebpf-gpu/Compiler/Lifter.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace ebpfgpu::compiler {
+
+struct GpuOptions {
+  /// PTX target; the default is JIT-compiled by every GPU from Volta on.
+  std::string Arch = "sm_70";
+  unsigned OptLevel = 2;
+};
+
+struct GpuProgram {
+  std::string Ptx;
+  /// The generated __global__ entry (EBPFGPU_XDP_KERNEL or _RAW_KERNEL).
+  std::string KernelName;
+  std::vector<MapBinding> Maps;
+  std::vector<std::string> HelpersUsed;
+  /// Largest stack frame of the program's functions, in bytes.
+  unsigned StackBytes = 0;
+  /// The optimised LLVM IR the PTX was generated from.
+  std::string Llvm;
+};
+
+/// Compiles `Prog` for the GPU. Fails with the helper's name when the
+/// program calls a helper the device library does not provide.
+llvm::Expected<GpuProgram> compileForGpu(const object::ProgramSpec &Prog,
+                                         const std::vector<object::MapSpec> &Maps,
+                                         const LiftOptions &Lift, const GpuOptions &Gpu);
+
+} // namespace ebpfgpu::compiler
+
+#endif // EBPF_GPU_COMPILER_GPUBACKEND_H

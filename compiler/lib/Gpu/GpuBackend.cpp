@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// NVPTX code generation: link the device helpers, generate the batch
+// kernel, internalise, optimise for the target and print PTX.
+
+#include "ebpf-gpu/Compiler/GpuBackend.h"
+
+#include "ebpf-gpu/Platform/GpuAbi.h"
+
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <cstddef>
+#include <mutex>
+
+extern const unsigned char ebpfgpu_device_helpers[];
+extern const unsigned long ebpfgpu_device_helpers_size;
+
+namespace ebpfgpu::compiler {
+
+namespace {
+
+constexpr const char *Triple = "nvptx64-nvidia-cuda";
+
+llvm::Error makeError(const llvm::Twine &Msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>> makeTargetMachine(const GpuOptions &O) {
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+  std::string Err;
+  const llvm::Target *T = llvm::TargetRegistry::lookupTarget(Triple, Err);
+  if (!T)
+    return makeError("NVPTX target unavailable: " + Err);
+  std::unique_ptr<llvm::MCSubtargetInfo> STI(T->createMCSubtargetInfo(Triple, O.Arch, ""));
+  if (!STI || !STI->isCPUStringValid(O.Arch))
+    return makeError("unknown GPU target '" + O.Arch + "' (e.g. sm_70, sm_80, sm_90)");
+  auto Level = O.OptLevel == 0 ? llvm::CodeGenOptLevel::None : llvm::CodeGenOptLevel::Aggressive;
+  return std::unique_ptr<llvm::TargetMachine>(T->createTargetMachine(
+      Triple, O.Arch, "", llvm::TargetOptions(), std::nullopt, std::nullopt, Level));
+}
+
+/// Links the helpers the module declares from the device library.
+llvm::Error linkDeviceHelpers(llvm::Module &M) {
+  llvm::StringRef Bytes(reinterpret_cast<const char *>(ebpfgpu_device_helpers),
+                        ebpfgpu_device_helpers_size);
+  auto Lib = llvm::parseBitcodeFile(llvm::MemoryBufferRef(Bytes, "device-helpers"),
+                                    M.getContext());
+  if (!Lib)
+    return Lib.takeError();
+  (*Lib)->setTargetTriple(M.getTargetTriple());
+  (*Lib)->setDataLayout(M.getDataLayout());
+  if (llvm::Linker::linkModules(M, std::move(*Lib), llvm::Linker::LinkOnlyNeeded))
+    return makeError("internal error: cannot link the device helper library");
+  for (llvm::Function &F : M) {
+    // The library was built for the oldest target; the module's target rules.
+    F.removeFnAttr("target-cpu");
+    F.removeFnAttr("target-features");
+    if (F.isDeclaration() && !F.isIntrinsic() && F.getName().starts_with("ebpfgpu_"))
+      return makeError("helper bpf_" + F.getName().drop_front(8) +
+                       " is not available on the GPU back end yet");
+  }
+  return llvm::Error::success();
+}
+
+llvm::Value *threadIndex(llvm::IRBuilder<> &B) {
+  llvm::Module *M = B.GetInsertBlock()->getModule();
+  auto Read = [&](llvm::Intrinsic::ID Id) {
+    return B.CreateCall(llvm::Intrinsic::getDeclaration(M, Id));
+  };
+  return B.CreateAdd(B.CreateMul(Read(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                                 Read(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
+                     Read(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
+}
+
+/// ebpfgpu_xdp_batch: thread i runs the program on packet i.
+void addXdpKernel(llvm::Module &M, llvm::Function *Prog) {
+  llvm::LLVMContext &C = M.getContext();
+  auto *I8 = llvm::Type::getInt8Ty(C);
+  auto *I32 = llvm::Type::getInt32Ty(C);
+  auto *I64 = llvm::Type::getInt64Ty(C);
+  auto *Global = llvm::PointerType::get(C, 1);
+  auto *FnTy = llvm::FunctionType::get(llvm::Type::getVoidTy(C), {Global, Global, I32, I64}, false);
+  auto *K = llvm::Function::Create(FnTy, llvm::GlobalValue::ExternalLinkage, EBPFGPU_XDP_KERNEL, M);
+  K->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  llvm::Value *Descs = K->getArg(0), *Verdicts = K->getArg(1);
+  auto *Entry = llvm::BasicBlock::Create(C, "entry", K);
+  auto *Run = llvm::BasicBlock::Create(C, "run", K);
+  auto *Done = llvm::BasicBlock::Create(C, "done", K);
+  llvm::IRBuilder<> B(Entry);
+  auto *Ctx = B.CreateAlloca(llvm::ArrayType::get(I8, sizeof(ebpfgpu_xdp_ctx)), nullptr, "ctx");
+  Ctx->setAlignment(llvm::Align(8));
+  llvm::Value *Tid = threadIndex(B);
+  B.CreateCondBr(B.CreateICmpULT(Tid, K->getArg(2)), Run, Done);
+
+  B.SetInsertPoint(Run);
+  llvm::Value *Desc = B.CreateGEP(I8, Descs, B.CreateMul(B.CreateZExt(Tid, I64),
+                                                          B.getInt64(sizeof(ebpfgpu_packet_desc))));
+  auto Field = [&](llvm::Value *Base, size_t Off, llvm::Type *Ty) {
+    return B.CreateAlignedLoad(Ty, B.CreateConstInBoundsGEP1_64(I8, Base, Off),
+                               llvm::Align(Ty->getPrimitiveSizeInBits() / 8));
+  };
+  auto Set = [&](size_t Off, llvm::Value *V) {
+    B.CreateAlignedStore(V, B.CreateConstInBoundsGEP1_64(I8, Ctx, Off),
+                         llvm::Align(V->getType()->getPrimitiveSizeInBits() / 8));
+  };
+  llvm::Value *Buffer = Field(Desc, offsetof(ebpfgpu_packet_desc, buffer), I64);
+  llvm::Value *DataOff = B.CreateZExt(Field(Desc, offsetof(ebpfgpu_packet_desc, data_offset), I32), I64);
+  llvm::Value *Len = B.CreateZExt(Field(Desc, offsetof(ebpfgpu_packet_desc, length), I32), I64);
+  llvm::Value *Size = B.CreateZExt(Field(Desc, offsetof(ebpfgpu_packet_desc, buffer_size), I32), I64);
+  llvm::Value *Data = B.CreateAdd(Buffer, DataOff);
+  Set(offsetof(ebpfgpu_xdp_ctx, data), Data);
+  Set(offsetof(ebpfgpu_xdp_ctx, data_end), B.CreateAdd(Data, Len));
+  Set(offsetof(ebpfgpu_xdp_ctx, data_meta), Data);
+  Set(offsetof(ebpfgpu_xdp_ctx, ingress_ifindex),
+      Field(Desc, offsetof(ebpfgpu_packet_desc, ingress_ifindex), I32));
+  Set(offsetof(ebpfgpu_xdp_ctx, rx_queue_index),
+      Field(Desc, offsetof(ebpfgpu_packet_desc, rx_queue_index), I32));
+  Set(offsetof(ebpfgpu_xdp_ctx, egress_ifindex), B.getInt32(0));
+  Set(offsetof(ebpfgpu_xdp_ctx, buffer_start), Buffer);
+  Set(offsetof(ebpfgpu_xdp_ctx, buffer_end), B.CreateAdd(Buffer, Size));
+  Set(offsetof(ebpfgpu_xdp_ctx, redirect_target), B.getInt64(0));
+  Set(offsetof(ebpfgpu_xdp_ctx, random_state),
+      B.CreateXor(K->getArg(3), B.CreateMul(B.CreateZExt(Tid, I64),
+                                            B.getInt64(0x9e3779b97f4a7c15ull))));
+  Set(offsetof(ebpfgpu_xdp_ctx, cpu_id),
+      B.CreateCall(llvm::Intrinsic::getDeclaration(&M, llvm::Intrinsic::nvvm_read_ptx_sreg_smid)));
+  llvm::Value *R0 = B.CreateCall(Prog, {Ctx, B.CreatePtrToInt(Ctx, I64), B.getInt64(0),
+                                        B.getInt64(0), B.getInt64(0), B.getInt64(0)});
+  llvm::Value *Out = B.CreateGEP(I8, Verdicts, B.CreateMul(B.CreateZExt(Tid, I64),
+                                                            B.getInt64(sizeof(ebpfgpu_verdict))));
+  auto Put = [&](size_t Off, llvm::Value *V) {
+    B.CreateAlignedStore(B.CreateTrunc(V, I32), B.CreateConstInBoundsGEP1_64(I8, Out, Off),
+                         llvm::Align(4));
+  };
+  llvm::Value *NewData = Field(Ctx, offsetof(ebpfgpu_xdp_ctx, data), I64);
+  llvm::Value *NewEnd = Field(Ctx, offsetof(ebpfgpu_xdp_ctx, data_end), I64);
+  Put(offsetof(ebpfgpu_verdict, action), R0);
+  Put(offsetof(ebpfgpu_verdict, data_offset), B.CreateSub(NewData, Buffer));
+  Put(offsetof(ebpfgpu_verdict, length), B.CreateSub(NewEnd, NewData));
+  Put(offsetof(ebpfgpu_verdict, redirect_target),
+      Field(Ctx, offsetof(ebpfgpu_xdp_ctx, redirect_target), I64));
+  B.CreateBr(Done);
+  B.SetInsertPoint(Done);
+  B.CreateRetVoid();
+}
+
+/// ebpfgpu_raw_run: thread 0 runs the program with r1 = mem, r2 = len.
+void addRawKernel(llvm::Module &M, llvm::Function *Prog) {
+  llvm::LLVMContext &C = M.getContext();
+  auto *I64 = llvm::Type::getInt64Ty(C);
+  auto *Global = llvm::PointerType::get(C, 1);
+  auto *FnTy = llvm::FunctionType::get(llvm::Type::getVoidTy(C), {Global, I64, Global}, false);
+  auto *K = llvm::Function::Create(FnTy, llvm::GlobalValue::ExternalLinkage, EBPFGPU_RAW_KERNEL, M);
+  K->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  auto *Entry = llvm::BasicBlock::Create(C, "entry", K);
+  auto *Run = llvm::BasicBlock::Create(C, "run", K);
+  auto *Done = llvm::BasicBlock::Create(C, "done", K);
+  llvm::IRBuilder<> B(Entry);
+  B.CreateCondBr(B.CreateICmpEQ(threadIndex(B), B.getInt32(0)), Run, Done);
+  B.SetInsertPoint(Run);
+  llvm::Value *Mem = B.CreatePtrToInt(
+      B.CreateAddrSpaceCast(K->getArg(0), llvm::PointerType::get(C, 0)), I64);
+  llvm::Value *R0 = B.CreateCall(
+      Prog, {llvm::ConstantPointerNull::get(llvm::PointerType::get(C, 0)), Mem, K->getArg(1),
+             B.getInt64(0), B.getInt64(0), B.getInt64(0)});
+  B.CreateAlignedStore(R0, K->getArg(2), llvm::Align(8));
+  B.CreateBr(Done);
+  B.SetInsertPoint(Done);
+  B.CreateRetVoid();
+}
+
+void optimizeForTarget(llvm::Module &M, llvm::TargetMachine &TM, unsigned OptLevel) {
+  llvm::LoopAnalysisManager LAM;
+  llvm::FunctionAnalysisManager FAM;
+  llvm::CGSCCAnalysisManager CGAM;
+  llvm::ModuleAnalysisManager MAM;
+  llvm::PassBuilder PB(&TM);
+  PB.registerModuleAnalyses(MAM);
+  PB.registerCGSCCAnalyses(CGAM);
+  PB.registerFunctionAnalyses(FAM);
+  PB.registerLoopAnalyses(LAM);
+  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  llvm::ModulePassManager MPM =
+      OptLevel == 0 ? PB.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
+                    : PB.buildPerModuleDefaultPipeline(OptLevel == 1   ? llvm::OptimizationLevel::O1
+                                                       : OptLevel == 2 ? llvm::OptimizationLevel::O2
+                                                                       : llvm::OptimizationLevel::O3);
+  MPM.run(M, MAM);
+}
+
+} // namespace
+
+llvm::Expected<GpuProgram> compileForGpu(const object::ProgramSpec &Prog,
+                                         const std::vector<object::MapSpec> &Maps,
+                                         const LiftOptions &Lift, const GpuOptions &Gpu) {
+  auto TM = makeTargetMachine(Gpu);
+  if (!TM)
+    return TM.takeError();
+  llvm::LLVMContext Ctx;
+  auto Lifted = liftProgram(Prog, Maps, Lift, Ctx);
+  if (!Lifted)
+    return Lifted.takeError();
+  llvm::Module &M = *Lifted->Module;
+  M.setTargetTriple(Triple);
+  M.setDataLayout((*TM)->createDataLayout());
+  if (llvm::Error E = linkDeviceHelpers(M))
+    return E;
+
+  llvm::Function *Entry = M.getFunction(Lifted->EntryName);
+  GpuProgram Out;
+  if (Lift.Platform->hasContext()) {
+    addXdpKernel(M, Entry);
+    Out.KernelName = EBPFGPU_XDP_KERNEL;
+  } else {
+    addRawKernel(M, Entry);
+    Out.KernelName = EBPFGPU_RAW_KERNEL;
+  }
+  // Only the kernel and the globals the loader binds stay visible.
+  for (llvm::Function &F : M)
+    if (!F.isDeclaration() && F.getName() != Out.KernelName)
+      F.setLinkage(llvm::GlobalValue::InternalLinkage);
+  std::string Msg;
+  llvm::raw_string_ostream MsgOS(Msg);
+  if (llvm::verifyModule(M, &MsgOS))
+    return makeError("internal error: GPU module is invalid: " + MsgOS.str());
+
+  optimizeForTarget(M, **TM, Gpu.OptLevel);
+  llvm::raw_string_ostream IR(Out.Llvm);
+  M.print(IR, nullptr);
+
+  llvm::SmallString<0> Ptx;
+  llvm::raw_svector_ostream PtxOS(Ptx);
+  llvm::legacy::PassManager PM;
+  if ((*TM)->addPassesToEmitFile(PM, PtxOS, nullptr, llvm::CodeGenFileType::AssemblyFile))
+    return makeError("internal error: NVPTX cannot emit PTX");
+  PM.run(M);
+  Out.Ptx = Ptx.str().str();
+  Out.Maps = Lifted->Maps;
+  Out.HelpersUsed = Lifted->HelpersUsed;
+  for (unsigned F : Lifted->FrameBytes)
+    Out.StackBytes = std::max(Out.StackBytes, F);
+  return Out;
+}
+
+} // namespace ebpfgpu::compiler

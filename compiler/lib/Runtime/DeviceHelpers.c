@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The device build of the helper functions (XdpHelpers.inc), compiled with
+ * clang for nvptx64 to LLVM bitcode that the GPU back end links into every
+ * module. Time comes from the GPU's global nanosecond timer. */
+
+#include "ebpf-gpu/Platform/XdpContext.h"
+
+static inline uint64_t ebpfgpu_globaltimer(void) {
+  uint64_t t;
+  __asm__ volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+#define memcpy __builtin_memcpy
+#define memmove __builtin_memmove
+#define memset __builtin_memset
+#define EBPFGPU_HELPER(name) ebpfgpu_##name
+#define EBPFGPU_NOW_NS(boot) ebpfgpu_globaltimer()
+#include "XdpHelpers.inc"
