@@ -8,7 +8,7 @@
 # IR: atomicrmw add ptr {{.*}} seq_cst
 # IR-NOT: atomicrmw
 # IR-NOT: cmpxchg ptr
-# PTX: atom.add.u64
+# PTX: atom.{{(global.)?}}add.u64
 # PTX-NOT: atom.
 # CHECK: {{^}}3f{{$}}
 
