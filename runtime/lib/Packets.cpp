@@ -4,8 +4,8 @@
 
 #include "ebpf-gpu/Runtime/Packets.h"
 
-#include <pcap/pcap.h>
-
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -54,6 +54,17 @@ void PacketBatch::finish(size_t I, const platform::XdpRuntimeContext &Ctx, uint6
   Redirects[I] = Ctx.redirect_target;
 }
 
+bool PacketBatch::setOutcome(size_t I, uint32_t Offset, uint32_t Len, uint64_t Verdict,
+                             uint64_t Redirect) {
+  if (size_t(Offset) + Len > Stride)
+    return false;
+  Offsets[I] = Offset;
+  Lengths[I] = Len;
+  Verdicts[I] = Verdict;
+  Redirects[I] = Redirect;
+  return true;
+}
+
 bool PacketBatch::setResult(size_t I, const uint8_t *Data, uint32_t Len, uint64_t Verdict) {
   if (size_t(XdpHeadroom) + Len > Stride)
     return false;
@@ -80,45 +91,64 @@ uint64_t ActionStats::total() const {
   return T;
 }
 
+// pcap files are read and written here rather than through libpcap so that
+// the runtime carries no shared-library dependency to GPU machines.
 namespace {
-struct PcapCloser {
-  void operator()(pcap_t *P) const { pcap_close(P); }
-};
-struct DumperCloser {
-  void operator()(pcap_dumper_t *D) const { pcap_dump_close(D); }
-};
+
+constexpr uint32_t MagicMicro = 0xa1b2c3d4, MagicNano = 0xa1b23c4d;
+constexpr uint32_t LinkEthernet = 1;
+
+uint32_t swap32(uint32_t V) { return __builtin_bswap32(V); }
+
 } // namespace
 
 Expected<PacketBatch> readPcap(const std::string &Path) {
-  char Err[PCAP_ERRBUF_SIZE] = {};
-  std::unique_ptr<pcap_t, PcapCloser> P(
-      pcap_open_offline_with_tstamp_precision(Path.c_str(), PCAP_TSTAMP_PRECISION_NANO, Err));
-  if (!P)
-    return Error(Path + ": " + Err);
-  if (pcap_datalink(P.get()) != DLT_EN10MB)
-    return Error(Path + ": not an Ethernet capture (link type " +
-                 std::to_string(pcap_datalink(P.get())) + ")");
-  // First pass for the largest packet, so the batch has one stride.
+  std::FILE *F = std::fopen(Path.c_str(), "rb");
+  if (!F)
+    return Error(Path + ": " + std::strerror(errno));
+  std::unique_ptr<std::FILE, int (*)(std::FILE *)> Closer(F, std::fclose);
+  uint32_t Hdr[6];
+  if (std::fread(Hdr, sizeof(Hdr), 1, F) != 1)
+    return Error(Path + ": not a pcap file (too short)");
+  bool Swap = false, Nano = false;
+  if (Hdr[0] == MagicMicro || Hdr[0] == MagicNano) {
+    Nano = Hdr[0] == MagicNano;
+  } else if (swap32(Hdr[0]) == MagicMicro || swap32(Hdr[0]) == MagicNano) {
+    Swap = true;
+    Nano = swap32(Hdr[0]) == MagicNano;
+  } else {
+    return Error(Path + ": unknown file format (not a pcap capture)");
+  }
+  uint32_t Link = Swap ? swap32(Hdr[5]) : Hdr[5];
+  if ((Link & 0xffff) != LinkEthernet)
+    return Error(Path + ": not an Ethernet capture (link type " + std::to_string(Link) + ")");
   struct Packet {
     std::vector<uint8_t> Bytes;
     uint64_t Ts;
   };
   std::vector<Packet> Packets;
   uint32_t MaxLen = 64;
-  pcap_pkthdr *Hdr;
-  const u_char *Data;
-  int Rc;
-  while ((Rc = pcap_next_ex(P.get(), &Hdr, &Data)) == 1) {
-    if (Hdr->caplen != Hdr->len)
-      return Error(Path + ": packet " + std::to_string(Packets.size() + 1) +
-                   " was truncated by the capture (" + std::to_string(Hdr->caplen) + " of " +
-                   std::to_string(Hdr->len) + " bytes)");
-    Packets.push_back({std::vector<uint8_t>(Data, Data + Hdr->caplen),
-                       uint64_t(Hdr->ts.tv_sec) * 1000000000ull + uint64_t(Hdr->ts.tv_usec)});
-    MaxLen = std::max(MaxLen, Hdr->caplen);
+  uint32_t Rec[4];
+  while (std::fread(Rec, sizeof(Rec), 1, F) == 1) {
+    for (uint32_t &V : Rec)
+      V = Swap ? swap32(V) : V;
+    uint32_t CapLen = Rec[2], Len = Rec[3];
+    size_t N = Packets.size() + 1;
+    if (CapLen != Len)
+      return Error(Path + ": packet " + std::to_string(N) + " was truncated by the capture (" +
+                   std::to_string(CapLen) + " of " + std::to_string(Len) + " bytes)");
+    if (CapLen > 262144)
+      return Error(Path + ": packet " + std::to_string(N) + " is implausibly large");
+    Packet P;
+    P.Bytes.resize(CapLen);
+    if (CapLen && std::fread(P.Bytes.data(), CapLen, 1, F) != 1)
+      return Error(Path + ": packet " + std::to_string(N) + " is cut off by the end of the file");
+    P.Ts = uint64_t(Rec[0]) * 1000000000ull + uint64_t(Rec[1]) * (Nano ? 1 : 1000);
+    MaxLen = std::max(MaxLen, CapLen);
+    Packets.push_back(std::move(P));
   }
-  if (Rc == PCAP_ERROR)
-    return Error(Path + ": " + pcap_geterr(P.get()));
+  if (std::ferror(F))
+    return Error(Path + ": " + std::strerror(errno));
   PacketBatch Batch(MaxLen);
   for (const Packet &Pk : Packets)
     Batch.add(Pk.Bytes.data(), uint32_t(Pk.Bytes.size()), Pk.Ts);
@@ -127,26 +157,23 @@ Expected<PacketBatch> readPcap(const std::string &Path) {
 
 MaybeError writePcap(const std::string &Path, const PacketBatch &Batch, unsigned Actions) {
   std::string Tmp = Path + ".tmp";
-  std::unique_ptr<pcap_t, PcapCloser> P(
-      pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535, PCAP_TSTAMP_PRECISION_NANO));
-  if (!P)
-    return Error(Path + ": cannot create a pcap writer");
-  std::unique_ptr<pcap_dumper_t, DumperCloser> D(pcap_dump_open(P.get(), Tmp.c_str()));
-  if (!D)
-    return Error(Path + ": " + pcap_geterr(P.get()));
-  for (size_t I = 0; I < Batch.size(); ++I) {
+  std::FILE *F = std::fopen(Tmp.c_str(), "wb");
+  if (!F)
+    return Error(Path + ": " + std::strerror(errno));
+  uint32_t Hdr[6] = {MagicNano, 2 | (4u << 16), 0, 0, 262144, LinkEthernet};
+  bool Ok = std::fwrite(Hdr, sizeof(Hdr), 1, F) == 1;
+  for (size_t I = 0; Ok && I < Batch.size(); ++I) {
     uint64_t V = Batch.verdict(I);
     if (V >= NumXdpActions || !(Actions & (1u << V)))
       continue;
-    pcap_pkthdr Hdr = {};
-    Hdr.ts.tv_sec = time_t(Batch.timestampNs(I) / 1000000000ull);
-    Hdr.ts.tv_usec = suseconds_t(Batch.timestampNs(I) % 1000000000ull);
-    Hdr.caplen = Hdr.len = Batch.length(I);
-    pcap_dump(reinterpret_cast<u_char *>(D.get()), &Hdr, Batch.data(I));
+    uint32_t Rec[4] = {uint32_t(Batch.timestampNs(I) / 1000000000ull),
+                       uint32_t(Batch.timestampNs(I) % 1000000000ull), Batch.length(I),
+                       Batch.length(I)};
+    Ok = std::fwrite(Rec, sizeof(Rec), 1, F) == 1 &&
+         (Batch.length(I) == 0 || std::fwrite(Batch.data(I), Batch.length(I), 1, F) == 1);
   }
-  bool Failed = pcap_dump_flush(D.get()) != 0;
-  D.reset();
-  if (Failed || std::rename(Tmp.c_str(), Path.c_str()) != 0) {
+  Ok = std::fclose(F) == 0 && Ok;
+  if (!Ok || std::rename(Tmp.c_str(), Path.c_str()) != 0) {
     std::remove(Tmp.c_str());
     return Error(Path + ": cannot write the capture");
   }

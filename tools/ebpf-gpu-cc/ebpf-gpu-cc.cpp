@@ -5,6 +5,7 @@
 // 0 success, 1 the input was refused (malformed, unsupported, unsafe),
 // 2 bad command line. A failed run leaves no output file behind.
 
+#include "ebpf-gpu/Compiler/GpuArtifact.h"
 #include "ebpf-gpu/Compiler/GpuBackend.h"
 #include "ebpf-gpu/Compiler/Lifter.h"
 #include "ebpf-gpu/ISA/Decoder.h"
@@ -17,6 +18,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -28,24 +30,28 @@ using namespace llvm;
 
 namespace {
 
-enum class EmitKind { Insns, Maps, Llvm, GpuLlvm, Ptx };
+enum class EmitKind { Insns, Maps, Llvm, GpuLlvm, Ptx, GpuObj };
 enum class InputKind { Elf, Bin, Hex };
 
 cl::OptionCategory Category("ebpf-gpu-cc options");
 
 cl::opt<std::string> InputPath(cl::Positional, cl::desc("<input object>"), cl::Required,
                                cl::cat(Category));
-cl::opt<std::string> OutputPath("o", cl::desc("Output file (default: standard output)"),
-                                cl::value_desc("file"), cl::init("-"), cl::cat(Category));
+cl::opt<std::string> OutputPath("o",
+                                cl::desc("Output file (default: INPUT.gpu.o for gpu-obj, "
+                                         "standard output for text)"),
+                                cl::value_desc("file"), cl::cat(Category));
 cl::opt<std::string> Section("section",
                              cl::desc("Program to compile: a function name or a section "
                                       "name (needed when the object has several)"),
                              cl::value_desc("name"), cl::cat(Category));
 cl::opt<EmitKind> Emit(
-    "emit", cl::desc("What to produce"), cl::init(EmitKind::Llvm),
-    cl::values(clEnumValN(EmitKind::Insns, "insns", "decoded, linked instructions"),
+    "emit", cl::desc("What to produce"), cl::init(EmitKind::GpuObj),
+    cl::values(clEnumValN(EmitKind::GpuObj, "gpu-obj",
+                          "the .gpu.o the loader runs: PTX, metadata, maps (default)"),
+               clEnumValN(EmitKind::Insns, "insns", "decoded, linked instructions"),
                clEnumValN(EmitKind::Maps, "maps", "the object's map definitions"),
-               clEnumValN(EmitKind::Llvm, "llvm", "optimised LLVM IR of the program (default)"),
+               clEnumValN(EmitKind::Llvm, "llvm", "optimised LLVM IR of the program"),
                clEnumValN(EmitKind::GpuLlvm, "gpu-llvm",
                           "LLVM IR of the GPU module (program, helpers, batch kernel)"),
                clEnumValN(EmitKind::Ptx, "ptx", "PTX for the CUDA driver")),
@@ -252,16 +258,38 @@ int main(int argc, char **argv) {
     OS << (Emit == EmitKind::Ptx ? G->Ptx : G->Llvm);
     break;
   }
+  case EmitKind::GpuObj: {
+    const object::ProgramSpec *P = selectPrograms(Obj, false)[0];
+    compiler::LiftOptions Opts;
+    Opts.Platform = Plat;
+    compiler::GpuOptions Gpu;
+    Gpu.Arch = GpuArch;
+    Gpu.OptLevel = OptLevel;
+    auto G = compiler::buildGpuObject(Obj, *P, Opts, Gpu);
+    if (!G)
+      fail(InputPath + ": program " + P->Name + ": " + toString(G.takeError()));
+    std::string Out = OutputPath;
+    if (Out.empty()) {
+      StringRef Stem = sys::path::stem(InputPath);
+      Out = (Stem.empty() ? StringRef("out") : Stem).str() + ".gpu.o";
+    }
+    if (Out == "-")
+      fail("a .gpu.o is binary; name an output file with -o", 2);
+    if (MaybeError E = loader::writeFileAtomically(Out, loader::writeGpuObject(*G)))
+      fail(E->message());
+    return 0;
+  }
   }
 
+  std::string Path = OutputPath.empty() ? std::string("-") : std::string(OutputPath);
   std::error_code EC;
-  ToolOutputFile Out(OutputPath, EC, sys::fs::OF_None);
+  ToolOutputFile Out(Path, EC, sys::fs::OF_None);
   if (EC)
-    fail(OutputPath + ": " + EC.message());
+    fail(Path + ": " + EC.message());
   Out.os() << OS.str();
   Out.os().flush();
   if (Out.os().has_error())
-    fail(OutputPath + ": write failed");
+    fail(Path + ": write failed");
   Out.keep();
   return 0;
 }

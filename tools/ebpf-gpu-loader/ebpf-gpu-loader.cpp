@@ -1,23 +1,35 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // ebpf-gpu-loader: runs XDP programs over packets and reports what they
-// decided. `run` is the one-shot mode: a program (a plain eBPF object) over
-// the packets of a pcap file, on one of the back ends this build has:
-//   host    the program JIT-compiled for this CPU (ebpf-gpu's host back end)
+// decided. `run` is the one-shot mode: a program over the packets of a pcap
+// file, on one of the back ends this build has:
+//   gpu     a .gpu.o (or, in builds with the compiler, an eBPF object
+//           compiled on the spot) on the GPU through the CUDA driver
+//   host    an eBPF object JIT-compiled for this CPU (needs the compiler)
 //   kernel  the Linux kernel's own verifier and BPF_PROG_TEST_RUN (needs
 //           root); the reference the other back ends are compared against
+// `test-run` runs a raw-platform .gpu.o once on the GPU (conformance).
 // Exit codes: 0 success, 1 the program or the packets were refused, 2 bad
 // command line.
 
+#include "ebpf-gpu/Loader/GpuObject.h"
+#include "ebpf-gpu/Runtime/Packets.h"
+
+#ifdef EBPF_GPU_HAVE_CUDA
+#include "ebpf-gpu/Loader/GpuLoader.h"
+#endif
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
+#include "ebpf-gpu/Compiler/GpuArtifact.h"
 #include "ebpf-gpu/Compiler/HostJit.h"
 #include "ebpf-gpu/Object/Object.h"
-#include "ebpf-gpu/Runtime/Packets.h"
 
 #include "llvm/Support/raw_ostream.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#endif
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdarg>
@@ -42,23 +54,32 @@ int usage(const std::string &Msg) {
   if (!Msg.empty())
     std::fprintf(stderr, "%s: error: %s\n", Tool, Msg.c_str());
   std::fprintf(stderr,
-               "usage: %s run PROG.o --pcap IN.pcap [options]\n"
+               "usage: %s run PROG.o|PROG.gpu.o --pcap IN.pcap [options]\n"
+               "       %s test-run PROG.gpu.o [--mem HEX]\n"
                "  --section NAME      program (function or section name) when the object has several\n"
-               "  --backend host|kernel\n"
-               "                      host: this CPU through the JIT (default)\n"
+               "  --backend gpu|host|kernel\n"
+               "                      gpu: the GPU (default for a .gpu.o)\n"
+               "                      host: this CPU through the JIT (default for an eBPF object)\n"
                "                      kernel: the Linux kernel's BPF_PROG_TEST_RUN (root)\n"
                "  --out OUT.pcap      write the packets the program passed, sent or redirected\n"
                "  --verdicts FILE     write one line per packet: index, verdict, length\n"
                "  --json              print the summary as JSON\n",
-               Tool);
+               Tool, Tool);
   return 2;
 }
 
 struct RunOptions {
   std::string Object, Pcap, Section, Out, Verdicts;
-  std::string Backend = "host";
+  std::string Backend;
   bool Json = false;
 };
+
+/// The .gpu.o at `Path`, or an error saying why it is not one.
+Expected<loader::GpuObjectSpec> gpuObjectAt(const std::string &Path) {
+  return loader::readGpuObjectFile(Path);
+}
+
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
 
 /// The host back end: lift, JIT, run each packet.
 void runHost(const RunOptions &O, PacketBatch &Batch, std::string &ProgName) {
@@ -100,6 +121,22 @@ int collectLibbpfLog(enum libbpf_print_level Level, const char *Fmt, va_list Arg
   int N = std::vsnprintf(Buf, sizeof(Buf), Fmt, Args);
   LibbpfLog += Buf;
   return N;
+}
+
+/// Compiles the eBPF object of `O` for the GPU, in process.
+loader::GpuObjectSpec compileForGpu(const RunOptions &O) {
+  Expected<object::ObjectSpec> Obj = object::readObjectFile(O.Object);
+  if (!Obj)
+    fail(Obj.error().message());
+  const object::ProgramSpec *P =
+      O.Section.empty() ? (Obj->Programs.size() == 1 ? &Obj->Programs[0] : nullptr)
+                        : Obj->findProgram(O.Section);
+  if (!P)
+    fail(O.Object + ": choose one program with --section");
+  auto G = compiler::buildGpuObject(*Obj, *P, compiler::LiftOptions(), compiler::GpuOptions());
+  if (!G)
+    fail(O.Object + ": program " + P->Name + ": " + llvm::toString(G.takeError()));
+  return std::move(*G);
 }
 
 /// The kernel back end: load with libbpf, BPF_PROG_TEST_RUN per packet.
@@ -152,6 +189,82 @@ void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName) {
   }
   bpf_object__close(Obj);
 }
+#endif // EBPF_GPU_LOADER_WITH_COMPILER
+
+#ifdef EBPF_GPU_HAVE_CUDA
+/// The GPU back end: all packets in one batch, one thread each.
+void runGpu(const loader::GpuObjectSpec &Spec, PacketBatch &Batch, double &KernelMs) {
+  if (Spec.Platform != "xdp")
+    fail(Spec.Program + ": not an XDP program (platform " + Spec.Platform + ")");
+  auto Dev = loader::GpuDevice::open(0);
+  if (!Dev)
+    fail("gpu back end: " + Dev.error().message());
+  auto Prog = loader::GpuProgram::load(**Dev, Spec);
+  if (!Prog)
+    fail("gpu back end: " + Spec.Program + ": " + Prog.error().message());
+  std::vector<ebpfgpu_packet_desc> Descs(Batch.size());
+  for (size_t I = 0; I < Batch.size(); ++I) {
+    ebpfgpu_packet_desc &D = Descs[I];
+    D = {};
+    D.buffer = I * Batch.stride();
+    D.data_offset = Batch.offset(I);
+    D.length = Batch.length(I);
+    D.buffer_size = uint32_t(Batch.stride());
+  }
+  std::vector<ebpfgpu_verdict> Verdicts;
+  loader::BatchTiming T;
+  if (MaybeError E = (*Prog)->runBatch(Batch.frames(), Batch.framesBytes(), Descs, Verdicts, &T))
+    fail("gpu back end: " + E->message());
+  KernelMs = T.KernelMs;
+  for (size_t I = 0; I < Batch.size(); ++I)
+    if (!Batch.setOutcome(I, Verdicts[I].data_offset, Verdicts[I].length, Verdicts[I].action,
+                          Verdicts[I].redirect_target))
+      fail("gpu back end: packet " + std::to_string(I) + " left its buffer");
+}
+
+int testRunCommand(int argc, char **argv) {
+  std::string Path, MemHex;
+  for (int I = 2; I < argc; ++I) {
+    std::string A = argv[I];
+    if (A == "--mem" && I + 1 < argc)
+      MemHex = argv[++I];
+    else if (A.rfind("-", 0) == 0)
+      return usage("unknown option " + A);
+    else
+      Path = A;
+  }
+  if (Path.empty())
+    return usage("no program given");
+  std::vector<uint8_t> Mem;
+  std::string Digits;
+  for (char C : MemHex)
+    if (!std::isspace(static_cast<unsigned char>(C)))
+      Digits += C;
+  if (Digits.size() % 2)
+    return usage("--mem needs an even number of hex digits");
+  for (size_t I = 0; I < Digits.size(); I += 2) {
+    char *End;
+    std::string Byte = Digits.substr(I, 2);
+    Mem.push_back(uint8_t(std::strtoul(Byte.c_str(), &End, 16)));
+    if (*End)
+      return usage("--mem is not hex text");
+  }
+  auto Spec = gpuObjectAt(Path);
+  if (!Spec)
+    fail(Spec.error().message());
+  auto Dev = loader::GpuDevice::open(0);
+  if (!Dev)
+    fail("gpu back end: " + Dev.error().message());
+  auto Prog = loader::GpuProgram::load(**Dev, *Spec);
+  if (!Prog)
+    fail(Path + ": " + Prog.error().message());
+  auto R0 = (*Prog)->runRaw(Mem);
+  if (!R0)
+    fail(Path + ": " + R0.error().message());
+  std::printf("%llx\n", static_cast<unsigned long long>(*R0));
+  return 0;
+}
+#endif // EBPF_GPU_HAVE_CUDA
 
 int runCommand(int argc, char **argv) {
   RunOptions O;
@@ -185,18 +298,46 @@ int runCommand(int argc, char **argv) {
     return usage("no program given");
   if (O.Pcap.empty())
     return usage("no packets given (--pcap)");
-  if (O.Backend != "host" && O.Backend != "kernel")
-    return usage("--backend must be host or kernel");
+  Expected<loader::GpuObjectSpec> GpuObj = gpuObjectAt(O.Object);
+  if (O.Backend.empty())
+    O.Backend = GpuObj ? "gpu" : "host";
+  if (O.Backend != "gpu" && O.Backend != "host" && O.Backend != "kernel")
+    return usage("--backend must be gpu, host or kernel");
 
   Expected<PacketBatch> Batch = runtime::readPcap(O.Pcap);
   if (!Batch)
     fail(Batch.error().message());
   std::string ProgName;
+  double KernelMs = -1;
   auto Start = std::chrono::steady_clock::now();
-  if (O.Backend == "host")
-    runHost(O, *Batch, ProgName);
-  else
-    runKernel(O, *Batch, ProgName);
+  if (O.Backend == "gpu") {
+#ifdef EBPF_GPU_HAVE_CUDA
+    if (!GpuObj) {
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
+      GpuObj = compileForGpu(O);
+#else
+      fail(GpuObj.error().message() + " (this loader was built without the compiler: "
+                                      "compile the program with ebpf-gpu-cc first)");
+#endif
+    }
+    ProgName = GpuObj->Program;
+    runGpu(*GpuObj, *Batch, KernelMs);
+#else
+    fail("this loader was built without CUDA support (no cuda.h at build time)");
+#endif
+  } else {
+    if (GpuObj)
+      fail(O.Object + ": a .gpu.o holds GPU code only; give the " + O.Backend +
+           " back end the eBPF object");
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
+    if (O.Backend == "host")
+      runHost(O, *Batch, ProgName);
+    else
+      runKernel(O, *Batch, ProgName);
+#else
+    fail("the " + O.Backend + " back end needs a loader built with the compiler");
+#endif
+  }
   double Secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
 
   runtime::ActionStats Stats;
@@ -230,8 +371,11 @@ int runCommand(int argc, char **argv) {
       std::printf("%s\"%s\": {\"packets\": %llu, \"bytes\": %llu}", A ? ", " : "",
                   runtime::xdpActionName(A), (unsigned long long)Stats.Packets[A],
                   (unsigned long long)Stats.Bytes[A]);
-    std::printf("}, \"invalid_verdicts\": %llu, \"seconds\": %.6f}\n",
-                (unsigned long long)Stats.Invalid, Secs);
+    std::printf("}, \"invalid_verdicts\": %llu, \"seconds\": %.6f", (unsigned long long)Stats.Invalid,
+                Secs);
+    if (KernelMs >= 0)
+      std::printf(", \"kernel_ms\": %.4f", KernelMs);
+    std::printf("}\n");
     return 0;
   }
   std::printf("%s: %s (%s) on the %s back end, %zu packets from %s\n", Tool, ProgName.c_str(),
@@ -243,14 +387,19 @@ int runCommand(int argc, char **argv) {
   if (Stats.Invalid)
     std::printf("  (%llu verdicts outside 0..4 counted as XDP_ABORTED)\n",
                 (unsigned long long)Stats.Invalid);
-  std::printf("  %.3f ms for the run\n", Secs * 1e3);
+  std::printf("  %.3f ms for the run", Secs * 1e3);
+  if (KernelMs >= 0)
+    std::printf(" (GPU kernel %.3f ms)", KernelMs);
+  std::printf("\n");
   return 0;
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
   libbpf_set_print(nullptr);
+#endif
   if (argc < 2)
     return usage("no command");
   std::string Cmd = argv[1];
@@ -260,5 +409,9 @@ int main(int argc, char **argv) {
   }
   if (Cmd == "run")
     return runCommand(argc, argv);
+#ifdef EBPF_GPU_HAVE_CUDA
+  if (Cmd == "test-run")
+    return testRunCommand(argc, argv);
+#endif
   return usage("unknown command '" + Cmd + "'");
 }

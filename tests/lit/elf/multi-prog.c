@@ -3,8 +3,8 @@
 // RUN: %clang-bpf -c %s -o %t.o
 // RUN: ebpf-gpu-cc %t.o --emit=insns | FileCheck %s --check-prefix=ALL
 // RUN: not ebpf-gpu-cc %t.o --emit=llvm 2>&1 | FileCheck %s --check-prefix=AMBIG
-// RUN: ebpf-gpu-cc %t.o --section xdp/second | FileCheck %s --check-prefix=SECOND
-// RUN: ebpf-gpu-cc %t.o --section third | FileCheck %s --check-prefix=THIRD
+// RUN: ebpf-gpu-cc %t.o --emit=llvm --section xdp/second | FileCheck %s --check-prefix=SECOND
+// RUN: ebpf-gpu-cc %t.o --emit=llvm --section third | FileCheck %s --check-prefix=THIRD
 // RUN: not ebpf-gpu-cc %t.o --section nope 2>&1 | FileCheck %s --check-prefix=NOPE
 // ALL: program first (section xdp, 2 insns)
 // ALL: program also_first (section xdp, 2 insns)

@@ -2,7 +2,7 @@
 // the program once each, and each becomes its own LLVM function.
 // RUN: %clang-bpf -c %s -o %t.o
 // RUN: ebpf-gpu-cc %t.o --emit=insns | FileCheck %s --check-prefix=INSNS
-// RUN: ebpf-gpu-cc %t.o -O0 | FileCheck %s --check-prefix=IR
+// RUN: ebpf-gpu-cc %t.o --emit=llvm -O0 | FileCheck %s --check-prefix=IR
 // RUN: ebpf-gpu-trafgen -o %t.pcap --count 40
 // RUN: ebpf-gpu-loader run %t.o --pcap %t.pcap --json | FileCheck %s --check-prefix=EXEC
 // INSNS: program entry (section xdp,

@@ -48,6 +48,17 @@ public:
   /// test run copies packets out). False when they do not fit the buffer.
   bool setResult(size_t I, const uint8_t *Data, uint32_t Len, uint64_t Verdict);
 
+  /// Where executors that copy buffers (the GPU) find and return them: all
+  /// buffers, contiguous, `stride()` bytes each.
+  uint8_t *frames() { return Storage.data(); }
+  size_t framesBytes() const { return Storage.size(); }
+  size_t stride() const { return Stride; }
+  uint32_t offset(size_t I) const { return Offsets[I]; }
+  /// Records an executor's outcome for packet `I`: the packet now starts at
+  /// `Offset` in its buffer and has `Len` bytes. False when that leaves the
+  /// buffer.
+  bool setOutcome(size_t I, uint32_t Offset, uint32_t Len, uint64_t Verdict, uint64_t Redirect);
+
   const uint8_t *data(size_t I) const { return buffer(I) + Offsets[I]; }
   uint32_t length(size_t I) const { return Lengths[I]; }
   uint64_t verdict(size_t I) const { return Verdicts[I]; }

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// From a GPU compilation to the `.gpu.o` spec.
+
+#include "ebpf-gpu/Compiler/GpuArtifact.h"
+
+namespace ebpfgpu::compiler {
+
+llvm::Expected<loader::GpuObjectSpec> buildGpuObject(const object::ObjectSpec &Obj,
+                                                     const object::ProgramSpec &Prog,
+                                                     const LiftOptions &Lift,
+                                                     const GpuOptions &Gpu) {
+  auto G = compileForGpu(Prog, Obj.Maps, Lift, Gpu);
+  if (!G)
+    return G.takeError();
+  loader::GpuObjectSpec S;
+  S.Program = Prog.Name;
+  S.Section = Prog.Section.empty() ? "-" : Prog.Section;
+  S.Platform = Lift.Platform->name();
+  S.Kernel = G->KernelName;
+  S.Target = Gpu.Arch;
+  S.StackBytes = G->StackBytes;
+  S.Helpers = G->HelpersUsed;
+  S.Ptx = std::move(G->Ptx);
+  S.Btf = Obj.Btf;
+  for (const MapBinding &B : G->Maps) {
+    const object::MapSpec &M = Obj.Maps[B.MapIndex];
+    loader::GpuMapSpec GM;
+    GM.Name = M.Name;
+    GM.Type = M.Type;
+    GM.KeySize = M.KeySize;
+    GM.ValueSize = M.ValueSize;
+    GM.MaxEntries = M.MaxEntries;
+    GM.Flags = M.Flags;
+    GM.Origin = M.Origin == object::MapOrigin::GlobalData ? "data"
+                : M.Origin == object::MapOrigin::Legacy   ? "legacy"
+                                                          : "btf";
+    GM.ObjectGlobal = B.ObjectGlobal;
+    GM.DataGlobal = B.DataGlobal;
+    S.Maps.push_back(std::move(GM));
+  }
+  return S;
+}
+
+} // namespace ebpfgpu::compiler

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Live GPU objects: a device (CUDA primary context), and a program loaded
+// from a `.gpu.o` (PTX JIT-compiled by the driver, global data bound, batch
+// runs). The CUDA driver is opened at run time (dlopen of libcuda.so.1), so
+// a machine without a GPU or driver gets one clear error, not a failure to
+// start. Every driver call is checked; errors name the call and the
+// driver's error name. Objects are not thread-safe; destroy programs
+// before their device.
+
+#ifndef EBPF_GPU_LOADER_GPULOADER_H
+#define EBPF_GPU_LOADER_GPULOADER_H
+
+#include "ebpf-gpu/Loader/GpuObject.h"
+#include "ebpf-gpu/Platform/GpuAbi.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ebpfgpu::loader {
+
+struct CudaApi;
+
+class GpuDevice {
+public:
+  /// Opens GPU `Ordinal`. Fails when there is no driver or no such GPU.
+  static Expected<std::unique_ptr<GpuDevice>> open(int Ordinal = 0);
+  ~GpuDevice();
+  GpuDevice(const GpuDevice &) = delete;
+  GpuDevice &operator=(const GpuDevice &) = delete;
+
+  const std::string &name() const { return Name; }
+  const CudaApi &api() const { return *Api; }
+
+private:
+  GpuDevice() = default;
+  std::unique_ptr<CudaApi> Api;
+  int Device = 0;
+  void *Context = nullptr;
+  std::string Name;
+};
+
+/// Timing of one batch run, from device events.
+struct BatchTiming {
+  float CopyInMs = 0, KernelMs = 0, CopyOutMs = 0;
+};
+
+class GpuProgram {
+public:
+  /// JIT-compiles the PTX of `Spec` (the driver's error log is returned on
+  /// failure) and binds its global data.
+  static Expected<std::unique_ptr<GpuProgram>> load(GpuDevice &Dev, const GpuObjectSpec &Spec);
+  ~GpuProgram();
+  GpuProgram(const GpuProgram &) = delete;
+  GpuProgram &operator=(const GpuProgram &) = delete;
+
+  /// XDP programs: runs packet i of `Descs` on thread i. `Frames` is host
+  /// memory holding every packet buffer; each desc's `buffer` is an offset
+  /// into it. Frames go to the GPU, come back modified; `Verdicts` gets
+  /// one entry per packet.
+  MaybeError runBatch(uint8_t *Frames, size_t FrameBytes,
+                      const std::vector<ebpfgpu_packet_desc> &Descs,
+                      std::vector<ebpfgpu_verdict> &Verdicts, BatchTiming *Timing = nullptr);
+
+  /// Raw programs (conformance): one thread, r1 = a device copy of `Mem`,
+  /// r2 = its length; returns r0.
+  Expected<uint64_t> runRaw(const std::vector<uint8_t> &Mem);
+
+  const std::string &jitInfoLog() const { return InfoLog; }
+
+private:
+  GpuProgram(GpuDevice &Dev) : Dev(Dev) {}
+  GpuDevice &Dev;
+  void *Module = nullptr;
+  void *Kernel = nullptr;
+  bool IsXdp = false;
+  std::string InfoLog;
+};
+
+} // namespace ebpfgpu::loader
+
+#endif // EBPF_GPU_LOADER_GPULOADER_H

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The `.gpu.o` artifact: one ELF file holding a compiled program's PTX, its
+// metadata (name, section, platform, kernel, stack use, helpers) and its map
+// specs, plus the object's BTF for pretty-printing. Written by ebpf-gpu-cc,
+// read by the loader without LLVM. Sections: `.ebpfgpu.meta` (text, one
+// `key value` per line, `map key=value ...` per map), `.ebpfgpu.ptx`, `.BTF`.
+
+#ifndef EBPF_GPU_LOADER_GPUOBJECT_H
+#define EBPF_GPU_LOADER_GPUOBJECT_H
+
+#include "ebpf-gpu/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ebpfgpu::loader {
+
+struct GpuMapSpec {
+  std::string Name;
+  uint32_t Type = 0, KeySize = 0, ValueSize = 0, MaxEntries = 0, Flags = 0;
+  /// "btf", "legacy" or "data".
+  std::string Origin;
+  /// Module globals the loader binds: the map object pointer, and for
+  /// global data the data itself (either may be empty).
+  std::string ObjectGlobal, DataGlobal;
+};
+
+struct GpuObjectSpec {
+  std::string Program, Section;
+  /// "xdp" or "raw".
+  std::string Platform;
+  std::string Kernel;
+  std::string Target;
+  unsigned StackBytes = 0;
+  std::vector<std::string> Helpers;
+  std::vector<GpuMapSpec> Maps;
+  std::string Ptx;
+  std::vector<uint8_t> Btf;
+};
+
+/// Reads a `.gpu.o`; errors name the file and what is wrong with it.
+Expected<GpuObjectSpec> readGpuObjectFile(const std::string &Path);
+Expected<GpuObjectSpec> readGpuObjectMemory(const uint8_t *Data, size_t Size,
+                                            const std::string &Name);
+
+/// Serialises `Spec` as a `.gpu.o` image.
+std::vector<uint8_t> writeGpuObject(const GpuObjectSpec &Spec);
+
+/// Writes bytes to `Path` through a temporary file and a rename, so that a
+/// failure leaves no partial file.
+MaybeError writeFileAtomically(const std::string &Path, const std::vector<uint8_t> &Bytes);
+
+} // namespace ebpfgpu::loader
+
+#endif // EBPF_GPU_LOADER_GPUOBJECT_H

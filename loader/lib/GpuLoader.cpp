@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The CUDA driver API, opened with dlopen, and the device and program
+// objects built on it.
+
+#include "ebpf-gpu/Loader/GpuLoader.h"
+
+#include <cuda.h>
+#include <dlfcn.h>
+
+#include <cstring>
+
+namespace ebpfgpu::loader {
+
+/// The driver entry points the loader uses, resolved from libcuda.so.1.
+struct CudaApi {
+  void *Lib = nullptr;
+// Each entry: the driver function (cuda.h's name, which may be a macro
+  // for a versioned one) and the exact symbol to resolve.
+#define EBPFGPU_CUDA_FNS(X)                                                                   \
+  X(cuInit, "cuInit")                                                                         \
+  X(cuGetErrorName, "cuGetErrorName")                                                         \
+  X(cuDeviceGetCount, "cuDeviceGetCount")                                                     \
+  X(cuDeviceGet, "cuDeviceGet")                                                               \
+  X(cuDeviceGetName, "cuDeviceGetName")                                                       \
+  X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain")                                     \
+  X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2")                                \
+  X(cuCtxSetCurrent, "cuCtxSetCurrent")                                                       \
+  X(cuCtxSynchronize, "cuCtxSynchronize")                                                     \
+  X(cuModuleLoadDataEx, "cuModuleLoadDataEx")                                                 \
+  X(cuModuleUnload, "cuModuleUnload")                                                         \
+  X(cuModuleGetFunction, "cuModuleGetFunction")                                               \
+  X(cuMemAlloc, "cuMemAlloc_v2")                                                              \
+  X(cuMemFree, "cuMemFree_v2")                                                                \
+  X(cuMemcpyHtoD, "cuMemcpyHtoD_v2")                                                          \
+  X(cuMemcpyDtoH, "cuMemcpyDtoH_v2")                                                          \
+  X(cuLaunchKernel, "cuLaunchKernel")                                                         \
+  X(cuEventCreate, "cuEventCreate")                                                           \
+  X(cuEventRecord, "cuEventRecord")                                                           \
+  X(cuEventSynchronize, "cuEventSynchronize")                                                 \
+  X(cuEventElapsedTime, "cuEventElapsedTime")                                                 \
+  X(cuEventDestroy, "cuEventDestroy_v2")
+#define EBPFGPU_DECLARE(Fn, Sym) decltype(&::Fn) Fn = nullptr;
+  EBPFGPU_CUDA_FNS(EBPFGPU_DECLARE)
+#undef EBPFGPU_DECLARE
+
+  ~CudaApi() {
+    if (Lib)
+      dlclose(Lib);
+  }
+
+  /// "cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY".
+  Error error(const char *Call, CUresult R) const {
+    const char *Name = nullptr;
+    if (!cuGetErrorName || cuGetErrorName(R, &Name) != CUDA_SUCCESS || !Name)
+      Name = "unknown CUDA error";
+    return Error(std::string(Call) + ": " + Name);
+  }
+};
+
+#define EBPFGPU_CHECK(Api, Call, ...)                                                         \
+  do {                                                                                        \
+    CUresult R_ = (Api).Call(__VA_ARGS__);                                                    \
+    if (R_ != CUDA_SUCCESS)                                                                   \
+      return (Api).error(#Call, R_);                                                          \
+  } while (0)
+
+namespace {
+
+Expected<std::unique_ptr<CudaApi>> openDriver() {
+  auto Api = std::make_unique<CudaApi>();
+  Api->Lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!Api->Lib)
+    return Error(std::string("no CUDA driver on this machine (") + dlerror() + ")");
+#define EBPFGPU_RESOLVE(Fn, Sym)                                                              \
+  Api->Fn = reinterpret_cast<decltype(&::Fn)>(dlsym(Api->Lib, Sym));                          \
+  if (!Api->Fn)                                                                               \
+    return Error("the CUDA driver lacks " Sym " (driver too old?)");
+  EBPFGPU_CUDA_FNS(EBPFGPU_RESOLVE)
+#undef EBPFGPU_RESOLVE
+  return Api;
+}
+
+/// Device memory freed on scope exit.
+class DeviceBuffer {
+public:
+  DeviceBuffer(const CudaApi &Api) : Api(Api) {}
+  ~DeviceBuffer() {
+    if (Ptr)
+      Api.cuMemFree(Ptr);
+  }
+  MaybeError alloc(size_t Bytes) {
+    EBPFGPU_CHECK(Api, cuMemAlloc, &Ptr, Bytes ? Bytes : 1);
+    return std::nullopt;
+  }
+  CUdeviceptr get() const { return Ptr; }
+
+private:
+  const CudaApi &Api;
+  CUdeviceptr Ptr = 0;
+};
+
+class Event {
+public:
+  Event(const CudaApi &Api) : Api(Api) {}
+  ~Event() {
+    if (E)
+      Api.cuEventDestroy(E);
+  }
+  MaybeError create() {
+    EBPFGPU_CHECK(Api, cuEventCreate, &E, CU_EVENT_DEFAULT);
+    return std::nullopt;
+  }
+  MaybeError record() {
+    EBPFGPU_CHECK(Api, cuEventRecord, E, nullptr);
+    return std::nullopt;
+  }
+  CUevent get() const { return E; }
+
+private:
+  const CudaApi &Api;
+  CUevent E = nullptr;
+};
+
+} // namespace
+
+Expected<std::unique_ptr<GpuDevice>> GpuDevice::open(int Ordinal) {
+  auto Api = openDriver();
+  if (!Api)
+    return Api.takeError();
+  const CudaApi &A = **Api;
+  if (CUresult R = A.cuInit(0); R != CUDA_SUCCESS)
+    return A.error("cuInit", R).withContext("no usable GPU");
+  int Count = 0;
+  EBPFGPU_CHECK(A, cuDeviceGetCount, &Count);
+  if (Ordinal < 0 || Ordinal >= Count)
+    return Error("no GPU " + std::to_string(Ordinal) + " (the machine has " +
+                 std::to_string(Count) + ")");
+  std::unique_ptr<GpuDevice> D(new GpuDevice());
+  D->Api = std::move(*Api);
+  CUdevice Dev;
+  EBPFGPU_CHECK(A, cuDeviceGet, &Dev, Ordinal);
+  char Name[256] = {};
+  EBPFGPU_CHECK(A, cuDeviceGetName, Name, int(sizeof(Name)), Dev);
+  CUcontext Ctx;
+  EBPFGPU_CHECK(A, cuDevicePrimaryCtxRetain, &Ctx, Dev);
+  D->Device = Dev;
+  D->Context = Ctx;
+  D->Name = Name;
+  EBPFGPU_CHECK(A, cuCtxSetCurrent, Ctx);
+  return D;
+}
+
+GpuDevice::~GpuDevice() {
+  if (Context)
+    Api->cuDevicePrimaryCtxRelease(Device);
+}
+
+Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev, const GpuObjectSpec &Spec) {
+  const CudaApi &A = Dev.api();
+  for (const GpuMapSpec &M : Spec.Maps)
+    if (!M.ObjectGlobal.empty())
+      return Error("map '" + M.Name + "': maps are not available on the GPU back end yet");
+  if (Spec.Platform != "xdp" && Spec.Platform != "raw")
+    return Error("unknown platform '" + Spec.Platform + "'");
+  std::unique_ptr<GpuProgram> P(new GpuProgram(Dev));
+  P->IsXdp = Spec.Platform == "xdp";
+  std::vector<char> ErrLog(16384, 0), InfoLog(16384, 0);
+  CUjit_option Opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                         CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+  void *Vals[] = {ErrLog.data(), reinterpret_cast<void *>(ErrLog.size()), InfoLog.data(),
+                  reinterpret_cast<void *>(InfoLog.size())};
+  CUmodule Mod;
+  if (CUresult R = A.cuModuleLoadDataEx(&Mod, Spec.Ptx.c_str(), 4, Opts, Vals); R != CUDA_SUCCESS) {
+    Error E = A.error("cuModuleLoadDataEx", R);
+    return Error(E.message() + (ErrLog[0] ? std::string("\n") + ErrLog.data() : ""));
+  }
+  P->Module = Mod;
+  P->InfoLog = InfoLog.data();
+  CUfunction Fn;
+  EBPFGPU_CHECK(A, cuModuleGetFunction, &Fn, Mod, Spec.Kernel.c_str());
+  P->Kernel = Fn;
+  return P;
+}
+
+GpuProgram::~GpuProgram() {
+  if (Module)
+    Dev.api().cuModuleUnload(static_cast<CUmodule>(Module));
+}
+
+MaybeError GpuProgram::runBatch(uint8_t *Frames, size_t FrameBytes,
+                                const std::vector<ebpfgpu_packet_desc> &Descs,
+                                std::vector<ebpfgpu_verdict> &Verdicts, BatchTiming *Timing) {
+  const CudaApi &A = Dev.api();
+  if (!IsXdp)
+    return Error("runBatch needs an XDP program");
+  uint32_t Count = uint32_t(Descs.size());
+  Verdicts.assign(Count, ebpfgpu_verdict{});
+  if (Count == 0)
+    return std::nullopt;
+  DeviceBuffer DFrames(A), DDescs(A), DVerdicts(A);
+  if (auto E = DFrames.alloc(FrameBytes))
+    return E;
+  if (auto E = DDescs.alloc(Count * sizeof(ebpfgpu_packet_desc)))
+    return E;
+  if (auto E = DVerdicts.alloc(Count * sizeof(ebpfgpu_verdict)))
+    return E;
+  std::vector<ebpfgpu_packet_desc> Dev = Descs;
+  for (ebpfgpu_packet_desc &D : Dev) {
+    if (D.buffer + D.buffer_size > FrameBytes)
+      return Error("packet buffer outside the frames passed in");
+    D.buffer += DFrames.get();
+  }
+  Event E0(A), E1(A), E2(A), E3(A);
+  for (Event *E : {&E0, &E1, &E2, &E3})
+    if (auto Err = E->create())
+      return Err;
+  if (auto Err = E0.record())
+    return Err;
+  EBPFGPU_CHECK(A, cuMemcpyHtoD, DFrames.get(), Frames, FrameBytes);
+  EBPFGPU_CHECK(A, cuMemcpyHtoD, DDescs.get(), Dev.data(), Count * sizeof(ebpfgpu_packet_desc));
+  if (auto Err = E1.record())
+    return Err;
+  CUdeviceptr DescPtr = DDescs.get(), VerdictPtr = DVerdicts.get();
+  uint64_t Seed = 0x5eed0000ull;
+  void *Args[] = {&DescPtr, &VerdictPtr, &Count, &Seed};
+  unsigned Threads = 256, Blocks = (Count + Threads - 1) / Threads;
+  EBPFGPU_CHECK(A, cuLaunchKernel, static_cast<CUfunction>(Kernel), Blocks, 1, 1, Threads, 1, 1,
+                0, nullptr, Args, nullptr);
+  if (auto Err = E2.record())
+    return Err;
+  EBPFGPU_CHECK(A, cuMemcpyDtoH, Verdicts.data(), DVerdicts.get(), Count * sizeof(ebpfgpu_verdict));
+  EBPFGPU_CHECK(A, cuMemcpyDtoH, Frames, DFrames.get(), FrameBytes);
+  if (auto Err = E3.record())
+    return Err;
+  EBPFGPU_CHECK(A, cuEventSynchronize, E3.get());
+  if (Timing) {
+    EBPFGPU_CHECK(A, cuEventElapsedTime, &Timing->CopyInMs, E0.get(), E1.get());
+    EBPFGPU_CHECK(A, cuEventElapsedTime, &Timing->KernelMs, E1.get(), E2.get());
+    EBPFGPU_CHECK(A, cuEventElapsedTime, &Timing->CopyOutMs, E2.get(), E3.get());
+  }
+  return std::nullopt;
+}
+
+Expected<uint64_t> GpuProgram::runRaw(const std::vector<uint8_t> &Mem) {
+  const CudaApi &A = Dev.api();
+  if (IsXdp)
+    return Error("runRaw needs a raw-platform program");
+  DeviceBuffer DMem(A), DOut(A);
+  if (auto E = DMem.alloc(Mem.size()))
+    return std::move(*E);
+  if (auto E = DOut.alloc(sizeof(uint64_t)))
+    return std::move(*E);
+  if (!Mem.empty())
+    EBPFGPU_CHECK(A, cuMemcpyHtoD, DMem.get(), Mem.data(), Mem.size());
+  uint64_t Poison = 0xdeadbeefdeadbeefull;
+  EBPFGPU_CHECK(A, cuMemcpyHtoD, DOut.get(), &Poison, sizeof(Poison));
+  CUdeviceptr MemPtr = Mem.empty() ? 0 : DMem.get(), OutPtr = DOut.get();
+  uint64_t Len = Mem.size();
+  void *Args[] = {&MemPtr, &Len, &OutPtr};
+  EBPFGPU_CHECK(A, cuLaunchKernel, static_cast<CUfunction>(Kernel), 1, 1, 1, 1, 1, 1, 0, nullptr,
+                Args, nullptr);
+  EBPFGPU_CHECK(A, cuCtxSynchronize);
+  uint64_t R0 = 0;
+  EBPFGPU_CHECK(A, cuMemcpyDtoH, &R0, DOut.get(), sizeof(R0));
+  return R0;
+}
+
+} // namespace ebpfgpu::loader

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Reading and writing `.gpu.o` files: a minimal ELF64 container written and
+// parsed by hand (no libelf, so the loader runs on bare machines), every
+// offset bounds-checked.
+
+#include "ebpf-gpu/Loader/GpuObject.h"
+
+#include <elf.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <unistd.h>
+
+namespace ebpfgpu::loader {
+
+namespace {
+
+constexpr const char *MetaSection = ".ebpfgpu.meta";
+constexpr const char *PtxSection = ".ebpfgpu.ptx";
+constexpr const char *MetaMagic = "ebpf-gpu object 1";
+
+std::string metaText(const GpuObjectSpec &S) {
+  std::ostringstream O;
+  O << MetaMagic << "\n";
+  O << "program " << S.Program << "\nsection " << S.Section << "\nplatform " << S.Platform
+    << "\nkernel " << S.Kernel << "\ntarget " << S.Target << "\nstack " << S.StackBytes << "\n";
+  for (const std::string &H : S.Helpers)
+    O << "helper " << H << "\n";
+  for (const GpuMapSpec &M : S.Maps)
+    O << "map name=" << M.Name << " type=" << M.Type << " key=" << M.KeySize
+      << " value=" << M.ValueSize << " max_entries=" << M.MaxEntries << " flags=" << M.Flags
+      << " origin=" << M.Origin << " object=" << M.ObjectGlobal << " data=" << M.DataGlobal
+      << "\n";
+  return O.str();
+}
+
+MaybeError parseMeta(const std::string &Text, GpuObjectSpec &S) {
+  std::istringstream In(Text);
+  std::string Line;
+  if (!std::getline(In, Line) || Line != MetaMagic)
+    return Error("not an ebpf-gpu object (no '" + std::string(MetaMagic) + "' header)");
+  auto Num = [](const std::string &V, uint32_t &Out) {
+    char *End = nullptr;
+    unsigned long long N = std::strtoull(V.c_str(), &End, 10);
+    if (V.empty() || *End || N > UINT32_MAX)
+      return false;
+    Out = uint32_t(N);
+    return true;
+  };
+  while (std::getline(In, Line)) {
+    std::istringstream L(Line);
+    std::string Key, Value;
+    L >> Key;
+    if (Key != "map") {
+      std::getline(L >> std::ws, Value);
+      if (Key == "program") S.Program = Value;
+      else if (Key == "section") S.Section = Value;
+      else if (Key == "platform") S.Platform = Value;
+      else if (Key == "kernel") S.Kernel = Value;
+      else if (Key == "target") S.Target = Value;
+      else if (Key == "helper") S.Helpers.push_back(Value);
+      else if (Key == "stack") {
+        uint32_t N;
+        if (!Num(Value, N))
+          return Error("bad stack size '" + Value + "'");
+        S.StackBytes = N;
+      } else if (!Key.empty())
+        return Error("unknown metadata '" + Key + "'");
+      continue;
+    }
+    GpuMapSpec M;
+    for (std::string KV; L >> KV;) {
+      size_t Eq = KV.find('=');
+      if (Eq == std::string::npos)
+        return Error("bad map attribute '" + KV + "'");
+      std::string K = KV.substr(0, Eq), V = KV.substr(Eq + 1);
+      bool Ok = true;
+      if (K == "name") M.Name = V;
+      else if (K == "origin") M.Origin = V;
+      else if (K == "object") M.ObjectGlobal = V;
+      else if (K == "data") M.DataGlobal = V;
+      else if (K == "type") Ok = Num(V, M.Type);
+      else if (K == "key") Ok = Num(V, M.KeySize);
+      else if (K == "value") Ok = Num(V, M.ValueSize);
+      else if (K == "max_entries") Ok = Num(V, M.MaxEntries);
+      else if (K == "flags") Ok = Num(V, M.Flags);
+      else return Error("unknown map attribute '" + K + "'");
+      if (!Ok)
+        return Error("bad value for map attribute '" + K + "'");
+    }
+    S.Maps.push_back(std::move(M));
+  }
+  if (S.Kernel.empty() || S.Platform.empty())
+    return Error("metadata lacks the kernel or platform");
+  return std::nullopt;
+}
+
+} // namespace
+
+std::vector<uint8_t> writeGpuObject(const GpuObjectSpec &S) {
+  struct Sec {
+    std::string Name;
+    std::string Bytes;
+  };
+  std::vector<Sec> Secs = {{MetaSection, metaText(S)}, {PtxSection, S.Ptx}};
+  if (!S.Btf.empty())
+    Secs.push_back({".BTF", std::string(S.Btf.begin(), S.Btf.end())});
+  std::string ShStr(1, '\0');
+  std::vector<uint32_t> NameOff;
+  for (const Sec &X : Secs) {
+    NameOff.push_back(uint32_t(ShStr.size()));
+    ShStr += X.Name + '\0';
+  }
+  uint32_t ShStrName = uint32_t(ShStr.size());
+  ShStr += ".shstrtab";
+  ShStr += '\0';
+
+  std::vector<uint8_t> Out(sizeof(Elf64_Ehdr));
+  auto Append = [&](const std::string &B) {
+    while (Out.size() % 8)
+      Out.push_back(0);
+    size_t Off = Out.size();
+    Out.insert(Out.end(), B.begin(), B.end());
+    return Off;
+  };
+  std::vector<Elf64_Shdr> Shdrs(1 + Secs.size() + 1);
+  std::memset(Shdrs.data(), 0, Shdrs.size() * sizeof(Elf64_Shdr));
+  for (size_t I = 0; I < Secs.size(); ++I) {
+    Elf64_Shdr &H = Shdrs[1 + I];
+    H.sh_name = NameOff[I];
+    H.sh_type = SHT_PROGBITS;
+    H.sh_offset = Append(Secs[I].Bytes);
+    H.sh_size = Secs[I].Bytes.size();
+    H.sh_addralign = 1;
+  }
+  Elf64_Shdr &StrH = Shdrs.back();
+  StrH.sh_name = ShStrName;
+  StrH.sh_type = SHT_STRTAB;
+  StrH.sh_offset = Append(ShStr);
+  StrH.sh_size = ShStr.size();
+  StrH.sh_addralign = 1;
+  size_t ShOff = Append(std::string());
+  const uint8_t *P = reinterpret_cast<const uint8_t *>(Shdrs.data());
+  Out.insert(Out.end(), P, P + Shdrs.size() * sizeof(Elf64_Shdr));
+
+  Elf64_Ehdr E;
+  std::memset(&E, 0, sizeof(E));
+  std::memcpy(E.e_ident, ELFMAG, SELFMAG);
+  E.e_ident[EI_CLASS] = ELFCLASS64;
+  E.e_ident[EI_DATA] = ELFDATA2LSB;
+  E.e_ident[EI_VERSION] = EV_CURRENT;
+  E.e_type = ET_REL;
+  E.e_machine = EM_NONE;
+  E.e_version = EV_CURRENT;
+  E.e_shoff = ShOff;
+  E.e_ehsize = sizeof(Elf64_Ehdr);
+  E.e_shentsize = sizeof(Elf64_Shdr);
+  E.e_shnum = uint16_t(Shdrs.size());
+  E.e_shstrndx = uint16_t(Shdrs.size() - 1);
+  std::memcpy(Out.data(), &E, sizeof(E));
+  return Out;
+}
+
+Expected<GpuObjectSpec> readGpuObjectMemory(const uint8_t *Data, size_t Size,
+                                            const std::string &Name) {
+  auto Fail = [&](const std::string &Why) { return Error(Name + ": " + Why); };
+  Elf64_Ehdr E;
+  if (Size < sizeof(E) || std::memcmp(Data, ELFMAG, SELFMAG) != 0)
+    return Fail("not an ELF file");
+  std::memcpy(&E, Data, sizeof(E));
+  if (E.e_ident[EI_CLASS] != ELFCLASS64 || E.e_ident[EI_DATA] != ELFDATA2LSB)
+    return Fail("not a 64-bit little-endian ELF file");
+  if (E.e_shentsize != sizeof(Elf64_Shdr) || E.e_shoff > Size ||
+      E.e_shnum > (Size - E.e_shoff) / sizeof(Elf64_Shdr) || E.e_shstrndx >= E.e_shnum)
+    return Fail("truncated or malformed section headers");
+  std::vector<Elf64_Shdr> Sh(E.e_shnum);
+  std::memcpy(Sh.data(), Data + E.e_shoff, E.e_shnum * sizeof(Elf64_Shdr));
+  auto Contents = [&](const Elf64_Shdr &H, std::string &Out) {
+    if (H.sh_offset > Size || H.sh_size > Size - H.sh_offset)
+      return false;
+    Out.assign(reinterpret_cast<const char *>(Data + H.sh_offset), H.sh_size);
+    return true;
+  };
+  std::string ShStr;
+  if (!Contents(Sh[E.e_shstrndx], ShStr))
+    return Fail("section names out of bounds");
+  GpuObjectSpec S;
+  bool HaveMeta = false, HavePtx = false;
+  for (const Elf64_Shdr &H : Sh) {
+    if (H.sh_type != SHT_PROGBITS)
+      continue;
+    if (H.sh_name >= ShStr.size())
+      return Fail("section name out of bounds");
+    std::string SecName = ShStr.c_str() + H.sh_name, Bytes;
+    if (!Contents(H, Bytes))
+      return Fail("section " + SecName + " extends past the end of the file");
+    if (SecName == MetaSection) {
+      if (MaybeError Err = parseMeta(Bytes, S))
+        return std::move(*Err).withContext(Name);
+      HaveMeta = true;
+    } else if (SecName == PtxSection) {
+      S.Ptx = std::move(Bytes);
+      HavePtx = true;
+    } else if (SecName == ".BTF") {
+      S.Btf.assign(Bytes.begin(), Bytes.end());
+    }
+  }
+  if (!HaveMeta)
+    return Fail("not an ebpf-gpu object (no " + std::string(MetaSection) +
+                " section; compile it with ebpf-gpu-cc)");
+  if (!HavePtx || S.Ptx.empty())
+    return Fail("no PTX in the object");
+  return S;
+}
+
+Expected<GpuObjectSpec> readGpuObjectFile(const std::string &Path) {
+  std::ifstream In(Path, std::ios::binary);
+  if (!In)
+    return Error(Path + ": cannot open file");
+  std::vector<uint8_t> Bytes((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
+  return readGpuObjectMemory(Bytes.data(), Bytes.size(), Path);
+}
+
+MaybeError writeFileAtomically(const std::string &Path, const std::vector<uint8_t> &Bytes) {
+  std::string Tmp = Path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream Out(Tmp, std::ios::binary);
+    Out.write(reinterpret_cast<const char *>(Bytes.data()), std::streamsize(Bytes.size()));
+    if (!Out) {
+      std::remove(Tmp.c_str());
+      return Error(Path + ": cannot write: " + std::strerror(errno));
+    }
+  }
+  if (std::rename(Tmp.c_str(), Path.c_str()) != 0) {
+    std::remove(Tmp.c_str());
+    return Error(Path + ": cannot write: " + std::strerror(errno));
+  }
+  return std::nullopt;
+}
+
+} // namespace ebpfgpu::loader
