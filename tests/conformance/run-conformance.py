@@ -55,12 +55,26 @@ def run_plugin(plugin, program_hex, mem_hex, timeout, options=""):
     return p.returncode, p.stdout, p.stderr
 
 
-def check_test(plugin, suite, name, timeout):
+def run_gpu_object(loader, obj, mem_hex, timeout):
+    """GPU mode: a program compiled beforehand to NAME.gpu.o, run once by the loader."""
+    try:
+        p = subprocess.run([loader, "test-run", obj, "--mem", mem_hex], capture_output=True,
+                           text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, "", "timed out"
+    return p.returncode, p.stdout, p.stderr
+
+
+def check_test(plugin, suite, name, timeout, gpu_objects=None):
     data = sections(os.path.join(suite, "tests", name + ".data"))
     with open(os.path.join(suite, "hex", name + ".hex")) as f:
         program = "".join(f.read().split())
     mem = hex_bytes(data.get("mem", []))
-    rc, out, err = run_plugin(plugin, program, mem, timeout)
+    if gpu_objects:
+        rc, out, err = run_gpu_object(plugin, os.path.join(gpu_objects, name + ".gpu.o"), mem,
+                                      timeout)
+    else:
+        rc, out, err = run_plugin(plugin, program, mem, timeout)
     expected_lines = [l for l in data.get("result", []) if l]
     if "error" in data and not expected_lines:
         ok = rc not in (0, None) and rc > 0
@@ -96,6 +110,9 @@ def main():
     ap.add_argument("--suite", required=True, help="the conformance data folder")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--timeout", type=float, default=30)
+    ap.add_argument("--gpu-objects",
+                    help="GPU mode: run DIR/NAME.gpu.o with `PLUGIN test-run` (PLUGIN is then "
+                         "ebpf-gpu-loader); negative programs are checked when compiling")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
 
@@ -105,12 +122,15 @@ def main():
         return 77
     tests = sorted(f[:-5] for f in os.listdir(tests_dir) if f.endswith(".data"))
     neg_dir = os.path.join(args.suite, "negative")
-    negatives = sorted(f[:-5] for f in os.listdir(neg_dir)
-                       if f.endswith(".data") and "raw" in sections(os.path.join(neg_dir, f)))
+    negatives = []
+    if not args.gpu_objects:
+        negatives = sorted(f[:-5] for f in os.listdir(neg_dir)
+                           if f.endswith(".data") and "raw" in sections(os.path.join(neg_dir, f)))
 
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(lambda n: (n, check_test(args.plugin, args.suite, n, args.timeout)),
-                                tests))
+        results = list(pool.map(
+            lambda n: (n, check_test(args.plugin, args.suite, n, args.timeout, args.gpu_objects)),
+            tests))
         neg_results = list(pool.map(
             lambda n: (n, check_negative(args.plugin, args.suite, n, args.timeout)), negatives))
 
@@ -125,7 +145,8 @@ def main():
             if ok:
                 print(f"refused negative/{n}: {why}")
     print(f"conformance: {len(tests) - len(failed)}/{len(tests)} passed")
-    print(f"negative: {len(negatives) - len(neg_failed)}/{len(negatives)} refused")
+    if negatives:
+        print(f"negative: {len(negatives) - len(neg_failed)}/{len(negatives)} refused")
     return 1 if failed or neg_failed else 0
 
 

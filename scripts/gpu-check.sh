@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# GPU checks on the lent GPU machine, in two halves:
+#   scripts/gpu-check.sh prepare   (here) build everything, compile the
+#       conformance programs and the samples to .gpu.o, make traffic and the
+#       host back end's expected results, and stage it all in .gpu-carry/
+#   scripts/gpu-check.sh device    (on the GPU machine, with .gpu-carry
+#       carried) run bpf_conformance on the GPU and the samples on the GPU,
+#       compare every verdict and output byte with the host back end.
+# The device half needs no LLVM, libbpf or libpcap: the loader it runs is
+# built with EBPF_GPU_WITH_COMPILER=OFF and links only libc.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CARRY=.gpu-carry
+PACKETS=100000
+
+prepare() {
+  bash scripts/build.sh
+  cmake -S . -B build-gpu -G Ninja -DEBPF_GPU_WITH_COMPILER=OFF -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null
+  ninja -C build-gpu ebpf-gpu-loader ebpf-gpu-trafgen
+  rm -rf "$CARRY"
+  mkdir -p "$CARRY"/{bin,conformance,samples}
+  cp build-gpu/tools/ebpf-gpu-loader build-gpu/tools/ebpf-gpu-trafgen "$CARRY/bin/"
+  cp tests/conformance/run-conformance.py "$CARRY/"
+  local suite=../shared/conformance
+  cp -r "$suite/tests" "$suite/hex" "$CARRY/conformance/"
+  for hex in "$suite"/hex/*.hex; do
+    build/tools/ebpf-gpu-cc --input=hex --platform=raw "$hex" \
+      -o "$CARRY/conformance/$(basename "$hex" .hex).gpu.o"
+  done
+  # Traffic (regenerated on the device: the generator is deterministic), and
+  # digests of what the host back end decides on it.
+  local traffic=build/gpu-check-traffic.pcap
+  build/tools/ebpf-gpu-trafgen -o "$traffic" --count "$PACKETS" --seed 3
+  sha256sum <"$traffic" | cut -d' ' -f1 >"$CARRY/samples/traffic.sha256"
+  local progs=(xdp_pass_drop.o:xdp_pass_all xdp_pass_drop.o:xdp_drop_ipv6
+               xdp_port_filter.o:xdp_port_filter)
+  : >"$CARRY/samples/list"
+  for spec in "${progs[@]}"; do
+    local obj=${spec%%:*} prog=${spec##*:}
+    build/tools/ebpf-gpu-cc "build/samples/$obj" --section "$prog" -o "$CARRY/samples/$prog.gpu.o"
+    build/tools/ebpf-gpu-loader run "build/samples/$obj" --section "$prog" --backend host \
+      --pcap "$traffic" --out "build/$prog.host.pcap" --verdicts "build/$prog.host.txt" >/dev/null
+    sha256sum <"build/$prog.host.txt" | cut -d' ' -f1 >"$CARRY/samples/$prog.host.txt.sha256"
+    sha256sum <"build/$prog.host.pcap" | cut -d' ' -f1 >"$CARRY/samples/$prog.host.pcap.sha256"
+    echo "$prog" >>"$CARRY/samples/list"
+  done
+  du -sh "$CARRY"
+}
+
+device() {
+  local out=${OUT:-/tmp/gpu-check}
+  mkdir -p "$out"
+  nvidia-smi -L
+  local bin=$CARRY/bin status=0
+  echo "== bpf_conformance on the GPU (one-thread batches)"
+  python3 "$CARRY/run-conformance.py" --plugin "$bin/ebpf-gpu-loader" \
+    --suite "$CARRY/conformance" --gpu-objects "$CARRY/conformance" --jobs 8 || status=1
+  echo "== samples: GPU vs host back end, verdicts and output bytes"
+  local s=$CARRY/samples traffic=/tmp/gpu-check-traffic.pcap
+  "$bin/ebpf-gpu-trafgen" -o "$traffic" --count "$PACKETS" --seed 3
+  if [[ $(sha256sum <"$traffic" | cut -d' ' -f1) != $(cat "$s/traffic.sha256") ]]; then
+    echo "traffic differs from the one the host results were made from"
+    return 1
+  fi
+  local digest
+  digest() { sha256sum <"$1" | cut -d' ' -f1; }
+  while read -r prog; do
+    "$bin/ebpf-gpu-loader" run "$s/$prog.gpu.o" --pcap "$traffic" \
+      --out "/tmp/$prog.gpu.pcap" --verdicts "/tmp/$prog.gpu.txt" --json | tee "$out/$prog.json"
+    if [[ $(digest "/tmp/$prog.gpu.txt") == $(cat "$s/$prog.host.txt.sha256") &&
+          $(digest "/tmp/$prog.gpu.pcap") == $(cat "$s/$prog.host.pcap.sha256") ]]; then
+      echo "$prog: $(wc -l <"/tmp/$prog.gpu.txt") packets, GPU and host agree byte for byte"
+    else
+      echo "$prog: GPU and host DIFFER"
+      cp "/tmp/$prog.gpu.txt" "$out/" || true
+      status=1
+    fi
+  done <"$s/list"
+  return $status
+}
+
+case "${1:-}" in
+prepare) prepare ;;
+device) device ;;
+*)
+  echo "usage: $0 prepare|device" >&2
+  exit 2
+  ;;
+esac
