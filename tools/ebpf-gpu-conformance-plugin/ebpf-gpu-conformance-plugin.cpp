@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// The bpf_conformance plugin: `PLUGIN [MEM_HEX] [OPTIONS]` (OPTIONS: --elf), program as one
+// The bpf_conformance plugin: `PLUGIN [MEM_HEX] [OPTIONS]`, program as one
 // line of hex on standard input (or a whole ELF object with --elf). Runs it
-// on the host back end with r1 = the input memory, r2 = its length, prints
-// r0 in hex and exits 0; a load or run failure prints the reason on
-// standard error and exits 1.
+// with r1 = the input memory, r2 = its length, prints r0 in hex and exits
+// 0; a load or run failure prints the reason on standard error and exits 1.
+// OPTIONS: --elf (input is an ELF object), --gpu (run on the GPU as a
+// one-thread batch instead of the host back end).
 
+#include "ebpf-gpu/Compiler/GpuArtifact.h"
 #include "ebpf-gpu/Compiler/HostJit.h"
 #include "ebpf-gpu/ISA/Decoder.h"
 
 #include "llvm/Support/raw_ostream.h"
+
+#ifdef EBPF_GPU_HAVE_CUDA
+#include "ebpf-gpu/Loader/GpuLoader.h"
+#endif
 
 #include <bpf/libbpf.h>
 
@@ -54,12 +60,14 @@ int main(int argc, char **argv) {
   // The upstream runner passes the memory as argv[1] (possibly empty) and
   // its plugin options as one more argument (possibly empty).
   std::string MemHex = argc > 1 ? argv[1] : "";
-  bool Elf = false;
+  bool Elf = false, Gpu = false;
   for (int I = 2; I < argc; ++I) {
     std::istringstream Opts(argv[I]);
     for (std::string A; Opts >> A;) {
       if (A == "--elf")
         Elf = true;
+      else if (A == "--gpu")
+        Gpu = true;
       else
         return failWith("unknown option '" + A + "'");
     }
@@ -88,6 +96,26 @@ int main(int argc, char **argv) {
 
   compiler::LiftOptions Opts;
   Opts.Platform = &platform::rawPlatform();
+  if (Gpu) {
+#ifdef EBPF_GPU_HAVE_CUDA
+    auto Spec = compiler::buildGpuObject(Obj, Obj.Programs[0], Opts, compiler::GpuOptions());
+    if (!Spec)
+      return failWith(llvm::toString(Spec.takeError()));
+    auto Dev = loader::GpuDevice::open(0);
+    if (!Dev)
+      return failWith(Dev.error().message());
+    auto GP = loader::GpuProgram::load(**Dev, *Spec);
+    if (!GP)
+      return failWith(GP.error().message());
+    auto R0 = (*GP)->runRaw(Mem);
+    if (!R0)
+      return failWith(R0.error().message());
+    std::printf("%llx\n", static_cast<unsigned long long>(*R0));
+    return 0;
+#else
+    return failWith("built without CUDA support: --gpu is not available");
+#endif
+  }
   auto Prog = compiler::HostProgram::compile(Obj.Programs[0], Obj.Maps, Opts);
   if (!Prog)
     return failWith(llvm::toString(Prog.takeError()));
