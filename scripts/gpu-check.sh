@@ -7,7 +7,9 @@
 #       host back end's expected results, and stage it all in .gpu-carry/
 #   scripts/gpu-check.sh device    (on the GPU machine, with .gpu-carry
 #       carried) run bpf_conformance on the GPU and the samples on the GPU,
-#       compare every verdict and output byte with the host back end.
+#       compare every verdict and output byte with the host back end, then
+#       benchmark the compiled port filter against its hand-written CUDA
+#       twin (bench/cuda/port_filter.cu) on 1M packets in GPU memory.
 # The device half needs no LLVM, libbpf or libpcap: the loader it runs is
 # built with EBPF_GPU_WITH_COMPILER=OFF and links only libc.
 set -euo pipefail
@@ -19,10 +21,16 @@ prepare() {
   bash scripts/build.sh
   cmake -S . -B build-gpu -G Ninja -DEBPF_GPU_WITH_COMPILER=OFF -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null
-  ninja -C build-gpu ebpf-gpu-loader ebpf-gpu-trafgen
+  ninja -C build-gpu ebpf-gpu-loader ebpf-gpu-trafgen ebpf-gpu-bench
   rm -rf "$CARRY"
-  mkdir -p "$CARRY"/{bin,conformance,samples}
-  cp build-gpu/tools/ebpf-gpu-loader build-gpu/tools/ebpf-gpu-trafgen "$CARRY/bin/"
+  mkdir -p "$CARRY"/{bin,conformance,samples,bench}
+  cp build-gpu/tools/ebpf-gpu-loader build-gpu/tools/ebpf-gpu-trafgen \
+    build-gpu/bench/ebpf-gpu-bench "$CARRY/bin/"
+  # Benchmark pair, both as PTX for the H100/H200 (sm_90), JIT-compiled by the driver.
+  build/tools/ebpf-gpu-cc build/samples/xdp_port_filter.o --target=sm_90 \
+    -o "$CARRY/bench/xdp_port_filter.sm90.gpu.o"
+  /usr/local/cuda/bin/nvcc -ptx -arch=sm_90 -O3 -Icompiler/include \
+    bench/cuda/port_filter.cu -o "$CARRY/bench/port_filter.cuda.ptx"
   cp tests/conformance/run-conformance.py "$CARRY/"
   local suite=../shared/conformance
   cp -r "$suite/tests" "$suite/hex" "$CARRY/conformance/"
@@ -79,6 +87,11 @@ device() {
       status=1
     fi
   done <"$s/list"
+  echo "== benchmark: compiled port filter vs hand-written CUDA, 1M packets in GPU memory"
+  "$bin/ebpf-gpu-trafgen" -o /tmp/bench.pcap --count 1000000 --seed 9
+  "$bin/ebpf-gpu-bench" --gpu-object "$CARRY/bench/xdp_port_filter.sm90.gpu.o" \
+    --cuda-ptx "$CARRY/bench/port_filter.cuda.ptx" --cuda-kernel cuda_port_filter \
+    --pcap /tmp/bench.pcap --reps 100 --json "$out/bench.json" || status=1
   return $status
 }
 

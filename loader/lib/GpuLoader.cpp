@@ -34,6 +34,7 @@ struct CudaApi {
   X(cuMemFree, "cuMemFree_v2")                                                                \
   X(cuMemcpyHtoD, "cuMemcpyHtoD_v2")                                                          \
   X(cuMemcpyDtoH, "cuMemcpyDtoH_v2")                                                          \
+  X(cuMemcpyDtoD, "cuMemcpyDtoD_v2")                                                          \
   X(cuLaunchKernel, "cuLaunchKernel")                                                         \
   X(cuEventCreate, "cuEventCreate")                                                           \
   X(cuEventRecord, "cuEventRecord")                                                           \
@@ -239,6 +240,80 @@ MaybeError GpuProgram::runBatch(uint8_t *Frames, size_t FrameBytes,
     EBPFGPU_CHECK(A, cuEventElapsedTime, &Timing->KernelMs, E1.get(), E2.get());
     EBPFGPU_CHECK(A, cuEventElapsedTime, &Timing->CopyOutMs, E2.get(), E3.get());
   }
+  return std::nullopt;
+}
+
+Expected<std::unique_ptr<GpuBatch>> GpuBatch::create(GpuDevice &Dev, const uint8_t *Frames,
+                                                     size_t FrameBytes,
+                                                     const std::vector<ebpfgpu_packet_desc> &Descs) {
+  const CudaApi &A = Dev.api();
+  std::unique_ptr<GpuBatch> B(new GpuBatch(Dev));
+  B->FrameBytes = FrameBytes;
+  B->Count = uint32_t(Descs.size());
+  CUdeviceptr P;
+  EBPFGPU_CHECK(A, cuMemAlloc, &P, FrameBytes ? FrameBytes : 1);
+  B->Frames = P;
+  EBPFGPU_CHECK(A, cuMemAlloc, &P, FrameBytes ? FrameBytes : 1);
+  B->Pristine = P;
+  EBPFGPU_CHECK(A, cuMemAlloc, &P, Descs.size() * sizeof(ebpfgpu_packet_desc) + 1);
+  B->Descs = P;
+  EBPFGPU_CHECK(A, cuMemAlloc, &P, Descs.size() * sizeof(ebpfgpu_verdict) + 1);
+  B->Verdicts = P;
+  std::vector<ebpfgpu_packet_desc> Dev2 = Descs;
+  for (ebpfgpu_packet_desc &D : Dev2) {
+    if (D.buffer + D.buffer_size > FrameBytes)
+      return Error("packet buffer outside the frames passed in");
+    D.buffer += B->Frames;
+  }
+  EBPFGPU_CHECK(A, cuMemcpyHtoD, B->Frames, Frames, FrameBytes);
+  EBPFGPU_CHECK(A, cuMemcpyDtoD, B->Pristine, B->Frames, FrameBytes);
+  EBPFGPU_CHECK(A, cuMemcpyHtoD, B->Descs, Dev2.data(), Dev2.size() * sizeof(ebpfgpu_packet_desc));
+  EBPFGPU_CHECK(A, cuCtxSynchronize);
+  return B;
+}
+
+GpuBatch::~GpuBatch() {
+  const CudaApi &A = Dev.api();
+  for (uint64_t P : {Frames, Pristine, Descs, Verdicts})
+    if (P)
+      A.cuMemFree(P);
+}
+
+Expected<float> GpuBatch::launch(GpuProgram &Prog, unsigned ThreadsPerBlock) {
+  const CudaApi &A = Dev.api();
+  if (!Prog.IsXdp)
+    return Error("GpuBatch::launch needs an XDP program");
+  Event E0(A), E1(A);
+  for (Event *E : {&E0, &E1})
+    if (auto Err = E->create())
+      return std::move(*Err);
+  CUdeviceptr DescPtr = Descs, VerdictPtr = Verdicts;
+  uint32_t N = Count;
+  uint64_t Seed = 0x5eed0000ull;
+  void *Args[] = {&DescPtr, &VerdictPtr, &N, &Seed};
+  unsigned Blocks = (N + ThreadsPerBlock - 1) / ThreadsPerBlock;
+  if (auto Err = E0.record())
+    return std::move(*Err);
+  EBPFGPU_CHECK(A, cuLaunchKernel, static_cast<CUfunction>(Prog.Kernel), Blocks ? Blocks : 1, 1,
+                1, ThreadsPerBlock, 1, 1, 0, nullptr, Args, nullptr);
+  if (auto Err = E1.record())
+    return std::move(*Err);
+  EBPFGPU_CHECK(A, cuEventSynchronize, E1.get());
+  float Ms = 0;
+  EBPFGPU_CHECK(A, cuEventElapsedTime, &Ms, E0.get(), E1.get());
+  return Ms;
+}
+
+MaybeError GpuBatch::verdicts(std::vector<ebpfgpu_verdict> &Out) const {
+  const CudaApi &A = Dev.api();
+  Out.resize(Count);
+  EBPFGPU_CHECK(A, cuMemcpyDtoH, Out.data(), Verdicts, Count * sizeof(ebpfgpu_verdict));
+  return std::nullopt;
+}
+
+MaybeError GpuBatch::restoreFrames() {
+  const CudaApi &A = Dev.api();
+  EBPFGPU_CHECK(A, cuMemcpyDtoD, Frames, Pristine, FrameBytes);
   return std::nullopt;
 }
 

@@ -7,6 +7,8 @@
 
 #include "ebpf-gpu/Platform/GpuAbi.h"
 
+#include "../Lifter/PointerFold.h"
+
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
@@ -186,25 +188,6 @@ void addRawKernel(llvm::Module &M, llvm::Function *Prog) {
   B.CreateRetVoid();
 }
 
-void optimizeForTarget(llvm::Module &M, llvm::TargetMachine &TM, unsigned OptLevel) {
-  llvm::LoopAnalysisManager LAM;
-  llvm::FunctionAnalysisManager FAM;
-  llvm::CGSCCAnalysisManager CGAM;
-  llvm::ModuleAnalysisManager MAM;
-  llvm::PassBuilder PB(&TM);
-  PB.registerModuleAnalyses(MAM);
-  PB.registerCGSCCAnalyses(CGAM);
-  PB.registerFunctionAnalyses(FAM);
-  PB.registerLoopAnalyses(LAM);
-  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
-  llvm::ModulePassManager MPM =
-      OptLevel == 0 ? PB.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
-                    : PB.buildPerModuleDefaultPipeline(OptLevel == 1   ? llvm::OptimizationLevel::O1
-                                                       : OptLevel == 2 ? llvm::OptimizationLevel::O2
-                                                                       : llvm::OptimizationLevel::O3);
-  MPM.run(M, MAM);
-}
-
 } // namespace
 
 llvm::Expected<GpuProgram> compileForGpu(const object::ProgramSpec &Prog,
@@ -214,7 +197,9 @@ llvm::Expected<GpuProgram> compileForGpu(const object::ProgramSpec &Prog,
   if (!TM)
     return TM.takeError();
   llvm::LLVMContext Ctx;
-  auto Lifted = liftProgram(Prog, Maps, Lift, Ctx);
+  LiftOptions GpuLift = Lift;
+  GpuLift.PacketAddrSpace = 1; // packets live in device or mapped host memory: global
+  auto Lifted = liftProgram(Prog, Maps, GpuLift, Ctx);
   if (!Lifted)
     return Lifted.takeError();
   llvm::Module &M = *Lifted->Module;
@@ -241,7 +226,7 @@ llvm::Expected<GpuProgram> compileForGpu(const object::ProgramSpec &Prog,
   if (llvm::verifyModule(M, &MsgOS))
     return makeError("internal error: GPU module is invalid: " + MsgOS.str());
 
-  optimizeForTarget(M, **TM, Gpu.OptLevel);
+  runOptimizationPipeline(M, Gpu.OptLevel, TM->get());
   llvm::raw_string_ostream IR(Out.Llvm);
   M.print(IR, nullptr);
 

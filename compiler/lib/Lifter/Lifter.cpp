@@ -224,6 +224,8 @@ llvm::Expected<Value *> FunctionLifter::address(uint32_t Pc, const AbsValue &Bas
   Value *Addr = reg(BaseReg);
   if (Off != 0)
     Addr = B.CreateAdd(Addr, llvm::ConstantInt::get(I64, uint64_t(Off)));
+  if (Base.K == AbsValue::Packet)
+    return B.CreateIntToPtr(Addr, llvm::PointerType::get(P.Ctx, P.Opts.PacketAddrSpace));
   return B.CreateIntToPtr(Addr, P.memPtrTy());
 }
 

@@ -152,6 +152,8 @@ void Provenance::transfer(AbsState &S, uint32_t Pc) const {
       D = Src;
       return;
     }
+    if (Is64 && (Op == isa::Add || Op == isa::Sub) && Src.isConst() && D.K == AbsValue::Packet)
+      return;
     if (Is64 && (Op == isa::Add || Op == isa::Sub) && Src.isConst() && isPointerKind(D)) {
       D.Value += Op == isa::Add ? Src.Value : -Src.Value;
       return;
@@ -174,6 +176,11 @@ void Provenance::transfer(AbsState &S, uint32_t Pc) const {
     }
     if (Is64 && (D.isStackDerived() || (Op != isa::Mov && Src.isStackDerived())))
       D = {AbsValue::StackAny, 0, 0};
+    else if (Is64 && Op == isa::Add &&
+             (D.K == AbsValue::Packet) != (Src.K == AbsValue::Packet))
+      D = {AbsValue::Packet, 0, 0};
+    else if (Is64 && Op == isa::Sub && D.K == AbsValue::Packet && Src.K != AbsValue::Packet)
+      D = {AbsValue::Packet, 0, 0};
     else
       D = {};
     return;
@@ -205,6 +212,12 @@ void Provenance::transfer(AbsState &S, uint32_t Pc) const {
       auto It = S.Slots.find(Base.Value + I.Off);
       if (It != S.Slots.end())
         R = It->second;
+    }
+    // ctx->data, data_end, data_meta: 4-byte loads at context offsets 0, 4, 8.
+    if (Base.K == AbsValue::Ctx && I.size() == isa::W && I.mode() == isa::ModeMem) {
+      int64_t Field = Base.Value + I.Off;
+      if (Field == 0 || Field == 4 || Field == 8)
+        R = {AbsValue::Packet, 0, 0};
     }
     S.Regs[I.Dst] = R;
     return;

@@ -33,6 +33,7 @@ struct AbsValue {
     StackAny, ///< somewhere in this function's frame
     Map,      ///< map object Index
     MapValue, ///< value of map Index + Value
+    Packet,   ///< somewhere in the packet buffer (from ctx->data/data_end/data_meta)
   };
   Kind K = Unknown;
   int64_t Value = 0;

@@ -24,8 +24,10 @@ namespace ebpfgpu::compiler {
 
 struct LiftOptions {
   const platform::Platform *Platform = &platform::xdpPlatform();
-  /// Address space of packet, map and other non-stack memory.
+  /// Address space of memory the lifter cannot attribute (generic on GPUs).
   unsigned MemoryAddrSpace = 0;
+  /// Address space of packet memory (global on GPUs).
+  unsigned PacketAddrSpace = 0;
 };
 
 /// Names of the module globals a loader binds after code generation.

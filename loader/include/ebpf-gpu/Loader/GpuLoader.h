@@ -46,6 +46,37 @@ struct BatchTiming {
   float CopyInMs = 0, KernelMs = 0, CopyOutMs = 0;
 };
 
+class GpuProgram;
+
+/// Packets resident in device memory, for repeated runs (benchmarks): the
+/// frames and descriptors are uploaded once; each launch writes verdicts.
+class GpuBatch {
+public:
+  /// `Descs[i].buffer` is an offset into `Frames`, as for runBatch.
+  static Expected<std::unique_ptr<GpuBatch>> create(GpuDevice &Dev, const uint8_t *Frames,
+                                                    size_t FrameBytes,
+                                                    const std::vector<ebpfgpu_packet_desc> &Descs);
+  ~GpuBatch();
+  GpuBatch(const GpuBatch &) = delete;
+  GpuBatch &operator=(const GpuBatch &) = delete;
+
+  /// Runs `Prog` once over every packet; returns the kernel time in ms
+  /// (device events).
+  Expected<float> launch(GpuProgram &Prog, unsigned ThreadsPerBlock = 256);
+  /// Copies the verdicts of the last launch to the host.
+  MaybeError verdicts(std::vector<ebpfgpu_verdict> &Out) const;
+  /// Restores the frames to their uploaded bytes (programs may rewrite them).
+  MaybeError restoreFrames();
+  uint32_t count() const { return Count; }
+
+private:
+  GpuBatch(GpuDevice &Dev) : Dev(Dev) {}
+  GpuDevice &Dev;
+  uint64_t Frames = 0, Pristine = 0, Descs = 0, Verdicts = 0;
+  size_t FrameBytes = 0;
+  uint32_t Count = 0;
+};
+
 class GpuProgram {
 public:
   /// JIT-compiles the PTX of `Spec` (the driver's error log is returned on
@@ -70,6 +101,7 @@ public:
   const std::string &jitInfoLog() const { return InfoLog; }
 
 private:
+  friend class GpuBatch;
   GpuProgram(GpuDevice &Dev) : Dev(Dev) {}
   GpuDevice &Dev;
   void *Module = nullptr;
