@@ -27,7 +27,8 @@ std::string metaText(const GpuObjectSpec &S) {
   std::ostringstream O;
   O << MetaMagic << "\n";
   O << "program " << S.Program << "\nsection " << S.Section << "\nplatform " << S.Platform
-    << "\nkernel " << S.Kernel << "\ntarget " << S.Target << "\nstack " << S.StackBytes << "\n";
+    << "\nkernel " << S.Kernel << "\ntarget " << S.Target << "\nstack " << S.StackBytes
+    << "\nverified " << (S.Verified ? "yes" : "no") << "\n";
   for (const std::string &H : S.Helpers)
     O << "helper " << H << "\n";
   for (const GpuMapSpec &M : S.Maps)
@@ -63,6 +64,7 @@ MaybeError parseMeta(const std::string &Text, GpuObjectSpec &S) {
       else if (Key == "kernel") S.Kernel = Value;
       else if (Key == "target") S.Target = Value;
       else if (Key == "helper") S.Helpers.push_back(Value);
+      else if (Key == "verified") S.Verified = Value == "yes";
       else if (Key == "stack") {
         uint32_t N;
         if (!Num(Value, N))

@@ -11,6 +11,7 @@
 #include "ebpf-gpu/ISA/Decoder.h"
 #include "ebpf-gpu/ISA/Disassembler.h"
 #include "ebpf-gpu/Object/Object.h"
+#include "ebpf-gpu/Verifier/Verifier.h"
 
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
@@ -30,7 +31,7 @@ using namespace llvm;
 
 namespace {
 
-enum class EmitKind { Insns, Maps, Llvm, GpuLlvm, Ptx, GpuObj };
+enum class EmitKind { Insns, Maps, VerifierLog, Llvm, GpuLlvm, Ptx, GpuObj };
 enum class InputKind { Elf, Bin, Hex };
 
 cl::OptionCategory Category("ebpf-gpu-cc options");
@@ -51,6 +52,8 @@ cl::opt<EmitKind> Emit(
                           "the .gpu.o the loader runs: PTX, metadata, maps (default)"),
                clEnumValN(EmitKind::Insns, "insns", "decoded, linked instructions"),
                clEnumValN(EmitKind::Maps, "maps", "the object's map definitions"),
+               clEnumValN(EmitKind::VerifierLog, "verifier-log",
+                          "the verifier's abstract state before every instruction"),
                clEnumValN(EmitKind::Llvm, "llvm", "optimised LLVM IR of the program"),
                clEnumValN(EmitKind::GpuLlvm, "gpu-llvm",
                           "LLVM IR of the GPU module (program, helpers, batch kernel)"),
@@ -59,6 +62,13 @@ cl::opt<EmitKind> Emit(
 cl::opt<std::string> GpuArch("target",
                              cl::desc("GPU target for PTX (default sm_70: every GPU from Volta on)"),
                              cl::value_desc("sm_XX"), cl::init("sm_70"), cl::cat(Category));
+cl::opt<bool> NoVerify("no-verify",
+                       cl::desc("Skip the safety verifier (for testing back ends on programs "
+                                "outside its reach; a .gpu.o is marked unverified)"),
+                       cl::cat(Category));
+cl::opt<uint64_t> MemSize("mem-size",
+                          cl::desc("Raw platform: bytes of memory r1 points to (for the verifier)"),
+                          cl::init(0), cl::cat(Category));
 cl::opt<unsigned> OptLevel("O", cl::desc("Optimisation level 0-3 (default 2)"), cl::Prefix,
                            cl::init(2), cl::cat(Category));
 cl::opt<std::string> PlatformName("platform",
@@ -223,9 +233,36 @@ int main(int argc, char **argv) {
 
   object::ObjectSpec Obj = readInput();
 
+  // Nothing is compiled unless the verifier proves it safe.
+  auto Verify = [&](const object::ProgramSpec &P, bool WantLog) {
+    verifier::Options VO;
+    VO.Platform = Plat;
+    VO.RawMemSize = MemSize;
+    VO.Log = WantLog;
+    verifier::Result R = verifier::verify(P, Obj.Maps, VO);
+    if (!R.ok() && !WantLog)
+      fail(InputPath + ": program " + P.Name + ": refused by the verifier: " +
+           verifier::formatDiagnostic(*R.Error, P));
+    return R;
+  };
+  if (Emit != EmitKind::Insns && Emit != EmitKind::Maps && Emit != EmitKind::VerifierLog &&
+      !NoVerify)
+    Verify(*selectPrograms(Obj, false)[0], false);
+
   std::string Text;
   raw_string_ostream OS(Text);
   switch (Emit) {
+  case EmitKind::VerifierLog: {
+    const object::ProgramSpec *P = selectPrograms(Obj, false)[0];
+    verifier::Result R = Verify(*P, true);
+    OS << R.Log;
+    if (R.ok())
+      OS << "verified: " << R.InsnsProcessed << " instructions processed, " << R.StatesStored
+         << " states stored, " << R.PathsPruned << " paths pruned\n";
+    else
+      OS << "refused: " << verifier::formatDiagnostic(*R.Error, *P) << "\n";
+    break;
+  }
   case EmitKind::Insns:
     emitInsns(Obj, OS);
     break;
@@ -265,7 +302,7 @@ int main(int argc, char **argv) {
     compiler::GpuOptions Gpu;
     Gpu.Arch = GpuArch;
     Gpu.OptLevel = OptLevel;
-    auto G = compiler::buildGpuObject(Obj, *P, Opts, Gpu);
+    auto G = compiler::buildGpuObject(Obj, *P, Opts, Gpu, !NoVerify);
     if (!G)
       fail(InputPath + ": program " + P->Name + ": " + toString(G.takeError()));
     std::string Out = OutputPath;

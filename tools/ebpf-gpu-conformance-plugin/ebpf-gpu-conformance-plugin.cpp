@@ -5,11 +5,15 @@
 // with r1 = the input memory, r2 = its length, prints r0 in hex and exits
 // 0; a load or run failure prints the reason on standard error and exits 1.
 // OPTIONS: --elf (input is an ELF object), --gpu (run on the GPU as a
-// one-thread batch instead of the host back end).
+// one-thread batch instead of the host back end), --verify (run only what
+// the safety verifier accepts, with r1 pointing to the input's bytes).
+// Without --verify the plugin measures the back ends' ISA semantics on
+// every program, including those the verifier (like the kernel's) refuses.
 
 #include "ebpf-gpu/Compiler/GpuArtifact.h"
 #include "ebpf-gpu/Compiler/HostJit.h"
 #include "ebpf-gpu/ISA/Decoder.h"
+#include "ebpf-gpu/Verifier/Verifier.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -60,7 +64,7 @@ int main(int argc, char **argv) {
   // The upstream runner passes the memory as argv[1] (possibly empty) and
   // its plugin options as one more argument (possibly empty).
   std::string MemHex = argc > 1 ? argv[1] : "";
-  bool Elf = false, Gpu = false;
+  bool Elf = false, Gpu = false, Verify = false;
   for (int I = 2; I < argc; ++I) {
     std::istringstream Opts(argv[I]);
     for (std::string A; Opts >> A;) {
@@ -68,6 +72,8 @@ int main(int argc, char **argv) {
         Elf = true;
       else if (A == "--gpu")
         Gpu = true;
+      else if (A == "--verify")
+        Verify = true;
       else
         return failWith("unknown option '" + A + "'");
     }
@@ -96,9 +102,19 @@ int main(int argc, char **argv) {
 
   compiler::LiftOptions Opts;
   Opts.Platform = &platform::rawPlatform();
+  if (Verify) {
+    verifier::Options VO;
+    VO.Platform = &platform::rawPlatform();
+    VO.RawMemSize = Mem.size();
+    verifier::Result R = verifier::verify(Obj.Programs[0], Obj.Maps, VO);
+    if (!R.ok())
+      return failWith("refused by the verifier: " +
+                      verifier::formatDiagnostic(*R.Error, Obj.Programs[0]));
+  }
   if (Gpu) {
 #ifdef EBPF_GPU_HAVE_CUDA
-    auto Spec = compiler::buildGpuObject(Obj, Obj.Programs[0], Opts, compiler::GpuOptions());
+    auto Spec = compiler::buildGpuObject(Obj, Obj.Programs[0], Opts, compiler::GpuOptions(),
+                                         /*Verified=*/false);
     if (!Spec)
       return failWith(llvm::toString(Spec.takeError()));
     auto Dev = loader::GpuDevice::open(0);

@@ -22,6 +22,7 @@
 #include "ebpf-gpu/Compiler/GpuArtifact.h"
 #include "ebpf-gpu/Compiler/HostJit.h"
 #include "ebpf-gpu/Object/Object.h"
+#include "ebpf-gpu/Verifier/Verifier.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -63,7 +64,8 @@ int usage(const std::string &Msg) {
                "                      kernel: the Linux kernel's BPF_PROG_TEST_RUN (root)\n"
                "  --out OUT.pcap      write the packets the program passed, sent or redirected\n"
                "  --verdicts FILE     write one line per packet: index, verdict, length\n"
-               "  --json              print the summary as JSON\n",
+               "  --json              print the summary as JSON\n"
+               "  --allow-unverified  run a .gpu.o compiled with --no-verify (testing only)\n",
                Tool, Tool);
   return 2;
 }
@@ -72,7 +74,15 @@ struct RunOptions {
   std::string Object, Pcap, Section, Out, Verdicts;
   std::string Backend;
   bool Json = false;
+  bool AllowUnverified = false;
 };
+
+/// Nothing unverified runs unless the operator says so (back-end tests).
+void requireVerified(const loader::GpuObjectSpec &Spec, const std::string &Path, bool Allow) {
+  if (!Spec.Verified && !Allow)
+    fail(Path + ": compiled without the safety verifier (--no-verify); refusing to run it "
+                "(--allow-unverified overrides, for testing)");
+}
 
 /// The .gpu.o at `Path`, or an error saying why it is not one.
 Expected<loader::GpuObjectSpec> gpuObjectAt(const std::string &Path) {
@@ -101,6 +111,10 @@ void runHost(const RunOptions &O, PacketBatch &Batch, std::string &ProgName) {
          " (have: " + Have + ")");
   }
   ProgName = P->Name;
+  verifier::Result V = verifier::verify(*P, Obj->Maps, verifier::Options());
+  if (!V.ok())
+    fail(O.Object + ": program " + P->Name + ": refused by the verifier: " +
+         verifier::formatDiagnostic(*V.Error, *P));
   compiler::LiftOptions Opts;
   auto Prog = compiler::HostProgram::compile(*P, Obj->Maps, Opts);
   if (!Prog)
@@ -133,7 +147,12 @@ loader::GpuObjectSpec compileForGpu(const RunOptions &O) {
                         : Obj->findProgram(O.Section);
   if (!P)
     fail(O.Object + ": choose one program with --section");
-  auto G = compiler::buildGpuObject(*Obj, *P, compiler::LiftOptions(), compiler::GpuOptions());
+  verifier::Result V = verifier::verify(*P, Obj->Maps, verifier::Options());
+  if (!V.ok())
+    fail(O.Object + ": program " + P->Name + ": refused by the verifier: " +
+         verifier::formatDiagnostic(*V.Error, *P));
+  auto G = compiler::buildGpuObject(*Obj, *P, compiler::LiftOptions(), compiler::GpuOptions(),
+                                    /*Verified=*/true);
   if (!G)
     fail(O.Object + ": program " + P->Name + ": " + llvm::toString(G.takeError()));
   return std::move(*G);
@@ -224,10 +243,13 @@ void runGpu(const loader::GpuObjectSpec &Spec, PacketBatch &Batch, double &Kerne
 
 int testRunCommand(int argc, char **argv) {
   std::string Path, MemHex;
+  bool AllowUnverified = false;
   for (int I = 2; I < argc; ++I) {
     std::string A = argv[I];
     if (A == "--mem" && I + 1 < argc)
       MemHex = argv[++I];
+    else if (A == "--allow-unverified")
+      AllowUnverified = true;
     else if (A.rfind("-", 0) == 0)
       return usage("unknown option " + A);
     else
@@ -252,6 +274,7 @@ int testRunCommand(int argc, char **argv) {
   auto Spec = gpuObjectAt(Path);
   if (!Spec)
     fail(Spec.error().message());
+  requireVerified(*Spec, Path, AllowUnverified);
   auto Dev = loader::GpuDevice::open(0);
   if (!Dev)
     fail("gpu back end: " + Dev.error().message());
@@ -287,6 +310,8 @@ int runCommand(int argc, char **argv) {
       Value(O.Verdicts);
     else if (A == "--json")
       O.Json = true;
+    else if (A == "--allow-unverified")
+      O.AllowUnverified = true;
     else if (A.rfind("-", 0) == 0)
       return usage("unknown option " + A);
     else if (O.Object.empty())
@@ -321,6 +346,7 @@ int runCommand(int argc, char **argv) {
 #endif
     }
     ProgName = GpuObj->Program;
+    requireVerified(*GpuObj, O.Object, O.AllowUnverified);
     runGpu(*GpuObj, *Batch, KernelMs);
 #else
     fail("this loader was built without CUDA support (no cuda.h at build time)");

@@ -9,7 +9,7 @@ namespace ebpfgpu::compiler {
 llvm::Expected<loader::GpuObjectSpec> buildGpuObject(const object::ObjectSpec &Obj,
                                                      const object::ProgramSpec &Prog,
                                                      const LiftOptions &Lift,
-                                                     const GpuOptions &Gpu) {
+                                                     const GpuOptions &Gpu, bool Verified) {
   auto G = compileForGpu(Prog, Obj.Maps, Lift, Gpu);
   if (!G)
     return G.takeError();
@@ -20,6 +20,7 @@ llvm::Expected<loader::GpuObjectSpec> buildGpuObject(const object::ObjectSpec &O
   S.Kernel = G->KernelName;
   S.Target = Gpu.Arch;
   S.StackBytes = G->StackBytes;
+  S.Verified = Verified;
   S.Helpers = G->HelpersUsed;
   S.Ptx = std::move(G->Ptx);
   S.Btf = Obj.Btf;

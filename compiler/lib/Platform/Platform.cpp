@@ -26,28 +26,43 @@ public:
     Field("rx_queue_index", 16, offsetof(XdpRuntimeContext, rx_queue_index), false);
     Field("egress_ifindex", 20, offsetof(XdpRuntimeContext, egress_ifindex), false);
 
-    Helpers = {
-        {1, "map_lookup_elem", V::Ptr, {V::Map, V::Ptr}},
-        {2, "map_update_elem", V::Scalar, {V::Map, V::Ptr, V::Ptr, V::Scalar}},
-        {3, "map_delete_elem", V::Scalar, {V::Map, V::Ptr}},
-        {5, "ktime_get_ns", V::Scalar, {}},
-        {6, "trace_printk", V::Scalar, {V::Ptr, V::Scalar, V::Scalar, V::Scalar, V::Scalar}},
-        {7, "get_prandom_u32", V::Scalar, {}, true},
-        {8, "get_smp_processor_id", V::Scalar, {}, true},
-        {12, "tail_call", V::Scalar, {V::Ctx, V::Map, V::Scalar}},
-        {23, "redirect", V::Scalar, {V::Scalar, V::Scalar}, true},
-        {25, "perf_event_output", V::Scalar, {V::Ctx, V::Map, V::Scalar, V::Ptr, V::Scalar}},
-        {28, "csum_diff", V::Scalar, {V::Ptr, V::Scalar, V::Ptr, V::Scalar, V::Scalar}},
-        {44, "xdp_adjust_head", V::Scalar, {V::Ctx, V::Scalar}},
-        {51, "redirect_map", V::Scalar, {V::Map, V::Scalar, V::Scalar}, true},
-        {54, "xdp_adjust_meta", V::Scalar, {V::Ctx, V::Scalar}},
-        {65, "xdp_adjust_tail", V::Scalar, {V::Ctx, V::Scalar}},
-        {69, "fib_lookup", V::Scalar, {V::Ctx, V::Ptr, V::Scalar, V::Scalar}},
-        {125, "ktime_get_boot_ns", V::Scalar, {}},
-        {130, "ringbuf_output", V::Scalar, {V::Map, V::Ptr, V::Scalar, V::Scalar}},
-        {189, "xdp_load_bytes", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar}},
-        {190, "xdp_store_bytes", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar}},
+    using C = ArgCheck;
+    auto H = [&](int32_t Id, const char *Name, ValueType Ret, std::vector<ValueType> Args,
+                 bool ImplicitCtx, std::vector<ArgCheck> Checks,
+                 RetCheck Result = RetCheck::Scalar) {
+      Helpers.push_back({Id, Name, Ret, std::move(Args), ImplicitCtx, std::move(Checks), Result});
     };
+    H(1, "map_lookup_elem", V::Ptr, {V::Map, V::Ptr}, false, {C::MapPtr, C::MapKey},
+      RetCheck::MapValueOrNull);
+    H(2, "map_update_elem", V::Scalar, {V::Map, V::Ptr, V::Ptr, V::Scalar}, false,
+      {C::MapPtr, C::MapKey, C::MapValue, C::Scalar});
+    H(3, "map_delete_elem", V::Scalar, {V::Map, V::Ptr}, false, {C::MapPtr, C::MapKey});
+    H(5, "ktime_get_ns", V::Scalar, {}, false, {});
+    H(6, "trace_printk", V::Scalar, {V::Ptr, V::Scalar, V::Scalar, V::Scalar, V::Scalar}, false,
+      {C::Mem, C::ConstSize, C::Scalar, C::Scalar, C::Scalar});
+    H(7, "get_prandom_u32", V::Scalar, {}, true, {});
+    H(8, "get_smp_processor_id", V::Scalar, {}, true, {});
+    H(12, "tail_call", V::Scalar, {V::Ctx, V::Map, V::Scalar}, false,
+      {C::Ctx, C::MapPtr, C::Scalar});
+    H(23, "redirect", V::Scalar, {V::Scalar, V::Scalar}, true, {C::Scalar, C::Scalar});
+    H(25, "perf_event_output", V::Scalar, {V::Ctx, V::Map, V::Scalar, V::Ptr, V::Scalar}, false,
+      {C::Ctx, C::MapPtr, C::Scalar, C::Mem, C::ConstSizeOrZero});
+    H(28, "csum_diff", V::Scalar, {V::Ptr, V::Scalar, V::Ptr, V::Scalar, V::Scalar}, false,
+      {C::Mem, C::ConstSizeOrZero, C::Mem, C::ConstSizeOrZero, C::Scalar});
+    H(44, "xdp_adjust_head", V::Scalar, {V::Ctx, V::Scalar}, false, {C::Ctx, C::Scalar});
+    H(51, "redirect_map", V::Scalar, {V::Map, V::Scalar, V::Scalar}, true,
+      {C::MapPtr, C::Scalar, C::Scalar});
+    H(54, "xdp_adjust_meta", V::Scalar, {V::Ctx, V::Scalar}, false, {C::Ctx, C::Scalar});
+    H(65, "xdp_adjust_tail", V::Scalar, {V::Ctx, V::Scalar}, false, {C::Ctx, C::Scalar});
+    H(69, "fib_lookup", V::Scalar, {V::Ctx, V::Ptr, V::Scalar, V::Scalar}, false,
+      {C::Ctx, C::UninitMem, C::ConstSize, C::Scalar});
+    H(125, "ktime_get_boot_ns", V::Scalar, {}, false, {});
+    H(130, "ringbuf_output", V::Scalar, {V::Map, V::Ptr, V::Scalar, V::Scalar}, false,
+      {C::MapPtr, C::Mem, C::ConstSizeOrZero, C::Scalar});
+    H(189, "xdp_load_bytes", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar}, false,
+      {C::Ctx, C::Scalar, C::UninitMem, C::ConstSize});
+    H(190, "xdp_store_bytes", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar}, false,
+      {C::Ctx, C::Scalar, C::Mem, C::ConstSize});
   }
 
   const char *name() const override { return "xdp"; }
@@ -75,7 +90,7 @@ private:
 
 class RawPlatform final : public Platform {
 public:
-  RawPlatform() { Helpers = {{5, "identity", V::Scalar, {V::Scalar}}}; }
+  RawPlatform() { Helpers = {{5, "identity", V::Scalar, {V::Scalar}, false, {ArgCheck::Anything}}}; }
 
   const char *name() const override { return "raw"; }
   bool hasContext() const override { return false; }

@@ -3,8 +3,8 @@
 # atomics on local memory undefined); on other memory, LLVM atomics.
 # RUN: %llvm-mc-bpf %s -o %t.o
 # RUN: %tohex %t.o | ebpf-gpu-conformance-plugin 0100000000000000 --elf | FileCheck %s
-# RUN: ebpf-gpu-cc --platform=raw %t.o --emit=llvm -O0 | FileCheck %s --check-prefix=IR
-# RUN: ebpf-gpu-cc --platform=raw %t.o --emit=ptx | FileCheck %s --check-prefix=PTX
+# RUN: ebpf-gpu-cc --platform=raw --mem-size=8 %t.o --emit=llvm -O0 | FileCheck %s --check-prefix=IR
+# RUN: ebpf-gpu-cc --platform=raw --mem-size=8 %t.o --emit=ptx | FileCheck %s --check-prefix=PTX
 # IR: atomicrmw add ptr {{.*}} seq_cst
 # IR-NOT: atomicrmw
 # IR-NOT: cmpxchg ptr

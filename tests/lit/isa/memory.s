@@ -2,7 +2,7 @@
 # RUN: %llvm-mc-bpf %s -o %t.o
 # RUN: %tohex %t.o | ebpf-gpu-conformance-plugin 0102030405060708 --elf | FileCheck %s
 # The stack frame is sized from what the program touches (16 bytes here).
-# RUN: ebpf-gpu-cc --platform=raw %t.o --emit=llvm -O0 | FileCheck %s --check-prefix=IR
+# RUN: ebpf-gpu-cc --platform=raw --mem-size=8 %t.o --emit=llvm -O0 | FileCheck %s --check-prefix=IR
 # IR: alloca [16 x i8]
 # IR-NOT: alloca [512 x i8]
 # CHECK: {{^}}102030405060708{{$}}

@@ -12,10 +12,11 @@
 namespace ebpfgpu::compiler {
 
 /// Compiles `Prog` for the GPU and describes the result as a `.gpu.o`.
+/// `Verified` records whether the safety verifier accepted the program.
 llvm::Expected<loader::GpuObjectSpec> buildGpuObject(const object::ObjectSpec &Obj,
                                                      const object::ProgramSpec &Prog,
                                                      const LiftOptions &Lift,
-                                                     const GpuOptions &Gpu);
+                                                     const GpuOptions &Gpu, bool Verified);
 
 } // namespace ebpfgpu::compiler
 

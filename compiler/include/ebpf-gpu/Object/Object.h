@@ -47,6 +47,7 @@ struct MapSpec {
 constexpr uint32_t MapFlagReadOnlyProg = 1u << 7;
 /// Kernel map type numbers this code names directly.
 constexpr uint32_t MapTypeArray = 2;
+constexpr uint32_t MapTypePercpuArray = 6;
 constexpr uint32_t MapTypeArrayOfMaps = 12;
 constexpr uint32_t MapTypeHashOfMaps = 13;
 

@@ -26,8 +26,26 @@ enum class ValueType : uint8_t {
   Ctx,    ///< the program's context
 };
 
-/// A helper function: its kernel id and name, and the typed signature of
-/// the runtime function that implements it (`ebpfgpu_<Name>`).
+/// What the verifier requires of a helper argument.
+enum class ArgCheck : uint8_t {
+  Scalar,       ///< any initialised non-pointer value
+  Anything,     ///< any initialised value
+  Ctx,          ///< the context pointer, unmodified
+  MapPtr,       ///< a map reference (LDDW map)
+  MapKey,       ///< readable memory of the map's key size
+  MapValue,     ///< readable memory of the map's value size
+  Mem,          ///< readable memory; its size is the next argument
+  UninitMem,    ///< writable memory (may be uninitialised); size in the next argument
+  ConstSize,    ///< a size > 0 with a known upper bound (follows Mem/UninitMem)
+  ConstSizeOrZero, ///< as ConstSize, 0 allowed
+};
+
+/// What the verifier knows of a helper's result.
+enum class RetCheck : uint8_t { Scalar, MapValueOrNull };
+
+/// A helper function: its kernel id and name, the typed signature of the
+/// runtime function that implements it (`ebpfgpu_<Name>`), and the checks
+/// the verifier makes on its arguments.
 struct HelperProto {
   int32_t Id = 0;
   std::string Name;
@@ -36,6 +54,8 @@ struct HelperProto {
   /// The runtime function also receives the context as a hidden first
   /// argument (for per-packet state such as the redirect target).
   bool ImplicitCtx = false;
+  std::vector<ArgCheck> Checks;
+  RetCheck Result = RetCheck::Scalar;
 
   std::string runtimeSymbol() const { return "ebpfgpu_" + Name; }
 };

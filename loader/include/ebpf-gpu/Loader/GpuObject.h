@@ -34,6 +34,9 @@ struct GpuObjectSpec {
   std::string Kernel;
   std::string Target;
   unsigned StackBytes = 0;
+  /// False when compiled with --no-verify: the loader refuses to run it
+  /// unless told to (tests of the back ends only).
+  bool Verified = false;
   std::vector<std::string> Helpers;
   std::vector<GpuMapSpec> Maps;
   std::string Ptx;

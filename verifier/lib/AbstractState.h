@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Private to the verifier: the abstract values of registers and stack
+// slots, the state of a path (call frames, proven packet ranges), state
+// coverage for pruning, and scalar interval arithmetic.
+
+#ifndef EBPF_GPU_VERIFIER_ABSTRACTSTATE_H
+#define EBPF_GPU_VERIFIER_ABSTRACTSTATE_H
+
+#include "ebpf-gpu/ISA/Insn.h"
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ebpfgpu::verifier {
+
+enum class Kind : uint8_t {
+  NotInit,
+  Scalar,
+  Ctx,            ///< the context; Off is the field offset
+  Stack,          ///< frame Aux's stack; offset Off + [SMin, SMax] from its top
+  Packet,         ///< data + variable part (identity Id, bounds [SMin, SMax]) + Off
+  PacketEnd,      ///< data_end
+  PacketMeta,     ///< data_meta + Off
+  MapPtr,         ///< map Aux
+  MapValue,       ///< value of map Aux, at Off + [SMin, SMax]
+  MapValueOrNull, ///< as MapValue, or null; Id links copies for the null check
+  MapPtrOrNull,   ///< an inner map from a map-of-maps lookup, or null
+  RawMem,         ///< raw platform: the input memory, at Off + [SMin, SMax]
+};
+
+const char *kindName(Kind K);
+
+constexpr uint64_t U64Max = std::numeric_limits<uint64_t>::max();
+constexpr int64_t S64Min = std::numeric_limits<int64_t>::min();
+constexpr int64_t S64Max = std::numeric_limits<int64_t>::max();
+
+/// A register's abstract value. For scalars [UMin, UMax] and [SMin, SMax]
+/// bound the value; for pointers [SMin, SMax] bounds the variable part of
+/// the offset (UMin/UMax unused) and Off is the fixed part.
+struct Reg {
+  Kind K = Kind::NotInit;
+  uint64_t UMin = 0, UMax = 0;
+  int64_t SMin = 0, SMax = 0;
+  int64_t Off = 0;
+  uint32_t Id = 0;
+  uint32_t Aux = 0;
+
+  static Reg scalar(uint64_t UMin, uint64_t UMax, int64_t SMin, int64_t SMax);
+  static Reg constant(uint64_t V) { return scalar(V, V, int64_t(V), int64_t(V)); }
+  static Reg unknown() { return scalar(0, U64Max, S64Min, S64Max); }
+  static Reg pointer(Kind K, int64_t Off, uint32_t Aux = 0) {
+    Reg R;
+    R.K = K;
+    R.Off = Off;
+    R.Aux = Aux;
+    return R;
+  }
+
+  bool isPointer() const { return K != Kind::NotInit && K != Kind::Scalar; }
+  bool isConst() const { return K == Kind::Scalar && UMin == UMax; }
+  bool hasVarOff() const { return SMin != 0 || SMax != 0; }
+  bool operator==(const Reg &O) const = default;
+
+  /// Tightens signed and unsigned bounds from each other; false when empty.
+  bool normalize();
+  std::string str() const;
+};
+
+/// One byte of a stack frame.
+enum class Slot : uint8_t { Uninit, Data, Spill };
+
+struct Frame {
+  std::array<Slot, isa::MaxStackBytes> Bytes{};
+  /// Known constant bytes (-1: unknown), for constant map keys.
+  std::array<int16_t, isa::MaxStackBytes> Known;
+  Frame() { Known.fill(-1); }
+  /// Spilled registers by byte offset (from the frame's bottom, 8-aligned).
+  std::map<unsigned, Reg> Spills;
+  /// Caller side: where to return, and the caller's r6-r9 and r10.
+  uint32_t ReturnPc = 0;
+  std::array<Reg, 5> SavedRegs;
+  bool operator==(const Frame &O) const = default;
+};
+
+struct State {
+  std::array<Reg, isa::NumRegs> Regs;
+  std::vector<Frame> Frames;
+  /// Proven readable bytes from data + variable part, by packet pointer id.
+  std::map<uint32_t, int64_t> PacketRange;
+  /// Proven readable bytes from data_meta.
+  int64_t MetaRange = 0;
+  bool operator==(const State &O) const = default;
+};
+
+/// True when every concrete state `New` stands for is also one `Old` stands
+/// for, in the sense that matters for safety: a continuation proven safe
+/// from Old is safe from New.
+/// `LiveRegs` (bit per register) are the registers the continuation may
+/// read before writing them; the others do not matter.
+bool covers(const State &Old, const State &New, uint16_t LiveRegs = 0xffff);
+
+/// Scalar arithmetic on bounds. Each returns an over-approximation.
+Reg scalarAlu(uint8_t Op, const Reg &D, const Reg &S, bool Is64, int16_t Off);
+/// Truncates a 64-bit scalar to its low 32 bits (zero-extended).
+Reg truncate32(const Reg &R);
+
+std::string stateStr(const State &S);
+
+} // namespace ebpfgpu::verifier
+
+#endif // EBPF_GPU_VERIFIER_ABSTRACTSTATE_H

@@ -1,0 +1,1186 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The verifier's engine: a static CFG check, then a depth-first walk of
+// every path with abstract states, checking each instruction's safety
+// obligations and pruning paths whose state is covered by one already
+// proven safe at the same jump target.
+
+#include "ebpf-gpu/Verifier/Verifier.h"
+
+#include "AbstractState.h"
+
+#include "ebpf-gpu/ISA/Disassembler.h"
+
+#include <deque>
+#include <memory>
+#include <set>
+#include <sstream>
+
+namespace ebpfgpu::verifier {
+
+using isa::Insn;
+
+namespace {
+
+constexpr unsigned MaxCallDepth = 8;
+constexpr int64_t MaxPacketOff = 0xffff;
+constexpr size_t MaxStatesPerPc = 64;
+constexpr size_t MaxLogBytes = 4 << 20;
+
+struct Checkpoint {
+  State S;
+  uint32_t Pc = 0;
+  uint32_t Branches = 0;
+  Checkpoint *Parent = nullptr;
+};
+
+struct Path {
+  State S;
+  uint32_t Pc = 0;
+  Checkpoint *Last = nullptr;
+};
+
+using MaybeDiag = std::optional<Diagnostic>;
+
+std::string hexOff(int64_t V) { return (V < 0 ? "-" : "+") + std::to_string(V < 0 ? -V : V); }
+
+class Verifier {
+public:
+  Verifier(const object::ProgramSpec &Prog, const std::vector<object::MapSpec> &Maps,
+           const Options &Opts)
+      : Prog(Prog), Insns(Prog.Insns), Maps(Maps), Opts(Opts) {
+    // Inner maps of maps-of-maps get indices after the object's maps.
+    for (size_t I = 0; I < this->Maps.size(); ++I)
+      if (!this->Maps[I].Inner.empty()) {
+        InnerIndex[I] = uint32_t(this->Maps.size());
+        this->Maps.push_back(this->Maps[I].Inner[0]);
+      }
+  }
+
+  Result run();
+
+private:
+  Diagnostic fail(uint32_t Pc, std::string Reason, std::string Obligation) const {
+    return Diagnostic{Pc, std::move(Reason), std::move(Obligation)};
+  }
+  MaybeDiag checkCfg();
+  void computeLiveness();
+  MaybeDiag step(Path &P, std::vector<Path> &Forks, bool &Ended);
+  MaybeDiag readReg(uint32_t Pc, const State &S, unsigned R) const;
+  MaybeDiag alu(uint32_t Pc, const Insn &I, State &S);
+  MaybeDiag pointerArith(uint32_t Pc, const Insn &I, Reg &D, const Reg &Src, unsigned SrcReg);
+  MaybeDiag access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Off, unsigned Size,
+                   bool Write, const char *What, bool AllowUninitStack = false);
+  MaybeDiag load(uint32_t Pc, const Insn &I, State &S);
+  MaybeDiag store(uint32_t Pc, const Insn &I, State &S);
+  MaybeDiag atomic(uint32_t Pc, const Insn &I, State &S);
+  MaybeDiag helperCall(uint32_t Pc, int32_t Id, State &S);
+  MaybeDiag localCall(uint32_t Pc, const Insn &I, State &S);
+  MaybeDiag exitInsn(uint32_t Pc, State &S, bool &Ended, uint32_t &NextPc);
+  void branch(uint32_t Pc, const Insn &I, State &S, std::optional<State> &Taken,
+              std::optional<State> &NotTaken);
+  bool refineScalar(State &S, unsigned R, uint8_t Op, const Reg &Other, bool Is32);
+  void setLinked(State &S, uint32_t Id, const Reg &Value);
+  void nullCheck(State &S, uint32_t Id, bool IsNull);
+  uint32_t freshId() { return ++LastId; }
+  Frame &frameOf(State &S, const Reg &Stack) { return S.Frames[Stack.Aux]; }
+  std::string regName(unsigned R) const { return "r" + std::to_string(R); }
+  bool isPruneable(uint32_t Pc) const { return PrunePoint.count(Pc) != 0; }
+  void finishPath(Checkpoint *C) {
+    for (; C && --C->Branches == 0; C = C->Parent) {
+    }
+  }
+
+  const object::ProgramSpec &Prog;
+  const std::vector<Insn> &Insns;
+  std::vector<object::MapSpec> Maps;
+  std::map<size_t, uint32_t> InnerIndex;
+  const Options &Opts;
+  std::set<uint32_t> PrunePoint;
+  /// Registers live before each instruction (bit per register).
+  std::vector<uint16_t> LiveIn;
+  std::deque<Checkpoint> Checkpoints;
+  std::map<uint32_t, std::vector<Checkpoint *>> StatesAt;
+  uint32_t LastId = 0;
+  Result Res;
+};
+
+/// Static checks over the control-flow graph: every instruction reachable,
+/// no execution falling off the end, jumps inside the program.
+MaybeDiag Verifier::checkCfg() {
+  size_t N = Insns.size();
+  std::vector<bool> Seen(N, false);
+  std::vector<uint32_t> Work = {0};
+  Seen[0] = true;
+  while (!Work.empty()) {
+    uint32_t Pc = Work.back();
+    Work.pop_back();
+    const Insn &I = Insns[Pc];
+    std::vector<int64_t> Next;
+    uint32_t Step = I.isLddw() ? 2 : 1;
+    if (I.isExit()) {
+      // Returns continue after the call site, which the call edge covers.
+    } else if (I.isUnconditionalJump()) {
+      Next.push_back(int64_t(Pc) + 1 + I.jumpOffset());
+      PrunePoint.insert(uint32_t(Next.back()));
+    } else if (I.isConditionalJump()) {
+      Next.push_back(int64_t(Pc) + 1 + I.jumpOffset());
+      PrunePoint.insert(uint32_t(Next.back()));
+      Next.push_back(Pc + 1);
+    } else {
+      if (I.isLocalCall())
+        Next.push_back(int64_t(Pc) + 1 + I.Imm);
+      Next.push_back(int64_t(Pc) + Step);
+    }
+    for (int64_t T : Next) {
+      if (T >= int64_t(N))
+        return fail(Pc, "execution falls off the end of the program",
+                    "terminates_with(exit)");
+      if (!Seen[size_t(T)]) {
+        Seen[size_t(T)] = true;
+        Work.push_back(uint32_t(T));
+      }
+    }
+  }
+  for (uint32_t Pc = 0; Pc < N; ++Pc)
+    if (!Seen[Pc] && !Insns[Pc].LddwHigh)
+      return fail(Pc, "unreachable instruction", "reachable");
+  return std::nullopt;
+}
+
+/// Backward register liveness, per function: calls read r1-r5 and clobber
+/// r0-r5, exits read r0, r10 is always live.
+void Verifier::computeLiveness() {
+  size_t N = Insns.size();
+  LiveIn.assign(N, 0);
+  auto Bit = [](unsigned R) { return uint16_t(1u << R); };
+  auto UsesDefs = [&](const Insn &I, uint16_t &Use, uint16_t &Def) {
+    Use = Def = 0;
+    switch (I.cls()) {
+    case isa::ALU:
+    case isa::ALU64:
+      if (I.op() != isa::Mov)
+        Use |= Bit(I.Dst);
+      if (I.usesRegSource() && I.op() != isa::Neg && I.op() != isa::End)
+        Use |= Bit(I.Src);
+      Def |= Bit(I.Dst);
+      break;
+    case isa::LD:
+      Def |= I.isLddw() ? Bit(I.Dst) : uint16_t(0x3f);
+      if (!I.isLddw())
+        Use |= uint16_t(Bit(6) | Bit(I.Src));
+      break;
+    case isa::LDX:
+      Use |= Bit(I.Src);
+      Def |= Bit(I.Dst);
+      break;
+    case isa::ST:
+      Use |= Bit(I.Dst);
+      break;
+    case isa::STX:
+      Use |= uint16_t(Bit(I.Dst) | Bit(I.Src));
+      if (I.mode() == isa::ModeAtomic) {
+        if (I.Imm == isa::AtomicCmpXchg)
+          Use |= Bit(0), Def |= Bit(0);
+        else if (I.Imm & isa::AtomicFetch)
+          Def |= Bit(I.Src);
+      }
+      break;
+    default:
+      if (I.isExit())
+        Use |= Bit(0);
+      else if (I.isCall())
+        Use |= uint16_t(0x3e | (I.isCallx() ? Bit(I.Dst) : 0)), Def |= uint16_t(0x3f);
+      else if (!I.isUnconditionalJump())
+        Use |= uint16_t(Bit(I.Dst) | (I.usesRegSource() ? Bit(I.Src) : 0));
+      break;
+    }
+  };
+  bool Changed = true;
+  while (Changed) {
+    Changed = false;
+    for (size_t K = N; K-- > 0;) {
+      const Insn &I = Insns[K];
+      if (I.LddwHigh)
+        continue;
+      uint16_t Out = 0;
+      size_t Step = I.isLddw() ? 2 : 1;
+      if (!I.isExit()) {
+        if (I.isJmp() && (I.isConditionalJump() || I.isUnconditionalJump())) {
+          int64_t T = int64_t(K) + 1 + I.jumpOffset();
+          if (T >= 0 && size_t(T) < N)
+            Out |= LiveIn[size_t(T)];
+        }
+        if (!I.isUnconditionalJump() && K + Step < N)
+          Out |= LiveIn[K + Step];
+      }
+      uint16_t Use, Def;
+      UsesDefs(I, Use, Def);
+      uint16_t In = uint16_t((Out & ~Def) | Use | Bit(isa::FramePointer));
+      if (In != LiveIn[K]) {
+        LiveIn[K] = In;
+        Changed = true;
+      }
+    }
+  }
+}
+
+MaybeDiag Verifier::readReg(uint32_t Pc, const State &S, unsigned R) const {
+  if (S.Regs[R].K == Kind::NotInit)
+    return fail(Pc, regName(R) + " is read before it is written", "initialized(" + regName(R) + ")");
+  return std::nullopt;
+}
+
+void Verifier::setLinked(State &S, uint32_t Id, const Reg &Value) {
+  if (Id == 0)
+    return;
+  auto Apply = [&](Reg &R) {
+    if (R.K == Kind::Scalar && R.Id == Id) {
+      R.UMin = Value.UMin, R.UMax = Value.UMax, R.SMin = Value.SMin, R.SMax = Value.SMax;
+    }
+  };
+  for (Reg &R : S.Regs)
+    Apply(R);
+  for (Frame &F : S.Frames) {
+    for (auto &[Off, R] : F.Spills)
+      Apply(R);
+    for (Reg &R : F.SavedRegs)
+      Apply(R);
+  }
+}
+
+void Verifier::nullCheck(State &S, uint32_t Id, bool IsNull) {
+  auto Apply = [&](Reg &R) {
+    if ((R.K == Kind::MapValueOrNull || R.K == Kind::MapPtrOrNull) && R.Id == Id) {
+      if (IsNull) {
+        R = Reg::constant(0);
+      } else {
+        R.K = R.K == Kind::MapValueOrNull ? Kind::MapValue : Kind::MapPtr;
+        R.Id = 0;
+      }
+    }
+  };
+  for (Reg &R : S.Regs)
+    Apply(R);
+  for (Frame &F : S.Frames) {
+    for (auto &[Off, R] : F.Spills)
+      Apply(R);
+    for (Reg &R : F.SavedRegs)
+      Apply(R);
+  }
+}
+
+MaybeDiag Verifier::pointerArith(uint32_t Pc, const Insn &I, Reg &D, const Reg &Src,
+                                 unsigned SrcReg) {
+  std::string Dn = regName(I.Dst);
+  bool IsSub = I.op() == isa::Sub;
+  if (Src.isPointer()) {
+    // Pointer difference: the kernel allows it between packet pointers (and
+    // within the stack); the result is a scalar.
+    bool SamePacket = (D.K == Kind::Packet || D.K == Kind::PacketEnd || D.K == Kind::PacketMeta) &&
+                      (Src.K == Kind::Packet || Src.K == Kind::PacketEnd || Src.K == Kind::PacketMeta);
+    if (IsSub && (SamePacket || (D.K == Src.K && D.K == Kind::Stack))) {
+      D = Reg::unknown();
+      return std::nullopt;
+    }
+    return fail(Pc, "arithmetic between two pointers (" + Dn + " " + kindName(D.K) + ", " +
+                        regName(SrcReg) + " " + kindName(Src.K) + ") is not allowed",
+                "pointer_arithmetic");
+  }
+  switch (D.K) {
+  case Kind::Ctx:
+  case Kind::Stack:
+  case Kind::Packet:
+  case Kind::PacketMeta:
+  case Kind::MapValue:
+  case Kind::RawMem:
+    break;
+  default:
+    return fail(Pc, "arithmetic on a " + std::string(kindName(D.K)) + " (" + Dn +
+                        ") is not allowed", "pointer_arithmetic");
+  }
+  if (Src.isConst()) {
+    int64_t C = int64_t(Src.UMin);
+    int64_t NewOff;
+    if ((IsSub ? __builtin_sub_overflow(D.Off, C, &NewOff) : __builtin_add_overflow(D.Off, C, &NewOff)) ||
+        NewOff > (int64_t(1) << 29) || NewOff < -(int64_t(1) << 29))
+      return fail(Pc, "pointer offset of " + Dn + " out of range", "pointer_arithmetic");
+    D.Off = NewOff;
+    return std::nullopt;
+  }
+  if (D.K == Kind::Ctx)
+    return fail(Pc, "variable offset into the context (" + Dn + ")", "valid_access(ctx)");
+  if (D.K == Kind::PacketMeta)
+    return fail(Pc, "variable offset into packet metadata (" + Dn + ")", "valid_access(meta)");
+  // Variable part: bounded, and for packets non-negative (as the kernel).
+  int64_t Lo = IsSub ? -Src.SMax : Src.SMin, Hi = IsSub ? -Src.SMin : Src.SMax;
+  if (Src.SMin == S64Min || Src.SMax == S64Max || Src.SMax > MaxPacketOff || Src.SMin < -MaxPacketOff)
+    return fail(Pc, "offset added to " + Dn + " (" + kindName(D.K) + ") is unbounded (" +
+                        regName(SrcReg) + " = " + Src.str() + ")",
+                "bounded(" + regName(SrcReg) + ")");
+  if (D.K == Kind::Packet && Lo < 0)
+    return fail(Pc, "offset added to packet pointer " + Dn + " may be negative (" +
+                        regName(SrcReg) + " = " + Src.str() + ")",
+                "nonnegative(" + regName(SrcReg) + ")");
+  D.SMin += Lo;
+  D.SMax += Hi;
+  if (D.K == Kind::Packet)
+    D.Id = freshId();
+  return std::nullopt;
+}
+
+MaybeDiag Verifier::alu(uint32_t Pc, const Insn &I, State &S) {
+  bool Is64 = I.cls() == isa::ALU64;
+  uint8_t Op = I.op();
+  Reg &D = S.Regs[I.Dst];
+  bool Unary = Op == isa::Neg || Op == isa::End;
+  bool IsMov = Op == isa::Mov;
+  if (!IsMov)
+    if (auto E = readReg(Pc, S, I.Dst))
+      return E;
+  Reg Src;
+  if (Unary) {
+    Src = Reg::constant(0);
+  } else if (I.usesRegSource()) {
+    if (auto E = readReg(Pc, S, I.Src))
+      return E;
+    Src = S.Regs[I.Src];
+  } else {
+    Src = Reg::constant(uint64_t(int64_t(I.Imm)));
+    if (!Is64)
+      Src = Reg::constant(uint32_t(I.Imm));
+  }
+  if (IsMov && I.Off == 0) {
+    if (Is64) {
+      if (Src.K == Kind::Scalar && !Src.isConst()) {
+        // Link copies so a bounds check on one applies to the other.
+        if (Src.Id == 0 && I.usesRegSource())
+          S.Regs[I.Src].Id = Src.Id = freshId();
+      }
+      D = Src;
+      return std::nullopt;
+    }
+    if (Src.isPointer())
+      return fail(Pc, "32-bit move of a pointer (" + regName(I.Src) + ", " + kindName(Src.K) +
+                          ") is not allowed", "pointer_arithmetic");
+    D = truncate32(Src);
+    return std::nullopt;
+  }
+  if (Op == isa::End) {
+    if (D.isPointer())
+      return fail(Pc, "byte swap of a pointer (" + regName(I.Dst) + ") is not allowed",
+                  "pointer_arithmetic");
+    unsigned W = unsigned(I.Imm);
+    if (D.isConst()) {
+      uint64_t V = D.UMin;
+      bool Swap = I.cls() == isa::ALU64 || I.usesRegSource();
+      uint64_t Mask = W == 64 ? U64Max : (uint64_t(1) << W) - 1;
+      V &= Mask;
+      if (Swap)
+        V = W == 16 ? __builtin_bswap16(uint16_t(V)) : W == 32 ? __builtin_bswap32(uint32_t(V)) : __builtin_bswap64(V);
+      D = Reg::constant(V);
+    } else {
+      D = W == 64 ? Reg::unknown()
+                  : Reg::scalar(0, (uint64_t(1) << W) - 1, 0, int64_t((uint64_t(1) << W) - 1));
+    }
+    return std::nullopt;
+  }
+  if (D.isPointer() || Src.isPointer()) {
+    if (!Is64)
+      return fail(Pc, "32-bit arithmetic on a pointer (" +
+                          regName(D.isPointer() ? I.Dst : I.Src) + ") is not allowed",
+                  "pointer_arithmetic");
+    if (Op == isa::Add && !D.isPointer()) {
+      // scalar + pointer: the result is the pointer moved by the scalar.
+      Reg Scalar = D;
+      D = Src;
+      return pointerArith(Pc, I, D, Scalar, I.Dst);
+    }
+    if ((Op == isa::Add || Op == isa::Sub) && D.isPointer())
+      return pointerArith(Pc, I, D, Src, I.Src);
+    return fail(Pc, "operation on a pointer (" + regName(D.isPointer() ? I.Dst : I.Src) + ", " +
+                        kindName(D.isPointer() ? D.K : Src.K) + ") is not allowed",
+                "pointer_arithmetic");
+  }
+  D = scalarAlu(Op, D, Src, Is64, I.Off);
+  D.Id = 0;
+  return std::nullopt;
+}
+
+MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t InsnOff,
+                           unsigned Size, bool Write, const char *What, bool AllowUninitStack) {
+  const Reg &B = S.Regs[BaseReg];
+  std::string Rn = regName(BaseReg);
+  std::string Dir = Write ? "write" : "read";
+  int64_t Lo = B.Off + InsnOff + B.SMin, Hi = B.Off + InsnOff + B.SMax;
+  std::string W = std::to_string(Size);
+  switch (B.K) {
+  case Kind::Packet: {
+    auto It = S.PacketRange.find(B.Id);
+    int64_t Have = It == S.PacketRange.end() ? 0 : It->second;
+    int64_t At = B.Off + InsnOff;
+    if (At < 0 || At + int64_t(Size) > Have)
+      return fail(Pc, std::string("packet ") + Dir + " of " + W + " bytes at offset " +
+                          std::to_string(At) + (B.Id ? " (after a variable offset)" : "") +
+                          " not proven within packet (have " + std::to_string(Have) + ")",
+                  "valid_access(" + Rn + ".offset" + hexOff(InsnOff) + ", width=" + W + ") for " + Dir);
+    return std::nullopt;
+  }
+  case Kind::PacketMeta: {
+    int64_t At = B.Off + InsnOff;
+    if (At < 0 || At + int64_t(Size) > S.MetaRange)
+      return fail(Pc, std::string("metadata ") + Dir + " of " + W + " bytes at offset " +
+                          std::to_string(At) + " not proven within the metadata (have " +
+                          std::to_string(S.MetaRange) + ")",
+                  "valid_access(meta, width=" + W + ")");
+    return std::nullopt;
+  }
+  case Kind::Stack: {
+    if (Lo < -int64_t(isa::MaxStackBytes) || Hi + int64_t(Size) > 0)
+      return fail(Pc, "stack " + Dir + " of " + W + " bytes at r10" + hexOff(Lo) +
+                          " is outside the 512-byte frame",
+                  "valid_access(stack, off=" + std::to_string(Lo) + ", width=" + W + ")");
+    Frame &F = frameOf(S, B);
+    unsigned First = unsigned(Lo + int64_t(isa::MaxStackBytes));
+    unsigned Last = unsigned(Hi + int64_t(isa::MaxStackBytes)) + Size;
+    if (!Write && !AllowUninitStack) {
+      for (unsigned I = First; I < Last; ++I)
+        if (F.Bytes[I] == Slot::Uninit)
+          return fail(Pc, "stack " + Dir + " of " + W + " bytes at r10" + hexOff(Lo) +
+                              " reads uninitialised byte r10" +
+                              hexOff(int64_t(I) - int64_t(isa::MaxStackBytes)),
+                      "initialized(stack[" + std::to_string(Lo) + ".." +
+                          std::to_string(Hi + int64_t(Size) - 1) + "])");
+    }
+    return std::nullopt;
+  }
+  case Kind::MapValue:
+  case Kind::RawMem: {
+    uint64_t Limit = B.K == Kind::RawMem ? Opts.RawMemSize : Maps[B.Aux].ValueSize;
+    std::string Obj = B.K == Kind::RawMem ? "input memory"
+                                          : "the " + std::to_string(Limit) + "-byte value of map '" +
+                                                Maps[B.Aux].Name + "'";
+    if (Lo < 0 || Hi + int64_t(Size) > int64_t(Limit))
+      return fail(Pc, std::string(B.K == Kind::RawMem ? "memory " : "map value ") + Dir + " of " +
+                          W + " bytes at offset " + std::to_string(Lo) +
+                          (Lo != Hi ? ".." + std::to_string(Hi) : "") + " is outside " + Obj,
+                  "valid_access(" + Rn + ".offset" + hexOff(InsnOff) + ", width=" + W + ") for " + Dir);
+    if (Write && B.K == Kind::MapValue && (Maps[B.Aux].Flags & object::MapFlagReadOnlyProg))
+      return fail(Pc, "write to read-only map '" + Maps[B.Aux].Name + "'", "writable(" + Rn + ")");
+    return std::nullopt;
+  }
+  case Kind::MapValueOrNull:
+  case Kind::MapPtrOrNull:
+    return fail(Pc, Rn + " may be null: map value " + Dir + " without a null check",
+                "not_null(" + Rn + ")");
+  case Kind::Ctx:
+    return fail(Pc, std::string("invalid context access: ") + What + " through " + Rn,
+                "valid_access(ctx)");
+  case Kind::NotInit:
+    return fail(Pc, Rn + " is read before it is written", "initialized(" + Rn + ")");
+  default:
+    return fail(Pc, Dir + " through " + Rn + ", which is a " + kindName(B.K) + ", not a pointer to memory",
+                "valid_access(" + Rn + ")");
+  }
+}
+
+MaybeDiag Verifier::load(uint32_t Pc, const Insn &I, State &S) {
+  unsigned Size = isa::accessBytes(I.size());
+  const Reg B = S.Regs[I.Src];
+  if (auto E = readReg(Pc, S, I.Src))
+    return E;
+  bool Signed = I.mode() == isa::ModeMemSX;
+  Reg Result = Size == 8 ? Reg::unknown()
+               : Signed  ? Reg::scalar(0, U64Max, -(int64_t(1) << (Size * 8 - 1)),
+                                      (int64_t(1) << (Size * 8 - 1)) - 1)
+                         : Reg::scalar(0, (uint64_t(1) << (Size * 8)) - 1, 0,
+                                      int64_t((uint64_t(1) << (Size * 8)) - 1));
+  if (B.K == Kind::Ctx) {
+    if (B.SMin || B.SMax)
+      return fail(Pc, "variable offset into the context", "valid_access(ctx)");
+    if (Opts.Platform->hasContext()) {
+      int64_t Field = B.Off + I.Off;
+      const platform::ContextField *F = Opts.Platform->contextField(Field, Size);
+      if (!F || Signed)
+        return fail(Pc, "invalid context access: read of " + std::to_string(Size) +
+                            " bytes at offset " + std::to_string(Field),
+                    "valid_access(ctx, off=" + std::to_string(Field) + ", width=" +
+                        std::to_string(Size) + ")");
+      if (F->Name == "data")
+        Result = Reg::pointer(Kind::Packet, 0);
+      else if (F->Name == "data_end")
+        Result = Reg::pointer(Kind::PacketEnd, 0);
+      else if (F->Name == "data_meta")
+        Result = Reg::pointer(Kind::PacketMeta, 0);
+      S.Regs[I.Dst] = Result;
+      return std::nullopt;
+    }
+  }
+  if (auto E = access(Pc, S, I.Src, I.Off, Size, false, "read"))
+    return E;
+  if (B.K == Kind::Stack && !B.hasVarOff()) {
+    Frame &F = frameOf(S, B);
+    unsigned At = unsigned(B.Off + I.Off + int64_t(isa::MaxStackBytes));
+    auto It = F.Spills.find(At & ~7u);
+    if (It != F.Spills.end()) {
+      if (Size == 8 && At % 8 == 0)
+        Result = It->second;
+      else if (It->second.isConst() && !Signed) {
+        uint64_t V = It->second.UMin >> (8 * (At % 8));
+        Result = Reg::constant(Size == 8 ? V : V & ((uint64_t(1) << (Size * 8)) - 1));
+      }
+    }
+  }
+  S.Regs[I.Dst] = Result;
+  return std::nullopt;
+}
+
+MaybeDiag Verifier::store(uint32_t Pc, const Insn &I, State &S) {
+  unsigned Size = isa::accessBytes(I.size());
+  if (auto E = readReg(Pc, S, I.Dst))
+    return E;
+  Reg Value = Reg::constant(uint64_t(int64_t(I.Imm)));
+  if (I.cls() == isa::STX) {
+    if (auto E = readReg(Pc, S, I.Src))
+      return E;
+    Value = S.Regs[I.Src];
+  }
+  const Reg B = S.Regs[I.Dst];
+  if (B.K == Kind::Ctx)
+    return fail(Pc, "the context is read-only: write of " + std::to_string(Size) +
+                        " bytes at offset " + std::to_string(B.Off + I.Off),
+                "valid_access(ctx, off=" + std::to_string(B.Off + I.Off) + ") for write");
+  if (auto E = access(Pc, S, I.Dst, I.Off, Size, true, "write"))
+    return E;
+  if (B.K != Kind::Stack) {
+    if (Value.isPointer())
+      return fail(Pc, "pointer leak: " + regName(I.Src) + " (" + kindName(Value.K) +
+                          ") stored into " +
+                          (B.K == Kind::MapValue ? "a map value"
+                           : B.K == Kind::RawMem ? "memory"
+                                                 : "the packet"),
+                  "no_pointer_leak(" + regName(I.Src) + ")");
+    return std::nullopt;
+  }
+  Frame &F = frameOf(S, B);
+  int64_t Lo = B.Off + I.Off + B.SMin + int64_t(isa::MaxStackBytes);
+  int64_t Hi = B.Off + I.Off + B.SMax + int64_t(isa::MaxStackBytes) + int64_t(Size);
+  for (auto It = F.Spills.begin(); It != F.Spills.end();) {
+    if (int64_t(It->first) < Hi && Lo < int64_t(It->first) + 8)
+      It = F.Spills.erase(It);
+    else
+      ++It;
+  }
+  bool Spill = Size == 8 && Lo % 8 == 0 && !B.hasVarOff() &&
+               (Value.isPointer() || Value.K == Kind::Scalar);
+  for (int64_t X = Lo; X < Hi; ++X) {
+    F.Bytes[size_t(X)] = Spill ? Slot::Spill : Slot::Data;
+    F.Known[size_t(X)] = (Value.isConst() && !B.hasVarOff())
+                             ? int16_t((Value.UMin >> (8 * (X - Lo))) & 0xff)
+                             : int16_t(-1);
+  }
+  if (Spill)
+    F.Spills[unsigned(Lo)] = Value;
+  else if (Value.isPointer())
+    return fail(Pc, "partial spill of a pointer (" + regName(I.Src) + ") to the stack",
+                "no_pointer_leak(" + regName(I.Src) + ")");
+  return std::nullopt;
+}
+
+MaybeDiag Verifier::atomic(uint32_t Pc, const Insn &I, State &S) {
+  unsigned Size = isa::accessBytes(I.size());
+  if (auto E = readReg(Pc, S, I.Dst))
+    return E;
+  if (auto E = readReg(Pc, S, I.Src))
+    return E;
+  const Reg B = S.Regs[I.Dst];
+  if (S.Regs[I.Src].isPointer())
+    return fail(Pc, "atomic operation with a pointer operand (" + regName(I.Src) + ")",
+                "no_pointer_leak(" + regName(I.Src) + ")");
+  if (B.K != Kind::Stack && B.K != Kind::MapValue && B.K != Kind::RawMem)
+    return fail(Pc, "atomic operation on " + std::string(kindName(B.K)) + " memory (" +
+                        regName(I.Dst) + ") is not allowed",
+                "atomic_target(" + regName(I.Dst) + ")");
+  if (I.Imm == isa::AtomicCmpXchg)
+    if (auto E = readReg(Pc, S, 0))
+      return E;
+  if (auto E = access(Pc, S, I.Dst, I.Off, Size, false, "atomic"))
+    return E;
+  if (auto E = access(Pc, S, I.Dst, I.Off, Size, true, "atomic"))
+    return E;
+  if (B.K == Kind::Stack) {
+    Frame &F = frameOf(S, B);
+    unsigned At = unsigned(B.Off + I.Off + int64_t(isa::MaxStackBytes));
+    F.Spills.erase(At & ~7u);
+    for (unsigned X = At; X < At + Size && X < isa::MaxStackBytes; ++X)
+      F.Known[X] = -1;
+  }
+  Reg Old = Size == 8 ? Reg::unknown() : Reg::scalar(0, 0xffffffffull, 0, 0xffffffffll);
+  if (I.Imm == isa::AtomicCmpXchg)
+    S.Regs[0] = Old;
+  else if (I.Imm & isa::AtomicFetch)
+    S.Regs[I.Src] = Old;
+  return std::nullopt;
+}
+
+MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
+  const platform::HelperProto *H = Opts.Platform->helper(Id);
+  if (!H)
+    return fail(Pc, "helper function " + std::to_string(Id) + " is not available for " +
+                        Opts.Platform->name() + " programs",
+                "known_helper(" + std::to_string(Id) + ")");
+  std::string Name = "bpf_" + H->Name;
+  const object::MapSpec *Map = nullptr;
+  std::optional<uint64_t> KeyConst; // a 4-byte key known on the stack
+  for (size_t A = 0; A < H->Checks.size(); ++A) {
+    unsigned R = unsigned(A + 1);
+    std::string Arg = Name + " argument " + std::to_string(R) + " (" + regName(R) + ")";
+    if (auto E = readReg(Pc, S, R))
+      return E;
+    const Reg &V = S.Regs[R];
+    switch (H->Checks[A]) {
+    case platform::ArgCheck::Anything:
+      break;
+    case platform::ArgCheck::Scalar:
+      if (V.K != Kind::Scalar)
+        return fail(Pc, Arg + " must be a scalar, is a " + kindName(V.K),
+                    "type(" + regName(R) + ") == scalar");
+      break;
+    case platform::ArgCheck::Ctx:
+      if (V.K != Kind::Ctx || V.Off != 0)
+        return fail(Pc, Arg + " must be the context pointer, is a " + std::string(kindName(V.K)),
+                    "type(" + regName(R) + ") == ctx");
+      break;
+    case platform::ArgCheck::MapPtr:
+      if (V.K != Kind::MapPtr)
+        return fail(Pc, Arg + " must be a map reference, is a " + std::string(kindName(V.K)),
+                    "type(" + regName(R) + ") == map");
+      Map = &Maps[V.Aux];
+      break;
+    case platform::ArgCheck::MapKey:
+    case platform::ArgCheck::MapValue: {
+      if (!Map)
+        return fail(Pc, Arg + " has no map to size it", "internal");
+      unsigned Size = H->Checks[A] == platform::ArgCheck::MapKey ? Map->KeySize : Map->ValueSize;
+      if (V.K != Kind::Stack && V.K != Kind::MapValue && V.K != Kind::Packet)
+        return fail(Pc, Arg + " must point to memory, is a " + std::string(kindName(V.K)),
+                    "type(" + regName(R) + ") == mem");
+      if (auto E = access(Pc, S, R, 0, Size, false, "helper read")) {
+        E->Reason = Arg + ": " + E->Reason;
+        return E;
+      }
+      if (H->Checks[A] == platform::ArgCheck::MapKey && Size == 4 && V.K == Kind::Stack &&
+          !V.hasVarOff()) {
+        const Frame &F = frameOf(S, V);
+        unsigned At = unsigned(V.Off + int64_t(isa::MaxStackBytes));
+        uint64_t K = 0;
+        bool Known = true;
+        for (unsigned X = 0; X < 4; ++X) {
+          if (F.Known[At + X] < 0)
+            Known = false;
+          else
+            K |= uint64_t(F.Known[At + X]) << (8 * X);
+        }
+        if (Known)
+          KeyConst = K;
+      }
+      break;
+    }
+    case platform::ArgCheck::Mem:
+    case platform::ArgCheck::UninitMem: {
+      bool Uninit = H->Checks[A] == platform::ArgCheck::UninitMem;
+      const Reg &SizeReg = S.Regs[R + 1];
+      if (SizeReg.K != Kind::Scalar)
+        return fail(Pc, Name + " argument " + std::to_string(R + 1) + " (" + regName(R + 1) +
+                            ") must be a size, is a " + kindName(SizeReg.K),
+                    "type(" + regName(R + 1) + ") == scalar");
+      bool ZeroOk = A + 1 < H->Checks.size() &&
+                    H->Checks[A + 1] == platform::ArgCheck::ConstSizeOrZero;
+      if (SizeReg.UMax > 0xffff || (!ZeroOk && SizeReg.UMin == 0))
+        return fail(Pc, Name + " argument " + std::to_string(R + 1) + " (" + regName(R + 1) +
+                            ") must be a size " + (ZeroOk ? "" : "above 0 ") +
+                            "with a known bound, is " + SizeReg.str(),
+                    "bounded(" + regName(R + 1) + ")");
+      if (SizeReg.UMax == 0)
+        break;
+      if (V.K != Kind::Stack && V.K != Kind::MapValue && V.K != Kind::Packet &&
+          V.K != Kind::PacketMeta)
+        return fail(Pc, Arg + " must point to memory, is a " + std::string(kindName(V.K)),
+                    "type(" + regName(R) + ") == mem");
+      if (auto E = access(Pc, S, R, 0, unsigned(SizeReg.UMax), Uninit, "helper access")) {
+        E->Reason = Arg + ": " + E->Reason;
+        return E;
+      }
+      if (Uninit && V.K == Kind::Stack) {
+        // The helper fills the buffer.
+        Frame &F = frameOf(S, V);
+        int64_t Lo = V.Off + V.SMin + int64_t(isa::MaxStackBytes);
+        int64_t Hi = V.Off + V.SMax + int64_t(isa::MaxStackBytes) + int64_t(SizeReg.UMax);
+        for (int64_t X = Lo; X < Hi; ++X) {
+          F.Bytes[size_t(X)] = Slot::Data;
+          F.Known[size_t(X)] = -1;
+        }
+        for (auto It = F.Spills.begin(); It != F.Spills.end();)
+          It = (int64_t(It->first) < Hi && Lo < int64_t(It->first) + 8) ? F.Spills.erase(It) : std::next(It);
+      }
+      break;
+    }
+    case platform::ArgCheck::ConstSize:
+    case platform::ArgCheck::ConstSizeOrZero:
+      if (V.K != Kind::Scalar)
+        return fail(Pc, Arg + " must be a size, is a " + std::string(kindName(V.K)),
+                    "type(" + regName(R) + ") == scalar");
+      break;
+    }
+  }
+  bool ChangesPacket = H->Name == "xdp_adjust_head" || H->Name == "xdp_adjust_tail" ||
+                       H->Name == "xdp_adjust_meta" || H->Name == "xdp_store_bytes";
+  for (unsigned R = 1; R <= 5; ++R)
+    S.Regs[R] = Reg();
+  if (H->Result == platform::RetCheck::MapValueOrNull) {
+    size_t Index = size_t(Map - Maps.data());
+    Reg R0 = Reg::pointer(Kind::MapValueOrNull, 0, uint32_t(Index));
+    // As the kernel: an array lookup with a constant in-range key cannot fail.
+    if ((Map->Type == object::MapTypeArray || Map->Type == object::MapTypePercpuArray) &&
+        KeyConst && *KeyConst < Map->MaxEntries)
+      R0.K = Kind::MapValue;
+    if (auto It = InnerIndex.find(Index); It != InnerIndex.end())
+      R0 = Reg::pointer(Kind::MapPtrOrNull, 0, It->second);
+    R0.Id = freshId();
+    S.Regs[0] = R0;
+  } else {
+    S.Regs[0] = Reg::unknown();
+  }
+  if (ChangesPacket) {
+    // The packet moved: every packet pointer must be reloaded from ctx.
+    auto Drop = [](Reg &R) {
+      if (R.K == Kind::Packet || R.K == Kind::PacketEnd || R.K == Kind::PacketMeta)
+        R = Reg::unknown();
+    };
+    for (Reg &R : S.Regs)
+      Drop(R);
+    for (Frame &F : S.Frames) {
+      for (auto &[Off, R] : F.Spills)
+        Drop(R);
+      for (Reg &R : F.SavedRegs)
+        Drop(R);
+    }
+    S.PacketRange.clear();
+    S.MetaRange = 0;
+  }
+  return std::nullopt;
+}
+
+MaybeDiag Verifier::localCall(uint32_t Pc, const Insn &I, State &S) {
+  uint32_t Target = uint32_t(int64_t(Pc) + 1 + I.Imm);
+  if (S.Frames.size() >= MaxCallDepth)
+    return fail(Pc, "call depth exceeds " + std::to_string(MaxCallDepth) + " frames",
+                "call_depth");
+  if (Target == 0)
+    return fail(Pc, "recursive call to the function at pc 0 is not allowed", "no_recursion");
+  for (const Frame &F : S.Frames)
+    if (F.ReturnPc != 0 && Insns[F.ReturnPc - 1].isLocalCall() &&
+        int64_t(F.ReturnPc) + Insns[F.ReturnPc - 1].Imm == Target)
+      return fail(Pc, "recursive call to the function at pc " + std::to_string(Target) +
+                          " is not allowed", "no_recursion");
+  Frame Callee;
+  Callee.ReturnPc = Pc + 1;
+  for (unsigned R = 6; R <= 10; ++R)
+    Callee.SavedRegs[R - 6] = S.Regs[R];
+  S.Frames.push_back(Callee);
+  for (unsigned R = 6; R <= 9; ++R)
+    S.Regs[R] = Reg();
+  S.Regs[0] = Reg();
+  S.Regs[isa::FramePointer] = Reg::pointer(Kind::Stack, 0, uint32_t(S.Frames.size() - 1));
+  return std::nullopt;
+}
+
+MaybeDiag Verifier::exitInsn(uint32_t Pc, State &S, bool &Ended, uint32_t &NextPc) {
+  if (auto E = readReg(Pc, S, 0))
+    return E;
+  const Reg &R0 = S.Regs[0];
+  if (R0.isPointer())
+    return fail(Pc, "pointer leak: r0 is a " + std::string(kindName(R0.K)) + " at exit",
+                "no_pointer_leak(r0)");
+  if (S.Frames.size() == 1) {
+    Ended = true;
+    return std::nullopt;
+  }
+  Frame Callee = std::move(S.Frames.back());
+  S.Frames.pop_back();
+  for (unsigned R = 6; R <= 10; ++R)
+    S.Regs[R] = Callee.SavedRegs[R - 6];
+  for (unsigned R = 1; R <= 5; ++R)
+    S.Regs[R] = Reg();
+  // Pointers into the callee's frame die with it.
+  auto Kill = [&](Reg &R) {
+    if (R.K == Kind::Stack && R.Aux >= S.Frames.size())
+      R = Reg();
+  };
+  for (Reg &R : S.Regs)
+    Kill(R);
+  for (Frame &F : S.Frames)
+    for (auto &[Off, R] : F.Spills)
+      Kill(R);
+  NextPc = Callee.ReturnPc;
+  return std::nullopt;
+}
+
+bool Verifier::refineScalar(State &S, unsigned R, uint8_t Op, const Reg &Other, bool Is32) {
+  Reg V = S.Regs[R];
+  if (!Other.isConst())
+    return true;
+  uint64_t C = Other.UMin;
+  if (Is32) {
+    if (V.UMax > 0xffffffffull)
+      return true; // the low half of a wide value: no refinement
+    C = uint32_t(C);
+    bool SignedOp = Op == isa::Jsgt || Op == isa::Jsge || Op == isa::Jslt || Op == isa::Jsle;
+    if (SignedOp && (V.UMax > 0x7fffffffull || C > 0x7fffffffull))
+      return true;
+  }
+  int64_t SC = Is32 ? int64_t(uint32_t(C)) : int64_t(C);
+  switch (Op) {
+  case isa::Jeq:
+    V.UMin = std::max(V.UMin, C), V.UMax = std::min(V.UMax, C);
+    V.SMin = std::max(V.SMin, SC), V.SMax = std::min(V.SMax, SC);
+    break;
+  case isa::Jne:
+    if (V.isConst() && V.UMin == C)
+      return false;
+    if (V.UMin == C)
+      ++V.UMin;
+    else if (V.UMax == C)
+      --V.UMax;
+    break;
+  case isa::Jgt:
+    if (C == U64Max)
+      return false;
+    V.UMin = std::max(V.UMin, C + 1);
+    break;
+  case isa::Jge:
+    V.UMin = std::max(V.UMin, C);
+    break;
+  case isa::Jlt:
+    if (C == 0)
+      return false;
+    V.UMax = std::min(V.UMax, C - 1);
+    break;
+  case isa::Jle:
+    V.UMax = std::min(V.UMax, C);
+    break;
+  case isa::Jsgt:
+    if (SC == S64Max)
+      return false;
+    V.SMin = std::max(V.SMin, SC + 1);
+    break;
+  case isa::Jsge:
+    V.SMin = std::max(V.SMin, SC);
+    break;
+  case isa::Jslt:
+    if (SC == S64Min)
+      return false;
+    V.SMax = std::min(V.SMax, SC - 1);
+    break;
+  case isa::Jsle:
+    V.SMax = std::min(V.SMax, SC);
+    break;
+  default:
+    return true;
+  }
+  if (!V.normalize())
+    return false;
+  S.Regs[R] = V;
+  setLinked(S, V.Id, V);
+  return true;
+}
+
+uint8_t negate(uint8_t Op) {
+  switch (Op) {
+  case isa::Jeq: return isa::Jne;
+  case isa::Jne: return isa::Jeq;
+  case isa::Jgt: return isa::Jle;
+  case isa::Jle: return isa::Jgt;
+  case isa::Jge: return isa::Jlt;
+  case isa::Jlt: return isa::Jge;
+  case isa::Jsgt: return isa::Jsle;
+  case isa::Jsle: return isa::Jsgt;
+  case isa::Jsge: return isa::Jslt;
+  case isa::Jslt: return isa::Jsge;
+  default: return Op;
+  }
+}
+
+uint8_t swapOperands(uint8_t Op) {
+  switch (Op) {
+  case isa::Jgt: return isa::Jlt;
+  case isa::Jlt: return isa::Jgt;
+  case isa::Jge: return isa::Jle;
+  case isa::Jle: return isa::Jge;
+  case isa::Jsgt: return isa::Jslt;
+  case isa::Jslt: return isa::Jsgt;
+  case isa::Jsge: return isa::Jsle;
+  case isa::Jsle: return isa::Jsge;
+  default: return Op;
+  }
+}
+
+void Verifier::branch(uint32_t Pc, const Insn &I, State &S, std::optional<State> &Taken,
+                      std::optional<State> &NotTaken) {
+  bool Is32 = I.cls() == isa::JMP32;
+  uint8_t Op = I.op();
+  Reg D = S.Regs[I.Dst];
+  Reg Src = I.usesRegSource() ? S.Regs[I.Src] : Reg::constant(uint64_t(int64_t(I.Imm)));
+  Taken = S;
+  NotTaken = S;
+  // Packet bounds: comparing a packet pointer with data_end proves bytes.
+  auto Prove = [&](std::optional<State> &St, const Reg &P) {
+    if (P.K == Kind::Packet) {
+      int64_t &Range = St->PacketRange[P.Id];
+      Range = std::max(Range, P.Off);
+    } else if (P.K == Kind::PacketMeta) {
+      St->MetaRange = std::max(St->MetaRange, P.Off);
+    }
+  };
+  bool PktVsEnd = !Is32 && ((D.K == Kind::Packet && Src.K == Kind::PacketEnd) ||
+                            (D.K == Kind::PacketEnd && Src.K == Kind::Packet) ||
+                            (D.K == Kind::PacketMeta && Src.K == Kind::Packet && Src.Id == 0 && Src.Off == 0) ||
+                            (D.K == Kind::Packet && D.Id == 0 && D.Off == 0 && Src.K == Kind::PacketMeta));
+  if (PktVsEnd) {
+    bool PtrLeft = D.K == Kind::PacketMeta || (D.K == Kind::Packet && Src.K != Kind::PacketMeta);
+    const Reg &Ptr = PtrLeft ? D : Src;
+    // Normalise to "ptr OP end": which outcome means ptr <= end?
+    uint8_t O = PtrLeft ? Op : swapOperands(Op);
+    if (O == isa::Jgt || O == isa::Jge)
+      Prove(NotTaken, Ptr);
+    else if (O == isa::Jlt || O == isa::Jle)
+      Prove(Taken, Ptr);
+    return;
+  }
+  // Null checks of map lookups.
+  bool IsZero = Src.isConst() && Src.UMin == 0;
+  if ((D.K == Kind::MapValueOrNull || D.K == Kind::MapPtrOrNull) && IsZero &&
+      (Op == isa::Jeq || Op == isa::Jne)) {
+    nullCheck(*Taken, D.Id, Op == isa::Jeq);
+    nullCheck(*NotTaken, D.Id, Op != isa::Jeq);
+    return;
+  }
+  if (D.isPointer() && D.K != Kind::MapValueOrNull && D.K != Kind::MapPtrOrNull && IsZero &&
+      (Op == isa::Jeq || Op == isa::Jne)) {
+    (Op == isa::Jeq ? Taken : NotTaken).reset(); // a valid pointer is never null
+    return;
+  }
+  if (D.K != Kind::Scalar || Src.K != Kind::Scalar)
+    return;
+  // Scalars: refine each side against the other where it is a constant.
+  if (!refineScalar(*Taken, I.Dst, Op, Src, Is32))
+    Taken.reset();
+  if (!refineScalar(*NotTaken, I.Dst, negate(Op), Src, Is32))
+    NotTaken.reset();
+  if (I.usesRegSource() && D.isConst()) {
+    if (Taken && !refineScalar(*Taken, I.Src, swapOperands(Op), D, Is32))
+      Taken.reset();
+    if (NotTaken && !refineScalar(*NotTaken, I.Src, swapOperands(negate(Op)), D, Is32))
+      NotTaken.reset();
+  }
+  if (Op == isa::Jset && D.isConst() && Src.isConst()) {
+    bool T = ((Is32 ? uint32_t(D.UMin & Src.UMin) : (D.UMin & Src.UMin)) != 0);
+    (T ? NotTaken : Taken).reset();
+  }
+}
+
+MaybeDiag Verifier::step(Path &P, std::vector<Path> &Forks, bool &Ended) {
+  uint32_t Pc = P.Pc;
+  const Insn &I = Insns[Pc];
+  State &S = P.S;
+  if (Opts.Log && Res.Log.size() < MaxLogBytes) {
+    Res.Log += std::to_string(Pc) + ": " + isa::disassemble(I, Pc) + "\n    ; " + stateStr(S) + "\n";
+  }
+  uint32_t Next = Pc + (I.isLddw() ? 2 : 1);
+  switch (I.cls()) {
+  case isa::ALU:
+  case isa::ALU64:
+    if (auto E = alu(Pc, I, S))
+      return E;
+    break;
+  case isa::LD:
+    if (!I.isLddw())
+      return fail(Pc, "legacy packet loads (ld_abs, ld_ind) are not allowed in " +
+                          std::string(Opts.Platform->name()) + " programs", "supported");
+    switch (I.Src) {
+    case isa::LddwImm64:
+      S.Regs[I.Dst] = Reg::constant(I.imm64());
+      break;
+    case isa::LddwMapIdx:
+    case isa::LddwMapIdxValue:
+      if (I.Imm < 0 || size_t(I.Imm) >= Maps.size())
+        return fail(Pc, "reference to map " + std::to_string(I.Imm) + ", which does not exist",
+                    "valid_map");
+      if (I.Src == isa::LddwMapIdx)
+        S.Regs[I.Dst] = Reg::pointer(Kind::MapPtr, 0, uint32_t(I.Imm));
+      else
+        S.Regs[I.Dst] = Reg::pointer(Kind::MapValue, I.ImmHigh, uint32_t(I.Imm));
+      break;
+    default:
+      return fail(Pc, "lddw of kind " + std::to_string(I.Src) +
+                          " (function pointers, map fds, variables) is not supported",
+                  "supported");
+    }
+    break;
+  case isa::LDX:
+    if (auto E = load(Pc, I, S))
+      return E;
+    break;
+  case isa::ST:
+  case isa::STX:
+    if (auto E = I.mode() == isa::ModeAtomic ? atomic(Pc, I, S) : store(Pc, I, S))
+      return E;
+    break;
+  case isa::JMP:
+  case isa::JMP32:
+    if (I.isExit()) {
+      if (auto E = exitInsn(Pc, S, Ended, Next))
+        return E;
+      break;
+    }
+    if (I.isCallx())
+      return fail(Pc, "callx (indirect calls) is not allowed", "supported");
+    if (I.isCall()) {
+      if (I.Src == isa::CallKfunc)
+        return fail(Pc, "kfunc calls are not supported", "supported");
+      if (I.Src == isa::CallLocal) {
+        if (auto E = localCall(Pc, I, S))
+          return E;
+        Next = uint32_t(int64_t(Pc) + 1 + I.Imm);
+        break;
+      }
+      if (auto E = helperCall(Pc, I.Imm, S))
+        return E;
+      break;
+    }
+    if (I.isUnconditionalJump()) {
+      Next = uint32_t(int64_t(Pc) + 1 + I.jumpOffset());
+      break;
+    }
+    {
+      if (auto E = readReg(Pc, S, I.Dst))
+        return E;
+      if (I.usesRegSource())
+        if (auto E = readReg(Pc, S, I.Src))
+          return E;
+      std::optional<State> Taken, NotTaken;
+      branch(Pc, I, S, Taken, NotTaken);
+      uint32_t Target = uint32_t(int64_t(Pc) + 1 + I.jumpOffset());
+      if (Taken && NotTaken) {
+        if (P.Last)
+          ++P.Last->Branches;
+        Forks.push_back(Path{std::move(*Taken), Target, P.Last});
+        S = std::move(*NotTaken);
+      } else if (Taken) {
+        S = std::move(*Taken);
+        Next = Target;
+      } else if (NotTaken) {
+        S = std::move(*NotTaken);
+      } else {
+        Ended = true; // neither outcome is possible: the path is dead
+      }
+    }
+    break;
+  }
+  P.Pc = Next;
+  return std::nullopt;
+}
+
+Result Verifier::run() {
+  if (Insns.empty()) {
+    Res.Error = fail(0, "program has no instructions", "nonempty");
+    return Res;
+  }
+  if (auto E = checkCfg()) {
+    Res.Error = E;
+    return Res;
+  }
+  computeLiveness();
+  State Init;
+  Init.Frames.resize(1);
+  Init.PacketRange[0] = 0;
+  Init.Regs[isa::FramePointer] = Reg::pointer(Kind::Stack, 0, 0);
+  if (Opts.Platform->hasContext()) {
+    Init.Regs[1] = Reg::pointer(Kind::Ctx, 0);
+  } else {
+    Init.Regs[1] = Reg::pointer(Kind::RawMem, 0);
+    Init.Regs[2] = Reg::constant(Opts.RawMemSize);
+    if (Opts.RawMemSize == 0)
+      Init.Regs[1] = Reg::constant(0);
+  }
+  std::vector<Path> Work;
+  Work.push_back(Path{std::move(Init), 0, nullptr});
+  while (!Work.empty()) {
+    Path P = std::move(Work.back());
+    Work.pop_back();
+    bool Ended = false;
+    while (!Ended) {
+      if (++Res.InsnsProcessed > Opts.MaxInsnsProcessed) {
+        Res.Error = fail(P.Pc, "the analysis budget of " + std::to_string(Opts.MaxInsnsProcessed) +
+                                   " instructions is exhausted: a loop is not proven to end, "
+                                   "or the program is too complex",
+                         "bounded_loop_count");
+        return Res;
+      }
+      if (isPruneable(P.Pc)) {
+        bool Pruned = false;
+        for (Checkpoint *C : StatesAt[P.Pc]) {
+          if (C->Branches == 0 && covers(C->S, P.S, LiveIn[P.Pc])) {
+            Pruned = true;
+            break;
+          }
+          if (C->Branches > 0 && C->S == P.S) {
+            Res.Error = fail(P.Pc, "infinite loop: pc " + std::to_string(P.Pc) +
+                                       " is reached again in the same state",
+                             "terminates");
+            return Res;
+          }
+        }
+        if (Pruned) {
+          ++Res.PathsPruned;
+          break;
+        }
+        auto &List = StatesAt[P.Pc];
+        if (List.size() < MaxStatesPerPc) {
+          Checkpoints.push_back(Checkpoint{P.S, P.Pc, 1, P.Last});
+          P.Last = &Checkpoints.back();
+          List.push_back(P.Last);
+          ++Res.StatesStored;
+        }
+      }
+      if (auto E = step(P, Work, Ended)) {
+        Res.Error = E;
+        return Res;
+      }
+    }
+    finishPath(P.Last);
+  }
+  return Res;
+}
+
+} // namespace
+
+Result verify(const object::ProgramSpec &Prog, const std::vector<object::MapSpec> &Maps,
+              const Options &Opts) {
+  Verifier V(Prog, Maps, Opts);
+  return V.run();
+}
+
+std::string formatDiagnostic(const Diagnostic &D, const object::ProgramSpec &Prog) {
+  std::string Where;
+  if (const object::LineInfo *L = Prog.lineFor(D.Pc); L && !L->File.empty()) {
+    std::string File = L->File;
+    if (auto Slash = File.rfind('/'); Slash != std::string::npos)
+      File = File.substr(Slash + 1);
+    Where = File + ":" + std::to_string(L->Line) + ": ";
+  }
+  return Where + "pc " + std::to_string(D.Pc) + ": " + D.Reason +
+         (D.Obligation.empty() ? "" : " (" + D.Obligation + ")");
+}
+
+} // namespace ebpfgpu::verifier
