@@ -44,13 +44,15 @@ prepare() {
   build/tools/ebpf-gpu-trafgen -o "$traffic" --count "$PACKETS" --seed 3
   sha256sum <"$traffic" | cut -d' ' -f1 >"$CARRY/samples/traffic.sha256"
   local progs=(xdp_pass_drop.o:xdp_pass_all xdp_pass_drop.o:xdp_drop_ipv6
-               xdp_port_filter.o:xdp_port_filter)
+               xdp_port_filter.o:xdp_port_filter xdp_proto_count.o:xdp_proto_count)
   : >"$CARRY/samples/list"
   for spec in "${progs[@]}"; do
     local obj=${spec%%:*} prog=${spec##*:}
     build/tools/ebpf-gpu-cc "build/samples/$obj" --section "$prog" -o "$CARRY/samples/$prog.gpu.o"
     build/tools/ebpf-gpu-loader run "build/samples/$obj" --section "$prog" --backend host \
-      --pcap "$traffic" --out "build/$prog.host.pcap" --verdicts "build/$prog.host.txt" >/dev/null
+      --pcap "$traffic" --out "build/$prog.host.pcap" --verdicts "build/$prog.host.txt" \
+      --dump-maps "build/$prog.host.maps" >/dev/null
+    sha256sum <"build/$prog.host.maps" | cut -d' ' -f1 >"$CARRY/samples/$prog.host.maps.sha256"
     sha256sum <"build/$prog.host.txt" | cut -d' ' -f1 >"$CARRY/samples/$prog.host.txt.sha256"
     sha256sum <"build/$prog.host.pcap" | cut -d' ' -f1 >"$CARRY/samples/$prog.host.pcap.sha256"
     echo "$prog" >>"$CARRY/samples/list"
@@ -77,10 +79,12 @@ device() {
   digest() { sha256sum <"$1" | cut -d' ' -f1; }
   while read -r prog; do
     "$bin/ebpf-gpu-loader" run "$s/$prog.gpu.o" --pcap "$traffic" \
-      --out "/tmp/$prog.gpu.pcap" --verdicts "/tmp/$prog.gpu.txt" --json | tee "$out/$prog.json"
+      --out "/tmp/$prog.gpu.pcap" --verdicts "/tmp/$prog.gpu.txt" \
+      --dump-maps "/tmp/$prog.gpu.maps" --json | tee "$out/$prog.json"
     if [[ $(digest "/tmp/$prog.gpu.txt") == $(cat "$s/$prog.host.txt.sha256") &&
-          $(digest "/tmp/$prog.gpu.pcap") == $(cat "$s/$prog.host.pcap.sha256") ]]; then
-      echo "$prog: $(wc -l <"/tmp/$prog.gpu.txt") packets, GPU and host agree byte for byte"
+          $(digest "/tmp/$prog.gpu.pcap") == $(cat "$s/$prog.host.pcap.sha256") &&
+          $(digest "/tmp/$prog.gpu.maps") == $(cat "$s/$prog.host.maps.sha256") ]]; then
+      echo "$prog: $(wc -l <"/tmp/$prog.gpu.txt") packets, GPU and host agree byte for byte (verdicts, packets, maps)"
     else
       echo "$prog: GPU and host DIFFER"
       cp "/tmp/$prog.gpu.txt" "$out/" || true
@@ -89,6 +93,15 @@ device() {
   done <"$s/list"
   echo "== benchmark: compiled port filter vs hand-written CUDA, 1M packets in GPU memory"
   "$bin/ebpf-gpu-trafgen" -o /tmp/bench.pcap --count 1000000 --seed 9
+  echo "== counter: 1M packets in one batch, every one counted (atomic adds from 1M threads)"
+  "$bin/ebpf-gpu-loader" run "$s/xdp_proto_count.gpu.o" --pcap /tmp/bench.pcap \
+    --dump-maps "$out/count1m.maps" | grep -E "XDP_PASS|GPU kernel"
+  if grep -qx ".bss\[0\] = 1000000" "$out/count1m.maps"; then
+    echo "counted exactly 1000000 packets"
+  else
+    echo "COUNT WRONG: $(grep bss "$out/count1m.maps")"
+    status=1
+  fi
   "$bin/ebpf-gpu-bench" --gpu-object "$CARRY/bench/xdp_port_filter.sm90.gpu.o" \
     --cuda-ptx "$CARRY/bench/port_filter.cuda.ptx" --cuda-kernel cuda_port_filter \
     --pcap /tmp/bench.pcap --reps 100 --json "$out/bench.json" || status=1

@@ -4,10 +4,12 @@
 // objects built on it.
 
 #include "ebpf-gpu/Loader/GpuLoader.h"
+#include "ebpf-gpu/Loader/MapMemory.h"
 
 #include <cuda.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace ebpfgpu::loader {
@@ -30,6 +32,8 @@ struct CudaApi {
   X(cuModuleLoadDataEx, "cuModuleLoadDataEx")                                                 \
   X(cuModuleUnload, "cuModuleUnload")                                                         \
   X(cuModuleGetFunction, "cuModuleGetFunction")                                               \
+  X(cuModuleGetGlobal, "cuModuleGetGlobal_v2")                                                \
+  X(cuMemsetD8, "cuMemsetD8_v2")                                                              \
   X(cuMemAlloc, "cuMemAlloc_v2")                                                              \
   X(cuMemFree, "cuMemFree_v2")                                                                \
   X(cuMemcpyHtoD, "cuMemcpyHtoD_v2")                                                          \
@@ -161,7 +165,8 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev, const Gpu
   const CudaApi &A = Dev.api();
   for (const GpuMapSpec &M : Spec.Maps)
     if (!M.ObjectGlobal.empty())
-      return Error("map '" + M.Name + "': maps are not available on the GPU back end yet");
+      if (MaybeError E = checkMapSupported(M.Name, M.Type))
+        return std::move(*E);
   if (Spec.Platform != "xdp" && Spec.Platform != "raw")
     return Error("unknown platform '" + Spec.Platform + "'");
   std::unique_ptr<GpuProgram> P(new GpuProgram(Dev));
@@ -181,10 +186,70 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev, const Gpu
   CUfunction Fn;
   EBPFGPU_CHECK(A, cuModuleGetFunction, &Fn, Mod, Spec.Kernel.c_str());
   P->Kernel = Fn;
+  // Maps: header and zeroed values in device memory, bound to the module's
+  // map global. Global data lives in the module itself.
+  for (const GpuMapSpec &M : Spec.Maps) {
+    DeviceMap D;
+    D.Name = M.Name;
+    if (!M.ObjectGlobal.empty()) {
+      D.ValueSize = M.ValueSize;
+      D.Stride = (M.ValueSize + 7u) & ~7u;
+      D.MaxEntries = M.MaxEntries;
+      size_t Bytes = mapValuesBytes(M.ValueSize, M.MaxEntries);
+      CUdeviceptr H, V, G;
+      size_t GSize = 0;
+      EBPFGPU_CHECK(A, cuMemAlloc, &H, sizeof(ebpfgpu_map));
+      D.Header = H;
+      P->Maps.push_back(D);
+      EBPFGPU_CHECK(A, cuMemAlloc, &V, Bytes ? Bytes : 1);
+      P->Maps.back().Values = V;
+      EBPFGPU_CHECK(A, cuMemsetD8, V, 0, Bytes ? Bytes : 1);
+      ebpfgpu_map Header = {M.Type, M.KeySize, M.ValueSize, M.MaxEntries, M.Flags, D.Stride, V};
+      EBPFGPU_CHECK(A, cuMemcpyHtoD, H, &Header, sizeof(Header));
+      if (CUresult R = A.cuModuleGetGlobal(&G, &GSize, Mod, M.ObjectGlobal.c_str());
+          R != CUDA_SUCCESS)
+        return A.error("cuModuleGetGlobal", R).withContext("map '" + M.Name + "'");
+      uint64_t Ptr = H;
+      EBPFGPU_CHECK(A, cuMemcpyHtoD, G, &Ptr, sizeof(Ptr));
+      continue;
+    }
+    if (!M.DataGlobal.empty()) {
+      CUdeviceptr G;
+      size_t GSize = 0;
+      if (A.cuModuleGetGlobal(&G, &GSize, Mod, M.DataGlobal.c_str()) != CUDA_SUCCESS)
+        continue; // optimised away: the program never writes it
+      D.DataAddr = G;
+      D.ValueSize = D.Stride = M.ValueSize;
+      D.MaxEntries = 1;
+      P->Maps.push_back(D);
+    }
+  }
   return P;
 }
 
+Expected<std::string> GpuProgram::dumpMaps() const {
+  const CudaApi &A = Dev.api();
+  std::vector<std::pair<std::string, std::string>> Parts;
+  for (const DeviceMap &D : Maps) {
+    std::vector<uint8_t> Bytes(size_t(D.Stride) * D.MaxEntries);
+    if (!Bytes.empty())
+      EBPFGPU_CHECK(A, cuMemcpyDtoH, Bytes.data(), D.DataAddr ? D.DataAddr : D.Values,
+                    Bytes.size());
+    Parts.push_back({D.Name, formatArrayMap(D.Name, Bytes.data(), D.ValueSize, D.Stride,
+                                            D.MaxEntries)});
+  }
+  std::sort(Parts.begin(), Parts.end());
+  std::string Out;
+  for (auto &P : Parts)
+    Out += P.second;
+  return Out;
+}
+
 GpuProgram::~GpuProgram() {
+  for (const DeviceMap &D : Maps)
+    for (uint64_t P : {D.Header, D.Values})
+      if (P)
+        Dev.api().cuMemFree(P);
   if (Module)
     Dev.api().cuModuleUnload(static_cast<CUmodule>(Module));
 }

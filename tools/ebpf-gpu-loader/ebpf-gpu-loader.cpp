@@ -13,6 +13,7 @@
 // command line.
 
 #include "ebpf-gpu/Loader/GpuObject.h"
+#include "ebpf-gpu/Loader/MapMemory.h"
 #include "ebpf-gpu/Runtime/Packets.h"
 
 #ifdef EBPF_GPU_HAVE_CUDA
@@ -30,6 +31,7 @@
 #include <bpf/libbpf.h>
 #endif
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -64,6 +66,7 @@ int usage(const std::string &Msg) {
                "                      kernel: the Linux kernel's BPF_PROG_TEST_RUN (root)\n"
                "  --out OUT.pcap      write the packets the program passed, sent or redirected\n"
                "  --verdicts FILE     write one line per packet: index, verdict, length\n"
+               "  --dump-maps FILE    write the maps and global data after the run\n"
                "  --json              print the summary as JSON\n"
                "  --allow-unverified  run a .gpu.o compiled with --no-verify (testing only)\n",
                Tool, Tool);
@@ -71,7 +74,7 @@ int usage(const std::string &Msg) {
 }
 
 struct RunOptions {
-  std::string Object, Pcap, Section, Out, Verdicts;
+  std::string Object, Pcap, Section, Out, Verdicts, MapsFile;
   std::string Backend;
   bool Json = false;
   bool AllowUnverified = false;
@@ -92,7 +95,8 @@ Expected<loader::GpuObjectSpec> gpuObjectAt(const std::string &Path) {
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
 
 /// The host back end: lift, JIT, run each packet.
-void runHost(const RunOptions &O, PacketBatch &Batch, std::string &ProgName) {
+void runHost(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
+             std::string &MapsText) {
   Expected<object::ObjectSpec> Obj = object::readObjectFile(O.Object);
   if (!Obj)
     fail(Obj.error().message());
@@ -125,6 +129,7 @@ void runHost(const RunOptions &O, PacketBatch &Batch, std::string &ProgName) {
     uint64_t V = (*Prog)->runXdp(Ctx);
     Batch.finish(I, Ctx, V);
   }
+  MapsText = (*Prog)->dumpMaps();
 }
 
 std::string LibbpfLog;
@@ -159,7 +164,32 @@ loader::GpuObjectSpec compileForGpu(const RunOptions &O) {
 }
 
 /// The kernel back end: load with libbpf, BPF_PROG_TEST_RUN per packet.
-void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName) {
+/// Array maps and global data of a loaded object, in the common text form.
+std::string dumpKernelMaps(struct bpf_object *Obj) {
+  std::vector<std::pair<std::string, std::string>> Parts;
+  struct bpf_map *M;
+  bpf_object__for_each_map(M, Obj) {
+    if (bpf_map__type(M) != BPF_MAP_TYPE_ARRAY)
+      continue;
+    std::string Name = bpf_map__name(M);
+    if (bpf_map__is_internal(M)) // libbpf names global data "<obj>.<section>"
+      Name = Name.substr(Name.find('.'));
+    uint32_t Size = bpf_map__value_size(M), Entries = bpf_map__max_entries(M);
+    uint32_t Stride = (Size + 7u) & ~7u;
+    std::vector<uint8_t> Values(size_t(Stride) * Entries, 0);
+    for (uint32_t K = 0; K < Entries; ++K)
+      bpf_map__lookup_elem(M, &K, sizeof(K), Values.data() + size_t(K) * Stride, Size, 0);
+    Parts.push_back({Name, loader::formatArrayMap(Name, Values.data(), Size, Stride, Entries)});
+  }
+  std::sort(Parts.begin(), Parts.end());
+  std::string Out;
+  for (auto &P : Parts)
+    Out += P.second;
+  return Out;
+}
+
+void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
+               std::string &MapsText) {
   libbpf_set_print(collectLibbpfLog);
   struct bpf_object *Obj = bpf_object__open_file(O.Object.c_str(), nullptr);
   if (!Obj)
@@ -206,13 +236,15 @@ void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName) {
       fail("kernel back end: packet " + std::to_string(I) + " grew past its buffer");
     }
   }
+  MapsText = dumpKernelMaps(Obj);
   bpf_object__close(Obj);
 }
 #endif // EBPF_GPU_LOADER_WITH_COMPILER
 
 #ifdef EBPF_GPU_HAVE_CUDA
 /// The GPU back end: all packets in one batch, one thread each.
-void runGpu(const loader::GpuObjectSpec &Spec, PacketBatch &Batch, double &KernelMs) {
+void runGpu(const loader::GpuObjectSpec &Spec, PacketBatch &Batch, double &KernelMs,
+            std::string &MapsText) {
   if (Spec.Platform != "xdp")
     fail(Spec.Program + ": not an XDP program (platform " + Spec.Platform + ")");
   auto Dev = loader::GpuDevice::open(0);
@@ -239,6 +271,10 @@ void runGpu(const loader::GpuObjectSpec &Spec, PacketBatch &Batch, double &Kerne
     if (!Batch.setOutcome(I, Verdicts[I].data_offset, Verdicts[I].length, Verdicts[I].action,
                           Verdicts[I].redirect_target))
       fail("gpu back end: packet " + std::to_string(I) + " left its buffer");
+  auto Dump = (*Prog)->dumpMaps();
+  if (!Dump)
+    fail("gpu back end: " + Dump.error().message());
+  MapsText = *Dump;
 }
 
 int testRunCommand(int argc, char **argv) {
@@ -308,6 +344,8 @@ int runCommand(int argc, char **argv) {
       Value(O.Out);
     else if (A == "--verdicts")
       Value(O.Verdicts);
+    else if (A == "--dump-maps")
+      Value(O.MapsFile);
     else if (A == "--json")
       O.Json = true;
     else if (A == "--allow-unverified")
@@ -332,7 +370,7 @@ int runCommand(int argc, char **argv) {
   Expected<PacketBatch> Batch = runtime::readPcap(O.Pcap);
   if (!Batch)
     fail(Batch.error().message());
-  std::string ProgName;
+  std::string ProgName, MapsText;
   double KernelMs = -1;
   auto Start = std::chrono::steady_clock::now();
   if (O.Backend == "gpu") {
@@ -347,7 +385,7 @@ int runCommand(int argc, char **argv) {
     }
     ProgName = GpuObj->Program;
     requireVerified(*GpuObj, O.Object, O.AllowUnverified);
-    runGpu(*GpuObj, *Batch, KernelMs);
+    runGpu(*GpuObj, *Batch, KernelMs, MapsText);
 #else
     fail("this loader was built without CUDA support (no cuda.h at build time)");
 #endif
@@ -357,9 +395,9 @@ int runCommand(int argc, char **argv) {
            " back end the eBPF object");
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
     if (O.Backend == "host")
-      runHost(O, *Batch, ProgName);
+      runHost(O, *Batch, ProgName, MapsText);
     else
-      runKernel(O, *Batch, ProgName);
+      runKernel(O, *Batch, ProgName, MapsText);
 #else
     fail("the " + O.Backend + " back end needs a loader built with the compiler");
 #endif
@@ -374,6 +412,11 @@ int runCommand(int argc, char **argv) {
                     1u << unsigned(runtime::XdpAction::Tx) |
                     1u << unsigned(runtime::XdpAction::Redirect);
     if (MaybeError E = runtime::writePcap(O.Out, *Batch, Keep))
+      fail(E->message());
+  }
+  if (!O.MapsFile.empty()) {
+    std::vector<uint8_t> Bytes(MapsText.begin(), MapsText.end());
+    if (MaybeError E = loader::writeFileAtomically(O.MapsFile, Bytes))
       fail(E->message());
   }
   if (!O.Verdicts.empty()) {

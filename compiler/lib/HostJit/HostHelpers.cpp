@@ -4,6 +4,7 @@
 // the host JIT binds them from.
 
 #include "ebpf-gpu/Compiler/HostJit.h"
+#include "ebpf-gpu/Platform/MapAbi.h"
 
 #include <cstring>
 #include <ctime>
@@ -38,6 +39,7 @@ void *hostHelperAddress(const std::string &Name) {
       ENTRY(get_prandom_u32), ENTRY(get_smp_processor_id), ENTRY(redirect),
       ENTRY(xdp_adjust_head), ENTRY(xdp_adjust_meta),      ENTRY(xdp_adjust_tail),
       ENTRY(xdp_load_bytes),  ENTRY(xdp_store_bytes),      ENTRY(csum_diff),
+      ENTRY(map_lookup_elem), ENTRY(map_update_elem),      ENTRY(map_delete_elem),
   };
 #undef ENTRY
   auto It = Table.find(Name);

@@ -5,13 +5,34 @@
 
 #include "ebpf-gpu/Compiler/HostJit.h"
 
+#include "ebpf-gpu/Loader/MapMemory.h"
+
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
 #include "llvm/Support/TargetSelect.h"
 
+#include <algorithm>
+
 namespace ebpfgpu::compiler {
 
+HostProgram::HostProgram() = default;
 HostProgram::~HostProgram() = default;
+
+std::string HostProgram::dumpMaps() const {
+  std::vector<std::pair<std::string, std::string>> Parts;
+  for (const auto &M : Maps)
+    Parts.push_back({M->name(), loader::formatArrayMap(M->name(), M->valueBytes().data(),
+                                                       M->info().value_size,
+                                                       M->info().value_stride,
+                                                       M->info().max_entries)});
+  for (const DataView &D : Data)
+    Parts.push_back({D.Name, loader::formatArrayMap(D.Name, D.Bytes, D.Size, D.Size, 1)});
+  std::sort(Parts.begin(), Parts.end());
+  std::string Out;
+  for (auto &P : Parts)
+    Out += P.second;
+  return Out;
+}
 
 llvm::Expected<std::unique_ptr<HostProgram>>
 HostProgram::compile(const object::ProgramSpec &Prog, const std::vector<object::MapSpec> &Maps,
@@ -27,11 +48,21 @@ HostProgram::compile(const object::ProgramSpec &Prog, const std::vector<object::
   llvm::Expected<LiftedProgram> Lifted = liftProgram(Prog, Maps, Opts, *Ctx);
   if (!Lifted)
     return Lifted.takeError();
-  for (const MapBinding &B : Lifted->Maps)
-    if (!B.ObjectGlobal.empty())
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "map '" + Maps[B.MapIndex].Name +
-                                         "': maps are not available on the host back end yet");
+  std::unique_ptr<HostProgram> P(new HostProgram());
+  std::vector<std::pair<std::string, loader::HostMap *>> ObjectGlobals;
+  std::vector<std::pair<std::string, const object::MapSpec *>> DataGlobals;
+  for (const MapBinding &B : Lifted->Maps) {
+    const object::MapSpec &M = Maps[B.MapIndex];
+    if (!B.ObjectGlobal.empty()) {
+      if (MaybeError E = loader::checkMapSupported(M.Name, M.Type))
+        return llvm::createStringError(llvm::inconvertibleErrorCode(), E->message());
+      P->Maps.push_back(std::make_unique<loader::HostMap>(M.Name, M.Type, M.KeySize, M.ValueSize,
+                                                          M.MaxEntries, M.Flags));
+      ObjectGlobals.push_back({B.ObjectGlobal, P->Maps.back().get()});
+    }
+    if (!B.DataGlobal.empty())
+      DataGlobals.push_back({B.DataGlobal, &M});
+  }
   llvm::orc::SymbolMap Helpers;
   optimizeModule(*Lifted->Module, OptLevel);
 
@@ -56,7 +87,19 @@ HostProgram::compile(const object::ProgramSpec &Prog, const std::vector<object::
   auto Sym = (*Jit)->lookup(Entry);
   if (!Sym)
     return Sym.takeError();
-  std::unique_ptr<HostProgram> P(new HostProgram());
+  // Bind maps: each map global holds a pointer to the map's header.
+  for (auto &[Global, Map] : ObjectGlobals) {
+    auto G = (*Jit)->lookup(Global);
+    if (!G)
+      return G.takeError();
+    *G->toPtr<ebpfgpu_map **>() = Map->header();
+  }
+  for (auto &[Global, Spec] : DataGlobals) {
+    auto G = (*Jit)->lookup(Global);
+    if (!G)
+      return G.takeError();
+    P->Data.push_back({Spec->Name, G->toPtr<const uint8_t *>(), Spec->ValueSize});
+  }
   P->Entry = Sym->toPtr<EntryFn>();
   P->Jit = std::move(*Jit);
   return P;

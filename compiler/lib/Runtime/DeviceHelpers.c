@@ -4,6 +4,7 @@
  * clang for nvptx64 to LLVM bitcode that the GPU back end links into every
  * module. Time comes from the GPU's global nanosecond timer. */
 
+#include "ebpf-gpu/Platform/MapAbi.h"
 #include "ebpf-gpu/Platform/XdpContext.h"
 
 static inline uint64_t ebpfgpu_globaltimer(void) {

@@ -18,6 +18,10 @@ namespace llvm::orc {
 class LLJIT;
 }
 
+namespace ebpfgpu::loader {
+class HostMap;
+}
+
 namespace ebpfgpu::compiler {
 
 /// A program JIT-compiled for the host. Owns its code; not copyable.
@@ -44,12 +48,23 @@ public:
     return Entry(nullptr, reinterpret_cast<uint64_t>(Mem), Len, 0, 0, 0);
   }
 
+  /// The program's maps and global data, as text (loader/MapMemory.h), in
+  /// map name order.
+  std::string dumpMaps() const;
+
 private:
   using EntryFn = uint64_t (*)(void *, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
-  HostProgram() = default;
+  HostProgram();
 
+  struct DataView {
+    std::string Name;
+    const uint8_t *Bytes = nullptr;
+    uint32_t Size = 0;
+  };
   std::unique_ptr<llvm::orc::LLJIT> Jit;
   EntryFn Entry = nullptr;
+  std::vector<std::unique_ptr<loader::HostMap>> Maps;
+  std::vector<DataView> Data;
 };
 
 /// Address of the host implementation of helper `Name` (kernel name without

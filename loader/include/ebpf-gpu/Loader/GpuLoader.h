@@ -100,8 +100,19 @@ public:
 
   const std::string &jitInfoLog() const { return InfoLog; }
 
+  /// The program's maps and global data, read back from the GPU, as text
+  /// (loader/MapMemory.h), in map name order.
+  Expected<std::string> dumpMaps() const;
+
 private:
   friend class GpuBatch;
+  struct DeviceMap {
+    std::string Name;
+    uint64_t Header = 0, Values = 0; ///< device memory owned (0 for global data)
+    uint64_t DataAddr = 0;           ///< global data: the module global
+    uint32_t ValueSize = 0, Stride = 0, MaxEntries = 0;
+  };
+  std::vector<DeviceMap> Maps;
   GpuProgram(GpuDevice &Dev) : Dev(Dev) {}
   GpuDevice &Dev;
   void *Module = nullptr;
