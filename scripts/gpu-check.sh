@@ -44,7 +44,8 @@ prepare() {
   build/tools/ebpf-gpu-trafgen -o "$traffic" --count "$PACKETS" --seed 3
   sha256sum <"$traffic" | cut -d' ' -f1 >"$CARRY/samples/traffic.sha256"
   local progs=(xdp_pass_drop.o:xdp_pass_all xdp_pass_drop.o:xdp_drop_ipv6
-               xdp_port_filter.o:xdp_port_filter xdp_proto_count.o:xdp_proto_count)
+               xdp_port_filter.o:xdp_port_filter xdp_proto_count.o:xdp_proto_count
+               xdp_mac_swap.o:xdp_mac_swap xdp_vlan.o:xdp_vlan)
   : >"$CARRY/samples/list"
   for spec in "${progs[@]}"; do
     local obj=${spec%%:*} prog=${spec##*:}

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 #
 # Runs programs on two back ends over the same packets and compares the
-# verdict of every packet and the bytes of every packet that goes out.
+# verdict of every packet, the bytes of every packet that goes out, and the
+# maps and global data after the run.
 # Arguments: OBJECT:PROGRAM pairs. Prints one line per program; exits 1 on
 # the first difference, naming the packet.
 
@@ -11,9 +12,9 @@ import subprocess
 import sys
 
 
-def run(loader, backend, obj, prog, pcap, out, verdicts):
+def run(loader, backend, obj, prog, pcap, out, verdicts, maps):
     subprocess.run([loader, "run", obj, "--section", prog, "--pcap", pcap, "--backend", backend,
-                    "--out", out, "--verdicts", verdicts, "--json"],
+                    "--out", out, "--verdicts", verdicts, "--dump-maps", maps, "--json"],
                    check=True, stdout=subprocess.DEVNULL)
     with open(verdicts) as f:
         return f.read().splitlines()
@@ -34,8 +35,8 @@ def main():
         res = {}
         for be in (a, b):
             base = os.path.join(args.work, f"{prog}.{be}")
-            res[be] = (run(args.loader, be, obj, prog, args.pcap, base + ".pcap", base + ".txt"),
-                       base + ".pcap")
+            res[be] = (run(args.loader, be, obj, prog, args.pcap, base + ".pcap", base + ".txt",
+                           base + ".maps"), base + ".pcap", base + ".maps")
         va, vb = res[a][0], res[b][0]
         for la, lb in zip(va, vb):
             if la != lb:
@@ -47,6 +48,10 @@ def main():
         with open(res[a][1], "rb") as fa, open(res[b][1], "rb") as fb:
             if fa.read() != fb.read():
                 print(f"{prog}: output packets differ ({res[a][1]} vs {res[b][1]})")
+                return 1
+        with open(res[a][2]) as fa, open(res[b][2]) as fb:
+            if fa.read() != fb.read():
+                print(f"{prog}: map contents differ ({res[a][2]} vs {res[b][2]})")
                 return 1
         print(f"{prog}: {len(va)} packets, {a} and {b} agree")
     return 0
