@@ -318,10 +318,6 @@ MaybeDiag Verifier::pointerArith(uint32_t Pc, const Insn &I, Reg &D, const Reg &
     return fail(Pc, "offset added to " + Dn + " (" + kindName(D.K) + ") is unbounded (" +
                         regName(SrcReg) + " = " + Src.str() + ")",
                 "bounded(" + regName(SrcReg) + ")");
-  if (D.K == Kind::Packet && Lo < 0)
-    return fail(Pc, "offset added to packet pointer " + Dn + " may be negative (" +
-                        regName(SrcReg) + " = " + Src.str() + ")",
-                "nonnegative(" + regName(SrcReg) + ")");
   D.SMin += Lo;
   D.SMax += Hi;
   if (D.K == Kind::Packet)
@@ -416,6 +412,11 @@ MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Insn
   std::string W = std::to_string(Size);
   switch (B.K) {
   case Kind::Packet: {
+    if (B.SMin < 0)
+      return fail(Pc, std::string("packet ") + Dir + " through " + Rn +
+                          ", whose variable offset may be negative (" +
+                          std::to_string(B.SMin) + ".." + std::to_string(B.SMax) + ")",
+                  "nonnegative(" + Rn + ".offset)");
     auto It = S.PacketRange.find(B.Id);
     int64_t Have = It == S.PacketRange.end() ? 0 : It->second;
     int64_t At = B.Off + InsnOff;
