@@ -249,6 +249,12 @@ int main(int argc, char **argv) {
       !NoVerify)
     Verify(*selectPrograms(Obj, false)[0], false);
 
+  compiler::LiftOptions Lift;
+  Lift.Platform = Plat;
+  compiler::GpuOptions Gpu;
+  Gpu.Arch = GpuArch;
+  Gpu.OptLevel = OptLevel;
+
   std::string Text;
   raw_string_ostream OS(Text);
   switch (Emit) {
@@ -272,9 +278,7 @@ int main(int argc, char **argv) {
   case EmitKind::Llvm: {
     const object::ProgramSpec *P = selectPrograms(Obj, false)[0];
     LLVMContext Ctx;
-    compiler::LiftOptions Opts;
-    Opts.Platform = Plat;
-    auto Lifted = compiler::liftProgram(*P, Obj.Maps, Opts, Ctx);
+    auto Lifted = compiler::liftProgram(*P, Obj.Maps, Lift, Ctx);
     if (!Lifted)
       fail(InputPath + ": program " + P->Name + ": " + toString(Lifted.takeError()));
     compiler::optimizeModule(*Lifted->Module, OptLevel);
@@ -284,12 +288,7 @@ int main(int argc, char **argv) {
   case EmitKind::GpuLlvm:
   case EmitKind::Ptx: {
     const object::ProgramSpec *P = selectPrograms(Obj, false)[0];
-    compiler::LiftOptions Opts;
-    Opts.Platform = Plat;
-    compiler::GpuOptions Gpu;
-    Gpu.Arch = GpuArch;
-    Gpu.OptLevel = OptLevel;
-    auto G = compiler::compileForGpu(*P, Obj.Maps, Opts, Gpu);
+    auto G = compiler::compileForGpu(*P, Obj.Maps, Lift, Gpu);
     if (!G)
       fail(InputPath + ": program " + P->Name + ": " + toString(G.takeError()));
     OS << (Emit == EmitKind::Ptx ? G->Ptx : G->Llvm);
@@ -297,12 +296,7 @@ int main(int argc, char **argv) {
   }
   case EmitKind::GpuObj: {
     const object::ProgramSpec *P = selectPrograms(Obj, false)[0];
-    compiler::LiftOptions Opts;
-    Opts.Platform = Plat;
-    compiler::GpuOptions Gpu;
-    Gpu.Arch = GpuArch;
-    Gpu.OptLevel = OptLevel;
-    auto G = compiler::buildGpuObject(Obj, *P, Opts, Gpu, !NoVerify);
+    auto G = compiler::buildGpuObject(Obj, *P, Lift, Gpu, !NoVerify);
     if (!G)
       fail(InputPath + ": program " + P->Name + ": " + toString(G.takeError()));
     std::string Out = OutputPath;
