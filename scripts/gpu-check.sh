@@ -45,7 +45,9 @@ prepare() {
   sha256sum <"$traffic" | cut -d' ' -f1 >"$CARRY/samples/traffic.sha256"
   local progs=(xdp_pass_drop.o:xdp_pass_all xdp_pass_drop.o:xdp_drop_ipv6
                xdp_port_filter.o:xdp_port_filter xdp_proto_count.o:xdp_proto_count
-               xdp_mac_swap.o:xdp_mac_swap xdp_vlan.o:xdp_vlan)
+               xdp_mac_swap.o:xdp_mac_swap xdp_vlan.o:xdp_vlan
+               xdp_patterns.o:ipv6_ext xdp_patterns.o:tcp_opts xdp_patterns.o:load_bytes
+               xdp_patterns.o:ttl_dec)
   : >"$CARRY/samples/list"
   for spec in "${progs[@]}"; do
     local obj=${spec%%:*} prog=${spec##*:}
