@@ -9,6 +9,7 @@
 // RUN: ebpf-gpu-cc %t.o --section count --emit=verifier-log | FileCheck %s --check-prefix=MAP
 // MAP: verified:
 // RUN: ebpf-gpu-cc %t.o --section const_key --emit=verifier-log | FileCheck %s --check-prefix=MAP
+// RUN: ebpf-gpu-cc %t.o --section padded_key --emit=verifier-log | FileCheck %s --check-prefix=MAP
 // The kernel loads all of them (but const_key: 6.18 skips the null check
 // only for a zero key; any constant key below max_entries is as safe).
 // RUN: %clang-bpf -DKERNEL_CHECK -c %s -o %t.k.o
@@ -79,3 +80,23 @@ SEC("xdp") int const_key(struct xdp_md *ctx) {
   return *c ? XDP_DROP : XDP_PASS;
 }
 #endif
+
+// Map keys may contain struct padding the program never writes (the kernel
+// accepts it; the runtime zeroes every stack frame, so the padding reads 0).
+struct padded_key {
+  __u32 ifindex;
+  __u8 tag; // followed by 3 bytes of padding
+};
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __type(key, struct padded_key);
+  __type(value, __u64);
+  __uint(max_entries, 16);
+} by_port SEC(".maps");
+
+SEC("xdp") int padded_key(struct xdp_md *ctx) {
+  struct padded_key k;
+  k.ifindex = ctx->ingress_ifindex;
+  k.tag = 1;
+  return bpf_map_lookup_elem(&by_port, &k) ? XDP_DROP : XDP_PASS;
+}
