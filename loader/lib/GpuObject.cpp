@@ -6,6 +6,8 @@
 
 #include "ebpf-gpu/Loader/GpuObject.h"
 
+#include "Sha256.h"
+
 #include <elf.h>
 
 #include <cstdio>
@@ -65,6 +67,7 @@ MaybeError parseMeta(const std::string &Text, GpuObjectSpec &S) {
       else if (Key == "target") S.Target = Value;
       else if (Key == "helper") S.Helpers.push_back(Value);
       else if (Key == "verified") S.Verified = Value == "yes";
+      else if (Key == "seal") continue;
       else if (Key == "stack") {
         uint32_t N;
         if (!Num(Value, N))
@@ -103,12 +106,23 @@ MaybeError parseMeta(const std::string &Text, GpuObjectSpec &S) {
 
 } // namespace
 
+/// The seal: SHA-256 over the metadata (without its seal line), the PTX and
+/// the BTF, so a change to any byte after compilation (an edited kernel, a
+/// "verified no" turned into "yes") is detected when the object is read.
+std::string sealOf(const std::string &Meta, const std::string &Ptx, const std::vector<uint8_t> &Btf) {
+  std::string All = Meta + '\0' + Ptx + '\0';
+  All.append(Btf.begin(), Btf.end());
+  return sha256Hex(reinterpret_cast<const uint8_t *>(All.data()), All.size());
+}
+
 std::vector<uint8_t> writeGpuObject(const GpuObjectSpec &S) {
   struct Sec {
     std::string Name;
     std::string Bytes;
   };
-  std::vector<Sec> Secs = {{MetaSection, metaText(S)}, {PtxSection, S.Ptx}};
+  std::string Meta = metaText(S);
+  Meta += "seal " + sealOf(Meta, S.Ptx, S.Btf) + "\n";
+  std::vector<Sec> Secs = {{MetaSection, Meta}, {PtxSection, S.Ptx}};
   if (!S.Btf.empty())
     Secs.push_back({".BTF", std::string(S.Btf.begin(), S.Btf.end())});
   std::string ShStr(1, '\0');
@@ -192,6 +206,7 @@ Expected<GpuObjectSpec> readGpuObjectMemory(const uint8_t *Data, size_t Size,
     return Fail("section names out of bounds");
   GpuObjectSpec S;
   bool HaveMeta = false, HavePtx = false;
+  std::string MetaBytes;
   for (const Elf64_Shdr &H : Sh) {
     if (H.sh_type != SHT_PROGBITS)
       continue;
@@ -203,6 +218,7 @@ Expected<GpuObjectSpec> readGpuObjectMemory(const uint8_t *Data, size_t Size,
     if (SecName == MetaSection) {
       if (MaybeError Err = parseMeta(Bytes, S))
         return std::move(*Err).withContext(Name);
+      MetaBytes = Bytes;
       HaveMeta = true;
     } else if (SecName == PtxSection) {
       S.Ptx = std::move(Bytes);
@@ -216,6 +232,12 @@ Expected<GpuObjectSpec> readGpuObjectMemory(const uint8_t *Data, size_t Size,
                 " section; compile it with ebpf-gpu-cc)");
   if (!HavePtx || S.Ptx.empty())
     return Fail("no PTX in the object");
+  size_t SealAt = MetaBytes.rfind("seal ");
+  if (SealAt == std::string::npos || (SealAt != 0 && MetaBytes[SealAt - 1] != '\n'))
+    return Fail("no seal (not written by ebpf-gpu-cc)");
+  std::string Seal = MetaBytes.substr(SealAt + 5, 64);
+  if (Seal != sealOf(MetaBytes.substr(0, SealAt), S.Ptx, S.Btf))
+    return Fail("the seal does not match the contents: the object was changed after compilation");
   return S;
 }
 

@@ -64,4 +64,33 @@ TEST(GpuObject, RefusesDamagedFiles) {
   EXPECT_EQ(R.error().message(), "t.gpu.o: not an ELF file");
 }
 
+std::vector<uint8_t> replaceText(std::vector<uint8_t> Bytes, const std::string &From,
+                                 const std::string &To) {
+  std::string S(Bytes.begin(), Bytes.end());
+  size_t At = S.find(From);
+  EXPECT_NE(At, std::string::npos) << From;
+  if (At != std::string::npos)
+    S.replace(At, From.size(), To);
+  return std::vector<uint8_t>(S.begin(), S.end());
+}
+
+TEST(GpuObject, SealDetectsChanges) {
+  loader::GpuObjectSpec Spec = sampleSpec();
+  Spec.Verified = false;
+  std::vector<uint8_t> Bytes = loader::writeGpuObject(Spec);
+  ASSERT_TRUE(loader::readGpuObjectMemory(Bytes.data(), Bytes.size(), "x.gpu.o"));
+  // Claiming verification that did not happen, or changing the code, is seen.
+  for (auto [From, To] : {std::pair<std::string, std::string>{"verified no", "verified ye"},
+                          {".target sm_70", ".target sm_75"}}) {
+    std::vector<uint8_t> Bad = replaceText(Bytes, From, To);
+    auto R = loader::readGpuObjectMemory(Bad.data(), Bad.size(), "x.gpu.o");
+    ASSERT_FALSE(R) << "accepted a change of '" << From << "'";
+    EXPECT_EQ(R.error().message(), "x.gpu.o: the seal does not match the contents: the object "
+                                   "was changed after compilation");
+  }
+  std::vector<uint8_t> NoSeal = replaceText(Bytes, "seal ", "ssal ");
+  auto R = loader::readGpuObjectMemory(NoSeal.data(), NoSeal.size(), "x.gpu.o");
+  ASSERT_FALSE(R);
+}
+
 } // namespace

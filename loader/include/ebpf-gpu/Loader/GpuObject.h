@@ -4,7 +4,10 @@
 // metadata (name, section, platform, kernel, stack use, helpers) and its map
 // specs, plus the object's BTF for pretty-printing. Written by ebpf-gpu-cc,
 // read by the loader without LLVM. Sections: `.ebpfgpu.meta` (text, one
-// `key value` per line, `map key=value ...` per map), `.ebpfgpu.ptx`, `.BTF`.
+// `key value` per line, `map key=value ...` per map, and last a `seal`: the
+// SHA-256 of the metadata before it, the PTX and the BTF, checked on every
+// read so no byte can change after compilation unnoticed), `.ebpfgpu.ptx`,
+// `.BTF`. The seal detects modification; it is not a signature.
 
 #ifndef EBPF_GPU_LOADER_GPUOBJECT_H
 #define EBPF_GPU_LOADER_GPUOBJECT_H
