@@ -181,6 +181,29 @@ std::vector<uint8_t> writeGpuObject(const GpuObjectSpec &S) {
   return Out;
 }
 
+bool isGpuObjectMemory(const uint8_t *Data, size_t Size) {
+  Elf64_Ehdr E;
+  if (Size < sizeof(E) || std::memcmp(Data, ELFMAG, SELFMAG) != 0)
+    return false;
+  std::memcpy(&E, Data, sizeof(E));
+  if (E.e_ident[EI_CLASS] != ELFCLASS64 || E.e_machine != EM_NONE ||
+      E.e_shentsize != sizeof(Elf64_Shdr) || E.e_shoff > Size ||
+      E.e_shnum > (Size - E.e_shoff) / sizeof(Elf64_Shdr) || E.e_shstrndx >= E.e_shnum)
+    return false;
+  Elf64_Shdr Str;
+  std::memcpy(&Str, Data + E.e_shoff + size_t(E.e_shstrndx) * sizeof(Elf64_Shdr), sizeof(Str));
+  if (Str.sh_offset > Size || Str.sh_size > Size - Str.sh_offset)
+    return false;
+  std::string Names(reinterpret_cast<const char *>(Data + Str.sh_offset), Str.sh_size);
+  return Names.find(std::string(MetaSection) + '\0') != std::string::npos;
+}
+
+bool isGpuObjectFile(const std::string &Path) {
+  std::ifstream In(Path, std::ios::binary);
+  std::vector<uint8_t> Bytes((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
+  return In.good() || In.eof() ? isGpuObjectMemory(Bytes.data(), Bytes.size()) : false;
+}
+
 Expected<GpuObjectSpec> readGpuObjectMemory(const uint8_t *Data, size_t Size,
                                             const std::string &Name) {
   auto Fail = [&](const std::string &Why) { return Error(Name + ": " + Why); };

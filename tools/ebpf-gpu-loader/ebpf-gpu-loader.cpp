@@ -362,6 +362,8 @@ int runCommand(int argc, char **argv) {
   if (O.Pcap.empty())
     return usage("no packets given (--pcap)");
   Expected<loader::GpuObjectSpec> GpuObj = gpuObjectAt(O.Object);
+  if (!GpuObj && loader::isGpuObjectFile(O.Object))
+    fail(GpuObj.error().message()); // a .gpu.o, but damaged
   if (O.Backend.empty())
     O.Backend = GpuObj ? "gpu" : "host";
   if (O.Backend != "gpu" && O.Backend != "host" && O.Backend != "kernel")

@@ -46,6 +46,11 @@ struct GpuObjectSpec {
   std::vector<uint8_t> Btf;
 };
 
+/// True when the file is a `.gpu.o` (an ELF file with `.ebpfgpu.meta`),
+/// damaged or not; false for anything else (a plain eBPF object, say).
+bool isGpuObjectFile(const std::string &Path);
+bool isGpuObjectMemory(const uint8_t *Data, size_t Size);
+
 /// Reads a `.gpu.o`; errors name the file and what is wrong with it.
 Expected<GpuObjectSpec> readGpuObjectFile(const std::string &Path);
 Expected<GpuObjectSpec> readGpuObjectMemory(const uint8_t *Data, size_t Size,
