@@ -192,20 +192,17 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev, const Gpu
     DeviceMap D;
     D.Name = M.Name;
     if (!M.ObjectGlobal.empty()) {
-      D.ValueSize = M.ValueSize;
-      D.Stride = (M.ValueSize + 7u) & ~7u;
-      D.MaxEntries = M.MaxEntries;
-      size_t Bytes = mapValuesBytes(M.ValueSize, M.MaxEntries);
+      size_t Bytes = mapLayout(M.Type, M.KeySize, M.ValueSize, M.MaxEntries, M.Flags, 0).Bytes;
       CUdeviceptr H, V, G;
       size_t GSize = 0;
       EBPFGPU_CHECK(A, cuMemAlloc, &H, sizeof(ebpfgpu_map));
       D.Header = H;
       P->Maps.push_back(D);
       EBPFGPU_CHECK(A, cuMemAlloc, &V, Bytes ? Bytes : 1);
-      P->Maps.back().Values = V;
+      P->Maps.back().Storage = V;
       EBPFGPU_CHECK(A, cuMemsetD8, V, 0, Bytes ? Bytes : 1);
-      ebpfgpu_map Header = {M.Type, M.KeySize, M.ValueSize, M.MaxEntries, M.Flags, D.Stride, V};
-      EBPFGPU_CHECK(A, cuMemcpyHtoD, H, &Header, sizeof(Header));
+      P->Maps.back().Layout = mapLayout(M.Type, M.KeySize, M.ValueSize, M.MaxEntries, M.Flags, V);
+      EBPFGPU_CHECK(A, cuMemcpyHtoD, H, &P->Maps.back().Layout.Header, sizeof(ebpfgpu_map));
       if (CUresult R = A.cuModuleGetGlobal(&G, &GSize, Mod, M.ObjectGlobal.c_str());
           R != CUDA_SUCCESS)
         return A.error("cuModuleGetGlobal", R).withContext("map '" + M.Name + "'");
@@ -219,8 +216,7 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev, const Gpu
       if (A.cuModuleGetGlobal(&G, &GSize, Mod, M.DataGlobal.c_str()) != CUDA_SUCCESS)
         continue; // optimised away: the program never writes it
       D.DataAddr = G;
-      D.ValueSize = D.Stride = M.ValueSize;
-      D.MaxEntries = 1;
+      D.DataSize = M.ValueSize;
       P->Maps.push_back(D);
     }
   }
@@ -231,12 +227,13 @@ Expected<std::string> GpuProgram::dumpMaps() const {
   const CudaApi &A = Dev.api();
   std::vector<std::pair<std::string, std::string>> Parts;
   for (const DeviceMap &D : Maps) {
-    std::vector<uint8_t> Bytes(size_t(D.Stride) * D.MaxEntries);
-    if (!Bytes.empty())
-      EBPFGPU_CHECK(A, cuMemcpyDtoH, Bytes.data(), D.DataAddr ? D.DataAddr : D.Values,
-                    Bytes.size());
-    Parts.push_back({D.Name, formatArrayMap(D.Name, Bytes.data(), D.ValueSize, D.Stride,
-                                            D.MaxEntries)});
+    size_t Bytes = D.DataAddr ? D.DataSize : D.Layout.Bytes;
+    std::vector<uint8_t> Copy(Bytes);
+    if (Bytes)
+      EBPFGPU_CHECK(A, cuMemcpyDtoH, Copy.data(), D.DataAddr ? D.DataAddr : D.Storage, Bytes);
+    Parts.push_back({D.Name, D.DataAddr ? formatArrayMap(D.Name, Copy.data(), D.DataSize,
+                                                         D.DataSize, 1)
+                                        : formatMap(D.Name, D.Layout, Copy.data())});
   }
   std::sort(Parts.begin(), Parts.end());
   std::string Out;
@@ -245,9 +242,23 @@ Expected<std::string> GpuProgram::dumpMaps() const {
   return Out;
 }
 
+MaybeError GpuProgram::reclaimMaps() {
+  const CudaApi &A = Dev.api();
+  for (const DeviceMap &D : Maps) {
+    if (D.DataAddr || D.Layout.Header.type != 1)
+      continue;
+    // Between batches nothing runs: splice on a host copy of the block.
+    std::vector<uint8_t> Copy(D.Layout.Bytes);
+    EBPFGPU_CHECK(A, cuMemcpyDtoH, Copy.data(), D.Storage, Copy.size());
+    reclaimHashMap(D.Layout, Copy.data());
+    EBPFGPU_CHECK(A, cuMemcpyHtoD, D.Storage, Copy.data(), Copy.size());
+  }
+  return std::nullopt;
+}
+
 GpuProgram::~GpuProgram() {
   for (const DeviceMap &D : Maps)
-    for (uint64_t P : {D.Header, D.Values})
+    for (uint64_t P : {D.Header, D.Storage})
       if (P)
         Dev.api().cuMemFree(P);
   if (Module)

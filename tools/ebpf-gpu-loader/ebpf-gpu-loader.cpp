@@ -128,6 +128,7 @@ void runHost(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
     Batch.prepareContext(I, Ctx);
     uint64_t V = (*Prog)->runXdp(Ctx);
     Batch.finish(I, Ctx, V);
+    (*Prog)->reclaimMaps(); // one packet at a time, as BPF_PROG_TEST_RUN
   }
   MapsText = (*Prog)->dumpMaps();
 }
@@ -169,6 +170,20 @@ std::string dumpKernelMaps(struct bpf_object *Obj) {
   std::vector<std::pair<std::string, std::string>> Parts;
   struct bpf_map *M;
   bpf_object__for_each_map(M, Obj) {
+    if (bpf_map__type(M) == BPF_MAP_TYPE_HASH) {
+      std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> KV;
+      uint32_t KS = bpf_map__key_size(M), VS = bpf_map__value_size(M);
+      std::vector<uint8_t> Key(KS), Next(KS), Value(VS);
+      void *Prev = nullptr;
+      while (bpf_map__get_next_key(M, Prev, Next.data(), KS) == 0) {
+        if (bpf_map__lookup_elem(M, Next.data(), KS, Value.data(), VS, 0) == 0)
+          KV.push_back({Next, Value});
+        Key = Next;
+        Prev = Key.data();
+      }
+      Parts.push_back({bpf_map__name(M), loader::formatHashEntries(bpf_map__name(M), KV)});
+      continue;
+    }
     if (bpf_map__type(M) != BPF_MAP_TYPE_ARRAY)
       continue;
     std::string Name = bpf_map__name(M);
@@ -271,6 +286,8 @@ void runGpu(const loader::GpuObjectSpec &Spec, PacketBatch &Batch, double &Kerne
     if (!Batch.setOutcome(I, Verdicts[I].data_offset, Verdicts[I].length, Verdicts[I].action,
                           Verdicts[I].redirect_target))
       fail("gpu back end: packet " + std::to_string(I) + " left its buffer");
+  if (MaybeError E = (*Prog)->reclaimMaps())
+    fail("gpu back end: " + E->message());
   auto Dump = (*Prog)->dumpMaps();
   if (!Dump)
     fail("gpu back end: " + Dump.error().message());

@@ -18,13 +18,15 @@ namespace ebpfgpu::compiler {
 HostProgram::HostProgram() = default;
 HostProgram::~HostProgram() = default;
 
+void HostProgram::reclaimMaps() {
+  for (auto &M : Maps)
+    M->reclaim();
+}
+
 std::string HostProgram::dumpMaps() const {
   std::vector<std::pair<std::string, std::string>> Parts;
   for (const auto &M : Maps)
-    Parts.push_back({M->name(), loader::formatArrayMap(M->name(), M->valueBytes().data(),
-                                                       M->info().value_size,
-                                                       M->info().value_stride,
-                                                       M->info().max_entries)});
+    Parts.push_back({M->name(), M->format()});
   for (const DataView &D : Data)
     Parts.push_back({D.Name, loader::formatArrayMap(D.Name, D.Bytes, D.Size, D.Size, 1)});
   std::sort(Parts.begin(), Parts.end());

@@ -51,6 +51,9 @@ public:
   /// The program's maps and global data, as text (loader/MapMemory.h), in
   /// map name order.
   std::string dumpMaps() const;
+  /// Between runs (no call of run* in progress): returns what the last runs
+  /// deleted from hash maps to their free lists.
+  void reclaimMaps();
 
 private:
   using EntryFn = uint64_t (*)(void *, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);

@@ -12,6 +12,7 @@
 #define EBPF_GPU_LOADER_GPULOADER_H
 
 #include "ebpf-gpu/Loader/GpuObject.h"
+#include "ebpf-gpu/Loader/MapMemory.h"
 #include "ebpf-gpu/Platform/GpuAbi.h"
 
 #include <memory>
@@ -103,14 +104,18 @@ public:
   /// The program's maps and global data, read back from the GPU, as text
   /// (loader/MapMemory.h), in map name order.
   Expected<std::string> dumpMaps() const;
+  /// Between batches: returns what the last batch deleted from hash maps
+  /// to their free lists (no thread may still hold those elements).
+  MaybeError reclaimMaps();
 
 private:
   friend class GpuBatch;
   struct DeviceMap {
     std::string Name;
-    uint64_t Header = 0, Values = 0; ///< device memory owned (0 for global data)
-    uint64_t DataAddr = 0;           ///< global data: the module global
-    uint32_t ValueSize = 0, Stride = 0, MaxEntries = 0;
+    uint64_t Header = 0, Storage = 0; ///< device memory owned (0 for global data)
+    uint64_t DataAddr = 0;            ///< global data: the module global
+    uint32_t DataSize = 0;
+    MapLayout Layout;                 ///< maps: the header, with device addresses
   };
   std::vector<DeviceMap> Maps;
   GpuProgram(GpuDevice &Dev) : Dev(Dev) {}
