@@ -47,7 +47,7 @@ prepare() {
                xdp_port_filter.o:xdp_port_filter xdp_proto_count.o:xdp_proto_count
                xdp_mac_swap.o:xdp_mac_swap xdp_vlan.o:xdp_vlan
                xdp_patterns.o:ipv6_ext xdp_patterns.o:tcp_opts xdp_patterns.o:load_bytes
-               xdp_patterns.o:ttl_dec)
+               xdp_patterns.o:ttl_dec xdp_flow_count.o:xdp_flow_count)
   : >"$CARRY/samples/list"
   for spec in "${progs[@]}"; do
     local obj=${spec%%:*} prog=${spec##*:}
@@ -60,6 +60,13 @@ prepare() {
     sha256sum <"build/$prog.host.pcap" | cut -d' ' -f1 >"$CARRY/samples/$prog.host.pcap.sha256"
     echo "$prog" >>"$CARRY/samples/list"
   done
+  # A hash map under 1M concurrent threads: the GPU's map must equal the one
+  # the host builds packet by packet (the program is order-independent).
+  build/tools/ebpf-gpu-trafgen -o build/gpu-check-1m.pcap --count 1000000 --seed 9
+  build/tools/ebpf-gpu-loader run build/samples/xdp_flow_count.o --backend host \
+    --pcap build/gpu-check-1m.pcap --dump-maps build/flow_count_1m.host.maps >/dev/null
+  sha256sum <build/flow_count_1m.host.maps | cut -d' ' -f1 >"$CARRY/samples/flow_count_1m.sha256"
+  rm -f build/gpu-check-1m.pcap
   du -sh "$CARRY"
 }
 
@@ -96,6 +103,16 @@ device() {
   done <"$s/list"
   echo "== benchmark: compiled port filter vs hand-written CUDA, 1M packets in GPU memory"
   "$bin/ebpf-gpu-trafgen" -o /tmp/bench.pcap --count 1000000 --seed 9
+  echo "== hash map: 1M packets in one batch into xdp_flow_count, compared with the host's map"
+  "$bin/ebpf-gpu-loader" run "$s/xdp_flow_count.gpu.o" --pcap /tmp/bench.pcap \
+    --dump-maps /tmp/flow_count_1m.gpu.maps | grep -E "GPU kernel"
+  if [[ $(digest /tmp/flow_count_1m.gpu.maps) == $(cat "$s/flow_count_1m.sha256") ]]; then
+    echo "flow_count: $(wc -l </tmp/flow_count_1m.gpu.maps) flows, identical to the host's map"
+  else
+    echo "flow_count: GPU map DIFFERS from the host's"
+    cp /tmp/flow_count_1m.gpu.maps "$out/" || true
+    status=1
+  fi
   echo "== counter: 1M packets in one batch, every one counted (atomic adds from 1M threads)"
   "$bin/ebpf-gpu-loader" run "$s/xdp_proto_count.gpu.o" --pcap /tmp/bench.pcap \
     --dump-maps "$out/count1m.maps" | grep -E "XDP_PASS|GPU kernel"

@@ -26,6 +26,7 @@ using std::memset;
 
 #define EBPFGPU_HELPER(Name) ebpfgpu_host_##Name
 #define EBPFGPU_NOW_NS(Boot) nowNs(Boot)
+#define EBPFGPU_FENCE() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 extern "C" {
 #include "../Runtime/XdpHelpers.inc"
 }

@@ -18,4 +18,5 @@ static inline uint64_t ebpfgpu_globaltimer(void) {
 #define memset __builtin_memset
 #define EBPFGPU_HELPER(name) ebpfgpu_##name
 #define EBPFGPU_NOW_NS(boot) ebpfgpu_globaltimer()
+#define EBPFGPU_FENCE() __nvvm_membar_gl()
 #include "XdpHelpers.inc"
