@@ -18,5 +18,15 @@ static inline uint64_t ebpfgpu_globaltimer(void) {
 #define memset __builtin_memset
 #define EBPFGPU_HELPER(name) ebpfgpu_##name
 #define EBPFGPU_NOW_NS(boot) ebpfgpu_globaltimer()
-#define EBPFGPU_FENCE() __nvvm_membar_gl()
+#define EBPFGPU_FENCE() __asm__ volatile("fence.acq_rel.gpu;" ::: "memory")
+
+static inline uint32_t ebpfgpu_load_acquire(uint32_t *p) {
+  uint32_t v;
+  __asm__ volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+static inline void ebpfgpu_store_release(uint32_t *p, uint32_t v) {
+  __asm__ volatile("st.release.gpu.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
 #include "XdpHelpers.inc"
