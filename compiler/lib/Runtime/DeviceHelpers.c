@@ -19,7 +19,7 @@ static inline uint64_t ebpfgpu_globaltimer(void) {
 #define EBPFGPU_HELPER(name) ebpfgpu_##name
 #define EBPFGPU_NOW_NS(boot) ebpfgpu_globaltimer()
 #define EBPFGPU_FENCE() __asm__ volatile("fence.acq_rel.gpu;" ::: "memory")
-#define EBPFGPU_SPIN_PAUSE() __asm__ volatile("nanosleep.u32 64;")
+#define EBPFGPU_SPIN_PAUSE() ((void)0) /* nanosleep needs PTX 6.3; sm_70 PTX is 6.0 */
 
 static inline uint32_t ebpfgpu_load_acquire(uint32_t *p) {
   uint32_t v;
