@@ -5,6 +5,8 @@
 
 #include "Provenance.h"
 
+#include "ebpf-gpu/ISA/Semantics.h"
+
 #include <algorithm>
 #include <functional>
 #include <optional>
@@ -26,38 +28,6 @@ AbsValue joinValue(const AbsValue &A, const AbsValue &B) {
 
 bool isPointerKind(const AbsValue &V) {
   return V.K == AbsValue::Ctx || V.K == AbsValue::Stack || V.K == AbsValue::MapValue;
-}
-
-int64_t foldAlu(uint8_t Op, int64_t A, int64_t B, bool Is64, int16_t Off, bool &Ok) {
-  Ok = true;
-  uint64_t UA = uint64_t(A), UB = uint64_t(B);
-  if (!Is64) {
-    UA = uint32_t(UA);
-    UB = uint32_t(UB);
-  }
-  unsigned Mask = Is64 ? 63 : 31;
-  uint64_t R;
-  switch (Op) {
-  case isa::Add: R = UA + UB; break;
-  case isa::Sub: R = UA - UB; break;
-  case isa::Mul: R = UA * UB; break;
-  case isa::Or: R = UA | UB; break;
-  case isa::And: R = UA & UB; break;
-  case isa::Xor: R = UA ^ UB; break;
-  case isa::Lsh: R = UA << (UB & Mask); break;
-  case isa::Rsh: R = UA >> (UB & Mask); break;
-  case isa::Neg: R = 0 - UA; break;
-  case isa::Mov:
-    if (Off == 0) {
-      R = UB;
-      break;
-    }
-    [[fallthrough]];
-  default:
-    Ok = false;
-    return 0;
-  }
-  return Is64 ? int64_t(R) : int64_t(uint32_t(R));
 }
 
 } // namespace
@@ -164,10 +134,9 @@ void Provenance::transfer(AbsState &S, uint32_t Pc) const {
       D.Value += C;
       return;
     }
-    if (D.isConst() && (Src.isConst() || Op == isa::Neg)) {
-      bool Ok;
-      int64_t R = foldAlu(Op, D.Value, Src.Value, Is64, I.Off, Ok);
-      D = Ok ? AbsValue::constant(R) : AbsValue();
+    if (D.isConst() && (Src.isConst() || Op == isa::Neg) && Op != isa::End) {
+      D = AbsValue::constant(
+          int64_t(isa::evalAlu(Op, uint64_t(D.Value), uint64_t(Src.Value), Is64, I.Off)));
       return;
     }
     if (Op == isa::Mov && I.Off == 0 && Src.isConst()) { // w-register move
