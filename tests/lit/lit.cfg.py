@@ -36,7 +36,8 @@ config.substitutions.append(("%python", config.python))
 
 
 def probe_kernel_bpf():
-    if os.geteuid() != 0:
+    # Root, a bpffs to pin test programs in, and a kernel that test-runs XDP.
+    if os.geteuid() != 0 or not os.path.ismount("/sys/fs/bpf") or not shutil.which("bpftool"):
         return False
     loader = os.path.join(tools, "ebpf-gpu-loader")
     trafgen = os.path.join(tools, "ebpf-gpu-trafgen")
@@ -58,7 +59,7 @@ if probe_kernel_bpf():
     config.available_features.add("kernel-bpf")
 else:
     lit_config.note("kernel-bpf tests skipped: the kernel does not test-run XDP programs here "
-                    "(needs root and a kernel with BPF)")
+                    "(needs root, bpftool, bpffs at /sys/fs/bpf and a kernel with BPF)")
 
 try:
     if subprocess.run(["nvidia-smi", "-L"], capture_output=True, timeout=30).returncode == 0:
