@@ -60,6 +60,13 @@ prepare() {
     sha256sum <"build/$prog.host.pcap" | cut -d' ' -f1 >"$CARRY/samples/$prog.host.pcap.sha256"
     echo "$prog" >>"$CARRY/samples/list"
   done
+  # Order-dependent state (a firewall opening flows on SYN) matches the
+  # kernel's packet-by-packet semantics on the GPU with one packet a batch.
+  build/tools/ebpf-gpu-cc build/samples/xdp_conntrack.o -o "$CARRY/samples/xdp_conntrack.gpu.o"
+  build/tools/ebpf-gpu-trafgen -o build/gpu-check-ct.pcap --count 2000 --seed 3
+  build/tools/ebpf-gpu-loader run build/samples/xdp_conntrack.o --backend host \
+    --pcap build/gpu-check-ct.pcap --verdicts build/ct.host.txt --dump-maps build/ct.host.maps >/dev/null
+  cat build/ct.host.txt build/ct.host.maps | sha256sum | cut -d' ' -f1 >"$CARRY/samples/ct.sha256"
   # A hash map under 1M concurrent threads: the GPU's map must equal the one
   # the host builds packet by packet (the program is order-independent).
   build/tools/ebpf-gpu-trafgen -o build/gpu-check-1m.pcap --count 1000000 --seed 9
@@ -101,6 +108,16 @@ device() {
       status=1
     fi
   done <"$s/list"
+  echo "== stateful firewall on the GPU, one packet a batch, against the host's serial run"
+  "$bin/ebpf-gpu-trafgen" -o /tmp/ct.pcap --count 2000 --seed 3
+  "$bin/ebpf-gpu-loader" run "$s/xdp_conntrack.gpu.o" --pcap /tmp/ct.pcap --batch 1 \
+    --verdicts /tmp/ct.gpu.txt --dump-maps /tmp/ct.gpu.maps | grep -E "XDP_DROP|XDP_PASS|GPU kernel"
+  if [[ $(cat /tmp/ct.gpu.txt /tmp/ct.gpu.maps | sha256sum | cut -d' ' -f1) == $(cat "$s/ct.sha256") ]]; then
+    echo "xdp_conntrack: 2000 packets in 2000 batches, GPU and host agree (verdicts, flows)"
+  else
+    echo "xdp_conntrack: GPU and host DIFFER"
+    status=1
+  fi
   echo "== benchmark: compiled port filter vs hand-written CUDA, 1M packets in GPU memory"
   "$bin/ebpf-gpu-trafgen" -o /tmp/bench.pcap --count 1000000 --seed 9
   echo "== hash map: 1M packets in one batch into xdp_flow_count, compared with the host's map"

@@ -67,6 +67,7 @@ int usage(const std::string &Msg) {
                "  --out OUT.pcap      write the packets the program passed, sent or redirected\n"
                "  --verdicts FILE     write one line per packet: index, verdict, length\n"
                "  --dump-maps FILE    write the maps and global data after the run\n"
+               "  --batch N           gpu: N packets per batch (default: all in one batch)\n"
                "  --json              print the summary as JSON\n"
                "  --allow-unverified  run a .gpu.o compiled with --no-verify (testing only)\n",
                Tool, Tool);
@@ -76,6 +77,7 @@ int usage(const std::string &Msg) {
 struct RunOptions {
   std::string Object, Pcap, Section, Out, Verdicts, MapsFile;
   std::string Backend;
+  size_t BatchSize = 0; ///< gpu: packets per batch (0: all in one)
   bool Json = false;
   bool AllowUnverified = false;
 };
@@ -258,8 +260,8 @@ void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
 
 #ifdef EBPF_GPU_HAVE_CUDA
 /// The GPU back end: all packets in one batch, one thread each.
-void runGpu(const loader::GpuObjectSpec &Spec, PacketBatch &Batch, double &KernelMs,
-            std::string &MapsText) {
+void runGpu(const loader::GpuObjectSpec &Spec, PacketBatch &Batch, size_t BatchSize,
+            double &KernelMs, std::string &MapsText) {
   if (Spec.Platform != "xdp")
     fail(Spec.Program + ": not an XDP program (platform " + Spec.Platform + ")");
   auto Dev = loader::GpuDevice::open(0);
@@ -268,26 +270,34 @@ void runGpu(const loader::GpuObjectSpec &Spec, PacketBatch &Batch, double &Kerne
   auto Prog = loader::GpuProgram::load(**Dev, Spec);
   if (!Prog)
     fail("gpu back end: " + Spec.Program + ": " + Prog.error().message());
-  std::vector<ebpfgpu_packet_desc> Descs(Batch.size());
-  for (size_t I = 0; I < Batch.size(); ++I) {
-    ebpfgpu_packet_desc &D = Descs[I];
-    D = {};
-    D.buffer = I * Batch.stride();
-    D.data_offset = Batch.offset(I);
-    D.length = Batch.length(I);
-    D.buffer_size = uint32_t(Batch.stride());
+  // Packets go in batches of BatchSize (all at once by default); between
+  // batches, what a batch deleted from hash maps is reclaimed.
+  KernelMs = 0;
+  size_t N = Batch.size(), Step = BatchSize ? BatchSize : std::max<size_t>(N, 1);
+  for (size_t First = 0; First < N; First += Step) {
+    size_t Count = std::min(Step, N - First);
+    std::vector<ebpfgpu_packet_desc> Descs(Count);
+    for (size_t K = 0; K < Count; ++K) {
+      ebpfgpu_packet_desc &D = Descs[K];
+      D = {};
+      D.buffer = K * Batch.stride();
+      D.data_offset = Batch.offset(First + K);
+      D.length = Batch.length(First + K);
+      D.buffer_size = uint32_t(Batch.stride());
+    }
+    std::vector<ebpfgpu_verdict> Verdicts;
+    loader::BatchTiming T;
+    if (MaybeError E = (*Prog)->runBatch(Batch.frames() + First * Batch.stride(),
+                                         Count * Batch.stride(), Descs, Verdicts, &T))
+      fail("gpu back end: " + E->message());
+    KernelMs += T.KernelMs;
+    for (size_t K = 0; K < Count; ++K)
+      if (!Batch.setOutcome(First + K, Verdicts[K].data_offset, Verdicts[K].length,
+                            Verdicts[K].action, Verdicts[K].redirect_target))
+        fail("gpu back end: packet " + std::to_string(First + K) + " left its buffer");
+    if (MaybeError E = (*Prog)->reclaimMaps())
+      fail("gpu back end: " + E->message());
   }
-  std::vector<ebpfgpu_verdict> Verdicts;
-  loader::BatchTiming T;
-  if (MaybeError E = (*Prog)->runBatch(Batch.frames(), Batch.framesBytes(), Descs, Verdicts, &T))
-    fail("gpu back end: " + E->message());
-  KernelMs = T.KernelMs;
-  for (size_t I = 0; I < Batch.size(); ++I)
-    if (!Batch.setOutcome(I, Verdicts[I].data_offset, Verdicts[I].length, Verdicts[I].action,
-                          Verdicts[I].redirect_target))
-      fail("gpu back end: packet " + std::to_string(I) + " left its buffer");
-  if (MaybeError E = (*Prog)->reclaimMaps())
-    fail("gpu back end: " + E->message());
   auto Dump = (*Prog)->dumpMaps();
   if (!Dump)
     fail("gpu back end: " + Dump.error().message());
@@ -367,7 +377,15 @@ int runCommand(int argc, char **argv) {
       O.Json = true;
     else if (A == "--allow-unverified")
       O.AllowUnverified = true;
-    else if (A.rfind("-", 0) == 0)
+    else if (A == "--batch") {
+      std::string V;
+      Value(V);
+      char *End = nullptr;
+      unsigned long long B = std::strtoull(V.c_str(), &End, 10);
+      if (V.empty() || *End || B == 0 || B > (1ull << 26))
+        return usage("--batch needs a number of packets from 1 to 67108864");
+      O.BatchSize = size_t(B);
+    } else if (A.rfind("-", 0) == 0)
       return usage("unknown option " + A);
     else if (O.Object.empty())
       O.Object = A;
@@ -404,7 +422,7 @@ int runCommand(int argc, char **argv) {
     }
     ProgName = GpuObj->Program;
     requireVerified(*GpuObj, O.Object, O.AllowUnverified);
-    runGpu(*GpuObj, *Batch, KernelMs, MapsText);
+    runGpu(*GpuObj, *Batch, O.BatchSize, KernelMs, MapsText);
 #else
     fail("this loader was built without CUDA support (no cuda.h at build time)");
 #endif
