@@ -247,6 +247,12 @@ MaybeError GpuProgram::reclaimMaps() {
   for (const DeviceMap &D : Maps) {
     if (D.DataAddr || D.Layout.Header.type != 1)
       continue;
+    // Nothing to do unless the batch deleted or replaced something (the
+    // block starts with the control words; word 3 heads the pending list).
+    uint32_t Control[6];
+    EBPFGPU_CHECK(A, cuMemcpyDtoH, Control, D.Storage, sizeof(Control));
+    if (Control[3] == 0)
+      continue;
     // Between batches nothing runs: splice on a host copy of the block.
     std::vector<uint8_t> Copy(D.Layout.Bytes);
     EBPFGPU_CHECK(A, cuMemcpyDtoH, Copy.data(), D.Storage, Copy.size());

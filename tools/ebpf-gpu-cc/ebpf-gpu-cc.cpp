@@ -155,21 +155,17 @@ std::vector<const object::ProgramSpec *> selectPrograms(const object::ObjectSpec
       Out.resize(1);
     return Out;
   }
-  if (All)
-    return [&] {
-      std::vector<const object::ProgramSpec *> Out;
-      for (const object::ProgramSpec &P : Obj.Programs)
-        Out.push_back(&P);
-      return Out;
-    }();
-  if (Obj.Programs.size() > 1) {
+  if (Obj.Programs.size() > 1 && !All) {
     std::string Have;
     for (const object::ProgramSpec &P : Obj.Programs)
       Have += (Have.empty() ? "" : ", ") + P.Name;
     fail(InputPath + ": " + Twine(Obj.Programs.size()) +
          " programs; choose one with --section (" + Have + ")");
   }
-  return {&Obj.Programs[0]};
+  std::vector<const object::ProgramSpec *> Out;
+  for (const object::ProgramSpec &P : Obj.Programs)
+    Out.push_back(&P);
+  return Out;
 }
 
 void emitInsns(const object::ObjectSpec &Obj, raw_ostream &OS) {

@@ -40,8 +40,7 @@ private:
   std::string functionName(const ElfSection &Sec, uint32_t Idx) const;
   Expected<uint32_t> locate(size_t Sec, uint32_t Idx);
   MaybeError processPiece(size_t PieceIndex);
-  MaybeError applyReloc(const ElfReloc &R, const Piece &P, uint32_t Idx,
-                        uint32_t Pc);
+  MaybeError applyReloc(const ElfReloc &R, uint32_t Pc);
   const ElfReloc *relocAt(size_t Sec, uint64_t Offset) const;
 
   const ElfFile &Elf;
@@ -103,8 +102,7 @@ Expected<uint32_t> Linker::locate(size_t SecIndex, uint32_t Idx) {
   return Linked;
 }
 
-MaybeError Linker::applyReloc(const ElfReloc &R, const Piece &P, uint32_t Idx,
-                              uint32_t Pc) {
+MaybeError Linker::applyReloc(const ElfReloc &R, uint32_t Pc) {
   if (R.SymbolIndex >= Elf.Symbols.size())
     return Error("relocation refers to symbol " + std::to_string(R.SymbolIndex) +
                  ", which does not exist");
@@ -169,8 +167,6 @@ MaybeError Linker::applyReloc(const ElfReloc &R, const Piece &P, uint32_t Idx,
     Prog.Insns[Pc].Imm = int32_t(int64_t(*L) - int64_t(Pc) - 1);
     return std::nullopt;
   }
-  (void)P;
-  (void)Idx;
   return Error("unexpected relocation against " + SymName);
 }
 
@@ -194,7 +190,7 @@ MaybeError Linker::processPiece(size_t PieceIndex) {
     if (Lddw && Idx + 1 >= P.End)
       return Fail(Error("lddw is missing its second half"));
     if (const ElfReloc *R = relocAt(P.Sec, uint64_t(Idx) * isa::InsnSize)) {
-      if (MaybeError E = applyReloc(*R, P, Idx, Pc))
+      if (MaybeError E = applyReloc(*R, Pc))
         return Fail(std::move(*E));
     } else if (I.isLocalCall() || (Lddw && I.Src == isa::LddwCodeAddr)) {
       int64_t Target = int64_t(Idx) + 1 + I.Imm;
