@@ -26,6 +26,38 @@ if ((${#missing[@]})); then
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# CUDA 13's ptxas no longer assembles for sm_70 (Volta), the compiler's
+# default target. Debian's CUDA 11.8 toolkit (non-free component) still does:
+# only its ptxas is taken, from the package file, into a folder of our own.
+LEGACY_PTXAS_DIR=${EBPF_GPU_LEGACY_PTXAS_DIR:-/opt/ebpf-gpu-deps/cuda-11.8}
+fetch_legacy_ptxas() {
+  local tmp archive codename
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' RETURN
+  codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+  # The archive this machine already uses for its main component.
+  archive=$(grep -h -m1 '^URIs:' /etc/apt/sources.list.d/debian.sources 2>/dev/null | awk '{print $2}')
+  [[ -n $codename && -n $archive ]] || return 1
+  printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: non-free\nSigned-By: %s\n' \
+    "$archive" "$codename" /usr/share/keyrings/debian-archive-keyring.gpg >"$tmp/nonfree.sources"
+  mkdir -p "$tmp/lists/partial"
+  local apt_opts=(-o Dir::Etc::SourceList="$tmp/nonfree.sources" -o Dir::Etc::SourceParts=/dev/null
+                  -o Dir::State::Lists="$tmp/lists" -o APT::Sandbox::User=root)
+  apt-get "${apt_opts[@]}" update -qq >/dev/null 2>&1 || return 1
+  (cd "$tmp" && apt-get "${apt_opts[@]}" download -qq nvidia-cuda-toolkit >/dev/null 2>&1) || return 1
+  dpkg-deb --fsys-tarfile "$tmp"/nvidia-cuda-toolkit_*.deb | tar -x -C "$tmp" ./usr/bin/ptxas || return 1
+  "$tmp/usr/bin/ptxas" --version >/dev/null || return 1
+  mkdir -p "$LEGACY_PTXAS_DIR/bin"
+  install -m 0755 "$tmp/usr/bin/ptxas" "$LEGACY_PTXAS_DIR/bin/ptxas"
+}
+if [[ -x $LEGACY_PTXAS_DIR/bin/ptxas ]]; then
+  :
+elif [[ $(id -u) -eq 0 ]] && fetch_legacy_ptxas; then
+  echo "setup: CUDA 11.8 ptxas (sm_70 checks) at $LEGACY_PTXAS_DIR/bin"
+else
+  echo "setup: no CUDA 11.8 ptxas (Debian non-free nvidia-cuda-toolkit); sm_70 ptxas checks are skipped"
+fi
+
 if [[ -x /usr/local/cuda/bin/ptxas ]]; then
   echo "setup: CUDA toolkit at /usr/local/cuda"
 else

@@ -69,10 +69,22 @@ except (OSError, subprocess.SubprocessError):
 if "cuda-gpu" not in config.available_features:
     lit_config.note("cuda-gpu tests skipped: no NVIDIA GPU or driver")
 
+# CUDA 13's ptxas has no sm_70 target; scripts/setup.sh fetches CUDA 11.8's
+# (Debian non-free) for the sm_70 checks. Either one serves the others.
+# (%ptxas-sm70 is substituted before %ptxas, its prefix.)
+legacy_ptxas = os.path.join(
+    os.environ.get("EBPF_GPU_LEGACY_PTXAS_DIR", "/opt/ebpf-gpu-deps/cuda-11.8"), "bin", "ptxas")
 ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+if not os.access(ptxas, os.X_OK):
+    ptxas = legacy_ptxas
+config.substitutions.append(("%ptxas-sm70", legacy_ptxas))
+config.substitutions.append(("%ptxas", ptxas))
 if os.access(ptxas, os.X_OK):
     config.available_features.add("ptxas")
-    config.substitutions.append(("%ptxas", ptxas))
+if os.access(legacy_ptxas, os.X_OK):
+    config.available_features.add("ptxas-sm70")
+else:
+    lit_config.note("sm_70 ptxas tests skipped: no CUDA 11.8 ptxas (scripts/setup.sh fetches it)")
 
 if os.path.isdir(os.path.join(config.conformance_dir, "tests")):
     config.available_features.add("conformance-data")
