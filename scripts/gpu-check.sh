@@ -6,12 +6,15 @@
 #       conformance programs and the samples to .gpu.o, make traffic and the
 #       host back end's expected results, and stage it all in .gpu-carry/
 #   scripts/gpu-check.sh device    (on the GPU machine, with .gpu-carry
-#       carried) run bpf_conformance on the GPU and the samples on the GPU,
+#       carried) run bpf_conformance on the GPU (through the conformance
+#       plugin's --gpu mode, and through the loader from precompiled
+#       objects) and the samples on the GPU,
 #       compare every verdict and output byte with the host back end, then
 #       benchmark the compiled port filter against its hand-written CUDA
 #       twin (bench/cuda/port_filter.cu) on 1M packets in GPU memory.
 # The device half needs no LLVM, libbpf or libpcap: the loader it runs is
-# built with EBPF_GPU_WITH_COMPILER=OFF and links only libc.
+# built with EBPF_GPU_WITH_COMPILER=OFF and links only libc, and the plugin
+# carries the LLVM components it uses, linked statically.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CARRY=.gpu-carry
@@ -22,10 +25,17 @@ prepare() {
   cmake -S . -B build-gpu -G Ninja -DEBPF_GPU_WITH_COMPILER=OFF -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null
   ninja -C build-gpu ebpf-gpu-loader ebpf-gpu-trafgen ebpf-gpu-bench
+  # The conformance plugin compiles on the spot, so it carries LLVM with it:
+  # linked statically (only the components it uses), stripped, compressed.
+  cmake -S . -B build-static -G Ninja -DCMAKE_BUILD_TYPE=Release -DEBPF_GPU_STATIC_LLVM=ON \
+    -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null
+  ninja -C build-static ebpf-gpu-conformance-plugin
   rm -rf "$CARRY"
   mkdir -p "$CARRY"/{bin,conformance,samples,bench}
   cp build-gpu/tools/ebpf-gpu-loader build-gpu/tools/ebpf-gpu-trafgen \
     build-gpu/bench/ebpf-gpu-bench "$CARRY/bin/"
+  strip -o "$CARRY/bin/ebpf-gpu-conformance-plugin" build-static/tools/ebpf-gpu-conformance-plugin
+  gzip -9 "$CARRY/bin/ebpf-gpu-conformance-plugin"
   # Benchmark pair, both as PTX for the H100/H200 (sm_90), JIT-compiled by the driver.
   build/tools/ebpf-gpu-cc build/samples/xdp_port_filter.o --target=sm_90 \
     -o "$CARRY/bench/xdp_port_filter.sm90.gpu.o"
@@ -33,7 +43,7 @@ prepare() {
     bench/cuda/port_filter.cu -o "$CARRY/bench/port_filter.cuda.ptx"
   cp tests/conformance/run-conformance.py "$CARRY/"
   local suite=../shared/conformance
-  cp -r "$suite/tests" "$suite/hex" "$CARRY/conformance/"
+  cp -r "$suite/tests" "$suite/hex" "$suite/negative" "$CARRY/conformance/"
   for hex in "$suite"/hex/*.hex; do
     build/tools/ebpf-gpu-cc --input=hex --platform=raw --no-verify "$hex" \
       -o "$CARRY/conformance/$(basename "$hex" .hex).gpu.o"
@@ -82,7 +92,12 @@ device() {
   mkdir -p "$out"
   nvidia-smi -L
   local bin=$CARRY/bin status=0
-  echo "== bpf_conformance on the GPU (one-thread batches)"
+  echo "== bpf_conformance through the plugin's GPU mode (compiled there, one-thread batches)"
+  gunzip -c "$bin/ebpf-gpu-conformance-plugin.gz" >/tmp/ebpf-gpu-conformance-plugin
+  chmod +x /tmp/ebpf-gpu-conformance-plugin
+  python3 "$CARRY/run-conformance.py" --plugin /tmp/ebpf-gpu-conformance-plugin \
+    --plugin-options=--gpu --suite "$CARRY/conformance" --jobs 8 || status=1
+  echo "== bpf_conformance from precompiled .gpu.o files through the LLVM-free loader"
   python3 "$CARRY/run-conformance.py" --plugin "$bin/ebpf-gpu-loader" \
     --suite "$CARRY/conformance" --gpu-objects "$CARRY/conformance" --jobs 8 || status=1
   echo "== samples: GPU vs host back end, verdicts and output bytes"
