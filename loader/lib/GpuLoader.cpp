@@ -25,6 +25,7 @@ struct CudaApi {
   X(cuDeviceGetCount, "cuDeviceGetCount")                                                     \
   X(cuDeviceGet, "cuDeviceGet")                                                               \
   X(cuDeviceGetName, "cuDeviceGetName")                                                       \
+  X(cuDeviceGetAttribute, "cuDeviceGetAttribute")                                             \
   X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain")                                     \
   X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2")                                \
   X(cuCtxSetCurrent, "cuCtxSetCurrent")                                                       \
@@ -153,6 +154,11 @@ Expected<std::unique_ptr<GpuDevice>> GpuDevice::open(int Ordinal) {
   D->Context = Ctx;
   D->Name = Name;
   EBPFGPU_CHECK(A, cuCtxSetCurrent, Ctx);
+  int Sms = 0, PerSm = 0;
+  EBPFGPU_CHECK(A, cuDeviceGetAttribute, &Sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, Dev);
+  EBPFGPU_CHECK(A, cuDeviceGetAttribute, &PerSm,
+                CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, Dev);
+  D->ResidentThreads = uint32_t(Sms) * uint32_t(PerSm);
   return D;
 }
 
@@ -163,14 +169,29 @@ GpuDevice::~GpuDevice() {
 
 Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev, const GpuObjectSpec &Spec) {
   const CudaApi &A = Dev.api();
+  // The batch kernel's threads are the GPU's CPUs: per-CPU maps keep a
+  // copy of each value per thread, and the grid never has more threads
+  // than the device holds at once, nor than per-CPU memory allows.
+  size_t PerCpu = 0;
   for (const GpuMapSpec &M : Spec.Maps)
-    if (!M.ObjectGlobal.empty())
-      if (MaybeError E = checkMapSupported(M.Name, M.Type))
+    if (!M.ObjectGlobal.empty()) {
+      if (MaybeError E = checkMapSupported(M.Name, M.shape()))
         return std::move(*E);
+      PerCpu += perCpuBytes(M.shape());
+    }
+  uint32_t Slots = Dev.residentThreads() / GpuBlockThreads * GpuBlockThreads;
+  if (PerCpu)
+    Slots = uint32_t(std::min<size_t>(Slots, GpuPerCpuMapBytes / PerCpu / GpuBlockThreads *
+                                                 GpuBlockThreads));
+  if (Slots < GpuBlockThreads)
+    return Error("per-CPU maps need " + std::to_string(PerCpu) + " bytes per GPU thread; " +
+                 std::to_string(GpuBlockThreads) + " threads would exceed the " +
+                 std::to_string(GpuPerCpuMapBytes >> 20) + " MiB set aside for them");
   if (Spec.Platform != "xdp" && Spec.Platform != "raw")
     return Error("unknown platform '" + Spec.Platform + "'");
   std::unique_ptr<GpuProgram> P(new GpuProgram(Dev));
   P->IsXdp = Spec.Platform == "xdp";
+  P->CpuSlots = Slots;
   std::vector<char> ErrLog(16384, 0), InfoLog(16384, 0);
   CUjit_option Opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
                          CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
@@ -192,7 +213,7 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev, const Gpu
     DeviceMap D;
     D.Name = M.Name;
     if (!M.ObjectGlobal.empty()) {
-      size_t Bytes = mapLayout(M.Type, M.KeySize, M.ValueSize, M.MaxEntries, M.Flags, 0).Bytes;
+      size_t Bytes = mapLayout(M.shape(), Slots, 0).Bytes;
       CUdeviceptr H, V, G;
       size_t GSize = 0;
       EBPFGPU_CHECK(A, cuMemAlloc, &H, sizeof(ebpfgpu_map));
@@ -201,7 +222,7 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev, const Gpu
       EBPFGPU_CHECK(A, cuMemAlloc, &V, Bytes ? Bytes : 1);
       P->Maps.back().Storage = V;
       EBPFGPU_CHECK(A, cuMemsetD8, V, 0, Bytes ? Bytes : 1);
-      P->Maps.back().Layout = mapLayout(M.Type, M.KeySize, M.ValueSize, M.MaxEntries, M.Flags, V);
+      P->Maps.back().Layout = mapLayout(M.shape(), Slots, V);
       EBPFGPU_CHECK(A, cuMemcpyHtoD, H, &P->Maps.back().Layout.Header, sizeof(ebpfgpu_map));
       if (CUresult R = A.cuModuleGetGlobal(&G, &GSize, Mod, M.ObjectGlobal.c_str());
           R != CUDA_SUCCESS)
@@ -245,13 +266,13 @@ Expected<std::string> GpuProgram::dumpMaps() const {
 MaybeError GpuProgram::reclaimMaps() {
   const CudaApi &A = Dev.api();
   for (const DeviceMap &D : Maps) {
-    if (D.DataAddr || D.Layout.Header.type != 1)
+    if (D.DataAddr || !ebpfgpu_map_is_hashed(D.Layout.Header.type))
       continue;
     // Nothing to do unless the batch deleted or replaced something (the
-    // block starts with the control words; word 3 heads the pending list).
-    uint32_t Control[6];
+    // block starts with the control words).
+    uint32_t Control[EBPFGPU_CTL_WORDS];
     EBPFGPU_CHECK(A, cuMemcpyDtoH, Control, D.Storage, sizeof(Control));
-    if (Control[3] == 0)
+    if (!hasPendingElements(Control))
       continue;
     // Between batches nothing runs: splice on a host copy of the block.
     std::vector<uint8_t> Copy(D.Layout.Bytes);
@@ -260,6 +281,11 @@ MaybeError GpuProgram::reclaimMaps() {
     EBPFGPU_CHECK(A, cuMemcpyHtoD, D.Storage, Copy.data(), Copy.size());
   }
   return std::nullopt;
+}
+
+unsigned GpuProgram::blocksFor(uint32_t Packets) const {
+  uint32_t Wanted = (Packets + GpuBlockThreads - 1) / GpuBlockThreads;
+  return std::max<uint32_t>(1, std::min(Wanted, CpuSlots / GpuBlockThreads));
 }
 
 GpuProgram::~GpuProgram() {
@@ -307,9 +333,8 @@ MaybeError GpuProgram::runBatch(uint8_t *Frames, size_t FrameBytes,
   CUdeviceptr DescPtr = DDescs.get(), VerdictPtr = DVerdicts.get();
   uint64_t Seed = 0x5eed0000ull;
   void *Args[] = {&DescPtr, &VerdictPtr, &Count, &Seed};
-  unsigned Threads = 256, Blocks = (Count + Threads - 1) / Threads;
-  EBPFGPU_CHECK(A, cuLaunchKernel, static_cast<CUfunction>(Kernel), Blocks, 1, 1, Threads, 1, 1,
-                0, nullptr, Args, nullptr);
+  EBPFGPU_CHECK(A, cuLaunchKernel, static_cast<CUfunction>(Kernel), blocksFor(Count), 1, 1,
+                GpuBlockThreads, 1, 1, 0, nullptr, Args, nullptr);
   if (auto Err = E2.record())
     return Err;
   EBPFGPU_CHECK(A, cuMemcpyDtoH, Verdicts.data(), DVerdicts.get(), Count * sizeof(ebpfgpu_verdict));
@@ -361,7 +386,7 @@ GpuBatch::~GpuBatch() {
       A.cuMemFree(P);
 }
 
-Expected<float> GpuBatch::launch(GpuProgram &Prog, unsigned ThreadsPerBlock) {
+Expected<float> GpuBatch::launch(GpuProgram &Prog) {
   const CudaApi &A = Dev.api();
   if (!Prog.IsXdp)
     return Error("GpuBatch::launch needs an XDP program");
@@ -373,11 +398,10 @@ Expected<float> GpuBatch::launch(GpuProgram &Prog, unsigned ThreadsPerBlock) {
   uint32_t N = Count;
   uint64_t Seed = 0x5eed0000ull;
   void *Args[] = {&DescPtr, &VerdictPtr, &N, &Seed};
-  unsigned Blocks = (N + ThreadsPerBlock - 1) / ThreadsPerBlock;
   if (auto Err = E0.record())
     return std::move(*Err);
-  EBPFGPU_CHECK(A, cuLaunchKernel, static_cast<CUfunction>(Prog.Kernel), Blocks ? Blocks : 1, 1,
-                1, ThreadsPerBlock, 1, 1, 0, nullptr, Args, nullptr);
+  EBPFGPU_CHECK(A, cuLaunchKernel, static_cast<CUfunction>(Prog.Kernel), Prog.blocksFor(N), 1, 1,
+                GpuBlockThreads, 1, 1, 0, nullptr, Args, nullptr);
   if (auto Err = E1.record())
     return std::move(*Err);
   EBPFGPU_CHECK(A, cuEventSynchronize, E1.get());

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// Host map storage and the common text form of map contents.
+// Map layouts, the host's operations on map blocks, and the common text
+// form of map contents.
 
 #include "ebpf-gpu/Loader/MapMemory.h"
+#include "ebpf-gpu/Platform/XdpContext.h"
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 namespace ebpfgpu::loader {
 
 namespace {
-constexpr uint32_t MapTypeHash = 1;
-constexpr uint32_t MapTypeArray = 2;
 
 uint32_t align8(uint32_t V) { return (V + 7u) & ~7u; }
 
@@ -22,48 +22,112 @@ uint32_t load32(const uint8_t *P) {
   return V;
 }
 void store32(uint8_t *P, uint32_t V) { std::memcpy(P, &V, 4); }
-} // namespace
 
-std::string formatValue(const uint8_t *V, uint32_t Size);
-
-MaybeError checkMapSupported(const std::string &Name, uint32_t Type) {
-  if (Type == MapTypeArray || Type == MapTypeHash)
-    return std::nullopt;
-  return Error("map '" + Name + "': maps of type " + std::to_string(Type) +
-               " have no run-time implementation yet (arrays and hashes do)");
+// The programs' map helpers, compiled for the host's own use.
+using std::memcpy;
+using std::memset;
+#define EBPFGPU_HELPER(Name) loader_##Name
+#define EBPFGPU_FENCE() __atomic_thread_fence(__ATOMIC_ACQ_REL)
+#define EBPFGPU_SPIN_PAUSE() ((void)0)
+uint32_t ebpfgpu_load_acquire(uint32_t *P) { return __atomic_load_n(P, __ATOMIC_ACQUIRE); }
+void ebpfgpu_store_release(uint32_t *P, uint32_t V) { __atomic_store_n(P, V, __ATOMIC_RELEASE); }
+extern "C" {
+#include "MapHelpers.inc"
 }
 
-MapLayout mapLayout(uint32_t Type, uint32_t KeySize, uint32_t ValueSize, uint32_t MaxEntries,
-                    uint32_t Flags, uint64_t Base) {
+/// Adds `Size`-byte slices of per-CPU values word by word.
+std::vector<uint8_t> sumSlices(const uint8_t *V, uint32_t Size, uint32_t Stride, uint32_t Slices) {
+  unsigned Word = Size % 8 == 0 ? 8 : Size % 4 == 0 ? 4 : 1;
+  std::vector<uint8_t> Sum(Size, 0);
+  for (uint32_t Off = 0; Off < Size; Off += Word) {
+    uint64_t Total = 0;
+    for (uint32_t S = 0; S < Slices; ++S) {
+      uint64_t X = 0;
+      std::memcpy(&X, V + size_t(S) * Stride + Off, Word);
+      Total += X;
+    }
+    std::memcpy(Sum.data() + Off, &Total, Word);
+  }
+  return Sum;
+}
+
+} // namespace
+
+MaybeError checkMapSupported(const std::string &Name, const MapShape &S) {
+  auto Refuse = [&](const std::string &Why) {
+    return Error("map '" + Name + "': " + Why);
+  };
+  switch (S.Type) {
+  case EBPFGPU_MAP_ARRAY:
+  case EBPFGPU_MAP_PERCPU_ARRAY:
+    if (S.KeySize != 4)
+      return Refuse("array keys are 4 bytes, not " + std::to_string(S.KeySize));
+    break;
+  case EBPFGPU_MAP_DEVMAP:
+  case EBPFGPU_MAP_DEVMAP_HASH:
+    if (S.KeySize != 4 || (S.ValueSize != 4 && S.ValueSize != 8))
+      return Refuse("devmap keys are 4 bytes and values 4 or 8 (struct bpf_devmap_val)");
+    break;
+  case EBPFGPU_MAP_LPM_TRIE:
+    if (S.KeySize <= 4 || S.KeySize > 4 + EBPFGPU_LPM_MAX_DATA)
+      return Refuse("LPM trie keys are a 4-byte prefix length and 1 to 256 data bytes, not " +
+                    std::to_string(S.KeySize) + " bytes in all");
+    break;
+  case EBPFGPU_MAP_HASH:
+  case EBPFGPU_MAP_PERCPU_HASH:
+  case EBPFGPU_MAP_LRU_HASH:
+  case EBPFGPU_MAP_LRU_PERCPU_HASH:
+    break;
+  default:
+    return Refuse("maps of type " + std::to_string(S.Type) +
+                  " have no run-time implementation yet (array, percpu_array, hash, "
+                  "percpu_hash, lru_hash, lru_percpu_hash, lpm_trie, devmap and devmap_hash do)");
+  }
+  if (S.MaxEntries == 0 || S.ValueSize == 0 || S.KeySize == 0)
+    return Refuse("key size, value size and max_entries must be above 0");
+  return std::nullopt;
+}
+
+size_t perCpuBytes(const MapShape &S) {
+  return ebpfgpu_map_is_percpu(S.Type) ? size_t(align8(S.ValueSize)) * S.MaxEntries : 0;
+}
+
+MapLayout mapLayout(const MapShape &S, uint32_t Slices, uint64_t Base) {
   MapLayout L;
   ebpfgpu_map &H = L.Header;
-  H.type = Type;
-  H.key_size = KeySize;
-  H.value_size = ValueSize;
-  H.max_entries = MaxEntries;
-  H.flags = Flags;
-  H.value_stride = align8(ValueSize);
-  if (Type != MapTypeHash) {
-    L.Bytes = size_t(H.value_stride) * MaxEntries;
+  H.type = S.Type;
+  H.key_size = S.KeySize;
+  H.value_size = S.ValueSize;
+  H.max_entries = S.MaxEntries;
+  H.flags = S.Flags;
+  H.value_stride = align8(S.ValueSize);
+  H.nslices = ebpfgpu_map_is_percpu(S.Type) ? std::max<uint32_t>(Slices, 1) : 1;
+  if (!ebpfgpu_map_is_hashed(S.Type)) {
+    L.Bytes = size_t(H.value_stride) * H.nslices * S.MaxEntries;
     H.values = Base;
     return L;
   }
   uint32_t Buckets = 1;
-  while (Buckets < MaxEntries && Buckets < (1u << 30))
+  while (Buckets < S.MaxEntries && Buckets < (1u << 30))
     Buckets <<= 1;
   H.nbuckets = Buckets;
-  H.key_stride = align8(KeySize);
-  H.elem_stride = 8 + H.key_stride + H.value_stride;
+  H.key_stride = align8(S.KeySize);
+  H.elem_stride = EBPFGPU_ELEM_HEADER + H.key_stride + H.value_stride * H.nslices;
   // Spares for the elements a batch's replacing updates unlink: they return
   // to the pool only when the batch ends.
-  H.pool_size = MaxEntries + std::max<uint32_t>(MaxEntries, 4096);
+  H.pool_size = S.MaxEntries + std::max<uint32_t>(S.MaxEntries, 4096);
   size_t Off = 0;
   H.control = Base + Off;
-  Off += 24;
+  Off += EBPFGPU_CTL_WORDS * 4;
   H.buckets = Base + Off;
   Off += size_t(Buckets) * 4;
   H.locks = Base + Off;
   Off += size_t(Buckets) * 4;
+  if (S.Type == EBPFGPU_MAP_LPM_TRIE) {
+    H.prefix_bits = (S.KeySize - 4) * 8;
+    H.prefix_counts = Base + Off;
+    Off += size_t(H.prefix_bits + 1) * 4;
+  }
   Off = (Off + 7) & ~size_t(7);
   H.elems = Base + Off;
   Off += size_t(H.elem_stride) * H.pool_size;
@@ -71,17 +135,35 @@ MapLayout mapLayout(uint32_t Type, uint32_t KeySize, uint32_t ValueSize, uint32_
   return L;
 }
 
+bool hasPendingElements(const uint32_t *Control) { return Control[EBPFGPU_CTL_PENDING] != 0; }
+
 void reclaimHashMap(const MapLayout &L, uint8_t *Storage) {
   const ebpfgpu_map &H = L.Header;
   uint64_t Base = H.control; // the block starts with the control words
   uint8_t *Control = Storage + (H.control - Base);
   uint8_t *Elems = Storage + (H.elems - Base);
-  for (uint32_t Pending; (Pending = load32(Control + 12)) != 0;) {
-    uint8_t *E = Elems + size_t(Pending - 1) * H.elem_stride;
-    store32(Control + 12, load32(E));
-    store32(E, load32(Control + 8));
-    store32(Control + 8, Pending);
+  uint8_t *Pending = Control + 4 * EBPFGPU_CTL_PENDING, *Free = Control + 4 * EBPFGPU_CTL_FREE;
+  for (uint32_t At; (At = load32(Pending)) != 0;) {
+    uint8_t *E = Elems + size_t(At - 1) * H.elem_stride;
+    store32(Pending, load32(E));
+    store32(E, load32(Free));
+    store32(Free, At);
   }
+}
+
+int64_t hostMapUpdate(ebpfgpu_map &M, const uint8_t *Key, const uint8_t *Value, uint64_t Flags) {
+  ebpfgpu_xdp_ctx Ctx{};
+  return loader_map_update_elem(&Ctx, &M, Key, Value, Flags);
+}
+
+int64_t hostMapDelete(ebpfgpu_map &M, const uint8_t *Key) {
+  ebpfgpu_xdp_ctx Ctx{};
+  return loader_map_delete_elem(&Ctx, &M, Key);
+}
+
+const uint8_t *hostMapLookup(ebpfgpu_map &M, const uint8_t *Key) {
+  ebpfgpu_xdp_ctx Ctx{};
+  return static_cast<const uint8_t *>(loader_map_lookup_elem(&Ctx, &M, Key));
 }
 
 std::string formatHashEntries(const std::string &Name,
@@ -102,8 +184,19 @@ std::string formatHashEntries(const std::string &Name,
 
 std::string formatMap(const std::string &Name, const MapLayout &L, const uint8_t *Storage) {
   const ebpfgpu_map &H = L.Header;
-  if (H.type != MapTypeHash)
-    return formatArrayMap(Name, Storage, H.value_size, H.value_stride, H.max_entries);
+  auto Value = [&](const uint8_t *V) {
+    return sumSlices(V, H.value_size, H.value_stride, H.nslices);
+  };
+  if (!ebpfgpu_map_is_hashed(H.type)) {
+    if (H.nslices == 1)
+      return formatArrayMap(Name, Storage, H.value_size, H.value_stride, H.max_entries);
+    std::vector<uint8_t> Sums;
+    for (uint32_t I = 0; I < H.max_entries; ++I) {
+      std::vector<uint8_t> S = Value(Storage + size_t(I) * H.nslices * H.value_stride);
+      Sums.insert(Sums.end(), S.begin(), S.end());
+    }
+    return formatArrayMap(Name, Sums.data(), H.value_size, H.value_size, H.max_entries);
+  }
   uint64_t Base = H.control;
   const uint8_t *Buckets = Storage + (H.buckets - Base);
   const uint8_t *Elems = Storage + (H.elems - Base);
@@ -111,21 +204,18 @@ std::string formatMap(const std::string &Name, const MapLayout &L, const uint8_t
   for (uint32_t B = 0; B < H.nbuckets; ++B) {
     for (uint32_t At = load32(Buckets + 4 * B); At != 0 && KV.size() <= H.max_entries;) {
       const uint8_t *E = Elems + size_t(At - 1) * H.elem_stride;
-      KV.push_back({std::vector<uint8_t>(E + 8, E + 8 + H.key_size),
-                    std::vector<uint8_t>(E + 8 + H.key_stride, E + 8 + H.key_stride + H.value_size)});
+      const uint8_t *K = E + EBPFGPU_ELEM_HEADER;
+      KV.push_back({std::vector<uint8_t>(K, K + H.key_size), Value(K + H.key_stride)});
       At = load32(E);
     }
   }
   return formatHashEntries(Name, std::move(KV));
 }
 
-HostMap::HostMap(std::string Name, uint32_t Type, uint32_t KeySize, uint32_t ValueSize,
-                 uint32_t MaxEntries, uint32_t Flags)
-    : Name(std::move(Name)) {
-  Layout = mapLayout(Type, KeySize, ValueSize, MaxEntries, Flags, 0);
+HostMap::HostMap(std::string Name, const MapShape &S) : Name(std::move(Name)) {
+  Layout = mapLayout(S, 1, 0);
   Storage.assign(Layout.Bytes ? Layout.Bytes : 1, 0);
-  Layout = mapLayout(Type, KeySize, ValueSize, MaxEntries, Flags,
-                     reinterpret_cast<uint64_t>(Storage.data()));
+  Layout = mapLayout(S, 1, reinterpret_cast<uint64_t>(Storage.data()));
 }
 
 std::string formatValue(const uint8_t *V, uint32_t Size) {

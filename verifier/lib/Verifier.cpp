@@ -42,6 +42,63 @@ struct Path {
 
 using MaybeDiag = std::optional<Diagnostic>;
 
+// Kernel map type numbers the helper rules below name.
+enum : uint32_t {
+  MapProgArray = 3,
+  MapPerfEventArray = 4,
+  MapDevmap = 14,
+  MapCpumap = 16,
+  MapXskmap = 17,
+  MapDevmapHash = 25,
+  MapRingbuf = 27,
+};
+
+bool isRedirectMap(uint32_t T) {
+  return T == MapDevmap || T == MapDevmapHash || T == MapCpumap || T == MapXskmap;
+}
+
+/// Why a helper may not take this map (empty when it may), as the kernel
+/// pairs them: special maps serve only their own helpers, and those
+/// helpers only them.
+std::string mapHelperMismatch(const object::MapSpec &M, const std::string &Helper) {
+  auto Bad = [&] {
+    return "bpf_" + Helper + " cannot use map '" + M.Name + "' (" + object::mapTypeName(M.Type) +
+           ")";
+  };
+  bool Generic = Helper == "map_lookup_elem" || Helper == "map_update_elem" ||
+                 Helper == "map_delete_elem";
+  if (Helper == "tail_call")
+    return M.Type == MapProgArray ? "" : Bad();
+  if (Helper == "redirect_map")
+    return isRedirectMap(M.Type) ? "" : Bad();
+  if (Helper == "perf_event_output")
+    return M.Type == MapPerfEventArray ? "" : Bad();
+  if (Helper == "ringbuf_output")
+    return M.Type == MapRingbuf ? "" : Bad();
+  switch (M.Type) {
+  case MapProgArray:
+  case MapPerfEventArray:
+  case MapRingbuf:
+    return Bad();
+  case MapDevmap:
+  case MapDevmapHash:
+  case MapCpumap:
+  case MapXskmap:
+  case object::MapTypeArrayOfMaps:
+  case object::MapTypeHashOfMaps:
+    // Programs may look these up, never change them.
+    return Helper == "map_lookup_elem" ? "" : Bad();
+  default:
+    return Generic ? "" : Bad();
+  }
+}
+
+/// Values the program may read but not write: .rodata, and the targets
+/// of redirect maps.
+bool programReadOnly(const object::MapSpec &M) {
+  return (M.Flags & object::MapFlagReadOnlyProg) || isRedirectMap(M.Type);
+}
+
 std::string hexOff(int64_t V) { return (V < 0 ? "-" : "+") + std::to_string(V < 0 ? -V : V); }
 
 class Verifier {
@@ -466,7 +523,7 @@ MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Insn
                           W + " bytes at offset " + std::to_string(Lo) +
                           (Lo != Hi ? ".." + std::to_string(Hi) : "") + " is outside " + Obj,
                   "valid_access(" + Rn + ".offset" + hexOff(InsnOff) + ", width=" + W + ") for " + Dir);
-    if (Write && B.K == Kind::MapValue && (Maps[B.Aux].Flags & object::MapFlagReadOnlyProg))
+    if (Write && B.K == Kind::MapValue && programReadOnly(Maps[B.Aux]))
       return fail(Pc, "write to read-only map '" + Maps[B.Aux].Name + "'", "writable(" + Rn + ")");
     return std::nullopt;
   }
@@ -657,6 +714,8 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
         return fail(Pc, Arg + " must be a map reference, is a " + std::string(kindName(V.K)),
                     "type(" + regName(R) + ") == map");
       Map = &Maps[V.Aux];
+      if (std::string Why = mapHelperMismatch(*Map, H->Name); !Why.empty())
+        return fail(Pc, Why, "map_func_compatible(" + regName(R) + ")");
       break;
     case platform::ArgCheck::MapKey:
     case platform::ArgCheck::MapValue: {

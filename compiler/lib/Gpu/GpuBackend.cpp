@@ -91,7 +91,19 @@ llvm::Value *threadIndex(llvm::IRBuilder<> &B) {
                      Read(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
 }
 
-/// ebpfgpu_xdp_batch: thread i runs the program on packet i.
+/// The number of threads in the grid.
+llvm::Value *gridThreads(llvm::IRBuilder<> &B) {
+  llvm::Module *M = B.GetInsertBlock()->getModule();
+  auto Read = [&](llvm::Intrinsic::ID Id) {
+    return B.CreateCall(llvm::Intrinsic::getDeclaration(M, Id));
+  };
+  return B.CreateMul(Read(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
+                     Read(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x));
+}
+
+/// ebpfgpu_xdp_batch: thread t runs the program on packets t, t + T, ...
+/// (T threads in the grid); thread t is CPU t for get_smp_processor_id and
+/// per-CPU maps, so no two packets on one CPU ever run at once.
 void addXdpKernel(llvm::Module &M, llvm::Function *Prog) {
   llvm::LLVMContext &C = M.getContext();
   auto *I8 = llvm::Type::getInt8Ty(C);
@@ -108,10 +120,13 @@ void addXdpKernel(llvm::Module &M, llvm::Function *Prog) {
   llvm::IRBuilder<> B(Entry);
   auto *Ctx = B.CreateAlloca(llvm::ArrayType::get(I8, sizeof(ebpfgpu_xdp_ctx)), nullptr, "ctx");
   Ctx->setAlignment(llvm::Align(8));
-  llvm::Value *Tid = threadIndex(B);
-  B.CreateCondBr(B.CreateICmpULT(Tid, K->getArg(2)), Run, Done);
+  llvm::Value *Cpu = threadIndex(B);
+  llvm::Value *Stride = gridThreads(B);
+  B.CreateCondBr(B.CreateICmpULT(Cpu, K->getArg(2)), Run, Done);
 
   B.SetInsertPoint(Run);
+  llvm::PHINode *Tid = B.CreatePHI(I32, 2, "packet");
+  Tid->addIncoming(Cpu, Entry);
   llvm::Value *Desc = B.CreateGEP(I8, Descs, B.CreateMul(B.CreateZExt(Tid, I64),
                                                           B.getInt64(sizeof(ebpfgpu_packet_desc))));
   auto Field = [&](llvm::Value *Base, size_t Off, llvm::Type *Ty) {
@@ -141,8 +156,7 @@ void addXdpKernel(llvm::Module &M, llvm::Function *Prog) {
   Set(offsetof(ebpfgpu_xdp_ctx, random_state),
       B.CreateXor(K->getArg(3), B.CreateMul(B.CreateZExt(Tid, I64),
                                             B.getInt64(0x9e3779b97f4a7c15ull))));
-  Set(offsetof(ebpfgpu_xdp_ctx, cpu_id),
-      B.CreateCall(llvm::Intrinsic::getDeclaration(&M, llvm::Intrinsic::nvvm_read_ptx_sreg_smid)));
+  Set(offsetof(ebpfgpu_xdp_ctx, cpu_id), Cpu);
   llvm::Value *R0 = B.CreateCall(Prog, {Ctx, B.CreatePtrToInt(Ctx, I64), B.getInt64(0),
                                         B.getInt64(0), B.getInt64(0), B.getInt64(0)});
   llvm::Value *Out = B.CreateGEP(I8, Verdicts, B.CreateMul(B.CreateZExt(Tid, I64),
@@ -158,7 +172,9 @@ void addXdpKernel(llvm::Module &M, llvm::Function *Prog) {
   Put(offsetof(ebpfgpu_verdict, length), B.CreateSub(NewEnd, NewData));
   Put(offsetof(ebpfgpu_verdict, redirect_target),
       Field(Ctx, offsetof(ebpfgpu_xdp_ctx, redirect_target), I64));
-  B.CreateBr(Done);
+  llvm::Value *Next = B.CreateAdd(Tid, Stride);
+  Tid->addIncoming(Next, B.GetInsertBlock());
+  B.CreateCondBr(B.CreateICmpULT(Next, K->getArg(2)), Run, Done);
   B.SetInsertPoint(Done);
   B.CreateRetVoid();
 }

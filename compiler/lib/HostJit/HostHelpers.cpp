@@ -32,6 +32,7 @@ uint32_t ebpfgpu_load_acquire(uint32_t *P) { return __atomic_load_n(P, __ATOMIC_
 void ebpfgpu_store_release(uint32_t *P, uint32_t V) { __atomic_store_n(P, V, __ATOMIC_RELEASE); }
 extern "C" {
 #include "../Runtime/XdpHelpers.inc"
+#include "../Runtime/MapHelpers.inc"
 }
 
 } // namespace
@@ -44,6 +45,7 @@ void *hostHelperAddress(const std::string &Name) {
       ENTRY(xdp_adjust_head), ENTRY(xdp_adjust_meta),      ENTRY(xdp_adjust_tail),
       ENTRY(xdp_load_bytes),  ENTRY(xdp_store_bytes),      ENTRY(csum_diff),
       ENTRY(map_lookup_elem), ENTRY(map_update_elem),      ENTRY(map_delete_elem),
+      ENTRY(redirect_map),
   };
 #undef ENTRY
   auto It = Table.find(Name);

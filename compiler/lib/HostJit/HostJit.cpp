@@ -56,10 +56,10 @@ HostProgram::compile(const object::ProgramSpec &Prog, const std::vector<object::
   for (const MapBinding &B : Lifted->Maps) {
     const object::MapSpec &M = Maps[B.MapIndex];
     if (!B.ObjectGlobal.empty()) {
-      if (MaybeError E = loader::checkMapSupported(M.Name, M.Type))
+      loader::MapShape Shape{M.Type, M.KeySize, M.ValueSize, M.MaxEntries, M.Flags};
+      if (MaybeError E = loader::checkMapSupported(M.Name, Shape))
         return llvm::createStringError(llvm::inconvertibleErrorCode(), E->message());
-      P->Maps.push_back(std::make_unique<loader::HostMap>(M.Name, M.Type, M.KeySize, M.ValueSize,
-                                                          M.MaxEntries, M.Flags));
+      P->Maps.push_back(std::make_unique<loader::HostMap>(M.Name, Shape));
       ObjectGlobals.push_back({B.ObjectGlobal, P->Maps.back().get()});
     }
     if (!B.DataGlobal.empty())

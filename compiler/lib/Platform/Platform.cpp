@@ -32,11 +32,12 @@ public:
                  RetCheck Result = RetCheck::Scalar) {
       Helpers.push_back({Id, Name, Ret, std::move(Args), ImplicitCtx, std::move(Checks), Result});
     };
-    H(1, "map_lookup_elem", V::Ptr, {V::Map, V::Ptr}, false, {C::MapPtr, C::MapKey},
+    // Map helpers see the context for its cpu_id (per-CPU maps).
+    H(1, "map_lookup_elem", V::Ptr, {V::Map, V::Ptr}, true, {C::MapPtr, C::MapKey},
       RetCheck::MapValueOrNull);
-    H(2, "map_update_elem", V::Scalar, {V::Map, V::Ptr, V::Ptr, V::Scalar}, false,
+    H(2, "map_update_elem", V::Scalar, {V::Map, V::Ptr, V::Ptr, V::Scalar}, true,
       {C::MapPtr, C::MapKey, C::MapValue, C::Scalar});
-    H(3, "map_delete_elem", V::Scalar, {V::Map, V::Ptr}, false, {C::MapPtr, C::MapKey});
+    H(3, "map_delete_elem", V::Scalar, {V::Map, V::Ptr}, true, {C::MapPtr, C::MapKey});
     H(5, "ktime_get_ns", V::Scalar, {}, false, {});
     H(6, "trace_printk", V::Scalar, {V::Ptr, V::Scalar, V::Scalar, V::Scalar, V::Scalar}, false,
       {C::Mem, C::ConstSize, C::Scalar, C::Scalar, C::Scalar});

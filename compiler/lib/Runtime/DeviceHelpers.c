@@ -31,3 +31,4 @@ static inline void ebpfgpu_store_release(uint32_t *p, uint32_t v) {
   __asm__ volatile("st.release.gpu.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 #include "XdpHelpers.inc"
+#include "MapHelpers.inc"

@@ -14,7 +14,7 @@
 // INSNS: call bpf_map_lookup_elem#1
 // IR: @ebpfgpu_map_counters = {{.*}}global ptr null, align 8
 // IR: call ptr @ebpfgpu_map_lookup_elem(ptr
-// IR: declare ptr @ebpfgpu_map_lookup_elem(ptr, ptr)
+// IR: declare ptr @ebpfgpu_map_lookup_elem(ptr, ptr, ptr)
 
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>

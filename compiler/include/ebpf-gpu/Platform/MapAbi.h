@@ -14,28 +14,78 @@
 #include <stdint.h>
 #endif
 
+/* The map types with a run-time implementation (the kernel's numbers). */
+enum {
+  EBPFGPU_MAP_HASH = 1,
+  EBPFGPU_MAP_ARRAY = 2,
+  EBPFGPU_MAP_PERCPU_HASH = 5,
+  EBPFGPU_MAP_PERCPU_ARRAY = 6,
+  EBPFGPU_MAP_LRU_HASH = 9,
+  EBPFGPU_MAP_LRU_PERCPU_HASH = 10,
+  EBPFGPU_MAP_LPM_TRIE = 11,
+  EBPFGPU_MAP_DEVMAP = 14,
+  EBPFGPU_MAP_DEVMAP_HASH = 25,
+};
+
+/* Bytes before the key in a hash element: u32 next element + 1 (0 ends the
+ * chain), u32 hash of the key, u32 LRU tick of the last use, u32 1 while
+ * the element is linked into a bucket. */
+#define EBPFGPU_ELEM_HEADER 16
+/* Control words at the start of a hashed map's block (u32 each). */
+#define EBPFGPU_CTL_FRESH 0   /* never-used elements handed out */
+#define EBPFGPU_CTL_POOL_LOCK 1
+#define EBPFGPU_CTL_FREE 2    /* free list head + 1 */
+#define EBPFGPU_CTL_PENDING 3 /* unlinked this run, free after it + 1 */
+#define EBPFGPU_CTL_LIVE 4    /* keys linked */
+#define EBPFGPU_CTL_CLOCK 5   /* LRU: advances on every insert */
+#define EBPFGPU_CTL_HAND 6    /* LRU: where the next eviction scan starts */
+#define EBPFGPU_CTL_WORDS 8
+/* LPM keys: u32 prefix length, then at most this many data bytes. */
+#define EBPFGPU_LPM_MAX_DATA 256
+
 struct ebpfgpu_map {
-  uint32_t type; /* BPF_MAP_TYPE_* */
+  uint32_t type; /* EBPFGPU_MAP_* */
   uint32_t key_size;
   uint32_t value_size;
   uint32_t max_entries;
   uint32_t flags;
   uint32_t value_stride; /* value_size rounded up to 8 */
-  uint64_t values;       /* array: address of max_entries * value_stride bytes */
-  /* Hash maps: chained buckets, each with a lock for writers (readers take
-   * none), elements from a pool. Elements a delete or a replacing update
-   * unlinks go to a pending list, and return to the free list only when no
-   * program runs (between batches): a program that still holds a pointer
-   * into one never sees it reused, as RCU gives the kernel. */
+  /* Arrays: max_entries entries of nslices * value_stride bytes. */
+  uint64_t values;
+  /* Hashed maps (hash, LRU, LPM, devmap_hash): chained buckets, each with a
+   * lock for writers (readers take none), elements from a pool. Elements a
+   * delete or a replacing update unlinks go to a pending list, and return
+   * to the free list only when no program runs (between batches): a program
+   * that still holds a pointer into one never sees it reused, as RCU gives
+   * the kernel. */
   uint32_t nbuckets;    /* power of two >= max_entries */
-  uint32_t elem_stride; /* 8 + key_stride + value_stride */
+  uint32_t elem_stride; /* header + key_stride + nslices * value_stride */
   uint32_t key_stride;  /* key_size rounded up to 8 */
   uint32_t pool_size;   /* elements: max_entries plus spares for replacements */
   uint64_t buckets;     /* u32 per bucket: first element + 1, 0 when empty */
   uint64_t locks;       /* u32 per bucket */
-  uint64_t elems;       /* pool_size elements: u32 next + 1, u32 hash, key, value */
-  uint64_t control;     /* u32[6]: never-used elements handed out, pool lock,
-                           free list head + 1, pending list head + 1, live keys */
+  uint64_t elems;       /* pool_size elements: header, key, value(s) */
+  uint64_t control;     /* EBPFGPU_CTL_WORDS u32 */
+  /* Per-CPU maps: copies of each value, one per CPU of the runtime (a GPU
+   * thread of the batch kernel, or a host worker); 1 for other maps. */
+  uint32_t nslices;
+  /* LPM tries: key data bits ((key_size - 4) * 8). */
+  uint32_t prefix_bits;
+  /* LPM tries: u32 per prefix length 0..prefix_bits, the keys of that length. */
+  uint64_t prefix_counts;
 };
+
+static inline int ebpfgpu_map_is_percpu(uint32_t type) {
+  return type == EBPFGPU_MAP_PERCPU_HASH || type == EBPFGPU_MAP_PERCPU_ARRAY ||
+         type == EBPFGPU_MAP_LRU_PERCPU_HASH;
+}
+static inline int ebpfgpu_map_is_lru(uint32_t type) {
+  return type == EBPFGPU_MAP_LRU_HASH || type == EBPFGPU_MAP_LRU_PERCPU_HASH;
+}
+/* Hashed maps keep keys in buckets; the others are arrays indexed by a u32. */
+static inline int ebpfgpu_map_is_hashed(uint32_t type) {
+  return type == EBPFGPU_MAP_HASH || type == EBPFGPU_MAP_PERCPU_HASH || ebpfgpu_map_is_lru(type) ||
+         type == EBPFGPU_MAP_LPM_TRIE || type == EBPFGPU_MAP_DEVMAP_HASH;
+}
 
 #endif /* EBPF_GPU_PLATFORM_MAPABI_H */

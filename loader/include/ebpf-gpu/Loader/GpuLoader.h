@@ -33,6 +33,8 @@ public:
 
   const std::string &name() const { return Name; }
   const CudaApi &api() const { return *Api; }
+  /// Threads the GPU holds at once (multiprocessors x threads each).
+  uint32_t residentThreads() const { return ResidentThreads; }
 
 private:
   GpuDevice() = default;
@@ -40,7 +42,14 @@ private:
   int Device = 0;
   void *Context = nullptr;
   std::string Name;
+  uint32_t ResidentThreads = 0;
 };
+
+/// Threads per block of the batch kernels.
+constexpr uint32_t GpuBlockThreads = 256;
+/// Device memory per-CPU maps may take in all; their copies per thread
+/// bound the batch kernel's grid.
+constexpr size_t GpuPerCpuMapBytes = size_t(1) << 30;
 
 /// Timing of one batch run, from device events.
 struct BatchTiming {
@@ -63,7 +72,7 @@ public:
 
   /// Runs `Prog` once over every packet; returns the kernel time in ms
   /// (device events).
-  Expected<float> launch(GpuProgram &Prog, unsigned ThreadsPerBlock = 256);
+  Expected<float> launch(GpuProgram &Prog);
   /// Copies the verdicts of the last launch to the host.
   MaybeError verdicts(std::vector<ebpfgpu_verdict> &Out) const;
   /// Restores the frames to their uploaded bytes (programs may rewrite them).
@@ -87,7 +96,8 @@ public:
   GpuProgram(const GpuProgram &) = delete;
   GpuProgram &operator=(const GpuProgram &) = delete;
 
-  /// XDP programs: runs packet i of `Descs` on thread i. `Frames` is host
+  /// XDP programs: runs every packet of `Descs` (packet i on thread
+  /// i mod cpus()). `Frames` is host
   /// memory holding every packet buffer; each desc's `buffer` is an offset
   /// into it. Frames go to the GPU, come back modified; `Verdicts` gets
   /// one entry per packet.
@@ -100,6 +110,10 @@ public:
   Expected<uint64_t> runRaw(const std::vector<uint8_t> &Mem);
 
   const std::string &jitInfoLog() const { return InfoLog; }
+
+  /// The GPU's CPUs for this program: the batch kernel's threads (each
+  /// takes packets i, i + cpus, ...), and the copies of per-CPU values.
+  uint32_t cpus() const { return CpuSlots; }
 
   /// The program's maps and global data, read back from the GPU, as text
   /// (loader/MapMemory.h), in map name order.
@@ -119,7 +133,9 @@ private:
   };
   std::vector<DeviceMap> Maps;
   GpuProgram(GpuDevice &Dev) : Dev(Dev) {}
+  unsigned blocksFor(uint32_t Packets) const;
   GpuDevice &Dev;
+  uint32_t CpuSlots = 0;
   void *Module = nullptr;
   void *Kernel = nullptr;
   bool IsXdp = false;

@@ -12,6 +12,7 @@
 #ifndef EBPF_GPU_LOADER_GPUOBJECT_H
 #define EBPF_GPU_LOADER_GPUOBJECT_H
 
+#include "ebpf-gpu/Loader/MapMemory.h"
 #include "ebpf-gpu/Support/Error.h"
 
 #include <cstdint>
@@ -28,6 +29,8 @@ struct GpuMapSpec {
   /// Module globals the loader binds: the map object pointer, and for
   /// global data the data itself (either may be empty).
   std::string ObjectGlobal, DataGlobal;
+
+  MapShape shape() const { return {Type, KeySize, ValueSize, MaxEntries, Flags}; }
 };
 
 struct GpuObjectSpec {

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// Map storage on the host (the host back end's maps, and the staging copy
-// of GPU maps), which map types have a run-time implementation yet, and
-// the text form of map contents that every back end prints the same way
-// (so their results can be compared byte for byte).
+// Map storage: where each part of a map lives in its one block of memory
+// (host or device), which map types have a run-time implementation, the
+// host's operations on a block (lookup, update, delete and the reclaim
+// between runs, with the same C code the programs' helpers use), and the
+// text form of map contents that every back end prints the same way (so
+// their results compare byte for byte).
 
 #ifndef EBPF_GPU_LOADER_MAPMEMORY_H
 #define EBPF_GPU_LOADER_MAPMEMORY_H
@@ -17,43 +19,66 @@
 
 namespace ebpfgpu::loader {
 
-/// Null when maps of `Type` can run; otherwise why not ("map 'x': ...").
-MaybeError checkMapSupported(const std::string &Name, uint32_t Type);
+/// A map's definition as the runtime needs it (kernel type numbers).
+struct MapShape {
+  uint32_t Type = 0;
+  uint32_t KeySize = 0;
+  uint32_t ValueSize = 0;
+  uint32_t MaxEntries = 0;
+  uint32_t Flags = 0;
+};
 
-/// Where each part of a map lives in its one block of storage (offsets from
-/// the block's start), and the header that describes it at `Base`.
+/// Null when maps of this shape can run; otherwise why not ("map 'x': ...").
+MaybeError checkMapSupported(const std::string &Name, const MapShape &S);
+
+/// Where each part of a map lives in its one block of storage, and the
+/// header that describes it when the block is at `Base`. `Slices` is the
+/// number of CPUs of per-CPU maps (ignored for the others).
 struct MapLayout {
   size_t Bytes = 0;
   ebpfgpu_map Header{};
 };
-MapLayout mapLayout(uint32_t Type, uint32_t KeySize, uint32_t ValueSize, uint32_t MaxEntries,
-                    uint32_t Flags, uint64_t Base);
+MapLayout mapLayout(const MapShape &S, uint32_t Slices, uint64_t Base);
+/// Bytes one more CPU adds to a per-CPU map (0 for other maps).
+size_t perCpuBytes(const MapShape &S);
 
-/// Hash maps: returns the elements deleted or replaced during the last run
-/// to the free list. Only while no program runs. `Storage` holds the map's
-/// block as `mapLayout` describes it (at any address).
+/// Hashed maps: returns the elements deleted or replaced during the last
+/// run to the free list. Only while no program runs. `Storage` holds the
+/// map's block as `mapLayout` describes it (at any address).
 void reclaimHashMap(const MapLayout &L, uint8_t *Storage);
+/// True when the last run left elements to reclaim (reads the control
+/// words only: `Control` is the first EBPFGPU_CTL_WORDS words of the block).
+bool hasPendingElements(const uint32_t *Control);
 
-/// The text form (formatArrayMap's) of a map's block: every element of an
-/// array, every key of a hash (sorted), "NAME{KEYHEX} = VALUE".
+/// The host's operations on a map block in host memory at the address its
+/// header names, with the programs' semantics and return codes (0 or a
+/// negative errno); only while no program runs on it. Per-CPU maps: the
+/// value of CPU 0 (an update gives a new key zeros on the other CPUs).
+int64_t hostMapUpdate(ebpfgpu_map &M, const uint8_t *Key, const uint8_t *Value, uint64_t Flags);
+int64_t hostMapDelete(ebpfgpu_map &M, const uint8_t *Key);
+const uint8_t *hostMapLookup(ebpfgpu_map &M, const uint8_t *Key);
+
+/// The text form (formatArrayMap's) of a map's block: every non-zero entry
+/// of an array, every key of a hashed map (sorted), "NAME{KEYHEX} = VALUE";
+/// per-CPU values as the sum over CPUs (per 8-byte word, or 4, or byte).
 std::string formatMap(const std::string &Name, const MapLayout &L, const uint8_t *Storage);
 std::string formatHashEntries(const std::string &Name,
                               std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> KV);
 
-/// A map's header and zero-initialised storage in host memory. Owns them.
+/// A map's header and zero-initialised storage in host memory, one CPU for
+/// per-CPU maps. Owns them; not thread-safe.
 class HostMap {
 public:
-  HostMap(std::string Name, uint32_t Type, uint32_t KeySize, uint32_t ValueSize,
-          uint32_t MaxEntries, uint32_t Flags);
+  HostMap(std::string Name, const MapShape &S);
   HostMap(const HostMap &) = delete;
   HostMap &operator=(const HostMap &) = delete;
 
   const std::string &name() const { return Name; }
   ebpfgpu_map *header() { return &Layout.Header; }
   const ebpfgpu_map &info() const { return Layout.Header; }
-  /// Between runs: frees what the last run deleted (hash maps).
+  /// Between runs: frees what the last run deleted (hashed maps).
   void reclaim() {
-    if (Layout.Header.type == 1)
+    if (ebpfgpu_map_is_hashed(Layout.Header.type))
       reclaimHashMap(Layout, Storage.data());
   }
   std::string format() const { return formatMap(Name, Layout, Storage.data()); }
@@ -63,7 +88,6 @@ private:
   std::vector<uint8_t> Storage;
   MapLayout Layout;
 };
-
 
 /// A value as text: 8-byte values as numbers, others as hex bytes.
 std::string formatValue(const uint8_t *Value, uint32_t Size);
