@@ -4,7 +4,8 @@
 // only after a SYN opened them. A SYN inserts the flow (BPF_NOEXIST), later
 // segments of a known flow are counted and passed, a FIN or RST closes the
 // flow (delete), segments of unknown flows are dropped. Non-TCP passes.
-// Flows live in a hash map keyed by the 5-tuple (with struct padding).
+// Flows live in an LRU hash keyed by the 5-tuple (with struct padding):
+// when the table is full, a new connection evicts the least recently used.
 
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -26,7 +27,7 @@ struct flow_state {
 };
 
 struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
   __type(key, struct flow);
   __type(value, struct flow_state);
   __uint(max_entries, 4096);

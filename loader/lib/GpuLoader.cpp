@@ -212,6 +212,7 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev, const Gpu
   for (const GpuMapSpec &M : Spec.Maps) {
     DeviceMap D;
     D.Name = M.Name;
+    D.Shape = M.shape();
     if (!M.ObjectGlobal.empty()) {
       size_t Bytes = mapLayout(M.shape(), Slots, 0).Bytes;
       CUdeviceptr H, V, G;
@@ -286,6 +287,25 @@ MaybeError GpuProgram::reclaimMaps() {
 unsigned GpuProgram::blocksFor(uint32_t Packets) const {
   uint32_t Wanted = (Packets + GpuBlockThreads - 1) / GpuBlockThreads;
   return std::max<uint32_t>(1, std::min(Wanted, CpuSlots / GpuBlockThreads));
+}
+
+MaybeError GpuProgram::updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
+                                 const std::vector<uint8_t> &Value) {
+  const CudaApi &A = Dev.api();
+  for (const DeviceMap &D : Maps) {
+    if (D.Name != Map || D.DataAddr)
+      continue;
+    // Between batches nothing runs: update a host copy of the block with
+    // the programs' own code, then put it back.
+    std::vector<uint8_t> Copy(D.Layout.Bytes);
+    EBPFGPU_CHECK(A, cuMemcpyDtoH, Copy.data(), D.Storage, Copy.size());
+    MapLayout Host = mapLayout(D.Shape, CpuSlots, reinterpret_cast<uint64_t>(Copy.data()));
+    if (MaybeError E = setMapEntry(Map, Host.Header, Key, Value))
+      return E;
+    EBPFGPU_CHECK(A, cuMemcpyHtoD, D.Storage, Copy.data(), Copy.size());
+    return std::nullopt;
+  }
+  return Error("no map named '" + Map + "' in the program");
 }
 
 GpuProgram::~GpuProgram() {

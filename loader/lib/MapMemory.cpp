@@ -35,22 +35,6 @@ extern "C" {
 #include "MapHelpers.inc"
 }
 
-/// Adds `Size`-byte slices of per-CPU values word by word.
-std::vector<uint8_t> sumSlices(const uint8_t *V, uint32_t Size, uint32_t Stride, uint32_t Slices) {
-  unsigned Word = Size % 8 == 0 ? 8 : Size % 4 == 0 ? 4 : 1;
-  std::vector<uint8_t> Sum(Size, 0);
-  for (uint32_t Off = 0; Off < Size; Off += Word) {
-    uint64_t Total = 0;
-    for (uint32_t S = 0; S < Slices; ++S) {
-      uint64_t X = 0;
-      std::memcpy(&X, V + size_t(S) * Stride + Off, Word);
-      Total += X;
-    }
-    std::memcpy(Sum.data() + Off, &Total, Word);
-  }
-  return Sum;
-}
-
 } // namespace
 
 MaybeError checkMapSupported(const std::string &Name, const MapShape &S) {
@@ -135,6 +119,22 @@ MapLayout mapLayout(const MapShape &S, uint32_t Slices, uint64_t Base) {
   return L;
 }
 
+std::vector<uint8_t> sumPerCpuValues(const uint8_t *V, uint32_t Size, uint32_t Stride,
+                                     uint32_t Slices) {
+  unsigned Word = Size % 8 == 0 ? 8 : Size % 4 == 0 ? 4 : 1;
+  std::vector<uint8_t> Sum(Size, 0);
+  for (uint32_t Off = 0; Off < Size; Off += Word) {
+    uint64_t Total = 0;
+    for (uint32_t S = 0; S < Slices; ++S) {
+      uint64_t X = 0;
+      std::memcpy(&X, V + size_t(S) * Stride + Off, Word);
+      Total += X;
+    }
+    std::memcpy(Sum.data() + Off, &Total, Word);
+  }
+  return Sum;
+}
+
 bool hasPendingElements(const uint32_t *Control) { return Control[EBPFGPU_CTL_PENDING] != 0; }
 
 void reclaimHashMap(const MapLayout &L, uint8_t *Storage) {
@@ -166,6 +166,21 @@ const uint8_t *hostMapLookup(ebpfgpu_map &M, const uint8_t *Key) {
   return static_cast<const uint8_t *>(loader_map_lookup_elem(&Ctx, &M, Key));
 }
 
+MaybeError setMapEntry(const std::string &Name, ebpfgpu_map &M, const std::vector<uint8_t> &Key,
+                       const std::vector<uint8_t> &Value) {
+  if (Key.size() != M.key_size || Value.size() != M.value_size)
+    return Error("map '" + Name + "': takes " + std::to_string(M.key_size) + "-byte keys and " +
+                 std::to_string(M.value_size) + "-byte values, not " + std::to_string(Key.size()) +
+                 " and " + std::to_string(Value.size()));
+  int64_t Rc = hostMapUpdate(M, Key.data(), Value.data(), 0);
+  if (Rc == 0)
+    return std::nullopt;
+  const char *Why = Rc == -EBPFGPU_E2BIG || Rc == -EBPFGPU_ENOSPC ? "the map is full"
+                    : Rc == -EBPFGPU_EINVAL                      ? "invalid key (EINVAL)"
+                                                                 : "error";
+  return Error("map '" + Name + "': update: " + Why + " (" + std::to_string(Rc) + ")");
+}
+
 std::string formatHashEntries(const std::string &Name,
                               std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> KV) {
   std::sort(KV.begin(), KV.end());
@@ -185,7 +200,7 @@ std::string formatHashEntries(const std::string &Name,
 std::string formatMap(const std::string &Name, const MapLayout &L, const uint8_t *Storage) {
   const ebpfgpu_map &H = L.Header;
   auto Value = [&](const uint8_t *V) {
-    return sumSlices(V, H.value_size, H.value_stride, H.nslices);
+    return sumPerCpuValues(V, H.value_size, H.value_stride, H.nslices);
   };
   if (!ebpfgpu_map_is_hashed(H.type)) {
     if (H.nslices == 1)

@@ -39,6 +39,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <string>
 
 using namespace ebpfgpu;
@@ -68,10 +69,51 @@ int usage(const std::string &Msg) {
                "  --verdicts FILE     write one line per packet: index, verdict, length\n"
                "  --dump-maps FILE    write the maps and global data after the run\n"
                "  --batch N           gpu: N packets per batch (default: all in one batch)\n"
+               "  --map-set MAP:KEY:VALUE\n"
+               "                      before the run, set KEY to VALUE in MAP (hex bytes as the\n"
+               "                      map stores them, e.g. routes:18000000c0a80100:02000000);\n"
+               "                      repeatable\n"
+               "  --map-file FILE     --map-set for each line MAP:KEY:VALUE of FILE ('#' comments)\n"
                "  --json              print the summary as JSON\n"
                "  --allow-unverified  run a .gpu.o compiled with --no-verify (testing only)\n",
                Tool, Tool);
   return 2;
+}
+
+/// Bytes from hex text (spaces allowed), or nothing when it is not hex.
+std::optional<std::vector<uint8_t>> parseHexBytes(const std::string &Text) {
+  std::string Digits;
+  for (char C : Text)
+    if (!std::isspace(static_cast<unsigned char>(C)))
+      Digits += C;
+  if (Digits.size() % 2)
+    return std::nullopt;
+  std::vector<uint8_t> Out;
+  for (size_t I = 0; I < Digits.size(); I += 2) {
+    if (!std::isxdigit(static_cast<unsigned char>(Digits[I])) ||
+        !std::isxdigit(static_cast<unsigned char>(Digits[I + 1])))
+      return std::nullopt;
+    Out.push_back(uint8_t(std::stoul(Digits.substr(I, 2), nullptr, 16)));
+  }
+  return Out;
+}
+
+/// An entry the operator puts into a map before the run (--map-set).
+struct MapEntry {
+  std::string Map;
+  std::vector<uint8_t> Key, Value;
+};
+
+/// "NAME:KEYHEX:VALUEHEX" (bytes as the map stores them).
+std::optional<MapEntry> parseMapEntry(const std::string &Text) {
+  size_t A = Text.find(':'), B = Text.find(':', A == std::string::npos ? A : A + 1);
+  if (A == std::string::npos || B == std::string::npos || A == 0)
+    return std::nullopt;
+  auto Key = parseHexBytes(Text.substr(A + 1, B - A - 1));
+  auto Value = parseHexBytes(Text.substr(B + 1));
+  if (!Key || !Value || Key->empty() || Value->empty())
+    return std::nullopt;
+  return MapEntry{Text.substr(0, A), *Key, *Value};
 }
 
 struct RunOptions {
@@ -80,6 +122,7 @@ struct RunOptions {
   size_t BatchSize = 0; ///< gpu: packets per batch (0: all in one)
   bool Json = false;
   bool AllowUnverified = false;
+  std::vector<MapEntry> MapEntries; ///< --map-set, in order
 };
 
 /// Nothing unverified runs unless the operator says so (back-end tests).
@@ -125,6 +168,9 @@ void runHost(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
   auto Prog = compiler::HostProgram::compile(*P, Obj->Maps, Opts);
   if (!Prog)
     fail(O.Object + ": program " + P->Name + ": " + llvm::toString(Prog.takeError()));
+  for (const MapEntry &E : O.MapEntries)
+    if (MaybeError Err = (*Prog)->updateMap(E.Map, E.Key, E.Value))
+      fail("--map-set: " + Err->message());
   for (size_t I = 0; I < Batch.size(); ++I) {
     platform::XdpRuntimeContext Ctx;
     Batch.prepareContext(I, Ctx);
@@ -166,19 +212,39 @@ loader::GpuObjectSpec compileForGpu(const RunOptions &O) {
   return std::move(*G);
 }
 
-/// The kernel back end: load with libbpf, BPF_PROG_TEST_RUN per packet.
-/// Array maps and global data of a loaded object, in the common text form.
+/// Kernel per-CPU values come as one copy per possible CPU, each rounded up
+/// to 8 bytes; the common text form shows their sum.
+bool isPercpuType(enum bpf_map_type T) {
+  return T == BPF_MAP_TYPE_PERCPU_ARRAY || T == BPF_MAP_TYPE_PERCPU_HASH ||
+         T == BPF_MAP_TYPE_LRU_PERCPU_HASH;
+}
+
+/// A map's value from the kernel, per-CPU copies summed (as MapMemory does).
+bool kernelLookup(struct bpf_map *M, const void *Key, std::vector<uint8_t> &Value) {
+  uint32_t KS = bpf_map__key_size(M), VS = bpf_map__value_size(M);
+  bool PerCpu = isPercpuType(bpf_map__type(M));
+  uint32_t Stride = (VS + 7u) & ~7u, Cpus = PerCpu ? uint32_t(libbpf_num_possible_cpus()) : 1;
+  std::vector<uint8_t> Raw(size_t(PerCpu ? Stride : VS) * Cpus);
+  if (bpf_map__lookup_elem(M, Key, KS, Raw.data(), Raw.size(), 0) != 0)
+    return false;
+  Value = PerCpu ? loader::sumPerCpuValues(Raw.data(), VS, Stride, Cpus) : Raw;
+  return true;
+}
+
+/// The maps and global data of a loaded object, in the common text form.
 std::string dumpKernelMaps(struct bpf_object *Obj) {
   std::vector<std::pair<std::string, std::string>> Parts;
   struct bpf_map *M;
   bpf_object__for_each_map(M, Obj) {
-    if (bpf_map__type(M) == BPF_MAP_TYPE_HASH) {
+    enum bpf_map_type T = bpf_map__type(M);
+    uint32_t KS = bpf_map__key_size(M), VS = bpf_map__value_size(M);
+    std::vector<uint8_t> Value;
+    if (ebpfgpu_map_is_hashed(T)) {
       std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> KV;
-      uint32_t KS = bpf_map__key_size(M), VS = bpf_map__value_size(M);
-      std::vector<uint8_t> Key(KS), Next(KS), Value(VS);
+      std::vector<uint8_t> Key(KS), Next(KS);
       void *Prev = nullptr;
       while (bpf_map__get_next_key(M, Prev, Next.data(), KS) == 0) {
-        if (bpf_map__lookup_elem(M, Next.data(), KS, Value.data(), VS, 0) == 0)
+        if (kernelLookup(M, Next.data(), Value))
           KV.push_back({Next, Value});
         Key = Next;
         Prev = Key.data();
@@ -186,23 +252,42 @@ std::string dumpKernelMaps(struct bpf_object *Obj) {
       Parts.push_back({bpf_map__name(M), loader::formatHashEntries(bpf_map__name(M), KV)});
       continue;
     }
-    if (bpf_map__type(M) != BPF_MAP_TYPE_ARRAY)
+    if (T != BPF_MAP_TYPE_ARRAY && T != BPF_MAP_TYPE_PERCPU_ARRAY && T != BPF_MAP_TYPE_DEVMAP)
       continue;
     std::string Name = bpf_map__name(M);
     if (bpf_map__is_internal(M)) // libbpf names global data "<obj>.<section>"
       Name = Name.substr(Name.find('.'));
-    uint32_t Size = bpf_map__value_size(M), Entries = bpf_map__max_entries(M);
-    uint32_t Stride = (Size + 7u) & ~7u;
-    std::vector<uint8_t> Values(size_t(Stride) * Entries, 0);
+    uint32_t Entries = bpf_map__max_entries(M);
+    std::vector<uint8_t> Values(size_t(VS) * Entries, 0);
     for (uint32_t K = 0; K < Entries; ++K)
-      bpf_map__lookup_elem(M, &K, sizeof(K), Values.data() + size_t(K) * Stride, Size, 0);
-    Parts.push_back({Name, loader::formatArrayMap(Name, Values.data(), Size, Stride, Entries)});
+      if (kernelLookup(M, &K, Value))
+        std::memcpy(Values.data() + size_t(K) * VS, Value.data(), VS);
+    Parts.push_back({Name, loader::formatArrayMap(Name, Values.data(), VS, VS, Entries)});
   }
   std::sort(Parts.begin(), Parts.end());
   std::string Out;
   for (auto &P : Parts)
     Out += P.second;
   return Out;
+}
+
+/// --map-set on the kernel back end (per-CPU maps: the value on CPU 0).
+void setKernelMapEntries(struct bpf_object *Obj, const RunOptions &O) {
+  for (const MapEntry &E : O.MapEntries) {
+    struct bpf_map *M = bpf_object__find_map_by_name(Obj, E.Map.c_str());
+    if (!M)
+      fail("--map-set: no map named '" + E.Map + "' in the program");
+    uint32_t KS = bpf_map__key_size(M), VS = bpf_map__value_size(M);
+    if (E.Key.size() != KS || E.Value.size() != VS)
+      fail("--map-set: map '" + E.Map + "': takes " + std::to_string(KS) + "-byte keys and " +
+           std::to_string(VS) + "-byte values");
+    std::vector<uint8_t> Value = E.Value;
+    if (isPercpuType(bpf_map__type(M)))
+      Value.resize(size_t((VS + 7u) & ~7u) * libbpf_num_possible_cpus(), 0);
+    if (int Err = bpf_map__update_elem(M, E.Key.data(), KS, Value.data(), Value.size(), 0))
+      fail("--map-set: map '" + E.Map + "': the kernel refused the update: " +
+           std::strerror(-Err));
+  }
 }
 
 void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
@@ -237,6 +322,7 @@ void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
     fail(O.Object + ": kernel back end: the kernel refused the program: " + Why +
          (LibbpfLog.empty() ? "" : "\n" + LibbpfLog));
   }
+  setKernelMapEntries(Obj, O);
   int Fd = bpf_program__fd(Chosen);
   std::vector<uint8_t> Out(Batch.maxLen() + runtime::XdpHeadroom + runtime::XdpTailroom);
   for (size_t I = 0; I < Batch.size(); ++I) {
@@ -260,7 +346,7 @@ void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
 
 #ifdef EBPF_GPU_HAVE_CUDA
 /// The GPU back end: all packets in one batch, one thread each.
-void runGpu(const loader::GpuObjectSpec &Spec, PacketBatch &Batch, size_t BatchSize,
+void runGpu(const loader::GpuObjectSpec &Spec, PacketBatch &Batch, const RunOptions &O,
             double &KernelMs, std::string &MapsText) {
   if (Spec.Platform != "xdp")
     fail(Spec.Program + ": not an XDP program (platform " + Spec.Platform + ")");
@@ -270,6 +356,10 @@ void runGpu(const loader::GpuObjectSpec &Spec, PacketBatch &Batch, size_t BatchS
   auto Prog = loader::GpuProgram::load(**Dev, Spec);
   if (!Prog)
     fail("gpu back end: " + Spec.Program + ": " + Prog.error().message());
+  for (const MapEntry &E : O.MapEntries)
+    if (MaybeError Err = (*Prog)->updateMap(E.Map, E.Key, E.Value))
+      fail("--map-set: " + Err->message());
+  size_t BatchSize = O.BatchSize;
   // Packets go in batches of BatchSize (all at once by default); between
   // batches, what a batch deleted from hash maps is reclaimed.
   KernelMs = 0;
@@ -320,20 +410,10 @@ int testRunCommand(int argc, char **argv) {
   }
   if (Path.empty())
     return usage("no program given");
-  std::vector<uint8_t> Mem;
-  std::string Digits;
-  for (char C : MemHex)
-    if (!std::isspace(static_cast<unsigned char>(C)))
-      Digits += C;
-  if (Digits.size() % 2)
-    return usage("--mem needs an even number of hex digits");
-  for (size_t I = 0; I < Digits.size(); I += 2) {
-    char *End;
-    std::string Byte = Digits.substr(I, 2);
-    Mem.push_back(uint8_t(std::strtoul(Byte.c_str(), &End, 16)));
-    if (*End)
-      return usage("--mem is not hex text");
-  }
+  auto Bytes = parseHexBytes(MemHex);
+  if (!Bytes)
+    return usage("--mem needs hex bytes (an even number of hex digits)");
+  std::vector<uint8_t> Mem = std::move(*Bytes);
   auto Spec = gpuObjectAt(Path);
   if (!Spec)
     fail(Spec.error().message());
@@ -377,7 +457,33 @@ int runCommand(int argc, char **argv) {
       O.Json = true;
     else if (A == "--allow-unverified")
       O.AllowUnverified = true;
-    else if (A == "--batch") {
+    else if (A == "--map-set") {
+      std::string V;
+      Value(V);
+      auto E = parseMapEntry(V);
+      if (!E)
+        return usage("--map-set needs MAP:KEYHEX:VALUEHEX, not '" + V + "'");
+      O.MapEntries.push_back(std::move(*E));
+    } else if (A == "--map-file") {
+      std::string Path;
+      Value(Path);
+      std::ifstream In(Path);
+      if (!In)
+        fail(Path + ": cannot read");
+      std::string Line;
+      for (unsigned N = 1; std::getline(In, Line); ++N) {
+        Line = Line.substr(0, Line.find('#'));
+        Line.erase(std::remove_if(Line.begin(), Line.end(),
+                                  [](unsigned char C) { return std::isspace(C); }),
+                   Line.end());
+        if (Line.empty())
+          continue;
+        auto E = parseMapEntry(Line);
+        if (!E)
+          fail(Path + ":" + std::to_string(N) + ": expected MAP:KEYHEX:VALUEHEX");
+        O.MapEntries.push_back(std::move(*E));
+      }
+    } else if (A == "--batch") {
       std::string V;
       Value(V);
       char *End = nullptr;
@@ -422,7 +528,7 @@ int runCommand(int argc, char **argv) {
     }
     ProgName = GpuObj->Program;
     requireVerified(*GpuObj, O.Object, O.AllowUnverified);
-    runGpu(*GpuObj, *Batch, O.BatchSize, KernelMs, MapsText);
+    runGpu(*GpuObj, *Batch, O, KernelMs, MapsText);
 #else
     fail("this loader was built without CUDA support (no cuda.h at build time)");
 #endif

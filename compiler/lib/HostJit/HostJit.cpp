@@ -23,6 +23,14 @@ void HostProgram::reclaimMaps() {
     M->reclaim();
 }
 
+MaybeError HostProgram::updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
+                                  const std::vector<uint8_t> &Value) {
+  for (auto &M : Maps)
+    if (M->name() == Map)
+      return loader::setMapEntry(Map, *M->header(), Key, Value);
+  return Error("no map named '" + Map + "' in the program");
+}
+
 std::string HostProgram::dumpMaps() const {
   std::vector<std::pair<std::string, std::string>> Parts;
   for (const auto &M : Maps)

@@ -8,6 +8,7 @@
 #define EBPF_GPU_COMPILER_HOSTJIT_H
 
 #include "ebpf-gpu/Compiler/Lifter.h"
+#include "ebpf-gpu/Support/Error.h"
 
 #include "llvm/Support/Error.h"
 
@@ -54,6 +55,9 @@ public:
   /// Between runs (no call of run* in progress): returns what the last runs
   /// deleted from hash maps to their free lists.
   void reclaimMaps();
+  /// Between runs: sets `Key` to `Value` in the map named `Map`.
+  MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
+                       const std::vector<uint8_t> &Value);
 
 private:
   using EntryFn = uint64_t (*)(void *, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);

@@ -28,8 +28,8 @@ enum {
 };
 
 /* Bytes before the key in a hash element: u32 next element + 1 (0 ends the
- * chain), u32 hash of the key, u32 LRU tick of the last use, u32 1 while
- * the element is linked into a bucket. */
+ * chain), u32 hash of the key, u32 LRU tick of the last use, u32 unused
+ * (keys start 8-byte aligned). */
 #define EBPFGPU_ELEM_HEADER 16
 /* Control words at the start of a hashed map's block (u32 each). */
 #define EBPFGPU_CTL_FRESH 0   /* never-used elements handed out */
@@ -38,7 +38,7 @@ enum {
 #define EBPFGPU_CTL_PENDING 3 /* unlinked this run, free after it + 1 */
 #define EBPFGPU_CTL_LIVE 4    /* keys linked */
 #define EBPFGPU_CTL_CLOCK 5   /* LRU: advances on every insert */
-#define EBPFGPU_CTL_HAND 6    /* LRU: where the next eviction scan starts */
+#define EBPFGPU_CTL_HAND 6    /* LRU: the bucket the next eviction scan starts at */
 #define EBPFGPU_CTL_WORDS 8
 /* LPM keys: u32 prefix length, then at most this many data bytes. */
 #define EBPFGPU_LPM_MAX_DATA 256

@@ -121,6 +121,9 @@ public:
   /// Between batches: returns what the last batch deleted from hash maps
   /// to their free lists (no thread may still hold those elements).
   MaybeError reclaimMaps();
+  /// Between batches: sets `Key` to `Value` in the map named `Map`.
+  MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
+                       const std::vector<uint8_t> &Value);
 
 private:
   friend class GpuBatch;
@@ -130,6 +133,7 @@ private:
     uint64_t DataAddr = 0;            ///< global data: the module global
     uint32_t DataSize = 0;
     MapLayout Layout;                 ///< maps: the header, with device addresses
+    MapShape Shape;
   };
   std::vector<DeviceMap> Maps;
   GpuProgram(GpuDevice &Dev) : Dev(Dev) {}

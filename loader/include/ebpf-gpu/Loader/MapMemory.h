@@ -58,10 +58,19 @@ int64_t hostMapUpdate(ebpfgpu_map &M, const uint8_t *Key, const uint8_t *Value, 
 int64_t hostMapDelete(ebpfgpu_map &M, const uint8_t *Key);
 const uint8_t *hostMapLookup(ebpfgpu_map &M, const uint8_t *Key);
 
+/// Sets `Key` to `Value` (BPF_ANY) in a map block on the host, after
+/// checking their sizes; errors name the map and the errno.
+MaybeError setMapEntry(const std::string &Name, ebpfgpu_map &M, const std::vector<uint8_t> &Key,
+                       const std::vector<uint8_t> &Value);
+
 /// The text form (formatArrayMap's) of a map's block: every non-zero entry
 /// of an array, every key of a hashed map (sorted), "NAME{KEYHEX} = VALUE";
 /// per-CPU values as the sum over CPUs (per 8-byte word, or 4, or byte).
 std::string formatMap(const std::string &Name, const MapLayout &L, const uint8_t *Storage);
+/// The sum of `Slices` copies of a `Size`-byte value stored `Stride` bytes
+/// apart, per 8-byte word (4-byte, or byte, when the size is not a multiple).
+std::vector<uint8_t> sumPerCpuValues(const uint8_t *V, uint32_t Size, uint32_t Stride,
+                                     uint32_t Slices);
 std::string formatHashEntries(const std::string &Name,
                               std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> KV);
 

@@ -3,8 +3,9 @@
 # Runs programs on two back ends over the same packets and compares the
 # verdict of every packet, the bytes of every packet that goes out, and the
 # maps and global data after the run.
-# Arguments: OBJECT:PROGRAM pairs. Prints one line per program; exits 1 on
-# the first difference, naming the packet.
+# Arguments: OBJECT:PROGRAM pairs, each optionally +MAPFILE (map entries the
+# loader sets before the run, --map-file). Prints one line per program;
+# exits 1 on the first difference, naming the packet.
 
 import argparse
 import os
@@ -12,10 +13,12 @@ import subprocess
 import sys
 
 
-def run(loader, backend, obj, prog, pcap, out, verdicts, maps):
-    subprocess.run([loader, "run", obj, "--section", prog, "--pcap", pcap, "--backend", backend,
-                    "--out", out, "--verdicts", verdicts, "--dump-maps", maps, "--json"],
-                   check=True, stdout=subprocess.DEVNULL)
+def run(loader, backend, obj, prog, pcap, out, verdicts, maps, map_file, extra):
+    cmd = [loader, "run", obj, "--section", prog, "--pcap", pcap, "--backend", backend,
+           "--out", out, "--verdicts", verdicts, "--dump-maps", maps, "--json"] + extra
+    if map_file:
+        cmd += ["--map-file", map_file]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     with open(verdicts) as f:
         return f.read().splitlines()
 
@@ -26,17 +29,20 @@ def main():
     ap.add_argument("--pcap", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--backends", default="host,kernel")
+    ap.add_argument("--batch", help="packets per batch on the gpu back end")
     ap.add_argument("programs", nargs="+")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     a, b = args.backends.split(",")
     for spec in args.programs:
+        spec, _, map_file = spec.partition("+")
         obj, prog = spec.rsplit(":", 1)
         res = {}
         for be in (a, b):
             base = os.path.join(args.work, f"{prog}.{be}")
+            extra = ["--batch", args.batch] if be == "gpu" and args.batch else []
             res[be] = (run(args.loader, be, obj, prog, args.pcap, base + ".pcap", base + ".txt",
-                           base + ".maps"), base + ".pcap", base + ".maps")
+                           base + ".maps", map_file, extra), base + ".pcap", base + ".maps")
         va, vb = res[a][0], res[b][0]
         for la, lb in zip(va, vb):
             if la != lb:

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Map semantics through the host's map operations, which run the same C
+// code as the programs' helpers on the host and on the GPU: hash limits,
+// LRU eviction order, LPM longest-prefix matching, per-CPU copies, and
+// the text form of each.
+
+#include "ebpf-gpu/Loader/MapMemory.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+using namespace ebpfgpu;
+using namespace ebpfgpu::loader;
+
+namespace {
+
+std::vector<uint8_t> u32(uint32_t V) {
+  std::vector<uint8_t> B(4);
+  std::memcpy(B.data(), &V, 4);
+  return B;
+}
+
+std::vector<uint8_t> u64(uint64_t V) {
+  std::vector<uint8_t> B(8);
+  std::memcpy(B.data(), &V, 8);
+  return B;
+}
+
+/// An LPM key for IPv4: prefix length, then the address's bytes.
+std::vector<uint8_t> prefix(uint32_t Len, uint8_t A, uint8_t B, uint8_t C, uint8_t D) {
+  std::vector<uint8_t> K = u32(Len);
+  K.insert(K.end(), {A, B, C, D});
+  return K;
+}
+
+uint64_t value64(const uint8_t *V) {
+  uint64_t X;
+  std::memcpy(&X, V, 8);
+  return X;
+}
+
+/// A map block in host memory, as HostMap makes it, with `Slices` CPUs.
+struct Block {
+  std::vector<uint8_t> Storage;
+  MapLayout L;
+  Block(const MapShape &S, uint32_t Slices = 1) {
+    L = mapLayout(S, Slices, 0);
+    Storage.assign(L.Bytes, 0);
+    L = mapLayout(S, Slices, reinterpret_cast<uint64_t>(Storage.data()));
+  }
+  ebpfgpu_map &h() { return L.Header; }
+  std::string text() const { return formatMap("m", L, Storage.data()); }
+};
+
+TEST(MapMemory, HashIsBoundedByMaxEntries) {
+  Block M({EBPFGPU_MAP_HASH, 4, 8, 2, 0});
+  EXPECT_EQ(hostMapUpdate(M.h(), u32(1).data(), u64(10).data(), 0), 0);
+  EXPECT_EQ(hostMapUpdate(M.h(), u32(2).data(), u64(20).data(), 0), 0);
+  EXPECT_EQ(hostMapUpdate(M.h(), u32(3).data(), u64(30).data(), 0), -7); // E2BIG
+  EXPECT_EQ(hostMapUpdate(M.h(), u32(2).data(), u64(21).data(), 0), 0);  // replace
+  EXPECT_EQ(hostMapUpdate(M.h(), u32(1).data(), u64(11).data(), 1), -17); // NOEXIST: EEXIST
+  EXPECT_EQ(hostMapDelete(M.h(), u32(3).data()), -2);                     // ENOENT
+  EXPECT_EQ(M.text(), "m{01000000} = 10\nm{02000000} = 21\n");
+}
+
+TEST(MapMemory, LruEvictsTheLeastRecentlyUsed) {
+  Block M({EBPFGPU_MAP_LRU_HASH, 4, 8, 4, 0});
+  for (uint32_t K = 1; K <= 4; ++K)
+    ASSERT_EQ(hostMapUpdate(M.h(), u32(K).data(), u64(K).data(), 0), 0);
+  // Key 1 is used again; key 2 is now the oldest.
+  ASSERT_NE(hostMapLookup(M.h(), u32(1).data()), nullptr);
+  EXPECT_EQ(hostMapUpdate(M.h(), u32(5).data(), u64(5).data(), 0), 0);
+  EXPECT_EQ(hostMapLookup(M.h(), u32(2).data()), nullptr);
+  EXPECT_EQ(M.text(), "m{01000000} = 1\nm{03000000} = 3\nm{04000000} = 4\nm{05000000} = 5\n");
+  // Full again: the next insert evicts key 3, the oldest left.
+  EXPECT_EQ(hostMapUpdate(M.h(), u32(6).data(), u64(6).data(), 0), 0);
+  EXPECT_EQ(hostMapLookup(M.h(), u32(3).data()), nullptr);
+  // Many more keys than entries: every insert succeeds, 4 keys stay; what
+  // the runs unlinked goes back to the pool between them.
+  for (uint32_t K = 100; K < 5000; ++K) {
+    ASSERT_EQ(hostMapUpdate(M.h(), u32(K).data(), u64(K).data(), 0), 0) << K;
+    reclaimHashMap(M.L, M.Storage.data());
+  }
+  EXPECT_EQ(M.text(), "m{84130000} = 4996\nm{85130000} = 4997\nm{86130000} = 4998\n"
+                      "m{87130000} = 4999\n");
+}
+
+TEST(MapMemory, LpmFindsTheLongestPrefix) {
+  MapShape S{EBPFGPU_MAP_LPM_TRIE, 8, 8, 8, 1};
+  Block M(S);
+  auto Lookup = [&](uint8_t A, uint8_t B, uint8_t C, uint8_t D) -> int64_t {
+    const uint8_t *V = hostMapLookup(M.h(), prefix(32, A, B, C, D).data());
+    return V ? int64_t(value64(V)) : -1;
+  };
+  EXPECT_EQ(Lookup(10, 1, 2, 3), -1);
+  ASSERT_EQ(hostMapUpdate(M.h(), prefix(8, 10, 0, 0, 0).data(), u64(8).data(), 0), 0);
+  ASSERT_EQ(hostMapUpdate(M.h(), prefix(24, 10, 1, 2, 0).data(), u64(24).data(), 0), 0);
+  // Bits past the prefix length do not matter: this is 10.1.0.0/16.
+  ASSERT_EQ(hostMapUpdate(M.h(), prefix(16, 10, 1, 99, 99).data(), u64(16).data(), 0), 0);
+  ASSERT_EQ(hostMapUpdate(M.h(), prefix(32, 10, 1, 2, 3).data(), u64(32).data(), 0), 0);
+  EXPECT_EQ(Lookup(10, 1, 2, 3), 32);
+  EXPECT_EQ(Lookup(10, 1, 2, 4), 24);
+  EXPECT_EQ(Lookup(10, 1, 3, 4), 16);
+  EXPECT_EQ(Lookup(10, 9, 3, 4), 8);
+  EXPECT_EQ(Lookup(11, 1, 2, 3), -1);
+  // A shorter lookup key only matches prefixes at most as long.
+  const uint8_t *V = hostMapLookup(M.h(), prefix(20, 10, 1, 2, 3).data());
+  ASSERT_NE(V, nullptr);
+  EXPECT_EQ(value64(V), 16u);
+  // Delete needs the exact prefix.
+  EXPECT_EQ(hostMapDelete(M.h(), prefix(24, 10, 1, 2, 77).data()), 0);
+  EXPECT_EQ(hostMapDelete(M.h(), prefix(24, 10, 1, 2, 0).data()), -2);
+  EXPECT_EQ(Lookup(10, 1, 2, 4), 16);
+  // A default route; longer than 32 bits is invalid.
+  ASSERT_EQ(hostMapUpdate(M.h(), prefix(0, 0, 0, 0, 0).data(), u64(0xdef).data(), 0), 0);
+  EXPECT_EQ(Lookup(11, 1, 2, 3), 0xdef);
+  EXPECT_EQ(hostMapUpdate(M.h(), prefix(33, 10, 0, 0, 0).data(), u64(1).data(), 0), -22);
+  EXPECT_EQ(M.text(), "m{0000000000000000} = 3567\n"
+                      "m{080000000a000000} = 8\n"
+                      "m{100000000a010000} = 16\n"
+                      "m{200000000a010203} = 32\n");
+  // Full: ENOSPC, as the kernel's trie.
+  for (uint8_t I = 0; I < 4; ++I)
+    ASSERT_EQ(hostMapUpdate(M.h(), prefix(32, 20, 0, 0, I).data(), u64(I).data(), 0), 0);
+  EXPECT_EQ(hostMapUpdate(M.h(), prefix(32, 30, 0, 0, 0).data(), u64(1).data(), 0), -28);
+}
+
+TEST(MapMemory, PerCpuValuesAreSummed) {
+  // Two CPUs' copies, written directly as the runtime's CPUs would.
+  Block M({EBPFGPU_MAP_PERCPU_ARRAY, 4, 16, 4, 0}, 2);
+  uint8_t *Entry1 = M.Storage.data() + 1 * 2 * 16;
+  uint64_t A[2] = {3, 300}, B[2] = {4, 400};
+  std::memcpy(Entry1, A, 16);
+  std::memcpy(Entry1 + 16, B, 16);
+  EXPECT_EQ(M.text(), "m[1] = 0700000000000000bc02000000000000\n");
+  // A new per-CPU hash key from the host: CPU 0 gets the value, others 0.
+  Block H({EBPFGPU_MAP_PERCPU_HASH, 4, 8, 4, 0}, 3);
+  ASSERT_EQ(hostMapUpdate(H.h(), u32(9).data(), u64(5).data(), 0), 0);
+  EXPECT_EQ(H.text(), "m{09000000} = 5\n");
+}
+
+TEST(MapMemory, UnsupportedShapesAreRefusedByName) {
+  EXPECT_TRUE(checkMapSupported("q", {22, 0, 8, 4, 0}).has_value());
+  auto E = checkMapSupported("routes", {EBPFGPU_MAP_LPM_TRIE, 4, 8, 4, 0});
+  ASSERT_TRUE(E.has_value());
+  EXPECT_NE(E->message().find("map 'routes': LPM trie keys"), std::string::npos);
+  EXPECT_TRUE(checkMapSupported("a", {EBPFGPU_MAP_ARRAY, 8, 8, 4, 0}).has_value());
+  EXPECT_FALSE(checkMapSupported("d", {EBPFGPU_MAP_DEVMAP, 4, 8, 4, 0}).has_value());
+}
+
+} // namespace
