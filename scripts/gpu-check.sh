@@ -57,14 +57,16 @@ prepare() {
                xdp_port_filter.o:xdp_port_filter xdp_proto_count.o:xdp_proto_count
                xdp_mac_swap.o:xdp_mac_swap xdp_vlan.o:xdp_vlan
                xdp_patterns.o:ipv6_ext xdp_patterns.o:tcp_opts xdp_patterns.o:load_bytes
-               xdp_patterns.o:ttl_dec xdp_flow_count.o:xdp_flow_count)
+               xdp_patterns.o:ttl_dec xdp_flow_count.o:xdp_flow_count
+               xdp_percpu_stats.o:xdp_percpu_stats xdp_router.o:xdp_router xdp_lb.o:xdp_lb)
   : >"$CARRY/samples/list"
   for spec in "${progs[@]}"; do
-    local obj=${spec%%:*} prog=${spec##*:}
+    local obj=${spec%%:*} prog=${spec##*:} maps=()
+    [[ -f samples/$prog.maps ]] && maps=(--map-file "samples/$prog.maps")
     build/tools/ebpf-gpu-cc "build/samples/$obj" --section "$prog" -o "$CARRY/samples/$prog.gpu.o"
     build/tools/ebpf-gpu-loader run "build/samples/$obj" --section "$prog" --backend host \
       --pcap "$traffic" --out "build/$prog.host.pcap" --verdicts "build/$prog.host.txt" \
-      --dump-maps "build/$prog.host.maps" >/dev/null
+      --dump-maps "build/$prog.host.maps" "${maps[@]}" >/dev/null
     sha256sum <"build/$prog.host.maps" | cut -d' ' -f1 >"$CARRY/samples/$prog.host.maps.sha256"
     sha256sum <"build/$prog.host.txt" | cut -d' ' -f1 >"$CARRY/samples/$prog.host.txt.sha256"
     sha256sum <"build/$prog.host.pcap" | cut -d' ' -f1 >"$CARRY/samples/$prog.host.pcap.sha256"
@@ -77,6 +79,19 @@ prepare() {
   build/tools/ebpf-gpu-loader run build/samples/xdp_conntrack.o --backend host \
     --pcap build/gpu-check-ct.pcap --verdicts build/ct.host.txt --dump-maps build/ct.host.maps >/dev/null
   cat build/ct.host.txt build/ct.host.maps | sha256sum | cut -d' ' -f1 >"$CARRY/samples/ct.sha256"
+  # The count-min sketch drops by what it counted so far: also one a batch.
+  build/tools/ebpf-gpu-cc build/samples/xdp_ddos_cms.o -o "$CARRY/samples/xdp_ddos_cms.gpu.o"
+  build/tools/ebpf-gpu-loader run build/samples/xdp_ddos_cms.o --backend host \
+    --pcap build/gpu-check-ct.pcap --verdicts build/cms.host.txt --dump-maps build/cms.host.maps >/dev/null
+  cat build/cms.host.txt build/cms.host.maps | sha256sum | cut -d' ' -f1 >"$CARRY/samples/cms.sha256"
+  # Hash map stress: inserts, replaces, deletes and reads from 1M threads.
+  /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
+    -c tests/stress/hash_stress.c -o build/hash_stress.o
+  build/tools/ebpf-gpu-cc build/hash_stress.o -o "$CARRY/samples/hash_stress.gpu.o"
+  build/tools/ebpf-gpu-trafgen -o build/gpu-check-stress.pcap --count 1000000 --seed 9 --flows 100000
+  build/tools/ebpf-gpu-loader run build/hash_stress.o --backend host --check-maps \
+    --pcap build/gpu-check-stress.pcap --dump-maps "$CARRY/samples/hash_stress.host.maps" >/dev/null
+  rm -f build/gpu-check-stress.pcap
   # A hash map under 1M concurrent threads: the GPU's map must equal the one
   # the host builds packet by packet (the program is order-independent).
   build/tools/ebpf-gpu-trafgen -o build/gpu-check-1m.pcap --count 1000000 --seed 9
@@ -110,9 +125,11 @@ device() {
   local digest
   digest() { sha256sum <"$1" | cut -d' ' -f1; }
   while read -r prog; do
-    "$bin/ebpf-gpu-loader" run "$s/$prog.gpu.o" --pcap "$traffic" \
+    local maps=()
+    [[ -f samples/$prog.maps ]] && maps=(--map-file "samples/$prog.maps")
+    "$bin/ebpf-gpu-loader" run "$s/$prog.gpu.o" --pcap "$traffic" "${maps[@]}" --check-maps \
       --out "/tmp/$prog.gpu.pcap" --verdicts "/tmp/$prog.gpu.txt" \
-      --dump-maps "/tmp/$prog.gpu.maps" --json | tee "$out/$prog.json"
+      --dump-maps "/tmp/$prog.gpu.maps" --json >"$out/$prog.json"
     if [[ $(digest "/tmp/$prog.gpu.txt") == $(cat "$s/$prog.host.txt.sha256") &&
           $(digest "/tmp/$prog.gpu.pcap") == $(cat "$s/$prog.host.pcap.sha256") &&
           $(digest "/tmp/$prog.gpu.maps") == $(cat "$s/$prog.host.maps.sha256") ]]; then
@@ -131,6 +148,40 @@ device() {
     echo "xdp_conntrack: 2000 packets in 2000 batches, GPU and host agree (verdicts, flows)"
   else
     echo "xdp_conntrack: GPU and host DIFFER"
+    status=1
+  fi
+  echo "== count-min sketch on the GPU, one packet a batch, against the host's serial run"
+  "$bin/ebpf-gpu-loader" run "$s/xdp_ddos_cms.gpu.o" --pcap /tmp/ct.pcap --batch 1 \
+    --verdicts /tmp/cms.gpu.txt --dump-maps /tmp/cms.gpu.maps | grep -E "XDP_DROP|XDP_PASS"
+  if [[ $(cat /tmp/cms.gpu.txt /tmp/cms.gpu.maps | sha256sum | cut -d' ' -f1) == $(cat "$s/cms.sha256") ]]; then
+    echo "xdp_ddos_cms: 2000 packets in 2000 batches, GPU and host agree (verdicts, sketch)"
+  else
+    echo "xdp_ddos_cms: GPU and host DIFFER"
+    status=1
+  fi
+  echo "== hash map stress: 1M threads insert, replace, delete and read 4096 keys"
+  "$bin/ebpf-gpu-trafgen" -o /tmp/stress.pcap --count 1000000 --seed 9 --flows 100000
+  if "$bin/ebpf-gpu-loader" run "$s/hash_stress.gpu.o" --pcap /tmp/stress.pcap --check-maps \
+      --dump-maps /tmp/hash_stress.gpu.maps | tee "$out/stress.txt" | grep -E "ABORTED|GPU kernel" &&
+     grep -Eq "XDP_ABORTED +0 " "$out/stress.txt" &&
+     python3 tests/stress/check-hash-stress.py /tmp/hash_stress.gpu.maps "$s/hash_stress.host.maps"; then
+    echo "hash_stress: no torn read, map structure intact after the run, no insert lost"
+  else
+    echo "hash_stress: FAILED"
+    status=1
+  fi
+  rm -f /tmp/stress.pcap
+  echo "== per-CPU counters: 10M packets in batches of 1M, every one counted (no atomics)"
+  "$bin/ebpf-gpu-trafgen" -o /tmp/ten.pcap --count 10000000 --seed 13
+  "$bin/ebpf-gpu-loader" run "$s/xdp_percpu_stats.gpu.o" --pcap /tmp/ten.pcap --batch 1000000 \
+    --dump-maps /tmp/ten.maps | grep -E "XDP_PASS|GPU kernel"
+  rm -f /tmp/ten.pcap
+  local counted
+  counted=$(python3 -c "import re,sys; print(sum(int.from_bytes(bytes.fromhex(v[:16]),'little') for v in re.findall(r'proto_stats\[\d+\] = ([0-9a-f]+)', open(sys.argv[1]).read())))" /tmp/ten.maps)
+  if [[ $counted == 10000000 ]]; then
+    echo "xdp_percpu_stats: counted exactly 10000000 packets (per-CPU copies summed)"
+  else
+    echo "xdp_percpu_stats: COUNT WRONG: $counted"
     status=1
   fi
   echo "== benchmark: compiled port filter vs hand-written CUDA, 1M packets in GPU memory"

@@ -289,6 +289,19 @@ unsigned GpuProgram::blocksFor(uint32_t Packets) const {
   return std::max<uint32_t>(1, std::min(Wanted, CpuSlots / GpuBlockThreads));
 }
 
+MaybeError GpuProgram::checkMaps() const {
+  const CudaApi &A = Dev.api();
+  for (const DeviceMap &D : Maps) {
+    if (D.DataAddr || !ebpfgpu_map_is_hashed(D.Layout.Header.type))
+      continue;
+    std::vector<uint8_t> Copy(D.Layout.Bytes);
+    EBPFGPU_CHECK(A, cuMemcpyDtoH, Copy.data(), D.Storage, Copy.size());
+    if (MaybeError E = checkMapIntegrity(D.Name, D.Layout, Copy.data()))
+      return E;
+  }
+  return std::nullopt;
+}
+
 MaybeError GpuProgram::updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
                                  const std::vector<uint8_t> &Value) {
   const CudaApi &A = Dev.api();

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <set>
 
 namespace ebpfgpu::loader {
 
@@ -72,8 +73,16 @@ MaybeError checkMapSupported(const std::string &Name, const MapShape &S) {
   return std::nullopt;
 }
 
+/// Hashed maps' elements: max_entries plus spares for the elements a
+/// batch's replacing updates and deletes unlink (they return to the pool
+/// only when the batch ends).
+static uint32_t poolSize(uint32_t MaxEntries) { return MaxEntries + std::max<uint32_t>(MaxEntries, 4096); }
+
 size_t perCpuBytes(const MapShape &S) {
-  return ebpfgpu_map_is_percpu(S.Type) ? size_t(align8(S.ValueSize)) * S.MaxEntries : 0;
+  if (!ebpfgpu_map_is_percpu(S.Type))
+    return 0;
+  uint32_t Values = ebpfgpu_map_is_hashed(S.Type) ? poolSize(S.MaxEntries) : S.MaxEntries;
+  return size_t(align8(S.ValueSize)) * Values;
 }
 
 MapLayout mapLayout(const MapShape &S, uint32_t Slices, uint64_t Base) {
@@ -97,9 +106,7 @@ MapLayout mapLayout(const MapShape &S, uint32_t Slices, uint64_t Base) {
   H.nbuckets = Buckets;
   H.key_stride = align8(S.KeySize);
   H.elem_stride = EBPFGPU_ELEM_HEADER + H.key_stride + H.value_stride * H.nslices;
-  // Spares for the elements a batch's replacing updates unlink: they return
-  // to the pool only when the batch ends.
-  H.pool_size = S.MaxEntries + std::max<uint32_t>(S.MaxEntries, 4096);
+  H.pool_size = poolSize(S.MaxEntries);
   size_t Off = 0;
   H.control = Base + Off;
   Off += EBPFGPU_CTL_WORDS * 4;
@@ -149,6 +156,60 @@ void reclaimHashMap(const MapLayout &L, uint8_t *Storage) {
     store32(E, load32(Free));
     store32(Free, At);
   }
+}
+
+MaybeError checkMapIntegrity(const std::string &Name, const MapLayout &L, const uint8_t *Storage) {
+  const ebpfgpu_map &H = L.Header;
+  if (!ebpfgpu_map_is_hashed(H.type))
+    return std::nullopt;
+  auto Fault = [&](const std::string &Why) { return Error("map '" + Name + "': " + Why); };
+  uint64_t Base = H.control;
+  const uint8_t *Control = Storage + (H.control - Base);
+  const uint8_t *Buckets = Storage + (H.buckets - Base);
+  const uint8_t *Elems = Storage + (H.elems - Base);
+  uint32_t Handed = std::min(load32(Control + 4 * EBPFGPU_CTL_FRESH), H.pool_size);
+  std::vector<uint8_t> Seen(H.pool_size, 0); // 1 linked, 2 free or pending
+  std::set<std::vector<uint8_t>> Keys;
+  uint32_t Linked = 0;
+  for (uint32_t B = 0; B < H.nbuckets; ++B) {
+    for (uint32_t At = load32(Buckets + 4 * B); At != 0;) {
+      if (At > Handed)
+        return Fault("bucket " + std::to_string(B) + " links element " + std::to_string(At - 1) +
+                     ", never handed out");
+      if (Seen[At - 1])
+        return Fault("element " + std::to_string(At - 1) + " is linked twice");
+      Seen[At - 1] = 1;
+      ++Linked;
+      const uint8_t *E = Elems + size_t(At - 1) * H.elem_stride;
+      const uint8_t *K = E + EBPFGPU_ELEM_HEADER;
+      uint32_t Hash = ebpfgpu_hash_key(K, H.key_size);
+      if (load32(E + 4) != Hash || (Hash & (H.nbuckets - 1)) != B)
+        return Fault("element " + std::to_string(At - 1) + " is in bucket " + std::to_string(B) +
+                     " but its key hashes elsewhere");
+      if (!Keys.insert(std::vector<uint8_t>(K, K + H.key_size)).second)
+        return Fault("a key is linked twice");
+      At = load32(E);
+    }
+  }
+  if (Linked != load32(Control + 4 * EBPFGPU_CTL_LIVE))
+    return Fault(std::to_string(Linked) + " elements linked, the live count says " +
+                 std::to_string(load32(Control + 4 * EBPFGPU_CTL_LIVE)));
+  if (Linked > H.max_entries)
+    return Fault(std::to_string(Linked) + " keys, more than max_entries");
+  uint32_t Listed = 0;
+  for (unsigned List : {EBPFGPU_CTL_FREE, EBPFGPU_CTL_PENDING})
+    for (uint32_t At = load32(Control + 4 * List); At != 0; ++Listed) {
+      if (At > Handed || Seen[At - 1])
+        return Fault("free or pending list holds element " + std::to_string(At - 1) +
+                     (At > Handed ? ", never handed out" : ", also in use"));
+      Seen[At - 1] = 2;
+      At = load32(Elems + size_t(At - 1) * H.elem_stride);
+    }
+  if (Linked + Listed != Handed)
+    return Fault(std::to_string(Handed - Linked - Listed) + " elements lost (" +
+                 std::to_string(Handed) + " handed out, " + std::to_string(Linked) + " linked, " +
+                 std::to_string(Listed) + " free or pending)");
+  return std::nullopt;
 }
 
 int64_t hostMapUpdate(ebpfgpu_map &M, const uint8_t *Key, const uint8_t *Value, uint64_t Flags) {

@@ -87,6 +87,32 @@ TEST(MapMemory, LruEvictsTheLeastRecentlyUsed) {
                       "m{87130000} = 4999\n");
 }
 
+TEST(MapMemory, IntegrityCheckFindsBrokenBlocks) {
+  Block M({EBPFGPU_MAP_HASH, 4, 8, 64, 0});
+  for (uint32_t K = 0; K < 40; ++K)
+    ASSERT_EQ(hostMapUpdate(M.h(), u32(K).data(), u64(K).data(), 0), 0);
+  for (uint32_t K = 0; K < 40; K += 3)
+    ASSERT_EQ(hostMapDelete(M.h(), u32(K).data()), 0);
+  ASSERT_EQ(hostMapUpdate(M.h(), u32(1).data(), u64(100).data(), 0), 0);
+  EXPECT_FALSE(checkMapIntegrity("m", M.L, M.Storage.data()).has_value());
+  reclaimHashMap(M.L, M.Storage.data());
+  EXPECT_FALSE(checkMapIntegrity("m", M.L, M.Storage.data()).has_value());
+  // A lost element: the pending list forgets its head.
+  ASSERT_EQ(hostMapDelete(M.h(), u32(2).data()), 0);
+  std::vector<uint8_t> Saved = M.Storage;
+  uint32_t Zero = 0;
+  std::memcpy(M.Storage.data() + 4 * EBPFGPU_CTL_PENDING, &Zero, 4);
+  auto E = checkMapIntegrity("m", M.L, M.Storage.data());
+  ASSERT_TRUE(E.has_value());
+  EXPECT_EQ(E->message(), "map 'm': 1 elements lost (41 handed out, 25 linked, 15 free or pending)");
+  // A wrong live count.
+  M.Storage = Saved;
+  std::memcpy(M.Storage.data() + 4 * EBPFGPU_CTL_LIVE, &Zero, 4);
+  E = checkMapIntegrity("m", M.L, M.Storage.data());
+  ASSERT_TRUE(E.has_value());
+  EXPECT_EQ(E->message(), "map 'm': 25 elements linked, the live count says 0");
+}
+
 TEST(MapMemory, LpmFindsTheLongestPrefix) {
   MapShape S{EBPFGPU_MAP_LPM_TRIE, 8, 8, 8, 1};
   Block M(S);

@@ -74,6 +74,8 @@ int usage(const std::string &Msg) {
                "                      map stores them, e.g. routes:18000000c0a80100:02000000);\n"
                "                      repeatable\n"
                "  --map-file FILE     --map-set for each line MAP:KEY:VALUE of FILE ('#' comments)\n"
+               "  --check-maps        host, gpu: after every batch, check the structure of every\n"
+               "                      hash map (links, buckets, counts, free lists)\n"
                "  --json              print the summary as JSON\n"
                "  --allow-unverified  run a .gpu.o compiled with --no-verify (testing only)\n",
                Tool, Tool);
@@ -122,6 +124,7 @@ struct RunOptions {
   size_t BatchSize = 0; ///< gpu: packets per batch (0: all in one)
   bool Json = false;
   bool AllowUnverified = false;
+  bool CheckMaps = false;
   std::vector<MapEntry> MapEntries; ///< --map-set, in order
 };
 
@@ -178,6 +181,9 @@ void runHost(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
     Batch.finish(I, Ctx, V);
     (*Prog)->reclaimMaps(); // one packet at a time, as BPF_PROG_TEST_RUN
   }
+  if (O.CheckMaps)
+    if (MaybeError E = (*Prog)->checkMaps())
+      fail("host back end: " + E->message());
   MapsText = (*Prog)->dumpMaps();
 }
 
@@ -387,6 +393,9 @@ void runGpu(const loader::GpuObjectSpec &Spec, PacketBatch &Batch, const RunOpti
         fail("gpu back end: packet " + std::to_string(First + K) + " left its buffer");
     if (MaybeError E = (*Prog)->reclaimMaps())
       fail("gpu back end: " + E->message());
+    if (O.CheckMaps)
+      if (MaybeError E = (*Prog)->checkMaps())
+        fail("gpu back end: after packet " + std::to_string(First + Count) + ": " + E->message());
   }
   auto Dump = (*Prog)->dumpMaps();
   if (!Dump)
@@ -457,6 +466,8 @@ int runCommand(int argc, char **argv) {
       O.Json = true;
     else if (A == "--allow-unverified")
       O.AllowUnverified = true;
+    else if (A == "--check-maps")
+      O.CheckMaps = true;
     else if (A == "--map-set") {
       std::string V;
       Value(V);

@@ -23,6 +23,13 @@ void HostProgram::reclaimMaps() {
     M->reclaim();
 }
 
+MaybeError HostProgram::checkMaps() const {
+  for (const auto &M : Maps)
+    if (MaybeError E = M->check())
+      return E;
+  return std::nullopt;
+}
+
 MaybeError HostProgram::updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
                                   const std::vector<uint8_t> &Value) {
   for (auto &M : Maps)

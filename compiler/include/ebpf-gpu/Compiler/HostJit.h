@@ -55,6 +55,8 @@ public:
   /// Between runs (no call of run* in progress): returns what the last runs
   /// deleted from hash maps to their free lists.
   void reclaimMaps();
+  /// Between runs: checks every map's structure (loader::checkMapIntegrity).
+  MaybeError checkMaps() const;
   /// Between runs: sets `Key` to `Value` in the map named `Map`.
   MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
                        const std::vector<uint8_t> &Value);

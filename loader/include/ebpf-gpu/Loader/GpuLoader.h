@@ -121,6 +121,8 @@ public:
   /// Between batches: returns what the last batch deleted from hash maps
   /// to their free lists (no thread may still hold those elements).
   MaybeError reclaimMaps();
+  /// Between batches: checks every map's structure (checkMapIntegrity).
+  MaybeError checkMaps() const;
   /// Between batches: sets `Key` to `Value` in the map named `Map`.
   MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
                        const std::vector<uint8_t> &Value);

@@ -50,6 +50,13 @@ void reclaimHashMap(const MapLayout &L, uint8_t *Storage);
 /// words only: `Control` is the first EBPFGPU_CTL_WORDS words of the block).
 bool hasPendingElements(const uint32_t *Control);
 
+/// Checks that a hashed map's block is well formed between runs: every
+/// linked element is in the pool, in the bucket its key hashes to, linked
+/// once, with a key no other element has; the live count matches; linked,
+/// free and pending elements account for every element handed out. Other
+/// maps have nothing to check. Errors name the map and the first fault.
+MaybeError checkMapIntegrity(const std::string &Name, const MapLayout &L, const uint8_t *Storage);
+
 /// The host's operations on a map block in host memory at the address its
 /// header names, with the programs' semantics and return codes (0 or a
 /// negative errno); only while no program runs on it. Per-CPU maps: the
@@ -91,6 +98,7 @@ public:
       reclaimHashMap(Layout, Storage.data());
   }
   std::string format() const { return formatMap(Name, Layout, Storage.data()); }
+  MaybeError check() const { return checkMapIntegrity(Name, Layout, Storage.data()); }
 
 private:
   std::string Name;
