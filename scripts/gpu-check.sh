@@ -159,9 +159,9 @@ device() {
     echo "xdp_ddos_cms: GPU and host DIFFER"
     status=1
   fi
-  echo "== hash map stress: 1M threads insert, replace, delete and read 4096 keys"
+  echo "== hash map stress: 1M packets in batches of 65536 threads that insert, replace, delete and read 4096 keys"
   "$bin/ebpf-gpu-trafgen" -o /tmp/stress.pcap --count 1000000 --seed 9 --flows 100000
-  if "$bin/ebpf-gpu-loader" run "$s/hash_stress.gpu.o" --pcap /tmp/stress.pcap --check-maps \
+  if "$bin/ebpf-gpu-loader" run "$s/hash_stress.gpu.o" --pcap /tmp/stress.pcap --check-maps --batch 65536 \
       --dump-maps /tmp/hash_stress.gpu.maps | tee "$out/stress.txt" | grep -E "ABORTED|GPU kernel" &&
      grep -Eq "XDP_ABORTED +0 " "$out/stress.txt" &&
      python3 tests/stress/check-hash-stress.py /tmp/hash_stress.gpu.maps "$s/hash_stress.host.maps"; then

@@ -107,6 +107,8 @@ int main(int argc, char **argv) {
   // Correctness first: both must give the same verdict for every packet.
   std::vector<ebpfgpu_verdict> VA, VB;
   for (auto [P, V] : {std::pair{&*ProgA, &VA}, std::pair{&*ProgB, &VB}}) {
+    if (MaybeError E = (*GB)->clearVerdicts())
+      fail(E->message());
     auto Ms = (*GB)->launch(**P);
     if (!Ms)
       fail(Ms.error().message());
@@ -116,6 +118,9 @@ int main(int argc, char **argv) {
   size_t Mismatch = 0;
   std::array<uint64_t, 5> Counts{};
   for (size_t I = 0; I < N; ++I) {
+    if (VA[I].action > 4 || VB[I].action > 4)
+      fail("packet " + std::to_string(I) + " got no verdict from " +
+           (VA[I].action > 4 ? "the compiled program" : "the CUDA kernel"));
     if (VA[I].action != VB[I].action)
       ++Mismatch;
     if (VA[I].action < 5)

@@ -289,6 +289,20 @@ unsigned GpuProgram::blocksFor(uint32_t Packets) const {
   return std::max<uint32_t>(1, std::min(Wanted, CpuSlots / GpuBlockThreads));
 }
 
+Expected<std::vector<std::string>> GpuProgram::starvedMaps() const {
+  const CudaApi &A = Dev.api();
+  std::vector<std::string> Out;
+  for (const DeviceMap &D : Maps) {
+    if (D.DataAddr || !ebpfgpu_map_is_hashed(D.Layout.Header.type))
+      continue;
+    uint32_t Control[EBPFGPU_CTL_WORDS];
+    EBPFGPU_CHECK(A, cuMemcpyDtoH, Control, D.Storage, sizeof(Control));
+    if (uint32_t N = starvedUpdates(Control))
+      Out.push_back(D.Name + ": " + std::to_string(N));
+  }
+  return Out;
+}
+
 MaybeError GpuProgram::checkMaps() const {
   const CudaApi &A = Dev.api();
   for (const DeviceMap &D : Maps) {
@@ -441,6 +455,13 @@ Expected<float> GpuBatch::launch(GpuProgram &Prog) {
   float Ms = 0;
   EBPFGPU_CHECK(A, cuEventElapsedTime, &Ms, E0.get(), E1.get());
   return Ms;
+}
+
+MaybeError GpuBatch::clearVerdicts() {
+  const CudaApi &A = Dev.api();
+  EBPFGPU_CHECK(A, cuMemsetD8, Verdicts, 0xff, Count * sizeof(ebpfgpu_verdict));
+  EBPFGPU_CHECK(A, cuCtxSynchronize);
+  return std::nullopt;
 }
 
 MaybeError GpuBatch::verdicts(std::vector<ebpfgpu_verdict> &Out) const {

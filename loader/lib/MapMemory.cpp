@@ -76,12 +76,16 @@ MaybeError checkMapSupported(const std::string &Name, const MapShape &S) {
 /// Hashed maps' elements: max_entries plus spares for the elements a
 /// batch's replacing updates and deletes unlink (they return to the pool
 /// only when the batch ends).
-static uint32_t poolSize(uint32_t MaxEntries) { return MaxEntries + std::max<uint32_t>(MaxEntries, 4096); }
+static uint32_t poolSize(const MapShape &S) {
+  // Per-CPU maps update values in place; only deletes and evictions unlink.
+  uint32_t Spares = ebpfgpu_map_is_percpu(S.Type) ? 4096 : 65536;
+  return S.MaxEntries + std::max(S.MaxEntries, Spares);
+}
 
 size_t perCpuBytes(const MapShape &S) {
   if (!ebpfgpu_map_is_percpu(S.Type))
     return 0;
-  uint32_t Values = ebpfgpu_map_is_hashed(S.Type) ? poolSize(S.MaxEntries) : S.MaxEntries;
+  uint32_t Values = ebpfgpu_map_is_hashed(S.Type) ? poolSize(S) : S.MaxEntries;
   return size_t(align8(S.ValueSize)) * Values;
 }
 
@@ -106,7 +110,7 @@ MapLayout mapLayout(const MapShape &S, uint32_t Slices, uint64_t Base) {
   H.nbuckets = Buckets;
   H.key_stride = align8(S.KeySize);
   H.elem_stride = EBPFGPU_ELEM_HEADER + H.key_stride + H.value_stride * H.nslices;
-  H.pool_size = poolSize(S.MaxEntries);
+  H.pool_size = poolSize(S);
   size_t Off = 0;
   H.control = Base + Off;
   Off += EBPFGPU_CTL_WORDS * 4;
@@ -143,6 +147,8 @@ std::vector<uint8_t> sumPerCpuValues(const uint8_t *V, uint32_t Size, uint32_t S
 }
 
 bool hasPendingElements(const uint32_t *Control) { return Control[EBPFGPU_CTL_PENDING] != 0; }
+
+uint32_t starvedUpdates(const uint32_t *Control) { return Control[EBPFGPU_CTL_STARVED]; }
 
 void reclaimHashMap(const MapLayout &L, uint8_t *Storage) {
   const ebpfgpu_map &H = L.Header;

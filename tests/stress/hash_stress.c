@@ -4,12 +4,14 @@
 // many as the map holds) and, by the key's class, inserts it if absent,
 // replaces it, inserts and deletes it, or reads it. Values are
 // self-checking (b = a * K1, c = a ^ K2): a reader that sees a torn value
-// returns XDP_ABORTED, so a run with no ABORTED verdict saw none, and the
-// map after the run must hold only consistent values. Keys of the
+// returns XDP_ABORTED, as does an update or delete that fails when it
+// cannot (the map never fills), so a run with no ABORTED verdict saw
+// neither, and the map after the run must hold only consistent values. Keys of the
 // insert-only class hold a value fixed by the key, so every one of them
 // that any packet carried is present afterwards with that exact value.
 
 #include <linux/bpf.h>
+#include <linux/errno.h>
 #include <linux/if_ether.h>
 #include <linux/ip.h>
 #include <linux/udp.h>
@@ -51,17 +53,18 @@ int hash_stress(struct xdp_md *ctx) {
   __u32 key = (bpf_ntohl(ip->saddr) ^ bpf_ntohs(l4->source) ^ bpf_ntohs(ip->id) * 7) & 0xfff;
   struct value v;
   switch (key & 3) {
-  case 0: // insert only: the value depends on the key alone
+  case 0: { // insert only: the value depends on the key alone
     v = make(key);
-    bpf_map_update_elem(&table, &key, &v, BPF_NOEXIST);
-    return XDP_PASS;
+    long rc = bpf_map_update_elem(&table, &key, &v, BPF_NOEXIST);
+    return rc == 0 || rc == -EEXIST ? XDP_PASS : XDP_ABORTED;
+  }
   case 1: // replace with a value of this packet
     v = make((__u64)key << 32 | bpf_ntohs(ip->id));
-    bpf_map_update_elem(&table, &key, &v, BPF_ANY);
-    return XDP_TX;
-  case 2: // insert, then delete
+    return bpf_map_update_elem(&table, &key, &v, BPF_ANY) ? XDP_ABORTED : XDP_TX;
+  case 2: // insert, then delete (another packet of the key may delete first)
     v = make(key + 1);
-    bpf_map_update_elem(&table, &key, &v, BPF_ANY);
+    if (bpf_map_update_elem(&table, &key, &v, BPF_ANY))
+      return XDP_ABORTED;
     bpf_map_delete_elem(&table, &key);
     return XDP_DROP;
   default: { // read whatever is there, replace it on the odd ids
@@ -74,7 +77,8 @@ int hash_stress(struct xdp_md *ctx) {
     }
     if (bpf_ntohs(ip->id) & 1) {
       v = make((__u64)key << 32 | 0xffff);
-      bpf_map_update_elem(&table, &key, &v, BPF_ANY);
+      if (bpf_map_update_elem(&table, &key, &v, BPF_ANY))
+        return XDP_ABORTED;
     }
     return XDP_PASS;
   }

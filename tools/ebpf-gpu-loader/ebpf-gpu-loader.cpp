@@ -397,6 +397,14 @@ void runGpu(const loader::GpuObjectSpec &Spec, PacketBatch &Batch, const RunOpti
       if (MaybeError E = (*Prog)->checkMaps())
         fail("gpu back end: after packet " + std::to_string(First + Count) + ": " + E->message());
   }
+  auto Starved = (*Prog)->starvedMaps();
+  if (!Starved)
+    fail("gpu back end: " + Starved.error().message());
+  for (const std::string &M : *Starved)
+    std::fprintf(stderr,
+                 "%s: warning: map %s updates refused (E2BIG) because a batch unlinked every "
+                 "spare element; a smaller --batch avoids it\n",
+                 Tool, M.c_str());
   auto Dump = (*Prog)->dumpMaps();
   if (!Dump)
     fail("gpu back end: " + Dump.error().message());

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * The ABI between the loader and the batch kernels the compiler generates:
- * one descriptor per packet in, one verdict per packet out, one thread per
- * packet. In C, shared by the compiler (which emits the kernels) and the
+ * one descriptor per packet in, one verdict per packet out; thread t of a
+ * grid of T threads takes packets t, t + T, t + 2T, ... (the loader sizes the
+ * grid: at most one thread per packet, at most what the GPU holds at once). In C, shared by the compiler (which emits the kernels) and the
  * loader (which fills and reads these arrays); no LLVM, no CUDA. */
 
 #ifndef EBPF_GPU_PLATFORM_GPUABI_H

@@ -39,6 +39,8 @@ enum {
 #define EBPFGPU_CTL_LIVE 4    /* keys linked */
 #define EBPFGPU_CTL_CLOCK 5   /* LRU: advances on every insert */
 #define EBPFGPU_CTL_HAND 6    /* LRU: the bucket the next eviction scan starts at */
+#define EBPFGPU_CTL_STARVED 7 /* updates refused (E2BIG) because one run unlinked every
+                                 spare element: they return only when the run ends */
 #define EBPFGPU_CTL_WORDS 8
 /* LPM keys: u32 prefix length, then at most this many data bytes. */
 #define EBPFGPU_LPM_MAX_DATA 256

@@ -73,6 +73,9 @@ public:
   /// Runs `Prog` once over every packet; returns the kernel time in ms
   /// (device events).
   Expected<float> launch(GpuProgram &Prog);
+  /// Fills the verdicts with 0xff bytes (no valid action), so a kernel that
+  /// skips a packet is seen.
+  MaybeError clearVerdicts();
   /// Copies the verdicts of the last launch to the host.
   MaybeError verdicts(std::vector<ebpfgpu_verdict> &Out) const;
   /// Restores the frames to their uploaded bytes (programs may rewrite them).
@@ -121,6 +124,9 @@ public:
   /// Between batches: returns what the last batch deleted from hash maps
   /// to their free lists (no thread may still hold those elements).
   MaybeError reclaimMaps();
+  /// Per hashed map with any: "NAME: N" updates refused so far because a
+  /// batch unlinked every spare element (starvedUpdates).
+  Expected<std::vector<std::string>> starvedMaps() const;
   /// Between batches: checks every map's structure (checkMapIntegrity).
   MaybeError checkMaps() const;
   /// Between batches: sets `Key` to `Value` in the map named `Map`.

@@ -49,6 +49,9 @@ void reclaimHashMap(const MapLayout &L, uint8_t *Storage);
 /// True when the last run left elements to reclaim (reads the control
 /// words only: `Control` is the first EBPFGPU_CTL_WORDS words of the block).
 bool hasPendingElements(const uint32_t *Control);
+/// Updates refused so far because a run had unlinked every spare element
+/// (they return to the pool only between runs; a smaller batch avoids it).
+uint32_t starvedUpdates(const uint32_t *Control);
 
 /// Checks that a hashed map's block is well formed between runs: every
 /// linked element is in the pool, in the bucket its key hashes to, linked
