@@ -12,6 +12,8 @@
 // Exit codes: 0 success, 1 the program or the packets were refused, 2 bad
 // command line.
 
+#include "Executors.h"
+
 #include "ebpf-gpu/Loader/GpuObject.h"
 #include "ebpf-gpu/Loader/MapMemory.h"
 #include "ebpf-gpu/Runtime/Packets.h"
@@ -20,13 +22,6 @@
 #include "ebpf-gpu/Loader/GpuLoader.h"
 #endif
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
-#include "ebpf-gpu/Compiler/GpuArtifact.h"
-#include "ebpf-gpu/Compiler/HostJit.h"
-#include "ebpf-gpu/Object/Object.h"
-#include "ebpf-gpu/Verifier/Verifier.h"
-
-#include "llvm/Support/raw_ostream.h"
-
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #endif
@@ -96,45 +91,6 @@ Expected<loader::GpuObjectSpec> gpuObjectAt(const std::string &Path) {
 
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
 
-/// The host back end: lift, JIT, run each packet.
-void runHost(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
-             std::string &MapsText) {
-  Expected<object::ObjectSpec> Obj = object::readObjectFile(O.Object);
-  if (!Obj)
-    fail(Obj.error().message());
-  const object::ProgramSpec *P = nullptr;
-  if (!O.Section.empty())
-    P = Obj->findProgram(O.Section);
-  else if (Obj->Programs.size() == 1)
-    P = &Obj->Programs[0];
-  if (!P) {
-    std::string Have;
-    for (const object::ProgramSpec &Q : Obj->Programs)
-      Have += (Have.empty() ? "" : ", ") + Q.Name;
-    fail(O.Object + ": " +
-         (O.Section.empty() ? "several programs; choose one with --section"
-                            : "no program or section named '" + O.Section + "'") +
-         " (have: " + Have + ")");
-  }
-  ProgName = P->Name;
-  verifier::Result V = verifier::verify(*P, Obj->Maps, verifier::Options());
-  if (!V.ok())
-    fail(O.Object + ": program " + P->Name + ": refused by the verifier: " +
-         verifier::formatDiagnostic(*V.Error, *P));
-  compiler::LiftOptions Opts;
-  auto Prog = compiler::HostProgram::compile(*P, Obj->Maps, Opts);
-  if (!Prog)
-    fail(O.Object + ": program " + P->Name + ": " + llvm::toString(Prog.takeError()));
-  for (size_t I = 0; I < Batch.size(); ++I) {
-    platform::XdpRuntimeContext Ctx;
-    Batch.prepareContext(I, Ctx);
-    uint64_t V = (*Prog)->runXdp(Ctx);
-    Batch.finish(I, Ctx, V);
-    (*Prog)->reclaimMaps(); // one packet at a time, as BPF_PROG_TEST_RUN
-  }
-  MapsText = (*Prog)->dumpMaps();
-}
-
 std::string LibbpfLog;
 int collectLibbpfLog(enum libbpf_print_level Level, const char *Fmt, va_list Args) {
   if (Level == LIBBPF_DEBUG)
@@ -143,27 +99,6 @@ int collectLibbpfLog(enum libbpf_print_level Level, const char *Fmt, va_list Arg
   int N = std::vsnprintf(Buf, sizeof(Buf), Fmt, Args);
   LibbpfLog += Buf;
   return N;
-}
-
-/// Compiles the eBPF object of `O` for the GPU, in process.
-loader::GpuObjectSpec compileForGpu(const RunOptions &O) {
-  Expected<object::ObjectSpec> Obj = object::readObjectFile(O.Object);
-  if (!Obj)
-    fail(Obj.error().message());
-  const object::ProgramSpec *P =
-      O.Section.empty() ? (Obj->Programs.size() == 1 ? &Obj->Programs[0] : nullptr)
-                        : Obj->findProgram(O.Section);
-  if (!P)
-    fail(O.Object + ": choose one program with --section");
-  verifier::Result V = verifier::verify(*P, Obj->Maps, verifier::Options());
-  if (!V.ok())
-    fail(O.Object + ": program " + P->Name + ": refused by the verifier: " +
-         verifier::formatDiagnostic(*V.Error, *P));
-  auto G = compiler::buildGpuObject(*Obj, *P, compiler::LiftOptions(), compiler::GpuOptions(),
-                                    /*Verified=*/true);
-  if (!G)
-    fail(O.Object + ": program " + P->Name + ": " + llvm::toString(G.takeError()));
-  return std::move(*G);
 }
 
 /// The kernel back end: load with libbpf, BPF_PROG_TEST_RUN per packet.
@@ -259,51 +194,6 @@ void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
 #endif // EBPF_GPU_LOADER_WITH_COMPILER
 
 #ifdef EBPF_GPU_HAVE_CUDA
-/// The GPU back end: all packets in one batch, one thread each.
-void runGpu(const loader::GpuObjectSpec &Spec, PacketBatch &Batch, size_t BatchSize,
-            double &KernelMs, std::string &MapsText) {
-  if (Spec.Platform != "xdp")
-    fail(Spec.Program + ": not an XDP program (platform " + Spec.Platform + ")");
-  auto Dev = loader::GpuDevice::open(0);
-  if (!Dev)
-    fail("gpu back end: " + Dev.error().message());
-  auto Prog = loader::GpuProgram::load(**Dev, Spec);
-  if (!Prog)
-    fail("gpu back end: " + Spec.Program + ": " + Prog.error().message());
-  // Packets go in batches of BatchSize (all at once by default); between
-  // batches, what a batch deleted from hash maps is reclaimed.
-  KernelMs = 0;
-  size_t N = Batch.size(), Step = BatchSize ? BatchSize : std::max<size_t>(N, 1);
-  for (size_t First = 0; First < N; First += Step) {
-    size_t Count = std::min(Step, N - First);
-    std::vector<ebpfgpu_packet_desc> Descs(Count);
-    for (size_t K = 0; K < Count; ++K) {
-      ebpfgpu_packet_desc &D = Descs[K];
-      D = {};
-      D.buffer = K * Batch.stride();
-      D.data_offset = Batch.offset(First + K);
-      D.length = Batch.length(First + K);
-      D.buffer_size = uint32_t(Batch.stride());
-    }
-    std::vector<ebpfgpu_verdict> Verdicts;
-    loader::BatchTiming T;
-    if (MaybeError E = (*Prog)->runBatch(Batch.frames() + First * Batch.stride(),
-                                         Count * Batch.stride(), Descs, Verdicts, &T))
-      fail("gpu back end: " + E->message());
-    KernelMs += T.KernelMs;
-    for (size_t K = 0; K < Count; ++K)
-      if (!Batch.setOutcome(First + K, Verdicts[K].data_offset, Verdicts[K].length,
-                            Verdicts[K].action, Verdicts[K].redirect_target))
-        fail("gpu back end: packet " + std::to_string(First + K) + " left its buffer");
-    if (MaybeError E = (*Prog)->reclaimMaps())
-      fail("gpu back end: " + E->message());
-  }
-  auto Dump = (*Prog)->dumpMaps();
-  if (!Dump)
-    fail("gpu back end: " + Dump.error().message());
-  MapsText = *Dump;
-}
-
 int testRunCommand(int argc, char **argv) {
   std::string Path, MemHex;
   bool AllowUnverified = false;
@@ -414,7 +304,9 @@ int runCommand(int argc, char **argv) {
 #ifdef EBPF_GPU_HAVE_CUDA
     if (!GpuObj) {
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
-      GpuObj = compileForGpu(O);
+      GpuObj = tools::compileForGpu(O.Object, O.Section);
+      if (!GpuObj)
+        fail(GpuObj.error().message());
 #else
       fail(GpuObj.error().message() + " (this loader was built without the compiler: "
                                       "compile the program with ebpf-gpu-cc first)");
@@ -422,7 +314,16 @@ int runCommand(int argc, char **argv) {
     }
     ProgName = GpuObj->Program;
     requireVerified(*GpuObj, O.Object, O.AllowUnverified);
-    runGpu(*GpuObj, *Batch, O.BatchSize, KernelMs, MapsText);
+    auto Exec = tools::makeGpuExecutor(*GpuObj, O.BatchSize);
+    if (!Exec)
+      fail(Exec.error().message());
+    if (MaybeError E = (*Exec)->run(*Batch))
+      fail("gpu back end: " + E->message());
+    KernelMs = tools::gpuKernelMs(**Exec);
+    auto Dump = (*Exec)->dumpMaps();
+    if (!Dump)
+      fail("gpu back end: " + Dump.error().message());
+    MapsText = *Dump;
 #else
     fail("this loader was built without CUDA support (no cuda.h at build time)");
 #endif
@@ -431,9 +332,15 @@ int runCommand(int argc, char **argv) {
       fail(O.Object + ": a .gpu.o holds GPU code only; give the " + O.Backend +
            " back end the eBPF object");
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
-    if (O.Backend == "host")
-      runHost(O, *Batch, ProgName, MapsText);
-    else
+    if (O.Backend == "host") {
+      auto Exec = tools::makeHostExecutor(O.Object, O.Section, tools::HostReclaim::EachPacket);
+      if (!Exec)
+        fail(Exec.error().message());
+      ProgName = (*Exec)->programName();
+      if (MaybeError E = (*Exec)->run(*Batch))
+        fail(E->message());
+      MapsText = *(*Exec)->dumpMaps();
+    } else
       runKernel(O, *Batch, ProgName, MapsText);
 #else
     fail("the " + O.Backend + " back end needs a loader built with the compiler");
