@@ -31,9 +31,8 @@ using runtime::PacketBatch;
 namespace {
 
 /// The program `Section` names in `Obj` (or its only one), verified.
-Expected<const object::ProgramSpec *> chooseVerified(const object::ObjectSpec &Obj,
-                                                     const std::string &Path,
-                                                     const std::string &Section) {
+Expected<const object::ProgramSpec *>
+chooseVerified(const object::ObjectSpec &Obj, const std::string &Path, const std::string &Section) {
   const object::ProgramSpec *P = nullptr;
   if (!Section.empty())
     P = Obj.findProgram(Section);
@@ -50,8 +49,8 @@ Expected<const object::ProgramSpec *> chooseVerified(const object::ObjectSpec &O
   }
   verifier::Result V = verifier::verify(*P, Obj.Maps, verifier::Options());
   if (!V.ok())
-    return Error(Path + ": program " + P->Name + ": refused by the verifier: " +
-                 verifier::formatDiagnostic(*V.Error, *P));
+    return Error(Path + ": program " + P->Name +
+                 ": refused by the verifier: " + verifier::formatDiagnostic(*V.Error, *P));
   return P;
 }
 
@@ -115,8 +114,7 @@ makeHostExecutor(const std::string &Object, const std::string &Section, HostRecl
   auto Prog = compiler::HostProgram::compile(**P, Obj->Maps, compiler::LiftOptions());
   if (!Prog)
     return Error(Object + ": program " + (*P)->Name + ": " + llvm::toString(Prog.takeError()));
-  return std::unique_ptr<BatchExecutor>(
-      new HostExecutor(std::move(*Prog), (*P)->Name, Reclaim));
+  return std::unique_ptr<BatchExecutor>(new HostExecutor(std::move(*Prog), (*P)->Name, Reclaim));
 }
 
 Expected<loader::GpuObjectSpec> compileForGpu(const std::string &Object,
@@ -142,8 +140,7 @@ class GpuExecutor final : public BatchExecutor {
 public:
   GpuExecutor(std::unique_ptr<loader::GpuDevice> Dev, std::unique_ptr<loader::GpuProgram> Prog,
               std::string Name, size_t LaunchSize)
-      : Dev(std::move(Dev)), Prog(std::move(Prog)), Name(std::move(Name)),
-        LaunchSize(LaunchSize) {}
+      : Dev(std::move(Dev)), Prog(std::move(Prog)), Name(std::move(Name)), LaunchSize(LaunchSize) {}
   ~GpuExecutor() override { Prog.reset(); } // the program before its device
 
   MaybeError run(PacketBatch &Batch) override {

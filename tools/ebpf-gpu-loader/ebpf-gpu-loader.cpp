@@ -8,11 +8,13 @@
 //   host    an eBPF object JIT-compiled for this CPU (needs the compiler)
 //   kernel  the Linux kernel's own verifier and BPF_PROG_TEST_RUN (needs
 //           root); the reference the other back ends are compared against
+// `forward` runs it over DPDK ports (Forward.cpp; builds with DPDK).
 // `test-run` runs a raw-platform .gpu.o once on the GPU (conformance).
 // Exit codes: 0 success, 1 the program or the packets were refused, 2 bad
 // command line.
 
 #include "Executors.h"
+#include "Forward.h"
 
 #include "ebpf-gpu/Loader/GpuObject.h"
 #include "ebpf-gpu/Loader/MapMemory.h"
@@ -53,6 +55,8 @@ int usage(const std::string &Msg) {
     std::fprintf(stderr, "%s: error: %s\n", Tool, Msg.c_str());
   std::fprintf(stderr,
                "usage: %s run PROG.o|PROG.gpu.o --pcap IN.pcap [options]\n"
+               "       %s forward PROG.o|PROG.gpu.o --port DEV... [options] [-- EAL-ARGS]"
+               " (forward --help)\n"
                "       %s test-run PROG.gpu.o [--mem HEX]\n"
                "  --section NAME      program (function or section name) when the object has several\n"
                "  --backend gpu|host|kernel\n"
@@ -65,7 +69,7 @@ int usage(const std::string &Msg) {
                "  --batch N           gpu: N packets per batch (default: all in one batch)\n"
                "  --json              print the summary as JSON\n"
                "  --allow-unverified  run a .gpu.o compiled with --no-verify (testing only)\n",
-               Tool, Tool);
+               Tool, Tool, Tool);
   return 2;
 }
 
@@ -422,6 +426,10 @@ int main(int argc, char **argv) {
   }
   if (Cmd == "run")
     return runCommand(argc, argv);
+#ifdef EBPF_GPU_HAVE_DPDK
+  if (Cmd == "forward")
+    return tools::forwardCommand(argc, argv);
+#endif
 #ifdef EBPF_GPU_HAVE_CUDA
   if (Cmd == "test-run")
     return testRunCommand(argc, argv);
