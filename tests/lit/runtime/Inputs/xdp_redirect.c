@@ -4,10 +4,11 @@
 // port in the tests), everything else back out (XDP_TX); frames too short
 // for an Ethernet header are dropped.
 
-#include <bpf/bpf_endian.h>
-#include <bpf/bpf_helpers.h>
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
+
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
 
 SEC("xdp")
 int xdp_redirect_by_type(struct xdp_md *ctx) {

@@ -3,8 +3,9 @@
 // Reads the EtherType without checking the packet's length first: the
 // verifier (as the kernel's) refuses it.
 
-#include <bpf/bpf_helpers.h>
 #include <linux/bpf.h>
+
+#include <bpf/bpf_helpers.h>
 
 SEC("xdp")
 int xdp_unchecked(struct xdp_md *ctx) {
