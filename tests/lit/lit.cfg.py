@@ -6,6 +6,7 @@
 #   cuda-gpu    an NVIDIA GPU and driver are present
 #   ptxas       the CUDA toolkit's ptxas is installed
 #   dpdk        the loader has the DPDK runtime and its EAL starts here
+#   netns       root, and ip(8) makes network namespaces (veth tests)
 
 import os
 import shutil
@@ -89,6 +90,25 @@ if probe_dpdk():
 else:
     lit_config.note("dpdk tests skipped: the loader was built without DPDK, or its EAL does "
                     "not start here")
+
+def probe_netns():
+    if os.geteuid() != 0 or not shutil.which("ip"):
+        return False
+    name = f"ebpfgpu-probe-{os.getpid()}"
+    try:
+        if subprocess.run(["ip", "netns", "add", name], capture_output=True,
+                          timeout=30).returncode != 0:
+            return False
+        subprocess.run(["ip", "netns", "del", name], capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return True
+
+
+if probe_netns():
+    config.available_features.add("netns")
+else:
+    lit_config.note("netns tests skipped: they need root and ip(8) to make network namespaces")
 
 ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
 if os.access(ptxas, os.X_OK):
