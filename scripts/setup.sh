@@ -4,11 +4,14 @@
 # Idempotent: packages already present are left alone, so a second run is quick.
 set -euo pipefail
 
+# libsystemd-dev: DPDK is linked statically (pkg-config --static libdpdk),
+# and libpcap's static dependencies (dbus) ask for -lsystemd. iproute2: the
+# runtime's veth tests make network namespaces with ip(8).
 PKGS=(
-  build-essential cmake ninja-build ccache pkg-config python3
+  build-essential cmake ninja-build ccache pkg-config python3 iproute2
   llvm-19-dev llvm-19-tools clang-19 libclang-rt-19-dev
   libbpf-dev libelf-dev zlib1g-dev libzstd-dev
-  libdpdk-dev libpcap-dev libgtest-dev bpftool
+  libdpdk-dev libpcap-dev libsystemd-dev libgtest-dev bpftool
 )
 
 missing=()

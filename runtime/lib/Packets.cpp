@@ -35,6 +35,24 @@ bool PacketBatch::add(const uint8_t *Data, uint32_t Len, uint64_t TimestampNs) {
   return true;
 }
 
+void PacketBatch::reserve(size_t N) {
+  Storage.reserve(N * Stride);
+  Offsets.reserve(N);
+  Lengths.reserve(N);
+  Verdicts.reserve(N);
+  Timestamps.reserve(N);
+  Redirects.reserve(N);
+}
+
+void PacketBatch::clear() {
+  Storage.clear();
+  Offsets.clear();
+  Lengths.clear();
+  Verdicts.clear();
+  Timestamps.clear();
+  Redirects.clear();
+}
+
 void PacketBatch::prepareContext(size_t I, platform::XdpRuntimeContext &Ctx) {
   uint64_t Base = reinterpret_cast<uint64_t>(buffer(I));
   Ctx = {};
@@ -43,6 +61,8 @@ void PacketBatch::prepareContext(size_t I, platform::XdpRuntimeContext &Ctx) {
   Ctx.data = Base + Offsets[I];
   Ctx.data_meta = Ctx.data;
   Ctx.data_end = Ctx.data + Lengths[I];
+  Ctx.ingress_ifindex = IngressIfindex;
+  Ctx.rx_queue_index = RxQueueIndex;
   Ctx.random_state = 0x5eed0000ull + I;
 }
 

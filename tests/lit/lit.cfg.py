@@ -5,6 +5,8 @@
 #   kernel-bpf  the running kernel loads and test-runs XDP programs (root)
 #   cuda-gpu    an NVIDIA GPU and driver are present
 #   ptxas       the CUDA toolkit's ptxas is installed
+#   dpdk        the loader has the DPDK runtime and its EAL starts here
+#   netns       root, and ip(8) makes network namespaces (veth tests)
 
 import os
 import shutil
@@ -68,6 +70,46 @@ except (OSError, subprocess.SubprocessError):
     pass
 if "cuda-gpu" not in config.available_features:
     lit_config.note("cuda-gpu tests skipped: no NVIDIA GPU or driver")
+
+def probe_dpdk():
+    # The loader was built with DPDK and forwards one packet of a net_null
+    # port (the EAL starts without hugepages or NICs).
+    loader = os.path.join(tools, "ebpf-gpu-loader")
+    sample = os.path.join(config.ebpf_gpu_bin_root, "samples", "xdp_pass_drop.o")
+    try:
+        r = subprocess.run([loader, "forward", sample, "--section", "xdp_pass_all",
+                            "--port", "net_null0", "--count", "1"],
+                           capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return r.returncode == 0
+
+
+if probe_dpdk():
+    config.available_features.add("dpdk")
+else:
+    lit_config.note("dpdk tests skipped: the loader was built without DPDK, or its EAL does "
+                    "not start here")
+
+def probe_netns():
+    if os.geteuid() != 0 or not shutil.which("ip"):
+        return False
+    name = f"ebpfgpu-probe-{os.getpid()}"
+    try:
+        if subprocess.run(["ip", "netns", "add", name], capture_output=True,
+                          timeout=30).returncode != 0:
+            return False
+        subprocess.run(["ip", "netns", "del", name], capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return True
+
+
+if probe_netns():
+    config.available_features.add("netns")
+else:
+    lit_config.note("netns tests skipped: they need root and ip(8) to make network namespaces")
+
 
 # CUDA 13's ptxas has no sm_70 target; scripts/setup.sh fetches CUDA 11.8's
 # (Debian non-free) for the sm_70 checks. Either one serves the others.

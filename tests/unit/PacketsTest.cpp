@@ -32,6 +32,31 @@ TEST(Packets, ContextHasHeadroomAndTailroom) {
   EXPECT_EQ(B.verdict(0), 3u);
 }
 
+TEST(Packets, ClearedBatchIsReusedWithItsIngress) {
+  PacketBatch B(64);
+  B.reserve(4);
+  B.setIngress(3, 1);
+  uint8_t P[60] = {7};
+  ASSERT_TRUE(B.add(P, 60));
+  const uint8_t *Frames = B.frames();
+  platform::XdpRuntimeContext C;
+  B.prepareContext(0, C);
+  EXPECT_EQ(C.ingress_ifindex, 3u);
+  EXPECT_EQ(C.rx_queue_index, 1u);
+  // The program pulled the head: the next batch starts from scratch in the
+  // same memory.
+  C.data += 14;
+  B.finish(0, C, 3);
+  B.clear();
+  EXPECT_EQ(B.size(), 0u);
+  ASSERT_TRUE(B.add(P, 42));
+  EXPECT_EQ(B.frames(), Frames);
+  EXPECT_EQ(B.offset(0), runtime::XdpHeadroom);
+  EXPECT_EQ(B.length(0), 42u);
+  EXPECT_EQ(B.data(0)[0], 7);
+  EXPECT_EQ(B.ingressIfindex(), 3u);
+}
+
 TEST(Packets, CountsActions) {
   runtime::ActionStats S;
   S.count(1, 64);

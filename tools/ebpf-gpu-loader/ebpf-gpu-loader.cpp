@@ -8,9 +8,13 @@
 //   host    an eBPF object JIT-compiled for this CPU (needs the compiler)
 //   kernel  the Linux kernel's own verifier and BPF_PROG_TEST_RUN (needs
 //           root); the reference the other back ends are compared against
+// `forward` runs it over DPDK ports (Forward.cpp; builds with DPDK).
 // `test-run` runs a raw-platform .gpu.o once on the GPU (conformance).
 // Exit codes: 0 success, 1 the program or the packets were refused, 2 bad
 // command line.
+
+#include "Executors.h"
+#include "Forward.h"
 
 #include "ebpf-gpu/Loader/GpuObject.h"
 #include "ebpf-gpu/Loader/MapMemory.h"
@@ -20,13 +24,6 @@
 #include "ebpf-gpu/Loader/GpuLoader.h"
 #endif
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
-#include "ebpf-gpu/Compiler/GpuArtifact.h"
-#include "ebpf-gpu/Compiler/HostJit.h"
-#include "ebpf-gpu/Object/Object.h"
-#include "ebpf-gpu/Verifier/Verifier.h"
-
-#include "llvm/Support/raw_ostream.h"
-
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #endif
@@ -59,6 +56,8 @@ int usage(const std::string &Msg) {
     std::fprintf(stderr, "%s: error: %s\n", Tool, Msg.c_str());
   std::fprintf(stderr,
                "usage: %s run PROG.o|PROG.gpu.o --pcap IN.pcap [options]\n"
+               "       %s forward PROG.o|PROG.gpu.o --port DEV... [options] [-- EAL-ARGS]"
+               " (forward --help)\n"
                "       %s test-run PROG.gpu.o [--mem HEX]\n"
                "  --section NAME      program (function or section name) when the object has several\n"
                "  --backend gpu|host|kernel\n"
@@ -78,7 +77,7 @@ int usage(const std::string &Msg) {
                "                      hash map (links, buckets, counts, free lists)\n"
                "  --json              print the summary as JSON\n"
                "  --allow-unverified  run a .gpu.o compiled with --no-verify (testing only)\n",
-               Tool, Tool);
+               Tool, Tool, Tool);
   return 2;
 }
 
@@ -142,51 +141,6 @@ Expected<loader::GpuObjectSpec> gpuObjectAt(const std::string &Path) {
 
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
 
-/// The host back end: lift, JIT, run each packet.
-void runHost(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
-             std::string &MapsText) {
-  Expected<object::ObjectSpec> Obj = object::readObjectFile(O.Object);
-  if (!Obj)
-    fail(Obj.error().message());
-  const object::ProgramSpec *P = nullptr;
-  if (!O.Section.empty())
-    P = Obj->findProgram(O.Section);
-  else if (Obj->Programs.size() == 1)
-    P = &Obj->Programs[0];
-  if (!P) {
-    std::string Have;
-    for (const object::ProgramSpec &Q : Obj->Programs)
-      Have += (Have.empty() ? "" : ", ") + Q.Name;
-    fail(O.Object + ": " +
-         (O.Section.empty() ? "several programs; choose one with --section"
-                            : "no program or section named '" + O.Section + "'") +
-         " (have: " + Have + ")");
-  }
-  ProgName = P->Name;
-  verifier::Result V = verifier::verify(*P, Obj->Maps, verifier::Options());
-  if (!V.ok())
-    fail(O.Object + ": program " + P->Name + ": refused by the verifier: " +
-         verifier::formatDiagnostic(*V.Error, *P));
-  compiler::LiftOptions Opts;
-  auto Prog = compiler::HostProgram::compile(*P, Obj->Maps, Opts);
-  if (!Prog)
-    fail(O.Object + ": program " + P->Name + ": " + llvm::toString(Prog.takeError()));
-  for (const MapEntry &E : O.MapEntries)
-    if (MaybeError Err = (*Prog)->updateMap(E.Map, E.Key, E.Value))
-      fail("--map-set: " + Err->message());
-  for (size_t I = 0; I < Batch.size(); ++I) {
-    platform::XdpRuntimeContext Ctx;
-    Batch.prepareContext(I, Ctx);
-    uint64_t V = (*Prog)->runXdp(Ctx);
-    Batch.finish(I, Ctx, V);
-    (*Prog)->reclaimMaps(); // one packet at a time, as BPF_PROG_TEST_RUN
-  }
-  if (O.CheckMaps)
-    if (MaybeError E = (*Prog)->checkMaps())
-      fail("host back end: " + E->message());
-  MapsText = (*Prog)->dumpMaps();
-}
-
 std::string LibbpfLog;
 int collectLibbpfLog(enum libbpf_print_level Level, const char *Fmt, va_list Args) {
   if (Level == LIBBPF_DEBUG)
@@ -197,27 +151,7 @@ int collectLibbpfLog(enum libbpf_print_level Level, const char *Fmt, va_list Arg
   return N;
 }
 
-/// Compiles the eBPF object of `O` for the GPU, in process.
-loader::GpuObjectSpec compileForGpu(const RunOptions &O) {
-  Expected<object::ObjectSpec> Obj = object::readObjectFile(O.Object);
-  if (!Obj)
-    fail(Obj.error().message());
-  const object::ProgramSpec *P =
-      O.Section.empty() ? (Obj->Programs.size() == 1 ? &Obj->Programs[0] : nullptr)
-                        : Obj->findProgram(O.Section);
-  if (!P)
-    fail(O.Object + ": choose one program with --section");
-  verifier::Result V = verifier::verify(*P, Obj->Maps, verifier::Options());
-  if (!V.ok())
-    fail(O.Object + ": program " + P->Name + ": refused by the verifier: " +
-         verifier::formatDiagnostic(*V.Error, *P));
-  auto G = compiler::buildGpuObject(*Obj, *P, compiler::LiftOptions(), compiler::GpuOptions(),
-                                    /*Verified=*/true);
-  if (!G)
-    fail(O.Object + ": program " + P->Name + ": " + llvm::toString(G.takeError()));
-  return std::move(*G);
-}
-
+/// The kernel back end: load with libbpf, BPF_PROG_TEST_RUN per packet.
 /// Kernel per-CPU values come as one copy per possible CPU, each rounded up
 /// to 8 bytes; the common text form shows their sum.
 bool isPercpuType(enum bpf_map_type T) {
@@ -350,67 +284,31 @@ void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
 }
 #endif // EBPF_GPU_LOADER_WITH_COMPILER
 
-#ifdef EBPF_GPU_HAVE_CUDA
-/// The GPU back end: all packets in one batch, one thread each.
-void runGpu(const loader::GpuObjectSpec &Spec, PacketBatch &Batch, const RunOptions &O,
-            double &KernelMs, std::string &MapsText) {
-  if (Spec.Platform != "xdp")
-    fail(Spec.Program + ": not an XDP program (platform " + Spec.Platform + ")");
-  auto Dev = loader::GpuDevice::open(0);
-  if (!Dev)
-    fail("gpu back end: " + Dev.error().message());
-  auto Prog = loader::GpuProgram::load(**Dev, Spec);
-  if (!Prog)
-    fail("gpu back end: " + Spec.Program + ": " + Prog.error().message());
+/// The host or GPU back end over the whole pcap: map entries set first,
+/// map structure checked and warnings printed after.
+void runExecutor(runtime::BatchExecutor &Exec, const RunOptions &O, PacketBatch &Batch,
+                 std::string &MapsText) {
+  std::string Where = std::string(Exec.backendName()) + " back end: ";
   for (const MapEntry &E : O.MapEntries)
-    if (MaybeError Err = (*Prog)->updateMap(E.Map, E.Key, E.Value))
+    if (MaybeError Err = Exec.updateMap(E.Map, E.Key, E.Value))
       fail("--map-set: " + Err->message());
-  size_t BatchSize = O.BatchSize;
-  // Packets go in batches of BatchSize (all at once by default); between
-  // batches, what a batch deleted from hash maps is reclaimed.
-  KernelMs = 0;
-  size_t N = Batch.size(), Step = BatchSize ? BatchSize : std::max<size_t>(N, 1);
-  for (size_t First = 0; First < N; First += Step) {
-    size_t Count = std::min(Step, N - First);
-    std::vector<ebpfgpu_packet_desc> Descs(Count);
-    for (size_t K = 0; K < Count; ++K) {
-      ebpfgpu_packet_desc &D = Descs[K];
-      D = {};
-      D.buffer = K * Batch.stride();
-      D.data_offset = Batch.offset(First + K);
-      D.length = Batch.length(First + K);
-      D.buffer_size = uint32_t(Batch.stride());
-    }
-    std::vector<ebpfgpu_verdict> Verdicts;
-    loader::BatchTiming T;
-    if (MaybeError E = (*Prog)->runBatch(Batch.frames() + First * Batch.stride(),
-                                         Count * Batch.stride(), Descs, Verdicts, &T))
-      fail("gpu back end: " + E->message());
-    KernelMs += T.KernelMs;
-    for (size_t K = 0; K < Count; ++K)
-      if (!Batch.setOutcome(First + K, Verdicts[K].data_offset, Verdicts[K].length,
-                            Verdicts[K].action, Verdicts[K].redirect_target))
-        fail("gpu back end: packet " + std::to_string(First + K) + " left its buffer");
-    if (MaybeError E = (*Prog)->reclaimMaps())
-      fail("gpu back end: " + E->message());
-    if (O.CheckMaps)
-      if (MaybeError E = (*Prog)->checkMaps())
-        fail("gpu back end: after packet " + std::to_string(First + Count) + ": " + E->message());
-  }
-  auto Starved = (*Prog)->starvedMaps();
-  if (!Starved)
-    fail("gpu back end: " + Starved.error().message());
-  for (const std::string &M : *Starved)
-    std::fprintf(stderr,
-                 "%s: warning: map %s updates refused (E2BIG) because a batch unlinked every "
-                 "spare element; a smaller --batch avoids it\n",
-                 Tool, M.c_str());
-  auto Dump = (*Prog)->dumpMaps();
+  if (MaybeError E = Exec.run(Batch))
+    fail(Where + E->message());
+  if (O.CheckMaps)
+    if (MaybeError E = Exec.checkMaps())
+      fail(Where + E->message());
+  auto Warnings = Exec.warnings();
+  if (!Warnings)
+    fail(Where + Warnings.error().message());
+  for (const std::string &W : *Warnings)
+    std::fprintf(stderr, "%s: warning: %s\n", Tool, W.c_str());
+  auto Dump = Exec.dumpMaps();
   if (!Dump)
-    fail("gpu back end: " + Dump.error().message());
+    fail(Where + Dump.error().message());
   MapsText = *Dump;
 }
 
+#ifdef EBPF_GPU_HAVE_CUDA
 int testRunCommand(int argc, char **argv) {
   std::string Path, MemHex;
   bool AllowUnverified = false;
@@ -539,7 +437,9 @@ int runCommand(int argc, char **argv) {
 #ifdef EBPF_GPU_HAVE_CUDA
     if (!GpuObj) {
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
-      GpuObj = compileForGpu(O);
+      GpuObj = tools::compileForGpu(O.Object, O.Section);
+      if (!GpuObj)
+        fail(GpuObj.error().message());
 #else
       fail(GpuObj.error().message() + " (this loader was built without the compiler: "
                                       "compile the program with ebpf-gpu-cc first)");
@@ -547,7 +447,11 @@ int runCommand(int argc, char **argv) {
     }
     ProgName = GpuObj->Program;
     requireVerified(*GpuObj, O.Object, O.AllowUnverified);
-    runGpu(*GpuObj, *Batch, O, KernelMs, MapsText);
+    auto Exec = tools::makeGpuExecutor(*GpuObj, O.BatchSize);
+    if (!Exec)
+      fail(Exec.error().message());
+    runExecutor(**Exec, O, *Batch, MapsText);
+    KernelMs = tools::gpuKernelMs(**Exec);
 #else
     fail("this loader was built without CUDA support (no cuda.h at build time)");
 #endif
@@ -556,9 +460,13 @@ int runCommand(int argc, char **argv) {
       fail(O.Object + ": a .gpu.o holds GPU code only; give the " + O.Backend +
            " back end the eBPF object");
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
-    if (O.Backend == "host")
-      runHost(O, *Batch, ProgName, MapsText);
-    else
+    if (O.Backend == "host") {
+      auto Exec = tools::makeHostExecutor(O.Object, O.Section, tools::HostReclaim::EachPacket);
+      if (!Exec)
+        fail(Exec.error().message());
+      ProgName = (*Exec)->programName();
+      runExecutor(**Exec, O, *Batch, MapsText);
+    } else
       runKernel(O, *Batch, ProgName, MapsText);
 #else
     fail("the " + O.Backend + " back end needs a loader built with the compiler");
@@ -640,6 +548,10 @@ int main(int argc, char **argv) {
   }
   if (Cmd == "run")
     return runCommand(argc, argv);
+#ifdef EBPF_GPU_HAVE_DPDK
+  if (Cmd == "forward")
+    return tools::forwardCommand(argc, argv);
+#endif
 #ifdef EBPF_GPU_HAVE_CUDA
   if (Cmd == "test-run")
     return testRunCommand(argc, argv);

@@ -35,9 +35,23 @@ public:
   explicit PacketBatch(uint32_t MaxLen);
 
   /// Appends a copy of `Len` bytes; returns false when Len > maxLen().
+  /// Allocates only while the batch grows past its largest size so far.
   bool add(const uint8_t *Data, uint32_t Len, uint64_t TimestampNs = 0);
   size_t size() const { return Lengths.size(); }
   uint32_t maxLen() const { return MaxLen; }
+  /// Room for `N` packets, so that adding up to N allocates nothing.
+  void reserve(size_t N);
+  /// Empties the batch and keeps its memory, for the next batch.
+  void clear();
+
+  /// What programs read as ctx->ingress_ifindex and ctx->rx_queue_index for
+  /// every packet of the batch (0 and 0 unless set: the one-shot runs).
+  void setIngress(uint32_t Ifindex, uint32_t RxQueue) {
+    IngressIfindex = Ifindex;
+    RxQueueIndex = RxQueue;
+  }
+  uint32_t ingressIfindex() const { return IngressIfindex; }
+  uint32_t rxQueueIndex() const { return RxQueueIndex; }
 
   /// Sets up the XDP context of packet `I` (data, data_end, data_meta and
   /// the buffer bounds); the program may then move them.
@@ -71,6 +85,7 @@ private:
 
   uint32_t MaxLen;
   size_t Stride;
+  uint32_t IngressIfindex = 0, RxQueueIndex = 0;
   std::vector<uint8_t> Storage;
   std::vector<uint32_t> Offsets, Lengths;
   std::vector<uint64_t> Verdicts, Timestamps, Redirects;

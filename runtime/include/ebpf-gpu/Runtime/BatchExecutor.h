@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The one interface between the packet paths (one-shot pcap runs, the DPDK
+// forwarder) and the back ends that run a program over a batch: the host
+// JIT and the GPU. Back ends live where their dependencies are linked (the
+// JIT needs LLVM, the GPU the CUDA driver); the runtime sees only this. A
+// batch is a PacketBatch today; mbuf-backed batches in pinned memory (the
+// GPU's zero-copy path) will be another PacketBatch storage, not another
+// interface.
+
+#ifndef EBPF_GPU_RUNTIME_BATCHEXECUTOR_H
+#define EBPF_GPU_RUNTIME_BATCHEXECUTOR_H
+
+#include "ebpf-gpu/Runtime/Packets.h"
+#include "ebpf-gpu/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace ebpfgpu::runtime {
+
+class BatchExecutor {
+public:
+  virtual ~BatchExecutor() = default;
+
+  /// Runs the program over every packet of `Batch`, in place: each packet
+  /// gets its verdict, redirect target and final bytes (after
+  /// adjust_head/tail). Safe to call from several threads at once, each
+  /// with its own batch (implementations serialise internally where their
+  /// back end needs it). An error means the back end failed (a device
+  /// fault), not that a program refused a packet; the batch's verdicts are
+  /// then unspecified.
+  virtual MaybeError run(PacketBatch &Batch) = 0;
+
+  /// The program's maps and global data as text (loader/MapMemory.h). Not
+  /// to be called while run() is in progress.
+  virtual Expected<std::string> dumpMaps() = 0;
+
+  /// Sets `Key` to `Value` in the program's map named `Map` (the bytes as
+  /// the map stores them). Not while run() is in progress.
+  virtual MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
+                               const std::vector<uint8_t> &Value) = 0;
+  /// Checks the structure of every map (loader::checkMapIntegrity). Not
+  /// while run() is in progress.
+  virtual MaybeError checkMaps() = 0;
+  /// What the operator should know about the runs so far (e.g. updates a
+  /// map refused for want of room within a batch); empty when nothing.
+  virtual Expected<std::vector<std::string>> warnings() = 0;
+
+  /// The program's name (function or section) and the back end's name
+  /// ("host", "gpu").
+  virtual const std::string &programName() const = 0;
+  virtual const char *backendName() const = 0;
+};
+
+} // namespace ebpfgpu::runtime
+
+#endif // EBPF_GPU_RUNTIME_BATCHEXECUTOR_H

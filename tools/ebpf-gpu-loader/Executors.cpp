@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Host (LLVM JIT) and GPU (CUDA driver) implementations of
+// runtime::BatchExecutor, and the program loading in front of them.
+
+#include "Executors.h"
+
+#ifdef EBPF_GPU_HAVE_CUDA
+#include "ebpf-gpu/Loader/GpuLoader.h"
+#endif
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
+#include "ebpf-gpu/Compiler/GpuArtifact.h"
+#include "ebpf-gpu/Compiler/HostJit.h"
+#include "ebpf-gpu/Object/Object.h"
+#include "ebpf-gpu/Verifier/Verifier.h"
+
+#include "llvm/Support/Error.h"
+#endif
+
+#include <algorithm>
+#include <mutex>
+#include <shared_mutex>
+#include <vector>
+
+namespace ebpfgpu::tools {
+
+using runtime::BatchExecutor;
+using runtime::PacketBatch;
+
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
+namespace {
+
+/// The program `Section` names in `Obj` (or its only one), verified.
+Expected<const object::ProgramSpec *>
+chooseVerified(const object::ObjectSpec &Obj, const std::string &Path, const std::string &Section) {
+  const object::ProgramSpec *P = nullptr;
+  if (!Section.empty())
+    P = Obj.findProgram(Section);
+  else if (Obj.Programs.size() == 1)
+    P = &Obj.Programs[0];
+  if (!P) {
+    std::string Have;
+    for (const object::ProgramSpec &Q : Obj.Programs)
+      Have += (Have.empty() ? "" : ", ") + Q.Name;
+    return Error(Path + ": " +
+                 (Section.empty() ? "several programs; choose one with --section"
+                                  : "no program or section named '" + Section + "'") +
+                 " (have: " + Have + ")");
+  }
+  verifier::Result V = verifier::verify(*P, Obj.Maps, verifier::Options());
+  if (!V.ok())
+    return Error(Path + ": program " + P->Name +
+                 ": refused by the verifier: " + verifier::formatDiagnostic(*V.Error, *P));
+  return P;
+}
+
+class HostExecutor final : public BatchExecutor {
+public:
+  HostExecutor(std::unique_ptr<compiler::HostProgram> Prog, std::string Name, HostReclaim Reclaim)
+      : Prog(std::move(Prog)), Name(std::move(Name)), Reclaim(Reclaim) {}
+
+  MaybeError run(PacketBatch &Batch) override {
+    if (Reclaim == HostReclaim::EachPacket) {
+      std::unique_lock Lock(Running);
+      for (size_t I = 0; I < Batch.size(); ++I) {
+        runOne(Batch, I);
+        Prog->reclaimMaps();
+      }
+      return std::nullopt;
+    }
+    {
+      std::shared_lock Lock(Running);
+      for (size_t I = 0; I < Batch.size(); ++I)
+        runOne(Batch, I);
+    }
+    // Deleted hash elements go back to the free lists only when no worker
+    // is inside a batch; a worker that finds others running leaves it to
+    // whoever finishes last.
+    if (Running.try_lock()) {
+      Prog->reclaimMaps();
+      Running.unlock();
+    }
+    return std::nullopt;
+  }
+
+  Expected<std::string> dumpMaps() override { return Prog->dumpMaps(); }
+  MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
+                       const std::vector<uint8_t> &Value) override {
+    return Prog->updateMap(Map, Key, Value);
+  }
+  MaybeError checkMaps() override { return Prog->checkMaps(); }
+  // The host reclaims between packets or batches of one worker's packets:
+  // its spare elements never run out before the map is full.
+  Expected<std::vector<std::string>> warnings() override { return std::vector<std::string>(); }
+  const std::string &programName() const override { return Name; }
+  const char *backendName() const override { return "host"; }
+
+private:
+  void runOne(PacketBatch &Batch, size_t I) {
+    platform::XdpRuntimeContext Ctx;
+    Batch.prepareContext(I, Ctx);
+    uint64_t V = Prog->runXdp(Ctx);
+    Batch.finish(I, Ctx, V);
+  }
+
+  std::unique_ptr<compiler::HostProgram> Prog;
+  std::string Name;
+  HostReclaim Reclaim;
+  std::shared_mutex Running;
+};
+
+} // namespace
+
+Expected<std::unique_ptr<BatchExecutor>>
+makeHostExecutor(const std::string &Object, const std::string &Section, HostReclaim Reclaim) {
+  Expected<object::ObjectSpec> Obj = object::readObjectFile(Object);
+  if (!Obj)
+    return Obj.takeError();
+  Expected<const object::ProgramSpec *> P = chooseVerified(*Obj, Object, Section);
+  if (!P)
+    return P.takeError();
+  auto Prog = compiler::HostProgram::compile(**P, Obj->Maps, compiler::LiftOptions());
+  if (!Prog)
+    return Error(Object + ": program " + (*P)->Name + ": " + llvm::toString(Prog.takeError()));
+  return std::unique_ptr<BatchExecutor>(new HostExecutor(std::move(*Prog), (*P)->Name, Reclaim));
+}
+
+Expected<loader::GpuObjectSpec> compileForGpu(const std::string &Object,
+                                              const std::string &Section) {
+  Expected<object::ObjectSpec> Obj = object::readObjectFile(Object);
+  if (!Obj)
+    return Obj.takeError();
+  Expected<const object::ProgramSpec *> P = chooseVerified(*Obj, Object, Section);
+  if (!P)
+    return P.takeError();
+  auto G = compiler::buildGpuObject(*Obj, **P, compiler::LiftOptions(), compiler::GpuOptions(),
+                                    /*Verified=*/true);
+  if (!G)
+    return Error(Object + ": program " + (*P)->Name + ": " + llvm::toString(G.takeError()));
+  return std::move(*G);
+}
+#endif // EBPF_GPU_LOADER_WITH_COMPILER
+
+#ifdef EBPF_GPU_HAVE_CUDA
+namespace {
+
+class GpuExecutor final : public BatchExecutor {
+public:
+  GpuExecutor(std::unique_ptr<loader::GpuDevice> Dev, std::unique_ptr<loader::GpuProgram> Prog,
+              std::string Name, size_t LaunchSize)
+      : Dev(std::move(Dev)), Prog(std::move(Prog)), Name(std::move(Name)), LaunchSize(LaunchSize) {}
+  ~GpuExecutor() override { Prog.reset(); } // the program before its device
+
+  MaybeError run(PacketBatch &Batch) override {
+    std::lock_guard Lock(Launching);
+    size_t N = Batch.size(), Step = LaunchSize ? LaunchSize : std::max<size_t>(N, 1);
+    for (size_t First = 0; First < N; First += Step) {
+      size_t Count = std::min(Step, N - First);
+      Descs.resize(Count);
+      for (size_t K = 0; K < Count; ++K) {
+        ebpfgpu_packet_desc &D = Descs[K];
+        D = {};
+        D.buffer = K * Batch.stride();
+        D.data_offset = Batch.offset(First + K);
+        D.length = Batch.length(First + K);
+        D.buffer_size = uint32_t(Batch.stride());
+        D.ingress_ifindex = Batch.ingressIfindex();
+        D.rx_queue_index = Batch.rxQueueIndex();
+      }
+      loader::BatchTiming T;
+      if (MaybeError E = Prog->runBatch(Batch.frames() + First * Batch.stride(),
+                                        Count * Batch.stride(), Descs, Verdicts, &T))
+        return E;
+      KernelMs += T.KernelMs;
+      for (size_t K = 0; K < Count; ++K)
+        if (!Batch.setOutcome(First + K, Verdicts[K].data_offset, Verdicts[K].length,
+                              Verdicts[K].action, Verdicts[K].redirect_target))
+          return Error("packet " + std::to_string(First + K) + " left its buffer");
+      // What this launch deleted from hash maps goes back to the free
+      // lists before the next launch.
+      if (MaybeError E = Prog->reclaimMaps())
+        return E;
+    }
+    return std::nullopt;
+  }
+
+  Expected<std::string> dumpMaps() override {
+    std::lock_guard Lock(Launching);
+    return Prog->dumpMaps();
+  }
+  MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
+                       const std::vector<uint8_t> &Value) override {
+    std::lock_guard Lock(Launching);
+    return Prog->updateMap(Map, Key, Value);
+  }
+  MaybeError checkMaps() override {
+    std::lock_guard Lock(Launching);
+    return Prog->checkMaps();
+  }
+  Expected<std::vector<std::string>> warnings() override {
+    std::lock_guard Lock(Launching);
+    auto Starved = Prog->starvedMaps();
+    if (!Starved)
+      return Starved.takeError();
+    std::vector<std::string> Out;
+    for (const std::string &M : *Starved)
+      Out.push_back("map " + M + " updates refused (E2BIG) because one launch unlinked every "
+                    "spare element; smaller batches avoid it");
+    return Out;
+  }
+  const std::string &programName() const override { return Name; }
+  const char *backendName() const override { return "gpu"; }
+  double kernelMs() const { return KernelMs; }
+
+private:
+  std::unique_ptr<loader::GpuDevice> Dev;
+  std::unique_ptr<loader::GpuProgram> Prog;
+  std::string Name;
+  size_t LaunchSize;
+  std::mutex Launching;
+  std::vector<ebpfgpu_packet_desc> Descs;
+  std::vector<ebpfgpu_verdict> Verdicts;
+  double KernelMs = 0;
+};
+
+} // namespace
+
+Expected<std::unique_ptr<BatchExecutor>> makeGpuExecutor(const loader::GpuObjectSpec &Spec,
+                                                         size_t LaunchSize) {
+  if (Spec.Platform != "xdp")
+    return Error(Spec.Program + ": not an XDP program (platform " + Spec.Platform + ")");
+  auto Dev = loader::GpuDevice::open(0);
+  if (!Dev)
+    return Dev.takeError().withContext("gpu back end");
+  auto Prog = loader::GpuProgram::load(**Dev, Spec);
+  if (!Prog)
+    return Prog.takeError().withContext("gpu back end: " + Spec.Program);
+  return std::unique_ptr<BatchExecutor>(
+      new GpuExecutor(std::move(*Dev), std::move(*Prog), Spec.Program, LaunchSize));
+}
+
+double gpuKernelMs(const BatchExecutor &Exec) {
+  return static_cast<const GpuExecutor &>(Exec).kernelMs();
+}
+#endif // EBPF_GPU_HAVE_CUDA
+
+} // namespace ebpfgpu::tools

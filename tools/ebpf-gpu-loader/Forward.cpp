@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// `ebpf-gpu-loader forward`: a program over live traffic. DPDK ports (NICs
+// or vdevs) feed batches to the host or GPU back end; verdicts are acted
+// on; a progress line on long runs and a summary (text or JSON, in the
+// shape of `run`'s) at the end. Ctrl-C (SIGINT) or SIGTERM ends a run
+// cleanly with its summary.
+
+#include "Forward.h"
+
+#include "Executors.h"
+
+#include "ebpf-gpu/Loader/GpuObject.h"
+#include "ebpf-gpu/Runtime/DpdkForwarder.h"
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <unistd.h>
+
+namespace ebpfgpu::tools {
+
+namespace {
+
+constexpr const char *Tool = "ebpf-gpu-loader";
+
+std::atomic<bool> Interrupted{false};
+extern "C" void onSignal(int) { Interrupted = true; }
+
+[[noreturn]] void fail(const std::string &Msg, int Code = 1) {
+  std::fprintf(stderr, "%s: error: %s\n", Tool, Msg.c_str());
+  std::exit(Code);
+}
+
+int usage(const std::string &Msg) {
+  if (!Msg.empty())
+    std::fprintf(stderr, "%s: error: %s\n", Tool, Msg.c_str());
+  std::fprintf(stderr,
+               "usage: %s forward PROG.o|PROG.gpu.o --port DEV [--port DEV...] "
+               "[options] [-- EAL-ARGS]\n"
+               "  --port DEV          a port: a PCI address (0000:3b:00.0) or a DPDK "
+               "vdev\n"
+               "                      (net_pcap0,rx_pcap=IN.pcap,tx_pcap=OUT.pcap  "
+               "net_af_packet0,iface=IF\n"
+               "                      net_ring0  net_null0  net_tap0,iface=TAP); the "
+               "n-th port is ifindex n\n"
+               "                      for bpf_redirect; XDP_TX goes back out of the "
+               "ingress port\n"
+               "  --exception DEV     where XDP_PASS packets go (default: freed, "
+               "counted as pass_dropped)\n"
+               "  --section NAME      program (function or section name) when the "
+               "object has several\n"
+               "  --backend gpu|host  gpu: the GPU (default for a .gpu.o); host: this "
+               "CPU (JIT)\n"
+               "  --queues N          rx queues per port, one worker lcore each "
+               "(default 1)\n"
+               "  --batch N           packets per batch (default 256)\n"
+               "  --timeout-us T      run a partial batch once its first packet waited "
+               "T us (default 100)\n"
+               "  --count N           stop after N packets\n"
+               "  --idle-ms MS        stop when no packet arrived for MS ms (ends a run "
+               "over pcap files)\n"
+               "  --max-frame BYTES   longer frames are dropped and counted as "
+               "oversized (default 2048)\n"
+               "  --mbufs N           mbufs in the pool (default: sized from ports, "
+               "queues and batch)\n"
+               "  --stats-ms MS       progress line on stderr every MS ms (default 1000 "
+               "on a terminal)\n"
+               "  --json              print the summary as JSON\n"
+               "  --allow-unverified  run a .gpu.o compiled with --no-verify (testing "
+               "only)\n"
+               "  -- EAL-ARGS         passed to DPDK's EAL after the loader's own (e.g. "
+               "--log-level=info)\n",
+               Tool);
+  return 2;
+}
+
+bool parseNumber(const std::string &V, uint64_t Min, uint64_t Max, uint64_t &Out) {
+  char *End = nullptr;
+  if (V.empty() || V[0] == '-')
+    return false;
+  unsigned long long N = std::strtoull(V.c_str(), &End, 10);
+  if (*End || N < Min || N > Max)
+    return false;
+  Out = N;
+  return true;
+}
+
+std::string jsonString(const std::string &S) {
+  std::string Out = "\"";
+  for (char C : S) {
+    if (C == '"' || C == '\\')
+      Out += '\\';
+    if (static_cast<unsigned char>(C) < 0x20) {
+      char Buf[8];
+      std::snprintf(Buf, sizeof(Buf), "\\u%04x", C);
+      Out += Buf;
+      continue;
+    }
+    Out += C;
+  }
+  return Out + "\"";
+}
+
+std::string actionsJson(const runtime::ActionStats &A) {
+  std::string Out = "{";
+  for (unsigned I = 0; I < runtime::NumXdpActions; ++I)
+    Out += std::string(I ? ", " : "") + "\"" + runtime::xdpActionName(I) +
+           "\": {\"packets\": " + std::to_string(A.Packets[I]) +
+           ", \"bytes\": " + std::to_string(A.Bytes[I]) + "}";
+  return Out + "}";
+}
+
+/// The device name of a port string (what comes before its arguments).
+std::string deviceName(const std::string &Spec) { return Spec.substr(0, Spec.find(',')); }
+
+void printJson(const runtime::ForwardReport &R, const std::string &Prog, const char *Backend) {
+  std::printf("{\"program\": %s, \"backend\": \"%s\", \"packets\": %llu, "
+              "\"actions\": %s, "
+              "\"invalid_verdicts\": %llu, \"seconds\": %.6f, "
+              "\"busy_seconds\": %.6f, \"workers\": %u, "
+              "\"ports\": [",
+              jsonString(Prog).c_str(), Backend, (unsigned long long)R.RxPackets,
+              actionsJson(R.Actions).c_str(), (unsigned long long)R.Actions.Invalid, R.Seconds,
+              R.BusySeconds, R.Workers);
+  for (size_t I = 0; I < R.Ports.size(); ++I) {
+    const runtime::PortReport &P = R.Ports[I];
+    std::printf("%s{\"device\": %s, \"ifindex\": %zu, \"exception\": %s, "
+                "\"rx_packets\": %llu, "
+                "\"rx_bytes\": %llu, \"actions\": %s, \"tx_packets\": %llu, "
+                "\"tx_bytes\": %llu, "
+                "\"tx_full\": %llu, \"rx_nombuf\": %llu, \"rx_missed\": %llu, "
+                "\"rx_errors\": %llu, \"tx_errors\": %llu}",
+                I ? ", " : "", jsonString(P.Device).c_str(), P.Exception ? 0 : I + 1,
+                P.Exception ? "true" : "false", (unsigned long long)P.RxPackets,
+                (unsigned long long)P.RxBytes, actionsJson(P.Actions).c_str(),
+                (unsigned long long)P.TxPackets, (unsigned long long)P.TxBytes,
+                (unsigned long long)P.TxFull, (unsigned long long)P.RxNoMbuf,
+                (unsigned long long)P.RxMissed, (unsigned long long)P.RxErrors,
+                (unsigned long long)P.TxErrors);
+  }
+  std::printf("], \"errors\": {\"oversized\": %llu, \"redirect_unknown\": %llu, "
+              "\"pass_dropped\": %llu, \"exec_failed\": %llu}}\n",
+              (unsigned long long)R.Oversized, (unsigned long long)R.RedirectUnknown,
+              (unsigned long long)R.PassDropped, (unsigned long long)R.ExecFailed);
+}
+
+void printText(const runtime::ForwardReport &R, const std::string &Prog, const std::string &Object,
+               const char *Backend) {
+  double Mpps = R.BusySeconds > 0 ? double(R.RxPackets) / R.BusySeconds / 1e6 : 0;
+  size_t Ports = R.Ports.size() - (R.Ports.empty() || !R.Ports.back().Exception ? 0 : 1);
+  std::printf("%s: %s (%s) on the %s back end, %llu packets from %zu port(s), "
+              "%u worker(s)\n",
+              Tool, Prog.c_str(), Object.c_str(), Backend, (unsigned long long)R.RxPackets, Ports,
+              R.Workers);
+  std::printf("  %-14s %10s %12s\n", "action", "packets", "bytes");
+  for (unsigned A = 0; A < runtime::NumXdpActions; ++A)
+    std::printf("  %-14s %10llu %12llu\n", runtime::xdpActionName(A),
+                (unsigned long long)R.Actions.Packets[A], (unsigned long long)R.Actions.Bytes[A]);
+  if (R.Actions.Invalid)
+    std::printf("  (%llu verdicts outside 0..4 counted as XDP_ABORTED)\n",
+                (unsigned long long)R.Actions.Invalid);
+  std::printf("  %-20s %10s %10s %8s %9s %7s %7s %7s\n", "port", "rx", "tx", "tx-full", "rx-nombuf",
+              "missed", "rx-err", "tx-err");
+  for (size_t I = 0; I < R.Ports.size(); ++I) {
+    const runtime::PortReport &P = R.Ports[I];
+    std::string Name = (P.Exception ? "exc " : std::to_string(I + 1) + " ") + deviceName(P.Device);
+    std::printf("  %-20s %10llu %10llu %8llu %9llu %7llu %7llu %7llu\n", Name.c_str(),
+                (unsigned long long)P.RxPackets, (unsigned long long)P.TxPackets,
+                (unsigned long long)P.TxFull, (unsigned long long)P.RxNoMbuf,
+                (unsigned long long)P.RxMissed, (unsigned long long)P.RxErrors,
+                (unsigned long long)P.TxErrors);
+  }
+  std::printf("  dropped: oversized %llu, redirect to no port %llu, pass without "
+              "exception port "
+              "%llu, back-end failure %llu\n",
+              (unsigned long long)R.Oversized, (unsigned long long)R.RedirectUnknown,
+              (unsigned long long)R.PassDropped, (unsigned long long)R.ExecFailed);
+  std::printf("  %.3f s; %.6f s from the first packet to the last batch: %.3f Mpps\n", R.Seconds,
+              R.BusySeconds, Mpps);
+}
+
+void printProgress(const runtime::ForwardReport &R) {
+  uint64_t Tx = 0;
+  for (const runtime::PortReport &P : R.Ports)
+    Tx += P.TxPackets;
+  std::fprintf(stderr,
+               "%s: %.1f s: rx %llu (%.3f Mpps), tx %llu, drop %llu, pass %llu, aborted "
+               "%llu\n",
+               Tool, R.Seconds, (unsigned long long)R.RxPackets,
+               R.Seconds > 0 ? double(R.RxPackets) / R.Seconds / 1e6 : 0.0, (unsigned long long)Tx,
+               (unsigned long long)R.Actions.Packets[unsigned(runtime::XdpAction::Drop)],
+               (unsigned long long)R.Actions.Packets[unsigned(runtime::XdpAction::Pass)],
+               (unsigned long long)R.Actions.Packets[unsigned(runtime::XdpAction::Aborted)]);
+}
+
+} // namespace
+
+int forwardCommand(int argc, char **argv) {
+  runtime::ForwardOptions O;
+  std::string Object, Section, Backend;
+  bool Json = false, AllowUnverified = false;
+  int64_t StatsMs = -1;
+  for (int I = 2; I < argc; ++I) {
+    std::string A = argv[I];
+    auto Value = [&]() -> std::string {
+      if (I + 1 >= argc)
+        std::exit(usage(A + " needs a value"));
+      return argv[++I];
+    };
+    auto Number = [&](uint64_t Min, uint64_t Max) {
+      uint64_t N;
+      if (!parseNumber(Value(), Min, Max, N))
+        std::exit(usage(A + " needs a number from " + std::to_string(Min) + " to " +
+                        std::to_string(Max)));
+      return N;
+    };
+    if (A == "--") {
+      O.EalArgs.assign(argv + I + 1, argv + argc);
+      break;
+    }
+    if (A == "--port")
+      O.Ports.push_back(Value());
+    else if (A == "--exception")
+      O.Exception = Value();
+    else if (A == "--section")
+      Section = Value();
+    else if (A == "--backend")
+      Backend = Value();
+    else if (A == "--queues")
+      O.Queues = uint32_t(Number(1, runtime::MaxForwardQueues));
+    else if (A == "--batch")
+      O.BatchSize = uint32_t(Number(1, runtime::MaxForwardBatch));
+    else if (A == "--timeout-us")
+      O.TimeoutUs = uint32_t(Number(0, 10000000));
+    else if (A == "--count")
+      O.Count = Number(1, UINT64_MAX);
+    else if (A == "--idle-ms")
+      O.IdleMs = uint32_t(Number(1, 86400000));
+    else if (A == "--max-frame")
+      O.MaxFrame = uint32_t(Number(runtime::MinForwardFrame, runtime::MaxForwardFrame));
+    else if (A == "--mbufs")
+      O.Mbufs = uint32_t(Number(1023, 1u << 30));
+    else if (A == "--stats-ms")
+      StatsMs = int64_t(Number(0, 86400000));
+    else if (A == "--json")
+      Json = true;
+    else if (A == "--allow-unverified")
+      AllowUnverified = true;
+    else if (A == "-h" || A == "--help") {
+      usage("");
+      return 0;
+    } else if (A.rfind("-", 0) == 0)
+      return usage("unknown option " + A);
+    else if (Object.empty())
+      Object = A;
+    else
+      return usage("more than one program given ('" + Object + "', '" + A + "')");
+  }
+  if (Object.empty())
+    return usage("no program given");
+  if (O.Ports.empty())
+    return usage("no port given (--port)");
+  O.ProgressMs = uint32_t(StatsMs >= 0 ? StatsMs : (isatty(STDERR_FILENO) ? 1000 : 0));
+
+  Expected<loader::GpuObjectSpec> GpuObj = loader::readGpuObjectFile(Object);
+  if (!GpuObj && loader::isGpuObjectFile(Object))
+    fail(GpuObj.error().message()); // a .gpu.o, but damaged
+  if (Backend.empty())
+    Backend = GpuObj ? "gpu" : "host";
+  if (Backend != "gpu" && Backend != "host")
+    return usage("--backend must be gpu or host");
+
+  std::unique_ptr<runtime::BatchExecutor> Exec;
+  if (Backend == "gpu") {
+#ifdef EBPF_GPU_HAVE_CUDA
+    if (!GpuObj) {
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
+      GpuObj = compileForGpu(Object, Section);
+      if (!GpuObj)
+        fail(GpuObj.error().message());
+#else
+      fail(GpuObj.error().message() + " (this loader was built without the compiler: "
+                                      "compile the program with ebpf-gpu-cc first)");
+#endif
+    }
+    if (!GpuObj->Verified && !AllowUnverified)
+      fail(Object + ": compiled without the safety verifier (--no-verify); "
+                    "refusing to run it "
+                    "(--allow-unverified overrides, for testing)");
+    auto E = makeGpuExecutor(*GpuObj, 0);
+    if (!E)
+      fail(E.error().message());
+    Exec = std::move(*E);
+#else
+    fail("this loader was built without CUDA support (no cuda.h at build time)");
+#endif
+  } else {
+    if (GpuObj)
+      fail(Object + ": a .gpu.o holds GPU code only; give the host back end "
+                    "the eBPF object");
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
+    auto E = makeHostExecutor(Object, Section, HostReclaim::EachBatch);
+    if (!E)
+      fail(E.error().message());
+    Exec = std::move(*E);
+#else
+    fail("the host back end needs a loader built with the compiler");
+#endif
+  }
+
+  struct sigaction Sa = {};
+  Sa.sa_handler = onSignal;
+  sigaction(SIGINT, &Sa, nullptr);
+  sigaction(SIGTERM, &Sa, nullptr);
+  O.Stop = &Interrupted;
+  runtime::ForwardHooks Hooks;
+  Hooks.Started = [&](const runtime::ForwardReport &R) {
+    std::fprintf(stderr, "%s: forwarding: %s on the %s back end, %zu port(s), %u worker(s)\n", Tool,
+                 Exec->programName().c_str(), Exec->backendName(), O.Ports.size(), R.Workers);
+  };
+  Hooks.Progress = printProgress;
+  Expected<runtime::ForwardReport> R = runtime::forward(*Exec, O, Hooks);
+  if (!R)
+    fail(R.error().message());
+  if (Json)
+    printJson(*R, Exec->programName(), Exec->backendName());
+  else
+    printText(*R, Exec->programName(), Object, Exec->backendName());
+  return 0;
+}
+
+} // namespace ebpfgpu::tools
