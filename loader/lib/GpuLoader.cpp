@@ -169,9 +169,10 @@ GpuDevice::~GpuDevice() {
 
 Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev, const GpuObjectSpec &Spec) {
   const CudaApi &A = Dev.api();
-  // The batch kernel's threads are the GPU's CPUs: per-CPU maps keep a
-  // copy of each value per thread, and the grid never has more threads
-  // than the device holds at once, nor than per-CPU memory allows.
+  // The batch kernel's threads are the GPU's CPUs. Without per-CPU maps
+  // the grid has a thread per packet (the fastest launch); per-CPU maps
+  // keep a copy of each value per thread, so then the grid has no more
+  // threads than the device holds at once, nor than their memory allows.
   size_t PerCpu = 0;
   for (const GpuMapSpec &M : Spec.Maps)
     if (!M.ObjectGlobal.empty()) {
@@ -179,10 +180,11 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev, const Gpu
         return std::move(*E);
       PerCpu += perCpuBytes(M.shape());
     }
-  uint32_t Slots = Dev.residentThreads() / GpuBlockThreads * GpuBlockThreads;
+  uint32_t Slots = UINT32_MAX / GpuBlockThreads * GpuBlockThreads;
   if (PerCpu)
-    Slots = uint32_t(std::min<size_t>(Slots, GpuPerCpuMapBytes / PerCpu / GpuBlockThreads *
-                                                 GpuBlockThreads));
+    Slots = uint32_t(std::min<size_t>(Dev.residentThreads() / GpuBlockThreads * GpuBlockThreads,
+                                      GpuPerCpuMapBytes / PerCpu / GpuBlockThreads *
+                                          GpuBlockThreads));
   if (Slots < GpuBlockThreads)
     return Error("per-CPU maps need " + std::to_string(PerCpu) + " bytes per GPU thread; " +
                  std::to_string(GpuBlockThreads) + " threads would exceed the " +

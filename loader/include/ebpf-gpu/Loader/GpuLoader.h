@@ -114,8 +114,9 @@ public:
 
   const std::string &jitInfoLog() const { return InfoLog; }
 
-  /// The GPU's CPUs for this program: the batch kernel's threads (each
-  /// takes packets i, i + cpus, ...), and the copies of per-CPU values.
+  /// The GPU's CPUs for this program: the most threads a batch kernel
+  /// launch has (each takes packets i, i + cpus, ...), and the copies of
+  /// per-CPU values. Without per-CPU maps, unbounded (a thread per packet).
   uint32_t cpus() const { return CpuSlots; }
 
   /// The program's maps and global data, read back from the GPU, as text
