@@ -85,6 +85,12 @@ prepare() {
   build/tools/ebpf-gpu-loader run build/samples/xdp_ddos_cms.o --backend host \
     --pcap build/gpu-check-ct.pcap --verdicts build/cms.host.txt --dump-maps build/cms.host.maps >/dev/null
   cat build/cms.host.txt build/cms.host.maps | sha256sum | cut -d' ' -f1 >"$CARRY/samples/cms.sha256"
+  # bpf_trace_printk: the GPU's lines are the host's, in another order.
+  /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
+    -c tests/lit/loader/trace-printk.c -o build/trace_printk.o
+  build/tools/ebpf-gpu-cc build/trace_printk.o -o "$CARRY/samples/trace_printk.gpu.o"
+  build/tools/ebpf-gpu-loader run build/trace_printk.o --pcap "$traffic" --trace build/trace.host.txt >/dev/null
+  sort build/trace.host.txt | sha256sum | cut -d' ' -f1 >"$CARRY/samples/trace.sha256"
   # Hash map stress: inserts, replaces, deletes and reads from 1M threads.
   /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
     -c tests/stress/hash_stress.c -o build/hash_stress.o
@@ -158,6 +164,14 @@ device() {
     echo "xdp_ddos_cms: 2000 packets in 2000 batches, GPU and host agree (verdicts, sketch)"
   else
     echo "xdp_ddos_cms: GPU and host DIFFER"
+    status=1
+  fi
+  echo "== bpf_trace_printk on the GPU: 3 lines a packet, the host's lines in another order"
+  "$bin/ebpf-gpu-loader" run "$s/trace_printk.gpu.o" --pcap "$traffic" --trace /tmp/trace.gpu.txt >/dev/null
+  if [[ $(sort /tmp/trace.gpu.txt | sha256sum | cut -d' ' -f1) == $(cat "$s/trace.sha256") ]]; then
+    echo "trace_printk: $(wc -l </tmp/trace.gpu.txt) lines, the same as the host's"
+  else
+    echo "trace_printk: GPU lines DIFFER from the host's ($(wc -l </tmp/trace.gpu.txt) lines)"
     status=1
   fi
   echo "== hash map stress: 1M packets in batches of 65536 threads that insert, replace, delete and read 4096 keys"

@@ -5,6 +5,7 @@
 
 #include "ebpf-gpu/Loader/GpuLoader.h"
 #include "ebpf-gpu/Loader/MapMemory.h"
+#include "ebpf-gpu/Platform/GpuAbi.h"
 
 #include <cuda.h>
 #include <dlfcn.h>
@@ -209,6 +210,21 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev, const Gpu
   CUfunction Fn;
   EBPFGPU_CHECK(A, cuModuleGetFunction, &Fn, Mod, Spec.Kernel.c_str());
   P->Kernel = Fn;
+  if (std::count(Spec.Helpers.begin(), Spec.Helpers.end(), "trace_printk")) {
+    size_t Bytes = sizeof(ebpfgpu_trace_log) + TraceLogCapacity;
+    CUdeviceptr L, G;
+    size_t GSize = 0;
+    EBPFGPU_CHECK(A, cuMemAlloc, &L, Bytes);
+    P->TraceLog = L;
+    EBPFGPU_CHECK(A, cuMemsetD8, L, 0, Bytes);
+    ebpfgpu_trace_log Header{0, TraceLogCapacity, 0, 0};
+    EBPFGPU_CHECK(A, cuMemcpyHtoD, L, &Header, sizeof(Header));
+    if (CUresult R = A.cuModuleGetGlobal(&G, &GSize, Mod, EBPFGPU_TRACE_LOG_GLOBAL);
+        R != CUDA_SUCCESS)
+      return A.error("cuModuleGetGlobal", R).withContext("trace log");
+    uint64_t Ptr = L;
+    EBPFGPU_CHECK(A, cuMemcpyHtoD, G, &Ptr, sizeof(Ptr));
+  }
   // Maps: header and zeroed values in device memory, bound to the module's
   // map global. Global data lives in the module itself.
   for (const GpuMapSpec &M : Spec.Maps) {
@@ -337,7 +353,29 @@ MaybeError GpuProgram::updateMap(const std::string &Map, const std::vector<uint8
   return Error("no map named '" + Map + "' in the program");
 }
 
+Expected<TraceText> GpuProgram::takeTrace() {
+  if (!TraceLog)
+    return TraceText();
+  const CudaApi &A = Dev.api();
+  ebpfgpu_trace_log Header;
+  EBPFGPU_CHECK(A, cuMemcpyDtoH, &Header, TraceLog, sizeof(Header));
+  if (Header.head == 0 && Header.dropped == 0)
+    return TraceText();
+  uint32_t Used = std::min(Header.head, Header.capacity);
+  std::vector<char> Bytes(Used);
+  CUdeviceptr Lines = TraceLog + sizeof(Header);
+  EBPFGPU_CHECK(A, cuMemcpyDtoH, Bytes.data(), Lines, Used);
+  TraceText T = readTraceLog(Header, Bytes.data());
+  // Empty again, zeros included: the next batch's lines end where zeros start.
+  EBPFGPU_CHECK(A, cuMemsetD8, Lines, 0, Used);
+  Header.head = Header.dropped = 0;
+  EBPFGPU_CHECK(A, cuMemcpyHtoD, TraceLog, &Header, sizeof(Header));
+  return T;
+}
+
 GpuProgram::~GpuProgram() {
+  if (TraceLog)
+    Dev.api().cuMemFree(TraceLog);
   for (const DeviceMap &D : Maps)
     for (uint64_t P : {D.Header, D.Storage})
       if (P)

@@ -5,6 +5,8 @@
 
 #include "Executors.h"
 
+#include "ebpf-gpu/Loader/TraceLog.h"
+
 #ifdef EBPF_GPU_HAVE_CUDA
 #include "ebpf-gpu/Loader/GpuLoader.h"
 #endif
@@ -26,6 +28,37 @@ namespace ebpfgpu::tools {
 
 using runtime::BatchExecutor;
 using runtime::PacketBatch;
+
+namespace {
+/// bpf_trace_printk lines taken from a program's log after each run, kept
+/// until the caller takes them (at most 16 MiB; the rest is counted).
+class TraceCollector {
+public:
+  void add(const loader::TraceText &T) {
+    std::lock_guard Lock(M);
+    Dropped += T.Dropped;
+    if (Lines.size() + T.Lines.size() <= MaxBytes)
+      Lines += T.Lines;
+    else
+      Dropped += uint64_t(std::count(T.Lines.begin(), T.Lines.end(), '\n'));
+  }
+  std::string take() {
+    std::lock_guard Lock(M);
+    std::string Out = std::move(Lines);
+    if (Dropped)
+      Out += "(" + std::to_string(Dropped) + " trace lines dropped: the log was full)\n";
+    Lines.clear();
+    Dropped = 0;
+    return Out;
+  }
+
+private:
+  static constexpr size_t MaxBytes = 64u << 20;
+  std::mutex M;
+  std::string Lines;
+  uint64_t Dropped = 0;
+};
+} // namespace
 
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
 namespace {
@@ -65,6 +98,7 @@ public:
       for (size_t I = 0; I < Batch.size(); ++I) {
         runOne(Batch, I);
         Prog->reclaimMaps();
+        Trace.add(Prog->takeTrace());
       }
       return std::nullopt;
     }
@@ -78,6 +112,7 @@ public:
     // whoever finishes last.
     if (Running.try_lock()) {
       Prog->reclaimMaps();
+      Trace.add(Prog->takeTrace());
       Running.unlock();
     }
     return std::nullopt;
@@ -89,6 +124,11 @@ public:
     return Prog->updateMap(Map, Key, Value);
   }
   MaybeError checkMaps() override { return Prog->checkMaps(); }
+  Expected<std::string> takeTrace() override {
+    std::unique_lock Lock(Running);
+    Trace.add(Prog->takeTrace());
+    return Trace.take();
+  }
   // The host reclaims between packets or batches of one worker's packets:
   // its spare elements never run out before the map is full.
   Expected<std::vector<std::string>> warnings() override { return std::vector<std::string>(); }
@@ -107,6 +147,7 @@ private:
   std::string Name;
   HostReclaim Reclaim;
   std::shared_mutex Running;
+  TraceCollector Trace;
 };
 
 } // namespace
@@ -180,6 +221,10 @@ public:
       // lists before the next launch.
       if (MaybeError E = Prog->reclaimMaps())
         return E;
+      auto Lines = Prog->takeTrace();
+      if (!Lines)
+        return Lines.takeError();
+      Trace.add(*Lines);
     }
     return std::nullopt;
   }
@@ -196,6 +241,10 @@ public:
   MaybeError checkMaps() override {
     std::lock_guard Lock(Launching);
     return Prog->checkMaps();
+  }
+  Expected<std::string> takeTrace() override {
+    std::lock_guard Lock(Launching);
+    return Trace.take();
   }
   Expected<std::vector<std::string>> warnings() override {
     std::lock_guard Lock(Launching);
@@ -221,6 +270,7 @@ private:
   std::vector<ebpfgpu_packet_desc> Descs;
   std::vector<ebpfgpu_verdict> Verdicts;
   double KernelMs = 0;
+  TraceCollector Trace;
 };
 
 } // namespace

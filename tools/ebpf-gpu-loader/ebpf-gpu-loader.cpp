@@ -73,8 +73,10 @@ int usage(const std::string &Msg) {
                "                      map stores them, e.g. routes:18000000c0a80100:02000000);\n"
                "                      repeatable\n"
                "  --map-file FILE     --map-set for each line MAP:KEY:VALUE of FILE ('#' comments)\n"
-               "  --check-maps        host, gpu: after every batch, check the structure of every\n"
+               "  --check-maps        host, gpu: after the run, check the structure of every\n"
                "                      hash map (links, buckets, counts, free lists)\n"
+               "  --trace FILE        host, gpu: write bpf_trace_printk lines to FILE (default:\n"
+               "                      standard error)\n"
                "  --json              print the summary as JSON\n"
                "  --allow-unverified  run a .gpu.o compiled with --no-verify (testing only)\n",
                Tool, Tool, Tool);
@@ -124,6 +126,7 @@ struct RunOptions {
   bool Json = false;
   bool AllowUnverified = false;
   bool CheckMaps = false;
+  std::string TraceFile; ///< --trace: where bpf_trace_printk lines go (default stderr)
   std::vector<MapEntry> MapEntries; ///< --map-set, in order
 };
 
@@ -297,6 +300,16 @@ void runExecutor(runtime::BatchExecutor &Exec, const RunOptions &O, PacketBatch 
   if (O.CheckMaps)
     if (MaybeError E = Exec.checkMaps())
       fail(Where + E->message());
+  auto Trace = Exec.takeTrace();
+  if (!Trace)
+    fail(Where + Trace.error().message());
+  if (!O.TraceFile.empty()) {
+    std::vector<uint8_t> Bytes(Trace->begin(), Trace->end());
+    if (MaybeError E = loader::writeFileAtomically(O.TraceFile, Bytes))
+      fail(E->message());
+  } else if (!Trace->empty()) {
+    std::fputs(Trace->c_str(), stderr);
+  }
   auto Warnings = Exec.warnings();
   if (!Warnings)
     fail(Where + Warnings.error().message());
@@ -374,6 +387,8 @@ int runCommand(int argc, char **argv) {
       O.AllowUnverified = true;
     else if (A == "--check-maps")
       O.CheckMaps = true;
+    else if (A == "--trace")
+      Value(O.TraceFile);
     else if (A == "--map-set") {
       std::string V;
       Value(V);

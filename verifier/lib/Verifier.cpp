@@ -693,11 +693,14 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
   for (size_t A = 0; A < H->Checks.size(); ++A) {
     unsigned R = unsigned(A + 1);
     std::string Arg = Name + " argument " + std::to_string(R) + " (" + regName(R) + ")";
+    if (H->Checks[A] == platform::ArgCheck::Unused)
+      continue; // variadic: may be unwritten (bpf_printk with fewer arguments)
     if (auto E = readReg(Pc, S, R))
       return E;
     const Reg &V = S.Regs[R];
     switch (H->Checks[A]) {
     case platform::ArgCheck::Anything:
+    case platform::ArgCheck::Unused:
       break;
     case platform::ArgCheck::Scalar:
       if (V.K != Kind::Scalar)

@@ -22,6 +22,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <mutex>
 
@@ -104,7 +105,7 @@ llvm::Value *gridThreads(llvm::IRBuilder<> &B) {
 /// ebpfgpu_xdp_batch: thread t runs the program on packets t, t + T, ...
 /// (T threads in the grid); thread t is CPU t for get_smp_processor_id and
 /// per-CPU maps, so no two packets on one CPU ever run at once.
-void addXdpKernel(llvm::Module &M, llvm::Function *Prog) {
+void addXdpKernel(llvm::Module &M, llvm::Function *Prog, llvm::GlobalVariable *TraceLog) {
   llvm::LLVMContext &C = M.getContext();
   auto *I8 = llvm::Type::getInt8Ty(C);
   auto *I32 = llvm::Type::getInt32Ty(C);
@@ -157,6 +158,8 @@ void addXdpKernel(llvm::Module &M, llvm::Function *Prog) {
       B.CreateXor(K->getArg(3), B.CreateMul(B.CreateZExt(Tid, I64),
                                             B.getInt64(0x9e3779b97f4a7c15ull))));
   Set(offsetof(ebpfgpu_xdp_ctx, cpu_id), Cpu);
+  Set(offsetof(ebpfgpu_xdp_ctx, trace_log),
+      TraceLog ? static_cast<llvm::Value *>(B.CreateLoad(I64, TraceLog)) : B.getInt64(0));
   llvm::Value *R0 = B.CreateCall(Prog, {Ctx, B.CreatePtrToInt(Ctx, I64), B.getInt64(0),
                                         B.getInt64(0), B.getInt64(0), B.getInt64(0)});
   llvm::Value *Out = B.CreateGEP(I8, Verdicts, B.CreateMul(B.CreateZExt(Tid, I64),
@@ -227,7 +230,15 @@ llvm::Expected<GpuProgram> compileForGpu(const object::ProgramSpec &Prog,
   llvm::Function *Entry = M.getFunction(Lifted->EntryName);
   GpuProgram Out;
   if (Lift.Platform->hasContext()) {
-    addXdpKernel(M, Entry);
+    // bpf_trace_printk's log: a device pointer the loader sets.
+    llvm::GlobalVariable *TraceLog = nullptr;
+    if (std::count(Lifted->HelpersUsed.begin(), Lifted->HelpersUsed.end(), "trace_printk"))
+      TraceLog = new llvm::GlobalVariable(M, llvm::Type::getInt64Ty(M.getContext()), false,
+                                          llvm::GlobalValue::ExternalLinkage,
+                                          llvm::ConstantInt::get(llvm::Type::getInt64Ty(M.getContext()), 0),
+                                          EBPFGPU_TRACE_LOG_GLOBAL, nullptr,
+                                          llvm::GlobalValue::NotThreadLocal, 1);
+    addXdpKernel(M, Entry, TraceLog);
     Out.KernelName = EBPFGPU_XDP_KERNEL;
   } else {
     addRawKernel(M, Entry);

@@ -23,6 +23,18 @@ void HostProgram::reclaimMaps() {
     M->reclaim();
 }
 
+loader::TraceText HostProgram::takeTrace() {
+  if (TraceBlock.empty())
+    return {};
+  auto *Log = reinterpret_cast<ebpfgpu_trace_log *>(TraceBlock.data());
+  loader::TraceText T = loader::readTraceLog(*Log, reinterpret_cast<const char *>(Log + 1));
+  // Empty again, zeros included: the next run's lines end where zeros start.
+  std::fill(TraceBlock.begin() + sizeof(ebpfgpu_trace_log) / 8, TraceBlock.end(), 0);
+  Log->head = 0;
+  Log->dropped = 0;
+  return T;
+}
+
 MaybeError HostProgram::checkMaps() const {
   for (const auto &M : Maps)
     if (MaybeError E = M->check())
@@ -116,6 +128,11 @@ HostProgram::compile(const object::ProgramSpec &Prog, const std::vector<object::
     if (!G)
       return G.takeError();
     P->Data.push_back({Spec->Name, G->toPtr<const uint8_t *>(), Spec->ValueSize});
+  }
+  if (std::count(Lifted->HelpersUsed.begin(), Lifted->HelpersUsed.end(), "trace_printk")) {
+    P->TraceBlock.assign((sizeof(ebpfgpu_trace_log) + loader::TraceLogCapacity) / 8, 0);
+    reinterpret_cast<ebpfgpu_trace_log *>(P->TraceBlock.data())->capacity =
+        loader::TraceLogCapacity;
   }
   P->Entry = Sym->toPtr<EntryFn>();
   P->Jit = std::move(*Jit);

@@ -39,8 +39,8 @@ public:
       {C::MapPtr, C::MapKey, C::MapValue, C::Scalar});
     H(3, "map_delete_elem", V::Scalar, {V::Map, V::Ptr}, true, {C::MapPtr, C::MapKey});
     H(5, "ktime_get_ns", V::Scalar, {}, false, {});
-    H(6, "trace_printk", V::Scalar, {V::Ptr, V::Scalar, V::Scalar, V::Scalar, V::Scalar}, false,
-      {C::Mem, C::ConstSize, C::Scalar, C::Scalar, C::Scalar});
+    H(6, "trace_printk", V::Scalar, {V::Ptr, V::Scalar, V::Scalar, V::Scalar, V::Scalar}, true,
+      {C::Mem, C::ConstSize, C::Unused, C::Unused, C::Unused});
     H(7, "get_prandom_u32", V::Scalar, {}, true, {});
     H(8, "get_smp_processor_id", V::Scalar, {}, true, {});
     H(12, "tail_call", V::Scalar, {V::Ctx, V::Map, V::Scalar}, false,

@@ -8,6 +8,7 @@
 #define EBPF_GPU_COMPILER_HOSTJIT_H
 
 #include "ebpf-gpu/Compiler/Lifter.h"
+#include "ebpf-gpu/Loader/TraceLog.h"
 #include "ebpf-gpu/Support/Error.h"
 
 #include "llvm/Support/Error.h"
@@ -42,6 +43,7 @@ public:
 
   /// Runs an XDP program on `Ctx` and returns r0.
   uint64_t runXdp(platform::XdpRuntimeContext &Ctx) const {
+    Ctx.trace_log = reinterpret_cast<uint64_t>(TraceBlock.data());
     return Entry(&Ctx, reinterpret_cast<uint64_t>(&Ctx), 0, 0, 0, 0);
   }
   /// Runs a raw-platform program with r1 = Mem, r2 = Len and returns r0.
@@ -57,6 +59,9 @@ public:
   void reclaimMaps();
   /// Between runs: checks every map's structure (loader::checkMapIntegrity).
   MaybeError checkMaps() const;
+  /// Between runs: the lines bpf_trace_printk wrote since the last take
+  /// (empty when the program never calls it), and the log emptied.
+  loader::TraceText takeTrace();
   /// Between runs: sets `Key` to `Value` in the map named `Map`.
   MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
                        const std::vector<uint8_t> &Value);
@@ -74,6 +79,8 @@ private:
   EntryFn Entry = nullptr;
   std::vector<std::unique_ptr<loader::HostMap>> Maps;
   std::vector<DataView> Data;
+  /// bpf_trace_printk's log (header and lines); empty when unused.
+  std::vector<uint64_t> TraceBlock;
 };
 
 /// Address of the host implementation of helper `Name` (kernel name without

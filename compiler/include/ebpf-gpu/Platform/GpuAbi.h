@@ -21,6 +21,9 @@
  * run by thread 0 only. */
 #define EBPFGPU_XDP_KERNEL "ebpfgpu_xdp_batch"
 #define EBPFGPU_RAW_KERNEL "ebpfgpu_raw_run"
+/* Programs that call bpf_trace_printk: a u64 module global holding the
+ * device address of their struct ebpfgpu_trace_log (XdpContext.h). */
+#define EBPFGPU_TRACE_LOG_GLOBAL "ebpfgpu_trace_log"
 
 struct ebpfgpu_packet_desc {
   uint64_t buffer;      /* device address of the packet's buffer (headroom first) */

@@ -30,6 +30,7 @@ enum class ValueType : uint8_t {
 enum class ArgCheck : uint8_t {
   Scalar,       ///< any initialised non-pointer value
   Anything,     ///< any initialised value
+  Unused,       ///< any value, even an unwritten register (variadic arguments)
   Ctx,          ///< the context pointer, unmodified
   MapPtr,       ///< a map reference (LDDW map)
   MapKey,       ///< readable memory of the map's key size

@@ -33,6 +33,20 @@ struct ebpfgpu_xdp_ctx {
   /* What bpf_get_smp_processor_id returns. */
   uint32_t cpu_id;
   uint32_t reserved2;
+  /* Where bpf_trace_printk appends its lines (struct ebpfgpu_trace_log);
+   * 0 when the program has no trace log. */
+  uint64_t trace_log;
+};
+
+/* The log of bpf_trace_printk: lines appended at `head` (reserved with an
+ * atomic add) into `capacity` bytes that follow the header; a line that
+ * does not fit is counted in `dropped`. The host takes the lines between
+ * runs and resets `head`. */
+struct ebpfgpu_trace_log {
+  uint32_t head;
+  uint32_t capacity;
+  uint32_t dropped;
+  uint32_t reserved;
 };
 
 #endif /* EBPF_GPU_PLATFORM_XDPCONTEXT_H */

@@ -13,6 +13,7 @@
 
 #include "ebpf-gpu/Loader/GpuObject.h"
 #include "ebpf-gpu/Loader/MapMemory.h"
+#include "ebpf-gpu/Loader/TraceLog.h"
 #include "ebpf-gpu/Platform/GpuAbi.h"
 
 #include <memory>
@@ -128,6 +129,9 @@ public:
   /// Per hashed map with any: "NAME: N" updates refused so far because a
   /// batch unlinked every spare element (starvedUpdates).
   Expected<std::vector<std::string>> starvedMaps() const;
+  /// Between batches: the lines bpf_trace_printk wrote since the last take
+  /// (empty when the program never calls it), and the log emptied.
+  Expected<TraceText> takeTrace();
   /// Between batches: checks every map's structure (checkMapIntegrity).
   MaybeError checkMaps() const;
   /// Between batches: sets `Key` to `Value` in the map named `Map`.
@@ -149,6 +153,7 @@ private:
   unsigned blocksFor(uint32_t Packets) const;
   GpuDevice &Dev;
   uint32_t CpuSlots = 0;
+  uint64_t TraceLog = 0; ///< device memory owned: bpf_trace_printk's log, or 0
   void *Module = nullptr;
   void *Kernel = nullptr;
   bool IsXdp = false;

@@ -43,6 +43,10 @@ public:
   /// Checks the structure of every map (loader::checkMapIntegrity). Not
   /// while run() is in progress.
   virtual MaybeError checkMaps() = 0;
+  /// The lines bpf_trace_printk wrote since the last call (each ends in a
+  /// newline), and the log emptied; a count of lines that did not fit
+  /// follows them as a line of its own. Not while run() is in progress.
+  virtual Expected<std::string> takeTrace() = 0;
   /// What the operator should know about the runs so far (e.g. updates a
   /// map refused for want of room within a batch); empty when nothing.
   virtual Expected<std::vector<std::string>> warnings() = 0;
