@@ -59,7 +59,8 @@ prepare() {
                xdp_mac_swap.o:xdp_mac_swap xdp_vlan.o:xdp_vlan
                xdp_patterns.o:ipv6_ext xdp_patterns.o:tcp_opts xdp_patterns.o:load_bytes
                xdp_patterns.o:ttl_dec xdp_flow_count.o:xdp_flow_count
-               xdp_percpu_stats.o:xdp_percpu_stats xdp_router.o:xdp_router xdp_lb.o:xdp_lb)
+               xdp_percpu_stats.o:xdp_percpu_stats xdp_router.o:xdp_router xdp_lb.o:xdp_lb
+               xdp_dispatch.o:xdp_dispatch)
   : >"$CARRY/samples/list"
   for spec in "${progs[@]}"; do
     local obj=${spec%%:*} prog=${spec##*:} maps=()

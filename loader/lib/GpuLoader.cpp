@@ -243,6 +243,13 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev, const Gpu
       EBPFGPU_CHECK(A, cuMemsetD8, V, 0, Bytes ? Bytes : 1);
       P->Maps.back().Layout = mapLayout(M.shape(), Slots, V);
       EBPFGPU_CHECK(A, cuMemcpyHtoD, H, &P->Maps.back().Layout.Header, sizeof(ebpfgpu_map));
+      for (const auto &[Slot, Value] : M.ProgramSlots) {
+        if (Slot >= M.MaxEntries)
+          return Error("map '" + M.Name + "': program slot " + std::to_string(Slot) +
+                       " is past max_entries");
+        EBPFGPU_CHECK(A, cuMemcpyHtoD, V + uint64_t(Slot) * P->Maps.back().Layout.Header.value_stride,
+                      &Value, sizeof(Value));
+      }
       if (CUresult R = A.cuModuleGetGlobal(&G, &GSize, Mod, M.ObjectGlobal.c_str());
           R != CUDA_SUCCESS)
         return A.error("cuModuleGetGlobal", R).withContext("map '" + M.Name + "'");

@@ -33,11 +33,14 @@ std::string metaText(const GpuObjectSpec &S) {
     << "\nverified " << (S.Verified ? "yes" : "no") << "\n";
   for (const std::string &H : S.Helpers)
     O << "helper " << H << "\n";
-  for (const GpuMapSpec &M : S.Maps)
+  for (const GpuMapSpec &M : S.Maps) {
     O << "map name=" << M.Name << " type=" << M.Type << " key=" << M.KeySize
       << " value=" << M.ValueSize << " max_entries=" << M.MaxEntries << " flags=" << M.Flags
-      << " origin=" << M.Origin << " object=" << M.ObjectGlobal << " data=" << M.DataGlobal
-      << "\n";
+      << " origin=" << M.Origin << " object=" << M.ObjectGlobal << " data=" << M.DataGlobal;
+  for (size_t I = 0; I < M.ProgramSlots.size(); ++I)
+      O << (I ? "," : " slots=") << M.ProgramSlots[I].first << ":" << M.ProgramSlots[I].second;
+    O << "\n";
+  }
   return O.str();
 }
 
@@ -93,6 +96,17 @@ MaybeError parseMeta(const std::string &Text, GpuObjectSpec &S) {
       else if (K == "value") Ok = Num(V, M.ValueSize);
       else if (K == "max_entries") Ok = Num(V, M.MaxEntries);
       else if (K == "flags") Ok = Num(V, M.Flags);
+      else if (K == "slots") {
+        // SLOT:PROGRAM_ID+1,... (program arrays)
+        std::istringstream P(V);
+        for (std::string Pair; Ok && std::getline(P, Pair, ',');) {
+          size_t Colon = Pair.find(':');
+          uint32_t Slot = 0, Value = 0;
+          Ok = Colon != std::string::npos && Num(Pair.substr(0, Colon), Slot) &&
+               Num(Pair.substr(Colon + 1), Value);
+          M.ProgramSlots.push_back({Slot, Value});
+        }
+      }
       else return Error("unknown map attribute '" + K + "'");
       if (!Ok)
         return Error("bad value for map attribute '" + K + "'");

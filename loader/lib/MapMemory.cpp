@@ -48,6 +48,10 @@ MaybeError checkMapSupported(const std::string &Name, const MapShape &S) {
     if (S.KeySize != 4)
       return Refuse("array keys are 4 bytes, not " + std::to_string(S.KeySize));
     break;
+  case EBPFGPU_MAP_PROG_ARRAY:
+    if (S.KeySize != 4 || S.ValueSize != 4)
+      return Refuse("program array keys and values are 4 bytes");
+    break;
   case EBPFGPU_MAP_DEVMAP:
   case EBPFGPU_MAP_DEVMAP_HASH:
     if (S.KeySize != 4 || (S.ValueSize != 4 && S.ValueSize != 8))
@@ -65,7 +69,7 @@ MaybeError checkMapSupported(const std::string &Name, const MapShape &S) {
     break;
   default:
     return Refuse("maps of type " + std::to_string(S.Type) +
-                  " have no run-time implementation yet (array, percpu_array, hash, "
+                  " have no run-time implementation yet (array, percpu_array, prog_array, hash, "
                   "percpu_hash, lru_hash, lru_percpu_hash, lpm_trie, devmap and devmap_hash do)");
   }
   if (S.MaxEntries == 0 || S.ValueSize == 0 || S.KeySize == 0)
@@ -266,6 +270,8 @@ std::string formatHashEntries(const std::string &Name,
 
 std::string formatMap(const std::string &Name, const MapLayout &L, const uint8_t *Storage) {
   const ebpfgpu_map &H = L.Header;
+  if (H.type == EBPFGPU_MAP_PROG_ARRAY)
+    return ""; // program references, not data (the kernel reports its own ids)
   auto Value = [&](const uint8_t *V) {
     return sumPerCpuValues(V, H.value_size, H.value_stride, H.nslices);
   };

@@ -241,9 +241,13 @@ int main(int argc, char **argv) {
            verifier::formatDiagnostic(*R.Error, P));
     return R;
   };
+  // A program that tail-calls brings every program it may reach: all are
+  // verified.
   if (Emit != EmitKind::Insns && Emit != EmitKind::Maps && Emit != EmitKind::VerifierLog &&
       !NoVerify)
-    Verify(*selectPrograms(Obj, false)[0], false);
+    for (const object::ProgramSpec *P :
+         compiler::programSetFor(Obj, *selectPrograms(Obj, false)[0]).Programs)
+      Verify(*P, false);
 
   compiler::LiftOptions Lift;
   Lift.Platform = Plat;
@@ -274,7 +278,7 @@ int main(int argc, char **argv) {
   case EmitKind::Llvm: {
     const object::ProgramSpec *P = selectPrograms(Obj, false)[0];
     LLVMContext Ctx;
-    auto Lifted = compiler::liftProgram(*P, Obj.Maps, Lift, Ctx);
+    auto Lifted = compiler::liftProgramSet(compiler::programSetFor(Obj, *P), Obj.Maps, Lift, Ctx);
     if (!Lifted)
       fail(InputPath + ": program " + P->Name + ": " + toString(Lifted.takeError()));
     compiler::optimizeModule(*Lifted->Module, OptLevel);
@@ -284,7 +288,7 @@ int main(int argc, char **argv) {
   case EmitKind::GpuLlvm:
   case EmitKind::Ptx: {
     const object::ProgramSpec *P = selectPrograms(Obj, false)[0];
-    auto G = compiler::compileForGpu(*P, Obj.Maps, Lift, Gpu);
+    auto G = compiler::compileForGpu(compiler::programSetFor(Obj, *P), Obj.Maps, Lift, Gpu);
     if (!G)
       fail(InputPath + ": program " + P->Name + ": " + toString(G.takeError()));
     OS << (Emit == EmitKind::Ptx ? G->Ptx : G->Llvm);

@@ -80,10 +80,14 @@ chooseVerified(const object::ObjectSpec &Obj, const std::string &Path, const std
                                   : "no program or section named '" + Section + "'") +
                  " (have: " + Have + ")");
   }
-  verifier::Result V = verifier::verify(*P, Obj.Maps, verifier::Options());
-  if (!V.ok())
-    return Error(Path + ": program " + P->Name +
-                 ": refused by the verifier: " + verifier::formatDiagnostic(*V.Error, *P));
+  // A program that tail-calls brings every program it may reach: all are
+  // verified.
+  for (const object::ProgramSpec *Q : compiler::programSetFor(Obj, *P).Programs) {
+    verifier::Result V = verifier::verify(*Q, Obj.Maps, verifier::Options());
+    if (!V.ok())
+      return Error(Path + ": program " + Q->Name +
+                   ": refused by the verifier: " + verifier::formatDiagnostic(*V.Error, *Q));
+  }
   return P;
 }
 
@@ -160,7 +164,8 @@ makeHostExecutor(const std::string &Object, const std::string &Section, HostRecl
   Expected<const object::ProgramSpec *> P = chooseVerified(*Obj, Object, Section);
   if (!P)
     return P.takeError();
-  auto Prog = compiler::HostProgram::compile(**P, Obj->Maps, compiler::LiftOptions());
+  auto Prog = compiler::HostProgram::compile(compiler::programSetFor(*Obj, **P), Obj->Maps,
+                                             compiler::LiftOptions());
   if (!Prog)
     return Error(Object + ": program " + (*P)->Name + ": " + llvm::toString(Prog.takeError()));
   return std::unique_ptr<BatchExecutor>(new HostExecutor(std::move(*Prog), (*P)->Name, Reclaim));

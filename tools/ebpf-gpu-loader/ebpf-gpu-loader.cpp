@@ -239,6 +239,11 @@ void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
   struct bpf_object *Obj = bpf_object__open_file(O.Object.c_str(), nullptr);
   if (!Obj)
     fail(O.Object + ": kernel back end: cannot open: " + std::strerror(errno));
+  // With program arrays, every program loads (tail calls may reach any,
+  // and libbpf fills the arrays' static slots); otherwise only the chosen.
+  bool TailCalls = false;
+  struct bpf_map *Map;
+  bpf_object__for_each_map(Map, Obj) TailCalls |= bpf_map__type(Map) == BPF_MAP_TYPE_PROG_ARRAY;
   struct bpf_program *Chosen = nullptr, *P;
   int Count = 0;
   bpf_object__for_each_program(P, Obj) {
@@ -248,6 +253,8 @@ void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
                                       O.Section == bpf_program__section_name(P));
     if (Match && !Chosen)
       Chosen = P;
+    else if (TailCalls)
+      bpf_program__set_type(P, BPF_PROG_TYPE_XDP);
     else
       bpf_program__set_autoload(P, false);
   }

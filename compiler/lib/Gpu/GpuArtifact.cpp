@@ -10,7 +10,11 @@ llvm::Expected<loader::GpuObjectSpec> buildGpuObject(const object::ObjectSpec &O
                                                      const object::ProgramSpec &Prog,
                                                      const LiftOptions &Lift,
                                                      const GpuOptions &Gpu, bool Verified) {
-  auto G = compileForGpu(Prog, Obj.Maps, Lift, Gpu);
+  ProgramSet Set = programSetFor(Obj, Prog);
+  auto Slots = Set.programSlots(Obj.Maps);
+  if (!Slots)
+    return Slots.takeError();
+  auto G = compileForGpu(Set, Obj.Maps, Lift, Gpu);
   if (!G)
     return G.takeError();
   loader::GpuObjectSpec S;
@@ -38,6 +42,9 @@ llvm::Expected<loader::GpuObjectSpec> buildGpuObject(const object::ObjectSpec &O
                                                           : "btf";
     GM.ObjectGlobal = B.ObjectGlobal;
     GM.DataGlobal = B.DataGlobal;
+    for (const auto &[MapIndex, Slot, Value] : *Slots)
+      if (MapIndex == B.MapIndex)
+        GM.ProgramSlots.push_back({Slot, Value});
     S.Maps.push_back(std::move(GM));
   }
   return S;

@@ -212,13 +212,21 @@ void addRawKernel(llvm::Module &M, llvm::Function *Prog) {
 llvm::Expected<GpuProgram> compileForGpu(const object::ProgramSpec &Prog,
                                          const std::vector<object::MapSpec> &Maps,
                                          const LiftOptions &Lift, const GpuOptions &Gpu) {
+  ProgramSet Set;
+  Set.Programs = {&Prog};
+  return compileForGpu(Set, Maps, Lift, Gpu);
+}
+
+llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
+                                         const std::vector<object::MapSpec> &Maps,
+                                         const LiftOptions &Lift, const GpuOptions &Gpu) {
   auto TM = makeTargetMachine(Gpu);
   if (!TM)
     return TM.takeError();
   llvm::LLVMContext Ctx;
   LiftOptions GpuLift = Lift;
   GpuLift.PacketAddrSpace = 1; // packets live in device or mapped host memory: global
-  auto Lifted = liftProgram(Prog, Maps, GpuLift, Ctx);
+  auto Lifted = liftProgramSet(Set, Maps, GpuLift, Ctx);
   if (!Lifted)
     return Lifted.takeError();
   llvm::Module &M = *Lifted->Module;

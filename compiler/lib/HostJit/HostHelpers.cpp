@@ -45,7 +45,7 @@ void *hostHelperAddress(const std::string &Name) {
       ENTRY(xdp_adjust_head), ENTRY(xdp_adjust_meta),      ENTRY(xdp_adjust_tail),
       ENTRY(xdp_load_bytes),  ENTRY(xdp_store_bytes),      ENTRY(csum_diff),
       ENTRY(map_lookup_elem), ENTRY(map_update_elem),      ENTRY(map_delete_elem),
-      ENTRY(redirect_map),    ENTRY(trace_printk),
+      ENTRY(redirect_map),    ENTRY(trace_printk),         ENTRY(tail_call),
   };
 #undef ENTRY
   auto It = Table.find(Name);

@@ -12,6 +12,7 @@
 #include "llvm/Support/TargetSelect.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace ebpfgpu::compiler {
 
@@ -66,6 +67,14 @@ std::string HostProgram::dumpMaps() const {
 llvm::Expected<std::unique_ptr<HostProgram>>
 HostProgram::compile(const object::ProgramSpec &Prog, const std::vector<object::MapSpec> &Maps,
                      const LiftOptions &Opts, unsigned OptLevel) {
+  ProgramSet Set;
+  Set.Programs = {&Prog};
+  return compile(Set, Maps, Opts, OptLevel);
+}
+
+llvm::Expected<std::unique_ptr<HostProgram>>
+HostProgram::compile(const ProgramSet &Set, const std::vector<object::MapSpec> &Maps,
+                     const LiftOptions &Opts, unsigned OptLevel) {
   static const bool TargetsReady = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
@@ -74,7 +83,7 @@ HostProgram::compile(const object::ProgramSpec &Prog, const std::vector<object::
   (void)TargetsReady;
 
   auto Ctx = std::make_unique<llvm::LLVMContext>();
-  llvm::Expected<LiftedProgram> Lifted = liftProgram(Prog, Maps, Opts, *Ctx);
+  llvm::Expected<LiftedProgram> Lifted = liftProgramSet(Set, Maps, Opts, *Ctx);
   if (!Lifted)
     return Lifted.takeError();
   std::unique_ptr<HostProgram> P(new HostProgram());
@@ -133,6 +142,20 @@ HostProgram::compile(const object::ProgramSpec &Prog, const std::vector<object::
     P->TraceBlock.assign((sizeof(ebpfgpu_trace_log) + loader::TraceLogCapacity) / 8, 0);
     reinterpret_cast<ebpfgpu_trace_log *>(P->TraceBlock.data())->capacity =
         loader::TraceLogCapacity;
+  }
+  // Program arrays: the slots the object fills, with ids in the set.
+  auto Slots = Set.programSlots(Maps);
+  if (!Slots)
+    return Slots.takeError();
+  for (const auto &[MapIndex, Slot, Value] : *Slots) {
+    const std::string &Name = Maps[MapIndex].Name;
+    if (std::none_of(P->Maps.begin(), P->Maps.end(), [&](auto &M) { return M->name() == Name; }))
+      continue; // no program of the set uses this array
+    std::vector<uint8_t> Key(4), Val(4);
+    std::memcpy(Key.data(), &Slot, 4);
+    std::memcpy(Val.data(), &Value, 4);
+    if (MaybeError E = P->updateMap(Name, Key, Val))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), E->message());
   }
   P->Entry = Sym->toPtr<EntryFn>();
   P->Jit = std::move(*Jit);

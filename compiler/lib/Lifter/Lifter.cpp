@@ -15,6 +15,7 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstddef>
 #include <map>
 #include <set>
 
@@ -52,6 +53,7 @@ private:
   llvm::Error liftLddw(uint32_t Pc, const Insn &I);
   llvm::Error liftHelperCall(uint32_t Pc, int32_t Id, const AbsState &S);
   llvm::Error liftLocalCall(uint32_t Pc, const Insn &I);
+  void leaveOnTailCall();
   Value *condition(const Insn &I);
   /// Address of `Size` bytes at `Base + Off`, or an error when the access
   /// can never be valid (stack out of frame, bad context field).
@@ -113,6 +115,9 @@ public:
   std::vector<llvm::Function *> LlvmFuncs;
   std::map<size_t, MapBinding> Bindings;
   std::set<std::string> Helpers;
+  /// The program calls bpf_tail_call: calls return at once when one of
+  /// them tail-called.
+  bool UsesTailCalls = false;
 };
 
 llvm::FunctionCallee ProgramLifter::helperFunction(const platform::HelperProto &H) {
@@ -558,6 +563,8 @@ llvm::Error FunctionLifter::liftHelperCall(uint32_t Pc, int32_t Id, const AbsSta
   else if (Ret->getType()->isPointerTy())
     Ret = B.CreatePtrToInt(Ret, I64);
   setReg(0, Ret);
+  if (H->Name == "tail_call")
+    leaveOnTailCall();
   // Calls clobber r1-r5 (the verifier refuses reading them); keep them defined.
   for (unsigned R = 1; R <= 5; ++R)
     setReg(R, B.getInt64(0));
@@ -572,7 +579,23 @@ llvm::Error FunctionLifter::liftLocalCall(uint32_t Pc, const Insn &I) {
   setReg(0, B.CreateCall(P.LlvmFuncs[Callee], Args));
   for (unsigned R = 1; R <= 5; ++R)
     setReg(R, B.getInt64(0));
+  if (P.UsesTailCalls)
+    leaveOnTailCall();
   return llvm::Error::success();
+}
+
+void FunctionLifter::leaveOnTailCall() {
+  // A tail call that succeeded ends the program: return up to the
+  // dispatcher, which runs the target (ProgramSet.cpp).
+  Value *Field = B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Fn->getArg(0),
+                                              offsetof(ebpfgpu_xdp_ctx, tail_target));
+  Value *Pending = B.CreateICmpNE(B.CreateLoad(I32, Field), B.getInt32(0));
+  auto *Leave = BasicBlock::Create(B.getContext(), "tail_call.leave", Fn);
+  auto *Stay = BasicBlock::Create(B.getContext(), "tail_call.stay", Fn);
+  B.CreateCondBr(Pending, Leave, Stay);
+  B.SetInsertPoint(Leave);
+  B.CreateRet(B.getInt64(0));
+  B.SetInsertPoint(Stay);
 }
 
 llvm::Error FunctionLifter::liftInsn(uint32_t Pc, AbsState &S) {
@@ -638,6 +661,8 @@ llvm::Error FunctionLifter::liftInsn(uint32_t Pc, AbsState &S) {
 
 llvm::Expected<LiftedProgram> ProgramLifter::run() {
   Funcs = splitFunctions(Prog);
+  for (const Insn &I : Prog.Insns)
+    UsesTailCalls |= I.isHelperCall() && I.Imm == isa::HelperTailCall;
   Expected<Provenance> F = Provenance::analyze(Prog, Funcs, Opts.Platform->hasContext());
   if (!F)
     return llvm::createStringError(llvm::inconvertibleErrorCode(), F.error().message());

@@ -117,12 +117,19 @@ MaybeError parseBtfMapDef(const struct btf *B, uint32_t TypeId, MapSpec &M,
     else if (Name == "values") {
       if (IsInner)
         return Error("an inner map cannot itself hold maps");
-      // __array(values, struct inner): an array of pointers to the inner def.
+      // __array(values, struct inner): an array of pointers to the inner def;
+      // for a program array, __array(values, int (void *)): programs.
       const struct btf_type *Arr = btf__type_by_id(B, btf__resolve_type(B, MT));
       const struct btf_type *Ptr =
           Arr && btf_is_array(Arr) ? btf__type_by_id(B, btf_array(Arr)->type) : nullptr;
       if (!Ptr || !btf_is_ptr(Ptr))
         return Error("map attribute 'values' is not an array of pointers");
+      if (M.Type == MapTypeProgArray) {
+        const struct btf_type *Fn = btf__type_by_id(B, btf__resolve_type(B, Ptr->type));
+        if (!Fn || !btf_is_func_proto(Fn))
+          return Error("the values of a program array are programs (__array(values, int (void *)))");
+        continue;
+      }
       MapSpec Inner;
       Inner.Name = M.Name + ".inner";
       if (MaybeError E = parseBtfMapDef(B, Ptr->type, Inner, true))
@@ -134,6 +141,8 @@ MaybeError parseBtfMapDef(const struct btf *B, uint32_t TypeId, MapSpec &M,
     if (Err)
       return Err;
   }
+  if (M.Type == MapTypeProgArray && M.ValueSize == 0)
+    M.ValueSize = 4; // program references, as the kernel's fds
   if (M.Type == MapTypeArrayOfMaps || M.Type == MapTypeHashOfMaps) {
     if (M.Inner.empty())
       return Error("map of maps without an inner map definition (__array(values, ...))");
@@ -185,6 +194,35 @@ MaybeError readLegacyMaps(const ElfFile &Elf, const ElfSection &Sec, MapTable &T
   return std::nullopt;
 }
 
+/// A program array's static initialiser (`.values = { [1] = &prog }`): the
+/// relocations of `.maps` inside the map's `values` member, one per slot.
+MaybeError readProgramSlots(const ElfFile &Elf, const ElfSection &Sec, const ElfSymbol &Var,
+                            const struct btf *B, uint32_t TypeId, MapSpec &M) {
+  const struct btf_type *T = btf__type_by_id(B, btf__resolve_type(B, TypeId));
+  uint64_t ValuesAt = 0;
+  bool Found = false;
+  const struct btf_member *Members = btf_members(T);
+  for (unsigned I = 0, N = btf_vlen(T); I < N; ++I) {
+    const char *Name = btf__name_by_offset(B, Members[I].name_off);
+    if (Name && std::string(Name) == "values") {
+      ValuesAt = btf_member_bit_offset(T, I) / 8;
+      Found = true;
+    }
+  }
+  auto It = Elf.Relocs.find(Sec.Index);
+  if (!Found || It == Elf.Relocs.end())
+    return std::nullopt;
+  for (const ElfReloc &R : It->second) {
+    if (R.Offset < Var.Value + ValuesAt || R.Offset >= Var.Value + Var.Size)
+      continue;
+    uint64_t Slot = (R.Offset - Var.Value - ValuesAt) / 8;
+    if (R.SymbolIndex >= Elf.Symbols.size() || Slot >= M.MaxEntries)
+      return Error("bad relocation in the program slots");
+    M.InitialPrograms.push_back({uint32_t(Slot), Elf.Symbols[R.SymbolIndex].Name});
+  }
+  return std::nullopt;
+}
+
 MaybeError readBtfMaps(const ElfFile &Elf, const ElfSection &Sec, MapTable &T) {
   const ElfSection *BtfSec = Elf.findSection(".BTF");
   if (!BtfSec || BtfSec->Bytes.empty())
@@ -217,6 +255,9 @@ MaybeError readBtfMaps(const ElfFile &Elf, const ElfSection &Sec, MapTable &T) {
     M.Origin = MapOrigin::BtfDefined;
     if (MaybeError E = parseBtfMapDef(B.get(), It->second, M, false))
       return std::move(*E).withContext("map '" + S->Name + "'");
+    if (M.Type == MapTypeProgArray)
+      if (MaybeError E = readProgramSlots(Elf, Sec, *S, B.get(), It->second, M))
+        return std::move(*E).withContext("map '" + S->Name + "'");
     T.BySymbol[{Sec.Index, S->Value}] = T.Maps.size();
     T.Maps.push_back(std::move(M));
   }

@@ -40,6 +40,11 @@ struct GpuProgram {
 llvm::Expected<GpuProgram> compileForGpu(const object::ProgramSpec &Prog,
                                          const std::vector<object::MapSpec> &Maps,
                                          const LiftOptions &Lift, const GpuOptions &Gpu);
+/// The same for a set of programs that tail-call each other (one kernel,
+/// the set's entry program first).
+llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
+                                         const std::vector<object::MapSpec> &Maps,
+                                         const LiftOptions &Lift, const GpuOptions &Gpu);
 
 } // namespace ebpfgpu::compiler
 

@@ -40,6 +40,11 @@ public:
   static llvm::Expected<std::unique_ptr<HostProgram>>
   compile(const object::ProgramSpec &Prog, const std::vector<object::MapSpec> &Maps,
           const LiftOptions &Opts, unsigned OptLevel = 2);
+  /// The same for programs that tail-call each other: one unit whose entry
+  /// is the set's entry program; program arrays get the object's slots.
+  static llvm::Expected<std::unique_ptr<HostProgram>>
+  compile(const ProgramSet &Set, const std::vector<object::MapSpec> &Maps,
+          const LiftOptions &Opts, unsigned OptLevel = 2);
 
   /// Runs an XDP program on `Ctx` and returns r0.
   uint64_t runXdp(platform::XdpRuntimeContext &Ctx) const {

@@ -16,6 +16,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -59,6 +60,34 @@ llvm::Expected<LiftedProgram> liftProgram(const object::ProgramSpec &Prog,
                                           const std::vector<object::MapSpec> &Maps,
                                           const LiftOptions &Opts,
                                           llvm::LLVMContext &Ctx);
+
+/// The programs one compiled unit holds: its entry and, when the object has
+/// program arrays, every program of the object, which bpf_tail_call may
+/// reach. A program's id (what a program array holds, less one) is its
+/// index in `Programs`.
+struct ProgramSet {
+  std::vector<const object::ProgramSpec *> Programs;
+  size_t Entry = 0;
+
+  /// The ids of the program arrays' static slots, as
+  /// (map index, slot, program id + 1); a slot naming a program outside
+  /// the set is an error.
+  llvm::Expected<std::vector<std::array<uint32_t, 3>>>
+  programSlots(const std::vector<object::MapSpec> &Maps) const;
+};
+
+/// The set that runs program `Entry` of `Obj`: `Entry` alone, or with
+/// program arrays in the object, all the object's programs.
+ProgramSet programSetFor(const object::ObjectSpec &Obj, const object::ProgramSpec &Entry);
+
+/// Lifts every program of `Set` into one module (each as liftProgram
+/// does, sharing maps and global data) with a dispatcher as the entry:
+/// `ebpfgpu_dispatch` runs the set's entry program, then, as long as a
+/// program made a successful bpf_tail_call, its target, and returns the
+/// last program's r0. A set of one program is liftProgram's result.
+llvm::Expected<LiftedProgram> liftProgramSet(const ProgramSet &Set,
+                                             const std::vector<object::MapSpec> &Maps,
+                                             const LiftOptions &Opts, llvm::LLVMContext &Ctx);
 
 /// Runs LLVM's standard pipeline at `OptLevel` (0..3) over `M`.
 void optimizeModule(llvm::Module &M, unsigned OptLevel);

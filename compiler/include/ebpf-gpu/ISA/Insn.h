@@ -103,6 +103,8 @@ constexpr uint8_t LddwMapIdxValue = 6;
 /// The src field of CALL instructions.
 constexpr uint8_t CallHelper = 0;
 constexpr uint8_t CallLocal = 1;
+/// bpf_tail_call: the one helper that may not return to its caller.
+constexpr int32_t HelperTailCall = 12;
 constexpr uint8_t CallKfunc = 2;
 
 /// One decoded instruction slot. For LDDW the slot holds both halves of the

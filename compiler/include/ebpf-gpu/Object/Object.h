@@ -41,11 +41,15 @@ struct MapSpec {
   std::vector<uint8_t> InitialValue;
   /// Map-in-map types: the inner map's definition (one entry), else empty.
   std::vector<MapSpec> Inner;
+  /// Program arrays: the slots the object fills statically, with the name
+  /// of the program (function) each holds.
+  std::vector<std::pair<uint32_t, std::string>> InitialPrograms;
 };
 
 /// BPF_F_RDONLY_PROG: the program may not write the map (.rodata).
 constexpr uint32_t MapFlagReadOnlyProg = 1u << 7;
 /// Kernel map type numbers this code names directly.
+constexpr uint32_t MapTypeProgArray = 3;
 constexpr uint32_t MapTypeArray = 2;
 constexpr uint32_t MapTypePercpuArray = 6;
 constexpr uint32_t MapTypeArrayOfMaps = 12;

@@ -18,6 +18,7 @@
 enum {
   EBPFGPU_MAP_HASH = 1,
   EBPFGPU_MAP_ARRAY = 2,
+  EBPFGPU_MAP_PROG_ARRAY = 3, /* values: u32 program id + 1 (0: empty) */
   EBPFGPU_MAP_PERCPU_HASH = 5,
   EBPFGPU_MAP_PERCPU_ARRAY = 6,
   EBPFGPU_MAP_LRU_HASH = 9,
@@ -42,6 +43,8 @@ enum {
 #define EBPFGPU_CTL_STARVED 7 /* updates refused (E2BIG) because one run unlinked every
                                  spare element: they return only when the run ends */
 #define EBPFGPU_CTL_WORDS 8
+/* bpf_tail_call: at most this many tail calls per packet (the kernel's). */
+#define EBPFGPU_MAX_TAIL_CALLS 33
 /* LPM keys: u32 prefix length, then at most this many data bytes. */
 #define EBPFGPU_LPM_MAX_DATA 256
 

@@ -36,6 +36,10 @@ struct ebpfgpu_xdp_ctx {
   /* Where bpf_trace_printk appends its lines (struct ebpfgpu_trace_log);
    * 0 when the program has no trace log. */
   uint64_t trace_log;
+  /* bpf_tail_call: the program to run next (its id + 1; 0: none), set by a
+   * successful call, and the tail calls made so far for this packet. */
+  uint32_t tail_target;
+  uint32_t tail_calls;
 };
 
 /* The log of bpf_trace_printk: lines appended at `head` (reserved with an

@@ -29,6 +29,8 @@ struct GpuMapSpec {
   /// Module globals the loader binds: the map object pointer, and for
   /// global data the data itself (either may be empty).
   std::string ObjectGlobal, DataGlobal;
+  /// Program arrays: (slot, program id + 1) the loader writes at load.
+  std::vector<std::pair<uint32_t, uint32_t>> ProgramSlots;
 
   MapShape shape() const { return {Type, KeySize, ValueSize, MaxEntries, Flags}; }
 };

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Programs that tail-call each other, compiled as one unit: each program is
+// lifted on its own, the modules are linked (maps and global data are one
+// set of globals, as one object's maps are shared in the kernel), and a
+// dispatcher runs the entry program and then each tail-call target in turn.
+// A successful bpf_tail_call records its target in the context and the
+// calling program returns at once (Lifter.cpp); the dispatcher's loop is
+// what makes the call a jump, with a fresh stack, on the host and the GPU.
+
+#include "ebpf-gpu/Compiler/Lifter.h"
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <set>
+
+namespace ebpfgpu::compiler {
+
+namespace {
+
+llvm::Error makeError(const std::string &Msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
+}
+
+/// `ebpfgpu_dispatch(ctx, r1..r5)`: runs `Entries[First]`, then the program
+/// a tail call named, until one returns without one.
+llvm::Function *addDispatcher(llvm::Module &M, const std::vector<llvm::Function *> &Entries,
+                              size_t First) {
+  llvm::LLVMContext &C = M.getContext();
+  auto *I32 = llvm::Type::getInt32Ty(C);
+  auto *I64 = llvm::Type::getInt64Ty(C);
+  llvm::FunctionType *FnTy = Entries[0]->getFunctionType();
+  auto *D = llvm::Function::Create(FnTy, llvm::GlobalValue::ExternalLinkage, "ebpfgpu_dispatch", M);
+  D->addFnAttr(llvm::Attribute::NoUnwind);
+  auto *Entry = llvm::BasicBlock::Create(C, "entry", D);
+  auto *Loop = llvm::BasicBlock::Create(C, "loop", D);
+  auto *Next = llvm::BasicBlock::Create(C, "next", D);
+  auto *Bad = llvm::BasicBlock::Create(C, "no_such_program", D);
+  llvm::IRBuilder<> B(Entry);
+  llvm::Value *Ctx = D->getArg(0);
+  llvm::Value *Target =
+      B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Ctx, offsetof(ebpfgpu_xdp_ctx, tail_target));
+  B.CreateBr(Loop);
+
+  B.SetInsertPoint(Loop);
+  llvm::PHINode *Id = B.CreatePHI(I32, 2, "program");
+  Id->addIncoming(B.getInt32(uint32_t(First)), Entry);
+  llvm::SwitchInst *Switch = B.CreateSwitch(Id, Bad, unsigned(Entries.size()));
+  B.SetInsertPoint(Next);
+  llvm::PHINode *R0 = B.CreatePHI(I64, unsigned(Entries.size()), "r0");
+  std::vector<llvm::Value *> Args;
+  for (llvm::Argument &A : D->args())
+    Args.push_back(&A);
+  for (size_t K = 0; K < Entries.size(); ++K) {
+    auto *Case = llvm::BasicBlock::Create(C, "run." + Entries[K]->getName(), D, Next);
+    Switch->addCase(B.getInt32(uint32_t(K)), Case);
+    llvm::IRBuilder<> CB(Case);
+    R0->addIncoming(CB.CreateCall(Entries[K], Args), Case);
+    CB.CreateBr(Next);
+  }
+  llvm::Value *T = B.CreateLoad(I32, Target);
+  auto *Done = llvm::BasicBlock::Create(C, "done", D);
+  auto *Again = llvm::BasicBlock::Create(C, "tail_call", D);
+  B.CreateCondBr(B.CreateICmpEQ(T, B.getInt32(0)), Done, Again);
+  B.SetInsertPoint(Again);
+  B.CreateStore(B.getInt32(0), Target);
+  Id->addIncoming(B.CreateSub(T, B.getInt32(1)), Again);
+  B.CreateBr(Loop);
+  B.SetInsertPoint(Done);
+  B.CreateRet(R0);
+  // Ids come from program arrays the loader fills from this set: never
+  // out of range; XDP_ABORTED if one were.
+  B.SetInsertPoint(Bad);
+  B.CreateRet(B.getInt64(0));
+  return D;
+}
+
+} // namespace
+
+ProgramSet programSetFor(const object::ObjectSpec &Obj, const object::ProgramSpec &Entry) {
+  ProgramSet Set;
+  bool ProgArrays = std::any_of(Obj.Maps.begin(), Obj.Maps.end(), [](const object::MapSpec &M) {
+    return M.Type == object::MapTypeProgArray;
+  });
+  if (!ProgArrays) {
+    Set.Programs = {&Entry};
+    return Set;
+  }
+  for (const object::ProgramSpec &P : Obj.Programs) {
+    if (&P == &Entry)
+      Set.Entry = Set.Programs.size();
+    Set.Programs.push_back(&P);
+  }
+  return Set;
+}
+
+llvm::Expected<std::vector<std::array<uint32_t, 3>>>
+ProgramSet::programSlots(const std::vector<object::MapSpec> &Maps) const {
+  std::vector<std::array<uint32_t, 3>> Out;
+  for (size_t I = 0; I < Maps.size(); ++I) {
+    for (const auto &[Slot, Name] : Maps[I].InitialPrograms) {
+      auto It = std::find_if(Programs.begin(), Programs.end(),
+                             [&](const object::ProgramSpec *P) { return P->Name == Name; });
+      if (It == Programs.end())
+        return makeError("program array '" + Maps[I].Name + "' slot " + std::to_string(Slot) +
+                         " holds '" + Name + "', which is not a program of the object");
+      Out.push_back({uint32_t(I), Slot, uint32_t(It - Programs.begin()) + 1});
+    }
+  }
+  return Out;
+}
+
+llvm::Expected<LiftedProgram> liftProgramSet(const ProgramSet &Set,
+                                             const std::vector<object::MapSpec> &Maps,
+                                             const LiftOptions &Opts, llvm::LLVMContext &Ctx) {
+  if (Set.Programs.size() == 1)
+    return liftProgram(*Set.Programs[0], Maps, Opts, Ctx);
+  if (!Opts.Platform->hasContext())
+    return makeError("tail calls need a program context");
+  LiftedProgram Out;
+  std::vector<std::string> EntryNames;
+  std::set<size_t> Bound;
+  std::set<std::string> Helpers;
+  for (const object::ProgramSpec *P : Set.Programs) {
+    auto L = liftProgram(*P, Maps, Opts, Ctx);
+    if (!L)
+      return L.takeError();
+    EntryNames.push_back(L->EntryName);
+    for (const MapBinding &B : L->Maps)
+      if (Bound.insert(B.MapIndex).second)
+        Out.Maps.push_back(B);
+    Helpers.insert(L->HelpersUsed.begin(), L->HelpersUsed.end());
+    Out.FrameBytes.insert(Out.FrameBytes.end(), L->FrameBytes.begin(), L->FrameBytes.end());
+    if (!Out.Module) {
+      Out.Module = std::move(L->Module);
+      continue;
+    }
+    // One definition of each map and data global: the first program's.
+    for (llvm::GlobalVariable &G : L->Module->globals())
+      if (G.hasInitializer() && !G.hasLocalLinkage())
+        if (llvm::GlobalVariable *Have = Out.Module->getGlobalVariable(G.getName());
+            Have && Have->hasInitializer()) {
+          G.setInitializer(nullptr);
+          G.setLinkage(llvm::GlobalValue::ExternalLinkage);
+        }
+    if (llvm::Linker::linkModules(*Out.Module, std::move(L->Module)))
+      return makeError("internal error: cannot link program " + P->Name + " into the set");
+  }
+  std::vector<llvm::Function *> Entries;
+  for (const std::string &Name : EntryNames)
+    Entries.push_back(Out.Module->getFunction(Name));
+  Out.EntryName = addDispatcher(*Out.Module, Entries, Set.Entry)->getName().str();
+  Out.HelpersUsed.assign(Helpers.begin(), Helpers.end());
+  std::string Msg;
+  llvm::raw_string_ostream OS(Msg);
+  if (llvm::verifyModule(*Out.Module, &OS))
+    return makeError("internal error: program set IR is invalid: " + OS.str());
+  return Out;
+}
+
+} // namespace ebpfgpu::compiler
