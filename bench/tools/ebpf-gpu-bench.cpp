@@ -28,6 +28,7 @@
 //
 // usage: ebpf-gpu-bench --suite FILE --pcap IN.pcap [options]
 //        ebpf-gpu-bench --gpu-object P.gpu.o --cuda-ptx K.ptx --cuda-kernel NAME --pcap IN.pcap
+//        ebpf-gpu-bench --probe   (opens the GPU, prints its name: exit 0 when usable)
 // Suite lines: NAME compiled=P.gpu.o ptx=K.ptx kernel=K [maps=FILE]
 //   [twin-array=MAP:GLOBAL]... [twin-sorted=MAP:GLOBAL:COUNT_GLOBAL]
 //   [twin-zero=GLOBAL] [check=exact|converge|cms:T]      ('#' comments)
@@ -430,6 +431,7 @@ struct PairResult {
   };
   std::vector<E2e> E2es;
   std::array<uint64_t, 5> Actions{};
+  uint64_t GridA = 0, GridB = 0; ///< threads a launch over the resident packets has
 };
 
 PairResult runPair(loader::GpuDevice &Dev, Resident &R, const Pair &P, const Options &O) {
@@ -438,6 +440,10 @@ PairResult runPair(loader::GpuDevice &Dev, Resident &R, const Pair &P, const Opt
   Res.Check = P.Check;
   Loaded L = load(Dev, P);
   Res.Program = L.ProgramName;
+  uint64_t AllThreads = (R.N + loader::GpuBlockThreads - 1) / loader::GpuBlockThreads *
+                        loader::GpuBlockThreads;
+  Res.GridA = std::min<uint64_t>(AllThreads, L.A->cpus());
+  Res.GridB = std::min<uint64_t>(AllThreads, L.B->cpus());
   bool Stateful = P.Check != "exact";
   std::string CA = P.Name + " (compiled)", CB = P.Name + " (CUDA)";
 
@@ -602,7 +608,8 @@ void writeJson(const std::string &Path, const std::vector<PairResult> &Results,
     J << "], \"compiled_ms\": " << St(R.A) << ", \"cuda_ms\": " << St(R.B)
       << ", \"compiled_mpps\": " << N / (R.A.Median * 1e3)
       << ", \"cuda_mpps\": " << N / (R.B.Median * 1e3)
-      << ", \"ratio\": " << R.B.Median / R.A.Median << ", \"e2e\": [";
+      << ", \"ratio\": " << R.B.Median / R.A.Median << ", \"compiled_grid\": " << R.GridA
+      << ", \"cuda_grid\": " << R.GridB << ", \"e2e\": [";
     for (size_t K = 0; K < R.E2es.size(); ++K) {
       const PairResult::E2e &E = R.E2es[K];
       J << (K ? ", " : "") << "{\"batch\": " << E.Batch << ", \"compiled_us\": " << St(E.A)
@@ -625,6 +632,7 @@ void writeJson(const std::string &Path, const std::vector<PairResult> &Results,
 int main(int argc, char **argv) {
   Options O;
   std::string Suite, GpuObj, Ptx, Kernel;
+  bool Probe = false;
   for (int I = 1; I < argc; ++I) {
     std::string A = argv[I];
     auto Val = [&]() -> std::string {
@@ -640,7 +648,8 @@ int main(int argc, char **argv) {
         fail(A + " needs a number, not '" + V + "'", 2);
       return N;
     };
-    if (A == "--suite") Suite = Val();
+    if (A == "--probe") Probe = true;
+    else if (A == "--suite") Suite = Val();
     else if (A == "--gpu-object") GpuObj = Val();
     else if (A == "--cuda-ptx") Ptx = Val();
     else if (A == "--cuda-kernel") Kernel = Val();
@@ -659,6 +668,11 @@ int main(int argc, char **argv) {
         O.E2eSizes.push_back(uint32_t(B));
       }
     } else fail("unknown argument " + A, 2);
+  }
+  if (Probe) {
+    auto Dev = check(loader::GpuDevice::open(0), "GPU");
+    std::printf("%s, %u threads resident at once\n", Dev->name().c_str(), Dev->residentThreads());
+    return 0;
   }
   std::vector<Pair> Pairs;
   if (!Suite.empty())
