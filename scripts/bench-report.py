@@ -151,6 +151,14 @@ def main():
                 note.append("the compiled program has per-CPU maps, so it runs on %d threads that loop over the "
                             "packets while the twin has a thread per packet (%d): the port filter measured 12%% "
                             "slower on such a capped grid (docs/GPU.md)" % (p["compiled_grid"], p["cuda_grid"]))
+            rc = ptxas_resources(os.path.join(a.ptxas or "", p["name"] + ".compiled.txt")) if a.ptxas else None
+            rt = ptxas_resources(os.path.join(a.ptxas or "", p["name"] + ".cuda.txt")) if a.ptxas else None
+            if rc and rt and rc["stack"] > rt["stack"]:
+                funcs = os.path.join(a.ptxas, p["name"] + ".compiled.funcs.txt")
+                extra = open(funcs).read().strip() if os.path.exists(funcs) else ""
+                note.append("the compiled kernel has a %d-byte stack frame in local memory and %d registers "
+                            "(twin: %d, %d); from its PTX: %s" % (rc["stack"], rc["regs"], rt["stack"], rt["regs"],
+                                                                  extra or "see ebpf-gpu-cc --emit=ptx"))
             if p["name"] in ("conntrack",):
                 note.append("the compiled LRU hash (chained buckets, FNV-1a over the 16-byte key, bucket lock "
                             "on insert) against the twin's open addressing with a word hash")

@@ -91,6 +91,12 @@ prepare() {
       [[ $which == cuda ]] && ptx=$p/$twin.cuda.ptx
       "$ptxas" -arch=sm_90 -O3 -v "$ptx" -o /dev/null >"$CARRY/ptxas/$name.$which.txt" 2>&1
     done
+    # What the compiled kernel calls rather than inlines, and its local memory.
+    local funcs depots
+    funcs=$(grep -E '^\.func' "build/bench-$name.compiled.ptx" | grep -oE 'ebpfgpu_[a-z_]+' | sort -u | tr '\n' ' ')
+    depots=$(grep -oE '__local_depot[0-9]+\[[0-9]+\]' "build/bench-$name.compiled.ptx" | tr '\n' ' ')
+    echo "called functions: ${funcs:-none}; calls: $(grep -c 'call.uni' "build/bench-$name.compiled.ptx" || true); local depots: ${depots:-none}" \
+      >"$CARRY/ptxas/$name.compiled.funcs.txt"
   done
   cp samples/xdp_lb.maps samples/xdp_router.maps "$p/"
   cat >"$CARRY/suite.txt" <<SUITE
