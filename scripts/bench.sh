@@ -93,8 +93,8 @@ prepare() {
     done
     # What the compiled kernel calls rather than inlines, and its local memory.
     local funcs depots
-    funcs=$(grep -E '^\.func' "build/bench-$name.compiled.ptx" | grep -oE 'ebpfgpu_[a-z_]+' | sort -u | tr '\n' ' ')
-    depots=$(grep -oE '__local_depot[0-9]+\[[0-9]+\]' "build/bench-$name.compiled.ptx" | tr '\n' ' ')
+    funcs=$(grep -E '^\.func' "build/bench-$name.compiled.ptx" | grep -oE 'ebpfgpu_[a-z_]+' | sort -u | tr '\n' ' ' || true)
+    depots=$(grep -oE '__local_depot[0-9]+\[[0-9]+\]' "build/bench-$name.compiled.ptx" | tr '\n' ' ' || true)
     echo "called functions: ${funcs:-none}; calls: $(grep -c 'call.uni' "build/bench-$name.compiled.ptx" || true); local depots: ${depots:-none}" \
       >"$CARRY/ptxas/$name.compiled.funcs.txt"
   done

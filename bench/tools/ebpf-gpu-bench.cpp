@@ -219,6 +219,9 @@ struct Resident {
   size_t N = 0;
   std::vector<ebpfgpu_packet_desc> Descs;
   std::unique_ptr<loader::GpuBatch> GB;
+  /// Host copies of the frames after a checked launch, kept across pairs
+  /// (gigabytes: allocated once).
+  std::vector<uint8_t> FA, FB;
 };
 
 /// One pair, loaded and set up.
@@ -449,7 +452,7 @@ PairResult runPair(loader::GpuDevice &Dev, Resident &R, const Pair &P, const Opt
 
   // Correctness first.
   std::vector<ebpfgpu_verdict> VA, VB;
-  std::vector<uint8_t> FA, FB;
+  std::vector<uint8_t> &FA = R.FA, &FB = R.FB;
   if (P.Check == "exact" || P.Check == "converge") {
     unsigned PassesA = 1, PassesB = 1;
     if (P.Check == "exact") {
@@ -464,7 +467,6 @@ PairResult runPair(loader::GpuDevice &Dev, Resident &R, const Pair &P, const Opt
       check(R.GB->frames(FB), CB);
     }
     compareExact(P.Name, VA, FA, VB, FB, R);
-    FA.clear(), FA.shrink_to_fit(), FB.clear(), FB.shrink_to_fit();
     for (const ebpfgpu_verdict &V : VA)
       ++Res.Actions[V.action];
     Res.CheckNote = P.Check == "exact"
