@@ -91,7 +91,7 @@ prepare() {
     -c tests/lit/loader/trace-printk.c -o build/trace_printk.o
   build/tools/ebpf-gpu-cc build/trace_printk.o -o "$CARRY/samples/trace_printk.gpu.o"
   build/tools/ebpf-gpu-loader run build/trace_printk.o --pcap "$traffic" --trace build/trace.host.txt >/dev/null
-  sort build/trace.host.txt | sha256sum | cut -d' ' -f1 >"$CARRY/samples/trace.sha256"
+  LC_ALL=C sort build/trace.host.txt | sha256sum | cut -d' ' -f1 >"$CARRY/samples/trace.sha256"
   # Hash map stress: inserts, replaces, deletes and reads from 1M threads.
   /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
     -c tests/stress/hash_stress.c -o build/hash_stress.o
@@ -169,7 +169,7 @@ device() {
   fi
   echo "== bpf_trace_printk on the GPU: 3 lines a packet, the host's lines in another order"
   "$bin/ebpf-gpu-loader" run "$s/trace_printk.gpu.o" --pcap "$traffic" --trace /tmp/trace.gpu.txt >/dev/null
-  if [[ $(sort /tmp/trace.gpu.txt | sha256sum | cut -d' ' -f1) == $(cat "$s/trace.sha256") ]]; then
+  if [[ $(LC_ALL=C sort /tmp/trace.gpu.txt | sha256sum | cut -d' ' -f1) == $(cat "$s/trace.sha256") ]]; then
     echo "trace_printk: $(wc -l </tmp/trace.gpu.txt) lines, the same as the host's"
   else
     echo "trace_printk: GPU lines DIFFER from the host's ($(wc -l </tmp/trace.gpu.txt) lines)"

@@ -46,7 +46,14 @@ struct CudaApi {
   X(cuEventRecord, "cuEventRecord")                                                           \
   X(cuEventSynchronize, "cuEventSynchronize")                                                 \
   X(cuEventElapsedTime, "cuEventElapsedTime")                                                 \
-  X(cuEventDestroy, "cuEventDestroy_v2")
+  X(cuEventDestroy, "cuEventDestroy_v2")                                                      \
+  X(cuMemHostAlloc, "cuMemHostAlloc")                                                         \
+  X(cuMemFreeHost, "cuMemFreeHost")                                                           \
+  X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2")                                                \
+  X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2")                                                \
+  X(cuStreamCreate, "cuStreamCreate")                                                         \
+  X(cuStreamDestroy, "cuStreamDestroy_v2")                                                    \
+  X(cuStreamSynchronize, "cuStreamSynchronize")
 #define EBPFGPU_DECLARE(Fn, Sym) decltype(&::Fn) Fn = nullptr;
   EBPFGPU_CUDA_FNS(EBPFGPU_DECLARE)
 #undef EBPFGPU_DECLARE
@@ -380,6 +387,40 @@ Expected<TraceText> GpuProgram::takeTrace() {
   return T;
 }
 
+Expected<uint64_t> GpuProgram::global(const std::string &Name, size_t Offset,
+                                      size_t Bytes) const {
+  const CudaApi &A = Dev.api();
+  CUdeviceptr G;
+  size_t Size = 0;
+  if (CUresult R = A.cuModuleGetGlobal(&G, &Size, static_cast<CUmodule>(Module), Name.c_str());
+      R != CUDA_SUCCESS)
+    return A.error("cuModuleGetGlobal", R).withContext("global '" + Name + "'");
+  if (Offset > Size || Bytes > Size - Offset)
+    return Error("global '" + Name + "' has " + std::to_string(Size) + " bytes, not " +
+                 std::to_string(Offset + Bytes));
+  return uint64_t(G) + Offset;
+}
+
+MaybeError GpuProgram::writeGlobal(const std::string &Name, size_t Offset, const void *Data,
+                                   size_t Bytes) {
+  auto G = global(Name, Offset, Bytes);
+  if (!G)
+    return G.takeError();
+  if (Bytes)
+    EBPFGPU_CHECK(Dev.api(), cuMemcpyHtoD, *G, Data, Bytes);
+  return std::nullopt;
+}
+
+MaybeError GpuProgram::readGlobal(const std::string &Name, size_t Offset, void *Data,
+                                  size_t Bytes) const {
+  auto G = global(Name, Offset, Bytes);
+  if (!G)
+    return G.takeError();
+  if (Bytes)
+    EBPFGPU_CHECK(Dev.api(), cuMemcpyDtoH, Data, *G, Bytes);
+  return std::nullopt;
+}
+
 GpuProgram::~GpuProgram() {
   if (TraceLog)
     Dev.api().cuMemFree(TraceLog);
@@ -521,6 +562,104 @@ MaybeError GpuBatch::verdicts(std::vector<ebpfgpu_verdict> &Out) const {
 MaybeError GpuBatch::restoreFrames() {
   const CudaApi &A = Dev.api();
   EBPFGPU_CHECK(A, cuMemcpyDtoD, Frames, Pristine, FrameBytes);
+  return std::nullopt;
+}
+
+MaybeError GpuBatch::frames(std::vector<uint8_t> &Out) const {
+  const CudaApi &A = Dev.api();
+  Out.resize(FrameBytes);
+  if (FrameBytes)
+    EBPFGPU_CHECK(A, cuMemcpyDtoH, Out.data(), Frames, FrameBytes);
+  return std::nullopt;
+}
+
+Expected<std::unique_ptr<GpuStagedBatch>>
+GpuStagedBatch::create(GpuDevice &Dev, uint32_t MaxPackets, size_t MaxFrameBytes) {
+  const CudaApi &A = Dev.api();
+  std::unique_ptr<GpuStagedBatch> B(new GpuStagedBatch(Dev));
+  B->MaxPackets = MaxPackets;
+  B->MaxFrameBytes = MaxFrameBytes;
+  CUstream S;
+  EBPFGPU_CHECK(A, cuStreamCreate, &S, CU_STREAM_NON_BLOCKING);
+  B->Stream = S;
+  void *H;
+  EBPFGPU_CHECK(A, cuMemHostAlloc, &H, MaxFrameBytes ? MaxFrameBytes : 1, 0);
+  B->HostFrames = static_cast<uint8_t *>(H);
+  EBPFGPU_CHECK(A, cuMemHostAlloc, &H, MaxPackets * sizeof(ebpfgpu_packet_desc) + 1, 0);
+  B->HostDescs = static_cast<ebpfgpu_packet_desc *>(H);
+  EBPFGPU_CHECK(A, cuMemHostAlloc, &H, MaxPackets * sizeof(ebpfgpu_verdict) + 1, 0);
+  B->HostVerdicts = static_cast<ebpfgpu_verdict *>(H);
+  CUdeviceptr P;
+  EBPFGPU_CHECK(A, cuMemAlloc, &P, MaxFrameBytes ? MaxFrameBytes : 1);
+  B->DevFrames = P;
+  EBPFGPU_CHECK(A, cuMemAlloc, &P, MaxPackets * sizeof(ebpfgpu_packet_desc) + 1);
+  B->DevDescs = P;
+  EBPFGPU_CHECK(A, cuMemAlloc, &P, MaxPackets * sizeof(ebpfgpu_verdict) + 1);
+  B->DevVerdicts = P;
+  return B;
+}
+
+GpuStagedBatch::~GpuStagedBatch() {
+  const CudaApi &A = Dev.api();
+  if (Stream)
+    A.cuStreamSynchronize(static_cast<CUstream>(Stream));
+  for (uint64_t P : {DevFrames, DevDescs, DevVerdicts})
+    if (P)
+      A.cuMemFree(P);
+  for (void *H : {static_cast<void *>(HostFrames), static_cast<void *>(HostDescs),
+                  static_cast<void *>(HostVerdicts)})
+    if (H)
+      A.cuMemFreeHost(H);
+  if (Stream)
+    A.cuStreamDestroy(static_cast<CUstream>(Stream));
+}
+
+MaybeError GpuStagedBatch::run(GpuProgram &Prog, uint32_t Count, size_t FrameBytes,
+                               BatchTiming *Timing) {
+  const CudaApi &A = Dev.api();
+  if (!Prog.IsXdp)
+    return Error("GpuStagedBatch::run needs an XDP program");
+  if (Count > MaxPackets || FrameBytes > MaxFrameBytes)
+    return Error("staged batch too large: " + std::to_string(Count) + " packets, " +
+                 std::to_string(FrameBytes) + " bytes of frames");
+  if (Count == 0)
+    return std::nullopt;
+  CUstream S = static_cast<CUstream>(Stream);
+  Event E0(A), E1(A), E2(A), E3(A);
+  if (Timing)
+    for (Event *E : {&E0, &E1, &E2, &E3})
+      if (auto Err = E->create())
+        return Err;
+  auto Record = [&](Event &E) -> MaybeError {
+    if (Timing)
+      EBPFGPU_CHECK(A, cuEventRecord, E.get(), S);
+    return std::nullopt;
+  };
+  if (auto Err = Record(E0))
+    return Err;
+  EBPFGPU_CHECK(A, cuMemcpyHtoDAsync, DevDescs, HostDescs, Count * sizeof(ebpfgpu_packet_desc),
+                S);
+  if (FrameBytes)
+    EBPFGPU_CHECK(A, cuMemcpyHtoDAsync, DevFrames, HostFrames, FrameBytes, S);
+  if (auto Err = Record(E1))
+    return Err;
+  CUdeviceptr DescPtr = DevDescs, VerdictPtr = DevVerdicts;
+  uint64_t Seed = 0x5eed0000ull;
+  void *Args[] = {&DescPtr, &VerdictPtr, &Count, &Seed};
+  EBPFGPU_CHECK(A, cuLaunchKernel, static_cast<CUfunction>(Prog.Kernel), Prog.blocksFor(Count), 1,
+                1, GpuBlockThreads, 1, 1, 0, S, Args, nullptr);
+  if (auto Err = Record(E2))
+    return Err;
+  EBPFGPU_CHECK(A, cuMemcpyDtoHAsync, HostVerdicts, DevVerdicts, Count * sizeof(ebpfgpu_verdict),
+                S);
+  if (auto Err = Record(E3))
+    return Err;
+  EBPFGPU_CHECK(A, cuStreamSynchronize, S);
+  if (Timing) {
+    EBPFGPU_CHECK(A, cuEventElapsedTime, &Timing->CopyInMs, E0.get(), E1.get());
+    EBPFGPU_CHECK(A, cuEventElapsedTime, &Timing->KernelMs, E1.get(), E2.get());
+    EBPFGPU_CHECK(A, cuEventElapsedTime, &Timing->CopyOutMs, E2.get(), E3.get());
+  }
   return std::nullopt;
 }
 

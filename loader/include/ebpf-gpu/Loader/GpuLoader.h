@@ -81,6 +81,9 @@ public:
   MaybeError verdicts(std::vector<ebpfgpu_verdict> &Out) const;
   /// Restores the frames to their uploaded bytes (programs may rewrite them).
   MaybeError restoreFrames();
+  /// Copies the frames, as the last launch left them, to the host (the
+  /// layout passed to create()).
+  MaybeError frames(std::vector<uint8_t> &Out) const;
   uint32_t count() const { return Count; }
 
 private:
@@ -89,6 +92,45 @@ private:
   uint64_t Frames = 0, Pristine = 0, Descs = 0, Verdicts = 0;
   size_t FrameBytes = 0;
   uint32_t Count = 0;
+};
+
+/// The whole path of one batch, for benchmarks of it: descriptors and
+/// frames staged in pinned host memory are copied in, the program runs and
+/// the verdicts are copied out, all on one stream; run() returns when the
+/// verdicts are on the host. Frames are not copied back. Not thread-safe.
+class GpuStagedBatch {
+public:
+  /// Room for `MaxPackets` descriptors and `MaxFrameBytes` bytes of frames,
+  /// pinned on the host and allocated on the device.
+  static Expected<std::unique_ptr<GpuStagedBatch>> create(GpuDevice &Dev, uint32_t MaxPackets,
+                                                          size_t MaxFrameBytes);
+  ~GpuStagedBatch();
+  GpuStagedBatch(const GpuStagedBatch &) = delete;
+  GpuStagedBatch &operator=(const GpuStagedBatch &) = delete;
+
+  /// Pinned host staging. Descriptors hold device addresses:
+  /// deviceFrames() + the packet buffer's offset in frames().
+  uint8_t *frames() { return HostFrames; }
+  ebpfgpu_packet_desc *descs() { return HostDescs; }
+  const ebpfgpu_verdict *verdicts() const { return HostVerdicts; }
+  uint64_t deviceFrames() const { return DevFrames; }
+
+  /// Copies `Count` descriptors and the first `FrameBytes` bytes of frames
+  /// in, runs `Prog`, copies the verdicts out, and waits for all of it.
+  /// With `Timing`, device events split the time (they add a little).
+  MaybeError run(GpuProgram &Prog, uint32_t Count, size_t FrameBytes,
+                 BatchTiming *Timing = nullptr);
+
+private:
+  GpuStagedBatch(GpuDevice &Dev) : Dev(Dev) {}
+  GpuDevice &Dev;
+  void *Stream = nullptr;
+  uint8_t *HostFrames = nullptr;
+  ebpfgpu_packet_desc *HostDescs = nullptr;
+  ebpfgpu_verdict *HostVerdicts = nullptr;
+  uint64_t DevFrames = 0, DevDescs = 0, DevVerdicts = 0;
+  uint32_t MaxPackets = 0;
+  size_t MaxFrameBytes = 0;
 };
 
 class GpuProgram {
@@ -138,8 +180,17 @@ public:
   MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
                        const std::vector<uint8_t> &Value);
 
+  /// Between batches: writes or reads `Bytes` bytes at `Offset` of the
+  /// module global `Name` (hand-written kernels keep their tables there).
+  /// Fails when the module has no such global or it is too small.
+  MaybeError writeGlobal(const std::string &Name, size_t Offset, const void *Data,
+                         size_t Bytes);
+  MaybeError readGlobal(const std::string &Name, size_t Offset, void *Data, size_t Bytes) const;
+
 private:
   friend class GpuBatch;
+  friend class GpuStagedBatch;
+  Expected<uint64_t> global(const std::string &Name, size_t Offset, size_t Bytes) const;
   struct DeviceMap {
     std::string Name;
     uint64_t Header = 0, Storage = 0; ///< device memory owned (0 for global data)

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# Benchmarks of compiled XDP programs against their hand-written CUDA twins
+# (issue 7), in two halves:
+#   scripts/bench.sh prepare   (here) build the LLVM-free harness and the
+#       traffic generator, compile the five samples to .gpu.o for sm_90 and
+#       their twins (bench/cuda/*.cu) to PTX with nvcc, record ptxas's
+#       register/spill/stack report of both, check each twin's logic on the
+#       host (compiled as C++, one packet after another) against the host
+#       back end's verdicts and output bytes, stage it all in .bench-carry/
+#   scripts/bench.sh device    (on the GPU machine, .bench-carry carried)
+#       generate the packets, run the suite (every verdict checked before a
+#       time is kept, then kernel timings on packets resident in GPU memory
+#       and end-to-end batches), write $OUT/bench.json, $OUT/PERFORMANCE.md
+#       (docs/PERFORMANCE.md, regenerated) and plots when matplotlib is there.
+# Knobs for the device half: BENCH_PACKETS (default 4000000), BENCH_REPS
+# (200), BENCH_E2E (32,256,4096,65536), BENCH_E2E_REPS (500).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CARRY=.bench-carry
+# name  object:section  twin source  twin kernel
+PAIRS=(
+  "port_filter xdp_port_filter.o:xdp_port_filter port_filter cuda_port_filter"
+  "lb xdp_lb.o:xdp_lb lb cuda_lb"
+  "router xdp_router.o:xdp_router router cuda_router"
+  "conntrack xdp_conntrack.o: conntrack cuda_conntrack"
+  "ddos_cms xdp_ddos_cms.o: ddos_cms cuda_ddos_cms"
+)
+
+# The twins' logic, serially on the host, against the host back end running
+# the sample itself: same verdicts, lengths and output bytes on every packet
+# (serial order, so the stateful programs compare exactly too).
+check_twins() {
+  local traffic=build/bench-twin-traffic.pcap tmp=build/bench-twin
+  mkdir -p "$tmp"
+  build/tools/ebpf-gpu-trafgen -o "$traffic" --count 100000 --seed 9
+  local entry name obj section twin kernel sect maps
+  for entry in "${PAIRS[@]}"; do
+    read -r name obj twin kernel <<<"$entry"
+    section=${obj#*:} obj=${obj%%:*} sect=() maps=()
+    [[ -n $section ]] && sect=(--section "$section")
+    [[ -f samples/${obj%.o}.maps ]] && maps=(--map-file "samples/${obj%.o}.maps")
+    g++ -std=c++20 -O1 -Icompiler/include -Ibench/host -DTWIN_SOURCE="\"../cuda/$twin.cu\"" \
+      -DTWIN_KERNEL="$kernel" -DTWIN_"${twin^^}" bench/host/twin-host-run.cpp -o "$tmp/$twin"
+    "$tmp/$twin" "$traffic" "$tmp/$name.twin.txt" "$tmp/$name.twin.hex" \
+      ${maps[@]+"${maps[1]}"}
+    build/tools/ebpf-gpu-loader run "build/samples/$obj" "${sect[@]}" --backend host \
+      --pcap "$traffic" "${maps[@]}" --verdicts "$tmp/$name.host.txt" --out "$tmp/$name.host.pcap" >/dev/null
+    python3 - "$tmp/$name.host.pcap" >"$tmp/$name.host.hex" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+at = 24
+while at < len(d):
+    n = struct.unpack_from("<I", d, at + 8)[0]
+    print(d[at + 16:at + 16 + n].hex())
+    at += 16 + n
+PY
+    if cmp -s "$tmp/$name.twin.txt" "$tmp/$name.host.txt" && cmp -s "$tmp/$name.twin.hex" "$tmp/$name.host.hex"; then
+      echo "$name: twin and host back end agree on 100000 packets (verdicts, lengths, output bytes)"
+    else
+      echo "$name: the twin DIFFERS from the host back end (see $tmp/$name.*)" >&2
+      return 1
+    fi
+  done
+}
+
+prepare() {
+  bash scripts/build.sh
+  cmake -S . -B build-gpu -G Ninja -DEBPF_GPU_WITH_COMPILER=OFF -DEBPF_GPU_WITH_DPDK=OFF \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null
+  ninja -C build-gpu ebpf-gpu-trafgen ebpf-gpu-bench
+  rm -rf "$CARRY"
+  mkdir -p "$CARRY"/{bin,programs,ptxas}
+  cp build-gpu/tools/ebpf-gpu-trafgen build-gpu/bench/ebpf-gpu-bench "$CARRY/bin/"
+  local nvcc=/usr/local/cuda/bin/nvcc ptxas=/usr/local/cuda/bin/ptxas p=$CARRY/programs
+  check_twins
+  local entry name obj section twin kernel sect
+  for entry in "${PAIRS[@]}"; do
+    read -r name obj twin kernel <<<"$entry"
+    section=${obj#*:} obj=${obj%%:*} sect=()
+    [[ -n $section ]] && sect=(--section "$section")
+    build/tools/ebpf-gpu-cc "build/samples/$obj" "${sect[@]}" --target=sm_90 -o "$p/$name.gpu.o"
+    build/tools/ebpf-gpu-cc "build/samples/$obj" "${sect[@]}" --target=sm_90 --emit=ptx \
+      -o "build/bench-$name.compiled.ptx"
+    "$nvcc" -ptx -arch=sm_90 -O3 -Icompiler/include "bench/cuda/$twin.cu" -o "$p/$twin.cuda.ptx"
+    # Both PTX must assemble for sm_90 here; the report quotes their resources.
+    for which in compiled cuda; do
+      local ptx=build/bench-$name.compiled.ptx
+      [[ $which == cuda ]] && ptx=$p/$twin.cuda.ptx
+      "$ptxas" -arch=sm_90 -O3 -v "$ptx" -o /dev/null >"$CARRY/ptxas/$name.$which.txt" 2>&1
+    done
+    # What the compiled kernel calls rather than inlines, and its local memory.
+    local funcs depots
+    funcs=$(grep -E '^\.func' "build/bench-$name.compiled.ptx" | grep -oE 'ebpfgpu_[a-z_]+' | sort -u | tr '\n' ' ' || true)
+    depots=$(grep -oE '__local_depot[0-9]+\[[0-9]+\]' "build/bench-$name.compiled.ptx" | tr '\n' ' ' || true)
+    echo "called functions: ${funcs:-none}; calls: $(grep -c 'call.uni' "build/bench-$name.compiled.ptx" || true); local depots: ${depots:-none}" \
+      >"$CARRY/ptxas/$name.compiled.funcs.txt"
+  done
+  cp samples/xdp_lb.maps samples/xdp_router.maps "$p/"
+  cat >"$CARRY/suite.txt" <<SUITE
+# name  compiled program, twin, tables for both, how verdicts are checked
+port_filter compiled=$p/port_filter.gpu.o ptx=$p/port_filter.cuda.ptx kernel=cuda_port_filter
+lb compiled=$p/lb.gpu.o ptx=$p/lb.cuda.ptx kernel=cuda_lb maps=$p/xdp_lb.maps twin-array=backend_macs:lb_macs twin-array=tx_ports:lb_ports
+router compiled=$p/router.gpu.o ptx=$p/router.cuda.ptx kernel=cuda_router maps=$p/xdp_router.maps twin-sorted=routes:router_routes:router_route_count
+conntrack compiled=$p/conntrack.gpu.o ptx=$p/conntrack.cuda.ptx kernel=cuda_conntrack twin-zero=ct_refused check=converge
+ddos_cms compiled=$p/ddos_cms.gpu.o ptx=$p/ddos_cms.cuda.ptx kernel=cuda_ddos_cms check=cms:400
+SUITE
+  cp scripts/bench-report.py "$CARRY/"
+  git rev-parse --short HEAD >"$CARRY/commit" 2>/dev/null || echo unknown >"$CARRY/commit"
+  du -sh "$CARRY"
+}
+
+device() {
+  local out=${OUT:-/tmp/bench-out} bin=$CARRY/bin
+  mkdir -p "$out"
+  if [[ ! -x $bin/ebpf-gpu-bench || ! -f $CARRY/suite.txt ]]; then
+    echo "bench: $CARRY is missing or incomplete: run 'scripts/bench.sh prepare' first and carry $CARRY" >&2
+    return 1
+  fi
+  nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader \
+    >"$out/gpu.txt" 2>/dev/null || echo "unknown (nvidia-smi failed)" >"$out/gpu.txt"
+  echo "GPU: $(cat "$out/gpu.txt")"
+  # Fail in seconds, not after the traffic, when there is no usable GPU.
+  "$bin/ebpf-gpu-bench" --probe
+  local packets=${BENCH_PACKETS:-4000000} pcap=/tmp/bench-traffic.pcap
+  echo "== $(date +%T) traffic: $packets packets (ebpf-gpu-trafgen --seed 9)"
+  "$bin/ebpf-gpu-trafgen" -o "$pcap" --count "$packets" --seed 9
+  echo "== $(date +%T) suite"
+  "$bin/ebpf-gpu-bench" --suite "$CARRY/suite.txt" --pcap "$pcap" \
+    --reps "${BENCH_REPS:-200}" --warmup 20 \
+    --e2e "${BENCH_E2E:-32,256,4096,65536}" --e2e-reps "${BENCH_E2E_REPS:-500}" \
+    --json "$out/bench.json" | tee "$out/bench.txt"
+  rm -f "$pcap"
+  echo "== $(date +%T) report"
+  python3 "$CARRY/bench-report.py" --json "$out/bench.json" --gpu "$out/gpu.txt" \
+    --ptxas "$CARRY/ptxas" --commit "$(cat "$CARRY/commit")" \
+    --command "scripts/bench.sh prepare; scripts/bench.sh device" \
+    --out "$out/PERFORMANCE.md" --plots "$out"
+  echo "wrote $out/PERFORMANCE.md (copy to docs/PERFORMANCE.md, plots to docs/perf/)"
+}
+
+case "${1:-}" in
+prepare) prepare ;;
+check-twins) check_twins ;;
+device) device ;;
+*)
+  echo "usage: $0 prepare|device|check-twins" >&2
+  exit 2
+  ;;
+esac
