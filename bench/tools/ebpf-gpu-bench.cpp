@@ -721,5 +721,6 @@ int main(int argc, char **argv) {
   printResults(Results, O, R.N);
   if (!O.Json.empty())
     writeJson(O.Json, Results, O, R.N, Dev->name());
+  R.GB.reset(); // its device memory before the device (and the driver) goes
   return 0;
 }
