@@ -4,6 +4,7 @@
 // printing.
 
 #include "AbstractState.h"
+#include "Precision.h"
 
 #include "ebpf-gpu/ISA/Semantics.h"
 
@@ -113,11 +114,16 @@ bool idCovers(uint32_t O, uint32_t N, IdMap &Ids) {
   return It->second == N;
 }
 
-bool regCovers(const Reg &O, const Reg &N, IdMap &Ids) {
+bool regCovers(const Reg &O, const Reg &N, IdMap &Ids, bool Precise = true) {
   if (O.K == Kind::NotInit)
     return true;
   if (O.K != N.K)
     return false;
+  // An imprecise scalar's bounds decided nothing, but its links to other
+  // scalars must hold in New too: linked scalars share their bounds, so a
+  // precise one refined through an imprecise copy is refined as in Old.
+  if (O.K == Kind::Scalar && !Precise)
+    return idCovers(O.Id, N.Id, Ids);
   if (O.K == Kind::Scalar)
     return O.UMin <= N.UMin && N.UMax <= O.UMax && O.SMin <= N.SMin && N.SMax <= O.SMax &&
            idCovers(O.Id, N.Id, Ids);
@@ -127,11 +133,14 @@ bool regCovers(const Reg &O, const Reg &N, IdMap &Ids) {
          idCovers(O.Id, N.Id, Ids);
 }
 
-bool frameCovers(const Frame &O, const Frame &N, IdMap &Ids) {
+/// `SavedPrecise`: bit per saved register (the caller's r6-r10);
+/// `SlotPrecise`: bit per 8-byte slot of this frame.
+bool frameCovers(const Frame &O, const Frame &N, IdMap &Ids, uint16_t SavedPrecise,
+                 uint64_t SlotPrecise) {
   if (O.ReturnPc != N.ReturnPc)
     return false;
   for (size_t I = 0; I < O.SavedRegs.size(); ++I)
-    if (!regCovers(O.SavedRegs[I], N.SavedRegs[I], Ids))
+    if (!regCovers(O.SavedRegs[I], N.SavedRegs[I], Ids, (SavedPrecise >> I) & 1))
       return false;
   for (unsigned B = 0; B < isa::MaxStackBytes; ++B) {
     Slot OS = O.Bytes[B], NS = N.Bytes[B];
@@ -139,12 +148,25 @@ bool frameCovers(const Frame &O, const Frame &N, IdMap &Ids) {
       continue;
     if (NS == Slot::Uninit)
       return false;
+    bool Precise = (SlotPrecise >> (B / 8)) & 1;
+    // Known bytes decide constant map keys.
+    if (Precise && O.Known[B] >= 0 && N.Known[B] != O.Known[B])
+      return false;
     if (B % 8 != 0)
       continue;
     auto OIt = O.Spills.find(B), NIt = N.Spills.find(B);
     bool OSpill = OIt != O.Spills.end(), NSpill = NIt != N.Spills.end();
-    if (OSpill && !(NSpill && regCovers(OIt->second, NIt->second, Ids)))
-      return false;
+    if (OSpill) {
+      const Reg &OR = OIt->second;
+      if (NSpill) {
+        if (!regCovers(OR, NIt->second, Ids, Precise))
+          return false;
+      } else if (!(OR.K == Kind::Scalar && !Precise && OR.Id == 0)) {
+        // New holds plain data there, which reads as an unknown scalar:
+        // as good as an imprecise, unlinked spilled scalar, nothing more.
+        return false;
+      }
+    }
     if (!OSpill && NSpill && NIt->second.isPointer())
       return false;
   }
@@ -231,16 +253,26 @@ Reg alu64Bounds(uint8_t Op, const Reg &D, const Reg &S, int16_t Off) {
 
 } // namespace
 
-bool covers(const State &Old, const State &New, uint16_t LiveRegs) {
+bool covers(const State &Old, const State &New, uint16_t LiveRegs, const PreciseSet *Precise) {
   if (Old.Frames.size() != New.Frames.size() || New.MetaRange < Old.MetaRange)
     return false;
+  PreciseSet All;
+  if (!Precise) {
+    All.Regs.fill(0xffff);
+    All.Slots.fill(U64Max);
+    Precise = &All;
+  }
   IdMap Ids;
+  size_t Top = Old.Frames.size() - 1;
   for (unsigned R = 0; R < isa::NumRegs; ++R)
-    if ((LiveRegs >> R & 1) && !regCovers(Old.Regs[R], New.Regs[R], Ids))
+    if ((LiveRegs >> R & 1) &&
+        !regCovers(Old.Regs[R], New.Regs[R], Ids, (Precise->Regs[Top] >> R) & 1))
       return false;
-  for (size_t F = 0; F < Old.Frames.size(); ++F)
-    if (!frameCovers(Old.Frames[F], New.Frames[F], Ids))
+  for (size_t F = 0; F < Old.Frames.size(); ++F) {
+    uint16_t Saved = F == 0 ? 0 : uint16_t(Precise->Regs[F - 1] >> 6);
+    if (!frameCovers(Old.Frames[F], New.Frames[F], Ids, Saved, Precise->Slots[F]))
       return false;
+  }
   for (auto &[Id, Range] : Old.PacketRange) {
     auto M = Ids.find(Id);
     if (Id != 0 && M == Ids.end())

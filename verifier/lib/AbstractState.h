@@ -35,6 +35,9 @@ enum class Kind : uint8_t {
 
 const char *kindName(Kind K);
 
+/// Deepest chain of bpf-to-bpf calls (frames), as the kernel's.
+constexpr unsigned MaxCallDepth = 8;
+
 constexpr uint64_t U64Max = std::numeric_limits<uint64_t>::max();
 constexpr int64_t S64Min = std::numeric_limits<int64_t>::min();
 constexpr int64_t S64Max = std::numeric_limits<int64_t>::max();
@@ -97,12 +100,17 @@ struct State {
   bool operator==(const State &O) const = default;
 };
 
+struct PreciseSet;
+
 /// True when every concrete state `New` stands for is also one `Old` stands
 /// for, in the sense that matters for safety: a continuation proven safe
 /// from Old is safe from New.
 /// `LiveRegs` (bit per register) are the registers the continuation may
-/// read before writing them; the others do not matter.
-bool covers(const State &Old, const State &New, uint16_t LiveRegs = 0xffff);
+/// read before writing them; the others do not matter. Scalars (registers
+/// and spilled) that are not in `Precise` matter only as scalars: their
+/// bounds decided nothing in Old's continuation (nullptr: all precise).
+bool covers(const State &Old, const State &New, uint16_t LiveRegs = 0xffff,
+            const PreciseSet *Precise = nullptr);
 
 /// Scalar arithmetic on bounds. Each returns an over-approximation.
 Reg scalarAlu(uint8_t Op, const Reg &D, const Reg &S, bool Is64, int16_t Off);

@@ -8,6 +8,7 @@
 #include "ebpf-gpu/Verifier/Verifier.h"
 
 #include "AbstractState.h"
+#include "Precision.h"
 
 #include "ebpf-gpu/ISA/Disassembler.h"
 
@@ -22,7 +23,6 @@ using isa::Insn;
 
 namespace {
 
-constexpr unsigned MaxCallDepth = 8;
 constexpr int64_t MaxPacketOff = 0xffff;
 constexpr size_t MaxStatesPerPc = 64;
 constexpr size_t MaxLogBytes = 4 << 20;
@@ -32,12 +32,19 @@ struct Checkpoint {
   uint32_t Pc = 0;
   uint32_t Branches = 0;
   Checkpoint *Parent = nullptr;
+  /// What mattered on the paths explored from here (complete once
+  /// Branches is 0).
+  PreciseSet Precise;
 };
 
 struct Path {
   State S;
   uint32_t Pc = 0;
   Checkpoint *Last = nullptr;
+  /// The trace node of the last instruction executed.
+  uint32_t Tail = NoNode;
+  /// 1 + index of a checkpoint taken before the next instruction, or 0.
+  uint32_t PendingCheckpoint = 0;
 };
 
 using MaybeDiag = std::optional<Diagnostic>;
@@ -83,6 +90,9 @@ private:
   void setLinked(State &S, uint32_t Id, const Reg &Value);
   void nullCheck(State &S, uint32_t Id, bool IsNull);
   uint32_t freshId() { return ++LastId; }
+  uint32_t record(Path &P);
+  void propagatePrecision(uint32_t Node, PreciseSet M);
+  void markPrecise(const State &S, unsigned R);
   Frame &frameOf(State &S, const Reg &Stack) { return S.Frames[Stack.Aux]; }
   std::string regName(unsigned R) const { return "r" + std::to_string(R); }
   bool isPruneable(uint32_t Pc) const { return PrunePoint.count(Pc) != 0; }
@@ -101,6 +111,11 @@ private:
   std::vector<uint16_t> LiveIn;
   std::deque<Checkpoint> Checkpoints;
   std::map<uint32_t, std::vector<Checkpoint *>> StatesAt;
+  std::vector<Checkpoint *> CheckpointList;
+  /// Every executed instruction of every path (precision tracking).
+  std::deque<TraceNode> Trace;
+  /// The node of the instruction being executed.
+  uint32_t CurNode = NoNode;
   uint32_t LastId = 0;
   Result Res;
 };
@@ -189,8 +204,14 @@ void Verifier::computeLiveness() {
     default:
       if (I.isExit())
         Use |= Bit(0);
-      else if (I.isCall())
-        Use |= uint16_t(0x3e | (I.isCallx() ? Bit(I.Dst) : 0)), Def |= uint16_t(0x3f);
+      else if (I.isCall()) {
+        // A helper reads only its arguments; other calls may read r1-r5.
+        uint16_t Args = 0x3e;
+        if (I.isHelperCall())
+          if (const platform::HelperProto *H = Opts.Platform->helper(I.Imm))
+            Args = uint16_t(((1u << H->Checks.size()) - 1) << 1);
+        Use |= uint16_t(Args | (I.isCallx() ? Bit(I.Dst) : 0)), Def |= uint16_t(0x3f);
+      }
       else if (!I.isUnconditionalJump())
         Use |= uint16_t(Bit(I.Dst) | (I.usesRegSource() ? Bit(I.Src) : 0));
       break;
@@ -223,6 +244,74 @@ void Verifier::computeLiveness() {
       }
     }
   }
+}
+
+/// Appends the instruction about to run to the path's trace, with the
+/// stack bytes it accesses (backtracking needs them to follow spills).
+uint32_t Verifier::record(Path &P) {
+  const Insn &I = Insns[P.Pc];
+  TraceNode N;
+  N.Pc = P.Pc;
+  N.Prev = P.Tail;
+  N.Checkpoint = P.PendingCheckpoint;
+  N.Depth = uint8_t(P.S.Frames.size());
+  P.PendingCheckpoint = 0;
+  int Base = I.cls() == isa::LDX                          ? I.Src
+             : (I.cls() == isa::ST || I.cls() == isa::STX) ? I.Dst
+                                                           : -1;
+  if (Base >= 0) {
+    const Reg &B = P.S.Regs[unsigned(Base)];
+    int64_t At = B.Off + I.Off + int64_t(isa::MaxStackBytes);
+    if (B.K == Kind::Stack && !B.hasVarOff() && At >= 0 &&
+        At + int64_t(isa::accessBytes(I.size())) <= int64_t(isa::MaxStackBytes)) {
+      N.StackOff = int16_t(At);
+      N.StackFrame = uint8_t(B.Aux);
+    }
+  }
+  Trace.push_back(N);
+  P.Tail = uint32_t(Trace.size() - 1);
+  return P.Tail;
+}
+
+/// `M` matters before the instruction of `Node`: every checkpoint on the
+/// way back learns what of it matters there. A checkpoint that knew it all
+/// already passed it on to its ancestors.
+void Verifier::propagatePrecision(uint32_t Node, PreciseSet M) {
+  while (Node != NoNode && !M.empty()) {
+    TraceNode &T = Trace[Node];
+    unsigned F = T.Depth - 1u;
+    uint16_t Regs = M.Regs[F];
+    uint64_t Slots = M.Slots[F];
+    M.Regs[F] = 0;
+    M.Slots[F] = 0;
+    bool OwnFrameOnly = M.empty();
+    M.Regs[F] = Regs;
+    M.Slots[F] = Slots;
+    if (OwnFrameOnly) {
+      if (!(Regs & ~T.DoneRegs) && !(Slots & ~T.DoneSlots))
+        return;
+      T.DoneRegs |= Regs;
+      T.DoneSlots |= Slots;
+    }
+    if (T.Checkpoint) {
+      Checkpoint &C = *CheckpointList[T.Checkpoint - 1];
+      if (M.subsetOf(C.Precise))
+        return;
+      C.Precise.merge(M);
+    }
+    Node = T.Prev;
+    if (Node != NoNode)
+      backtrackInsn(Insns[Trace[Node].Pc], Trace[Node], M);
+  }
+}
+
+/// Register `R` of the current frame decides a check or a branch here.
+void Verifier::markPrecise(const State &S, unsigned R) {
+  if (S.Regs[R].K != Kind::Scalar)
+    return;
+  PreciseSet M;
+  M.addReg(unsigned(S.Frames.size() - 1), R);
+  propagatePrecision(CurNode, M);
 }
 
 MaybeDiag Verifier::readReg(uint32_t Pc, const State &S, unsigned R) const {
@@ -388,12 +477,16 @@ MaybeDiag Verifier::alu(uint32_t Pc, const Insn &I, State &S) {
                   "pointer_arithmetic");
     if (Op == isa::Add && !D.isPointer()) {
       // scalar + pointer: the result is the pointer moved by the scalar.
+      markPrecise(S, I.Dst);
       Reg Scalar = D;
       D = Src;
       return pointerArith(Pc, I, D, Scalar, I.Dst);
     }
-    if ((Op == isa::Add || Op == isa::Sub) && D.isPointer())
+    if ((Op == isa::Add || Op == isa::Sub) && D.isPointer()) {
+      if (I.usesRegSource())
+        markPrecise(S, I.Src);
       return pointerArith(Pc, I, D, Src, I.Src);
+    }
     return fail(Pc, "operation on a pointer (" + regName(D.isPointer() ? I.Dst : I.Src) + ", " +
                         kindName(D.isPointer() ? D.K : Src.K) + ") is not allowed",
                 "pointer_arithmetic");
@@ -633,6 +726,7 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
   std::string Name = "bpf_" + H->Name;
   const object::MapSpec *Map = nullptr;
   std::optional<uint64_t> KeyConst; // a 4-byte key known on the stack
+  unsigned KeyFrame = 0, KeyAt = 0;
   for (size_t A = 0; A < H->Checks.size(); ++A) {
     unsigned R = unsigned(A + 1);
     std::string Arg = Name + " argument " + std::to_string(R) + " (" + regName(R) + ")";
@@ -684,8 +778,11 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
           else
             K |= uint64_t(F.Known[At + X]) << (8 * X);
         }
-        if (Known)
+        if (Known) {
           KeyConst = K;
+          KeyFrame = V.Aux;
+          KeyAt = At;
+        }
       }
       break;
     }
@@ -693,6 +790,7 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
     case platform::ArgCheck::UninitMem: {
       bool Uninit = H->Checks[A] == platform::ArgCheck::UninitMem;
       const Reg &SizeReg = S.Regs[R + 1];
+      markPrecise(S, R + 1);
       if (SizeReg.K != Kind::Scalar)
         return fail(Pc, Name + " argument " + std::to_string(R + 1) + " (" + regName(R + 1) +
                             ") must be a size, is a " + kindName(SizeReg.K),
@@ -745,8 +843,14 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
     Reg R0 = Reg::pointer(Kind::MapValueOrNull, 0, uint32_t(Index));
     // As the kernel: an array lookup with a constant in-range key cannot fail.
     if ((Map->Type == object::MapTypeArray || Map->Type == object::MapTypePercpuArray) &&
-        KeyConst && *KeyConst < Map->MaxEntries)
-      R0.K = Kind::MapValue;
+        KeyConst) {
+      // The key's bytes decide whether the result may be null.
+      PreciseSet M;
+      M.addBytes(KeyFrame, KeyAt, 4);
+      propagatePrecision(CurNode, M);
+      if (*KeyConst < Map->MaxEntries)
+        R0.K = Kind::MapValue;
+    }
     if (auto It = InnerIndex.find(Index); It != InnerIndex.end())
       R0 = Reg::pointer(Kind::MapPtrOrNull, 0, It->second);
     R0.Id = freshId();
@@ -999,6 +1103,7 @@ MaybeDiag Verifier::step(Path &P, std::vector<Path> &Forks, bool &Ended) {
   if (Opts.Log && Res.Log.size() < MaxLogBytes) {
     Res.Log += std::to_string(Pc) + ": " + isa::disassemble(I, Pc) + "\n    ; " + stateStr(S) + "\n";
   }
+  CurNode = record(P);
   uint32_t Next = Pc + (I.isLddw() ? 2 : 1);
   switch (I.cls()) {
   case isa::ALU:
@@ -1073,11 +1178,22 @@ MaybeDiag Verifier::step(Path &P, std::vector<Path> &Forks, bool &Ended) {
           return E;
       std::optional<State> Taken, NotTaken;
       branch(Pc, I, S, Taken, NotTaken);
+      // Scalars that decided the branch's direction, or a pointer's null
+      // check, decided what was explored: their bounds matter.
+      const Reg &DR = S.Regs[I.Dst];
+      bool SrcScalar = !I.usesRegSource() || S.Regs[I.Src].K == Kind::Scalar;
+      if (DR.K == Kind::Scalar && SrcScalar && !(Taken && NotTaken)) {
+        markPrecise(S, I.Dst);
+        if (I.usesRegSource())
+          markPrecise(S, I.Src);
+      }
+      if (DR.isPointer() && I.usesRegSource())
+        markPrecise(S, I.Src);
       uint32_t Target = uint32_t(int64_t(Pc) + 1 + I.jumpOffset());
       if (Taken && NotTaken) {
         if (P.Last)
           ++P.Last->Branches;
-        Forks.push_back(Path{std::move(*Taken), Target, P.Last});
+        Forks.push_back(Path{std::move(*Taken), Target, P.Last, P.Tail});
         S = std::move(*NotTaken);
       } else if (Taken) {
         S = std::move(*Taken);
@@ -1133,7 +1249,14 @@ Result Verifier::run() {
       if (isPruneable(P.Pc)) {
         bool Pruned = false;
         for (Checkpoint *C : StatesAt[P.Pc]) {
-          if (C->Branches == 0 && covers(C->S, P.S, LiveIn[P.Pc])) {
+          if (C->Branches == 0 && covers(C->S, P.S, LiveIn[P.Pc], &C->Precise)) {
+            // This path is safe for the reasons C's continuation was: what
+            // mattered there matters on this path's way here.
+            if (P.Tail != NoNode) {
+              PreciseSet M = C->Precise;
+              backtrackInsn(Insns[Trace[P.Tail].Pc], Trace[P.Tail], M);
+              propagatePrecision(P.Tail, M);
+            }
             Pruned = true;
             break;
           }
@@ -1150,9 +1273,11 @@ Result Verifier::run() {
         }
         auto &List = StatesAt[P.Pc];
         if (List.size() < MaxStatesPerPc) {
-          Checkpoints.push_back(Checkpoint{P.S, P.Pc, 1, P.Last});
+          Checkpoints.push_back(Checkpoint{P.S, P.Pc, 1, P.Last, {}});
           P.Last = &Checkpoints.back();
           List.push_back(P.Last);
+          CheckpointList.push_back(P.Last);
+          P.PendingCheckpoint = uint32_t(CheckpointList.size());
           ++Res.StatesStored;
         }
       }
