@@ -324,9 +324,8 @@ void Verifier::setLinked(State &S, uint32_t Id, const Reg &Value) {
   if (Id == 0)
     return;
   auto Apply = [&](Reg &R) {
-    if (R.K == Kind::Scalar && R.Id == Id) {
-      R.UMin = Value.UMin, R.UMax = Value.UMax, R.SMin = Value.SMin, R.SMax = Value.SMax;
-    }
+    if (R.K == Kind::Scalar && R.Id == Id)
+      R = Value; // copies share their bounds (and the id)
   };
   for (Reg &R : S.Regs)
     Apply(R);
@@ -935,67 +934,7 @@ MaybeDiag Verifier::exitInsn(uint32_t Pc, State &S, bool &Ended, uint32_t &NextP
 
 bool Verifier::refineScalar(State &S, unsigned R, uint8_t Op, const Reg &Other, bool Is32) {
   Reg V = S.Regs[R];
-  if (!Other.isConst())
-    return true;
-  uint64_t C = Other.UMin;
-  if (Is32) {
-    if (V.UMax > 0xffffffffull)
-      return true; // the low half of a wide value: no refinement
-    C = uint32_t(C);
-    bool SignedOp = Op == isa::Jsgt || Op == isa::Jsge || Op == isa::Jslt || Op == isa::Jsle;
-    if (SignedOp && (V.UMax > 0x7fffffffull || C > 0x7fffffffull))
-      return true;
-  }
-  int64_t SC = Is32 ? int64_t(uint32_t(C)) : int64_t(C);
-  switch (Op) {
-  case isa::Jeq:
-    V.UMin = std::max(V.UMin, C), V.UMax = std::min(V.UMax, C);
-    V.SMin = std::max(V.SMin, SC), V.SMax = std::min(V.SMax, SC);
-    break;
-  case isa::Jne:
-    if (V.isConst() && V.UMin == C)
-      return false;
-    if (V.UMin == C)
-      ++V.UMin;
-    else if (V.UMax == C)
-      --V.UMax;
-    break;
-  case isa::Jgt:
-    if (C == U64Max)
-      return false;
-    V.UMin = std::max(V.UMin, C + 1);
-    break;
-  case isa::Jge:
-    V.UMin = std::max(V.UMin, C);
-    break;
-  case isa::Jlt:
-    if (C == 0)
-      return false;
-    V.UMax = std::min(V.UMax, C - 1);
-    break;
-  case isa::Jle:
-    V.UMax = std::min(V.UMax, C);
-    break;
-  case isa::Jsgt:
-    if (SC == S64Max)
-      return false;
-    V.SMin = std::max(V.SMin, SC + 1);
-    break;
-  case isa::Jsge:
-    V.SMin = std::max(V.SMin, SC);
-    break;
-  case isa::Jslt:
-    if (SC == S64Min)
-      return false;
-    V.SMax = std::min(V.SMax, SC - 1);
-    break;
-  case isa::Jsle:
-    V.SMax = std::min(V.SMax, SC);
-    break;
-  default:
-    return true;
-  }
-  if (!V.normalize())
+  if (!refineScalarBounds(V, Op, Other, Is32))
     return false;
   S.Regs[R] = V;
   setLinked(S, V.Id, V);
@@ -1014,6 +953,7 @@ uint8_t negate(uint8_t Op) {
   case isa::Jsle: return isa::Jsgt;
   case isa::Jsge: return isa::Jslt;
   case isa::Jslt: return isa::Jsge;
+  case isa::Jset: return NotJset;
   default: return Op;
   }
 }
@@ -1079,20 +1019,16 @@ void Verifier::branch(uint32_t Pc, const Insn &I, State &S, std::optional<State>
   }
   if (D.K != Kind::Scalar || Src.K != Kind::Scalar)
     return;
-  // Scalars: refine each side against the other where it is a constant.
+  // Scalars: refine each side against the other's bounds (and known bits).
   if (!refineScalar(*Taken, I.Dst, Op, Src, Is32))
     Taken.reset();
   if (!refineScalar(*NotTaken, I.Dst, negate(Op), Src, Is32))
     NotTaken.reset();
-  if (I.usesRegSource() && D.isConst()) {
+  if (I.usesRegSource()) {
     if (Taken && !refineScalar(*Taken, I.Src, swapOperands(Op), D, Is32))
       Taken.reset();
     if (NotTaken && !refineScalar(*NotTaken, I.Src, swapOperands(negate(Op)), D, Is32))
       NotTaken.reset();
-  }
-  if (Op == isa::Jset && D.isConst() && Src.isConst()) {
-    bool T = ((Is32 ? uint32_t(D.UMin & Src.UMin) : (D.UMin & Src.UMin)) != 0);
-    (T ? NotTaken : Taken).reset();
   }
 }
 
