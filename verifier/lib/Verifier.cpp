@@ -470,6 +470,15 @@ MaybeDiag Verifier::alu(uint32_t Pc, const Insn &I, State &S) {
     return std::nullopt;
   }
   if (D.isPointer() || Src.isPointer()) {
+    auto InPacket = [](const Reg &R) {
+      return R.K == Kind::Packet || R.K == Kind::PacketEnd || R.K == Kind::PacketMeta;
+    };
+    if (!Is64 && Op == isa::Sub && InPacket(D) && InPacket(Src)) {
+      // `(int)(data_end - data)` as clang emits it for ALU32: the low half
+      // of a packet length, which the kernel allows too.
+      D = Reg::scalar(0, 0xffffffffull, 0, 0xffffffffll);
+      return std::nullopt;
+    }
     if (!Is64)
       return fail(Pc, "32-bit arithmetic on a pointer (" +
                           regName(D.isPointer() ? I.Dst : I.Src) + ") is not allowed",

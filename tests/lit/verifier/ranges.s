@@ -1,15 +1,17 @@
 # Range refinement as the kernel's: JSET (both outcomes, and decided by
 # known bits), signed and unsigned JMP32 with 32-bit subregister bounds kept
 # beside the 64-bit ones, comparisons with a bounded register, known bits
-# (tnums) through AND, OR and shifts. Cases 1-6 are safe and accepted (the
-# kernel accepts them; before these refinements ours refused 1-5); cases
-# 11-18 are the unsafe counterparts, refused here and by the kernel.
+# (tnums) through AND, OR and shifts, a 32-bit packet length. Cases 1-7 are
+# safe and accepted (the kernel accepts them; before these refinements ours
+# refused 1-5 and 7); cases 11-19 are the unsafe counterparts, refused here and by the
+# kernel.
 # RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=1 %s -o %t.1.o
 # RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=2 %s -o %t.2.o
 # RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=3 %s -o %t.3.o
 # RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=4 %s -o %t.4.o
 # RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=5 %s -o %t.5.o
 # RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=6 %s -o %t.6.o
+# RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=7 %s -o %t.7.o
 # RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=11 %s -o %t.11.o
 # RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=12 %s -o %t.12.o
 # RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=13 %s -o %t.13.o
@@ -18,12 +20,14 @@
 # RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=16 %s -o %t.16.o
 # RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=17 %s -o %t.17.o
 # RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=18 %s -o %t.18.o
+# RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=19 %s -o %t.19.o
 # RUN: ebpf-gpu-cc %t.1.o --emit=verifier-log | FileCheck %s --check-prefix=OK
 # RUN: ebpf-gpu-cc %t.2.o --emit=verifier-log | FileCheck %s --check-prefix=OK
 # RUN: ebpf-gpu-cc %t.3.o --emit=verifier-log | FileCheck %s --check-prefix=OK
 # RUN: ebpf-gpu-cc %t.4.o --emit=verifier-log | FileCheck %s --check-prefix=OK
 # RUN: ebpf-gpu-cc %t.5.o --emit=verifier-log | FileCheck %s --check-prefix=OK
 # RUN: ebpf-gpu-cc %t.6.o --emit=verifier-log | FileCheck %s --check-prefix=OK
+# RUN: ebpf-gpu-cc %t.7.o --emit=verifier-log | FileCheck %s --check-prefix=OK
 # OK: verified:
 # RUN: not ebpf-gpu-cc %t.11.o 2>&1 | FileCheck %s --check-prefix=U11
 # U11: pc 12: stack write of 1 bytes at r10-63 is outside the 512-byte frame (valid_access(stack, off=-63, width=1))
@@ -41,12 +45,15 @@
 # U17: pc 14: stack write of 1 bytes at r10-64 is outside the 512-byte frame (valid_access(stack, off=-64, width=1))
 # RUN: not ebpf-gpu-cc %t.18.o 2>&1 | FileCheck %s --check-prefix=U18
 # U18: pc 12: offset added to r3 (stack pointer) is unbounded
+# RUN: not ebpf-gpu-cc %t.19.o 2>&1 | FileCheck %s --check-prefix=U19
+# U19: offset added to r3 (stack pointer) is unbounded
 # RUN: %if kernel-bpf %{ bpftool prog load %t.1.o /sys/fs/bpf/ebpf_gpu_lit_ranges_1 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_ranges_1 %}
 # RUN: %if kernel-bpf %{ bpftool prog load %t.2.o /sys/fs/bpf/ebpf_gpu_lit_ranges_2 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_ranges_2 %}
 # RUN: %if kernel-bpf %{ bpftool prog load %t.3.o /sys/fs/bpf/ebpf_gpu_lit_ranges_3 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_ranges_3 %}
 # RUN: %if kernel-bpf %{ bpftool prog load %t.4.o /sys/fs/bpf/ebpf_gpu_lit_ranges_4 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_ranges_4 %}
 # RUN: %if kernel-bpf %{ bpftool prog load %t.5.o /sys/fs/bpf/ebpf_gpu_lit_ranges_5 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_ranges_5 %}
 # RUN: %if kernel-bpf %{ bpftool prog load %t.6.o /sys/fs/bpf/ebpf_gpu_lit_ranges_6 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_ranges_6 %}
+# RUN: %if kernel-bpf %{ bpftool prog load %t.7.o /sys/fs/bpf/ebpf_gpu_lit_ranges_7 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_ranges_7 %}
 # RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.11.o %}
 # RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.12.o %}
 # RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.13.o %}
@@ -55,6 +62,7 @@
 # RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.16.o %}
 # RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.17.o %}
 # RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.18.o %}
+# RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.19.o %}
 
   .section xdp,"ax",@progbits
   .globl prog
@@ -102,6 +110,12 @@ prog:
   r5 >>= 4
   r1 |= r5
 .endif
+.if CASE == 7
+  # A packet length in 32 bits (clang -mcpu=v3: (int)(data_end - data)).
+  w3 -= w2
+  if w3 > 63 goto out
+  w1 = w3
+.endif
 .if CASE == 11
   # JSET taken says only that some of the bits is set.
   if r1 & 192 goto use
@@ -141,6 +155,11 @@ use:
   r5 &= 127
   if r5 > 64 goto out
   if r1 > r5 goto out
+.endif
+.if CASE == 19
+  # A 32-bit packet length is not bounded by itself.
+  w3 -= w2
+  r1 = r3
 .endif
 .if CASE == 18
   # The other side of an unsigned 32-bit compare.
