@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <set>
 #include <sstream>
 
 namespace ebpfgpu::verifier {
@@ -91,7 +92,10 @@ bool Reg::normalize() {
       uint64_t Hi = UMin & ~Low;
       tighten(UMin, UMax, Hi | U32Min, Hi | U32Max);
     }
-    if (SMin >= INT32_MIN && SMax <= INT32_MAX) // the value is its sign-extended low half
+    // The value is its sign-extended low half. (Sound for any 32-bit bounds;
+    // the kernel deduces it only for non-negative ones, and so do we, to
+    // accept nothing it refuses.)
+    if (SMin >= INT32_MIN && SMax <= INT32_MAX && S32Min >= 0)
       tighten(SMin, SMax, int64_t(S32Min), int64_t(S32Max));
     if ((SMin >> 32) == (SMax >> 32) && (S32Min >= 0 || S32Max < 0)) {
       uint64_t Hi = uint64_t(SMin) & ~Low;
@@ -170,16 +174,26 @@ bool idCovers(uint32_t O, uint32_t N, IdMap &Ids) {
   return It->second == N;
 }
 
-bool regCovers(const Reg &O, const Reg &N, IdMap &Ids, bool Precise = true) {
+/// Ids matched so far, and the ids of Old's precise scalars: only links
+/// to those can matter (a link between imprecise scalars refines nothing
+/// that decided anything).
+struct Match {
+  IdMap Ids;
+  std::set<uint32_t> PreciseIds;
+  bool linkMatters(uint32_t Id) const { return Id != 0 && PreciseIds.count(Id) != 0; }
+};
+
+bool regCovers(const Reg &O, const Reg &N, Match &M, bool Precise = true) {
+  IdMap &Ids = M.Ids;
   if (O.K == Kind::NotInit)
     return true;
   if (O.K != N.K)
     return false;
-  // An imprecise scalar's bounds decided nothing, but its links to other
+  // An imprecise scalar's bounds decided nothing, but its links to precise
   // scalars must hold in New too: linked scalars share their bounds, so a
   // precise one refined through an imprecise copy is refined as in Old.
   if (O.K == Kind::Scalar && !Precise)
-    return idCovers(O.Id, N.Id, Ids);
+    return !M.linkMatters(O.Id) || idCovers(O.Id, N.Id, Ids);
   if (O.K == Kind::Scalar)
     return O.UMin <= N.UMin && N.UMax <= O.UMax && O.SMin <= N.SMin && N.SMax <= O.SMax &&
            O.U32Min <= N.U32Min && N.U32Max <= O.U32Max && O.S32Min <= N.S32Min &&
@@ -192,7 +206,7 @@ bool regCovers(const Reg &O, const Reg &N, IdMap &Ids, bool Precise = true) {
 
 /// `SavedPrecise`: bit per saved register (the caller's r6-r10);
 /// `SlotPrecise`: bit per 8-byte slot of this frame.
-bool frameCovers(const Frame &O, const Frame &N, IdMap &Ids, uint16_t SavedPrecise,
+bool frameCovers(const Frame &O, const Frame &N, Match &Ids, uint16_t SavedPrecise,
                  uint64_t SlotPrecise) {
   if (O.ReturnPc != N.ReturnPc)
     return false;
@@ -218,7 +232,7 @@ bool frameCovers(const Frame &O, const Frame &N, IdMap &Ids, uint16_t SavedPreci
       if (NSpill) {
         if (!regCovers(OR, NIt->second, Ids, Precise))
           return false;
-      } else if (!(OR.K == Kind::Scalar && !Precise && OR.Id == 0)) {
+      } else if (!(OR.K == Kind::Scalar && !Precise && !Ids.linkMatters(OR.Id))) {
         // New holds plain data there, which reads as an unknown scalar:
         // as good as an imprecise, unlinked spilled scalar, nothing more.
         return false;
@@ -352,8 +366,22 @@ bool covers(const State &Old, const State &New, uint16_t LiveRegs, const Precise
     All.Slots.fill(U64Max);
     Precise = &All;
   }
-  IdMap Ids;
+  Match Ids;
   size_t Top = Old.Frames.size() - 1;
+  auto NotePrecise = [&](const Reg &R, bool IsPrecise) {
+    if (IsPrecise && R.K == Kind::Scalar && R.Id)
+      Ids.PreciseIds.insert(R.Id);
+  };
+  for (unsigned R = 0; R < isa::NumRegs; ++R)
+    if (LiveRegs >> R & 1)
+      NotePrecise(Old.Regs[R], (Precise->Regs[Top] >> R) & 1);
+  for (size_t F = 0; F < Old.Frames.size(); ++F) {
+    const Frame &Fr = Old.Frames[F];
+    for (size_t I = 0; F > 0 && I < Fr.SavedRegs.size(); ++I)
+      NotePrecise(Fr.SavedRegs[I], (Precise->Regs[F - 1] >> (6 + I)) & 1);
+    for (auto &[B, R] : Fr.Spills)
+      NotePrecise(R, (Precise->Slots[F] >> (B / 8)) & 1);
+  }
   for (unsigned R = 0; R < isa::NumRegs; ++R)
     if ((LiveRegs >> R & 1) &&
         !regCovers(Old.Regs[R], New.Regs[R], Ids, (Precise->Regs[Top] >> R) & 1))
@@ -364,8 +392,8 @@ bool covers(const State &Old, const State &New, uint16_t LiveRegs, const Precise
       return false;
   }
   for (auto &[Id, Range] : Old.PacketRange) {
-    auto M = Ids.find(Id);
-    if (Id != 0 && M == Ids.end())
+    auto M = Ids.Ids.find(Id);
+    if (Id != 0 && M == Ids.Ids.end())
       continue; // no pointer of Old refers to it
     auto It = New.PacketRange.find(Id == 0 ? 0 : M->second);
     if ((It == New.PacketRange.end() ? 0 : It->second) < Range)

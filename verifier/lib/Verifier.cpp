@@ -35,6 +35,8 @@ struct Checkpoint {
   /// What mattered on the paths explored from here (complete once
   /// Branches is 0).
   PreciseSet Precise;
+  /// Paths it pruned, and paths it was compared with and did not.
+  uint32_t Hits = 0, Misses = 0;
 };
 
 struct Path {
@@ -117,6 +119,7 @@ private:
   /// The node of the instruction being executed.
   uint32_t CurNode = NoNode;
   uint32_t LastId = 0;
+  uint64_t PrunePointVisits = 0, VisitsAtLastCheckpoint = 0, InsnsAtLastCheckpoint = 0;
   Result Res;
 };
 
@@ -447,6 +450,14 @@ MaybeDiag Verifier::alu(uint32_t Pc, const Insn &I, State &S) {
     if (Src.isPointer())
       return fail(Pc, "32-bit move of a pointer (" + regName(I.Src) + ", " + kindName(Src.K) +
                           ") is not allowed", "pointer_arithmetic");
+    if (Src.K == Kind::Scalar && !Src.isConst() && Src.UMax <= 0xffffffffull) {
+      // A value that fits in 32 bits is copied whole: link the copies, as
+      // the kernel does for such moves.
+      if (Src.Id == 0 && I.usesRegSource())
+        S.Regs[I.Src].Id = Src.Id = freshId();
+      D = Src;
+      return std::nullopt;
+    }
     D = truncate32(Src);
     return std::nullopt;
   }
@@ -1193,8 +1204,14 @@ Result Verifier::run() {
       }
       if (isPruneable(P.Pc)) {
         bool Pruned = false;
+        bool Looping = false;
+        ++PrunePointVisits;
         for (Checkpoint *C : StatesAt[P.Pc]) {
-          if (C->Branches == 0 && covers(C->S, P.S, LiveIn[P.Pc], &C->Precise)) {
+          Looping |= C->Branches > 0;
+          if (C->Branches == 0 && !covers(C->S, P.S, LiveIn[P.Pc], &C->Precise))
+            ++C->Misses;
+          else if (C->Branches == 0) {
+            ++C->Hits;
             // This path is safe for the reasons C's continuation was: what
             // mattered there matters on this path's way here.
             if (P.Tail != NoNode) {
@@ -1216,8 +1233,21 @@ Result Verifier::run() {
           ++Res.PathsPruned;
           break;
         }
+        // As the kernel: stored states that keep failing to prune make room
+        // for new ones, and a loop stores a new state only now and then
+        // (its iterations differ, and the budget must not fill memory).
         auto &List = StatesAt[P.Pc];
-        if (List.size() < MaxStatesPerPc) {
+        std::erase_if(List, [](Checkpoint *C) {
+          bool Evict = C->Branches == 0 && C->Misses > C->Hits * 3 + 3;
+          if (Evict)
+            C->S = State(); // kept only for precision marks passing through
+          return Evict;
+        });
+        bool Rare = !Looping || PrunePointVisits - VisitsAtLastCheckpoint >= 20 ||
+                    Res.InsnsProcessed - InsnsAtLastCheckpoint >= 100;
+        if (List.size() < MaxStatesPerPc && Rare) {
+          VisitsAtLastCheckpoint = PrunePointVisits;
+          InsnsAtLastCheckpoint = Res.InsnsProcessed;
           Checkpoints.push_back(Checkpoint{P.S, P.Pc, 1, P.Last, {}});
           P.Last = &Checkpoints.back();
           List.push_back(P.Last);

@@ -4,8 +4,8 @@
 # Asks our verifier and (with --kernel) the running kernel's about every
 # program of the given objects and prints one line per program and a
 # summary: how many of the programs the kernel accepts are accepted here.
-# Fails when the kernel accepts a program we refuse (a precision gap), or
-# we accept one it refuses (a soundness bug).
+# Fails when we accept a program the kernel refuses (a soundness bug), or
+# refuse more programs it accepts than --known-gaps (precision gaps).
 
 import argparse
 import os
@@ -26,6 +26,8 @@ def main():
     ap.add_argument("--loader", default="ebpf-gpu-loader")
     ap.add_argument("--trafgen", default="ebpf-gpu-trafgen")
     ap.add_argument("--kernel", action="store_true", help="ask the running kernel too")
+    ap.add_argument("--known-gaps", type=int, default=0,
+                    help="programs the kernel accepts and we are known to refuse")
     ap.add_argument("objects", nargs="+")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as work:
@@ -65,7 +67,7 @@ def main():
                   f"({100.0 * both / max(kernel_ok, 1):.1f}%); only ours accepts {unsound}")
         else:
             print(f"{total} programs: ours accepts {ours_ok}")
-        return 1 if gaps or unsound else 0
+        return 1 if gaps > args.known_gaps or unsound else 0
 
 
 if __name__ == "__main__":
