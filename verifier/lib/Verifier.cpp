@@ -25,6 +25,8 @@ namespace {
 
 constexpr int64_t MaxPacketOff = 0xffff;
 constexpr size_t MaxStatesPerPc = 64;
+/// States stored over the whole analysis (memory: about 3 KB each).
+constexpr uint64_t MaxStatesStored = 32768;
 constexpr size_t MaxLogBytes = 4 << 20;
 
 struct Checkpoint {
@@ -119,7 +121,6 @@ private:
   /// The node of the instruction being executed.
   uint32_t CurNode = NoNode;
   uint32_t LastId = 0;
-  uint64_t PrunePointVisits = 0, VisitsAtLastCheckpoint = 0, InsnsAtLastCheckpoint = 0;
   Result Res;
 };
 
@@ -1204,10 +1205,7 @@ Result Verifier::run() {
       }
       if (isPruneable(P.Pc)) {
         bool Pruned = false;
-        bool Looping = false;
-        ++PrunePointVisits;
         for (Checkpoint *C : StatesAt[P.Pc]) {
-          Looping |= C->Branches > 0;
           if (C->Branches == 0 && !covers(C->S, P.S, LiveIn[P.Pc], &C->Precise))
             ++C->Misses;
           else if (C->Branches == 0) {
@@ -1234,8 +1232,8 @@ Result Verifier::run() {
           break;
         }
         // As the kernel: stored states that keep failing to prune make room
-        // for new ones, and a loop stores a new state only now and then
-        // (its iterations differ, and the budget must not fill memory).
+        // for new ones (whose states are freed: they are kept only for the
+        // precision marks that pass through them).
         auto &List = StatesAt[P.Pc];
         std::erase_if(List, [](Checkpoint *C) {
           bool Evict = C->Branches == 0 && C->Misses > C->Hits * 3 + 3;
@@ -1243,11 +1241,7 @@ Result Verifier::run() {
             C->S = State(); // kept only for precision marks passing through
           return Evict;
         });
-        bool Rare = !Looping || PrunePointVisits - VisitsAtLastCheckpoint >= 20 ||
-                    Res.InsnsProcessed - InsnsAtLastCheckpoint >= 100;
-        if (List.size() < MaxStatesPerPc && Rare) {
-          VisitsAtLastCheckpoint = PrunePointVisits;
-          InsnsAtLastCheckpoint = Res.InsnsProcessed;
+        if (List.size() < MaxStatesPerPc && Res.StatesStored < MaxStatesStored) {
           Checkpoints.push_back(Checkpoint{P.S, P.Pc, 1, P.Last, {}});
           P.Last = &Checkpoints.back();
           List.push_back(P.Last);
