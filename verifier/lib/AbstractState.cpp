@@ -101,6 +101,18 @@ bool Reg::normalize() {
       uint64_t Hi = uint64_t(SMin) & ~Low;
       tighten(SMin, SMax, int64_t(Hi | uint32_t(S32Min)), int64_t(Hi | uint32_t(S32Max)));
     }
+    // A signed range across 0 is two unsigned ranges, [0, SMax] and
+    // [SMin, max]: an unsigned range that meets only one of them is in it.
+    if (SMin < 0 && SMax >= 0) {
+      bool Low = UMin <= uint64_t(SMax), High = UMax >= uint64_t(SMin);
+      if (Low != High)
+        tighten(UMin, UMax, Low ? uint64_t(0) : uint64_t(SMin), Low ? uint64_t(SMax) : U64Max);
+    }
+    if (S32Min < 0 && S32Max >= 0) {
+      bool Low = U32Min <= uint32_t(S32Max), High = U32Max >= uint32_t(S32Min);
+      if (Low != High)
+        tighten(U32Min, U32Max, Low ? 0u : uint32_t(S32Min), Low ? uint32_t(S32Max) : UINT32_MAX);
+    }
     // Signed and unsigned views of one half of the range.
     if (SMin >= 0 || SMax < 0)
       tighten(UMin, UMax, uint64_t(SMin), uint64_t(SMax));

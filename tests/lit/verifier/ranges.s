@@ -1,9 +1,10 @@
 # Range refinement as the kernel's: JSET (both outcomes, and decided by
 # known bits), signed and unsigned JMP32 with 32-bit subregister bounds kept
 # beside the 64-bit ones, comparisons with a bounded register, known bits
-# (tnums) through AND, OR and shifts, a 32-bit packet length. Cases 1-7 are
-# safe and accepted (the kernel accepts them; before these refinements ours
-# refused 1-5 and 7); cases 11-19 are the unsafe counterparts, refused here and by the
+# (tnums) through AND, OR and shifts, a 32-bit packet length, signed and unsigned
+# ranges narrowing each other across 0. Cases 1-8 are safe and accepted (the
+# kernel accepts them; before these refinements ours refused 1-5, 7 and 8);
+# cases 11-20 are the unsafe counterparts, refused here and by the
 # kernel.
 # RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=1 %s -o %t.1.o
 # RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=2 %s -o %t.2.o
@@ -12,6 +13,7 @@
 # RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=5 %s -o %t.5.o
 # RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=6 %s -o %t.6.o
 # RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=7 %s -o %t.7.o
+# RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=8 %s -o %t.8.o
 # RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=11 %s -o %t.11.o
 # RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=12 %s -o %t.12.o
 # RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=13 %s -o %t.13.o
@@ -21,6 +23,7 @@
 # RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=17 %s -o %t.17.o
 # RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=18 %s -o %t.18.o
 # RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=19 %s -o %t.19.o
+# RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=20 %s -o %t.20.o
 # RUN: ebpf-gpu-cc %t.1.o --emit=verifier-log | FileCheck %s --check-prefix=OK
 # RUN: ebpf-gpu-cc %t.2.o --emit=verifier-log | FileCheck %s --check-prefix=OK
 # RUN: ebpf-gpu-cc %t.3.o --emit=verifier-log | FileCheck %s --check-prefix=OK
@@ -28,6 +31,7 @@
 # RUN: ebpf-gpu-cc %t.5.o --emit=verifier-log | FileCheck %s --check-prefix=OK
 # RUN: ebpf-gpu-cc %t.6.o --emit=verifier-log | FileCheck %s --check-prefix=OK
 # RUN: ebpf-gpu-cc %t.7.o --emit=verifier-log | FileCheck %s --check-prefix=OK
+# RUN: ebpf-gpu-cc %t.8.o --emit=verifier-log | FileCheck %s --check-prefix=OK
 # OK: verified:
 # RUN: not ebpf-gpu-cc %t.11.o 2>&1 | FileCheck %s --check-prefix=U11
 # U11: pc 12: stack write of 1 bytes at r10-63 is outside the 512-byte frame (valid_access(stack, off=-63, width=1))
@@ -47,6 +51,8 @@
 # U18: pc 12: offset added to r3 (stack pointer) is unbounded
 # RUN: not ebpf-gpu-cc %t.19.o 2>&1 | FileCheck %s --check-prefix=U19
 # U19: offset added to r3 (stack pointer) is unbounded
+# RUN: not ebpf-gpu-cc %t.20.o 2>&1 | FileCheck %s --check-prefix=U20
+# U20: is outside the 512-byte frame
 # RUN: %if kernel-bpf %{ bpftool prog load %t.1.o /sys/fs/bpf/ebpf_gpu_lit_ranges_1 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_ranges_1 %}
 # RUN: %if kernel-bpf %{ bpftool prog load %t.2.o /sys/fs/bpf/ebpf_gpu_lit_ranges_2 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_ranges_2 %}
 # RUN: %if kernel-bpf %{ bpftool prog load %t.3.o /sys/fs/bpf/ebpf_gpu_lit_ranges_3 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_ranges_3 %}
@@ -54,6 +60,7 @@
 # RUN: %if kernel-bpf %{ bpftool prog load %t.5.o /sys/fs/bpf/ebpf_gpu_lit_ranges_5 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_ranges_5 %}
 # RUN: %if kernel-bpf %{ bpftool prog load %t.6.o /sys/fs/bpf/ebpf_gpu_lit_ranges_6 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_ranges_6 %}
 # RUN: %if kernel-bpf %{ bpftool prog load %t.7.o /sys/fs/bpf/ebpf_gpu_lit_ranges_7 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_ranges_7 %}
+# RUN: %if kernel-bpf %{ bpftool prog load %t.8.o /sys/fs/bpf/ebpf_gpu_lit_ranges_8 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_ranges_8 %}
 # RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.11.o %}
 # RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.12.o %}
 # RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.13.o %}
@@ -63,6 +70,7 @@
 # RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.17.o %}
 # RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.18.o %}
 # RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.19.o %}
+# RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.20.o %}
 
   .section xdp,"ax",@progbits
   .globl prog
@@ -116,6 +124,13 @@ prog:
   if w3 > 63 goto out
   w1 = w3
 .endif
+.if CASE == 8
+  # A signed range across 0 meets an unsigned one at its negative end only:
+  # (s8)b >= 128 unsigned is in [-128, -1]; plus 64 is in [-64, 63].
+  r1 = (s8)r1
+  if r1 < 128 goto out
+  r1 += 64
+.endif
 .if CASE == 11
   # JSET taken says only that some of the bits is set.
   if r1 & 192 goto use
@@ -155,6 +170,12 @@ use:
   r5 &= 127
   if r5 > 64 goto out
   if r1 > r5 goto out
+.endif
+.if CASE == 20
+  # (s8)b >= 100 unsigned is in [100, 127] or [-128, -1].
+  r1 = (s8)r1
+  if r1 < 100 goto out
+  r1 += 64
 .endif
 .if CASE == 19
   # A 32-bit packet length is not bounded by itself.
