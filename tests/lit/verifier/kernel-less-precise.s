@@ -1,5 +1,5 @@
-# Programs found by tests/differential/random-programs.py (5,000 programs,
-# seeds 12 and 99) that only our verifier accepts: each is safe, and the
+# Programs found by tests/differential/random-programs.py (seeds 12, 99 and
+# 2026) that only our verifier accepts: each is safe, and the
 # kernel 6.18 refuses it because it explores a path that cannot run (or
 # bounds an offset less tightly): after JSET its signed 32-bit bounds do not
 # take in the cleared bits. Ours proves, in each, that the variable stack
@@ -10,12 +10,16 @@
 # RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=2 %s -o %t.2.o
 # RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=3 %s -o %t.3.o
 # RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=4 %s -o %t.4.o
+# RUN: %llvm-mc-bpf -mattr=+alu32 --defsym=CASE=5 %s -o %t.5.o
 # RUN: ebpf-gpu-cc %t.1.o --emit=verifier-log | FileCheck %s --check-prefix=ZERO
 # ZERO: r7=0 r8=stack pointer frame0-64 r10
 # ZERO: verified:
 # RUN: ebpf-gpu-cc %t.2.o --emit=verifier-log | FileCheck %s
 # RUN: ebpf-gpu-cc %t.3.o --emit=verifier-log | FileCheck %s
 # RUN: ebpf-gpu-cc %t.4.o --emit=verifier-log | FileCheck %s
+# RUN: ebpf-gpu-cc %t.5.o --emit=verifier-log | FileCheck %s --check-prefix=LOW
+# LOW: r7=scalar(u0..63,s0..63) r8=stack pointer frame0-64+[0..63]
+# LOW: verified:
 # CHECK-NOT: r8 += r7
 # CHECK: verified:
 
@@ -55,6 +59,13 @@ prog:
   r7 = *(u32 *)(r2 + 0)
   if r7 < 255 goto out
   if w7 & -128 goto out
+.endif
+.if CASE == 5
+  # s32 in [-5, 250], bits 6-30 clear: the negative ones have them set, so
+  # the value is in [0, 63].
+  r7 = *(u8 *)(r2 + 0)
+  w7 -= 5
+  if r7 & 2147483584 goto out
 .endif
   r8 = r10
   r8 += -64
