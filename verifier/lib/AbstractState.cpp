@@ -4,11 +4,13 @@
 // printing.
 
 #include "AbstractState.h"
+#include "Precision.h"
 
 #include "ebpf-gpu/ISA/Semantics.h"
 
 #include <algorithm>
 #include <bit>
+#include <set>
 #include <sstream>
 
 namespace ebpfgpu::verifier {
@@ -38,32 +40,90 @@ Reg Reg::scalar(uint64_t UMin, uint64_t UMax, int64_t SMin, int64_t SMax) {
   R.UMax = UMax;
   R.SMin = SMin;
   R.SMax = SMax;
+  R.U32Min = 0;
+  R.U32Max = UINT32_MAX;
+  R.S32Min = INT32_MIN;
+  R.S32Max = INT32_MAX;
+  R.T = Tnum::unknown();
   R.normalize();
   return R;
 }
 
+namespace {
+
+template <typename T> void tighten(T &Min, T &Max, T NewMin, T NewMax) {
+  Min = std::max(Min, NewMin);
+  Max = std::min(Max, NewMax);
+}
+
+} // namespace
+
+// As the kernel's reg_bounds_sync: each view of the value (unsigned and
+// signed, 64 and 32 bits, known bits) narrows the others.
 bool Reg::normalize() {
   if (K != Kind::Scalar)
     return SMin <= SMax;
-  for (int Round = 0; Round < 2; ++Round) {
-    if (UMin > UMax || SMin > SMax)
+  constexpr uint64_t Low = 0xffffffffull, Sign = uint64_t(1) << 63;
+  for (int Round = 0; Round < 3; ++Round) {
+    if (UMin > UMax || SMin > SMax || U32Min > U32Max || S32Min > S32Max)
       return false;
-    if (SMin >= 0) {
-      UMin = std::max(UMin, uint64_t(SMin));
-      UMax = std::min(UMax, uint64_t(SMax));
-    } else if (SMax < 0) {
-      UMin = std::max(UMin, uint64_t(SMin));
-      UMax = std::min(UMax, uint64_t(SMax));
+    // Known bits from the unsigned ranges, then ranges from known bits.
+    Tnum R64 = Tnum::range(UMin, UMax);
+    Tnum R32 = Tnum::range(U32Min, U32Max);
+    R32.Mask |= ~Low;
+    if (!T.compatible(R64) || !T.compatible(R32))
+      return false;
+    T = T.intersect(R64).intersect(R32);
+    tighten(UMin, UMax, T.min(), T.max());
+    tighten(SMin, SMax, int64_t(T.Value | (T.Mask & Sign)), int64_t(T.Value | (T.Mask & ~Sign)));
+    tighten(U32Min, U32Max, uint32_t(T.Value), uint32_t(T.Value | T.Mask));
+    tighten(S32Min, S32Max, int32_t(uint32_t(T.Value) | (uint32_t(T.Mask) & 0x80000000u)),
+            int32_t(uint32_t(T.Value) | (uint32_t(T.Mask) & 0x7fffffffu)));
+    if (UMin > UMax || SMin > SMax || U32Min > U32Max || S32Min > S32Max)
+      return false;
+    // 64 bits to 32: values whose upper halves are equal.
+    if ((UMin >> 32) == (UMax >> 32))
+      tighten(U32Min, U32Max, uint32_t(UMin), uint32_t(UMax));
+    if (((SMin >> 32) == (SMax >> 32) && int32_t(SMin) <= int32_t(SMax)) ||
+        (SMin >= INT32_MIN && SMax <= INT32_MAX))
+      tighten(S32Min, S32Max, int32_t(SMin), int32_t(SMax));
+    // 32 bits to 64: the same, the other way.
+    if ((UMin >> 32) == (UMax >> 32) && U32Min <= U32Max) {
+      uint64_t Hi = UMin & ~Low;
+      tighten(UMin, UMax, Hi | U32Min, Hi | U32Max);
     }
-    if (UMax <= uint64_t(S64Max)) {
-      SMin = std::max(SMin, int64_t(UMin));
-      SMax = std::min(SMax, int64_t(UMax));
-    } else if (UMin > uint64_t(S64Max)) {
-      SMin = std::max(SMin, int64_t(UMin));
-      SMax = std::min(SMax, int64_t(UMax));
+    // The value is its sign-extended low half. (Sound for any 32-bit bounds;
+    // the kernel deduces it only for non-negative ones, and so do we, to
+    // accept nothing it refuses.)
+    if (SMin >= INT32_MIN && SMax <= INT32_MAX && S32Min >= 0)
+      tighten(SMin, SMax, int64_t(S32Min), int64_t(S32Max));
+    if ((SMin >> 32) == (SMax >> 32) && (S32Min >= 0 || S32Max < 0)) {
+      uint64_t Hi = uint64_t(SMin) & ~Low;
+      tighten(SMin, SMax, int64_t(Hi | uint32_t(S32Min)), int64_t(Hi | uint32_t(S32Max)));
     }
+    // A signed range across 0 is two unsigned ranges, [0, SMax] and
+    // [SMin, max]: an unsigned range that meets only one of them is in it.
+    if (SMin < 0 && SMax >= 0) {
+      bool Low = UMin <= uint64_t(SMax), High = UMax >= uint64_t(SMin);
+      if (Low != High)
+        tighten(UMin, UMax, Low ? uint64_t(0) : uint64_t(SMin), Low ? uint64_t(SMax) : U64Max);
+    }
+    if (S32Min < 0 && S32Max >= 0) {
+      bool Low = U32Min <= uint32_t(S32Max), High = U32Max >= uint32_t(S32Min);
+      if (Low != High)
+        tighten(U32Min, U32Max, Low ? 0u : uint32_t(S32Min), Low ? uint32_t(S32Max) : UINT32_MAX);
+    }
+    // Signed and unsigned views of one half of the range.
+    if (SMin >= 0 || SMax < 0)
+      tighten(UMin, UMax, uint64_t(SMin), uint64_t(SMax));
+    if (UMax <= uint64_t(S64Max) || UMin > uint64_t(S64Max))
+      tighten(SMin, SMax, int64_t(UMin), int64_t(UMax));
+    if (S32Min >= 0 || S32Max < 0)
+      tighten(U32Min, U32Max, uint32_t(S32Min), uint32_t(S32Max));
+    if (U32Max <= uint32_t(INT32_MAX) || U32Min > uint32_t(INT32_MAX))
+      tighten(S32Min, S32Max, int32_t(U32Min), int32_t(U32Max));
   }
-  return UMin <= UMax && SMin <= SMax;
+  return UMin <= UMax && SMin <= SMax && U32Min <= U32Max && S32Min <= S32Max;
 }
 
 std::string Reg::str() const {
@@ -71,14 +131,27 @@ std::string Reg::str() const {
   switch (K) {
   case Kind::NotInit:
     return "?";
-  case Kind::Scalar:
-    if (isConst())
+  case Kind::Scalar: {
+    if (isConst()) {
       O << int64_t(UMin);
-    else if (UMin == 0 && UMax == U64Max && SMin == S64Min && SMax == S64Max)
+      return O.str();
+    }
+    // What the 32-bit bounds and known bits add to the 64-bit bounds.
+    Reg Base = scalar(UMin, UMax, SMin, SMax);
+    std::ostringstream Extra;
+    if (U32Min != Base.U32Min || U32Max != Base.U32Max)
+      Extra << ",u32:" << U32Min << ".." << U32Max;
+    if (S32Min != Base.S32Min || S32Max != Base.S32Max)
+      Extra << ",s32:" << S32Min << ".." << S32Max;
+    if (!(T == Base.T))
+      Extra << ",var:0x" << std::hex << T.Value << "/0x" << T.Mask << std::dec;
+    if (UMin == 0 && UMax == U64Max && SMin == S64Min && SMax == S64Max && Extra.str().empty())
       O << "scalar";
     else
-      O << "scalar(u" << UMin << ".." << UMax << ",s" << SMin << ".." << SMax << ")";
+      O << "scalar(u" << UMin << ".." << UMax << ",s" << SMin << ".." << SMax << Extra.str()
+        << ")";
     return O.str();
+  }
   default:
     break;
   }
@@ -113,25 +186,44 @@ bool idCovers(uint32_t O, uint32_t N, IdMap &Ids) {
   return It->second == N;
 }
 
-bool regCovers(const Reg &O, const Reg &N, IdMap &Ids) {
+/// Ids matched so far, and the ids of Old's precise scalars: only links
+/// to those can matter (a link between imprecise scalars refines nothing
+/// that decided anything).
+struct Match {
+  IdMap Ids;
+  std::set<uint32_t> PreciseIds;
+  bool linkMatters(uint32_t Id) const { return Id != 0 && PreciseIds.count(Id) != 0; }
+};
+
+bool regCovers(const Reg &O, const Reg &N, Match &M, bool Precise = true) {
+  IdMap &Ids = M.Ids;
   if (O.K == Kind::NotInit)
     return true;
   if (O.K != N.K)
     return false;
+  // An imprecise scalar's bounds decided nothing, but its links to precise
+  // scalars must hold in New too: linked scalars share their bounds, so a
+  // precise one refined through an imprecise copy is refined as in Old.
+  if (O.K == Kind::Scalar && !Precise)
+    return !M.linkMatters(O.Id) || idCovers(O.Id, N.Id, Ids);
   if (O.K == Kind::Scalar)
     return O.UMin <= N.UMin && N.UMax <= O.UMax && O.SMin <= N.SMin && N.SMax <= O.SMax &&
-           idCovers(O.Id, N.Id, Ids);
+           O.U32Min <= N.U32Min && N.U32Max <= O.U32Max && O.S32Min <= N.S32Min &&
+           N.S32Max <= O.S32Max && O.T.contains(N.T) && idCovers(O.Id, N.Id, Ids);
   if (O.K == Kind::Packet && (O.Id == 0) != (N.Id == 0))
     return false;
   return O.Off == N.Off && O.Aux == N.Aux && O.SMin <= N.SMin && N.SMax <= O.SMax &&
          idCovers(O.Id, N.Id, Ids);
 }
 
-bool frameCovers(const Frame &O, const Frame &N, IdMap &Ids) {
+/// `SavedPrecise`: bit per saved register (the caller's r6-r10);
+/// `SlotPrecise`: bit per 8-byte slot of this frame.
+bool frameCovers(const Frame &O, const Frame &N, Match &Ids, uint16_t SavedPrecise,
+                 uint64_t SlotPrecise) {
   if (O.ReturnPc != N.ReturnPc)
     return false;
   for (size_t I = 0; I < O.SavedRegs.size(); ++I)
-    if (!regCovers(O.SavedRegs[I], N.SavedRegs[I], Ids))
+    if (!regCovers(O.SavedRegs[I], N.SavedRegs[I], Ids, (SavedPrecise >> I) & 1))
       return false;
   for (unsigned B = 0; B < isa::MaxStackBytes; ++B) {
     Slot OS = O.Bytes[B], NS = N.Bytes[B];
@@ -139,12 +231,25 @@ bool frameCovers(const Frame &O, const Frame &N, IdMap &Ids) {
       continue;
     if (NS == Slot::Uninit)
       return false;
+    bool Precise = (SlotPrecise >> (B / 8)) & 1;
+    // Known bytes decide constant map keys.
+    if (Precise && O.Known[B] >= 0 && N.Known[B] != O.Known[B])
+      return false;
     if (B % 8 != 0)
       continue;
     auto OIt = O.Spills.find(B), NIt = N.Spills.find(B);
     bool OSpill = OIt != O.Spills.end(), NSpill = NIt != N.Spills.end();
-    if (OSpill && !(NSpill && regCovers(OIt->second, NIt->second, Ids)))
-      return false;
+    if (OSpill) {
+      const Reg &OR = OIt->second;
+      if (NSpill) {
+        if (!regCovers(OR, NIt->second, Ids, Precise))
+          return false;
+      } else if (!(OR.K == Kind::Scalar && !Precise && !Ids.linkMatters(OR.Id))) {
+        // New holds plain data there, which reads as an unknown scalar:
+        // as good as an imprecise, unlinked spilled scalar, nothing more.
+        return false;
+      }
+    }
     if (!OSpill && NSpill && NIt->second.isPointer())
       return false;
   }
@@ -216,7 +321,8 @@ Reg alu64Bounds(uint8_t Op, const Reg &D, const Reg &S, int16_t Off) {
     }
     break;
   case isa::Mov:
-    if (Off == 0)
+    // Sign extension of the low Off bits: a value that fits stays as is.
+    if (Off == 0 || S.UMax < (uint64_t(1) << (Off - 1)))
       return S;
     R.SMin = -(int64_t(1) << (Off - 1));
     R.SMax = (int64_t(1) << (Off - 1)) - 1;
@@ -224,26 +330,82 @@ Reg alu64Bounds(uint8_t Op, const Reg &D, const Reg &S, int16_t Off) {
   default:
     break;
   }
+  // Known bits, as the kernel's tnum operations.
+  bool ConstShift = S.isConst();
+  unsigned Sh = unsigned(S.UMin & 63);
+  switch (Op) {
+  case isa::Add: R.T = tnumAdd(D.T, S.T); break;
+  case isa::Sub: R.T = tnumSub(D.T, S.T); break;
+  case isa::Mul: R.T = tnumMul(D.T, S.T); break;
+  case isa::And: R.T = tnumAnd(D.T, S.T); break;
+  case isa::Or: R.T = tnumOr(D.T, S.T); break;
+  case isa::Xor: R.T = tnumXor(D.T, S.T); break;
+  case isa::Lsh: if (ConstShift) R.T = tnumLsh(D.T, Sh); break;
+  case isa::Rsh: if (ConstShift) R.T = tnumRsh(D.T, Sh); break;
+  case isa::Arsh: if (ConstShift) R.T = tnumArsh(D.T, Sh); break;
+  default: break;
+  }
   if (!R.normalize())
     return Reg::unknown();
   return R;
 }
 
+/// The low half of a scalar, zero-extended, as a 64-bit scalar.
+Reg low32(const Reg &R) {
+  Reg L = Reg::scalar(R.U32Min, R.U32Max, int64_t(R.U32Min), int64_t(R.U32Max));
+  tighten(L.S32Min, L.S32Max, R.S32Min, R.S32Max);
+  L.T = L.T.intersect(R.T.low32());
+  L.normalize();
+  return L;
+}
+
+/// The low half of a scalar, sign-extended, as a 64-bit scalar.
+Reg sext32(const Reg &R) {
+  Reg L = Reg::scalar(0, U64Max, R.S32Min, R.S32Max);
+  L.T = L.T.intersect(R.T.sext32());
+  L.normalize();
+  return L;
+}
+
 } // namespace
 
-bool covers(const State &Old, const State &New, uint16_t LiveRegs) {
+bool covers(const State &Old, const State &New, uint16_t LiveRegs, const PreciseSet *Precise) {
   if (Old.Frames.size() != New.Frames.size() || New.MetaRange < Old.MetaRange)
     return false;
-  IdMap Ids;
+  PreciseSet All;
+  if (!Precise) {
+    All.Regs.fill(0xffff);
+    All.Slots.fill(U64Max);
+    Precise = &All;
+  }
+  Match Ids;
+  size_t Top = Old.Frames.size() - 1;
+  auto NotePrecise = [&](const Reg &R, bool IsPrecise) {
+    if (IsPrecise && R.K == Kind::Scalar && R.Id)
+      Ids.PreciseIds.insert(R.Id);
+  };
   for (unsigned R = 0; R < isa::NumRegs; ++R)
-    if ((LiveRegs >> R & 1) && !regCovers(Old.Regs[R], New.Regs[R], Ids))
+    if (LiveRegs >> R & 1)
+      NotePrecise(Old.Regs[R], (Precise->Regs[Top] >> R) & 1);
+  for (size_t F = 0; F < Old.Frames.size(); ++F) {
+    const Frame &Fr = Old.Frames[F];
+    for (size_t I = 0; F > 0 && I < Fr.SavedRegs.size(); ++I)
+      NotePrecise(Fr.SavedRegs[I], (Precise->Regs[F - 1] >> (6 + I)) & 1);
+    for (auto &[B, R] : Fr.Spills)
+      NotePrecise(R, (Precise->Slots[F] >> (B / 8)) & 1);
+  }
+  for (unsigned R = 0; R < isa::NumRegs; ++R)
+    if ((LiveRegs >> R & 1) &&
+        !regCovers(Old.Regs[R], New.Regs[R], Ids, (Precise->Regs[Top] >> R) & 1))
       return false;
-  for (size_t F = 0; F < Old.Frames.size(); ++F)
-    if (!frameCovers(Old.Frames[F], New.Frames[F], Ids))
+  for (size_t F = 0; F < Old.Frames.size(); ++F) {
+    uint16_t Saved = F == 0 ? 0 : uint16_t(Precise->Regs[F - 1] >> 6);
+    if (!frameCovers(Old.Frames[F], New.Frames[F], Ids, Saved, Precise->Slots[F]))
       return false;
+  }
   for (auto &[Id, Range] : Old.PacketRange) {
-    auto M = Ids.find(Id);
-    if (Id != 0 && M == Ids.end())
+    auto M = Ids.Ids.find(Id);
+    if (Id != 0 && M == Ids.Ids.end())
       continue; // no pointer of Old refers to it
     auto It = New.PacketRange.find(Id == 0 ? 0 : M->second);
     if ((It == New.PacketRange.end() ? 0 : It->second) < Range)
@@ -255,9 +417,9 @@ bool covers(const State &Old, const State &New, uint16_t LiveRegs) {
 Reg truncate32(const Reg &R) {
   if (R.isConst())
     return Reg::constant(uint32_t(R.UMin));
-  if (R.UMax <= 0xffffffffull)
-    return Reg::scalar(R.UMin, R.UMax, int64_t(R.UMin), int64_t(R.UMax));
-  return full(false);
+  if (R.K != Kind::Scalar)
+    return full(false);
+  return low32(R);
 }
 
 Reg scalarAlu(uint8_t Op, const Reg &D, const Reg &S, bool Is64, int16_t Off) {
@@ -269,19 +431,123 @@ Reg scalarAlu(uint8_t Op, const Reg &D, const Reg &S, bool Is64, int16_t Off) {
     return Reg::constant(isa::evalAlu(Op, 0, S.UMin, Is64, Off));
   if (Is64)
     return alu64Bounds(Op, D, S, Off);
-  // 32-bit: operate on the zero-extended low halves, then wrap.
-  if (Op == isa::Arsh || Op == isa::Neg || Op == isa::Mov || Off != 0)
+  // 32-bit: operate on the low halves, then keep the low half of the result
+  // (zero-extended): its known bits stay exact through wrap-around.
+  if (Op == isa::Neg || (Off != 0 && Op != isa::Mov))
     return full(false);
-  Reg A = truncate32(D), B = truncate32(S);
-  if (Op == isa::Lsh || Op == isa::Rsh) {
+  if (Op == isa::Mov) // sign extension of the low 8 or 16 bits
+    return truncate32(alu64Bounds(Op, Reg::unknown(), low32(S), Off));
+  Reg B = low32(S);
+  if (Op == isa::Lsh || Op == isa::Rsh || Op == isa::Arsh) {
     if (!B.isConst())
-      return Op == isa::Rsh ? Reg::scalar(0, A.UMax, 0, int64_t(A.UMax)) : full(false);
+      return Op == isa::Rsh ? Reg::scalar(0, D.U32Max, 0, int64_t(D.U32Max)) : full(false);
     B = Reg::constant(B.UMin & 31);
+    if (Op == isa::Arsh)
+      return truncate32(alu64Bounds(Op, sext32(D), B, 0));
   }
-  Reg R = alu64Bounds(Op, A, B, 0);
-  if (R.UMax > 0xffffffffull || (Op == isa::Sub && A.UMin < B.UMax))
-    return full(false);
-  return R;
+  return truncate32(alu64Bounds(Op, low32(D), B, 0));
+}
+
+namespace {
+
+/// Narrows [Min, Max] to what "V Op O" leaves, O in [OMin, OMax], for the
+/// order comparisons (unsigned or signed by T). False when nothing is left.
+template <typename T>
+bool refineOrder(T &Min, T &Max, uint8_t Op, T OMin, T OMax) {
+  constexpr T Lo = std::numeric_limits<T>::min(), Hi = std::numeric_limits<T>::max();
+  switch (Op) {
+  case isa::Jgt: case isa::Jsgt:
+    if (OMin == Hi)
+      return false;
+    Min = std::max(Min, T(OMin + 1));
+    break;
+  case isa::Jge: case isa::Jsge:
+    Min = std::max(Min, OMin);
+    break;
+  case isa::Jlt: case isa::Jslt:
+    if (OMax == Lo)
+      return false;
+    Max = std::min(Max, T(OMax - 1));
+    break;
+  case isa::Jle: case isa::Jsle:
+    Max = std::min(Max, OMax);
+    break;
+  case isa::Jeq:
+    Min = std::max(Min, OMin);
+    Max = std::min(Max, OMax);
+    break;
+  case isa::Jne:
+    // Only a constant that is an end of the range removes anything.
+    if (OMin != OMax)
+      break;
+    if (Min == OMin && Max == OMin)
+      return false;
+    if (Min == OMin)
+      ++Min;
+    else if (Max == OMin)
+      --Max;
+    break;
+  default:
+    break;
+  }
+  return Min <= Max;
+}
+
+bool isSignedJump(uint8_t Op) {
+  return Op == isa::Jsgt || Op == isa::Jsge || Op == isa::Jslt || Op == isa::Jsle;
+}
+
+} // namespace
+
+bool refineScalarBounds(Reg &V, uint8_t Op, const Reg &O, bool Is32) {
+  uint64_t Width = Is32 ? 0xffffffffull : U64Max;
+  bool Signed = isSignedJump(Op);
+  bool Unsigned = Op == isa::Jgt || Op == isa::Jge || Op == isa::Jlt || Op == isa::Jle;
+  bool Ok = true;
+  if (Is32) {
+    if (Unsigned || Op == isa::Jeq || Op == isa::Jne)
+      Ok = refineOrder(V.U32Min, V.U32Max, Op, O.U32Min, O.U32Max);
+    if (Ok && (Signed || Op == isa::Jeq || Op == isa::Jne))
+      Ok = refineOrder(V.S32Min, V.S32Max, Op, O.S32Min, O.S32Max);
+  } else {
+    if (Unsigned || Op == isa::Jeq || Op == isa::Jne)
+      Ok = refineOrder(V.UMin, V.UMax, Op, O.UMin, O.UMax);
+    if (Ok && (Signed || Op == isa::Jeq || Op == isa::Jne))
+      Ok = refineOrder(V.SMin, V.SMax, Op, O.SMin, O.SMax);
+  }
+  if (!Ok)
+    return false;
+  // Known bits: equality takes the other side's (on the compared bits);
+  // JSET with a constant knows a bit set, or bits clear.
+  Tnum OT = O.T;
+  if (Is32)
+    OT = {OT.Value & Width, OT.Mask | ~Width};
+  if (Op == isa::Jeq) {
+    if (!V.T.compatible(OT))
+      return false;
+    V.T = V.T.intersect(OT);
+  }
+  if ((Op == isa::Jset || Op == NotJset) && O.isConst()) {
+    uint64_t C = O.UMin & Width;
+    if (Op == isa::Jset) {
+      if (!((V.T.Value | V.T.Mask) & C))
+        return false;
+      if (std::popcount(C) == 1) {
+        V.T.Value |= C;
+        V.T.Mask &= ~C;
+      }
+      // Some bit is set: the value (or its low half) is not 0.
+      if (Is32)
+        V.U32Min = std::max(V.U32Min, 1u);
+      else
+        V.UMin = std::max(V.UMin, uint64_t(1));
+    } else {
+      if (V.T.Value & C)
+        return false;
+      V.T.Mask &= ~C;
+    }
+  }
+  return V.normalize();
 }
 
 std::string stateStr(const State &S) {

@@ -7,6 +7,8 @@
 #ifndef EBPF_GPU_VERIFIER_ABSTRACTSTATE_H
 #define EBPF_GPU_VERIFIER_ABSTRACTSTATE_H
 
+#include "Tnum.h"
+
 #include "ebpf-gpu/ISA/Insn.h"
 
 #include <array>
@@ -35,17 +37,26 @@ enum class Kind : uint8_t {
 
 const char *kindName(Kind K);
 
+/// Deepest chain of bpf-to-bpf calls (frames), as the kernel's.
+constexpr unsigned MaxCallDepth = 8;
+
 constexpr uint64_t U64Max = std::numeric_limits<uint64_t>::max();
 constexpr int64_t S64Min = std::numeric_limits<int64_t>::min();
 constexpr int64_t S64Max = std::numeric_limits<int64_t>::max();
 
 /// A register's abstract value. For scalars [UMin, UMax] and [SMin, SMax]
-/// bound the value; for pointers [SMin, SMax] bounds the variable part of
-/// the offset (UMin/UMax unused) and Off is the fixed part.
+/// bound the value, [U32Min, U32Max] and [S32Min, S32Max] its low 32 bits
+/// (as the kernel tracks them for 32-bit operations and JMP32), and T its
+/// known bits; normalize() keeps them consistent. For pointers [SMin, SMax]
+/// bounds the variable part of the offset (the rest unused) and Off is the
+/// fixed part.
 struct Reg {
   Kind K = Kind::NotInit;
   uint64_t UMin = 0, UMax = 0;
   int64_t SMin = 0, SMax = 0;
+  uint32_t U32Min = 0, U32Max = 0;
+  int32_t S32Min = 0, S32Max = 0;
+  Tnum T = Tnum::known(0);
   int64_t Off = 0;
   uint32_t Id = 0;
   uint32_t Aux = 0;
@@ -66,7 +77,8 @@ struct Reg {
   bool hasVarOff() const { return SMin != 0 || SMax != 0; }
   bool operator==(const Reg &O) const = default;
 
-  /// Tightens signed and unsigned bounds from each other; false when empty.
+  /// Tightens the bounds and known bits from each other; false when no
+  /// value is left.
   bool normalize();
   std::string str() const;
 };
@@ -97,17 +109,30 @@ struct State {
   bool operator==(const State &O) const = default;
 };
 
+struct PreciseSet;
+
 /// True when every concrete state `New` stands for is also one `Old` stands
 /// for, in the sense that matters for safety: a continuation proven safe
 /// from Old is safe from New.
 /// `LiveRegs` (bit per register) are the registers the continuation may
-/// read before writing them; the others do not matter.
-bool covers(const State &Old, const State &New, uint16_t LiveRegs = 0xffff);
+/// read before writing them; the others do not matter. Scalars (registers
+/// and spilled) that are not in `Precise` matter only as scalars: their
+/// bounds decided nothing in Old's continuation (nullptr: all precise).
+bool covers(const State &Old, const State &New, uint16_t LiveRegs = 0xffff,
+            const PreciseSet *Precise = nullptr);
 
 /// Scalar arithmetic on bounds. Each returns an over-approximation.
 Reg scalarAlu(uint8_t Op, const Reg &D, const Reg &S, bool Is64, int16_t Off);
 /// Truncates a 64-bit scalar to its low 32 bits (zero-extended).
 Reg truncate32(const Reg &R);
+
+/// Jump conditions for refineScalar: the JMP opcodes' operations, and the
+/// negation of JSET.
+constexpr uint8_t NotJset = 0xe0;
+
+/// Narrows scalar `V` to the values for which "V Op O" holds, on the full
+/// 64 bits or (Is32) on the low halves. False when none does.
+bool refineScalarBounds(Reg &V, uint8_t Op, const Reg &O, bool Is32);
 
 std::string stateStr(const State &S);
 

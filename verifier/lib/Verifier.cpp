@@ -8,6 +8,7 @@
 #include "ebpf-gpu/Verifier/Verifier.h"
 
 #include "AbstractState.h"
+#include "Precision.h"
 
 #include "ebpf-gpu/ISA/Disassembler.h"
 
@@ -22,9 +23,10 @@ using isa::Insn;
 
 namespace {
 
-constexpr unsigned MaxCallDepth = 8;
 constexpr int64_t MaxPacketOff = 0xffff;
 constexpr size_t MaxStatesPerPc = 64;
+/// States stored over the whole analysis (memory: about 3 KB each).
+constexpr uint64_t MaxStatesStored = 32768;
 constexpr size_t MaxLogBytes = 4 << 20;
 
 struct Checkpoint {
@@ -32,12 +34,21 @@ struct Checkpoint {
   uint32_t Pc = 0;
   uint32_t Branches = 0;
   Checkpoint *Parent = nullptr;
+  /// What mattered on the paths explored from here (complete once
+  /// Branches is 0).
+  PreciseSet Precise;
+  /// Paths it pruned, and paths it was compared with and did not.
+  uint32_t Hits = 0, Misses = 0;
 };
 
 struct Path {
   State S;
   uint32_t Pc = 0;
   Checkpoint *Last = nullptr;
+  /// The trace node of the last instruction executed.
+  uint32_t Tail = NoNode;
+  /// 1 + index of a checkpoint taken before the next instruction, or 0.
+  uint32_t PendingCheckpoint = 0;
 };
 
 using MaybeDiag = std::optional<Diagnostic>;
@@ -140,6 +151,9 @@ private:
   void setLinked(State &S, uint32_t Id, const Reg &Value);
   void nullCheck(State &S, uint32_t Id, bool IsNull);
   uint32_t freshId() { return ++LastId; }
+  uint32_t record(Path &P);
+  void propagatePrecision(uint32_t Node, PreciseSet M);
+  void markPrecise(const State &S, unsigned R);
   Frame &frameOf(State &S, const Reg &Stack) { return S.Frames[Stack.Aux]; }
   std::string regName(unsigned R) const { return "r" + std::to_string(R); }
   bool isPruneable(uint32_t Pc) const { return PrunePoint.count(Pc) != 0; }
@@ -158,6 +172,11 @@ private:
   std::vector<uint16_t> LiveIn;
   std::deque<Checkpoint> Checkpoints;
   std::map<uint32_t, std::vector<Checkpoint *>> StatesAt;
+  std::vector<Checkpoint *> CheckpointList;
+  /// Every executed instruction of every path (precision tracking).
+  std::deque<TraceNode> Trace;
+  /// The node of the instruction being executed.
+  uint32_t CurNode = NoNode;
   uint32_t LastId = 0;
   Result Res;
 };
@@ -246,8 +265,14 @@ void Verifier::computeLiveness() {
     default:
       if (I.isExit())
         Use |= Bit(0);
-      else if (I.isCall())
-        Use |= uint16_t(0x3e | (I.isCallx() ? Bit(I.Dst) : 0)), Def |= uint16_t(0x3f);
+      else if (I.isCall()) {
+        // A helper reads only its arguments; other calls may read r1-r5.
+        uint16_t Args = 0x3e;
+        if (I.isHelperCall())
+          if (const platform::HelperProto *H = Opts.Platform->helper(I.Imm))
+            Args = uint16_t(((1u << H->Checks.size()) - 1) << 1);
+        Use |= uint16_t(Args | (I.isCallx() ? Bit(I.Dst) : 0)), Def |= uint16_t(0x3f);
+      }
       else if (!I.isUnconditionalJump())
         Use |= uint16_t(Bit(I.Dst) | (I.usesRegSource() ? Bit(I.Src) : 0));
       break;
@@ -282,6 +307,74 @@ void Verifier::computeLiveness() {
   }
 }
 
+/// Appends the instruction about to run to the path's trace, with the
+/// stack bytes it accesses (backtracking needs them to follow spills).
+uint32_t Verifier::record(Path &P) {
+  const Insn &I = Insns[P.Pc];
+  TraceNode N;
+  N.Pc = P.Pc;
+  N.Prev = P.Tail;
+  N.Checkpoint = P.PendingCheckpoint;
+  N.Depth = uint8_t(P.S.Frames.size());
+  P.PendingCheckpoint = 0;
+  int Base = I.cls() == isa::LDX                          ? I.Src
+             : (I.cls() == isa::ST || I.cls() == isa::STX) ? I.Dst
+                                                           : -1;
+  if (Base >= 0) {
+    const Reg &B = P.S.Regs[unsigned(Base)];
+    int64_t At = B.Off + I.Off + int64_t(isa::MaxStackBytes);
+    if (B.K == Kind::Stack && !B.hasVarOff() && At >= 0 &&
+        At + int64_t(isa::accessBytes(I.size())) <= int64_t(isa::MaxStackBytes)) {
+      N.StackOff = int16_t(At);
+      N.StackFrame = uint8_t(B.Aux);
+    }
+  }
+  Trace.push_back(N);
+  P.Tail = uint32_t(Trace.size() - 1);
+  return P.Tail;
+}
+
+/// `M` matters before the instruction of `Node`: every checkpoint on the
+/// way back learns what of it matters there. A checkpoint that knew it all
+/// already passed it on to its ancestors.
+void Verifier::propagatePrecision(uint32_t Node, PreciseSet M) {
+  while (Node != NoNode && !M.empty()) {
+    TraceNode &T = Trace[Node];
+    unsigned F = T.Depth - 1u;
+    uint16_t Regs = M.Regs[F];
+    uint64_t Slots = M.Slots[F];
+    M.Regs[F] = 0;
+    M.Slots[F] = 0;
+    bool OwnFrameOnly = M.empty();
+    M.Regs[F] = Regs;
+    M.Slots[F] = Slots;
+    if (OwnFrameOnly) {
+      if (!(Regs & ~T.DoneRegs) && !(Slots & ~T.DoneSlots))
+        return;
+      T.DoneRegs |= Regs;
+      T.DoneSlots |= Slots;
+    }
+    if (T.Checkpoint) {
+      Checkpoint &C = *CheckpointList[T.Checkpoint - 1];
+      if (M.subsetOf(C.Precise))
+        return;
+      C.Precise.merge(M);
+    }
+    Node = T.Prev;
+    if (Node != NoNode)
+      backtrackInsn(Insns[Trace[Node].Pc], Trace[Node], M);
+  }
+}
+
+/// Register `R` of the current frame decides a check or a branch here.
+void Verifier::markPrecise(const State &S, unsigned R) {
+  if (S.Regs[R].K != Kind::Scalar)
+    return;
+  PreciseSet M;
+  M.addReg(unsigned(S.Frames.size() - 1), R);
+  propagatePrecision(CurNode, M);
+}
+
 MaybeDiag Verifier::readReg(uint32_t Pc, const State &S, unsigned R) const {
   if (S.Regs[R].K == Kind::NotInit)
     return fail(Pc, regName(R) + " is read before it is written", "initialized(" + regName(R) + ")");
@@ -292,9 +385,8 @@ void Verifier::setLinked(State &S, uint32_t Id, const Reg &Value) {
   if (Id == 0)
     return;
   auto Apply = [&](Reg &R) {
-    if (R.K == Kind::Scalar && R.Id == Id) {
-      R.UMin = Value.UMin, R.UMax = Value.UMax, R.SMin = Value.SMin, R.SMax = Value.SMax;
-    }
+    if (R.K == Kind::Scalar && R.Id == Id)
+      R = Value; // copies share their bounds (and the id)
   };
   for (Reg &R : S.Regs)
     Apply(R);
@@ -416,6 +508,14 @@ MaybeDiag Verifier::alu(uint32_t Pc, const Insn &I, State &S) {
     if (Src.isPointer())
       return fail(Pc, "32-bit move of a pointer (" + regName(I.Src) + ", " + kindName(Src.K) +
                           ") is not allowed", "pointer_arithmetic");
+    if (Src.K == Kind::Scalar && !Src.isConst() && Src.UMax <= 0xffffffffull) {
+      // A value that fits in 32 bits is copied whole: link the copies, as
+      // the kernel does for such moves.
+      if (Src.Id == 0 && I.usesRegSource())
+        S.Regs[I.Src].Id = Src.Id = freshId();
+      D = Src;
+      return std::nullopt;
+    }
     D = truncate32(Src);
     return std::nullopt;
   }
@@ -439,18 +539,31 @@ MaybeDiag Verifier::alu(uint32_t Pc, const Insn &I, State &S) {
     return std::nullopt;
   }
   if (D.isPointer() || Src.isPointer()) {
+    auto InPacket = [](const Reg &R) {
+      return R.K == Kind::Packet || R.K == Kind::PacketEnd || R.K == Kind::PacketMeta;
+    };
+    if (!Is64 && Op == isa::Sub && InPacket(D) && InPacket(Src)) {
+      // `(int)(data_end - data)` as clang emits it for ALU32: the low half
+      // of a packet length, which the kernel allows too.
+      D = Reg::scalar(0, 0xffffffffull, 0, 0xffffffffll);
+      return std::nullopt;
+    }
     if (!Is64)
       return fail(Pc, "32-bit arithmetic on a pointer (" +
                           regName(D.isPointer() ? I.Dst : I.Src) + ") is not allowed",
                   "pointer_arithmetic");
     if (Op == isa::Add && !D.isPointer()) {
       // scalar + pointer: the result is the pointer moved by the scalar.
+      markPrecise(S, I.Dst);
       Reg Scalar = D;
       D = Src;
       return pointerArith(Pc, I, D, Scalar, I.Dst);
     }
-    if ((Op == isa::Add || Op == isa::Sub) && D.isPointer())
+    if ((Op == isa::Add || Op == isa::Sub) && D.isPointer()) {
+      if (I.usesRegSource())
+        markPrecise(S, I.Src);
       return pointerArith(Pc, I, D, Src, I.Src);
+    }
     return fail(Pc, "operation on a pointer (" + regName(D.isPointer() ? I.Dst : I.Src) + ", " +
                         kindName(D.isPointer() ? D.K : Src.K) + ") is not allowed",
                 "pointer_arithmetic");
@@ -690,6 +803,7 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
   std::string Name = "bpf_" + H->Name;
   const object::MapSpec *Map = nullptr;
   std::optional<uint64_t> KeyConst; // a 4-byte key known on the stack
+  unsigned KeyFrame = 0, KeyAt = 0;
   for (size_t A = 0; A < H->Checks.size(); ++A) {
     unsigned R = unsigned(A + 1);
     std::string Arg = Name + " argument " + std::to_string(R) + " (" + regName(R) + ")";
@@ -746,8 +860,11 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
           else
             K |= uint64_t(F.Known[At + X]) << (8 * X);
         }
-        if (Known)
+        if (Known) {
           KeyConst = K;
+          KeyFrame = V.Aux;
+          KeyAt = At;
+        }
       }
       break;
     }
@@ -755,6 +872,7 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
     case platform::ArgCheck::UninitMem: {
       bool Uninit = H->Checks[A] == platform::ArgCheck::UninitMem;
       const Reg &SizeReg = S.Regs[R + 1];
+      markPrecise(S, R + 1);
       if (SizeReg.K != Kind::Scalar)
         return fail(Pc, Name + " argument " + std::to_string(R + 1) + " (" + regName(R + 1) +
                             ") must be a size, is a " + kindName(SizeReg.K),
@@ -807,8 +925,14 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
     Reg R0 = Reg::pointer(Kind::MapValueOrNull, 0, uint32_t(Index));
     // As the kernel: an array lookup with a constant in-range key cannot fail.
     if ((Map->Type == object::MapTypeArray || Map->Type == object::MapTypePercpuArray) &&
-        KeyConst && *KeyConst < Map->MaxEntries)
-      R0.K = Kind::MapValue;
+        KeyConst) {
+      // The key's bytes decide whether the result may be null.
+      PreciseSet M;
+      M.addBytes(KeyFrame, KeyAt, 4);
+      propagatePrecision(CurNode, M);
+      if (*KeyConst < Map->MaxEntries)
+        R0.K = Kind::MapValue;
+    }
     if (auto It = InnerIndex.find(Index); It != InnerIndex.end())
       R0 = Reg::pointer(Kind::MapPtrOrNull, 0, It->second);
     R0.Id = freshId();
@@ -893,67 +1017,7 @@ MaybeDiag Verifier::exitInsn(uint32_t Pc, State &S, bool &Ended, uint32_t &NextP
 
 bool Verifier::refineScalar(State &S, unsigned R, uint8_t Op, const Reg &Other, bool Is32) {
   Reg V = S.Regs[R];
-  if (!Other.isConst())
-    return true;
-  uint64_t C = Other.UMin;
-  if (Is32) {
-    if (V.UMax > 0xffffffffull)
-      return true; // the low half of a wide value: no refinement
-    C = uint32_t(C);
-    bool SignedOp = Op == isa::Jsgt || Op == isa::Jsge || Op == isa::Jslt || Op == isa::Jsle;
-    if (SignedOp && (V.UMax > 0x7fffffffull || C > 0x7fffffffull))
-      return true;
-  }
-  int64_t SC = Is32 ? int64_t(uint32_t(C)) : int64_t(C);
-  switch (Op) {
-  case isa::Jeq:
-    V.UMin = std::max(V.UMin, C), V.UMax = std::min(V.UMax, C);
-    V.SMin = std::max(V.SMin, SC), V.SMax = std::min(V.SMax, SC);
-    break;
-  case isa::Jne:
-    if (V.isConst() && V.UMin == C)
-      return false;
-    if (V.UMin == C)
-      ++V.UMin;
-    else if (V.UMax == C)
-      --V.UMax;
-    break;
-  case isa::Jgt:
-    if (C == U64Max)
-      return false;
-    V.UMin = std::max(V.UMin, C + 1);
-    break;
-  case isa::Jge:
-    V.UMin = std::max(V.UMin, C);
-    break;
-  case isa::Jlt:
-    if (C == 0)
-      return false;
-    V.UMax = std::min(V.UMax, C - 1);
-    break;
-  case isa::Jle:
-    V.UMax = std::min(V.UMax, C);
-    break;
-  case isa::Jsgt:
-    if (SC == S64Max)
-      return false;
-    V.SMin = std::max(V.SMin, SC + 1);
-    break;
-  case isa::Jsge:
-    V.SMin = std::max(V.SMin, SC);
-    break;
-  case isa::Jslt:
-    if (SC == S64Min)
-      return false;
-    V.SMax = std::min(V.SMax, SC - 1);
-    break;
-  case isa::Jsle:
-    V.SMax = std::min(V.SMax, SC);
-    break;
-  default:
-    return true;
-  }
-  if (!V.normalize())
+  if (!refineScalarBounds(V, Op, Other, Is32))
     return false;
   S.Regs[R] = V;
   setLinked(S, V.Id, V);
@@ -972,6 +1036,7 @@ uint8_t negate(uint8_t Op) {
   case isa::Jsle: return isa::Jsgt;
   case isa::Jsge: return isa::Jslt;
   case isa::Jslt: return isa::Jsge;
+  case isa::Jset: return NotJset;
   default: return Op;
   }
 }
@@ -1037,20 +1102,16 @@ void Verifier::branch(uint32_t Pc, const Insn &I, State &S, std::optional<State>
   }
   if (D.K != Kind::Scalar || Src.K != Kind::Scalar)
     return;
-  // Scalars: refine each side against the other where it is a constant.
+  // Scalars: refine each side against the other's bounds (and known bits).
   if (!refineScalar(*Taken, I.Dst, Op, Src, Is32))
     Taken.reset();
   if (!refineScalar(*NotTaken, I.Dst, negate(Op), Src, Is32))
     NotTaken.reset();
-  if (I.usesRegSource() && D.isConst()) {
+  if (I.usesRegSource()) {
     if (Taken && !refineScalar(*Taken, I.Src, swapOperands(Op), D, Is32))
       Taken.reset();
     if (NotTaken && !refineScalar(*NotTaken, I.Src, swapOperands(negate(Op)), D, Is32))
       NotTaken.reset();
-  }
-  if (Op == isa::Jset && D.isConst() && Src.isConst()) {
-    bool T = ((Is32 ? uint32_t(D.UMin & Src.UMin) : (D.UMin & Src.UMin)) != 0);
-    (T ? NotTaken : Taken).reset();
   }
 }
 
@@ -1061,6 +1122,7 @@ MaybeDiag Verifier::step(Path &P, std::vector<Path> &Forks, bool &Ended) {
   if (Opts.Log && Res.Log.size() < MaxLogBytes) {
     Res.Log += std::to_string(Pc) + ": " + isa::disassemble(I, Pc) + "\n    ; " + stateStr(S) + "\n";
   }
+  CurNode = record(P);
   uint32_t Next = Pc + (I.isLddw() ? 2 : 1);
   switch (I.cls()) {
   case isa::ALU:
@@ -1135,11 +1197,22 @@ MaybeDiag Verifier::step(Path &P, std::vector<Path> &Forks, bool &Ended) {
           return E;
       std::optional<State> Taken, NotTaken;
       branch(Pc, I, S, Taken, NotTaken);
+      // Scalars that decided the branch's direction, or a pointer's null
+      // check, decided what was explored: their bounds matter.
+      const Reg &DR = S.Regs[I.Dst];
+      bool SrcScalar = !I.usesRegSource() || S.Regs[I.Src].K == Kind::Scalar;
+      if (DR.K == Kind::Scalar && SrcScalar && !(Taken && NotTaken)) {
+        markPrecise(S, I.Dst);
+        if (I.usesRegSource())
+          markPrecise(S, I.Src);
+      }
+      if (DR.isPointer() && I.usesRegSource())
+        markPrecise(S, I.Src);
       uint32_t Target = uint32_t(int64_t(Pc) + 1 + I.jumpOffset());
       if (Taken && NotTaken) {
         if (P.Last)
           ++P.Last->Branches;
-        Forks.push_back(Path{std::move(*Taken), Target, P.Last});
+        Forks.push_back(Path{std::move(*Taken), Target, P.Last, P.Tail});
         S = std::move(*NotTaken);
       } else if (Taken) {
         S = std::move(*Taken);
@@ -1195,7 +1268,17 @@ Result Verifier::run() {
       if (isPruneable(P.Pc)) {
         bool Pruned = false;
         for (Checkpoint *C : StatesAt[P.Pc]) {
-          if (C->Branches == 0 && covers(C->S, P.S, LiveIn[P.Pc])) {
+          if (C->Branches == 0 && !covers(C->S, P.S, LiveIn[P.Pc], &C->Precise))
+            ++C->Misses;
+          else if (C->Branches == 0) {
+            ++C->Hits;
+            // This path is safe for the reasons C's continuation was: what
+            // mattered there matters on this path's way here.
+            if (P.Tail != NoNode) {
+              PreciseSet M = C->Precise;
+              backtrackInsn(Insns[Trace[P.Tail].Pc], Trace[P.Tail], M);
+              propagatePrecision(P.Tail, M);
+            }
             Pruned = true;
             break;
           }
@@ -1210,11 +1293,22 @@ Result Verifier::run() {
           ++Res.PathsPruned;
           break;
         }
+        // As the kernel: stored states that keep failing to prune make room
+        // for new ones (whose states are freed: they are kept only for the
+        // precision marks that pass through them).
         auto &List = StatesAt[P.Pc];
-        if (List.size() < MaxStatesPerPc) {
-          Checkpoints.push_back(Checkpoint{P.S, P.Pc, 1, P.Last});
+        std::erase_if(List, [](Checkpoint *C) {
+          bool Evict = C->Branches == 0 && C->Misses > C->Hits * 3 + 3;
+          if (Evict)
+            C->S = State(); // kept only for precision marks passing through
+          return Evict;
+        });
+        if (List.size() < MaxStatesPerPc && Res.StatesStored < MaxStatesStored) {
+          Checkpoints.push_back(Checkpoint{P.S, P.Pc, 1, P.Last, {}});
           P.Last = &Checkpoints.back();
           List.push_back(P.Last);
+          CheckpointList.push_back(P.Last);
+          P.PendingCheckpoint = uint32_t(CheckpointList.size());
           ++Res.StatesStored;
         }
       }
