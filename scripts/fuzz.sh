@@ -1,24 +1,33 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Builds the libFuzzer targets with clang-19 (ASan + UBSan) and runs each for
-# SECONDS (default 60), seeded with the samples and the conformance programs.
-# A crash leaves its input in build-fuzz/crashes/ and fails the script.
+# Builds the libFuzzer targets with clang-19 (ASan + UBSan) and runs each,
+# one after the other, for SECONDS (default 60), seeded with the samples and
+# the conformance programs (tests/fuzz/seed-corpus.py): fuzz_verifier (ELF
+# reader, decoder, verifier) and fuzz_compile (the whole pipeline: verifier,
+# lifter, LLVM, PTX or the host JIT and a run of what verified). TARGETS
+# (default: both) names the ones to run. A crash leaves its input in
+# build-fuzz/crashes/ and fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-60}
+TARGETS=${TARGETS:-fuzz_verifier fuzz_compile}
 bash scripts/setup.sh >/dev/null
 BUILD=build-fuzz
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEBPF_GPU_FUZZ=ON >/dev/null
-ninja -C "$BUILD" fuzz_verifier samples >/dev/null
-CORPUS=$BUILD/corpus/verifier
-mkdir -p "$CORPUS" "$BUILD/crashes"
-cp build*/samples/*.o "$CORPUS/" 2>/dev/null || true
-if [[ -d ../shared/conformance/hex ]]; then
-  for h in ../shared/conformance/hex/*.hex; do
-    { printf '\x10'; xxd -r -p <"$h" 2>/dev/null || python3 -c "import sys;sys.stdout.buffer.write(bytes.fromhex(open(sys.argv[1]).read()))" "$h"; } \
-      >"$CORPUS/$(basename "$h" .hex)" || true
-  done
-fi
-"$BUILD/tests/fuzz_verifier" "$CORPUS" -max_total_time="$SECONDS_PER_TARGET" -max_len=65536 \
-  -timeout=10 -artifact_prefix="$BUILD/crashes/" -print_final_stats=1 2>&1 | tail -15
+# shellcheck disable=SC2086
+ninja -C "$BUILD" $TARGETS samples >/dev/null
+mkdir -p "$BUILD/crashes"
+python3 tests/fuzz/seed-corpus.py "$BUILD/corpus" ../shared/conformance "$BUILD"/samples/*.o
+status=0
+for t in $TARGETS; do
+  corpus=$BUILD/corpus/${t#fuzz_}
+  echo "== $t: $SECONDS_PER_TARGET s, corpus $corpus ($(ls "$corpus" | wc -l) inputs)"
+  # Leak checking is off: LLVM keeps caches and options in globals that
+  # outlive an input by design.
+  "$BUILD/tests/$t" "$corpus" -max_total_time="$SECONDS_PER_TARGET" -max_len=65536 \
+    -timeout=20 -rss_limit_mb=4096 -detect_leaks=0 -artifact_prefix="$BUILD/crashes/$t-" \
+    -print_final_stats=1 >"$BUILD/$t.log" 2>&1 || status=1
+  grep -E '^(stat::|SUMMARY|==[0-9]+==ERROR|Done)' "$BUILD/$t.log" || true
+done
+exit $status
