@@ -75,6 +75,12 @@ llvm::Error linkDeviceHelpers(llvm::Module &M) {
     // The library was built for the oldest target; the module's target rules.
     F.removeFnAttr("target-cpu");
     F.removeFnAttr("target-features");
+    // Inlined into the program: a call keeps the context (and every
+    // pointer argument) in local memory; inlined, it lives in registers.
+    if (!F.isDeclaration() && F.getName().starts_with("ebpfgpu_")) {
+      F.removeFnAttr(llvm::Attribute::NoInline);
+      F.addFnAttr(llvm::Attribute::AlwaysInline);
+    }
     if (F.isDeclaration() && !F.isIntrinsic() && F.getName().starts_with("ebpfgpu_"))
       return makeError("helper bpf_" + F.getName().drop_front(8) +
                        " is not available on the GPU back end yet");

@@ -107,7 +107,7 @@ HostProgram::compile(const ProgramSet &Set, const std::vector<object::MapSpec> &
   auto Jit = llvm::orc::LLJITBuilder().create();
   if (!Jit)
     return Jit.takeError();
-  for (const std::string &Name : Lifted->HelpersUsed) {
+  for (const std::string &Name : Lifted->RuntimeHelpers) {
     void *Addr = hostHelperAddress(Name);
     if (!Addr)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),

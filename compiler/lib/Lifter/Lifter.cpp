@@ -9,6 +9,7 @@
 #include "Provenance.h"
 
 #include "ebpf-gpu/ISA/Disassembler.h"
+#include "ebpf-gpu/Platform/MapAbi.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
@@ -101,7 +102,8 @@ public:
   llvm::PointerType *memPtrTy() const {
     return llvm::PointerType::get(Ctx, Opts.MemoryAddrSpace);
   }
-  llvm::FunctionCallee helperFunction(const platform::HelperProto &H);
+  llvm::FunctionCallee helperFunction(const platform::HelperProto &H,
+                                     const std::string &Variant = "");
   llvm::GlobalVariable *mapObjectGlobal(size_t Index);
   llvm::GlobalVariable *mapDataGlobal(size_t Index);
 
@@ -115,12 +117,42 @@ public:
   std::vector<llvm::Function *> LlvmFuncs;
   std::map<size_t, MapBinding> Bindings;
   std::set<std::string> Helpers;
+  std::set<std::string> RuntimeHelpers;
   /// The program calls bpf_tail_call: calls return at once when one of
   /// them tail-called.
   bool UsesTailCalls = false;
 };
 
-llvm::FunctionCallee ProgramLifter::helperFunction(const platform::HelperProto &H) {
+/// The runtime function for a map helper on a map the call site knows:
+/// "array_lookup_elem" etc. (MapHelpers.inc), so the GPU module inlines
+/// only that kind's code; empty for other helpers.
+std::string mapHelperVariant(const platform::HelperProto &H, const object::MapSpec &Map) {
+  std::string Op = H.Name == "map_lookup_elem"   ? "lookup_elem"
+                   : H.Name == "map_update_elem" ? "update_elem"
+                   : H.Name == "map_delete_elem" ? "delete_elem"
+                                                 : "";
+  if (Op.empty())
+    return "";
+  switch (Map.Type) {
+  case EBPFGPU_MAP_ARRAY:
+  case EBPFGPU_MAP_PERCPU_ARRAY:
+  case EBPFGPU_MAP_DEVMAP:
+    return "array_" + Op;
+  case EBPFGPU_MAP_HASH:
+  case EBPFGPU_MAP_PERCPU_HASH:
+  case EBPFGPU_MAP_LRU_HASH:
+  case EBPFGPU_MAP_LRU_PERCPU_HASH:
+  case EBPFGPU_MAP_DEVMAP_HASH:
+    return "hash_" + Op;
+  case EBPFGPU_MAP_LPM_TRIE:
+    return "lpm_" + Op;
+  default:
+    return "";
+  }
+}
+
+llvm::FunctionCallee ProgramLifter::helperFunction(const platform::HelperProto &H,
+                                                   const std::string &Variant) {
   using platform::ValueType;
   auto Ty = [&](ValueType V) -> Type * {
     switch (V) {
@@ -142,7 +174,8 @@ llvm::FunctionCallee ProgramLifter::helperFunction(const platform::HelperProto &
   for (ValueType A : H.Args)
     Args.push_back(Ty(A));
   Helpers.insert(H.Name);
-  return M->getOrInsertFunction(H.runtimeSymbol(),
+  RuntimeHelpers.insert(Variant.empty() ? H.Name : Variant);
+  return M->getOrInsertFunction(Variant.empty() ? H.runtimeSymbol() : "ebpfgpu_" + Variant,
                                 llvm::FunctionType::get(Ty(H.Ret), Args, false));
 }
 
@@ -517,7 +550,12 @@ llvm::Error FunctionLifter::liftHelperCall(uint32_t Pc, int32_t Id, const AbsSta
   if (!H)
     return fail(Pc, "helper function " + std::to_string(Id) +
                         " is not supported for " + P.Opts.Platform->name() + " programs");
-  llvm::FunctionCallee Callee = P.helperFunction(*H);
+  // A map the call site knows (r1 from an LDDW map) picks that kind's helper.
+  std::string Variant;
+  if (!H->Args.empty() && H->Args[0] == platform::ValueType::Map &&
+      S.Regs[1].K == AbsValue::Map)
+    Variant = mapHelperVariant(*H, P.Maps[S.Regs[1].Index]);
+  llvm::FunctionCallee Callee = P.helperFunction(*H, Variant);
   std::vector<Value *> Args;
   unsigned Hidden = H->ImplicitCtx ? 1 : 0;
   if (H->ImplicitCtx)
@@ -708,6 +746,7 @@ llvm::Expected<LiftedProgram> ProgramLifter::run() {
   for (auto &[Idx, Bd] : Bindings)
     Out.Maps.push_back(Bd);
   Out.HelpersUsed.assign(Helpers.begin(), Helpers.end());
+  Out.RuntimeHelpers.assign(RuntimeHelpers.begin(), RuntimeHelpers.end());
   Out.Module = std::move(M);
   return Out;
 }

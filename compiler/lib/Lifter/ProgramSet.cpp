@@ -125,7 +125,7 @@ llvm::Expected<LiftedProgram> liftProgramSet(const ProgramSet &Set,
   LiftedProgram Out;
   std::vector<std::string> EntryNames;
   std::set<size_t> Bound;
-  std::set<std::string> Helpers;
+  std::set<std::string> Helpers, RuntimeHelpers;
   for (const object::ProgramSpec *P : Set.Programs) {
     auto L = liftProgram(*P, Maps, Opts, Ctx);
     if (!L)
@@ -135,6 +135,7 @@ llvm::Expected<LiftedProgram> liftProgramSet(const ProgramSet &Set,
       if (Bound.insert(B.MapIndex).second)
         Out.Maps.push_back(B);
     Helpers.insert(L->HelpersUsed.begin(), L->HelpersUsed.end());
+    RuntimeHelpers.insert(L->RuntimeHelpers.begin(), L->RuntimeHelpers.end());
     Out.FrameBytes.insert(Out.FrameBytes.end(), L->FrameBytes.begin(), L->FrameBytes.end());
     if (!Out.Module) {
       Out.Module = std::move(L->Module);
@@ -156,6 +157,7 @@ llvm::Expected<LiftedProgram> liftProgramSet(const ProgramSet &Set,
     Entries.push_back(Out.Module->getFunction(Name));
   Out.EntryName = addDispatcher(*Out.Module, Entries, Set.Entry)->getName().str();
   Out.HelpersUsed.assign(Helpers.begin(), Helpers.end());
+  Out.RuntimeHelpers.assign(RuntimeHelpers.begin(), RuntimeHelpers.end());
   std::string Msg;
   llvm::raw_string_ostream OS(Msg);
   if (llvm::verifyModule(*Out.Module, &OS))

@@ -49,6 +49,9 @@ struct LiftedProgram {
   std::vector<MapBinding> Maps;
   /// Helper runtime functions the module calls, by kernel name.
   std::vector<std::string> HelpersUsed;
+  /// The runtime functions those calls bind to (`ebpfgpu_<name>`): the
+  /// kernel name, or a map kind's variant ("hash_lookup_elem").
+  std::vector<std::string> RuntimeHelpers;
   /// Stack bytes of each function, in ProgramSpec::Functions order.
   std::vector<unsigned> FrameBytes;
 };
