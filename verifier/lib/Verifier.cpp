@@ -1170,8 +1170,23 @@ MaybeDiag Verifier::step(Path &P, std::vector<Path> &Forks, bool &Ended) {
         return E;
       break;
     }
-    if (I.isCallx())
-      return fail(Pc, "callx (indirect calls) is not allowed", "supported");
+    if (I.isCallx()) {
+      // An indirect call is allowed where the analysis knows its target:
+      // then it is that helper's call (the lifter lowers it so). The
+      // target's value decides which checks apply, so it is precise.
+      if (auto E = readReg(Pc, S, I.Dst))
+        return E;
+      const Reg &T = S.Regs[I.Dst];
+      if (!T.isConst() || T.UMin > uint64_t(INT32_MAX))
+        return fail(Pc, "callx through r" + std::to_string(I.Dst) +
+                            " whose value is not a known helper id (indirect calls are allowed "
+                            "only to a known helper)",
+                    "known_target(r" + std::to_string(I.Dst) + ")");
+      markPrecise(S, I.Dst);
+      if (auto E = helperCall(Pc, int32_t(T.UMin), S))
+        return E;
+      break;
+    }
     if (I.isCall()) {
       if (I.Src == isa::CallKfunc)
         return fail(Pc, "kfunc calls are not supported", "supported");
