@@ -39,6 +39,7 @@
 // twin that must be 0 after the checks (e.g. refused inserts).
 
 #include "ebpf-gpu/Loader/GpuLoader.h"
+#include "ebpf-gpu/Loader/MapEntries.h"
 #include "ebpf-gpu/Runtime/Packets.h"
 
 #include <algorithm>
@@ -88,49 +89,14 @@ Stats summarize(std::vector<double> V) {
   return S;
 }
 
-std::optional<std::vector<uint8_t>> parseHex(const std::string &Text) {
-  if (Text.size() % 2)
-    return std::nullopt;
-  std::vector<uint8_t> Out;
-  for (size_t I = 0; I < Text.size(); I += 2) {
-    if (!std::isxdigit(static_cast<unsigned char>(Text[I])) ||
-        !std::isxdigit(static_cast<unsigned char>(Text[I + 1])))
-      return std::nullopt;
-    Out.push_back(uint8_t(std::stoul(Text.substr(I, 2), nullptr, 16)));
-  }
-  return Out;
-}
-
-struct MapEntry {
-  std::string Map;
-  std::vector<uint8_t> Key, Value;
-};
+using loader::MapEntry;
 
 /// MAP:KEYHEX:VALUEHEX lines, '#' comments (the loader's --map-file).
 std::vector<MapEntry> readMapFile(const std::string &Path) {
-  std::ifstream In(Path);
-  if (!In)
-    fail(Path + ": cannot read");
-  std::vector<MapEntry> Out;
-  std::string Line;
-  for (unsigned N = 1; std::getline(In, Line); ++N) {
-    Line = Line.substr(0, Line.find('#'));
-    Line.erase(std::remove_if(Line.begin(), Line.end(),
-                              [](unsigned char C) { return std::isspace(C); }),
-               Line.end());
-    if (Line.empty())
-      continue;
-    size_t A = Line.find(':'), B = A == std::string::npos ? A : Line.find(':', A + 1);
-    std::optional<std::vector<uint8_t>> K, V;
-    if (B != std::string::npos && A > 0) {
-      K = parseHex(Line.substr(A + 1, B - A - 1));
-      V = parseHex(Line.substr(B + 1));
-    }
-    if (!K || !V || K->empty() || V->empty())
-      fail(Path + ":" + std::to_string(N) + ": expected MAP:KEYHEX:VALUEHEX");
-    Out.push_back({Line.substr(0, A), *K, *V});
-  }
-  return Out;
+  auto Entries = loader::readMapFile(Path);
+  if (!Entries)
+    fail(Entries.error().message());
+  return std::move(*Entries);
 }
 
 std::vector<std::string> split(const std::string &S, char Sep) {

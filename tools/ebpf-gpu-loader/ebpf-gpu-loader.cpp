@@ -17,6 +17,7 @@
 #include "Forward.h"
 
 #include "ebpf-gpu/Loader/GpuObject.h"
+#include "ebpf-gpu/Loader/MapEntries.h"
 #include "ebpf-gpu/Loader/MapMemory.h"
 #include "ebpf-gpu/Runtime/Packets.h"
 
@@ -83,41 +84,9 @@ int usage(const std::string &Msg) {
   return 2;
 }
 
-/// Bytes from hex text (spaces allowed), or nothing when it is not hex.
-std::optional<std::vector<uint8_t>> parseHexBytes(const std::string &Text) {
-  std::string Digits;
-  for (char C : Text)
-    if (!std::isspace(static_cast<unsigned char>(C)))
-      Digits += C;
-  if (Digits.size() % 2)
-    return std::nullopt;
-  std::vector<uint8_t> Out;
-  for (size_t I = 0; I < Digits.size(); I += 2) {
-    if (!std::isxdigit(static_cast<unsigned char>(Digits[I])) ||
-        !std::isxdigit(static_cast<unsigned char>(Digits[I + 1])))
-      return std::nullopt;
-    Out.push_back(uint8_t(std::stoul(Digits.substr(I, 2), nullptr, 16)));
-  }
-  return Out;
-}
-
-/// An entry the operator puts into a map before the run (--map-set).
-struct MapEntry {
-  std::string Map;
-  std::vector<uint8_t> Key, Value;
-};
-
-/// "NAME:KEYHEX:VALUEHEX" (bytes as the map stores them).
-std::optional<MapEntry> parseMapEntry(const std::string &Text) {
-  size_t A = Text.find(':'), B = Text.find(':', A == std::string::npos ? A : A + 1);
-  if (A == std::string::npos || B == std::string::npos || A == 0)
-    return std::nullopt;
-  auto Key = parseHexBytes(Text.substr(A + 1, B - A - 1));
-  auto Value = parseHexBytes(Text.substr(B + 1));
-  if (!Key || !Value || Key->empty() || Value->empty())
-    return std::nullopt;
-  return MapEntry{Text.substr(0, A), *Key, *Value};
-}
+using loader::MapEntry;
+using loader::parseHexBytes;
+using loader::parseMapEntry;
 
 struct RunOptions {
   std::string Object, Pcap, Section, Out, Verdicts, MapsFile;
@@ -406,22 +375,10 @@ int runCommand(int argc, char **argv) {
     } else if (A == "--map-file") {
       std::string Path;
       Value(Path);
-      std::ifstream In(Path);
-      if (!In)
-        fail(Path + ": cannot read");
-      std::string Line;
-      for (unsigned N = 1; std::getline(In, Line); ++N) {
-        Line = Line.substr(0, Line.find('#'));
-        Line.erase(std::remove_if(Line.begin(), Line.end(),
-                                  [](unsigned char C) { return std::isspace(C); }),
-                   Line.end());
-        if (Line.empty())
-          continue;
-        auto E = parseMapEntry(Line);
-        if (!E)
-          fail(Path + ":" + std::to_string(N) + ": expected MAP:KEYHEX:VALUEHEX");
-        O.MapEntries.push_back(std::move(*E));
-      }
+      auto Entries = loader::readMapFile(Path);
+      if (!Entries)
+        fail(Entries.error().message());
+      O.MapEntries.insert(O.MapEntries.end(), Entries->begin(), Entries->end());
     } else if (A == "--batch") {
       std::string V;
       Value(V);

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Map entries an operator gives before a run, as text: one entry
+// "MAP:KEYHEX:VALUEHEX" (the bytes as the map stores them), or a file of
+// them, one a line, with '#' comments. Shared by the loader's --map-set /
+// --map-file and the benchmark harness.
+
+#ifndef EBPF_GPU_LOADER_MAPENTRIES_H
+#define EBPF_GPU_LOADER_MAPENTRIES_H
+
+#include "ebpf-gpu/Support/Error.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ebpfgpu::loader {
+
+struct MapEntry {
+  std::string Map;
+  std::vector<uint8_t> Key, Value;
+};
+
+/// Bytes from hex text (white space ignored); nothing when it is not hex.
+std::optional<std::vector<uint8_t>> parseHexBytes(const std::string &Text);
+
+/// "MAP:KEYHEX:VALUEHEX"; nothing when malformed or a part is empty.
+std::optional<MapEntry> parseMapEntry(const std::string &Text);
+
+/// Every entry of a map file; errors name the file and the line.
+Expected<std::vector<MapEntry>> readMapFile(const std::string &Path);
+
+} // namespace ebpfgpu::loader
+
+#endif // EBPF_GPU_LOADER_MAPENTRIES_H

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Parsing map entries given as text.
+
+#include "ebpf-gpu/Loader/MapEntries.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+
+namespace ebpfgpu::loader {
+
+std::optional<std::vector<uint8_t>> parseHexBytes(const std::string &Text) {
+  std::string Digits;
+  for (char C : Text)
+    if (!std::isspace(static_cast<unsigned char>(C)))
+      Digits += C;
+  if (Digits.size() % 2)
+    return std::nullopt;
+  std::vector<uint8_t> Out;
+  for (size_t I = 0; I < Digits.size(); I += 2) {
+    if (!std::isxdigit(static_cast<unsigned char>(Digits[I])) ||
+        !std::isxdigit(static_cast<unsigned char>(Digits[I + 1])))
+      return std::nullopt;
+    Out.push_back(uint8_t(std::stoul(Digits.substr(I, 2), nullptr, 16)));
+  }
+  return Out;
+}
+
+std::optional<MapEntry> parseMapEntry(const std::string &Text) {
+  size_t A = Text.find(':');
+  size_t B = A == std::string::npos ? A : Text.find(':', A + 1);
+  if (A == std::string::npos || B == std::string::npos || A == 0)
+    return std::nullopt;
+  auto Key = parseHexBytes(Text.substr(A + 1, B - A - 1));
+  auto Value = parseHexBytes(Text.substr(B + 1));
+  if (!Key || !Value || Key->empty() || Value->empty())
+    return std::nullopt;
+  return MapEntry{Text.substr(0, A), *Key, *Value};
+}
+
+Expected<std::vector<MapEntry>> readMapFile(const std::string &Path) {
+  std::ifstream In(Path);
+  if (!In)
+    return Error(Path + ": cannot read");
+  std::vector<MapEntry> Out;
+  std::string Line;
+  for (unsigned N = 1; std::getline(In, Line); ++N) {
+    Line = Line.substr(0, Line.find('#'));
+    Line.erase(std::remove_if(Line.begin(), Line.end(),
+                              [](unsigned char C) { return std::isspace(C); }),
+               Line.end());
+    if (Line.empty())
+      continue;
+    auto E = parseMapEntry(Line);
+    if (!E)
+      return Error(Path + ":" + std::to_string(N) + ": expected MAP:KEYHEX:VALUEHEX");
+    Out.push_back(std::move(*E));
+  }
+  return Out;
+}
+
+} // namespace ebpfgpu::loader
