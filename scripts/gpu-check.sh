@@ -25,7 +25,7 @@ prepare() {
   cmake -S . -B build-gpu -G Ninja -DEBPF_GPU_WITH_COMPILER=OFF -DEBPF_GPU_WITH_DPDK=OFF \
     -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null
-  ninja -C build-gpu ebpf-gpu-loader ebpf-gpu-trafgen ebpf-gpu-bench
+  ninja -C build-gpu ebpf-gpu-loader ebpf-gpu-trafgen ebpf-gpu-bench ebpf-gpu-runner-bench
   # The conformance plugin compiles on the spot, so it carries LLVM with it:
   # linked statically (only the components it uses), stripped, compressed.
   cmake -S . -B build-static -G Ninja -DCMAKE_BUILD_TYPE=Release -DEBPF_GPU_STATIC_LLVM=ON \
@@ -34,7 +34,7 @@ prepare() {
   rm -rf "$CARRY"
   mkdir -p "$CARRY"/{bin,conformance,samples,bench}
   cp build-gpu/tools/ebpf-gpu-loader build-gpu/tools/ebpf-gpu-trafgen \
-    build-gpu/bench/ebpf-gpu-bench "$CARRY/bin/"
+    build-gpu/bench/ebpf-gpu-bench build-gpu/bench/ebpf-gpu-runner-bench "$CARRY/bin/"
   strip -o "$CARRY/bin/ebpf-gpu-conformance-plugin" build-static/tools/ebpf-gpu-conformance-plugin
   gzip -9 "$CARRY/bin/ebpf-gpu-conformance-plugin"
   # Benchmark pair, both as PTX for the H100/H200 (sm_90), JIT-compiled by the driver.
@@ -107,6 +107,11 @@ prepare() {
     --pcap build/gpu-check-1m.pcap --dump-maps build/flow_count_1m.host.maps >/dev/null
   sha256sum <build/flow_count_1m.host.maps | cut -d' ' -f1 >"$CARRY/samples/flow_count_1m.sha256"
   rm -f build/gpu-check-1m.pcap
+  # The persistent kernel's watchdog: a program that never returns (refused
+  # by the verifier, so compiled without it).
+  /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
+    -c tests/stress/spin_forever.c -o build/spin_forever.o
+  build/tools/ebpf-gpu-cc build/spin_forever.o --no-verify -o "$CARRY/samples/spin_forever.gpu.o"
   du -sh "$CARRY"
 }
 
@@ -147,6 +152,22 @@ device() {
       cp "/tmp/$prog.gpu.txt" "$out/" || true
       status=1
     fi
+    # The same in batches of 256 through every control-flow mode and data path.
+    local how agree=()
+    for how in launch:copy launch:mapped persistent:copy persistent:mapped; do
+      "$bin/ebpf-gpu-loader" run "$s/$prog.gpu.o" --pcap "$traffic" "${maps[@]}" --batch 256 \
+        --gpu-mode "${how%%:*}" --gpu-data "${how##*:}" --out "/tmp/$prog.m.pcap" \
+        --verdicts "/tmp/$prog.m.txt" --dump-maps "/tmp/$prog.m.maps" >/dev/null || true
+      if [[ $(digest "/tmp/$prog.m.txt") == $(cat "$s/$prog.host.txt.sha256") &&
+            $(digest "/tmp/$prog.m.pcap") == $(cat "$s/$prog.host.pcap.sha256") &&
+            $(digest "/tmp/$prog.m.maps") == $(cat "$s/$prog.host.maps.sha256") ]]; then
+        agree+=("$how")
+      else
+        echo "$prog: batches of 256, $how: GPU and host DIFFER"
+        status=1
+      fi
+    done
+    echo "$prog: batches of 256 agree with the host in ${agree[*]:-no mode}"
   done <"$s/list"
   echo "== stateful firewall on the GPU, one packet a batch, against the host's serial run"
   "$bin/ebpf-gpu-trafgen" -o /tmp/ct.pcap --count 2000 --seed 3
@@ -158,6 +179,28 @@ device() {
     echo "xdp_conntrack: GPU and host DIFFER"
     status=1
   fi
+  echo "== the same, one packet a batch through the persistent kernel (2000 doorbells)"
+  "$bin/ebpf-gpu-loader" run "$s/xdp_conntrack.gpu.o" --pcap /tmp/ct.pcap --batch 1 \
+    --gpu-mode persistent --verdicts /tmp/ctp.gpu.txt --dump-maps /tmp/ctp.gpu.maps | grep -E "GPU kernel"
+  if [[ $(cat /tmp/ctp.gpu.txt /tmp/ctp.gpu.maps | sha256sum | cut -d' ' -f1) == $(cat "$s/ct.sha256") ]]; then
+    echo "xdp_conntrack, persistent: 2000 packets in 2000 batches, GPU and host agree (verdicts, flows)"
+  else
+    echo "xdp_conntrack, persistent: GPU and host DIFFER"
+    status=1
+  fi
+  echo "== watchdog: a program that never returns, in the persistent kernel (must fail in ~0.5 s, cleanly)"
+  local t0 rc=0
+  t0=$(date +%s.%N)
+  timeout 60 "$bin/ebpf-gpu-loader" run "$s/spin_forever.gpu.o" --allow-unverified --pcap /tmp/ct.pcap \
+    --batch 64 --gpu-mode persistent --watchdog-ms 500 >"$out/watchdog.txt" 2>&1 || rc=$?
+  cat "$out/watchdog.txt"
+  if [[ $rc == 1 ]] && grep -q "watchdog: the persistent GPU kernel did not finish batch 1" "$out/watchdog.txt"; then
+    echo "watchdog: detected, exit 1 after $(python3 -c "import sys; print(f'{float(sys.argv[2])-float(sys.argv[1]):.2f}')" "$t0" "$(date +%s.%N)") s"
+  else
+    echo "watchdog: FAILED (exit $rc)"
+    status=1
+  fi
+  nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader || true
   echo "== count-min sketch on the GPU, one packet a batch, against the host's serial run"
   "$bin/ebpf-gpu-loader" run "$s/xdp_ddos_cms.gpu.o" --pcap /tmp/ct.pcap --batch 1 \
     --verdicts /tmp/cms.gpu.txt --dump-maps /tmp/cms.gpu.maps | grep -E "XDP_DROP|XDP_PASS"
@@ -224,6 +267,10 @@ device() {
   "$bin/ebpf-gpu-bench" --gpu-object "$CARRY/bench/xdp_port_filter.sm90.gpu.o" \
     --cuda-ptx "$CARRY/bench/port_filter.cuda.ptx" --cuda-kernel cuda_port_filter \
     --pcap /tmp/bench.pcap --reps 100 --json "$out/bench.json" || status=1
+  echo "== batch path by mode, data path, batch and frame size (port filter; latency on the host clock)"
+  "$bin/ebpf-gpu-runner-bench" --gpu-object "$CARRY/bench/xdp_port_filter.sm90.gpu.o" \
+    --pcap /tmp/bench.pcap --batches 1,32,256,4096,65536 --frames 64,512,1500 --seconds 0.3 \
+    --json "$out/runner.json" || status=1
   return $status
 }
 

@@ -9,6 +9,7 @@
 
 #ifdef EBPF_GPU_HAVE_CUDA
 #include "ebpf-gpu/Loader/GpuLoader.h"
+#include "ebpf-gpu/Loader/GpuRunner.h"
 #endif
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
 #include "ebpf-gpu/Compiler/GpuArtifact.h"
@@ -20,6 +21,7 @@
 #endif
 
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 #include <shared_mutex>
 #include <vector>
@@ -193,43 +195,23 @@ namespace {
 class GpuExecutor final : public BatchExecutor {
 public:
   GpuExecutor(std::unique_ptr<loader::GpuDevice> Dev, std::unique_ptr<loader::GpuProgram> Prog,
-              std::string Name, size_t LaunchSize)
-      : Dev(std::move(Dev)), Prog(std::move(Prog)), Name(std::move(Name)), LaunchSize(LaunchSize) {}
-  ~GpuExecutor() override { Prog.reset(); } // the program before its device
+              std::string Name, const GpuExecOptions &Opts)
+      : Dev(std::move(Dev)), Prog(std::move(Prog)), Name(std::move(Name)), Opts(Opts) {}
+  // The runner (its persistent kernel) before the program, the program
+  // before its device.
+  ~GpuExecutor() override {
+    Runner.reset();
+    Prog.reset();
+  }
 
   MaybeError run(PacketBatch &Batch) override {
     std::lock_guard Lock(Launching);
-    size_t N = Batch.size(), Step = LaunchSize ? LaunchSize : std::max<size_t>(N, 1);
+    size_t N = Batch.size();
+    size_t Step = Opts.LaunchSize ? Opts.LaunchSize : std::max<size_t>(N, 1);
     for (size_t First = 0; First < N; First += Step) {
-      size_t Count = std::min(Step, N - First);
-      Descs.resize(Count);
-      for (size_t K = 0; K < Count; ++K) {
-        ebpfgpu_packet_desc &D = Descs[K];
-        D = {};
-        D.buffer = K * Batch.stride();
-        D.data_offset = Batch.offset(First + K);
-        D.length = Batch.length(First + K);
-        D.buffer_size = uint32_t(Batch.stride());
-        D.ingress_ifindex = Batch.ingressIfindex();
-        D.rx_queue_index = Batch.rxQueueIndex();
-      }
-      loader::BatchTiming T;
-      if (MaybeError E = Prog->runBatch(Batch.frames() + First * Batch.stride(),
-                                        Count * Batch.stride(), Descs, Verdicts, &T))
+      uint32_t Count = uint32_t(std::min(Step, N - First));
+      if (MaybeError E = runLaunch(Batch, First, Count))
         return E;
-      KernelMs += T.KernelMs;
-      for (size_t K = 0; K < Count; ++K)
-        if (!Batch.setOutcome(First + K, Verdicts[K].data_offset, Verdicts[K].length,
-                              Verdicts[K].action, Verdicts[K].redirect_target))
-          return Error("packet " + std::to_string(First + K) + " left its buffer");
-      // What this launch deleted from hash maps goes back to the free
-      // lists before the next launch.
-      if (MaybeError E = Prog->reclaimMaps())
-        return E;
-      auto Lines = Prog->takeTrace();
-      if (!Lines)
-        return Lines.takeError();
-      Trace.add(*Lines);
     }
     return std::nullopt;
   }
@@ -266,14 +248,101 @@ public:
   const char *backendName() const override { return "gpu"; }
   double kernelMs() const { return KernelMs; }
 
+  /// Makes the runner (a persistent kernel starts) for launches of the
+  /// expected size, before the first batch.
+  MaybeError prepare() {
+    std::lock_guard Lock(Launching);
+    uint32_t Packets = uint32_t(Opts.LaunchSize ? Opts.LaunchSize : 256);
+    return ensureRunner(Packets, Packets * bufferBytes(Opts.MaxFrame));
+  }
+
 private:
+  /// Each packet's buffer in the runner's frames: XDP's headroom, the
+  /// packet, XDP's tailroom, rounded up to 64 bytes; only what a batch
+  /// holds crosses PCIe.
+  static size_t bufferBytes(uint32_t Len) {
+    return (runtime::XdpHeadroom + Len + runtime::XdpTailroom + 63) & ~size_t(63);
+  }
+
+  /// A runner with room for `Count` packets of `Bytes` bytes of buffers;
+  /// made again, larger, when a launch needs more.
+  MaybeError ensureRunner(uint32_t Count, size_t Bytes) {
+    if (Runner && Runner->options().MaxPackets >= Count &&
+        Runner->options().MaxFrameBytes >= Bytes)
+      return std::nullopt;
+    loader::GpuRunnerOptions RO;
+    RO.Mode = Opts.Mode;
+    RO.Path = Opts.Path;
+    RO.Blocks = Opts.Blocks;
+    RO.WatchdogMs = Opts.WatchdogMs;
+    RO.MaxPackets = std::max<uint32_t>(Count, Runner ? Runner->options().MaxPackets : 0);
+    RO.MaxFrameBytes = std::max(Bytes, Runner ? Runner->options().MaxFrameBytes : 0);
+    Runner.reset();
+    auto R = loader::GpuRunner::create(*Dev, *Prog, RO);
+    if (!R)
+      return R.takeError();
+    Runner = std::move(*R);
+    return std::nullopt;
+  }
+
+  MaybeError runLaunch(PacketBatch &Batch, size_t First, uint32_t Count) {
+    size_t Bytes = 0;
+    for (uint32_t K = 0; K < Count; ++K)
+      Bytes += bufferBytes(Batch.length(First + K));
+    if (MaybeError E = ensureRunner(Count, Bytes))
+      return E;
+    uint8_t *Frames = Runner->frames();
+    ebpfgpu_packet_desc *Descs = Runner->descs();
+    size_t At = 0;
+    for (uint32_t K = 0; K < Count; ++K) {
+      uint32_t Len = Batch.length(First + K);
+      ebpfgpu_packet_desc &D = Descs[K];
+      D = {};
+      D.buffer = At;
+      D.data_offset = runtime::XdpHeadroom;
+      D.length = Len;
+      D.buffer_size = uint32_t(bufferBytes(Len));
+      D.ingress_ifindex = Batch.ingressIfindex();
+      D.rx_queue_index = Batch.rxQueueIndex();
+      std::memcpy(Frames + At + runtime::XdpHeadroom, Batch.data(First + K), Len);
+      At += D.buffer_size;
+    }
+    loader::BatchTiming T;
+    if (MaybeError E = Runner->run(Count, At, &T))
+      return E;
+    KernelMs += T.KernelMs;
+    const ebpfgpu_verdict *V = Runner->verdicts();
+    At = 0;
+    for (uint32_t K = 0; K < Count; ++K) {
+      size_t I = First + K;
+      size_t Buffer = bufferBytes(Batch.length(I));
+      if (V[K].data_offset > Buffer || V[K].length > Buffer - V[K].data_offset)
+        return Error("packet " + std::to_string(I) + " left its buffer");
+      // The packet's final bytes, at the same place in the batch's buffer
+      // (its headroom is XDP's too, its buffer at least as long).
+      std::memcpy(Batch.frames() + I * Batch.stride() + V[K].data_offset,
+                  Frames + At + V[K].data_offset, V[K].length);
+      if (!Batch.setOutcome(I, V[K].data_offset, V[K].length, V[K].action, V[K].redirect_target))
+        return Error("packet " + std::to_string(I) + " left its buffer");
+      At += Buffer;
+    }
+    // What this launch deleted from hash maps goes back to the free lists
+    // before the next launch.
+    if (MaybeError E = Prog->reclaimMaps())
+      return E;
+    auto Lines = Prog->takeTrace();
+    if (!Lines)
+      return Lines.takeError();
+    Trace.add(*Lines);
+    return std::nullopt;
+  }
+
   std::unique_ptr<loader::GpuDevice> Dev;
   std::unique_ptr<loader::GpuProgram> Prog;
+  std::unique_ptr<loader::GpuRunner> Runner;
   std::string Name;
-  size_t LaunchSize;
+  GpuExecOptions Opts;
   std::mutex Launching;
-  std::vector<ebpfgpu_packet_desc> Descs;
-  std::vector<ebpfgpu_verdict> Verdicts;
   double KernelMs = 0;
   TraceCollector Trace;
 };
@@ -281,7 +350,7 @@ private:
 } // namespace
 
 Expected<std::unique_ptr<BatchExecutor>> makeGpuExecutor(const loader::GpuObjectSpec &Spec,
-                                                         size_t LaunchSize) {
+                                                         const GpuExecOptions &Opts) {
   if (Spec.Platform != "xdp")
     return Error(Spec.Program + ": not an XDP program (platform " + Spec.Platform + ")");
   auto Dev = loader::GpuDevice::open(0);
@@ -290,8 +359,14 @@ Expected<std::unique_ptr<BatchExecutor>> makeGpuExecutor(const loader::GpuObject
   auto Prog = loader::GpuProgram::load(**Dev, Spec);
   if (!Prog)
     return Prog.takeError().withContext("gpu back end: " + Spec.Program);
-  return std::unique_ptr<BatchExecutor>(
-      new GpuExecutor(std::move(*Dev), std::move(*Prog), Spec.Program, LaunchSize));
+  auto *Exec = new GpuExecutor(std::move(*Dev), std::move(*Prog), Spec.Program, Opts);
+  std::unique_ptr<BatchExecutor> Owned(Exec);
+  // A persistent kernel starts now, so a program that cannot have one
+  // fails at load time, not at its first packet.
+  if (Opts.Mode == loader::GpuMode::Persistent)
+    if (MaybeError E = Exec->prepare())
+      return std::move(*E).withContext("gpu back end: " + Spec.Program);
+  return Owned;
 }
 
 double gpuKernelMs(const BatchExecutor &Exec) {

@@ -68,6 +68,15 @@ int usage(const std::string &Msg) {
                "queues and batch)\n"
                "  --stats-ms MS       progress line on stderr every MS ms (default 1000 "
                "on a terminal)\n"
+               "  --gpu-mode launch|persistent\n"
+               "                      gpu: a kernel launch per batch (default), or one "
+               "persistent kernel\n"
+               "  --gpu-data copy|mapped\n"
+               "                      gpu: batches copied to GPU memory (default), or read "
+               "in pinned host memory\n"
+               "  --gpu-blocks N      gpu, persistent: blocks of the kernel (default: one per SM)\n"
+               "  --watchdog-ms MS    gpu, persistent: a batch not done by then fails (default "
+               "1000)\n"
                "  --json              print the summary as JSON\n"
                "  --allow-unverified  run a .gpu.o compiled with --no-verify (testing "
                "only)\n"
@@ -203,6 +212,8 @@ int forwardCommand(int argc, char **argv) {
   std::string Object, Section, Backend;
   bool Json = false, AllowUnverified = false;
   int64_t StatsMs = -1;
+  std::string GpuMode = "launch", GpuData = "copy";
+  uint32_t GpuBlocks = 0, WatchdogMs = 1000;
   for (int I = 2; I < argc; ++I) {
     std::string A = argv[I];
     auto Value = [&]() -> std::string {
@@ -245,6 +256,18 @@ int forwardCommand(int argc, char **argv) {
       O.Mbufs = uint32_t(Number(1023, 1u << 30));
     else if (A == "--stats-ms")
       StatsMs = int64_t(Number(0, 86400000));
+    else if (A == "--gpu-mode") {
+      GpuMode = Value();
+      if (GpuMode != "launch" && GpuMode != "persistent")
+        return usage("--gpu-mode must be launch or persistent");
+    } else if (A == "--gpu-data") {
+      GpuData = Value();
+      if (GpuData != "copy" && GpuData != "mapped")
+        return usage("--gpu-data must be copy or mapped");
+    } else if (A == "--gpu-blocks")
+      GpuBlocks = uint32_t(Number(1, 1000000));
+    else if (A == "--watchdog-ms")
+      WatchdogMs = uint32_t(Number(1, 1000000));
     else if (A == "--json")
       Json = true;
     else if (A == "--allow-unverified")
@@ -290,7 +313,14 @@ int forwardCommand(int argc, char **argv) {
       fail(Object + ": compiled without the safety verifier (--no-verify); "
                     "refusing to run it "
                     "(--allow-unverified overrides, for testing)");
-    auto E = makeGpuExecutor(*GpuObj, 0);
+    GpuExecOptions GO;
+    GO.LaunchSize = O.BatchSize;
+    loader::parseGpuMode(GpuMode, GO.Mode);
+    loader::parseGpuDataPath(GpuData, GO.Path);
+    GO.Blocks = GpuBlocks;
+    GO.WatchdogMs = WatchdogMs;
+    GO.MaxFrame = O.MaxFrame;
+    auto E = makeGpuExecutor(*GpuObj, GO);
     if (!E)
       fail(E.error().message());
     Exec = std::move(*E);

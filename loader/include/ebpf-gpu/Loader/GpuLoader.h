@@ -36,6 +36,7 @@ public:
   const CudaApi &api() const { return *Api; }
   /// Threads the GPU holds at once (multiprocessors x threads each).
   uint32_t residentThreads() const { return ResidentThreads; }
+  uint32_t multiprocessors() const { return Multiprocessors; }
 
 private:
   GpuDevice() = default;
@@ -44,6 +45,7 @@ private:
   void *Context = nullptr;
   std::string Name;
   uint32_t ResidentThreads = 0;
+  uint32_t Multiprocessors = 0;
 };
 
 /// Threads per block of the batch kernels.
@@ -190,6 +192,7 @@ public:
 private:
   friend class GpuBatch;
   friend class GpuStagedBatch;
+  friend class GpuRunner;
   Expected<uint64_t> global(const std::string &Name, size_t Offset, size_t Bytes) const;
   struct DeviceMap {
     std::string Name;
