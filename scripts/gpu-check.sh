@@ -107,6 +107,17 @@ prepare() {
     --pcap build/gpu-check-1m.pcap --dump-maps build/flow_count_1m.host.maps >/dev/null
   sha256sum <build/flow_count_1m.host.maps | cut -d' ' -f1 >"$CARRY/samples/flow_count_1m.sha256"
   rm -f build/gpu-check-1m.pcap
+  # The DPDK runtime for the GPU machine: the loader with `forward` (DPDK
+  # linked statically), without the compiler; the shared libraries DPDK's
+  # drivers need travel beside it (Debian's, which run on the newer glibc there).
+  cmake -S . -B build-gpu-dpdk -G Ninja -DEBPF_GPU_WITH_COMPILER=OFF -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null
+  ninja -C build-gpu-dpdk ebpf-gpu-loader
+  mkdir -p "$CARRY/dpdk/lib"
+  cp build-gpu-dpdk/tools/ebpf-gpu-loader "$CARRY/dpdk/"
+  ldd build-gpu-dpdk/tools/ebpf-gpu-loader | awk '$3 ~ /^\// {print $3}' |
+    grep -vE '/(libc|libm|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so' | xargs -r cp -L -t "$CARRY/dpdk/lib/"
+  gzip -9 "$CARRY/dpdk/ebpf-gpu-loader"
   # The persistent kernel's watchdog: a program that never returns (refused
   # by the verifier, so compiled without it).
   /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
@@ -267,6 +278,26 @@ device() {
   "$bin/ebpf-gpu-bench" --gpu-object "$CARRY/bench/xdp_port_filter.sm90.gpu.o" \
     --cuda-ptx "$CARRY/bench/port_filter.cuda.ptx" --cuda-kernel cuda_port_filter \
     --pcap /tmp/bench.pcap --reps 100 --json "$out/bench.json" || status=1
+  echo "== end to end through the DPDK runtime: 64-byte frames made by a core of this process (gen port)"
+  gunzip -c "$CARRY/dpdk/ebpf-gpu-loader.gz" >/tmp/ebpf-gpu-loader-dpdk && chmod +x /tmp/ebpf-gpu-loader-dpdk
+  local batch how count
+  : >"$out/forward.jsonl"
+  for batch in 32 256 4096 65536; do
+    count=$((batch < 256 ? 300000 : (batch < 4096 ? 2000000 : 8000000)))
+    for how in launch:copy launch:mapped persistent:copy persistent:mapped; do
+      if LD_LIBRARY_PATH=$CARRY/dpdk/lib timeout 120 /tmp/ebpf-gpu-loader-dpdk forward \
+          "$CARRY/bench/xdp_port_filter.sm90.gpu.o" --port gen --gen-pcap /tmp/bench.pcap \
+          --gen-frame 64 --batch "$batch" --timeout-us 1000 --count "$count" \
+          --gpu-mode "${how%%:*}" --gpu-data "${how##*:}" --json >/tmp/fwd.json 2>"$out/fwd.err"; then
+        python3 -c "import json,sys; r=json.load(open(sys.argv[1])); r['batch']=int(sys.argv[2]); r['how']=sys.argv[3]; print(json.dumps(r))" \
+          /tmp/fwd.json "$batch" "$how" >>"$out/forward.jsonl"
+        python3 -c "import json,sys; r=json.load(open(sys.argv[1])); l=r.get('gpu_batch_latency_us',{}); print(f\"forward {sys.argv[3]:18s} batch {int(sys.argv[2]):6d}: {r['packets']/r['busy_seconds']/1e6:8.2f} Mpps, gpu batch p50 {l.get('p50',-1):8.1f} us p99 {l.get('p99',-1):8.1f} us\")" \
+          /tmp/fwd.json "$batch" "$how"
+      else
+        echo "forward $how batch $batch: FAILED"; cat "$out/fwd.err"; status=1
+      fi
+    done
+  done
   echo "== batch path by mode, data path, batch and frame size (port filter; latency on the host clock)"
   "$bin/ebpf-gpu-runner-bench" --gpu-object "$CARRY/bench/xdp_port_filter.sm90.gpu.o" \
     --pcap /tmp/bench.pcap --batches 1,32,256,4096,65536 --frames 64,512,1500 --seconds 0.3 \

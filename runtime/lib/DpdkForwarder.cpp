@@ -13,6 +13,7 @@
 #include "ebpf-gpu/Runtime/DpdkForwarder.h"
 
 #include "DpdkEal.h"
+#include "DpdkGenerator.h"
 
 #include <rte_branch_prediction.h>
 #include <rte_cycles.h>
@@ -360,6 +361,7 @@ class Session {
 public:
   ~Session() {
     closePorts();
+    Gen.reset(); // its rings, after the port made of them, before the EAL
     EalUp.reset();
     for (const auto &[Final, Tmp] : Outputs) {
       if (!Succeeded || std::rename(Tmp.c_str(), Final.c_str()) != 0)
@@ -374,6 +376,7 @@ public:
     Started.clear();
   }
   std::unique_ptr<dpdk::Eal> EalUp;
+  std::unique_ptr<dpdk::Generator> Gen;
   std::vector<uint16_t> Started;
   std::vector<std::pair<std::string, std::string>> Outputs;
   bool Succeeded = false;
@@ -513,29 +516,54 @@ Expected<ForwardReport> forward(BatchExecutor &Exec, const ForwardOptions &O,
     Mbufs = Pow - 1;
   }
   unsigned MemoryMb = unsigned(128 + (Mbufs * (DataRoom + 512) * 3 / 2 >> 20));
+  size_t GenPorts = 0;
+  for (const dpdk::DeviceSpec &D : Devices)
+    GenPorts += D.Generator;
+  if (GenPorts > 1)
+    return Error("at most one generator port");
+  if (GenPorts && !O.GenPackets)
+    return Error("port 'gen': no packets for the generator to send (--gen-pcap)");
+  const unsigned Lcores = S.Workers + 1 + unsigned(GenPorts);
 
-  auto EalUp = dpdk::Eal::init(Devices, S.Workers + 1, MemoryMb, O.EalArgs);
+  auto EalUp = dpdk::Eal::init(Devices, Lcores, MemoryMb, O.EalArgs);
   if (!EalUp)
     return EalUp.takeError();
   Run.EalUp = std::move(*EalUp);
   dpdk::Eal &E = *Run.EalUp;
 
-  if (rte_lcore_count() < S.Workers + 1)
-    return Error("the run needs " + std::to_string(S.Workers + 1) +
-                 " lcores (one per rx queue and the main one); the EAL has " +
+  if (rte_lcore_count() < Lcores)
+    return Error("the run needs " + std::to_string(Lcores) +
+                 " lcores (one per rx queue, the generator's and the main one); the EAL has " +
                  std::to_string(rte_lcore_count()));
-  for (const dpdk::DeviceSpec &D : Devices) {
-    uint16_t Id;
-    if (rte_eth_dev_get_port_by_name(D.Name.c_str(), &Id) != 0)
-      return Error(withLog("port '" + D.Given + "': no such device", E));
-    S.PortIds.push_back(Id);
-  }
   rte_mempool *Pool = rte_pktmbuf_pool_create("ebpfgpu_mbufs", unsigned(Mbufs), MbufCache, 0,
                                               uint16_t(DataRoom), int(rte_socket_id()));
   if (!Pool)
     return Error(withLog("cannot allocate " + std::to_string(Mbufs) + " mbufs of " +
                              std::to_string(DataRoom) + " bytes: " + rte_strerror(rte_errno),
                          E));
+  std::unique_ptr<dpdk::Generator> &Gen = Run.Gen;
+  for (size_t P = 0; P < Devices.size(); ++P) {
+    const dpdk::DeviceSpec &D = Devices[P];
+    if (!D.Generator)
+      continue;
+    bool IsException = S.HasException && P == Devices.size() - 1;
+    auto G = dpdk::Generator::create(D.Name, *O.GenPackets, std::min(O.GenFrame, O.MaxFrame),
+                                     IsException ? 1 : uint16_t(O.Queues), uint16_t(S.Workers),
+                                     Pool);
+    if (!G)
+      return G.takeError();
+    Gen = std::move(*G);
+  }
+  for (const dpdk::DeviceSpec &D : Devices) {
+    uint16_t Id;
+    if (D.Generator) {
+      S.PortIds.push_back(Gen->port());
+      continue;
+    }
+    if (rte_eth_dev_get_port_by_name(D.Name.c_str(), &Id) != 0)
+      return Error(withLog("port '" + D.Given + "': no such device", E));
+    S.PortIds.push_back(Id);
+  }
   for (size_t P = 0; P < Devices.size(); ++P) {
     bool IsException = S.HasException && P == Devices.size() - 1;
     rte_eth_dev_info Info;
@@ -581,6 +609,21 @@ Expected<ForwardReport> forward(BatchExecutor &Exec, const ForwardOptions &O,
     }
     ++Next;
   }
+  bool GenRunning = false;
+  if (Gen && Next == Workers.size()) {
+    unsigned GenLcore = RTE_MAX_LCORE;
+    unsigned Used = 0;
+    RTE_LCORE_FOREACH_WORKER(Lcore) {
+      if (Used++ == Workers.size()) {
+        GenLcore = Lcore;
+        break;
+      }
+    }
+    if (GenLcore == RTE_MAX_LCORE || rte_eal_remote_launch(dpdk::Generator::main, Gen.get(), GenLcore))
+      S.fail(Error("cannot start the generator on an lcore of its own"));
+    else
+      GenRunning = true;
+  }
   auto Elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
   };
@@ -602,6 +645,8 @@ Expected<ForwardReport> forward(BatchExecutor &Exec, const ForwardOptions &O,
     }
   }
   S.Quit = true;
+  if (GenRunning)
+    Gen->stop();
   rte_eal_mp_wait_lcore();
   double Seconds = Elapsed();
   if (S.Failure)
@@ -617,6 +662,10 @@ Expected<ForwardReport> forward(BatchExecutor &Exec, const ForwardOptions &O,
       R.Ports[P].RxErrors = St.ierrors;
       R.Ports[P].TxErrors = St.oerrors;
     }
+  }
+  if (Gen) {
+    R.Generated = Gen->generated();
+    R.GenNoMbuf = Gen->noMbuf();
   }
   Run.closePorts();
   Run.Succeeded = true;

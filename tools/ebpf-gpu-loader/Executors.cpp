@@ -21,6 +21,7 @@
 #endif
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <mutex>
 #include <shared_mutex>
@@ -196,7 +197,10 @@ class GpuExecutor final : public BatchExecutor {
 public:
   GpuExecutor(std::unique_ptr<loader::GpuDevice> Dev, std::unique_ptr<loader::GpuProgram> Prog,
               std::string Name, const GpuExecOptions &Opts)
-      : Dev(std::move(Dev)), Prog(std::move(Prog)), Name(std::move(Name)), Opts(Opts) {}
+      : Dev(std::move(Dev)), Prog(std::move(Prog)), Name(std::move(Name)), Opts(Opts) {
+    Latencies.reserve(MaxLatencies); // nothing allocated per batch
+    Timed = Opts.TimeKernel;
+  }
   // The runner (its persistent kernel) before the program, the program
   // before its device.
   ~GpuExecutor() override {
@@ -247,6 +251,18 @@ public:
   const std::string &programName() const override { return Name; }
   const char *backendName() const override { return "gpu"; }
   double kernelMs() const { return KernelMs; }
+  /// The `Percent` percentile of the launches' latency (microseconds, from
+  /// the batch staged in pinned memory to its verdicts on the host); -1
+  /// before the first launch.
+  double latencyUs(double Percent) {
+    std::lock_guard Lock(Launching);
+    if (Latencies.empty())
+      return -1;
+    std::vector<float> Sorted = Latencies;
+    size_t K = std::min(Sorted.size() - 1, size_t(Percent / 100 * double(Sorted.size())));
+    std::nth_element(Sorted.begin(), Sorted.begin() + K, Sorted.end());
+    return Sorted[K];
+  }
 
   /// Makes the runner (a persistent kernel starts) for launches of the
   /// expected size, before the first batch.
@@ -308,8 +324,13 @@ private:
       At += D.buffer_size;
     }
     loader::BatchTiming T;
-    if (MaybeError E = Runner->run(Count, At, &T))
+    auto Started = std::chrono::steady_clock::now();
+    if (MaybeError E = Runner->run(Count, At, Timed ? &T : nullptr))
       return E;
+    if (Latencies.size() < MaxLatencies)
+      Latencies.push_back(float(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - Started)
+              .count()));
     KernelMs += T.KernelMs;
     const ebpfgpu_verdict *V = Runner->verdicts();
     At = 0;
@@ -344,6 +365,11 @@ private:
   GpuExecOptions Opts;
   std::mutex Launching;
   double KernelMs = 0;
+  /// Launch mode splits each launch's time with device events (they add a
+  /// little); the batch path's latency is measured without them.
+  bool Timed = true;
+  static constexpr size_t MaxLatencies = size_t(1) << 20;
+  std::vector<float> Latencies; ///< the first MaxLatencies launches, µs
   TraceCollector Trace;
 };
 
@@ -371,6 +397,10 @@ Expected<std::unique_ptr<BatchExecutor>> makeGpuExecutor(const loader::GpuObject
 
 double gpuKernelMs(const BatchExecutor &Exec) {
   return static_cast<const GpuExecutor &>(Exec).kernelMs();
+}
+
+double gpuLatencyUs(BatchExecutor &Exec, double Percent) {
+  return static_cast<GpuExecutor &>(Exec).latencyUs(Percent);
 }
 #endif // EBPF_GPU_HAVE_CUDA
 

@@ -55,6 +55,8 @@ struct GpuExecOptions {
   /// The longest frame expected (sizes the first buffers; longer frames
   /// only make them grow).
   uint32_t MaxFrame = 2048;
+  /// Time the kernel apart from the copies with device events (gpuKernelMs).
+  bool TimeKernel = true;
 };
 
 /// Opens GPU 0 and loads `Spec` (an XDP program); in persistent mode the
@@ -65,6 +67,9 @@ Expected<std::unique_ptr<runtime::BatchExecutor>> makeGpuExecutor(const loader::
 /// Milliseconds the GPU kernel ran over all of `Exec`'s launches (device
 /// events); `Exec` must come from makeGpuExecutor.
 double gpuKernelMs(const runtime::BatchExecutor &Exec);
+/// The `Percent` percentile of its launches' latency in microseconds (the
+/// batch staged, run and its verdicts back on the host); -1 before any.
+double gpuLatencyUs(runtime::BatchExecutor &Exec, double Percent);
 #endif
 
 } // namespace ebpfgpu::tools
