@@ -113,11 +113,13 @@ prepare() {
   cmake -S . -B build-gpu-dpdk -G Ninja -DEBPF_GPU_WITH_COMPILER=OFF -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null
   ninja -C build-gpu-dpdk ebpf-gpu-loader
-  mkdir -p "$CARRY/dpdk/lib"
-  cp build-gpu-dpdk/tools/ebpf-gpu-loader "$CARRY/dpdk/"
+  local dpdk=build-gpu-dpdk/carry
+  rm -rf "$dpdk" && mkdir -p "$dpdk/lib"
+  strip -o "$dpdk/ebpf-gpu-loader" build-gpu-dpdk/tools/ebpf-gpu-loader
   ldd build-gpu-dpdk/tools/ebpf-gpu-loader | awk '$3 ~ /^\// {print $3}' |
-    grep -vE '/(libc|libm|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so' | xargs -r cp -L -t "$CARRY/dpdk/lib/"
-  gzip -9 "$CARRY/dpdk/ebpf-gpu-loader"
+    grep -vE '/(libc|libm|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so' | xargs -r cp -L -t "$dpdk/lib/"
+  strip "$dpdk"/lib/*
+  tar -cJf "$CARRY/dpdk.tar.xz" -C "$dpdk" .
   # The persistent kernel's watchdog: a program that never returns (refused
   # by the verifier, so compiled without it).
   /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
@@ -279,13 +281,13 @@ device() {
     --cuda-ptx "$CARRY/bench/port_filter.cuda.ptx" --cuda-kernel cuda_port_filter \
     --pcap /tmp/bench.pcap --reps 100 --json "$out/bench.json" || status=1
   echo "== end to end through the DPDK runtime: 64-byte frames made by a core of this process (gen port)"
-  gunzip -c "$CARRY/dpdk/ebpf-gpu-loader.gz" >/tmp/ebpf-gpu-loader-dpdk && chmod +x /tmp/ebpf-gpu-loader-dpdk
+  mkdir -p /tmp/dpdk && tar -xJf "$CARRY/dpdk.tar.xz" -C /tmp/dpdk
   local batch how count
   : >"$out/forward.jsonl"
   for batch in 32 256 4096 65536; do
     count=$((batch < 256 ? 300000 : (batch < 4096 ? 2000000 : 8000000)))
     for how in launch:copy launch:mapped persistent:copy persistent:mapped; do
-      if LD_LIBRARY_PATH=$CARRY/dpdk/lib timeout 120 /tmp/ebpf-gpu-loader-dpdk forward \
+      if LD_LIBRARY_PATH=/tmp/dpdk/lib timeout 120 /tmp/dpdk/ebpf-gpu-loader forward \
           "$CARRY/bench/xdp_port_filter.sm90.gpu.o" --port gen --gen-pcap /tmp/bench.pcap \
           --gen-frame 64 --batch "$batch" --timeout-us 1000 --count "$count" \
           --gpu-mode "${how%%:*}" --gpu-data "${how##*:}" --json >/tmp/fwd.json 2>"$out/fwd.err"; then
