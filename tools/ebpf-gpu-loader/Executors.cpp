@@ -210,6 +210,8 @@ public:
 
   MaybeError run(PacketBatch &Batch) override {
     std::lock_guard Lock(Launching);
+    if (MaybeError E = Dev->bindThread())
+      return E;
     size_t N = Batch.size();
     size_t Step = Opts.LaunchSize ? Opts.LaunchSize : std::max<size_t>(N, 1);
     for (size_t First = 0; First < N; First += Step) {
@@ -222,15 +224,21 @@ public:
 
   Expected<std::string> dumpMaps() override {
     std::lock_guard Lock(Launching);
+    if (MaybeError E = Dev->bindThread())
+      return std::move(*E);
     return Prog->dumpMaps();
   }
   MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
                        const std::vector<uint8_t> &Value) override {
     std::lock_guard Lock(Launching);
+    if (MaybeError E = Dev->bindThread())
+      return std::move(*E);
     return Prog->updateMap(Map, Key, Value);
   }
   MaybeError checkMaps() override {
     std::lock_guard Lock(Launching);
+    if (MaybeError E = Dev->bindThread())
+      return std::move(*E);
     return Prog->checkMaps();
   }
   Expected<std::string> takeTrace() override {
@@ -239,6 +247,8 @@ public:
   }
   Expected<std::vector<std::string>> warnings() override {
     std::lock_guard Lock(Launching);
+    if (MaybeError E = Dev->bindThread())
+      return std::move(*E);
     auto Starved = Prog->starvedMaps();
     if (!Starved)
       return Starved.takeError();
@@ -268,6 +278,8 @@ public:
   /// expected size, before the first batch.
   MaybeError prepare() {
     std::lock_guard Lock(Launching);
+    if (MaybeError E = Dev->bindThread())
+      return E;
     uint32_t Packets = uint32_t(Opts.LaunchSize ? Opts.LaunchSize : 256);
     return ensureRunner(Packets, Packets * bufferBytes(Opts.MaxFrame));
   }

@@ -133,6 +133,9 @@ llvm::Function *addXdpPacketFn(llvm::Module &M, llvm::Function *Prog,
   llvm::IRBuilder<> B(llvm::BasicBlock::Create(C, "entry", F));
   auto *Ctx = B.CreateAlloca(llvm::ArrayType::get(I8, sizeof(ebpfgpu_xdp_ctx)), nullptr, "ctx");
   Ctx->setAlignment(llvm::Align(8));
+  // Every field starts defined (tail_target and tail_calls among them: a
+  // packet starts with no tail call made); the stores below set the rest.
+  B.CreateMemSet(Ctx, B.getInt8(0), sizeof(ebpfgpu_xdp_ctx), llvm::Align(8));
   auto Field = [&](llvm::Value *Base, size_t Off, llvm::Type *Ty) {
     return B.CreateAlignedLoad(Ty, B.CreateConstInBoundsGEP1_64(I8, Base, Off),
                                llvm::Align(Ty->getPrimitiveSizeInBits() / 8));

@@ -34,6 +34,10 @@ public:
 
   const std::string &name() const { return Name; }
   const CudaApi &api() const { return *Api; }
+  /// Makes the device's context current on the calling thread: a thread
+  /// other than the one that opened it (a DPDK worker) must, before any
+  /// other call on the device's objects.
+  MaybeError bindThread() const;
   /// Threads the GPU holds at once (multiprocessors x threads each).
   uint32_t residentThreads() const { return ResidentThreads; }
   uint32_t multiprocessors() const { return Multiprocessors; }
