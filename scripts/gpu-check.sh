@@ -290,14 +290,18 @@ device() {
   : >"$out/forward.jsonl"
   for batch in 32 256 4096 65536; do
     count=$((batch < 256 ? 300000 : (batch < 4096 ? 2000000 : 8000000)))
-    for how in launch:copy launch:mapped persistent:copy persistent:mapped; do
+    for how in launch:copy launch:mapped launch:mapped:zero-copy persistent:copy \
+               persistent:mapped persistent:mapped:zero-copy; do
+      local mode path zc=()
+      IFS=: read -r mode path zc <<<"$how"
+      [[ -n $zc ]] && zc=(--zero-copy) || zc=()
       if LD_LIBRARY_PATH=/tmp/dpdk/lib timeout 120 /tmp/dpdk/ebpf-gpu-loader forward \
           "$CARRY/bench/xdp_port_filter.sm90.gpu.o" --port gen --gen-pcap /tmp/bench.pcap \
           --gen-frame 64 --batch "$batch" --timeout-us 1000 --count "$count" \
-          --gpu-mode "${how%%:*}" --gpu-data "${how##*:}" --json >/tmp/fwd.json 2>"$out/fwd.err"; then
+          --gpu-mode "$mode" --gpu-data "$path" "${zc[@]}" --json >/tmp/fwd.json 2>"$out/fwd.err"; then
         python3 -c "import json,sys; r=json.load(open(sys.argv[1])); r['batch']=int(sys.argv[2]); r['how']=sys.argv[3]; print(json.dumps(r))" \
           /tmp/fwd.json "$batch" "$how" >>"$out/forward.jsonl"
-        python3 -c "import json,sys; r=json.load(open(sys.argv[1])); l=r.get('gpu_batch_latency_us',{}); print(f\"forward {sys.argv[3]:18s} batch {int(sys.argv[2]):6d}: {r['packets']/r['busy_seconds']/1e6:8.2f} Mpps, gpu batch p50 {l.get('p50',-1):8.1f} us p99 {l.get('p99',-1):8.1f} us\")" \
+        python3 -c "import json,sys; r=json.load(open(sys.argv[1])); l=r.get('gpu_batch_latency_us',{}); print(f\"forward {sys.argv[3]:28s} batch {int(sys.argv[2]):6d}: {r['packets']/r['busy_seconds']/1e6:8.2f} Mpps, gpu batch p50 {l.get('p50',-1):8.1f} us p99 {l.get('p99',-1):8.1f} us\")" \
           /tmp/fwd.json "$batch" "$how"
       else
         echo "forward $how batch $batch: FAILED"; cat "$out/fwd.err"; status=1

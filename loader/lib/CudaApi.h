@@ -57,6 +57,8 @@ struct CudaApi {
   X(cuStreamDestroy, "cuStreamDestroy_v2")                                                    \
   X(cuStreamSynchronize, "cuStreamSynchronize")                                               \
   X(cuStreamQuery, "cuStreamQuery")                                                           \
+  X(cuMemHostRegister, "cuMemHostRegister_v2")                                                \
+  X(cuMemHostUnregister, "cuMemHostUnregister")                                               \
   X(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2")                                \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor")
 #define EBPFGPU_DECLARE(Fn, Sym) decltype(&::Fn) Fn = nullptr;

@@ -113,7 +113,32 @@ MaybeError GpuDevice::bindThread() const {
   return std::nullopt;
 }
 
+Expected<uint64_t> GpuDevice::mapHostMemory(void *Addr, size_t Bytes) {
+  // Whole pages: the driver locks pages.
+  const uintptr_t Page = 4096;
+  uintptr_t Lo = reinterpret_cast<uintptr_t>(Addr) & ~(Page - 1);
+  uintptr_t Hi = (reinterpret_cast<uintptr_t>(Addr) + Bytes + Page - 1) & ~(Page - 1);
+  void *Start = reinterpret_cast<void *>(Lo);
+  EBPFGPU_CHECK(*Api, cuMemHostRegister, Start, Hi - Lo,
+                CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_PORTABLE);
+  Mapped.push_back(Start);
+  CUdeviceptr Dev;
+  EBPFGPU_CHECK(*Api, cuMemHostGetDevicePointer, &Dev, Start, 0);
+  return uint64_t(Dev) + (reinterpret_cast<uintptr_t>(Addr) - Lo);
+}
+
+void GpuDevice::unmapHostMemory(void *Addr) {
+  uintptr_t Lo = reinterpret_cast<uintptr_t>(Addr) & ~uintptr_t(4095);
+  auto It = std::find(Mapped.begin(), Mapped.end(), reinterpret_cast<void *>(Lo));
+  if (It == Mapped.end())
+    return;
+  Api->cuMemHostUnregister(*It);
+  Mapped.erase(It);
+}
+
 GpuDevice::~GpuDevice() {
+  for (void *Start : Mapped)
+    Api->cuMemHostUnregister(Start);
   if (Context)
     Api->cuDevicePrimaryCtxRelease(Device);
 }

@@ -231,6 +231,18 @@ MaybeError GpuRunner::run(uint32_t Count, size_t FrameBytes, BatchTiming *Timing
                                       : runPersistent(Count, FrameBytes, Timing);
 }
 
+MaybeError GpuRunner::runInPlace(uint32_t Count, BatchTiming *Timing) {
+  if (Opts.Path != GpuDataPath::Mapped)
+    return Error("packets in place need the mapped data path");
+  if (Count > Opts.MaxPackets)
+    return Error("batch too large for the GPU runner: " + std::to_string(Count) +
+                 " packets (room for " + std::to_string(Opts.MaxPackets) + ")");
+  if (Count == 0)
+    return std::nullopt;
+  return Opts.Mode == GpuMode::Launch ? runLaunch(Count, 0, Timing)
+                                      : runPersistent(Count, 0, Timing);
+}
+
 MaybeError GpuRunner::runLaunch(uint32_t Count, size_t FrameBytes, BatchTiming *Timing) {
   const CudaApi &A = Dev.api();
   CUstream S = static_cast<CUstream>(Stream);

@@ -215,9 +215,14 @@ void Worker::gather(rte_mbuf **Rx, uint16_t N) {
       rte_pktmbuf_free(M);
       continue;
     }
-    // Contiguous in the mbuf (one segment) or copied into Scratch.
-    const auto *Data = static_cast<const uint8_t *>(rte_pktmbuf_read(M, 0, Len, Scratch.data()));
-    Batch.add(Data, Len);
+    if (S.O.ZeroCopy && rte_pktmbuf_is_contiguous(M)) {
+      Batch.addExternal(static_cast<uint8_t *>(M->buf_addr), M->buf_len, M->data_off, Len);
+    } else {
+      // Contiguous in the mbuf (one segment) or copied into Scratch.
+      const auto *Data =
+          static_cast<const uint8_t *>(rte_pktmbuf_read(M, 0, Len, Scratch.data()));
+      Batch.add(Data, Len);
+    }
     Held.push_back(M);
   }
   C.RxPackets.add(N);
@@ -293,7 +298,12 @@ void Worker::flush() {
       Free.push_back(M);
       continue;
     }
-    if (unlikely(!storeResult(M, Batch.data(I), Len))) {
+    if (Batch.isExternal(I)) {
+      // The program ran in the mbuf itself: only its bounds move.
+      M->data_off = uint16_t(Batch.offset(I));
+      M->data_len = uint16_t(Len);
+      M->pkt_len = Len;
+    } else if (unlikely(!storeResult(M, Batch.data(I), Len))) {
       ++Oversized;
       Free.push_back(M);
       continue;
@@ -362,6 +372,8 @@ public:
   ~Session() {
     closePorts();
     Gen.reset(); // its rings, after the port made of them, before the EAL
+    if (Exec)
+      Exec->forgetPacketMemory(); // the mbuf pool goes with the EAL
     EalUp.reset();
     for (const auto &[Final, Tmp] : Outputs) {
       if (!Succeeded || std::rename(Tmp.c_str(), Final.c_str()) != 0)
@@ -377,6 +389,7 @@ public:
   }
   std::unique_ptr<dpdk::Eal> EalUp;
   std::unique_ptr<dpdk::Generator> Gen;
+  BatchExecutor *Exec = nullptr; ///< was given the mbuf pool's memory
   std::vector<uint16_t> Started;
   std::vector<std::pair<std::string, std::string>> Outputs;
   bool Succeeded = false;
@@ -541,6 +554,24 @@ Expected<ForwardReport> forward(BatchExecutor &Exec, const ForwardOptions &O,
     return Error(withLog("cannot allocate " + std::to_string(Mbufs) + " mbufs of " +
                              std::to_string(DataRoom) + " bytes: " + rte_strerror(rte_errno),
                          E));
+  if (O.ZeroCopy) {
+    // The back end runs packets in the mbufs: it gets to map their memory.
+    struct Ranges {
+      BatchExecutor &Exec;
+      MaybeError Failure;
+    } R{Exec, std::nullopt};
+    rte_mempool_mem_iter(
+        Pool,
+        [](rte_mempool *, void *Opaque, rte_mempool_memhdr *Hdr, unsigned) {
+          auto *Rs = static_cast<Ranges *>(Opaque);
+          if (!Rs->Failure)
+            Rs->Failure = Rs->Exec.usePacketMemory(Hdr->addr, Hdr->len);
+        },
+        &R);
+    Run.Exec = &Exec;
+    if (R.Failure)
+      return std::move(*R.Failure).withContext("zero-copy packet memory");
+  }
   std::unique_ptr<dpdk::Generator> &Gen = Run.Gen;
   for (size_t P = 0; P < Devices.size(); ++P) {
     const dpdk::DeviceSpec &D = Devices[P];

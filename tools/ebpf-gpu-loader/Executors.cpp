@@ -258,6 +258,30 @@ public:
                     "spare element; smaller batches avoid it");
     return Out;
   }
+  MaybeError usePacketMemory(void *Addr, size_t Bytes) override {
+    std::lock_guard Lock(Launching);
+    if (MaybeError E = Dev->bindThread())
+      return E;
+    // Only the mapped path reads packets in place; the copy path stages
+    // them whatever memory they are in.
+    if (Opts.Path != loader::GpuDataPath::Mapped)
+      return std::nullopt;
+    auto D = Dev->mapHostMemory(Addr, Bytes);
+    if (!D)
+      return D.takeError();
+    const auto *Lo = static_cast<const uint8_t *>(Addr);
+    PacketRanges.push_back({Lo, Lo + Bytes, *D});
+    return std::nullopt;
+  }
+  void forgetPacketMemory() override {
+    std::lock_guard Lock(Launching);
+    if (Dev->bindThread())
+      return;
+    for (const PacketRange &R : PacketRanges)
+      Dev->unmapHostMemory(const_cast<uint8_t *>(R.Lo));
+    PacketRanges.clear();
+  }
+
   const std::string &programName() const override { return Name; }
   const char *backendName() const override { return "gpu"; }
   double kernelMs() const { return KernelMs; }
@@ -313,7 +337,76 @@ private:
     return std::nullopt;
   }
 
+  /// The device address of `Len` bytes at `Host` when they lie in packet
+  /// memory the GPU maps; 0 otherwise.
+  uint64_t mappedAddress(const uint8_t *Host, size_t Len) const {
+    for (const PacketRange &R : PacketRanges)
+      if (Host >= R.Lo && Len <= size_t(R.Hi - Host))
+        return R.Dev + uint64_t(Host - R.Lo);
+    return 0;
+  }
+
+  /// Mapped path, every packet in mapped packet memory (mbufs): the kernel
+  /// runs them where they are. False when the batch does not qualify.
+  Expected<bool> runInPlace(PacketBatch &Batch, size_t First, uint32_t Count) {
+    if (Opts.Path != loader::GpuDataPath::Mapped || PacketRanges.empty())
+      return false;
+    if (MaybeError E = ensureRunner(Count, 0))
+      return std::move(*E).withContext("gpu back end");
+    ebpfgpu_packet_desc *Descs = Runner->descs();
+    for (uint32_t K = 0; K < Count; ++K) {
+      size_t I = First + K;
+      uint64_t Dev = Batch.isExternal(I) ? mappedAddress(Batch.buffer(I), Batch.bufferSize(I)) : 0;
+      if (!Dev)
+        return false;
+      ebpfgpu_packet_desc &D = Descs[K];
+      D = {};
+      D.buffer = Dev;
+      D.data_offset = Batch.offset(I);
+      D.length = Batch.length(I);
+      D.buffer_size = Batch.bufferSize(I);
+      D.ingress_ifindex = Batch.ingressIfindex();
+      D.rx_queue_index = Batch.rxQueueIndex();
+    }
+    loader::BatchTiming T;
+    auto Started = std::chrono::steady_clock::now();
+    if (MaybeError E = Runner->runInPlace(Count, Timed ? &T : nullptr))
+      return std::move(*E);
+    recordLatency(Started);
+    KernelMs += T.KernelMs;
+    const ebpfgpu_verdict *V = Runner->verdicts();
+    for (uint32_t K = 0; K < Count; ++K)
+      if (!Batch.setOutcome(First + K, V[K].data_offset, V[K].length, V[K].action,
+                            V[K].redirect_target))
+        return Error("packet " + std::to_string(First + K) + " left its buffer");
+    return true;
+  }
+
+  void recordLatency(std::chrono::steady_clock::time_point Started) {
+    if (Latencies.size() < MaxLatencies)
+      Latencies.push_back(float(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - Started)
+              .count()));
+  }
+
+  MaybeError maintainMaps() {
+    // What this launch deleted from hash maps goes back to the free lists
+    // before the next launch.
+    if (MaybeError E = Prog->reclaimMaps())
+      return E;
+    auto Lines = Prog->takeTrace();
+    if (!Lines)
+      return Lines.takeError();
+    Trace.add(*Lines);
+    return std::nullopt;
+  }
+
   MaybeError runLaunch(PacketBatch &Batch, size_t First, uint32_t Count) {
+    auto InPlace = runInPlace(Batch, First, Count);
+    if (!InPlace)
+      return InPlace.takeError();
+    if (*InPlace)
+      return maintainMaps();
     size_t Bytes = 0;
     for (uint32_t K = 0; K < Count; ++K)
       Bytes += bufferBytes(Batch.length(First + K));
@@ -339,10 +432,7 @@ private:
     auto Started = std::chrono::steady_clock::now();
     if (MaybeError E = Runner->run(Count, At, Timed ? &T : nullptr))
       return E;
-    if (Latencies.size() < MaxLatencies)
-      Latencies.push_back(float(
-          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - Started)
-              .count()));
+    recordLatency(Started);
     KernelMs += T.KernelMs;
     const ebpfgpu_verdict *V = Runner->verdicts();
     At = 0;
@@ -353,23 +443,21 @@ private:
         return Error("packet " + std::to_string(I) + " left its buffer");
       // The packet's final bytes, at the same place in the batch's buffer
       // (its headroom is XDP's too, its buffer at least as long).
-      std::memcpy(Batch.frames() + I * Batch.stride() + V[K].data_offset,
-                  Frames + At + V[K].data_offset, V[K].length);
+      std::memcpy(Batch.buffer(I) + V[K].data_offset, Frames + At + V[K].data_offset,
+                  V[K].length);
       if (!Batch.setOutcome(I, V[K].data_offset, V[K].length, V[K].action, V[K].redirect_target))
         return Error("packet " + std::to_string(I) + " left its buffer");
       At += Buffer;
     }
-    // What this launch deleted from hash maps goes back to the free lists
-    // before the next launch.
-    if (MaybeError E = Prog->reclaimMaps())
-      return E;
-    auto Lines = Prog->takeTrace();
-    if (!Lines)
-      return Lines.takeError();
-    Trace.add(*Lines);
-    return std::nullopt;
+    return maintainMaps();
   }
 
+  /// Host memory the runtime's packets live in, mapped for the GPU.
+  struct PacketRange {
+    const uint8_t *Lo, *Hi;
+    uint64_t Dev;
+  };
+  std::vector<PacketRange> PacketRanges;
   std::unique_ptr<loader::GpuDevice> Dev;
   std::unique_ptr<loader::GpuProgram> Prog;
   std::unique_ptr<loader::GpuRunner> Runner;

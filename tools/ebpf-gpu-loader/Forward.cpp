@@ -78,6 +78,8 @@ int usage(const std::string &Msg) {
                "  --gpu-blocks N      gpu, persistent: blocks of the kernel (default: one per SM)\n"
                "  --watchdog-ms MS    gpu, persistent: a batch not done by then fails (default "
                "1000)\n"
+               "  --zero-copy         run the program on packets in their mbufs (no copies; the\n"
+               "                      GPU's mapped path reads them in place); 128 bytes of headroom\n"
                "  --gen-pcap FILE     the packets the generator port ('--port gen', a core of\n"
                "                      this process filling its rx ring) sends, over and over\n"
                "  --gen-frame BYTES   the generator's frames: its packets cut or padded to BYTES\n"
@@ -280,6 +282,8 @@ int forwardCommand(int argc, char **argv) {
       GpuBlocks = uint32_t(Number(1, 1000000));
     else if (A == "--watchdog-ms")
       WatchdogMs = uint32_t(Number(1, 1000000));
+    else if (A == "--zero-copy")
+      O.ZeroCopy = true;
     else if (A == "--gen-pcap")
       GenPcap = Value();
     else if (A == "--gen-frame")

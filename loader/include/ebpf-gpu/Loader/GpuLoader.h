@@ -38,6 +38,11 @@ public:
   /// other than the one that opened it (a DPDK worker) must, before any
   /// other call on the device's objects.
   MaybeError bindThread() const;
+  /// Page-locks host memory [Addr, Addr + Bytes) and maps it for the GPU
+  /// (cuMemHostRegister); returns the device address of Addr. The range
+  /// stays mapped until unmapHostMemory(Addr) or the device is closed.
+  Expected<uint64_t> mapHostMemory(void *Addr, size_t Bytes);
+  void unmapHostMemory(void *Addr);
   /// Threads the GPU holds at once (multiprocessors x threads each).
   uint32_t residentThreads() const { return ResidentThreads; }
   uint32_t multiprocessors() const { return Multiprocessors; }
@@ -50,6 +55,7 @@ private:
   std::string Name;
   uint32_t ResidentThreads = 0;
   uint32_t Multiprocessors = 0;
+  std::vector<void *> Mapped; ///< page-aligned starts of mapped host ranges
 };
 
 /// Threads per block of the batch kernels.

@@ -77,6 +77,11 @@ public:
   /// outside those bytes, or (persistent) a batch the watchdog gave up on;
   /// after a watchdog failure every later run fails too.
   MaybeError run(uint32_t Count, size_t FrameBytes, BatchTiming *Timing = nullptr);
+  /// Mapped path: runs `Count` packets whose descriptors already hold
+  /// device addresses of buffers elsewhere (mapped host memory: mbufs, see
+  /// GpuDevice::mapHostMemory); frames() is not used. The caller vouches
+  /// for the buffers.
+  MaybeError runInPlace(uint32_t Count, BatchTiming *Timing = nullptr);
 
   const GpuRunnerOptions &options() const { return Opts; }
   /// Threads of the grid: the CPUs packets are spread over.

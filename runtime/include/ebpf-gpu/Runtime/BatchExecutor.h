@@ -51,6 +51,14 @@ public:
   /// map refused for want of room within a batch); empty when nothing.
   virtual Expected<std::vector<std::string>> warnings() = 0;
 
+  /// The runtime's packet buffers (an mbuf pool's memory) live in
+  /// [Addr, Addr + Bytes): a back end that can run packets there in place
+  /// (a GPU mapping the range) prepares to. Packets added to a batch with
+  /// PacketBatch::addExternal lie in such ranges. Before any run().
+  virtual MaybeError usePacketMemory(void *Addr, size_t Bytes) { return std::nullopt; }
+  /// The ranges are about to be freed: forget them. After the last run().
+  virtual void forgetPacketMemory() {}
+
   /// The program's name (function or section) and the back end's name
   /// ("host", "gpu").
   virtual const std::string &programName() const = 0;

@@ -56,6 +56,11 @@ struct ForwardOptions {
   uint32_t Mbufs = 0;
   /// How often Progress is called (0: never).
   uint32_t ProgressMs = 0;
+  /// Run the program on packets in their mbufs (when one segment) rather
+  /// than on copies: no copy in or out, and a GPU reads the mbufs in place
+  /// (mapped path). The program then has the mbuf's headroom
+  /// (RTE_PKTMBUF_HEADROOM, 128 bytes) rather than XDP's 256.
+  bool ZeroCopy = false;
   /// The `gen` port's traffic (an in-process source, DpdkGenerator.h): the
   /// packets it sends, cut or padded to GenFrame bytes, over and over.
   const PacketBatch *GenPackets = nullptr;
