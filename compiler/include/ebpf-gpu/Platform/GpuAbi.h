@@ -71,11 +71,20 @@ struct ebpfgpu_ring {
   struct ebpfgpu_ring_slot slot[EBPFGPU_RING_SLOTS];
 };
 
-/* Device memory, zeroed before the launch: how the blocks agree. */
+/* Device memory, zeroed before the launch: how the blocks agree. Block 0
+ * alone reads the ring in host memory; it copies each batch's slot here
+ * before it releases `go`, so the other blocks touch device memory only. */
+struct ebpfgpu_ring_sync_slot {
+  uint32_t count;
+  uint32_t arrived; /* blocks done with the slot's batch */
+  uint64_t descs;
+  uint64_t verdicts;
+};
+
 struct ebpfgpu_ring_sync {
   uint32_t go;   /* the newest batch block 0 saw ready */
   uint32_t stop; /* block 0 saw ring->stop */
-  uint32_t arrived[EBPFGPU_RING_SLOTS]; /* blocks done with the slot's batch */
+  struct ebpfgpu_ring_sync_slot slot[EBPFGPU_RING_SLOTS];
 };
 
 #endif /* EBPF_GPU_PLATFORM_GPUABI_H */
