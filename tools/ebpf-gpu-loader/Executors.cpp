@@ -127,6 +127,11 @@ public:
                        const std::vector<uint8_t> &Value) override {
     return Prog->updateMap(Map, Key, Value);
   }
+  MaybeError setFib(const std::vector<uint8_t> &Block) override {
+    std::unique_lock Lock(Running);
+    Prog->setFib(Block);
+    return std::nullopt;
+  }
   MaybeError checkMaps() override { return Prog->checkMaps(); }
   Expected<std::string> takeTrace() override {
     std::unique_lock Lock(Running);
@@ -242,6 +247,10 @@ public:
                        const std::vector<uint8_t> &Value) override {
     std::lock_guard Lock(Launching);
     return Prog->updateMap(Map, Key, Value);
+  }
+  MaybeError setFib(const std::vector<uint8_t> &Block) override {
+    std::lock_guard Lock(Launching);
+    return Prog->setFib(Block);
   }
   MaybeError checkMaps() override {
     std::lock_guard Lock(Launching);

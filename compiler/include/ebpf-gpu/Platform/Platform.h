@@ -37,6 +37,7 @@ enum class ArgCheck : uint8_t {
   MapValue,     ///< readable memory of the map's value size
   Mem,          ///< readable memory; its size is the next argument
   UninitMem,    ///< writable memory (may be uninitialised); size in the next argument
+  InOutMem,     ///< initialised stack or map value memory the helper rewrites; size next
   ConstSize,    ///< a size > 0 with a known upper bound (follows Mem/UninitMem)
   ConstSizeOrZero, ///< as ConstSize, 0 allowed
 };
