@@ -13,7 +13,7 @@
 # run ends. `cases`, `router-traffic` and `decode` make and read the
 # packets (also for the tests without a kernel).
 #
-# usage: fib-netns.py diff LOADER CASES.o ROUTER.o FIB-EXPECTED WORKDIR
+# usage: fib-netns.py diff LOADER CASES.o ROUTER.o FIB-EXPECTED WORKDIR [MORE.pcap]
 #        fib-netns.py cases OUT.pcap [--with-src]
 #        fib-netns.py router-traffic OUT.pcap
 #        fib-netns.py decode CASES-OUT.pcap
@@ -335,7 +335,7 @@ def compare(what, kdir, hdir):
     return diffs
 
 
-def diff(loader, cases_obj, router_obj, expected_fib, work):
+def diff(loader, cases_obj, router_obj, expected_fib, work, more_pcap=None):
     ns = f"ebpfgpu-fib-{os.getpid()}"
     sh(["ip", "netns", "add", ns])
     try:
@@ -384,6 +384,18 @@ def diff(loader, cases_obj, router_obj, expected_fib, work):
             print(f"router from ifindex {ingress}: {len(rframes)} packets, "
                   + ", ".join(f"{v} {n}" for v, n in counts.items())
                   + f"; {len(d)} differences between host and kernel")
+        if more_pcap:
+            k = os.path.join(work, "more.kernel")
+            h = os.path.join(work, "more.host")
+            extra = ["--ingress-ifindex", str(LAN)]
+            kv = run_loader(loader, router_obj, "kernel", more_pcap, k, ns=ns, extra=extra)
+            run_loader(loader, router_obj, "host", more_pcap, h, extra=extra + ["--fib", fib])
+            d = compare(f"router over {os.path.basename(more_pcap)}", k, h)
+            diffs += d
+            counts = {v: kv.count(v) for v in sorted(set(kv))}
+            print(f"router over {os.path.basename(more_pcap)} from ifindex {LAN}: {len(kv)} "
+                  "packets, " + ", ".join(f"{v} {n}" for v, n in counts.items())
+                  + f"; {len(d)} differences between host and kernel")
         for d in diffs:
             print(d)
         return 1 if diffs else 0
@@ -395,7 +407,7 @@ def diff(loader, cases_obj, router_obj, expected_fib, work):
 def main():
     cmd = sys.argv[1]
     if cmd == "diff":
-        return diff(*sys.argv[2:7])
+        return diff(*sys.argv[2:])
     if cmd == "cases":
         frames = case_frames("--with-src" in sys.argv)
         write_pcap(sys.argv[2], [fr for _, fr in frames])
