@@ -83,7 +83,9 @@ chooseVerified(const object::ObjectSpec &Obj, const std::string &Path, const std
   // A program that tail-calls brings every program it may reach: all are
   // verified.
   for (const object::ProgramSpec *Q : compiler::programSetFor(Obj, *P).Programs) {
-    verifier::Result V = verifier::verify(*Q, Obj.Maps, verifier::Options());
+    verifier::Options VO;
+    VO.License = Obj.License;
+    verifier::Result V = verifier::verify(*Q, Obj.Maps, VO);
     if (!V.ok())
       return Error(Path + ": program " + Q->Name +
                    ": refused by the verifier: " + verifier::formatDiagnostic(*V.Error, *Q));

@@ -801,6 +801,10 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
                         Opts.Platform->name() + " programs",
                 "known_helper(" + std::to_string(Id) + ")");
   std::string Name = "bpf_" + H->Name;
+  if (H->GplOnly && Opts.License && !isGplCompatible(*Opts.License))
+    return fail(Pc, Name + " is GPL-only; the program's license '" + *Opts.License +
+                        "' is not GPL-compatible",
+                "gpl_compatible(license)");
   const object::MapSpec *Map = nullptr;
   std::optional<uint64_t> KeyConst; // a 4-byte key known on the stack
   unsigned KeyFrame = 0, KeyAt = 0;
@@ -1351,6 +1355,14 @@ Result Verifier::run() {
 }
 
 } // namespace
+
+bool isGplCompatible(const std::string &License) {
+  for (const char *L : {"GPL", "GPL v2", "GPL and additional rights", "Dual BSD/GPL",
+                        "Dual MIT/GPL", "Dual MPL/GPL"})
+    if (License == L)
+      return true;
+  return false;
+}
 
 Result verify(const object::ProgramSpec &Prog, const std::vector<object::MapSpec> &Maps,
               const Options &Opts) {

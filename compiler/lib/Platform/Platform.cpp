@@ -64,6 +64,10 @@ public:
       {C::Ctx, C::Scalar, C::UninitMem, C::ConstSize});
     H(190, "xdp_store_bytes", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar}, false,
       {C::Ctx, C::Scalar, C::Mem, C::ConstSize});
+    // The kernel's gpl_only helpers among these.
+    for (HelperProto &P : Helpers)
+      P.GplOnly = P.Name == "trace_printk" || P.Name == "perf_event_output" ||
+                  P.Name == "fib_lookup";
   }
 
   const char *name() const override { return "xdp"; }

@@ -2,7 +2,8 @@
 // bpf_fib_lookup's arguments: params must be initialised stack or map value
 // memory of plen bytes that the program may write (the helper rewrites it,
 // so the verifier forgets what it knew of those bytes), plen a size above 0
-// with a known bound, as the kernel's verifier requires; each misuse is
+// with a known bound, and a GPL-compatible license (the helper is GPL-only),
+// as the kernel's verifier requires; each misuse is
 // refused by ours and by the kernel's. A plen below sizeof(struct
 // bpf_fib_lookup) verifies and returns -EINVAL at run time, as in the kernel
 // (tests/lit/loader/fib-lookup.test).
@@ -14,6 +15,7 @@
 // RUN: %clang-bpf -DCASE=6 -c %s -o %t.6.o
 // RUN: %clang-bpf -DCASE=7 -c %s -o %t.7.o
 // RUN: %clang-bpf -DCASE=8 -c %s -o %t.8.o
+// RUN: %clang-bpf -DCASE=9 -c %s -o %t.9.o
 // RUN: not ebpf-gpu-cc %t.1.o 2>&1 | FileCheck %s --check-prefix=SMALL
 // SMALL: fib-lookup.c:{{[0-9]+}}: pc {{[0-9]+}}: bpf_fib_lookup argument 2 (r2): stack read of 64 bytes at r10-32 is outside the 512-byte frame
 // RUN: not ebpf-gpu-cc %t.2.o 2>&1 | FileCheck %s --check-prefix=UNBOUNDED
@@ -28,6 +30,10 @@
 // REWRITTEN: offset added to r1 (stack pointer) is unbounded
 // RUN: not ebpf-gpu-cc %t.7.o 2>&1 | FileCheck %s --check-prefix=PACKET
 // PACKET: bpf_fib_lookup argument 2 (r2) must point to the stack or a map value, is a packet pointer (type(r2) == stack|map_value)
+// RUN: not ebpf-gpu-cc %t.9.o 2>&1 | FileCheck %s --check-prefix=LICENSE
+// LICENSE: bpf_fib_lookup is GPL-only; the program's license 'Proprietary' is not GPL-compatible (gpl_compatible(license))
+// RUN: ebpf-gpu-trafgen -o %t.pcap --count 1
+// RUN: not ebpf-gpu-loader run %t.9.o --pcap %t.pcap 2>&1 | FileCheck %s --check-prefix=LICENSE
 // RUN: ebpf-gpu-cc %t.8.o -o %t.8.gpu.o
 // RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.1.o %}
 // RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.2.o %}
@@ -36,6 +42,7 @@
 // RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.5.o %}
 // RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.6.o %}
 // RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.7.o %}
+// RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.9.o %}
 // RUN: %if kernel-bpf %{ not %S/Inputs/kernel-refuses.sh %t.8.o | FileCheck %s --check-prefix=KERNEL-ACCEPTS %}
 // KERNEL-ACCEPTS: the kernel ACCEPTED
 
@@ -89,6 +96,13 @@ SEC("xdp") int prog(struct xdp_md *ctx) {
   struct bpf_fib_lookup p = {};
   rc += bpf_fib_lookup(ctx, &p, sizeof(p), 0);
   return (rc + p.ifindex) & 3;
+#elif CASE == 9 // a GPL-only helper in a program that is not GPL
+  struct bpf_fib_lookup p = {};
+  return bpf_fib_lookup(ctx, &p, sizeof(p), 0) & 3;
 #endif
 }
+#if CASE == 9
+char LICENSE[] SEC("license") = "Proprietary";
+#else
 char LICENSE[] SEC("license") = "GPL";
+#endif

@@ -58,6 +58,9 @@ struct HelperProto {
   bool ImplicitCtx = false;
   std::vector<ArgCheck> Checks;
   RetCheck Result = RetCheck::Scalar;
+  /// Callable only from programs with a GPL-compatible license (the
+  /// kernel's gpl_only).
+  bool GplOnly = false;
 
   std::string runtimeSymbol() const { return "ebpfgpu_" + Name; }
 };
