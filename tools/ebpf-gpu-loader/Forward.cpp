@@ -10,6 +10,7 @@
 
 #include "Executors.h"
 
+#include "ebpf-gpu/Loader/Fib.h"
 #include "ebpf-gpu/Loader/GpuObject.h"
 #include "ebpf-gpu/Runtime/DpdkForwarder.h"
 
@@ -68,6 +69,8 @@ int usage(const std::string &Msg) {
                "queues and batch)\n"
                "  --stats-ms MS       progress line on stderr every MS ms (default 1000 "
                "on a terminal)\n"
+               "  --fib FILE          the forwarding table bpf_fib_lookup reads (docs/MAPS.md);\n"
+               "                      port i (from 0, --port order) is ifindex i + 1\n"
                "  --json              print the summary as JSON\n"
                "  --allow-unverified  run a .gpu.o compiled with --no-verify (testing "
                "only)\n"
@@ -201,6 +204,7 @@ void printProgress(const runtime::ForwardReport &R) {
 int forwardCommand(int argc, char **argv) {
   runtime::ForwardOptions O;
   std::string Object, Section, Backend;
+  std::string FibFile;
   bool Json = false, AllowUnverified = false;
   int64_t StatsMs = -1;
   for (int I = 2; I < argc; ++I) {
@@ -245,6 +249,8 @@ int forwardCommand(int argc, char **argv) {
       O.Mbufs = uint32_t(Number(1023, 1u << 30));
     else if (A == "--stats-ms")
       StatsMs = int64_t(Number(0, 86400000));
+    else if (A == "--fib")
+      FibFile = Value();
     else if (A == "--json")
       Json = true;
     else if (A == "--allow-unverified")
@@ -309,6 +315,15 @@ int forwardCommand(int argc, char **argv) {
 #else
     fail("the host back end needs a loader built with the compiler");
 #endif
+  }
+
+  // The ports are the links bpf_fib_lookup sees: port i is ifindex i + 1.
+  if (!FibFile.empty()) {
+    auto Fib = loader::readFibFile(FibFile);
+    if (!Fib)
+      fail(Fib.error().message());
+    if (MaybeError E = Exec->setFib(*Fib))
+      fail("--fib: " + E->message());
   }
 
   struct sigaction Sa = {};
