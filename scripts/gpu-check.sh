@@ -92,6 +92,35 @@ prepare() {
   build/tools/ebpf-gpu-cc build/trace_printk.o -o "$CARRY/samples/trace_printk.gpu.o"
   build/tools/ebpf-gpu-loader run build/trace_printk.o --pcap "$traffic" --trace build/trace.host.txt >/dev/null
   LC_ALL=C sort build/trace.host.txt | sha256sum | cut -d' ' -f1 >"$CARRY/samples/trace.sha256"
+  # bpf_fib_lookup: the table of tests/lit/loader/Inputs/fib.fib (read back
+  # from a kernel namespace; tests/lit/loader/fib-lookup-kernel.test checks
+  # the host back end against the kernel on it): every call of
+  # fib-lookup.test, and the router from each ingress link over its traffic
+  # and from link 2 over the generated traffic.
+  local fib=tests/lit/loader/Inputs/fib.fib
+  python3 tests/lit/loader/Inputs/fib-netns.py cases "$CARRY/samples/fib-cases.pcap" --with-src
+  python3 tests/lit/loader/Inputs/fib-netns.py router-traffic "$CARRY/samples/fib-router.pcap"
+  /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
+    -c tests/lit/loader/Inputs/fib_cases.c -o build/fib_cases.o
+  build/tools/ebpf-gpu-cc build/fib_cases.o -o "$CARRY/samples/fib_cases.gpu.o"
+  build/tools/ebpf-gpu-cc build/samples/xdp_fib_router.o -o "$CARRY/samples/xdp_fib_router.gpu.o"
+  build/tools/ebpf-gpu-loader run build/fib_cases.o --pcap "$CARRY/samples/fib-cases.pcap" \
+    --fib "$fib" --out build/fib-cases.host.pcap --verdicts build/fib-cases.host.txt >/dev/null
+  cat build/fib-cases.host.txt build/fib-cases.host.pcap | sha256sum | cut -d' ' -f1 \
+    >"$CARRY/samples/fib-cases.sha256"
+  local ingress
+  for ingress in 1 2 3 4; do
+    build/tools/ebpf-gpu-loader run build/samples/xdp_fib_router.o --pcap "$CARRY/samples/fib-router.pcap" \
+      --fib "$fib" --ingress-ifindex "$ingress" --out build/fib-router.host.pcap \
+      --verdicts build/fib-router.host.txt --dump-maps build/fib-router.host.maps >/dev/null
+    cat build/fib-router.host.{txt,pcap,maps} | sha256sum | cut -d' ' -f1 \
+      >"$CARRY/samples/fib-router.$ingress.sha256"
+  done
+  build/tools/ebpf-gpu-loader run build/samples/xdp_fib_router.o --pcap "$traffic" --fib "$fib" \
+    --ingress-ifindex 2 --out build/fib-router.gen.host.pcap --verdicts build/fib-router.gen.host.txt \
+    --dump-maps build/fib-router.gen.host.maps >/dev/null
+  cat build/fib-router.gen.host.{txt,pcap,maps} | sha256sum | cut -d' ' -f1 \
+    >"$CARRY/samples/fib-router.gen.sha256"
   # Hash map stress: inserts, replaces, deletes and reads from 1M threads.
   /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
     -c tests/stress/hash_stress.c -o build/hash_stress.o
@@ -233,6 +262,37 @@ device() {
     echo "trace_printk: $(wc -l </tmp/trace.gpu.txt) lines, the same as the host's"
   else
     echo "trace_printk: GPU lines DIFFER from the host's ($(wc -l </tmp/trace.gpu.txt) lines)"
+    status=1
+  fi
+  echo "== bpf_fib_lookup on the GPU (table of tests/lit/loader/Inputs/fib.fib) against the host back end"
+  local fib=tests/lit/loader/Inputs/fib.fib ingress
+  "$bin/ebpf-gpu-loader" run "$s/fib_cases.gpu.o" --pcap "$s/fib-cases.pcap" --fib "$fib" \
+    --out /tmp/fib-cases.gpu.pcap --verdicts /tmp/fib-cases.gpu.txt >/dev/null
+  if [[ $(cat /tmp/fib-cases.gpu.txt /tmp/fib-cases.gpu.pcap | sha256sum | cut -d' ' -f1) == $(cat "$s/fib-cases.sha256") ]]; then
+    echo "fib_cases: $(wc -l </tmp/fib-cases.gpu.txt) calls, GPU and host agree (return codes, every output field)"
+  else
+    echo "fib_cases: GPU and host DIFFER"
+    cp /tmp/fib-cases.gpu.pcap "$out/" || true
+    status=1
+  fi
+  for ingress in 1 2 3 4; do
+    "$bin/ebpf-gpu-loader" run "$s/xdp_fib_router.gpu.o" --pcap "$s/fib-router.pcap" --fib "$fib" \
+      --ingress-ifindex "$ingress" --out /tmp/fib-router.gpu.pcap --verdicts /tmp/fib-router.gpu.txt \
+      --dump-maps /tmp/fib-router.gpu.maps >/dev/null
+    if [[ $(cat /tmp/fib-router.gpu.{txt,pcap,maps} | sha256sum | cut -d' ' -f1) == $(cat "$s/fib-router.$ingress.sha256") ]]; then
+      echo "xdp_fib_router from ifindex $ingress: $(wc -l </tmp/fib-router.gpu.txt) packets, GPU and host agree (verdicts, packets, maps)"
+    else
+      echo "xdp_fib_router from ifindex $ingress: GPU and host DIFFER"
+      status=1
+    fi
+  done
+  "$bin/ebpf-gpu-loader" run "$s/xdp_fib_router.gpu.o" --pcap "$traffic" --fib "$fib" --ingress-ifindex 2 \
+    --out /tmp/fib-router.gen.gpu.pcap --verdicts /tmp/fib-router.gen.gpu.txt \
+    --dump-maps /tmp/fib-router.gen.gpu.maps | grep -E "XDP_REDIRECT|GPU kernel"
+  if [[ $(cat /tmp/fib-router.gen.gpu.{txt,pcap,maps} | sha256sum | cut -d' ' -f1) == $(cat "$s/fib-router.gen.sha256") ]]; then
+    echo "xdp_fib_router over $PACKETS generated packets: GPU and host agree (verdicts, packets, maps)"
+  else
+    echo "xdp_fib_router over $PACKETS generated packets: GPU and host DIFFER"
     status=1
   fi
   echo "== hash map stress: 1M packets in batches of 65536 threads that insert, replace, delete and read 4096 keys"

@@ -200,6 +200,7 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev, const Gpu
     uint64_t Ptr = L;
     EBPFGPU_CHECK(A, cuMemcpyHtoD, G, &Ptr, sizeof(Ptr));
   }
+  P->UsesFib = std::count(Spec.Helpers.begin(), Spec.Helpers.end(), "fib_lookup") != 0;
   // Maps: header and zeroed values in device memory, bound to the module's
   // map global. Global data lives in the module itself.
   for (const GpuMapSpec &M : Spec.Maps) {
@@ -335,6 +336,36 @@ MaybeError GpuProgram::updateMap(const std::string &Map, const std::vector<uint8
   return Error("no map named '" + Map + "' in the program");
 }
 
+MaybeError GpuProgram::setFib(const std::vector<uint8_t> &Block) {
+  if (!UsesFib)
+    return std::nullopt;
+  const CudaApi &A = Dev.api();
+  CUdeviceptr Table = 0;
+  if (!Block.empty()) {
+    EBPFGPU_CHECK(A, cuMemAlloc, &Table, Block.size());
+    if (CUresult R = A.cuMemcpyHtoD(Table, Block.data(), Block.size()); R != CUDA_SUCCESS) {
+      A.cuMemFree(Table);
+      return A.error("cuMemcpyHtoD", R).withContext("forwarding table");
+    }
+  }
+  CUdeviceptr G;
+  size_t GSize = 0;
+  uint64_t Ptr = Table;
+  CUresult R = A.cuModuleGetGlobal(&G, &GSize, static_cast<CUmodule>(Module), EBPFGPU_FIB_GLOBAL);
+  if (R == CUDA_SUCCESS)
+    R = A.cuMemcpyHtoD(G, &Ptr, sizeof(Ptr));
+  if (R != CUDA_SUCCESS) {
+    if (Table)
+      A.cuMemFree(Table);
+    return A.error("cuModuleGetGlobal/cuMemcpyHtoD", R).withContext("forwarding table");
+  }
+  // No batch runs between batches: the old table has no reader left.
+  if (Fib)
+    A.cuMemFree(Fib);
+  Fib = Table;
+  return std::nullopt;
+}
+
 Expected<TraceText> GpuProgram::takeTrace() {
   if (!TraceLog)
     return TraceText();
@@ -392,6 +423,8 @@ MaybeError GpuProgram::readGlobal(const std::string &Name, size_t Offset, void *
 GpuProgram::~GpuProgram() {
   if (TraceLog)
     Dev.api().cuMemFree(TraceLog);
+  if (Fib)
+    Dev.api().cuMemFree(Fib);
   for (const DeviceMap &D : Maps)
     for (uint64_t P : {D.Header, D.Storage})
       if (P)

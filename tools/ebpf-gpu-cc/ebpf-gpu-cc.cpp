@@ -235,6 +235,8 @@ int main(int argc, char **argv) {
     VO.Platform = Plat;
     VO.RawMemSize = MemSize;
     VO.Log = WantLog;
+    if (Plat->hasContext())
+      VO.License = Obj.License;
     verifier::Result R = verifier::verify(P, Obj.Maps, VO);
     if (!R.ok() && !WantLog)
       fail(InputPath + ": program " + P.Name + ": refused by the verifier: " +

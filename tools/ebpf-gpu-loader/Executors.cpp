@@ -86,7 +86,9 @@ chooseVerified(const object::ObjectSpec &Obj, const std::string &Path, const std
   // A program that tail-calls brings every program it may reach: all are
   // verified.
   for (const object::ProgramSpec *Q : compiler::programSetFor(Obj, *P).Programs) {
-    verifier::Result V = verifier::verify(*Q, Obj.Maps, verifier::Options());
+    verifier::Options VO;
+    VO.License = Obj.License;
+    verifier::Result V = verifier::verify(*Q, Obj.Maps, VO);
     if (!V.ok())
       return Error(Path + ": program " + Q->Name +
                    ": refused by the verifier: " + verifier::formatDiagnostic(*V.Error, *Q));
@@ -129,6 +131,11 @@ public:
   MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
                        const std::vector<uint8_t> &Value) override {
     return Prog->updateMap(Map, Key, Value);
+  }
+  MaybeError setFib(const std::vector<uint8_t> &Block) override {
+    std::unique_lock Lock(Running);
+    Prog->setFib(Block);
+    return std::nullopt;
   }
   MaybeError checkMaps() override { return Prog->checkMaps(); }
   Expected<std::string> takeTrace() override {
@@ -234,6 +241,10 @@ public:
     if (MaybeError E = Dev->bindThread())
       return std::move(*E);
     return Prog->updateMap(Map, Key, Value);
+  }
+  MaybeError setFib(const std::vector<uint8_t> &Block) override {
+    std::lock_guard Lock(Launching);
+    return Prog->setFib(Block);
   }
   MaybeError checkMaps() override {
     std::lock_guard Lock(Launching);

@@ -10,6 +10,7 @@
 
 #include "Executors.h"
 
+#include "ebpf-gpu/Loader/Fib.h"
 #include "ebpf-gpu/Loader/GpuObject.h"
 #include "ebpf-gpu/Runtime/DpdkForwarder.h"
 
@@ -84,6 +85,8 @@ int usage(const std::string &Msg) {
                "                      this process filling its rx ring) sends, over and over\n"
                "  --gen-frame BYTES   the generator's frames: its packets cut or padded to BYTES\n"
                "                      (default 64)\n"
+               "  --fib FILE          the forwarding table bpf_fib_lookup reads (docs/MAPS.md);\n"
+               "                      port i (from 0, --port order) is ifindex i + 1\n"
                "  --json              print the summary as JSON\n"
                "  --allow-unverified  run a .gpu.o compiled with --no-verify (testing "
                "only)\n"
@@ -224,6 +227,7 @@ void printProgress(const runtime::ForwardReport &R) {
 int forwardCommand(int argc, char **argv) {
   runtime::ForwardOptions O;
   std::string Object, Section, Backend;
+  std::string FibFile;
   bool Json = false, AllowUnverified = false;
   int64_t StatsMs = -1;
   std::string GpuMode = "launch", GpuData = "copy", GenPcap;
@@ -288,6 +292,8 @@ int forwardCommand(int argc, char **argv) {
       GenPcap = Value();
     else if (A == "--gen-frame")
       O.GenFrame = uint32_t(Number(runtime::MinForwardFrame, runtime::MaxForwardFrame));
+    else if (A == "--fib")
+      FibFile = Value();
     else if (A == "--json")
       Json = true;
     else if (A == "--allow-unverified")
@@ -369,6 +375,14 @@ int forwardCommand(int argc, char **argv) {
       fail(B.error().message());
     GenPackets = std::move(*B);
     O.GenPackets = &*GenPackets;
+  }
+  // The ports are the links bpf_fib_lookup sees: port i is ifindex i + 1.
+  if (!FibFile.empty()) {
+    auto Fib = loader::readFibFile(FibFile);
+    if (!Fib)
+      fail(Fib.error().message());
+    if (MaybeError E = Exec->setFib(*Fib))
+      fail("--fib: " + E->message());
   }
 
   struct sigaction Sa = {};

@@ -16,6 +16,7 @@
 #include "Executors.h"
 #include "Forward.h"
 
+#include "ebpf-gpu/Loader/Fib.h"
 #include "ebpf-gpu/Loader/GpuObject.h"
 #include "ebpf-gpu/Loader/MapEntries.h"
 #include "ebpf-gpu/Loader/MapMemory.h"
@@ -82,6 +83,11 @@ int usage(const std::string &Msg) {
                "                      map stores them, e.g. routes:18000000c0a80100:02000000);\n"
                "                      repeatable\n"
                "  --map-file FILE     --map-set for each line MAP:KEY:VALUE of FILE ('#' comments)\n"
+               "  --fib FILE          host, gpu: the forwarding table bpf_fib_lookup reads (links,\n"
+               "                      routes, neighbours; docs/MAPS.md); the kernel back end reads\n"
+               "                      its network namespace's (run it under ip netns exec)\n"
+               "  --ingress-ifindex N what programs read as ctx->ingress_ifindex (default: 0 on\n"
+               "                      host and gpu; the kernel's loopback device, 1, on kernel)\n"
                "  --check-maps        host, gpu: after the run, check the structure of every\n"
                "                      hash map (links, buckets, counts, free lists)\n"
                "  --trace FILE        host, gpu: write bpf_trace_printk lines to FILE (default:\n"
@@ -107,6 +113,9 @@ struct RunOptions {
   bool CheckMaps = false;
   std::string TraceFile; ///< --trace: where bpf_trace_printk lines go (default stderr)
   std::vector<MapEntry> MapEntries; ///< --map-set, in order
+  std::string FibFile;              ///< --fib: bpf_fib_lookup's table
+  std::vector<uint8_t> Fib;         ///< its block (loader/Fib.h)
+  std::optional<uint32_t> IngressIfindex; ///< --ingress-ifindex
 };
 
 /// Nothing unverified runs unless the operator says so (back-end tests).
@@ -258,6 +267,15 @@ void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
     LIBBPF_OPTS(bpf_test_run_opts, Run, .data_in = Batch.data(I),
                 .data_out = Out.data(), .data_size_in = Batch.length(I),
                 .data_size_out = uint32_t(Out.size()), .repeat = 1);
+    // The context, only to name the ingress device (the kernel then takes
+    // the packet as received there, in the caller's network namespace).
+    struct xdp_md Ctx = {};
+    if (O.IngressIfindex) {
+      Ctx.data_end = Batch.length(I);
+      Ctx.ingress_ifindex = *O.IngressIfindex;
+      Run.ctx_in = &Ctx;
+      Run.ctx_size_in = sizeof(Ctx);
+    }
     if (int Err = bpf_prog_test_run_opts(Fd, &Run)) {
       bpf_object__close(Obj);
       fail("kernel back end: BPF_PROG_TEST_RUN on packet " + std::to_string(I) + ": " +
@@ -281,6 +299,9 @@ void runExecutor(runtime::BatchExecutor &Exec, const RunOptions &O, PacketBatch 
   for (const MapEntry &E : O.MapEntries)
     if (MaybeError Err = Exec.updateMap(E.Map, E.Key, E.Value))
       fail("--map-set: " + Err->message());
+  if (!O.FibFile.empty())
+    if (MaybeError Err = Exec.setFib(O.Fib))
+      fail("--fib: " + Err->message());
   if (MaybeError E = Exec.run(Batch))
     fail(Where + E->message());
   if (O.CheckMaps)
@@ -375,6 +396,17 @@ int runCommand(int argc, char **argv) {
       O.CheckMaps = true;
     else if (A == "--trace")
       Value(O.TraceFile);
+    else if (A == "--fib")
+      Value(O.FibFile);
+    else if (A == "--ingress-ifindex") {
+      std::string V;
+      Value(V);
+      char *End = nullptr;
+      unsigned long long N = std::strtoull(V.c_str(), &End, 10);
+      if (V.empty() || *End || !std::isdigit(static_cast<unsigned char>(V[0])) || N > INT32_MAX)
+        return usage("--ingress-ifindex needs an interface index (0 to 2147483647)");
+      O.IngressIfindex = uint32_t(N);
+    }
     else if (A == "--map-set") {
       std::string V;
       Value(V);
@@ -431,10 +463,21 @@ int runCommand(int argc, char **argv) {
     O.Backend = GpuObj ? "gpu" : "host";
   if (O.Backend != "gpu" && O.Backend != "host" && O.Backend != "kernel")
     return usage("--backend must be gpu, host or kernel");
+  if (!O.FibFile.empty()) {
+    if (O.Backend == "kernel")
+      return usage("--fib: the kernel back end looks routes up in its own network namespace "
+                   "(give it the namespace with ip netns exec, not a file)");
+    auto Fib = loader::readFibFile(O.FibFile);
+    if (!Fib)
+      fail(Fib.error().message());
+    O.Fib = std::move(*Fib);
+  }
 
   Expected<PacketBatch> Batch = runtime::readPcap(O.Pcap);
   if (!Batch)
     fail(Batch.error().message());
+  if (O.IngressIfindex)
+    Batch->setIngress(*O.IngressIfindex, 0);
   std::string ProgName, MapsText;
   double KernelMs = -1;
   auto Start = std::chrono::steady_clock::now();

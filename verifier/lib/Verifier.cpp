@@ -801,6 +801,10 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
                         Opts.Platform->name() + " programs",
                 "known_helper(" + std::to_string(Id) + ")");
   std::string Name = "bpf_" + H->Name;
+  if (H->GplOnly && Opts.License && !isGplCompatible(*Opts.License))
+    return fail(Pc, Name + " is GPL-only; the program's license '" + *Opts.License +
+                        "' is not GPL-compatible",
+                "gpl_compatible(license)");
   const object::MapSpec *Map = nullptr;
   std::optional<uint64_t> KeyConst; // a 4-byte key known on the stack
   unsigned KeyFrame = 0, KeyAt = 0;
@@ -869,8 +873,10 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
       break;
     }
     case platform::ArgCheck::Mem:
-    case platform::ArgCheck::UninitMem: {
+    case platform::ArgCheck::UninitMem:
+    case platform::ArgCheck::InOutMem: {
       bool Uninit = H->Checks[A] == platform::ArgCheck::UninitMem;
+      bool InOut = H->Checks[A] == platform::ArgCheck::InOutMem;
       const Reg &SizeReg = S.Regs[R + 1];
       markPrecise(S, R + 1);
       if (SizeReg.K != Kind::Scalar)
@@ -890,12 +896,23 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
           V.K != Kind::PacketMeta)
         return fail(Pc, Arg + " must point to memory, is a " + std::string(kindName(V.K)),
                     "type(" + regName(R) + ") == mem");
+      // As the kernel's (no pkt_access): the helper rewrites it in place.
+      if (InOut && V.K != Kind::Stack && V.K != Kind::MapValue)
+        return fail(Pc, Arg + " must point to the stack or a map value, is a " +
+                            std::string(kindName(V.K)),
+                    "type(" + regName(R) + ") == stack|map_value");
       if (auto E = access(Pc, S, R, 0, unsigned(SizeReg.UMax), Uninit, "helper access")) {
         E->Reason = Arg + ": " + E->Reason;
         return E;
       }
-      if (Uninit && V.K == Kind::Stack) {
-        // The helper fills the buffer.
+      // A buffer the helper reads and rewrites must be writable too.
+      if (InOut)
+        if (auto E = access(Pc, S, R, 0, unsigned(SizeReg.UMax), true, "helper access")) {
+          E->Reason = Arg + ": " + E->Reason;
+          return E;
+        }
+      if ((Uninit || InOut) && V.K == Kind::Stack) {
+        // The helper fills the buffer: its bytes are data of unknown value.
         Frame &F = frameOf(S, V);
         int64_t Lo = V.Off + V.SMin + int64_t(isa::MaxStackBytes);
         int64_t Hi = V.Off + V.SMax + int64_t(isa::MaxStackBytes) + int64_t(SizeReg.UMax);
@@ -1338,6 +1355,14 @@ Result Verifier::run() {
 }
 
 } // namespace
+
+bool isGplCompatible(const std::string &License) {
+  for (const char *L : {"GPL", "GPL v2", "GPL and additional rights", "Dual BSD/GPL",
+                        "Dual MIT/GPL", "Dual MPL/GPL"})
+    if (License == L)
+      return true;
+  return false;
+}
 
 Result verify(const object::ProgramSpec &Prog, const std::vector<object::MapSpec> &Maps,
               const Options &Opts) {

@@ -116,7 +116,7 @@ constexpr const char *PacketFnName = "__ebpfgpu_xdp_packet";
 constexpr const char *PersistentLoopName = "ebpfgpu_persistent_loop";
 
 llvm::Function *addXdpPacketFn(llvm::Module &M, llvm::Function *Prog,
-                               llvm::GlobalVariable *TraceLog) {
+                               llvm::GlobalVariable *TraceLog, llvm::GlobalVariable *Fib) {
   llvm::LLVMContext &C = M.getContext();
   auto *I8 = llvm::Type::getInt8Ty(C);
   auto *I32 = llvm::Type::getInt32Ty(C);
@@ -164,6 +164,8 @@ llvm::Function *addXdpPacketFn(llvm::Module &M, llvm::Function *Prog,
   Set(offsetof(ebpfgpu_xdp_ctx, cpu_id), Cpu);
   Set(offsetof(ebpfgpu_xdp_ctx, trace_log),
       TraceLog ? static_cast<llvm::Value *>(B.CreateLoad(I64, TraceLog)) : B.getInt64(0));
+  Set(offsetof(ebpfgpu_xdp_ctx, fib),
+      Fib ? static_cast<llvm::Value *>(B.CreateLoad(I64, Fib)) : B.getInt64(0));
   llvm::Value *R0 = B.CreateCall(Prog, {Ctx, B.CreatePtrToInt(Ctx, I64), B.getInt64(0),
                                         B.getInt64(0), B.getInt64(0), B.getInt64(0)});
   auto Put = [&](size_t Off, llvm::Value *V) {
@@ -295,15 +297,19 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
   llvm::Function *Entry = M.getFunction(Lifted->EntryName);
   GpuProgram Out;
   if (Lift.Platform->hasContext()) {
-    // bpf_trace_printk's log: a device pointer the loader sets.
-    llvm::GlobalVariable *TraceLog = nullptr;
-    if (std::count(Lifted->HelpersUsed.begin(), Lifted->HelpersUsed.end(), "trace_printk"))
-      TraceLog = new llvm::GlobalVariable(M, llvm::Type::getInt64Ty(M.getContext()), false,
-                                          llvm::GlobalValue::ExternalLinkage,
-                                          llvm::ConstantInt::get(llvm::Type::getInt64Ty(M.getContext()), 0),
-                                          EBPFGPU_TRACE_LOG_GLOBAL, nullptr,
-                                          llvm::GlobalValue::NotThreadLocal, 1);
-    addXdpBatchKernel(M, addXdpPacketFn(M, Entry, TraceLog));
+    // bpf_trace_printk's log and bpf_fib_lookup's table: device pointers
+    // the loader sets.
+    auto PointerGlobal = [&](const char *Helper, const char *Name) -> llvm::GlobalVariable * {
+      if (!std::count(Lifted->HelpersUsed.begin(), Lifted->HelpersUsed.end(), Helper))
+        return nullptr;
+      auto *I64 = llvm::Type::getInt64Ty(M.getContext());
+      return new llvm::GlobalVariable(M, I64, false, llvm::GlobalValue::ExternalLinkage,
+                                      llvm::ConstantInt::get(I64, 0), Name, nullptr,
+                                      llvm::GlobalValue::NotThreadLocal, 1);
+    };
+    addXdpBatchKernel(M, addXdpPacketFn(M, Entry,
+                                        PointerGlobal("trace_printk", EBPFGPU_TRACE_LOG_GLOBAL),
+                                        PointerGlobal("fib_lookup", EBPFGPU_FIB_GLOBAL)));
     addXdpPersistentKernel(M);
     Out.KernelName = EBPFGPU_XDP_KERNEL;
   } else {

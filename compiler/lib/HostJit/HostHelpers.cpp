@@ -4,6 +4,7 @@
 // the host JIT binds them from.
 
 #include "ebpf-gpu/Compiler/HostJit.h"
+#include "ebpf-gpu/Platform/FibAbi.h"
 #include "ebpf-gpu/Platform/MapAbi.h"
 
 #include <cstring>
@@ -33,6 +34,7 @@ void ebpfgpu_store_release(uint32_t *P, uint32_t V) { __atomic_store_n(P, V, __A
 extern "C" {
 #include "../Runtime/XdpHelpers.inc"
 #include "../Runtime/MapHelpers.inc"
+#include "../Runtime/FibHelpers.inc"
 }
 
 } // namespace
@@ -49,6 +51,7 @@ void *hostHelperAddress(const std::string &Name) {
       ENTRY(array_lookup_elem), ENTRY(hash_lookup_elem),   ENTRY(lpm_lookup_elem),
       ENTRY(array_update_elem), ENTRY(hash_update_elem),   ENTRY(lpm_update_elem),
       ENTRY(array_delete_elem), ENTRY(hash_delete_elem),   ENTRY(lpm_delete_elem),
+      ENTRY(fib_lookup),
   };
 #undef ENTRY
   auto It = Table.find(Name);

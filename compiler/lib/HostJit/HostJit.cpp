@@ -36,6 +36,12 @@ loader::TraceText HostProgram::takeTrace() {
   return T;
 }
 
+void HostProgram::setFib(const std::vector<uint8_t> &Block) {
+  FibBlock.assign((Block.size() + 7) / 8, 0);
+  if (!Block.empty())
+    std::memcpy(FibBlock.data(), Block.data(), Block.size());
+}
+
 MaybeError HostProgram::checkMaps() const {
   for (const auto &M : Maps)
     if (MaybeError E = M->check())

@@ -56,7 +56,7 @@ public:
     H(54, "xdp_adjust_meta", V::Scalar, {V::Ctx, V::Scalar}, false, {C::Ctx, C::Scalar});
     H(65, "xdp_adjust_tail", V::Scalar, {V::Ctx, V::Scalar}, false, {C::Ctx, C::Scalar});
     H(69, "fib_lookup", V::Scalar, {V::Ctx, V::Ptr, V::Scalar, V::Scalar}, false,
-      {C::Ctx, C::UninitMem, C::ConstSize, C::Scalar});
+      {C::Ctx, C::InOutMem, C::ConstSize, C::Scalar});
     H(125, "ktime_get_boot_ns", V::Scalar, {}, false, {});
     H(130, "ringbuf_output", V::Scalar, {V::Map, V::Ptr, V::Scalar, V::Scalar}, false,
       {C::MapPtr, C::Mem, C::ConstSizeOrZero, C::Scalar});
@@ -64,6 +64,10 @@ public:
       {C::Ctx, C::Scalar, C::UninitMem, C::ConstSize});
     H(190, "xdp_store_bytes", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar}, false,
       {C::Ctx, C::Scalar, C::Mem, C::ConstSize});
+    // The kernel's gpl_only helpers among these.
+    for (HelperProto &P : Helpers)
+      P.GplOnly = P.Name == "trace_printk" || P.Name == "perf_event_output" ||
+                  P.Name == "fib_lookup";
   }
 
   const char *name() const override { return "xdp"; }

@@ -5,6 +5,7 @@
  * module. Time comes from the GPU's global nanosecond timer. */
 
 #include "ebpf-gpu/Platform/GpuAbi.h"
+#include "ebpf-gpu/Platform/FibAbi.h"
 #include "ebpf-gpu/Platform/MapAbi.h"
 #include "ebpf-gpu/Platform/XdpContext.h"
 
@@ -34,3 +35,4 @@ static inline void ebpfgpu_store_release(uint32_t *p, uint32_t v) {
 #include "XdpHelpers.inc"
 #include "MapHelpers.inc"
 #include "PersistentLoop.inc"
+#include "FibHelpers.inc"

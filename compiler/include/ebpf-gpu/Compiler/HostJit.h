@@ -49,6 +49,7 @@ public:
   /// Runs an XDP program on `Ctx` and returns r0.
   uint64_t runXdp(platform::XdpRuntimeContext &Ctx) const {
     Ctx.trace_log = reinterpret_cast<uint64_t>(TraceBlock.data());
+    Ctx.fib = FibBlock.empty() ? 0 : reinterpret_cast<uint64_t>(FibBlock.data());
     return Entry(&Ctx, reinterpret_cast<uint64_t>(&Ctx), 0, 0, 0, 0);
   }
   /// Runs a raw-platform program with r1 = Mem, r2 = Len and returns r0.
@@ -67,6 +68,9 @@ public:
   /// Between runs: the lines bpf_trace_printk wrote since the last take
   /// (empty when the program never calls it), and the log emptied.
   loader::TraceText takeTrace();
+  /// Between runs: the forwarding table bpf_fib_lookup reads from now on
+  /// (a block of loader/Fib.h; empty: none, so every lookup finds no link).
+  void setFib(const std::vector<uint8_t> &Block);
   /// Between runs: sets `Key` to `Value` in the map named `Map`.
   MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
                        const std::vector<uint8_t> &Value);
@@ -86,6 +90,8 @@ private:
   std::vector<DataView> Data;
   /// bpf_trace_printk's log (header and lines); empty when unused.
   std::vector<uint64_t> TraceBlock;
+  /// bpf_fib_lookup's table (8-byte aligned copy of the block); empty: none.
+  std::vector<uint64_t> FibBlock;
 };
 
 /// Address of the host implementation of helper `Name` (kernel name without

@@ -29,6 +29,10 @@
 /* Programs that call bpf_trace_printk: a u64 module global holding the
  * device address of their struct ebpfgpu_trace_log (XdpContext.h). */
 #define EBPFGPU_TRACE_LOG_GLOBAL "ebpfgpu_trace_log"
+/* Programs that call bpf_fib_lookup: a u64 module global holding the device
+ * address of their forwarding table (struct ebpfgpu_fib, FibAbi.h), 0 for
+ * none. */
+#define EBPFGPU_FIB_GLOBAL "ebpfgpu_fib"
 
 struct ebpfgpu_packet_desc {
   uint64_t buffer;      /* device address of the packet's buffer (headroom first) */

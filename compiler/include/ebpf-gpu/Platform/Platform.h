@@ -37,6 +37,7 @@ enum class ArgCheck : uint8_t {
   MapValue,     ///< readable memory of the map's value size
   Mem,          ///< readable memory; its size is the next argument
   UninitMem,    ///< writable memory (may be uninitialised); size in the next argument
+  InOutMem,     ///< initialised stack or map value memory the helper rewrites; size next
   ConstSize,    ///< a size > 0 with a known upper bound (follows Mem/UninitMem)
   ConstSizeOrZero, ///< as ConstSize, 0 allowed
 };
@@ -57,6 +58,9 @@ struct HelperProto {
   bool ImplicitCtx = false;
   std::vector<ArgCheck> Checks;
   RetCheck Result = RetCheck::Scalar;
+  /// Callable only from programs with a GPL-compatible license (the
+  /// kernel's gpl_only).
+  bool GplOnly = false;
 
   std::string runtimeSymbol() const { return "ebpfgpu_" + Name; }
 };

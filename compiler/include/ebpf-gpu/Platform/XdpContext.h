@@ -40,6 +40,9 @@ struct ebpfgpu_xdp_ctx {
    * successful call, and the tail calls made so far for this packet. */
   uint32_t tail_target;
   uint32_t tail_calls;
+  /* The forwarding table bpf_fib_lookup reads (struct ebpfgpu_fib,
+   * FibAbi.h); 0 when the runtime has none. */
+  uint64_t fib;
 };
 
 /* The log of bpf_trace_printk: lines appended at `head` (reserved with an

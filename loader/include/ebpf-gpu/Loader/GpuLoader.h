@@ -191,6 +191,10 @@ public:
   /// Between batches: sets `Key` to `Value` in the map named `Map`.
   MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
                        const std::vector<uint8_t> &Value);
+  /// Between batches: the forwarding table bpf_fib_lookup reads from now on
+  /// (a block of loader/Fib.h, copied to device memory; empty: none). A
+  /// program that never calls bpf_fib_lookup ignores it.
+  MaybeError setFib(const std::vector<uint8_t> &Block);
 
   /// Between batches: writes or reads `Bytes` bytes at `Offset` of the
   /// module global `Name` (hand-written kernels keep their tables there).
@@ -218,6 +222,8 @@ private:
   GpuDevice &Dev;
   uint32_t CpuSlots = 0;
   uint64_t TraceLog = 0; ///< device memory owned: bpf_trace_printk's log, or 0
+  uint64_t Fib = 0;      ///< device memory owned: bpf_fib_lookup's table, or 0
+  bool UsesFib = false;  ///< the module has the EBPFGPU_FIB_GLOBAL pointer
   void *Module = nullptr;
   void *Kernel = nullptr;
   bool IsXdp = false;

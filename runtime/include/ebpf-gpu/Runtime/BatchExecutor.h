@@ -40,6 +40,9 @@ public:
   /// the map stores them). Not while run() is in progress.
   virtual MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
                                const std::vector<uint8_t> &Value) = 0;
+  /// Replaces the forwarding table bpf_fib_lookup reads (a block of
+  /// loader/Fib.h). Not while run() is in progress.
+  virtual MaybeError setFib(const std::vector<uint8_t> &Block) = 0;
   /// Checks the structure of every map (loader::checkMapIntegrity). Not
   /// while run() is in progress.
   virtual MaybeError checkMaps() = 0;

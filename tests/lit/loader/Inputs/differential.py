@@ -30,6 +30,8 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--backends", default="host,kernel")
     ap.add_argument("--batch", help="packets per batch on the gpu back end")
+    ap.add_argument("--loader-arg", action="append", default=[],
+                    help="passed to every run (e.g. --loader-arg=--fib --loader-arg=FILE)")
     ap.add_argument("programs", nargs="+")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
@@ -41,6 +43,7 @@ def main():
         for be in (a, b):
             base = os.path.join(args.work, f"{prog}.{be}")
             extra = ["--batch", args.batch] if be == "gpu" and args.batch else []
+            extra += args.loader_arg
             res[be] = (run(args.loader, be, obj, prog, args.pcap, base + ".pcap", base + ".txt",
                            base + ".maps", map_file, extra), base + ".pcap", base + ".maps")
         va, vb = res[a][0], res[b][0]

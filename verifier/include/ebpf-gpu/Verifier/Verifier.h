@@ -31,7 +31,14 @@ struct Options {
   uint64_t MaxInsnsProcessed = 1000000;
   /// Record the abstract state before every processed instruction.
   bool Log = false;
+  /// The object's license: GPL-only helpers need a GPL-compatible one, as
+  /// in the kernel. Not checked when unset (raw programs have none).
+  std::optional<std::string> License;
 };
+
+/// Whether `License` lets a program call GPL-only helpers (the kernel's
+/// list of GPL-compatible license strings).
+bool isGplCompatible(const std::string &License);
 
 /// Why a program was refused: where, what was wrong, and the property
 /// (obligation) that could not be proven. Its wording is a tested interface.
