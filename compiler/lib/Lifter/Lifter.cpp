@@ -701,7 +701,7 @@ llvm::Expected<LiftedProgram> ProgramLifter::run() {
   Funcs = splitFunctions(Prog);
   for (const Insn &I : Prog.Insns)
     UsesTailCalls |= I.isHelperCall() && I.Imm == isa::HelperTailCall;
-  Expected<Provenance> F = Provenance::analyze(Prog, Funcs, Opts.Platform->hasContext());
+  Expected<Provenance> F = Provenance::analyze(Prog, Funcs, *Opts.Platform);
   if (!F)
     return llvm::createStringError(llvm::inconvertibleErrorCode(), F.error().message());
   Facts.emplace(std::move(*F));
