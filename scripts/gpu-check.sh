@@ -86,6 +86,28 @@ prepare() {
   build/tools/ebpf-gpu-loader run build/samples/xdp_ddos_cms.o --backend host \
     --pcap build/gpu-check-ct.pcap --verdicts build/cms.host.txt --dump-maps build/cms.host.maps >/dev/null
   cat build/cms.host.txt build/cms.host.maps | sha256sum | cut -d' ' -f1 >"$CARRY/samples/cms.sha256"
+  # Order-dependent samples (state that one packet's verdict leaves for the
+  # next), one packet a batch on the GPU: "OBJECT:PROGRAM" each, with
+  # samples/PROGRAM.maps when there is one.
+  : >"$CARRY/samples/serial"
+  for spec in xdp_tenant_policy.o:xdp_tenant_policy; do
+    local obj=${spec%%:*} prog=${spec##*:} maps=()
+    [[ -f samples/$prog.maps ]] && maps=(--map-file "samples/$prog.maps")
+    build/tools/ebpf-gpu-cc "build/samples/$obj" --section "$prog" -o "$CARRY/samples/$prog.gpu.o"
+    build/tools/ebpf-gpu-loader run "build/samples/$obj" --section "$prog" --backend host \
+      --pcap build/gpu-check-ct.pcap --verdicts "build/$prog.serial.txt" --out "build/$prog.serial.pcap" \
+      --dump-maps "build/$prog.serial.maps" "${maps[@]}" >/dev/null
+    cat "build/$prog.serial.txt" "build/$prog.serial.pcap" "build/$prog.serial.maps" |
+      sha256sum | cut -d' ' -f1 >"$CARRY/samples/$prog.serial.sha256"
+    echo "$prog" >>"$CARRY/samples/serial"
+  done
+  # Maps of maps under 100,000 concurrent threads: the counters reached
+  # through the inner map references (atomic adds) and the outer maps are
+  # order-independent, so they must equal the host's.
+  build/tools/ebpf-gpu-loader run build/samples/xdp_tenant_policy.o --backend host --pcap "$traffic" \
+    --map-file samples/xdp_tenant_policy.maps --dump-maps build/tenant.host.maps >/dev/null
+  grep -E '^(tcp_stats|udp_stats|proto_stats|tenant_policy)' build/tenant.host.maps |
+    sha256sum | cut -d' ' -f1 >"$CARRY/samples/tenant_counters.sha256"
   # bpf_trace_printk: the GPU's lines are the host's, in another order.
   /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
     -c tests/lit/loader/trace-printk.c -o build/trace_printk.o
@@ -165,6 +187,33 @@ device() {
     echo "xdp_ddos_cms: 2000 packets in 2000 batches, GPU and host agree (verdicts, sketch)"
   else
     echo "xdp_ddos_cms: GPU and host DIFFER"
+    status=1
+  fi
+  echo "== order-dependent samples on the GPU, one packet a batch, against the host's serial run"
+  while read -r prog; do
+    local maps=()
+    [[ -f samples/$prog.maps ]] && maps=(--map-file "samples/$prog.maps")
+    "$bin/ebpf-gpu-loader" run "$s/$prog.gpu.o" --pcap /tmp/ct.pcap --batch 1 "${maps[@]}" \
+      --check-maps --verdicts "/tmp/$prog.serial.txt" --out "/tmp/$prog.serial.pcap" \
+      --dump-maps "/tmp/$prog.serial.maps" >/dev/null
+    if [[ $(cat "/tmp/$prog.serial.txt" "/tmp/$prog.serial.pcap" "/tmp/$prog.serial.maps" |
+            sha256sum | cut -d' ' -f1) == $(cat "$s/$prog.serial.sha256") ]]; then
+      echo "$prog: 2000 packets in 2000 batches, GPU and host agree (verdicts, packets, maps)"
+    else
+      echo "$prog: GPU and host DIFFER"
+      cp "/tmp/$prog.serial.txt" "/tmp/$prog.serial.maps" "$out/" || true
+      status=1
+    fi
+  done <"$s/serial"
+  echo "== maps of maps: 100,000 packets in one batch, counters through inner map references"
+  "$bin/ebpf-gpu-loader" run "$s/xdp_tenant_policy.gpu.o" --pcap "$traffic" --check-maps \
+    --map-file samples/xdp_tenant_policy.maps --dump-maps /tmp/tenant.gpu.maps | grep -E "GPU kernel"
+  if [[ $(grep -E '^(tcp_stats|udp_stats|proto_stats|tenant_policy)' /tmp/tenant.gpu.maps |
+          sha256sum | cut -d' ' -f1) == $(cat "$s/tenant_counters.sha256") ]]; then
+    echo "xdp_tenant_policy: per-protocol counters and outer maps identical to the host's"
+  else
+    echo "xdp_tenant_policy: counters DIFFER from the host's"
+    cp /tmp/tenant.gpu.maps "$out/" || true
     status=1
   fi
   echo "== bpf_trace_printk on the GPU: 3 lines a packet, the host's lines in another order"

@@ -62,6 +62,11 @@ MaybeError checkMapSupported(const std::string &Name, const MapShape &S) {
       return Refuse("LPM trie keys are a 4-byte prefix length and 1 to 256 data bytes, not " +
                     std::to_string(S.KeySize) + " bytes in all");
     break;
+  case EBPFGPU_MAP_ARRAY_OF_MAPS:
+  case EBPFGPU_MAP_HASH_OF_MAPS:
+    if (S.ValueSize != 4 || (S.Type == EBPFGPU_MAP_ARRAY_OF_MAPS && S.KeySize != 4))
+      return Refuse("maps of maps hold 4-byte values (arrays of maps: 4-byte keys too)");
+    break;
   case EBPFGPU_MAP_HASH:
   case EBPFGPU_MAP_PERCPU_HASH:
   case EBPFGPU_MAP_LRU_HASH:
@@ -70,7 +75,8 @@ MaybeError checkMapSupported(const std::string &Name, const MapShape &S) {
   default:
     return Refuse("maps of type " + std::to_string(S.Type) +
                   " have no run-time implementation yet (array, percpu_array, prog_array, hash, "
-                  "percpu_hash, lru_hash, lru_percpu_hash, lpm_trie, devmap and devmap_hash do)");
+                  "percpu_hash, lru_hash, lru_percpu_hash, lpm_trie, array_of_maps, hash_of_maps, devmap "
+                  "and devmap_hash do)");
   }
   if (S.MaxEntries == 0 || S.ValueSize == 0 || S.KeySize == 0)
     return Refuse("key size, value size and max_entries must be above 0");
@@ -268,10 +274,81 @@ std::string formatHashEntries(const std::string &Name,
   return Out;
 }
 
-std::string formatMap(const std::string &Name, const MapLayout &L, const uint8_t *Storage) {
+Expected<std::vector<uint8_t>> innerMapValue(const std::string &Outer,
+                                             const std::vector<std::string> &InnerNames,
+                                             const std::string &Inner) {
+  auto It = std::find(InnerNames.begin(), InnerNames.end(), Inner);
+  if (It == InnerNames.end()) {
+    std::string Have;
+    for (const std::string &N : InnerNames)
+      Have += (Have.empty() ? "" : ", ") + N;
+    return Error("map '" + Outer + "': '" + Inner + "' is not a map it can hold (" +
+                 (Have.empty() ? "the object has none that fits its inner map definition"
+                               : "those that fit its inner map definition: " + Have) +
+                 ")");
+  }
+  uint32_t Id = uint32_t(It - InnerNames.begin()) + 1;
+  std::vector<uint8_t> V(4);
+  std::memcpy(V.data(), &Id, 4);
+  return V;
+}
+
+std::string formatOuterEntries(const std::string &Name, bool Array,
+                               std::vector<std::pair<std::vector<uint8_t>, std::string>> KV) {
+  std::sort(KV.begin(), KV.end());
+  std::string Out;
+  char Buf[32];
+  for (auto &[K, Inner] : KV) {
+    if (Array && K.size() == 4) {
+      Out += Name + "[" + std::to_string(load32(K.data())) + "] = @" + Inner + "\n";
+      continue;
+    }
+    Out += Name + "{";
+    for (uint8_t B : K) {
+      std::snprintf(Buf, sizeof(Buf), "%02x", B);
+      Out += Buf;
+    }
+    Out += "} = @" + Inner + "\n";
+  }
+  return Out;
+}
+
+std::string formatMap(const std::string &Name, const MapLayout &L, const uint8_t *Storage,
+                      const std::vector<std::string> &InnerNames) {
   const ebpfgpu_map &H = L.Header;
   if (H.type == EBPFGPU_MAP_PROG_ARRAY)
     return ""; // program references, not data (the kernel reports its own ids)
+  if (ebpfgpu_map_is_outer(H.type)) {
+    // Inner map references by name (ids are the runtime's, as the kernel's
+    // are its own).
+    auto InnerName = [&](const uint8_t *V) {
+      uint32_t Id = load32(V);
+      return Id == 0 ? std::string()
+             : Id <= InnerNames.size() ? InnerNames[Id - 1]
+                                       : "(bad id " + std::to_string(Id) + ")";
+    };
+    std::vector<std::pair<std::vector<uint8_t>, std::string>> KV;
+    if (H.type == EBPFGPU_MAP_ARRAY_OF_MAPS) {
+      for (uint32_t I = 0; I < H.max_entries; ++I)
+        if (std::string N = InnerName(Storage + size_t(I) * H.value_stride); !N.empty()) {
+          std::vector<uint8_t> K(4);
+          store32(K.data(), I);
+          KV.push_back({K, N});
+        }
+      return formatOuterEntries(Name, true, std::move(KV));
+    }
+    uint64_t Base = H.control;
+    const uint8_t *Buckets = Storage + (H.buckets - Base);
+    const uint8_t *Elems = Storage + (H.elems - Base);
+    for (uint32_t B = 0; B < H.nbuckets; ++B)
+      for (uint32_t At = load32(Buckets + 4 * B); At != 0 && KV.size() <= H.max_entries;) {
+        const uint8_t *E = Elems + size_t(At - 1) * H.elem_stride;
+        const uint8_t *K = E + EBPFGPU_ELEM_HEADER;
+        KV.push_back({std::vector<uint8_t>(K, K + H.key_size), InnerName(K + H.key_stride)});
+        At = load32(E);
+      }
+    return formatOuterEntries(Name, false, std::move(KV));
+  }
   auto Value = [&](const uint8_t *V) {
     return sumPerCpuValues(V, H.value_size, H.value_stride, H.nslices);
   };
@@ -304,6 +381,15 @@ HostMap::HostMap(std::string Name, const MapShape &S) : Name(std::move(Name)) {
   Layout = mapLayout(S, 1, 0);
   Storage.assign(Layout.Bytes ? Layout.Bytes : 1, 0);
   Layout = mapLayout(S, 1, reinterpret_cast<uint64_t>(Storage.data()));
+}
+
+void HostMap::setInnerMaps(std::vector<std::string> Names, const std::vector<HostMap *> &Maps) {
+  InnerNames = std::move(Names);
+  InnerTable.clear();
+  for (HostMap *M : Maps)
+    InnerTable.push_back(reinterpret_cast<uint64_t>(M->header()));
+  Layout.Header.inner_maps = reinterpret_cast<uint64_t>(InnerTable.data());
+  Layout.Header.inner_count = uint32_t(InnerTable.size());
 }
 
 std::string formatValue(const uint8_t *V, uint32_t Size) {

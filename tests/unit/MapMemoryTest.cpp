@@ -177,3 +177,31 @@ TEST(MapMemory, UnsupportedShapesAreRefusedByName) {
 }
 
 } // namespace
+
+TEST(MapMemory, MapsOfMapsLookUpTheirInnerMaps) {
+  HostMap Gold("gold", {EBPFGPU_MAP_HASH, 4, 8, 16, 0});
+  HostMap Silver("silver", {EBPFGPU_MAP_HASH, 4, 8, 16, 0});
+  for (uint32_t Type : {uint32_t(EBPFGPU_MAP_ARRAY_OF_MAPS), uint32_t(EBPFGPU_MAP_HASH_OF_MAPS)}) {
+    HostMap Outer("outer", {Type, 4, 4, 4, 0});
+    Outer.setInnerMaps({"gold", "silver"}, {&Gold, &Silver});
+    auto V = innerMapValue("outer", Outer.innerNames(), "silver");
+    ASSERT_TRUE(V);
+    EXPECT_EQ(*V, u32(2));
+    EXPECT_FALSE(setMapEntry("outer", *Outer.header(), u32(1), *V));
+    // An empty slot, a key past the array: null; a filled slot: the map.
+    EXPECT_EQ(hostMapLookup(*Outer.header(), u32(0).data()), nullptr);
+    EXPECT_EQ(hostMapLookup(*Outer.header(), u32(9).data()), nullptr);
+    EXPECT_EQ(hostMapLookup(*Outer.header(), u32(1).data()),
+              reinterpret_cast<const uint8_t *>(Silver.header()));
+    // An id past the table (not written by the loader) is no map.
+    EXPECT_FALSE(setMapEntry("outer", *Outer.header(), u32(2), u32(3)));
+    EXPECT_EQ(hostMapLookup(*Outer.header(), u32(2).data()), nullptr);
+    EXPECT_EQ(Outer.format(), Type == EBPFGPU_MAP_ARRAY_OF_MAPS
+                                  ? "outer[1] = @silver\nouter[2] = @(bad id 3)\n"
+                                  : "outer{01000000} = @silver\nouter{02000000} = @(bad id 3)\n");
+    auto Bad = innerMapValue("outer", Outer.innerNames(), "outer");
+    ASSERT_FALSE(Bad);
+    EXPECT_EQ(Bad.error().message(), "map 'outer': 'outer' is not a map it can hold (those that "
+                                     "fit its inner map definition: gold, silver)");
+  }
+}

@@ -127,6 +127,10 @@ public:
                        const std::vector<uint8_t> &Value) override {
     return Prog->updateMap(Map, Key, Value);
   }
+  MaybeError setInnerMap(const std::string &Outer, const std::vector<uint8_t> &Key,
+                         const std::string &Inner) override {
+    return Prog->setInnerMap(Outer, Key, Inner);
+  }
   MaybeError checkMaps() override { return Prog->checkMaps(); }
   Expected<std::string> takeTrace() override {
     std::unique_lock Lock(Running);
@@ -242,6 +246,11 @@ public:
                        const std::vector<uint8_t> &Value) override {
     std::lock_guard Lock(Launching);
     return Prog->updateMap(Map, Key, Value);
+  }
+  MaybeError setInnerMap(const std::string &Outer, const std::vector<uint8_t> &Key,
+                         const std::string &Inner) override {
+    std::lock_guard Lock(Launching);
+    return Prog->setInnerMap(Outer, Key, Inner);
   }
   MaybeError checkMaps() override {
     std::lock_guard Lock(Launching);

@@ -37,6 +37,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -72,6 +73,7 @@ int usage(const std::string &Msg) {
                "  --map-set MAP:KEY:VALUE\n"
                "                      before the run, set KEY to VALUE in MAP (hex bytes as the\n"
                "                      map stores them, e.g. routes:18000000c0a80100:02000000);\n"
+               "                      maps of maps: MAP:KEY:@INNER, the map the slot holds;\n"
                "                      repeatable\n"
                "  --map-file FILE     --map-set for each line MAP:KEY:VALUE of FILE ('#' comments)\n"
                "  --check-maps        host, gpu: after the run, check the structure of every\n"
@@ -147,10 +149,45 @@ bool kernelLookup(struct bpf_map *M, const void *Key, std::vector<uint8_t> &Valu
 std::string dumpKernelMaps(struct bpf_object *Obj) {
   std::vector<std::pair<std::string, std::string>> Parts;
   struct bpf_map *M;
+  // Maps of maps hold kernel map ids: shown as the names of the maps.
+  std::map<uint32_t, std::string> NameOfId;
+  bpf_object__for_each_map(M, Obj) {
+    struct bpf_map_info Info = {};
+    uint32_t Len = sizeof(Info);
+    if (bpf_map__fd(M) >= 0 && bpf_obj_get_info_by_fd(bpf_map__fd(M), &Info, &Len) == 0)
+      NameOfId[Info.id] = bpf_map__name(M);
+  }
   bpf_object__for_each_map(M, Obj) {
     enum bpf_map_type T = bpf_map__type(M);
     uint32_t KS = bpf_map__key_size(M), VS = bpf_map__value_size(M);
     std::vector<uint8_t> Value;
+    if (ebpfgpu_map_is_outer(T)) {
+      std::vector<std::pair<std::vector<uint8_t>, std::string>> KV;
+      auto Add = [&](const std::vector<uint8_t> &Key) {
+        uint32_t Id = 0;
+        if (bpf_map__lookup_elem(M, Key.data(), KS, &Id, sizeof(Id), 0) != 0)
+          return;
+        auto It = NameOfId.find(Id);
+        KV.push_back({Key, It == NameOfId.end() ? "(map id " + std::to_string(Id) + ")"
+                                                : It->second});
+      };
+      if (T == BPF_MAP_TYPE_ARRAY_OF_MAPS) {
+        for (uint32_t K = 0; K < bpf_map__max_entries(M); ++K)
+          Add(std::vector<uint8_t>(reinterpret_cast<uint8_t *>(&K),
+                                   reinterpret_cast<uint8_t *>(&K) + 4));
+      } else {
+        std::vector<uint8_t> Key(KS), Next(KS);
+        for (void *Prev = nullptr; bpf_map__get_next_key(M, Prev, Next.data(), KS) == 0;
+             Prev = Key.data()) {
+          Add(Next);
+          Key = Next;
+        }
+      }
+      Parts.push_back({bpf_map__name(M), loader::formatOuterEntries(
+                                             bpf_map__name(M), T == BPF_MAP_TYPE_ARRAY_OF_MAPS,
+                                             std::move(KV))});
+      continue;
+    }
     if (ebpfgpu_map_is_hashed(T)) {
       std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> KV;
       std::vector<uint8_t> Key(KS), Next(KS);
@@ -190,6 +227,24 @@ void setKernelMapEntries(struct bpf_object *Obj, const RunOptions &O) {
     if (!M)
       fail("--map-set: no map named '" + E.Map + "' in the program");
     uint32_t KS = bpf_map__key_size(M), VS = bpf_map__value_size(M);
+    bool Outer = ebpfgpu_map_is_outer(bpf_map__type(M));
+    if (Outer != !E.Inner.empty())
+      fail("--map-set: map '" + E.Map + "'" +
+           (Outer ? " holds maps: give the inner map's name (@NAME) as the value"
+                  : " does not hold maps (@" + E.Inner + " given)"));
+    if (Outer) {
+      // The kernel takes the inner map's file descriptor.
+      struct bpf_map *In = bpf_object__find_map_by_name(Obj, E.Inner.c_str());
+      if (!In)
+        fail("--map-set: map '" + E.Map + "': no map named '" + E.Inner + "' in the program");
+      int Fd = bpf_map__fd(In);
+      if (E.Key.size() != KS)
+        fail("--map-set: map '" + E.Map + "': takes " + std::to_string(KS) + "-byte keys");
+      if (int Err = bpf_map__update_elem(M, E.Key.data(), KS, &Fd, sizeof(Fd), 0))
+        fail("--map-set: map '" + E.Map + "': the kernel refused the update: " +
+             std::strerror(-Err));
+      continue;
+    }
     if (E.Key.size() != KS || E.Value.size() != VS)
       fail("--map-set: map '" + E.Map + "': takes " + std::to_string(KS) + "-byte keys and " +
            std::to_string(VS) + "-byte values");
@@ -269,7 +324,8 @@ void runExecutor(runtime::BatchExecutor &Exec, const RunOptions &O, PacketBatch 
                  std::string &MapsText) {
   std::string Where = std::string(Exec.backendName()) + " back end: ";
   for (const MapEntry &E : O.MapEntries)
-    if (MaybeError Err = Exec.updateMap(E.Map, E.Key, E.Value))
+    if (MaybeError Err = E.Inner.empty() ? Exec.updateMap(E.Map, E.Key, E.Value)
+                                         : Exec.setInnerMap(E.Map, E.Key, E.Inner))
       fail("--map-set: " + Err->message());
   if (MaybeError E = Exec.run(Batch))
     fail(Where + E->message());
@@ -370,7 +426,7 @@ int runCommand(int argc, char **argv) {
       Value(V);
       auto E = parseMapEntry(V);
       if (!E)
-        return usage("--map-set needs MAP:KEYHEX:VALUEHEX, not '" + V + "'");
+        return usage("--map-set needs MAP:KEYHEX:VALUEHEX or MAP:KEYHEX:@INNER, not '" + V + "'");
       O.MapEntries.push_back(std::move(*E));
     } else if (A == "--map-file") {
       std::string Path;

@@ -70,6 +70,10 @@ public:
   /// Between runs: sets `Key` to `Value` in the map named `Map`.
   MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
                        const std::vector<uint8_t> &Value);
+  /// Between runs: makes slot `Key` of the map of maps `Outer` hold the
+  /// map named `Inner` (one of its inner map table).
+  MaybeError setInnerMap(const std::string &Outer, const std::vector<uint8_t> &Key,
+                         const std::string &Inner);
 
 private:
   using EntryFn = uint64_t (*)(void *, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);

@@ -24,6 +24,8 @@ enum {
   EBPFGPU_MAP_LRU_HASH = 9,
   EBPFGPU_MAP_LRU_PERCPU_HASH = 10,
   EBPFGPU_MAP_LPM_TRIE = 11,
+  EBPFGPU_MAP_ARRAY_OF_MAPS = 12, /* values: u32 inner map id + 1 (0: empty) */
+  EBPFGPU_MAP_HASH_OF_MAPS = 13,
   EBPFGPU_MAP_DEVMAP = 14,
   EBPFGPU_MAP_DEVMAP_HASH = 25,
 };
@@ -78,6 +80,11 @@ struct ebpfgpu_map {
   uint32_t prefix_bits;
   /* LPM tries: u32 per prefix length 0..prefix_bits, the keys of that length. */
   uint64_t prefix_counts;
+  /* Maps of maps: the maps its values may name, as an array of pointers to
+   * their headers; a value holds an index into it + 1 (0: empty slot). */
+  uint64_t inner_maps;
+  uint32_t inner_count;
+  uint32_t reserved;
 };
 
 static inline int ebpfgpu_map_is_percpu(uint32_t type) {
@@ -87,10 +94,14 @@ static inline int ebpfgpu_map_is_percpu(uint32_t type) {
 static inline int ebpfgpu_map_is_lru(uint32_t type) {
   return type == EBPFGPU_MAP_LRU_HASH || type == EBPFGPU_MAP_LRU_PERCPU_HASH;
 }
+static inline int ebpfgpu_map_is_outer(uint32_t type) {
+  return type == EBPFGPU_MAP_ARRAY_OF_MAPS || type == EBPFGPU_MAP_HASH_OF_MAPS;
+}
 /* Hashed maps keep keys in buckets; the others are arrays indexed by a u32. */
 static inline int ebpfgpu_map_is_hashed(uint32_t type) {
   return type == EBPFGPU_MAP_HASH || type == EBPFGPU_MAP_PERCPU_HASH || ebpfgpu_map_is_lru(type) ||
-         type == EBPFGPU_MAP_LPM_TRIE || type == EBPFGPU_MAP_DEVMAP_HASH;
+         type == EBPFGPU_MAP_LPM_TRIE || type == EBPFGPU_MAP_DEVMAP_HASH ||
+         type == EBPFGPU_MAP_HASH_OF_MAPS;
 }
 
 #endif /* EBPF_GPU_PLATFORM_MAPABI_H */

@@ -179,6 +179,10 @@ public:
   /// Between batches: sets `Key` to `Value` in the map named `Map`.
   MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
                        const std::vector<uint8_t> &Value);
+  /// Between batches: makes slot `Key` of the map of maps `Outer` hold the
+  /// map named `Inner` (one of its inner map table).
+  MaybeError setInnerMap(const std::string &Outer, const std::vector<uint8_t> &Key,
+                         const std::string &Inner);
 
   /// Between batches: writes or reads `Bytes` bytes at `Offset` of the
   /// module global `Name` (hand-written kernels keep their tables there).
@@ -198,8 +202,13 @@ private:
     uint32_t DataSize = 0;
     MapLayout Layout;                 ///< maps: the header, with device addresses
     MapShape Shape;
+    uint64_t InnerTable = 0;          ///< maps of maps: device memory owned, headers
+    std::vector<std::string> InnerNames;
   };
   std::vector<DeviceMap> Maps;
+  DeviceMap *findMap(const std::string &Name);
+  MaybeError setEntry(const DeviceMap &D, const std::vector<uint8_t> &Key,
+                      const std::vector<uint8_t> &Value);
   GpuProgram(GpuDevice &Dev) : Dev(Dev) {}
   unsigned blocksFor(uint32_t Packets) const;
   GpuDevice &Dev;

@@ -76,7 +76,22 @@ MaybeError setMapEntry(const std::string &Name, ebpfgpu_map &M, const std::vecto
 /// The text form (formatArrayMap's) of a map's block: every non-zero entry
 /// of an array, every key of a hashed map (sorted), "NAME{KEYHEX} = VALUE";
 /// per-CPU values as the sum over CPUs (per 8-byte word, or 4, or byte).
-std::string formatMap(const std::string &Name, const MapLayout &L, const uint8_t *Storage);
+/// Maps of maps name the inner map of each filled slot
+/// ("NAME[0] = @INNER", "NAME{KEYHEX} = @INNER"), from `InnerNames`, their
+/// inner map table.
+std::string formatMap(const std::string &Name, const MapLayout &L, const uint8_t *Storage,
+                      const std::vector<std::string> &InnerNames = {});
+/// The text form of a map of maps' entries as (key, inner map name):
+/// "NAME[INDEX] = @INNER" for arrays, "NAME{KEYHEX} = @INNER" for hashes,
+/// sorted by key.
+std::string formatOuterEntries(const std::string &Name, bool Array,
+                               std::vector<std::pair<std::vector<uint8_t>, std::string>> KV);
+/// The value that makes a slot of the map of maps `Outer` hold the map
+/// named `Inner`: its index in `InnerNames` (the outer map's inner map
+/// table) + 1. Errors name the maps that would fit.
+Expected<std::vector<uint8_t>> innerMapValue(const std::string &Outer,
+                                             const std::vector<std::string> &InnerNames,
+                                             const std::string &Inner);
 /// The sum of `Slices` copies of a `Size`-byte value stored `Stride` bytes
 /// apart, per 8-byte word (4-byte, or byte, when the size is not a multiple).
 std::vector<uint8_t> sumPerCpuValues(const uint8_t *V, uint32_t Size, uint32_t Stride,
@@ -100,13 +115,19 @@ public:
     if (ebpfgpu_map_is_hashed(Layout.Header.type))
       reclaimHashMap(Layout, Storage.data());
   }
-  std::string format() const { return formatMap(Name, Layout, Storage.data()); }
+  std::string format() const { return formatMap(Name, Layout, Storage.data(), InnerNames); }
   MaybeError check() const { return checkMapIntegrity(Name, Layout, Storage.data()); }
+  /// Maps of maps: the inner map table (`Maps`, named `Names`, which must
+  /// outlive this map) that the values index.
+  void setInnerMaps(std::vector<std::string> Names, const std::vector<HostMap *> &Maps);
+  const std::vector<std::string> &innerNames() const { return InnerNames; }
 
 private:
   std::string Name;
   std::vector<uint8_t> Storage;
   MapLayout Layout;
+  std::vector<std::string> InnerNames;
+  std::vector<uint64_t> InnerTable;
 };
 
 /// A value as text: 8-byte values as numbers, others as hex bytes.

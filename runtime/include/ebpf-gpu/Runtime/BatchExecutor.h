@@ -40,6 +40,10 @@ public:
   /// the map stores them). Not while run() is in progress.
   virtual MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
                                const std::vector<uint8_t> &Value) = 0;
+  /// Makes slot `Key` of the map of maps `Outer` hold the program's map
+  /// named `Inner`. Not while run() is in progress.
+  virtual MaybeError setInnerMap(const std::string &Outer, const std::vector<uint8_t> &Key,
+                                 const std::string &Inner) = 0;
   /// Checks the structure of every map (loader::checkMapIntegrity). Not
   /// while run() is in progress.
   virtual MaybeError checkMaps() = 0;
