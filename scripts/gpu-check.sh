@@ -90,15 +90,15 @@ prepare() {
   # next), one packet a batch on the GPU: "OBJECT:PROGRAM" each, with
   # samples/PROGRAM.maps when there is one.
   : >"$CARRY/samples/serial"
-  for spec in xdp_tenant_policy.o:xdp_tenant_policy; do
+  for spec in xdp_tenant_policy.o:xdp_tenant_policy xdp_flow_export.o:xdp_flow_export; do
     local obj=${spec%%:*} prog=${spec##*:} maps=()
     [[ -f samples/$prog.maps ]] && maps=(--map-file "samples/$prog.maps")
     build/tools/ebpf-gpu-cc "build/samples/$obj" --section "$prog" -o "$CARRY/samples/$prog.gpu.o"
     build/tools/ebpf-gpu-loader run "build/samples/$obj" --section "$prog" --backend host \
       --pcap build/gpu-check-ct.pcap --verdicts "build/$prog.serial.txt" --out "build/$prog.serial.pcap" \
-      --dump-maps "build/$prog.serial.maps" "${maps[@]}" >/dev/null
-    cat "build/$prog.serial.txt" "build/$prog.serial.pcap" "build/$prog.serial.maps" |
-      sha256sum | cut -d' ' -f1 >"$CARRY/samples/$prog.serial.sha256"
+      --dump-maps "build/$prog.serial.maps" --events "build/$prog.serial.events" "${maps[@]}" >/dev/null
+    cat "build/$prog.serial.txt" "build/$prog.serial.pcap" "build/$prog.serial.maps" \
+      "build/$prog.serial.events" | sha256sum | cut -d' ' -f1 >"$CARRY/samples/$prog.serial.sha256"
     echo "$prog" >>"$CARRY/samples/serial"
   done
   # Maps of maps under 100,000 concurrent threads: the counters reached
@@ -108,6 +108,15 @@ prepare() {
     --map-file samples/xdp_tenant_policy.maps --dump-maps build/tenant.host.maps >/dev/null
   grep -E '^(tcp_stats|udp_stats|proto_stats|tenant_policy)' build/tenant.host.maps |
     sha256sum | cut -d' ' -f1 >"$CARRY/samples/tenant_counters.sha256"
+  # Event records from 100,000 concurrent threads: per batch they come in
+  # packet order, and new flows (one record per flow, whichever packet
+  # inserts it) and drop samples are the host's; the ICMP ring overflows,
+  # so which ICMP records fit depends on thread timing (their count does not).
+  build/tools/ebpf-gpu-loader run build/samples/xdp_flow_export.o --backend host --pcap "$traffic" \
+    --events build/flow_export.host.events --dump-maps build/flow_export.host.maps >/dev/null
+  { grep -v '^icmp_records ' build/flow_export.host.events | LC_ALL=C sort
+    grep -c '^icmp_records ' build/flow_export.host.events
+    cat build/flow_export.host.maps; } | sha256sum | cut -d' ' -f1 >"$CARRY/samples/flow_export.sha256"
   # bpf_trace_printk: the GPU's lines are the host's, in another order.
   /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
     -c tests/lit/loader/trace-printk.c -o build/trace_printk.o
@@ -195,9 +204,9 @@ device() {
     [[ -f samples/$prog.maps ]] && maps=(--map-file "samples/$prog.maps")
     "$bin/ebpf-gpu-loader" run "$s/$prog.gpu.o" --pcap /tmp/ct.pcap --batch 1 "${maps[@]}" \
       --check-maps --verdicts "/tmp/$prog.serial.txt" --out "/tmp/$prog.serial.pcap" \
-      --dump-maps "/tmp/$prog.serial.maps" >/dev/null
-    if [[ $(cat "/tmp/$prog.serial.txt" "/tmp/$prog.serial.pcap" "/tmp/$prog.serial.maps" |
-            sha256sum | cut -d' ' -f1) == $(cat "$s/$prog.serial.sha256") ]]; then
+      --dump-maps "/tmp/$prog.serial.maps" --events "/tmp/$prog.serial.events" >/dev/null
+    if [[ $(cat "/tmp/$prog.serial.txt" "/tmp/$prog.serial.pcap" "/tmp/$prog.serial.maps" \
+              "/tmp/$prog.serial.events" | sha256sum | cut -d' ' -f1) == $(cat "$s/$prog.serial.sha256") ]]; then
       echo "$prog: 2000 packets in 2000 batches, GPU and host agree (verdicts, packets, maps)"
     else
       echo "$prog: GPU and host DIFFER"
@@ -214,6 +223,18 @@ device() {
   else
     echo "xdp_tenant_policy: counters DIFFER from the host's"
     cp /tmp/tenant.gpu.maps "$out/" || true
+    status=1
+  fi
+  echo "== event records: 100,000 packets in one batch (flow export, drop samples, a full ICMP ring)"
+  "$bin/ebpf-gpu-loader" run "$s/xdp_flow_export.gpu.o" --pcap "$traffic" --check-maps \
+    --events /tmp/flow_export.gpu.events --dump-maps /tmp/flow_export.gpu.maps 2>&1 | grep -E "GPU kernel|event"
+  if [[ $({ grep -v '^icmp_records ' /tmp/flow_export.gpu.events | LC_ALL=C sort
+            grep -c '^icmp_records ' /tmp/flow_export.gpu.events
+            cat /tmp/flow_export.gpu.maps; } | sha256sum | cut -d' ' -f1) == $(cat "$s/flow_export.sha256") ]]; then
+    echo "xdp_flow_export: event records and maps as the host's"
+  else
+    echo "xdp_flow_export: event records DIFFER from the host's"
+    cp /tmp/flow_export.gpu.events /tmp/flow_export.gpu.maps "$out/" || true
     status=1
   fi
   echo "== bpf_trace_printk on the GPU: 3 lines a packet, the host's lines in another order"

@@ -425,6 +425,33 @@ MaybeError GpuProgram::setInnerMap(const std::string &Outer, const std::vector<u
   return setEntry(*D, Key, *Value);
 }
 
+MaybeError GpuProgram::takeEvents(uint32_t FirstPacket, EventBatch &Out) {
+  const CudaApi &A = Dev.api();
+  for (const DeviceMap &D : Maps) {
+    if (D.DataAddr || !ebpfgpu_map_is_event(D.Shape.Type))
+      continue;
+    // Only the control words and the bytes in use come back.
+    constexpr size_t Ctl = EBPFGPU_EVT_CTL_WORDS * 4;
+    std::vector<uint8_t> Copy(Ctl);
+    EBPFGPU_CHECK(A, cuMemcpyDtoH, Copy.data(), D.Storage, Ctl);
+    uint32_t Head;
+    std::memcpy(&Head, Copy.data() + 4 * EBPFGPU_EVT_HEAD, 4);
+    Head = std::min(Head, D.Layout.Header.event_capacity + 1); // a bad head is reported below
+    Copy.resize(Ctl + std::min<size_t>(Head, D.Layout.Header.event_capacity));
+    if (Copy.size() > Ctl)
+      EBPFGPU_CHECK(A, cuMemcpyDtoH, Copy.data() + Ctl, D.Storage + Ctl, Copy.size() - Ctl);
+    std::vector<EventRecord> Records;
+    uint64_t Dropped = 0;
+    if (MaybeError E = takeEventRecords(D.Name, D.Layout, Copy.data(), FirstPacket, Records, Dropped))
+      return E;
+    EBPFGPU_CHECK(A, cuMemcpyHtoD, D.Storage, Copy.data(), Ctl);
+    Out.Maps.push_back({D.Name, std::move(Records)});
+    if (Dropped)
+      Out.Dropped.push_back({D.Name, Dropped});
+  }
+  return std::nullopt;
+}
+
 Expected<TraceText> GpuProgram::takeTrace() {
   if (!TraceLog)
     return TraceText();

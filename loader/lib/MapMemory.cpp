@@ -62,6 +62,18 @@ MaybeError checkMapSupported(const std::string &Name, const MapShape &S) {
       return Refuse("LPM trie keys are a 4-byte prefix length and 1 to 256 data bytes, not " +
                     std::to_string(S.KeySize) + " bytes in all");
     break;
+  case EBPFGPU_MAP_RINGBUF:
+    if (S.MaxEntries < 4096 || (S.MaxEntries & (S.MaxEntries - 1)) ||
+        S.MaxEntries > (1u << 30))
+      return Refuse("ring buffer sizes (max_entries) are a power of 2 from 4096 to 2^30 bytes, "
+                    "not " + std::to_string(S.MaxEntries));
+    if (S.KeySize || S.ValueSize)
+      return Refuse("ring buffers have no keys or values");
+    return std::nullopt;
+  case EBPFGPU_MAP_PERF_EVENT_ARRAY:
+    if (S.KeySize != 4 || S.ValueSize != 4)
+      return Refuse("perf event arrays have 4-byte keys and values");
+    return std::nullopt; // max_entries 0: as many as CPUs (libbpf's default)
   case EBPFGPU_MAP_ARRAY_OF_MAPS:
   case EBPFGPU_MAP_HASH_OF_MAPS:
     if (S.ValueSize != 4 || (S.Type == EBPFGPU_MAP_ARRAY_OF_MAPS && S.KeySize != 4))
@@ -75,8 +87,8 @@ MaybeError checkMapSupported(const std::string &Name, const MapShape &S) {
   default:
     return Refuse("maps of type " + std::to_string(S.Type) +
                   " have no run-time implementation yet (array, percpu_array, prog_array, hash, "
-                  "percpu_hash, lru_hash, lru_percpu_hash, lpm_trie, array_of_maps, hash_of_maps, devmap "
-                  "and devmap_hash do)");
+                  "percpu_hash, lru_hash, lru_percpu_hash, lpm_trie, array_of_maps, hash_of_maps, devmap, "
+                  "devmap_hash, ringbuf and perf_event_array do)");
   }
   if (S.MaxEntries == 0 || S.ValueSize == 0 || S.KeySize == 0)
     return Refuse("key size, value size and max_entries must be above 0");
@@ -109,6 +121,16 @@ MapLayout mapLayout(const MapShape &S, uint32_t Slices, uint64_t Base) {
   H.flags = S.Flags;
   H.value_stride = align8(S.ValueSize);
   H.nslices = ebpfgpu_map_is_percpu(S.Type) ? std::max<uint32_t>(Slices, 1) : 1;
+  if (ebpfgpu_map_is_event(S.Type)) {
+    // Control words, then the record stream.
+    H.event_capacity = S.Type == EBPFGPU_MAP_RINGBUF ? S.MaxEntries : EBPFGPU_PERF_STREAM_BYTES;
+    if (S.Type == EBPFGPU_MAP_PERF_EVENT_ARRAY && S.MaxEntries == 0)
+      H.max_entries = UINT32_MAX; // a slot per CPU, however many
+    H.control = Base;
+    H.values = Base + EBPFGPU_EVT_CTL_WORDS * 4;
+    L.Bytes = EBPFGPU_EVT_CTL_WORDS * 4 + size_t(H.event_capacity);
+    return L;
+  }
   if (!ebpfgpu_map_is_hashed(S.Type)) {
     L.Bytes = size_t(H.value_stride) * H.nslices * S.MaxEntries;
     H.values = Base;
@@ -245,6 +267,8 @@ const uint8_t *hostMapLookup(ebpfgpu_map &M, const uint8_t *Key) {
 
 MaybeError setMapEntry(const std::string &Name, ebpfgpu_map &M, const std::vector<uint8_t> &Key,
                        const std::vector<uint8_t> &Value) {
+  if (ebpfgpu_map_is_event(M.type))
+    return Error("map '" + Name + "' holds event records, not entries");
   if (Key.size() != M.key_size || Value.size() != M.value_size)
     return Error("map '" + Name + "': takes " + std::to_string(M.key_size) + "-byte keys and " +
                  std::to_string(M.value_size) + "-byte values, not " + std::to_string(Key.size()) +
@@ -318,6 +342,8 @@ std::string formatMap(const std::string &Name, const MapLayout &L, const uint8_t
   const ebpfgpu_map &H = L.Header;
   if (H.type == EBPFGPU_MAP_PROG_ARRAY)
     return ""; // program references, not data (the kernel reports its own ids)
+  if (ebpfgpu_map_is_event(H.type))
+    return ""; // records, taken between runs (takeEventRecords)
   if (ebpfgpu_map_is_outer(H.type)) {
     // Inner map references by name (ids are the runtime's, as the kernel's
     // are its own).
@@ -375,6 +401,60 @@ std::string formatMap(const std::string &Name, const MapLayout &L, const uint8_t
     }
   }
   return formatHashEntries(Name, std::move(KV));
+}
+
+MaybeError takeEventRecords(const std::string &Name, const MapLayout &L, uint8_t *Block,
+                            uint32_t FirstPacket, std::vector<EventRecord> &Out,
+                            uint64_t &Dropped) {
+  const ebpfgpu_map &H = L.Header;
+  uint8_t *Control = Block, *Stream = Block + (H.values - H.control);
+  uint32_t Head = load32(Control + 4 * EBPFGPU_EVT_HEAD);
+  if (Head > H.event_capacity)
+    return Error("map '" + Name + "': the record stream's head (" + std::to_string(Head) +
+                 ") is past its " + std::to_string(H.event_capacity) + " bytes");
+  bool Ring = H.type == EBPFGPU_MAP_RINGBUF;
+  for (uint32_t At = 0; At < Head;) {
+    if (Head - At < EBPFGPU_EVT_HDR)
+      return Error("map '" + Name + "': a record header is cut off at byte " + std::to_string(At));
+    uint32_t Word = load32(Stream + At), Len = Word & ~(EBPFGPU_EVT_BUSY | EBPFGPU_EVT_DISCARD);
+    uint64_t Bytes = Ring ? (uint64_t(Len) + EBPFGPU_EVT_HDR + 7) & ~uint64_t(7)
+                          : EBPFGPU_EVT_HDR + ((uint64_t(Len) + 7) & ~uint64_t(7));
+    if (Bytes > Head - At)
+      return Error("map '" + Name + "': the record at byte " + std::to_string(At) +
+                   " runs past the stream");
+    if (Word & EBPFGPU_EVT_BUSY)
+      return Error("map '" + Name + "': the record at byte " + std::to_string(At) +
+                   " was reserved and never submitted or discarded");
+    if (!(Word & EBPFGPU_EVT_DISCARD)) {
+      const uint8_t *Data = Stream + At + EBPFGPU_EVT_HDR;
+      Out.push_back({FirstPacket + load32(Stream + At + 4), std::vector<uint8_t>(Data, Data + Len)});
+    }
+    At += uint32_t(Bytes);
+  }
+  Dropped += load32(Control + 4 * EBPFGPU_EVT_DROPPED);
+  store32(Control + 4 * EBPFGPU_EVT_HEAD, 0);
+  store32(Control + 4 * EBPFGPU_EVT_DROPPED, 0);
+  return std::nullopt;
+}
+
+std::string formatEventBatch(EventBatch &Batch) {
+  std::sort(Batch.Maps.begin(), Batch.Maps.end(),
+            [](const auto &A, const auto &B) { return A.first < B.first; });
+  std::string Out;
+  char Buf[4];
+  for (auto &[Name, Records] : Batch.Maps) {
+    std::stable_sort(Records.begin(), Records.end(),
+                     [](const EventRecord &A, const EventRecord &B) { return A.Packet < B.Packet; });
+    for (const EventRecord &R : Records) {
+      Out += Name + " ";
+      for (uint8_t B : R.Bytes) {
+        std::snprintf(Buf, sizeof(Buf), "%02x", B);
+        Out += Buf;
+      }
+      Out += "\n";
+    }
+  }
+  return Out;
 }
 
 HostMap::HostMap(std::string Name, const MapShape &S) : Name(std::move(Name)) {

@@ -205,3 +205,50 @@ TEST(MapMemory, MapsOfMapsLookUpTheirInnerMaps) {
                                      "fit its inner map definition: gold, silver)");
   }
 }
+
+TEST(MapMemory, EventStreamsAreTakenInOrderAndEmptied) {
+  HostMap Ring("ring", {EBPFGPU_MAP_RINGBUF, 0, 0, 4096, 0});
+  ASSERT_EQ(Ring.info().event_capacity, 4096u);
+  uint8_t *Control = reinterpret_cast<uint8_t *>(Ring.info().control);
+  uint8_t *Stream = reinterpret_cast<uint8_t *>(Ring.info().values);
+  auto Put = [&](uint32_t At, uint32_t Word, uint32_t Packet, uint8_t Fill) {
+    std::memcpy(Stream + At, &Word, 4);
+    std::memcpy(Stream + At + 4, &Packet, 4);
+    std::memset(Stream + At + 8, Fill, Word & 0xffff);
+  };
+  // Three records: 5 bytes (packet 2), a discarded one, 8 bytes (packet 0).
+  Put(0, 5, 2, 0xaa);
+  Put(16, 3 | EBPFGPU_EVT_DISCARD, 1, 0xbb);
+  Put(32, 8, 0, 0xcc);
+  uint32_t Head = 48, Dropped = 3;
+  std::memcpy(Control + 4 * EBPFGPU_EVT_HEAD, &Head, 4);
+  std::memcpy(Control + 4 * EBPFGPU_EVT_DROPPED, &Dropped, 4);
+  std::vector<EventRecord> Records;
+  uint64_t Refused = 0;
+  ASSERT_FALSE(Ring.takeEvents(Records, Refused));
+  ASSERT_EQ(Records.size(), 2u);
+  EXPECT_EQ(Refused, 3u);
+  EXPECT_EQ(Records[0].Packet, 2u);
+  EXPECT_EQ(Records[0].Bytes, std::vector<uint8_t>(5, 0xaa));
+  EventBatch B{{{"ring", Records}}, {}};
+  EXPECT_EQ(formatEventBatch(B), "ring cccccccccccccccc\nring aaaaaaaaaa\n");
+  // Emptied: nothing the second time.
+  Records.clear();
+  ASSERT_FALSE(Ring.takeEvents(Records, Refused));
+  EXPECT_TRUE(Records.empty());
+  // A record never submitted, and a head past the stream, are errors.
+  Put(0, 5 | EBPFGPU_EVT_BUSY, 0, 0);
+  Head = 16;
+  std::memcpy(Control + 4 * EBPFGPU_EVT_HEAD, &Head, 4);
+  auto E = Ring.takeEvents(Records, Refused);
+  ASSERT_TRUE(E);
+  EXPECT_EQ(E->message(), "map 'ring': the record at byte 0 was reserved and never submitted or discarded");
+  Head = 8192;
+  std::memcpy(Control + 4 * EBPFGPU_EVT_HEAD, &Head, 4);
+  E = Ring.takeEvents(Records, Refused);
+  ASSERT_TRUE(E);
+  EXPECT_EQ(E->message(), "map 'ring': the record stream's head (8192) is past its 4096 bytes");
+  EXPECT_TRUE(checkMapSupported("r", {EBPFGPU_MAP_RINGBUF, 0, 0, 6000, 0}));
+  EXPECT_FALSE(checkMapSupported("r", {EBPFGPU_MAP_RINGBUF, 0, 0, 8192, 0}));
+  EXPECT_FALSE(checkMapSupported("p", {EBPFGPU_MAP_PERF_EVENT_ARRAY, 4, 4, 0, 0}));
+}

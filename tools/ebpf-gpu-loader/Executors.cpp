@@ -20,6 +20,7 @@
 #endif
 
 #include <algorithm>
+#include <map>
 #include <mutex>
 #include <shared_mutex>
 #include <vector>
@@ -57,6 +58,47 @@ private:
   std::mutex M;
   std::string Lines;
   uint64_t Dropped = 0;
+};
+/// Event records taken from a program's maps after each run, as text,
+/// kept until the caller takes them (at most 64 MiB; the rest is counted),
+/// and the records the maps refused.
+class EventCollector {
+public:
+  void add(loader::EventBatch &B) {
+    std::lock_guard Lock(M);
+    std::string Text = loader::formatEventBatch(B);
+    if (Lines.size() + Text.size() <= MaxBytes)
+      Lines += Text;
+    else
+      Overflow += uint64_t(std::count(Text.begin(), Text.end(), '\n'));
+    for (auto &[Map, N] : B.Dropped)
+      Dropped[Map] += N;
+  }
+  std::string take() {
+    std::lock_guard Lock(M);
+    std::string Out = std::move(Lines);
+    Lines.clear();
+    return Out;
+  }
+  std::vector<std::string> warnings() {
+    std::lock_guard Lock(M);
+    std::vector<std::string> Out;
+    for (auto &[Map, N] : Dropped)
+      Out.push_back("map " + Map + ": " + std::to_string(N) +
+                    " event records refused: no room left in the run (a larger map or "
+                    "smaller batches keep them)");
+    if (Overflow)
+      Out.push_back(std::to_string(Overflow) + " event records not kept: more than " +
+                    std::to_string(MaxBytes >> 20) + " MiB of them waited to be taken");
+    return Out;
+  }
+
+private:
+  static constexpr size_t MaxBytes = 64u << 20;
+  std::mutex M;
+  std::string Lines;
+  std::map<std::string, uint64_t> Dropped;
+  uint64_t Overflow = 0;
 };
 } // namespace
 
@@ -104,7 +146,7 @@ public:
         Prog->reclaimMaps();
         Trace.add(Prog->takeTrace());
       }
-      return std::nullopt;
+      return takeEventsLocked();
     }
     {
       std::shared_lock Lock(Running);
@@ -117,7 +159,9 @@ public:
     if (Running.try_lock()) {
       Prog->reclaimMaps();
       Trace.add(Prog->takeTrace());
+      MaybeError E = takeEventsLocked();
       Running.unlock();
+      return E;
     }
     return std::nullopt;
   }
@@ -137,13 +181,27 @@ public:
     Trace.add(Prog->takeTrace());
     return Trace.take();
   }
+  Expected<std::string> takeEvents() override {
+    std::unique_lock Lock(Running);
+    if (MaybeError E = takeEventsLocked())
+      return std::move(*E);
+    return Events.take();
+  }
   // The host reclaims between packets or batches of one worker's packets:
   // its spare elements never run out before the map is full.
-  Expected<std::vector<std::string>> warnings() override { return std::vector<std::string>(); }
+  Expected<std::vector<std::string>> warnings() override { return Events.warnings(); }
   const std::string &programName() const override { return Name; }
   const char *backendName() const override { return "host"; }
 
 private:
+  /// With no run in progress (Running held): the event maps' records.
+  MaybeError takeEventsLocked() {
+    loader::EventBatch B;
+    if (MaybeError E = Prog->takeEvents(B))
+      return E;
+    Events.add(B);
+    return std::nullopt;
+  }
   void runOne(PacketBatch &Batch, size_t I) {
     platform::XdpRuntimeContext Ctx;
     Batch.prepareContext(I, Ctx);
@@ -156,6 +214,7 @@ private:
   HostReclaim Reclaim;
   std::shared_mutex Running;
   TraceCollector Trace;
+  EventCollector Events;
 };
 
 } // namespace
@@ -234,6 +293,11 @@ public:
       if (!Lines)
         return Lines.takeError();
       Trace.add(*Lines);
+      // The launch's records, their packet indexes made the batch's.
+      loader::EventBatch B;
+      if (MaybeError E = Prog->takeEvents(uint32_t(First), B))
+        return E;
+      Events.add(B);
     }
     return std::nullopt;
   }
@@ -260,12 +324,16 @@ public:
     std::lock_guard Lock(Launching);
     return Trace.take();
   }
+  Expected<std::string> takeEvents() override {
+    std::lock_guard Lock(Launching);
+    return Events.take();
+  }
   Expected<std::vector<std::string>> warnings() override {
     std::lock_guard Lock(Launching);
     auto Starved = Prog->starvedMaps();
     if (!Starved)
       return Starved.takeError();
-    std::vector<std::string> Out;
+    std::vector<std::string> Out = Events.warnings();
     for (const std::string &M : *Starved)
       Out.push_back("map " + M + " updates refused (E2BIG) because one launch unlinked every "
                     "spare element; smaller batches avoid it");
@@ -285,6 +353,7 @@ private:
   std::vector<ebpfgpu_verdict> Verdicts;
   double KernelMs = 0;
   TraceCollector Trace;
+  EventCollector Events;
 };
 
 } // namespace

@@ -15,6 +15,9 @@
 
 #include "Executors.h"
 #include "Forward.h"
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
+#include "KernelEvents.h"
+#endif
 
 #include "ebpf-gpu/Loader/GpuObject.h"
 #include "ebpf-gpu/Loader/MapEntries.h"
@@ -80,6 +83,10 @@ int usage(const std::string &Msg) {
                "                      hash map (links, buckets, counts, free lists)\n"
                "  --trace FILE        host, gpu: write bpf_trace_printk lines to FILE (default:\n"
                "                      standard error)\n"
+               "  --events FILE       write the records of ring buffers and perf event arrays,\n"
+               "                      one line 'MAP HEXBYTES' each: run by run (gpu: launch by\n"
+               "                      launch, --batch; kernel: every --batch packets), map by\n"
+               "                      map, by packet\n"
                "  --json              print the summary as JSON\n"
                "  --allow-unverified  run a .gpu.o compiled with --no-verify (testing only)\n",
                Tool, Tool, Tool);
@@ -98,6 +105,7 @@ struct RunOptions {
   bool AllowUnverified = false;
   bool CheckMaps = false;
   std::string TraceFile; ///< --trace: where bpf_trace_printk lines go (default stderr)
+  std::string EventsFile; ///< --events: where ringbuf/perf event records go
   std::vector<MapEntry> MapEntries; ///< --map-set, in order
 };
 
@@ -258,7 +266,7 @@ void setKernelMapEntries(struct bpf_object *Obj, const RunOptions &O) {
 }
 
 void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
-               std::string &MapsText) {
+               std::string &MapsText, std::string &EventsText) {
   libbpf_set_print(collectLibbpfLog);
   struct bpf_object *Obj = bpf_object__open_file(O.Object.c_str(), nullptr);
   if (!Obj)
@@ -297,6 +305,25 @@ void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
          (LibbpfLog.empty() ? "" : "\n" + LibbpfLog));
   }
   setKernelMapEntries(Obj, O);
+  // One CPU for every test run: perf records stay in one CPU's buffer, in
+  // order, and BPF_F_CURRENT_CPU names the CPU the host back end's is.
+  if (auto Cpu = tools::pinCurrentThread(); !Cpu) {
+    bpf_object__close(Obj);
+    fail("kernel back end: " + Cpu.error().message());
+  }
+  auto Events = tools::KernelEvents::open(Obj);
+  if (!Events) {
+    bpf_object__close(Obj);
+    fail("kernel back end: " + Events.error().message());
+  }
+  auto TakeEvents = [&] {
+    auto Text = (*Events)->take();
+    if (!Text) {
+      bpf_object__close(Obj);
+      fail("kernel back end: " + Text.error().message());
+    }
+    EventsText += *Text;
+  };
   int Fd = bpf_program__fd(Chosen);
   std::vector<uint8_t> Out(Batch.maxLen() + runtime::XdpHeadroom + runtime::XdpTailroom);
   for (size_t I = 0; I < Batch.size(); ++I) {
@@ -312,7 +339,13 @@ void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
       bpf_object__close(Obj);
       fail("kernel back end: packet " + std::to_string(I) + " grew past its buffer");
     }
+    if (O.BatchSize && (I + 1) % O.BatchSize == 0)
+      TakeEvents();
   }
+  TakeEvents();
+  if (uint64_t Lost = (*Events)->lost())
+    std::fprintf(stderr, "%s: warning: the kernel lost %llu perf event records (its buffers were "
+                 "full)\n", Tool, static_cast<unsigned long long>(Lost));
   MapsText = dumpKernelMaps(Obj);
   bpf_object__close(Obj);
 }
@@ -321,7 +354,7 @@ void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
 /// The host or GPU back end over the whole pcap: map entries set first,
 /// map structure checked and warnings printed after.
 void runExecutor(runtime::BatchExecutor &Exec, const RunOptions &O, PacketBatch &Batch,
-                 std::string &MapsText) {
+                 std::string &MapsText, std::string &EventsText) {
   std::string Where = std::string(Exec.backendName()) + " back end: ";
   for (const MapEntry &E : O.MapEntries)
     if (MaybeError Err = E.Inner.empty() ? Exec.updateMap(E.Map, E.Key, E.Value)
@@ -342,6 +375,10 @@ void runExecutor(runtime::BatchExecutor &Exec, const RunOptions &O, PacketBatch 
   } else if (!Trace->empty()) {
     std::fputs(Trace->c_str(), stderr);
   }
+  auto Events = Exec.takeEvents();
+  if (!Events)
+    fail(Where + Events.error().message());
+  EventsText = std::move(*Events);
   auto Warnings = Exec.warnings();
   if (!Warnings)
     fail(Where + Warnings.error().message());
@@ -421,6 +458,8 @@ int runCommand(int argc, char **argv) {
       O.CheckMaps = true;
     else if (A == "--trace")
       Value(O.TraceFile);
+    else if (A == "--events")
+      Value(O.EventsFile);
     else if (A == "--map-set") {
       std::string V;
       Value(V);
@@ -465,7 +504,10 @@ int runCommand(int argc, char **argv) {
   Expected<PacketBatch> Batch = runtime::readPcap(O.Pcap);
   if (!Batch)
     fail(Batch.error().message());
-  std::string ProgName, MapsText;
+  // The packets arrive on the loopback device (ifindex 1), queue 0, as
+  // BPF_PROG_TEST_RUN without a context says on the kernel back end.
+  Batch->setIngress(1, 0);
+  std::string ProgName, MapsText, EventsText;
   double KernelMs = -1;
   auto Start = std::chrono::steady_clock::now();
   if (O.Backend == "gpu") {
@@ -485,7 +527,7 @@ int runCommand(int argc, char **argv) {
     auto Exec = tools::makeGpuExecutor(*GpuObj, O.BatchSize);
     if (!Exec)
       fail(Exec.error().message());
-    runExecutor(**Exec, O, *Batch, MapsText);
+    runExecutor(**Exec, O, *Batch, MapsText, EventsText);
     KernelMs = tools::gpuKernelMs(**Exec);
 #else
     fail("this loader was built without CUDA support (no cuda.h at build time)");
@@ -500,9 +542,9 @@ int runCommand(int argc, char **argv) {
       if (!Exec)
         fail(Exec.error().message());
       ProgName = (*Exec)->programName();
-      runExecutor(**Exec, O, *Batch, MapsText);
+      runExecutor(**Exec, O, *Batch, MapsText, EventsText);
     } else
-      runKernel(O, *Batch, ProgName, MapsText);
+      runKernel(O, *Batch, ProgName, MapsText, EventsText);
 #else
     fail("the " + O.Backend + " back end needs a loader built with the compiler");
 #endif
@@ -519,6 +561,12 @@ int runCommand(int argc, char **argv) {
     if (MaybeError E = runtime::writePcap(O.Out, *Batch, Keep))
       fail(E->message());
   }
+  if (!O.EventsFile.empty()) {
+    std::vector<uint8_t> Bytes(EventsText.begin(), EventsText.end());
+    if (MaybeError E = loader::writeFileAtomically(O.EventsFile, Bytes))
+      fail(E->message());
+  }
+  size_t EventCount = size_t(std::count(EventsText.begin(), EventsText.end(), '\n'));
   if (!O.MapsFile.empty()) {
     std::vector<uint8_t> Bytes(MapsText.begin(), MapsText.end());
     if (MaybeError E = loader::writeFileAtomically(O.MapsFile, Bytes))
@@ -545,8 +593,8 @@ int runCommand(int argc, char **argv) {
       std::printf("%s\"%s\": {\"packets\": %llu, \"bytes\": %llu}", A ? ", " : "",
                   runtime::xdpActionName(A), (unsigned long long)Stats.Packets[A],
                   (unsigned long long)Stats.Bytes[A]);
-    std::printf("}, \"invalid_verdicts\": %llu, \"seconds\": %.6f", (unsigned long long)Stats.Invalid,
-                Secs);
+    std::printf("}, \"invalid_verdicts\": %llu, \"events\": %zu, \"seconds\": %.6f",
+                (unsigned long long)Stats.Invalid, EventCount, Secs);
     if (KernelMs >= 0)
       std::printf(", \"kernel_ms\": %.4f", KernelMs);
     std::printf("}\n");
@@ -561,6 +609,9 @@ int runCommand(int argc, char **argv) {
   if (Stats.Invalid)
     std::printf("  (%llu verdicts outside 0..4 counted as XDP_ABORTED)\n",
                 (unsigned long long)Stats.Invalid);
+  if (EventCount)
+    std::printf("  %zu event records%s\n", EventCount,
+                O.EventsFile.empty() ? " (--events FILE writes them)" : "");
   std::printf("  %.3f ms for the run", Secs * 1e3);
   if (KernelMs >= 0)
     std::printf(" (GPU kernel %.3f ms)", KernelMs);

@@ -164,6 +164,7 @@ void addXdpKernel(llvm::Module &M, llvm::Function *Prog, llvm::GlobalVariable *T
       B.CreateXor(K->getArg(3), B.CreateMul(B.CreateZExt(Tid, I64),
                                             B.getInt64(0x9e3779b97f4a7c15ull))));
   Set(offsetof(ebpfgpu_xdp_ctx, cpu_id), Cpu);
+  Set(offsetof(ebpfgpu_xdp_ctx, packet_index), Tid);
   Set(offsetof(ebpfgpu_xdp_ctx, trace_log),
       TraceLog ? static_cast<llvm::Value *>(B.CreateLoad(I64, TraceLog)) : B.getInt64(0));
   llvm::Value *R0 = B.CreateCall(Prog, {Ctx, B.CreatePtrToInt(Ctx, I64), B.getInt64(0),

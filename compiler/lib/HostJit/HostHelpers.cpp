@@ -33,6 +33,7 @@ void ebpfgpu_store_release(uint32_t *P, uint32_t V) { __atomic_store_n(P, V, __A
 extern "C" {
 #include "../Runtime/XdpHelpers.inc"
 #include "../Runtime/MapHelpers.inc"
+#include "../Runtime/EventHelpers.inc"
 }
 
 } // namespace
@@ -49,6 +50,8 @@ void *hostHelperAddress(const std::string &Name) {
       ENTRY(array_lookup_elem), ENTRY(hash_lookup_elem),   ENTRY(lpm_lookup_elem),
       ENTRY(array_update_elem), ENTRY(hash_update_elem),   ENTRY(lpm_update_elem),
       ENTRY(array_delete_elem), ENTRY(hash_delete_elem),   ENTRY(lpm_delete_elem),
+      ENTRY(ringbuf_output),  ENTRY(ringbuf_reserve),      ENTRY(ringbuf_submit),
+      ENTRY(ringbuf_discard), ENTRY(perf_event_output),
   };
 #undef ENTRY
   auto It = Table.find(Name);

@@ -36,6 +36,21 @@ loader::TraceText HostProgram::takeTrace() {
   return T;
 }
 
+MaybeError HostProgram::takeEvents(loader::EventBatch &Out) {
+  for (auto &M : Maps) {
+    if (!ebpfgpu_map_is_event(M->info().type))
+      continue;
+    std::vector<loader::EventRecord> Records;
+    uint64_t Dropped = 0;
+    if (MaybeError E = M->takeEvents(Records, Dropped))
+      return E;
+    Out.Maps.push_back({M->name(), std::move(Records)});
+    if (Dropped)
+      Out.Dropped.push_back({M->name(), Dropped});
+  }
+  return std::nullopt;
+}
+
 MaybeError HostProgram::checkMaps() const {
   for (const auto &M : Maps)
     if (MaybeError E = M->check())

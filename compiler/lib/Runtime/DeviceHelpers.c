@@ -32,3 +32,4 @@ static inline void ebpfgpu_store_release(uint32_t *p, uint32_t v) {
 }
 #include "XdpHelpers.inc"
 #include "MapHelpers.inc"
+#include "EventHelpers.inc"

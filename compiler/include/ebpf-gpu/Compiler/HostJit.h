@@ -22,6 +22,7 @@ class LLJIT;
 
 namespace ebpfgpu::loader {
 class HostMap;
+struct EventBatch;
 }
 
 namespace ebpfgpu::compiler {
@@ -64,6 +65,10 @@ public:
   void reclaimMaps();
   /// Between runs: checks every map's structure (loader::checkMapIntegrity).
   MaybeError checkMaps() const;
+  /// Between runs: the records the event maps (ringbuf, perf_event_array)
+  /// hold, appended to `Out` (packet indexes as the runs' contexts gave
+  /// them), and the maps emptied.
+  MaybeError takeEvents(loader::EventBatch &Out);
   /// Between runs: the lines bpf_trace_printk wrote since the last take
   /// (empty when the program never calls it), and the log emptied.
   loader::TraceText takeTrace();

@@ -176,6 +176,10 @@ public:
   Expected<TraceText> takeTrace();
   /// Between batches: checks every map's structure (checkMapIntegrity).
   MaybeError checkMaps() const;
+  /// Between batches: the records the event maps (ringbuf,
+  /// perf_event_array) hold, appended to `Out` with `FirstPacket` added to
+  /// the packet indexes of the last launch, and the maps emptied.
+  MaybeError takeEvents(uint32_t FirstPacket, EventBatch &Out);
   /// Between batches: sets `Key` to `Value` in the map named `Map`.
   MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
                        const std::vector<uint8_t> &Value);

@@ -99,6 +99,34 @@ std::vector<uint8_t> sumPerCpuValues(const uint8_t *V, uint32_t Size, uint32_t S
 std::string formatHashEntries(const std::string &Name,
                               std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> KV);
 
+/// A record an event map (ringbuf, perf_event_array) holds: the index of
+/// the packet that wrote it and its bytes (perf records with perf's
+/// padding, as a perf reader receives them).
+struct EventRecord {
+  uint32_t Packet = 0;
+  std::vector<uint8_t> Bytes;
+};
+/// The records of one run, per event map, and the records each map refused
+/// for want of room.
+struct EventBatch {
+  std::vector<std::pair<std::string, std::vector<EventRecord>>> Maps;
+  std::vector<std::pair<std::string, uint64_t>> Dropped;
+};
+/// Event maps: appends the committed records of the stream in `Block` (the
+/// map's block as mapLayout places it; only the control words and the bytes
+/// in use need be there) to `Out` in stream order, discarded ones skipped,
+/// with `FirstPacket` added to their packet index; adds the records refused
+/// to `Dropped`; then empties the stream (its control words). Only while no
+/// program runs. A malformed stream is an error naming the map.
+MaybeError takeEventRecords(const std::string &Name, const MapLayout &L, uint8_t *Block,
+                            uint32_t FirstPacket, std::vector<EventRecord> &Out,
+                            uint64_t &Dropped);
+/// The text form of a run's records, one line "MAP HEXBYTES" a record: map
+/// by map (by name), each map's records by packet and, within a packet, in
+/// the order it wrote them (the order is the same on every back end, as
+/// long as no record was refused). Sorts `Batch` in place.
+std::string formatEventBatch(EventBatch &Batch);
+
 /// A map's header and zero-initialised storage in host memory, one CPU for
 /// per-CPU maps. Owns them; not thread-safe.
 class HostMap {
@@ -116,6 +144,10 @@ public:
       reclaimHashMap(Layout, Storage.data());
   }
   std::string format() const { return formatMap(Name, Layout, Storage.data(), InnerNames); }
+  /// Event maps: takeEventRecords on this map's stream.
+  MaybeError takeEvents(std::vector<EventRecord> &Out, uint64_t &Dropped) {
+    return takeEventRecords(Name, Layout, Storage.data(), 0, Out, Dropped);
+  }
   MaybeError check() const { return checkMapIntegrity(Name, Layout, Storage.data()); }
   /// Maps of maps: the inner map table (`Maps`, named `Names`, which must
   /// outlive this map) that the values index.

@@ -51,6 +51,12 @@ public:
   /// newline), and the log emptied; a count of lines that did not fit
   /// follows them as a line of its own. Not while run() is in progress.
   virtual Expected<std::string> takeTrace() = 0;
+  /// The records the program's event maps (ringbuf, perf_event_array)
+  /// received since the last call, one line "MAP HEXBYTES" each
+  /// (loader::formatEventBatch): run by run, and within a run map by map,
+  /// by packet. Not while run() is in progress. Records refused for want of
+  /// room are counted in warnings().
+  virtual Expected<std::string> takeEvents() = 0;
   /// What the operator should know about the runs so far (e.g. updates a
   /// map refused for want of room within a batch); empty when nothing.
   virtual Expected<std::vector<std::string>> warnings() = 0;
