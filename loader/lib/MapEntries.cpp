@@ -45,7 +45,7 @@ std::optional<MapEntry> parseMapEntry(const std::string &Text) {
   auto Value = parseHexBytes(Text.substr(B + 1));
   if (!Key || !Value || Key->empty() || Value->empty())
     return std::nullopt;
-  return MapEntry{Text.substr(0, A), *Key, *Value};
+  return MapEntry{Text.substr(0, A), *Key, *Value, {}};
 }
 
 Expected<std::vector<MapEntry>> readMapFile(const std::string &Path) {
