@@ -437,15 +437,19 @@ MaybeError takeEventRecords(const std::string &Name, const MapLayout &L, uint8_t
   return std::nullopt;
 }
 
-std::string formatEventBatch(EventBatch &Batch) {
-  std::sort(Batch.Maps.begin(), Batch.Maps.end(),
-            [](const auto &A, const auto &B) { return A.first < B.first; });
-  std::string Out;
+void EventLog::add(EventBatch &Run) {
   char Buf[4];
-  for (auto &[Name, Records] : Batch.Maps) {
+  for (auto &[Name, Records] : Run.Maps) {
     std::stable_sort(Records.begin(), Records.end(),
                      [](const EventRecord &A, const EventRecord &B) { return A.Packet < B.Packet; });
+    std::string &Out = Text[Name];
     for (const EventRecord &R : Records) {
+      size_t Line = Name.size() + 2 + 2 * R.Bytes.size();
+      if (Bytes + Line > MaxBytes) {
+        ++NotKept;
+        continue;
+      }
+      Bytes += Line;
       Out += Name + " ";
       for (uint8_t B : R.Bytes) {
         std::snprintf(Buf, sizeof(Buf), "%02x", B);
@@ -454,6 +458,28 @@ std::string formatEventBatch(EventBatch &Batch) {
       Out += "\n";
     }
   }
+  for (auto &[Name, N] : Run.Dropped)
+    Dropped[Name] += N;
+}
+
+std::string EventLog::take() {
+  std::string Out;
+  for (auto &[Name, T] : Text)
+    Out += T;
+  Text.clear();
+  Bytes = 0;
+  return Out;
+}
+
+std::vector<std::string> EventLog::warnings() const {
+  std::vector<std::string> Out;
+  for (auto &[Map, N] : Dropped)
+    Out.push_back("map " + Map + ": " + std::to_string(N) +
+                  " event records refused: no room left in the run (a larger map or smaller "
+                  "batches keep them)");
+  if (NotKept)
+    Out.push_back(std::to_string(NotKept) + " event records not kept: more than " +
+                  std::to_string(MaxBytes >> 20) + " MiB of them waited to be taken");
   return Out;
 }
 

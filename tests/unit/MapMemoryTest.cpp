@@ -230,8 +230,17 @@ TEST(MapMemory, EventStreamsAreTakenInOrderAndEmptied) {
   EXPECT_EQ(Refused, 3u);
   EXPECT_EQ(Records[0].Packet, 2u);
   EXPECT_EQ(Records[0].Bytes, std::vector<uint8_t>(5, 0xaa));
-  EventBatch B{{{"ring", Records}}, {}};
-  EXPECT_EQ(formatEventBatch(B), "ring cccccccccccccccc\nring aaaaaaaaaa\n");
+  // Map by map, then run by run, by packet.
+  EventLog Log;
+  EventBatch B{{{"ring", Records}, {"perf", {{0, {1}}}}}, {{"ring", 3}}};
+  Log.add(B);
+  EventBatch B2{{{"perf", {{1, {2}}, {0, {3}}}}}, {}};
+  Log.add(B2);
+  EXPECT_EQ(Log.take(), "perf 01\nperf 03\nperf 02\nring cccccccccccccccc\nring aaaaaaaaaa\n");
+  EXPECT_EQ(Log.take(), "");
+  ASSERT_EQ(Log.warnings().size(), 1u);
+  EXPECT_EQ(Log.warnings()[0], "map ring: 3 event records refused: no room left in the run (a "
+                               "larger map or smaller batches keep them)");
   // Emptied: nothing the second time.
   Records.clear();
   ASSERT_FALSE(Ring.takeEvents(Records, Refused));

@@ -20,7 +20,6 @@
 #endif
 
 #include <algorithm>
-#include <map>
 #include <mutex>
 #include <shared_mutex>
 #include <vector>
@@ -59,46 +58,26 @@ private:
   std::string Lines;
   uint64_t Dropped = 0;
 };
-/// Event records taken from a program's maps after each run, as text,
-/// kept until the caller takes them (at most 64 MiB; the rest is counted),
-/// and the records the maps refused.
+/// Event records taken from a program's maps after each run
+/// (loader::EventLog), shared by the workers.
 class EventCollector {
 public:
   void add(loader::EventBatch &B) {
     std::lock_guard Lock(M);
-    std::string Text = loader::formatEventBatch(B);
-    if (Lines.size() + Text.size() <= MaxBytes)
-      Lines += Text;
-    else
-      Overflow += uint64_t(std::count(Text.begin(), Text.end(), '\n'));
-    for (auto &[Map, N] : B.Dropped)
-      Dropped[Map] += N;
+    Log.add(B);
   }
   std::string take() {
     std::lock_guard Lock(M);
-    std::string Out = std::move(Lines);
-    Lines.clear();
-    return Out;
+    return Log.take();
   }
   std::vector<std::string> warnings() {
     std::lock_guard Lock(M);
-    std::vector<std::string> Out;
-    for (auto &[Map, N] : Dropped)
-      Out.push_back("map " + Map + ": " + std::to_string(N) +
-                    " event records refused: no room left in the run (a larger map or "
-                    "smaller batches keep them)");
-    if (Overflow)
-      Out.push_back(std::to_string(Overflow) + " event records not kept: more than " +
-                    std::to_string(MaxBytes >> 20) + " MiB of them waited to be taken");
-    return Out;
+    return Log.warnings();
   }
 
 private:
-  static constexpr size_t MaxBytes = 64u << 20;
   std::mutex M;
-  std::string Lines;
-  std::map<std::string, uint64_t> Dropped;
-  uint64_t Overflow = 0;
+  loader::EventLog Log;
 };
 } // namespace
 

@@ -91,7 +91,7 @@ Expected<std::unique_ptr<KernelEvents>> KernelEvents::open(struct bpf_object *Ob
 
 KernelEvents::~KernelEvents() = default;
 
-Expected<std::string> KernelEvents::take() {
+MaybeError KernelEvents::take(loader::EventBatch &Out) {
   if (P->Ring) {
     int N = ring_buffer__consume(P->Ring);
     if (N < 0)
@@ -102,12 +102,11 @@ Expected<std::string> KernelEvents::take() {
     if (Err < 0)
       return Error(std::string("reading the kernel's perf buffers: ") + std::strerror(-Err));
   }
-  loader::EventBatch Batch;
-  for (auto &M : P->Maps)
-    Batch.Maps.push_back({M->Name, std::move(M->Records)});
-  for (auto &M : P->Maps)
+  for (auto &M : P->Maps) {
+    Out.Maps.push_back({M->Name, std::move(M->Records)});
     M->Records.clear();
-  return loader::formatEventBatch(Batch);
+  }
+  return std::nullopt;
 }
 
 Expected<int> pinCurrentThread() {

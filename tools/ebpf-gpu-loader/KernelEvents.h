@@ -2,13 +2,14 @@
 //
 // The kernel back end's event maps: the records a loaded object's ring
 // buffers and perf event arrays receive during BPF_PROG_TEST_RUN, read
-// with libbpf's ring buffer and perf buffer readers and put in the text
-// form the host and GPU back ends write (loader::formatEventBatch), so the
-// three compare record for record.
+// with libbpf's ring buffer and perf buffer readers, for the text form the
+// host and GPU back ends write (loader::EventLog), so the three compare
+// record for record.
 
 #ifndef EBPF_GPU_TOOLS_LOADER_KERNELEVENTS_H
 #define EBPF_GPU_TOOLS_LOADER_KERNELEVENTS_H
 
+#include "ebpf-gpu/Loader/MapMemory.h"
 #include "ebpf-gpu/Support/Error.h"
 
 #include <memory>
@@ -29,9 +30,10 @@ public:
   KernelEvents(const KernelEvents &) = delete;
   KernelEvents &operator=(const KernelEvents &) = delete;
 
-  /// Every record received since the last call, as text, map by map in
-  /// the order written (the kernel's test runs are serial: packet order).
-  Expected<std::string> take();
+  /// Every record received since the last call, appended to `Out` map by
+  /// map in the order written (the kernel's test runs are serial: packet
+  /// order; the records carry no packet index).
+  MaybeError take(loader::EventBatch &Out);
   /// Perf records the kernel lost for want of room, so far.
   uint64_t lost() const { return Lost; }
 

@@ -84,9 +84,9 @@ int usage(const std::string &Msg) {
                "  --trace FILE        host, gpu: write bpf_trace_printk lines to FILE (default:\n"
                "                      standard error)\n"
                "  --events FILE       write the records of ring buffers and perf event arrays,\n"
-               "                      one line 'MAP HEXBYTES' each: run by run (gpu: launch by\n"
-               "                      launch, --batch; kernel: every --batch packets), map by\n"
-               "                      map, by packet\n"
+               "                      one line 'MAP HEXBYTES' each: map by map, then run by\n"
+               "                      run (the maps are taken after each gpu launch, --batch,\n"
+               "                      and every --batch packets on the kernel), by packet\n"
                "  --json              print the summary as JSON\n"
                "  --allow-unverified  run a .gpu.o compiled with --no-verify (testing only)\n",
                Tool, Tool, Tool);
@@ -316,13 +316,14 @@ void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
     bpf_object__close(Obj);
     fail("kernel back end: " + Events.error().message());
   }
+  loader::EventLog Log;
   auto TakeEvents = [&] {
-    auto Text = (*Events)->take();
-    if (!Text) {
+    loader::EventBatch Run;
+    if (MaybeError E = (*Events)->take(Run)) {
       bpf_object__close(Obj);
-      fail("kernel back end: " + Text.error().message());
+      fail("kernel back end: " + E->message());
     }
-    EventsText += *Text;
+    Log.add(Run);
   };
   int Fd = bpf_program__fd(Chosen);
   std::vector<uint8_t> Out(Batch.maxLen() + runtime::XdpHeadroom + runtime::XdpTailroom);
@@ -343,6 +344,7 @@ void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
       TakeEvents();
   }
   TakeEvents();
+  EventsText = Log.take();
   if (uint64_t Lost = (*Events)->lost())
     std::fprintf(stderr, "%s: warning: the kernel lost %llu perf event records (its buffers were "
                  "full)\n", Tool, static_cast<unsigned long long>(Lost));

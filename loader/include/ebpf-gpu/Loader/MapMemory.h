@@ -14,6 +14,7 @@
 #include "ebpf-gpu/Support/Error.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -121,11 +122,28 @@ struct EventBatch {
 MaybeError takeEventRecords(const std::string &Name, const MapLayout &L, uint8_t *Block,
                             uint32_t FirstPacket, std::vector<EventRecord> &Out,
                             uint64_t &Dropped);
-/// The text form of a run's records, one line "MAP HEXBYTES" a record: map
-/// by map (by name), each map's records by packet and, within a packet, in
-/// the order it wrote them (the order is the same on every back end, as
-/// long as no record was refused). Sorts `Batch` in place.
-std::string formatEventBatch(EventBatch &Batch);
+/// Event records gathered run after run, as text: one line "MAP HEXBYTES"
+/// a record, map by map (by name) and, within a map, run by run, by packet,
+/// and within a packet in the order it wrote them. The text is the same on
+/// every back end however the runs are cut (one launch or a launch per
+/// packet), as long as no record was refused. Keeps at most 64 MiB of text
+/// (more is counted). Not thread-safe.
+class EventLog {
+public:
+  /// Adds a run's records (sorting each map's by packet) and refusals.
+  void add(EventBatch &Run);
+  /// The text gathered so far; the log keeps the refusal counts.
+  std::string take();
+  /// One line per map that refused records, and for records not kept.
+  std::vector<std::string> warnings() const;
+
+private:
+  static constexpr size_t MaxBytes = size_t(64) << 20;
+  std::map<std::string, std::string> Text;
+  std::map<std::string, uint64_t> Dropped;
+  size_t Bytes = 0;
+  uint64_t NotKept = 0;
+};
 
 /// A map's header and zero-initialised storage in host memory, one CPU for
 /// per-CPU maps. Owns them; not thread-safe.

@@ -53,8 +53,8 @@ public:
   virtual Expected<std::string> takeTrace() = 0;
   /// The records the program's event maps (ringbuf, perf_event_array)
   /// received since the last call, one line "MAP HEXBYTES" each
-  /// (loader::formatEventBatch): run by run, and within a run map by map,
-  /// by packet. Not while run() is in progress. Records refused for want of
+  /// (loader::EventLog): map by map, and within a map run by run, by
+  /// packet. Not while run() is in progress. Records refused for want of
   /// room are counted in warnings().
   virtual Expected<std::string> takeEvents() = 0;
   /// What the operator should know about the runs so far (e.g. updates a
