@@ -214,7 +214,9 @@ Loaded load(loader::GpuDevice &Dev, const Pair &P) {
     return L;
   std::vector<MapEntry> Entries = readMapFile(P.MapFile);
   for (const MapEntry &E : Entries)
-    check(L.A->updateMap(E.Map, E.Key, E.Value), P.MapFile + ": map '" + E.Map + "'");
+    check(E.Inner.empty() ? L.A->updateMap(E.Map, E.Key, E.Value)
+                          : L.A->setInnerMap(E.Map, E.Key, E.Inner),
+          P.MapFile + ": map '" + E.Map + "'");
   for (auto &[Map, Global] : P.TwinArrays)
     for (const MapEntry &E : Entries) {
       if (E.Map != Map)

@@ -219,7 +219,10 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev, const Gpu
       EBPFGPU_CHECK(A, cuMemsetD8, V, 0, Bytes ? Bytes : 1);
       P->Maps.back().Layout = mapLayout(M.shape(), Slots, V);
       EBPFGPU_CHECK(A, cuMemcpyHtoD, H, &P->Maps.back().Layout.Header, sizeof(ebpfgpu_map));
+      P->Maps.back().InnerNames = M.InnerMaps;
       for (const auto &[Slot, Value] : M.ProgramSlots) {
+        if (ebpfgpu_map_is_outer(M.Type))
+          continue; // once every inner map exists (below)
         if (Slot >= M.MaxEntries)
           return Error("map '" + M.Name + "': program slot " + std::to_string(Slot) +
                        " is past max_entries");
@@ -243,7 +246,57 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev, const Gpu
       P->Maps.push_back(D);
     }
   }
+  // Maps of maps: a device table of their inner maps' headers, then the
+  // slots the object fills.
+  for (const GpuMapSpec &M : Spec.Maps) {
+    if (!ebpfgpu_map_is_outer(M.Type) || M.ObjectGlobal.empty())
+      continue;
+    DeviceMap *Outer = P->findMap(M.Name);
+    std::vector<uint64_t> Table;
+    for (const std::string &N : M.InnerMaps) {
+      const DeviceMap *In = P->findMap(N);
+      if (!In || !In->Header || ebpfgpu_map_is_outer(In->Shape.Type))
+        return Error("map '" + M.Name + "': inner map '" + N + "' is not among the program's maps");
+      Table.push_back(In->Header);
+    }
+    CUdeviceptr T;
+    EBPFGPU_CHECK(A, cuMemAlloc, &T, std::max<size_t>(Table.size(), 1) * 8);
+    Outer->InnerTable = T;
+    if (!Table.empty())
+      EBPFGPU_CHECK(A, cuMemcpyHtoD, T, Table.data(), Table.size() * 8);
+    Outer->Layout.Header.inner_maps = T;
+    Outer->Layout.Header.inner_count = uint32_t(Table.size());
+    EBPFGPU_CHECK(A, cuMemcpyHtoD, Outer->Header, &Outer->Layout.Header, sizeof(ebpfgpu_map));
+    for (const auto &[Slot, Id] : M.ProgramSlots) {
+      std::vector<uint8_t> Key(4), Value(4);
+      std::memcpy(Key.data(), &Slot, 4);
+      std::memcpy(Value.data(), &Id, 4);
+      if (MaybeError E = P->setEntry(*Outer, Key, Value))
+        return std::move(*E);
+    }
+  }
   return P;
+}
+
+GpuProgram::DeviceMap *GpuProgram::findMap(const std::string &Name) {
+  for (DeviceMap &D : Maps)
+    if (D.Name == Name && !D.DataAddr)
+      return &D;
+  return nullptr;
+}
+
+MaybeError GpuProgram::setEntry(const DeviceMap &D, const std::vector<uint8_t> &Key,
+                                const std::vector<uint8_t> &Value) {
+  const CudaApi &A = Dev.api();
+  // Between batches nothing runs: update a host copy of the block with
+  // the programs' own code, then put it back.
+  std::vector<uint8_t> Copy(D.Layout.Bytes);
+  EBPFGPU_CHECK(A, cuMemcpyDtoH, Copy.data(), D.Storage, Copy.size());
+  MapLayout Host = mapLayout(D.Shape, CpuSlots, reinterpret_cast<uint64_t>(Copy.data()));
+  if (MaybeError E = setMapEntry(D.Name, Host.Header, Key, Value))
+    return E;
+  EBPFGPU_CHECK(A, cuMemcpyHtoD, D.Storage, Copy.data(), Copy.size());
+  return std::nullopt;
 }
 
 Expected<std::string> GpuProgram::dumpMaps() const {
@@ -256,7 +309,8 @@ Expected<std::string> GpuProgram::dumpMaps() const {
       EBPFGPU_CHECK(A, cuMemcpyDtoH, Copy.data(), D.DataAddr ? D.DataAddr : D.Storage, Bytes);
     Parts.push_back({D.Name, D.DataAddr ? formatArrayMap(D.Name, Copy.data(), D.DataSize,
                                                          D.DataSize, 1)
-                                        : formatMap(D.Name, D.Layout, Copy.data())});
+                                        : formatMap(D.Name, D.Layout, Copy.data(),
+                                                    D.InnerNames)});
   }
   std::sort(Parts.begin(), Parts.end());
   std::string Out;
@@ -319,21 +373,52 @@ MaybeError GpuProgram::checkMaps() const {
 
 MaybeError GpuProgram::updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
                                  const std::vector<uint8_t> &Value) {
+  const DeviceMap *D = findMap(Map);
+  if (!D)
+    return Error("no map named '" + Map + "' in the program");
+  if (ebpfgpu_map_is_outer(D->Shape.Type))
+    return Error("map '" + Map + "' holds maps: give the inner map's name (@NAME) as the value");
+  return setEntry(*D, Key, Value);
+}
+
+MaybeError GpuProgram::setInnerMap(const std::string &Outer, const std::vector<uint8_t> &Key,
+                                   const std::string &Inner) {
+  const DeviceMap *D = findMap(Outer);
+  if (!D)
+    return Error("no map named '" + Outer + "' in the program");
+  if (!ebpfgpu_map_is_outer(D->Shape.Type))
+    return Error("map '" + Outer + "' does not hold maps (@" + Inner + " given)");
+  auto Value = innerMapValue(Outer, D->InnerNames, Inner);
+  if (!Value)
+    return Value.takeError();
+  return setEntry(*D, Key, *Value);
+}
+
+MaybeError GpuProgram::takeEvents(uint32_t FirstPacket, EventBatch &Out) {
   const CudaApi &A = Dev.api();
   for (const DeviceMap &D : Maps) {
-    if (D.Name != Map || D.DataAddr)
+    if (D.DataAddr || !ebpfgpu_map_is_event(D.Shape.Type))
       continue;
-    // Between batches nothing runs: update a host copy of the block with
-    // the programs' own code, then put it back.
-    std::vector<uint8_t> Copy(D.Layout.Bytes);
-    EBPFGPU_CHECK(A, cuMemcpyDtoH, Copy.data(), D.Storage, Copy.size());
-    MapLayout Host = mapLayout(D.Shape, CpuSlots, reinterpret_cast<uint64_t>(Copy.data()));
-    if (MaybeError E = setMapEntry(Map, Host.Header, Key, Value))
+    // Only the control words and the bytes in use come back.
+    constexpr size_t Ctl = EBPFGPU_EVT_CTL_WORDS * 4;
+    std::vector<uint8_t> Copy(Ctl);
+    EBPFGPU_CHECK(A, cuMemcpyDtoH, Copy.data(), D.Storage, Ctl);
+    uint32_t Head;
+    std::memcpy(&Head, Copy.data() + 4 * EBPFGPU_EVT_HEAD, 4);
+    Head = std::min(Head, D.Layout.Header.event_capacity + 1); // a bad head is reported below
+    Copy.resize(Ctl + std::min<size_t>(Head, D.Layout.Header.event_capacity));
+    if (Copy.size() > Ctl)
+      EBPFGPU_CHECK(A, cuMemcpyDtoH, Copy.data() + Ctl, D.Storage + Ctl, Copy.size() - Ctl);
+    std::vector<EventRecord> Records;
+    uint64_t Dropped = 0;
+    if (MaybeError E = takeEventRecords(D.Name, D.Layout, Copy.data(), FirstPacket, Records, Dropped))
       return E;
-    EBPFGPU_CHECK(A, cuMemcpyHtoD, D.Storage, Copy.data(), Copy.size());
-    return std::nullopt;
+    EBPFGPU_CHECK(A, cuMemcpyHtoD, D.Storage, Copy.data(), Ctl);
+    Out.Maps.push_back({D.Name, std::move(Records)});
+    if (Dropped)
+      Out.Dropped.push_back({D.Name, Dropped});
   }
-  return Error("no map named '" + Map + "' in the program");
+  return std::nullopt;
 }
 
 MaybeError GpuProgram::setFib(const std::vector<uint8_t> &Block) {
@@ -426,7 +511,7 @@ GpuProgram::~GpuProgram() {
   if (Fib)
     Dev.api().cuMemFree(Fib);
   for (const DeviceMap &D : Maps)
-    for (uint64_t P : {D.Header, D.Storage})
+    for (uint64_t P : {D.Header, D.Storage, D.InnerTable})
       if (P)
         Dev.api().cuMemFree(P);
   if (Module)

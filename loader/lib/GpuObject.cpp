@@ -39,6 +39,8 @@ std::string metaText(const GpuObjectSpec &S) {
       << " origin=" << M.Origin << " object=" << M.ObjectGlobal << " data=" << M.DataGlobal;
   for (size_t I = 0; I < M.ProgramSlots.size(); ++I)
       O << (I ? "," : " slots=") << M.ProgramSlots[I].first << ":" << M.ProgramSlots[I].second;
+    for (size_t I = 0; I < M.InnerMaps.size(); ++I)
+      O << (I ? "," : " inner=") << M.InnerMaps[I];
     O << "\n";
   }
   return O.str();
@@ -105,6 +107,14 @@ MaybeError parseMeta(const std::string &Text, GpuObjectSpec &S) {
           Ok = Colon != std::string::npos && Num(Pair.substr(0, Colon), Slot) &&
                Num(Pair.substr(Colon + 1), Value);
           M.ProgramSlots.push_back({Slot, Value});
+        }
+      }
+      else if (K == "inner") {
+        // NAME,... (maps of maps)
+        std::istringstream P(V);
+        for (std::string N; Ok && std::getline(P, N, ',');) {
+          Ok = !N.empty();
+          M.InnerMaps.push_back(N);
         }
       }
       else return Error("unknown map attribute '" + K + "'");

@@ -33,10 +33,19 @@ std::optional<MapEntry> parseMapEntry(const std::string &Text) {
   if (A == std::string::npos || B == std::string::npos || A == 0)
     return std::nullopt;
   auto Key = parseHexBytes(Text.substr(A + 1, B - A - 1));
+  if (B + 1 < Text.size() && Text[B + 1] == '@') {
+    std::string Inner = Text.substr(B + 2);
+    bool Ok = !Inner.empty() && std::all_of(Inner.begin(), Inner.end(), [](unsigned char C) {
+      return std::isalnum(C) || C == '_' || C == '.';
+    });
+    if (!Key || Key->empty() || !Ok)
+      return std::nullopt;
+    return MapEntry{Text.substr(0, A), *Key, {}, Inner};
+  }
   auto Value = parseHexBytes(Text.substr(B + 1));
   if (!Key || !Value || Key->empty() || Value->empty())
     return std::nullopt;
-  return MapEntry{Text.substr(0, A), *Key, *Value};
+  return MapEntry{Text.substr(0, A), *Key, *Value, {}};
 }
 
 Expected<std::vector<MapEntry>> readMapFile(const std::string &Path) {
@@ -54,7 +63,7 @@ Expected<std::vector<MapEntry>> readMapFile(const std::string &Path) {
       continue;
     auto E = parseMapEntry(Line);
     if (!E)
-      return Error(Path + ":" + std::to_string(N) + ": expected MAP:KEYHEX:VALUEHEX");
+      return Error(Path + ":" + std::to_string(N) + ": expected MAP:KEYHEX:VALUEHEX or MAP:KEYHEX:@INNER");
     Out.push_back(std::move(*E));
   }
   return Out;

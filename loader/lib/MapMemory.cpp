@@ -62,6 +62,23 @@ MaybeError checkMapSupported(const std::string &Name, const MapShape &S) {
       return Refuse("LPM trie keys are a 4-byte prefix length and 1 to 256 data bytes, not " +
                     std::to_string(S.KeySize) + " bytes in all");
     break;
+  case EBPFGPU_MAP_RINGBUF:
+    if (S.MaxEntries < 4096 || (S.MaxEntries & (S.MaxEntries - 1)) ||
+        S.MaxEntries > (1u << 30))
+      return Refuse("ring buffer sizes (max_entries) are a power of 2 from 4096 to 2^30 bytes, "
+                    "not " + std::to_string(S.MaxEntries));
+    if (S.KeySize || S.ValueSize)
+      return Refuse("ring buffers have no keys or values");
+    return std::nullopt;
+  case EBPFGPU_MAP_PERF_EVENT_ARRAY:
+    if (S.KeySize != 4 || S.ValueSize != 4)
+      return Refuse("perf event arrays have 4-byte keys and values");
+    return std::nullopt; // max_entries 0: as many as CPUs (libbpf's default)
+  case EBPFGPU_MAP_ARRAY_OF_MAPS:
+  case EBPFGPU_MAP_HASH_OF_MAPS:
+    if (S.ValueSize != 4 || (S.Type == EBPFGPU_MAP_ARRAY_OF_MAPS && S.KeySize != 4))
+      return Refuse("maps of maps hold 4-byte values (arrays of maps: 4-byte keys too)");
+    break;
   case EBPFGPU_MAP_HASH:
   case EBPFGPU_MAP_PERCPU_HASH:
   case EBPFGPU_MAP_LRU_HASH:
@@ -70,7 +87,8 @@ MaybeError checkMapSupported(const std::string &Name, const MapShape &S) {
   default:
     return Refuse("maps of type " + std::to_string(S.Type) +
                   " have no run-time implementation yet (array, percpu_array, prog_array, hash, "
-                  "percpu_hash, lru_hash, lru_percpu_hash, lpm_trie, devmap and devmap_hash do)");
+                  "percpu_hash, lru_hash, lru_percpu_hash, lpm_trie, array_of_maps, hash_of_maps, devmap, "
+                  "devmap_hash, ringbuf and perf_event_array do)");
   }
   if (S.MaxEntries == 0 || S.ValueSize == 0 || S.KeySize == 0)
     return Refuse("key size, value size and max_entries must be above 0");
@@ -103,6 +121,16 @@ MapLayout mapLayout(const MapShape &S, uint32_t Slices, uint64_t Base) {
   H.flags = S.Flags;
   H.value_stride = align8(S.ValueSize);
   H.nslices = ebpfgpu_map_is_percpu(S.Type) ? std::max<uint32_t>(Slices, 1) : 1;
+  if (ebpfgpu_map_is_event(S.Type)) {
+    // Control words, then the record stream.
+    H.event_capacity = S.Type == EBPFGPU_MAP_RINGBUF ? S.MaxEntries : EBPFGPU_PERF_STREAM_BYTES;
+    if (S.Type == EBPFGPU_MAP_PERF_EVENT_ARRAY && S.MaxEntries == 0)
+      H.max_entries = UINT32_MAX; // a slot per CPU, however many
+    H.control = Base;
+    H.values = Base + EBPFGPU_EVT_CTL_WORDS * 4;
+    L.Bytes = EBPFGPU_EVT_CTL_WORDS * 4 + size_t(H.event_capacity);
+    return L;
+  }
   if (!ebpfgpu_map_is_hashed(S.Type)) {
     L.Bytes = size_t(H.value_stride) * H.nslices * S.MaxEntries;
     H.values = Base;
@@ -239,6 +267,8 @@ const uint8_t *hostMapLookup(ebpfgpu_map &M, const uint8_t *Key) {
 
 MaybeError setMapEntry(const std::string &Name, ebpfgpu_map &M, const std::vector<uint8_t> &Key,
                        const std::vector<uint8_t> &Value) {
+  if (ebpfgpu_map_is_event(M.type))
+    return Error("map '" + Name + "' holds event records, not entries");
   if (Key.size() != M.key_size || Value.size() != M.value_size)
     return Error("map '" + Name + "': takes " + std::to_string(M.key_size) + "-byte keys and " +
                  std::to_string(M.value_size) + "-byte values, not " + std::to_string(Key.size()) +
@@ -268,10 +298,83 @@ std::string formatHashEntries(const std::string &Name,
   return Out;
 }
 
-std::string formatMap(const std::string &Name, const MapLayout &L, const uint8_t *Storage) {
+Expected<std::vector<uint8_t>> innerMapValue(const std::string &Outer,
+                                             const std::vector<std::string> &InnerNames,
+                                             const std::string &Inner) {
+  auto It = std::find(InnerNames.begin(), InnerNames.end(), Inner);
+  if (It == InnerNames.end()) {
+    std::string Have;
+    for (const std::string &N : InnerNames)
+      Have += (Have.empty() ? "" : ", ") + N;
+    return Error("map '" + Outer + "': '" + Inner + "' is not a map it can hold (" +
+                 (Have.empty() ? "the object has none that fits its inner map definition"
+                               : "those that fit its inner map definition: " + Have) +
+                 ")");
+  }
+  uint32_t Id = uint32_t(It - InnerNames.begin()) + 1;
+  std::vector<uint8_t> V(4);
+  std::memcpy(V.data(), &Id, 4);
+  return V;
+}
+
+std::string formatOuterEntries(const std::string &Name, bool Array,
+                               std::vector<std::pair<std::vector<uint8_t>, std::string>> KV) {
+  std::sort(KV.begin(), KV.end());
+  std::string Out;
+  char Buf[32];
+  for (auto &[K, Inner] : KV) {
+    if (Array && K.size() == 4) {
+      Out += Name + "[" + std::to_string(load32(K.data())) + "] = @" + Inner + "\n";
+      continue;
+    }
+    Out += Name + "{";
+    for (uint8_t B : K) {
+      std::snprintf(Buf, sizeof(Buf), "%02x", B);
+      Out += Buf;
+    }
+    Out += "} = @" + Inner + "\n";
+  }
+  return Out;
+}
+
+std::string formatMap(const std::string &Name, const MapLayout &L, const uint8_t *Storage,
+                      const std::vector<std::string> &InnerNames) {
   const ebpfgpu_map &H = L.Header;
   if (H.type == EBPFGPU_MAP_PROG_ARRAY)
     return ""; // program references, not data (the kernel reports its own ids)
+  if (ebpfgpu_map_is_event(H.type))
+    return ""; // records, taken between runs (takeEventRecords)
+  if (ebpfgpu_map_is_outer(H.type)) {
+    // Inner map references by name (ids are the runtime's, as the kernel's
+    // are its own).
+    auto InnerName = [&](const uint8_t *V) {
+      uint32_t Id = load32(V);
+      return Id == 0 ? std::string()
+             : Id <= InnerNames.size() ? InnerNames[Id - 1]
+                                       : "(bad id " + std::to_string(Id) + ")";
+    };
+    std::vector<std::pair<std::vector<uint8_t>, std::string>> KV;
+    if (H.type == EBPFGPU_MAP_ARRAY_OF_MAPS) {
+      for (uint32_t I = 0; I < H.max_entries; ++I)
+        if (std::string N = InnerName(Storage + size_t(I) * H.value_stride); !N.empty()) {
+          std::vector<uint8_t> K(4);
+          store32(K.data(), I);
+          KV.push_back({K, N});
+        }
+      return formatOuterEntries(Name, true, std::move(KV));
+    }
+    uint64_t Base = H.control;
+    const uint8_t *Buckets = Storage + (H.buckets - Base);
+    const uint8_t *Elems = Storage + (H.elems - Base);
+    for (uint32_t B = 0; B < H.nbuckets; ++B)
+      for (uint32_t At = load32(Buckets + 4 * B); At != 0 && KV.size() <= H.max_entries;) {
+        const uint8_t *E = Elems + size_t(At - 1) * H.elem_stride;
+        const uint8_t *K = E + EBPFGPU_ELEM_HEADER;
+        KV.push_back({std::vector<uint8_t>(K, K + H.key_size), InnerName(K + H.key_stride)});
+        At = load32(E);
+      }
+    return formatOuterEntries(Name, false, std::move(KV));
+  }
   auto Value = [&](const uint8_t *V) {
     return sumPerCpuValues(V, H.value_size, H.value_stride, H.nslices);
   };
@@ -300,10 +403,99 @@ std::string formatMap(const std::string &Name, const MapLayout &L, const uint8_t
   return formatHashEntries(Name, std::move(KV));
 }
 
+MaybeError takeEventRecords(const std::string &Name, const MapLayout &L, uint8_t *Block,
+                            uint32_t FirstPacket, std::vector<EventRecord> &Out,
+                            uint64_t &Dropped) {
+  const ebpfgpu_map &H = L.Header;
+  uint8_t *Control = Block, *Stream = Block + (H.values - H.control);
+  uint32_t Head = load32(Control + 4 * EBPFGPU_EVT_HEAD);
+  if (Head > H.event_capacity)
+    return Error("map '" + Name + "': the record stream's head (" + std::to_string(Head) +
+                 ") is past its " + std::to_string(H.event_capacity) + " bytes");
+  bool Ring = H.type == EBPFGPU_MAP_RINGBUF;
+  for (uint32_t At = 0; At < Head;) {
+    if (Head - At < EBPFGPU_EVT_HDR)
+      return Error("map '" + Name + "': a record header is cut off at byte " + std::to_string(At));
+    uint32_t Word = load32(Stream + At), Len = Word & ~(EBPFGPU_EVT_BUSY | EBPFGPU_EVT_DISCARD);
+    uint64_t Bytes = Ring ? (uint64_t(Len) + EBPFGPU_EVT_HDR + 7) & ~uint64_t(7)
+                          : EBPFGPU_EVT_HDR + ((uint64_t(Len) + 7) & ~uint64_t(7));
+    if (Bytes > Head - At)
+      return Error("map '" + Name + "': the record at byte " + std::to_string(At) +
+                   " runs past the stream");
+    if (Word & EBPFGPU_EVT_BUSY)
+      return Error("map '" + Name + "': the record at byte " + std::to_string(At) +
+                   " was reserved and never submitted or discarded");
+    if (!(Word & EBPFGPU_EVT_DISCARD)) {
+      const uint8_t *Data = Stream + At + EBPFGPU_EVT_HDR;
+      Out.push_back({FirstPacket + load32(Stream + At + 4), std::vector<uint8_t>(Data, Data + Len)});
+    }
+    At += uint32_t(Bytes);
+  }
+  Dropped += load32(Control + 4 * EBPFGPU_EVT_DROPPED);
+  store32(Control + 4 * EBPFGPU_EVT_HEAD, 0);
+  store32(Control + 4 * EBPFGPU_EVT_DROPPED, 0);
+  return std::nullopt;
+}
+
+void EventLog::add(EventBatch &Run) {
+  char Buf[4];
+  for (auto &[Name, Records] : Run.Maps) {
+    std::stable_sort(Records.begin(), Records.end(),
+                     [](const EventRecord &A, const EventRecord &B) { return A.Packet < B.Packet; });
+    std::string &Out = Text[Name];
+    for (const EventRecord &R : Records) {
+      size_t Line = Name.size() + 2 + 2 * R.Bytes.size();
+      if (Bytes + Line > MaxBytes) {
+        ++NotKept;
+        continue;
+      }
+      Bytes += Line;
+      Out += Name + " ";
+      for (uint8_t B : R.Bytes) {
+        std::snprintf(Buf, sizeof(Buf), "%02x", B);
+        Out += Buf;
+      }
+      Out += "\n";
+    }
+  }
+  for (auto &[Name, N] : Run.Dropped)
+    Dropped[Name] += N;
+}
+
+std::string EventLog::take() {
+  std::string Out;
+  for (auto &[Name, T] : Text)
+    Out += T;
+  Text.clear();
+  Bytes = 0;
+  return Out;
+}
+
+std::vector<std::string> EventLog::warnings() const {
+  std::vector<std::string> Out;
+  for (auto &[Map, N] : Dropped)
+    Out.push_back("map " + Map + ": " + std::to_string(N) +
+                  " event records refused: no room left in the run (a larger map or smaller "
+                  "batches keep them)");
+  if (NotKept)
+    Out.push_back(std::to_string(NotKept) + " event records not kept: more than " +
+                  std::to_string(MaxBytes >> 20) + " MiB of them waited to be taken");
+  return Out;
+}
+
 HostMap::HostMap(std::string Name, const MapShape &S) : Name(std::move(Name)) {
   Layout = mapLayout(S, 1, 0);
   Storage.assign(Layout.Bytes ? Layout.Bytes : 1, 0);
   Layout = mapLayout(S, 1, reinterpret_cast<uint64_t>(Storage.data()));
+}
+
+void HostMap::setInnerMaps(std::vector<std::string> Names, const std::vector<HostMap *> &Maps) {
+  InnerNames = std::move(Names);
+  InnerTable.clear();
+  for (HostMap *M : Maps)
+    InnerTable.push_back(reinterpret_cast<uint64_t>(M->header()));
+  Layout.Header.inner_maps = reinterpret_cast<uint64_t>(InnerTable.data());
+  Layout.Header.inner_count = uint32_t(InnerTable.size());
 }
 
 std::string formatValue(const uint8_t *V, uint32_t Size) {

@@ -93,6 +93,7 @@ void PacketBatch::prepareContext(size_t I, platform::XdpRuntimeContext &Ctx) {
   Ctx.ingress_ifindex = IngressIfindex;
   Ctx.rx_queue_index = RxQueueIndex;
   Ctx.random_state = 0x5eed0000ull + I;
+  Ctx.packet_index = uint32_t(I);
 }
 
 void PacketBatch::finish(size_t I, const platform::XdpRuntimeContext &Ctx, uint64_t Verdict) {

@@ -52,6 +52,27 @@ TEST(GpuObject, RoundTrips) {
   EXPECT_EQ(R->Btf, sampleSpec().Btf);
 }
 
+TEST(GpuObject, RoundTripsInnerMapTables) {
+  loader::GpuObjectSpec S = sampleSpec();
+  loader::GpuMapSpec M;
+  M.Name = "tenants";
+  M.Type = EBPFGPU_MAP_ARRAY_OF_MAPS;
+  M.KeySize = M.ValueSize = 4;
+  M.MaxEntries = 4;
+  M.Origin = "btf";
+  M.ObjectGlobal = "ebpfgpu_map_tenants";
+  M.InnerMaps = {"gold", "silver"};
+  M.ProgramSlots = {{0, 1}, {1, 2}};
+  S.Maps.push_back(M);
+  std::vector<uint8_t> Bytes = loader::writeGpuObject(S);
+  auto R = loader::readGpuObjectMemory(Bytes.data(), Bytes.size(), "x.gpu.o");
+  ASSERT_TRUE(R) << R.error().message();
+  ASSERT_EQ(R->Maps.size(), 2u);
+  EXPECT_EQ(R->Maps[1].InnerMaps, (std::vector<std::string>{"gold", "silver"}));
+  EXPECT_EQ(R->Maps[1].ProgramSlots, (std::vector<std::pair<uint32_t, uint32_t>>{{0, 1}, {1, 2}}));
+  EXPECT_TRUE(R->Maps[0].InnerMaps.empty());
+}
+
 TEST(GpuObject, RefusesDamagedFiles) {
   std::vector<uint8_t> Bytes = loader::writeGpuObject(sampleSpec());
   for (size_t Len = 0; Len < Bytes.size(); Len += 7) {

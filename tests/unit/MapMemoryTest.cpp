@@ -177,3 +177,87 @@ TEST(MapMemory, UnsupportedShapesAreRefusedByName) {
 }
 
 } // namespace
+
+TEST(MapMemory, MapsOfMapsLookUpTheirInnerMaps) {
+  HostMap Gold("gold", {EBPFGPU_MAP_HASH, 4, 8, 16, 0});
+  HostMap Silver("silver", {EBPFGPU_MAP_HASH, 4, 8, 16, 0});
+  for (uint32_t Type : {uint32_t(EBPFGPU_MAP_ARRAY_OF_MAPS), uint32_t(EBPFGPU_MAP_HASH_OF_MAPS)}) {
+    HostMap Outer("outer", {Type, 4, 4, 4, 0});
+    Outer.setInnerMaps({"gold", "silver"}, {&Gold, &Silver});
+    auto V = innerMapValue("outer", Outer.innerNames(), "silver");
+    ASSERT_TRUE(V);
+    EXPECT_EQ(*V, u32(2));
+    EXPECT_FALSE(setMapEntry("outer", *Outer.header(), u32(1), *V));
+    // An empty slot, a key past the array: null; a filled slot: the map.
+    EXPECT_EQ(hostMapLookup(*Outer.header(), u32(0).data()), nullptr);
+    EXPECT_EQ(hostMapLookup(*Outer.header(), u32(9).data()), nullptr);
+    EXPECT_EQ(hostMapLookup(*Outer.header(), u32(1).data()),
+              reinterpret_cast<const uint8_t *>(Silver.header()));
+    // An id past the table (not written by the loader) is no map.
+    EXPECT_FALSE(setMapEntry("outer", *Outer.header(), u32(2), u32(3)));
+    EXPECT_EQ(hostMapLookup(*Outer.header(), u32(2).data()), nullptr);
+    EXPECT_EQ(Outer.format(), Type == EBPFGPU_MAP_ARRAY_OF_MAPS
+                                  ? "outer[1] = @silver\nouter[2] = @(bad id 3)\n"
+                                  : "outer{01000000} = @silver\nouter{02000000} = @(bad id 3)\n");
+    auto Bad = innerMapValue("outer", Outer.innerNames(), "outer");
+    ASSERT_FALSE(Bad);
+    EXPECT_EQ(Bad.error().message(), "map 'outer': 'outer' is not a map it can hold (those that "
+                                     "fit its inner map definition: gold, silver)");
+  }
+}
+
+TEST(MapMemory, EventStreamsAreTakenInOrderAndEmptied) {
+  HostMap Ring("ring", {EBPFGPU_MAP_RINGBUF, 0, 0, 4096, 0});
+  ASSERT_EQ(Ring.info().event_capacity, 4096u);
+  uint8_t *Control = reinterpret_cast<uint8_t *>(Ring.info().control);
+  uint8_t *Stream = reinterpret_cast<uint8_t *>(Ring.info().values);
+  auto Put = [&](uint32_t At, uint32_t Word, uint32_t Packet, uint8_t Fill) {
+    std::memcpy(Stream + At, &Word, 4);
+    std::memcpy(Stream + At + 4, &Packet, 4);
+    std::memset(Stream + At + 8, Fill, Word & 0xffff);
+  };
+  // Three records: 5 bytes (packet 2), a discarded one, 8 bytes (packet 0).
+  Put(0, 5, 2, 0xaa);
+  Put(16, 3 | EBPFGPU_EVT_DISCARD, 1, 0xbb);
+  Put(32, 8, 0, 0xcc);
+  uint32_t Head = 48, Dropped = 3;
+  std::memcpy(Control + 4 * EBPFGPU_EVT_HEAD, &Head, 4);
+  std::memcpy(Control + 4 * EBPFGPU_EVT_DROPPED, &Dropped, 4);
+  std::vector<EventRecord> Records;
+  uint64_t Refused = 0;
+  ASSERT_FALSE(Ring.takeEvents(Records, Refused));
+  ASSERT_EQ(Records.size(), 2u);
+  EXPECT_EQ(Refused, 3u);
+  EXPECT_EQ(Records[0].Packet, 2u);
+  EXPECT_EQ(Records[0].Bytes, std::vector<uint8_t>(5, 0xaa));
+  // Map by map, then run by run, by packet.
+  EventLog Log;
+  EventBatch B{{{"ring", Records}, {"perf", {{0, {1}}}}}, {{"ring", 3}}};
+  Log.add(B);
+  EventBatch B2{{{"perf", {{1, {2}}, {0, {3}}}}}, {}};
+  Log.add(B2);
+  EXPECT_EQ(Log.take(), "perf 01\nperf 03\nperf 02\nring cccccccccccccccc\nring aaaaaaaaaa\n");
+  EXPECT_EQ(Log.take(), "");
+  ASSERT_EQ(Log.warnings().size(), 1u);
+  EXPECT_EQ(Log.warnings()[0], "map ring: 3 event records refused: no room left in the run (a "
+                               "larger map or smaller batches keep them)");
+  // Emptied: nothing the second time.
+  Records.clear();
+  ASSERT_FALSE(Ring.takeEvents(Records, Refused));
+  EXPECT_TRUE(Records.empty());
+  // A record never submitted, and a head past the stream, are errors.
+  Put(0, 5 | EBPFGPU_EVT_BUSY, 0, 0);
+  Head = 16;
+  std::memcpy(Control + 4 * EBPFGPU_EVT_HEAD, &Head, 4);
+  auto E = Ring.takeEvents(Records, Refused);
+  ASSERT_TRUE(E);
+  EXPECT_EQ(E->message(), "map 'ring': the record at byte 0 was reserved and never submitted or discarded");
+  Head = 8192;
+  std::memcpy(Control + 4 * EBPFGPU_EVT_HEAD, &Head, 4);
+  E = Ring.takeEvents(Records, Refused);
+  ASSERT_TRUE(E);
+  EXPECT_EQ(E->message(), "map 'ring': the record stream's head (8192) is past its 4096 bytes");
+  EXPECT_TRUE(checkMapSupported("r", {EBPFGPU_MAP_RINGBUF, 0, 0, 6000, 0}));
+  EXPECT_FALSE(checkMapSupported("r", {EBPFGPU_MAP_RINGBUF, 0, 0, 8192, 0}));
+  EXPECT_FALSE(checkMapSupported("p", {EBPFGPU_MAP_PERF_EVENT_ARRAY, 4, 4, 0, 0}));
+}

@@ -61,6 +61,27 @@ private:
   std::string Lines;
   uint64_t Dropped = 0;
 };
+/// Event records taken from a program's maps after each run
+/// (loader::EventLog), shared by the workers.
+class EventCollector {
+public:
+  void add(loader::EventBatch &B) {
+    std::lock_guard Lock(M);
+    Log.add(B);
+  }
+  std::string take() {
+    std::lock_guard Lock(M);
+    return Log.take();
+  }
+  std::vector<std::string> warnings() {
+    std::lock_guard Lock(M);
+    return Log.warnings();
+  }
+
+private:
+  std::mutex M;
+  loader::EventLog Log;
+};
 } // namespace
 
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
@@ -109,7 +130,7 @@ public:
         Prog->reclaimMaps();
         Trace.add(Prog->takeTrace());
       }
-      return std::nullopt;
+      return takeEventsLocked();
     }
     {
       std::shared_lock Lock(Running);
@@ -122,7 +143,9 @@ public:
     if (Running.try_lock()) {
       Prog->reclaimMaps();
       Trace.add(Prog->takeTrace());
+      MaybeError E = takeEventsLocked();
       Running.unlock();
+      return E;
     }
     return std::nullopt;
   }
@@ -137,19 +160,38 @@ public:
     Prog->setFib(Block);
     return std::nullopt;
   }
+
+  MaybeError setInnerMap(const std::string &Outer, const std::vector<uint8_t> &Key,
+                         const std::string &Inner) override {
+    return Prog->setInnerMap(Outer, Key, Inner);
+  }
   MaybeError checkMaps() override { return Prog->checkMaps(); }
   Expected<std::string> takeTrace() override {
     std::unique_lock Lock(Running);
     Trace.add(Prog->takeTrace());
     return Trace.take();
   }
+  Expected<std::string> takeEvents() override {
+    std::unique_lock Lock(Running);
+    if (MaybeError E = takeEventsLocked())
+      return std::move(*E);
+    return Events.take();
+  }
   // The host reclaims between packets or batches of one worker's packets:
   // its spare elements never run out before the map is full.
-  Expected<std::vector<std::string>> warnings() override { return std::vector<std::string>(); }
+  Expected<std::vector<std::string>> warnings() override { return Events.warnings(); }
   const std::string &programName() const override { return Name; }
   const char *backendName() const override { return "host"; }
 
 private:
+  /// With no run in progress (Running held): the event maps' records.
+  MaybeError takeEventsLocked() {
+    loader::EventBatch B;
+    if (MaybeError E = Prog->takeEvents(B))
+      return E;
+    Events.add(B);
+    return std::nullopt;
+  }
   void runOne(PacketBatch &Batch, size_t I) {
     platform::XdpRuntimeContext Ctx;
     Batch.prepareContext(I, Ctx);
@@ -162,6 +204,7 @@ private:
   HostReclaim Reclaim;
   std::shared_mutex Running;
   TraceCollector Trace;
+  EventCollector Events;
 };
 
 } // namespace
@@ -244,7 +287,17 @@ public:
   }
   MaybeError setFib(const std::vector<uint8_t> &Block) override {
     std::lock_guard Lock(Launching);
+    if (MaybeError E = Dev->bindThread())
+      return E;
     return Prog->setFib(Block);
+  }
+
+  MaybeError setInnerMap(const std::string &Outer, const std::vector<uint8_t> &Key,
+                         const std::string &Inner) override {
+    std::lock_guard Lock(Launching);
+    if (MaybeError E = Dev->bindThread())
+      return E;
+    return Prog->setInnerMap(Outer, Key, Inner);
   }
   MaybeError checkMaps() override {
     std::lock_guard Lock(Launching);
@@ -256,6 +309,10 @@ public:
     std::lock_guard Lock(Launching);
     return Trace.take();
   }
+  Expected<std::string> takeEvents() override {
+    std::lock_guard Lock(Launching);
+    return Events.take();
+  }
   Expected<std::vector<std::string>> warnings() override {
     std::lock_guard Lock(Launching);
     if (MaybeError E = Dev->bindThread())
@@ -263,7 +320,7 @@ public:
     auto Starved = Prog->starvedMaps();
     if (!Starved)
       return Starved.takeError();
-    std::vector<std::string> Out;
+    std::vector<std::string> Out = Events.warnings();
     for (const std::string &M : *Starved)
       Out.push_back("map " + M + " updates refused (E2BIG) because one launch unlinked every "
                     "spare element; smaller batches avoid it");
@@ -400,7 +457,8 @@ private:
               .count()));
   }
 
-  MaybeError maintainMaps() {
+  /// After each launch, whose first packet is the batch's packet `First`.
+  MaybeError maintainMaps(size_t First) {
     // What this launch deleted from hash maps goes back to the free lists
     // before the next launch.
     if (MaybeError E = Prog->reclaimMaps())
@@ -409,6 +467,11 @@ private:
     if (!Lines)
       return Lines.takeError();
     Trace.add(*Lines);
+    // The launch's records, their packet indexes made the batch's.
+    loader::EventBatch B;
+    if (MaybeError E = Prog->takeEvents(uint32_t(First), B))
+      return E;
+    Events.add(B);
     return std::nullopt;
   }
 
@@ -417,7 +480,7 @@ private:
     if (!InPlace)
       return InPlace.takeError();
     if (*InPlace)
-      return maintainMaps();
+      return maintainMaps(First);
     size_t Bytes = 0;
     for (uint32_t K = 0; K < Count; ++K)
       Bytes += bufferBytes(Batch.length(First + K));
@@ -460,7 +523,7 @@ private:
         return Error("packet " + std::to_string(I) + " left its buffer");
       At += Buffer;
     }
-    return maintainMaps();
+    return maintainMaps(First);
   }
 
   /// Host memory the runtime's packets live in, mapped for the GPU.
@@ -482,6 +545,7 @@ private:
   static constexpr size_t MaxLatencies = size_t(1) << 20;
   std::vector<float> Latencies; ///< the first MaxLatencies launches, µs
   TraceCollector Trace;
+  EventCollector Events;
 };
 
 } // namespace

@@ -15,6 +15,9 @@
 
 #include "Executors.h"
 #include "Forward.h"
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
+#include "KernelEvents.h"
+#endif
 
 #include "ebpf-gpu/Loader/Fib.h"
 #include "ebpf-gpu/Loader/GpuObject.h"
@@ -38,6 +41,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -69,7 +73,8 @@ int usage(const std::string &Msg) {
                "  --out OUT.pcap      write the packets the program passed, sent or redirected\n"
                "  --verdicts FILE     write one line per packet: index, verdict, length\n"
                "  --dump-maps FILE    write the maps and global data after the run\n"
-               "  --batch N           gpu: N packets per batch (default: all in one batch)\n"
+               "  --batch N           gpu: N packets per batch (default: all in one batch);\n"
+               "                      kernel: event maps read every N packets\n"
                "  --gpu-mode launch|persistent\n"
                "                      gpu: a kernel launch per batch (default), or one persistent\n"
                "                      kernel fed through a doorbell ring in pinned memory\n"
@@ -81,6 +86,7 @@ int usage(const std::string &Msg) {
                "  --map-set MAP:KEY:VALUE\n"
                "                      before the run, set KEY to VALUE in MAP (hex bytes as the\n"
                "                      map stores them, e.g. routes:18000000c0a80100:02000000);\n"
+               "                      maps of maps: MAP:KEY:@INNER, the map the slot holds;\n"
                "                      repeatable\n"
                "  --map-file FILE     --map-set for each line MAP:KEY:VALUE of FILE ('#' comments)\n"
                "  --fib FILE          host, gpu: the forwarding table bpf_fib_lookup reads (links,\n"
@@ -92,6 +98,10 @@ int usage(const std::string &Msg) {
                "                      hash map (links, buckets, counts, free lists)\n"
                "  --trace FILE        host, gpu: write bpf_trace_printk lines to FILE (default:\n"
                "                      standard error)\n"
+               "  --events FILE       write the records of ring buffers and perf event arrays,\n"
+               "                      one line 'MAP HEXBYTES' each: map by map, then run by\n"
+               "                      run (the maps are taken after each gpu launch, --batch,\n"
+               "                      and every --batch packets on the kernel), by packet\n"
                "  --json              print the summary as JSON\n"
                "  --allow-unverified  run a .gpu.o compiled with --no-verify (testing only)\n",
                Tool, Tool, Tool);
@@ -112,6 +122,7 @@ struct RunOptions {
   bool AllowUnverified = false;
   bool CheckMaps = false;
   std::string TraceFile; ///< --trace: where bpf_trace_printk lines go (default stderr)
+  std::string EventsFile; ///< --events: where ringbuf/perf event records go
   std::vector<MapEntry> MapEntries; ///< --map-set, in order
   std::string FibFile;              ///< --fib: bpf_fib_lookup's table
   std::vector<uint8_t> Fib;         ///< its block (loader/Fib.h)
@@ -166,10 +177,45 @@ bool kernelLookup(struct bpf_map *M, const void *Key, std::vector<uint8_t> &Valu
 std::string dumpKernelMaps(struct bpf_object *Obj) {
   std::vector<std::pair<std::string, std::string>> Parts;
   struct bpf_map *M;
+  // Maps of maps hold kernel map ids: shown as the names of the maps.
+  std::map<uint32_t, std::string> NameOfId;
+  bpf_object__for_each_map(M, Obj) {
+    struct bpf_map_info Info = {};
+    uint32_t Len = sizeof(Info);
+    if (bpf_map__fd(M) >= 0 && bpf_obj_get_info_by_fd(bpf_map__fd(M), &Info, &Len) == 0)
+      NameOfId[Info.id] = bpf_map__name(M);
+  }
   bpf_object__for_each_map(M, Obj) {
     enum bpf_map_type T = bpf_map__type(M);
     uint32_t KS = bpf_map__key_size(M), VS = bpf_map__value_size(M);
     std::vector<uint8_t> Value;
+    if (ebpfgpu_map_is_outer(T)) {
+      std::vector<std::pair<std::vector<uint8_t>, std::string>> KV;
+      auto Add = [&](const std::vector<uint8_t> &Key) {
+        uint32_t Id = 0;
+        if (bpf_map__lookup_elem(M, Key.data(), KS, &Id, sizeof(Id), 0) != 0)
+          return;
+        auto It = NameOfId.find(Id);
+        KV.push_back({Key, It == NameOfId.end() ? "(map id " + std::to_string(Id) + ")"
+                                                : It->second});
+      };
+      if (T == BPF_MAP_TYPE_ARRAY_OF_MAPS) {
+        for (uint32_t K = 0; K < bpf_map__max_entries(M); ++K)
+          Add(std::vector<uint8_t>(reinterpret_cast<uint8_t *>(&K),
+                                   reinterpret_cast<uint8_t *>(&K) + 4));
+      } else {
+        std::vector<uint8_t> Key(KS), Next(KS);
+        for (void *Prev = nullptr; bpf_map__get_next_key(M, Prev, Next.data(), KS) == 0;
+             Prev = Key.data()) {
+          Add(Next);
+          Key = Next;
+        }
+      }
+      Parts.push_back({bpf_map__name(M), loader::formatOuterEntries(
+                                             bpf_map__name(M), T == BPF_MAP_TYPE_ARRAY_OF_MAPS,
+                                             std::move(KV))});
+      continue;
+    }
     if (ebpfgpu_map_is_hashed(T)) {
       std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> KV;
       std::vector<uint8_t> Key(KS), Next(KS);
@@ -209,6 +255,24 @@ void setKernelMapEntries(struct bpf_object *Obj, const RunOptions &O) {
     if (!M)
       fail("--map-set: no map named '" + E.Map + "' in the program");
     uint32_t KS = bpf_map__key_size(M), VS = bpf_map__value_size(M);
+    bool Outer = ebpfgpu_map_is_outer(bpf_map__type(M));
+    if (Outer != !E.Inner.empty())
+      fail("--map-set: map '" + E.Map + "'" +
+           (Outer ? " holds maps: give the inner map's name (@NAME) as the value"
+                  : " does not hold maps (@" + E.Inner + " given)"));
+    if (Outer) {
+      // The kernel takes the inner map's file descriptor.
+      struct bpf_map *In = bpf_object__find_map_by_name(Obj, E.Inner.c_str());
+      if (!In)
+        fail("--map-set: map '" + E.Map + "': no map named '" + E.Inner + "' in the program");
+      int Fd = bpf_map__fd(In);
+      if (E.Key.size() != KS)
+        fail("--map-set: map '" + E.Map + "': takes " + std::to_string(KS) + "-byte keys");
+      if (int Err = bpf_map__update_elem(M, E.Key.data(), KS, &Fd, sizeof(Fd), 0))
+        fail("--map-set: map '" + E.Map + "': the kernel refused the update: " +
+             std::strerror(-Err));
+      continue;
+    }
     if (E.Key.size() != KS || E.Value.size() != VS)
       fail("--map-set: map '" + E.Map + "': takes " + std::to_string(KS) + "-byte keys and " +
            std::to_string(VS) + "-byte values");
@@ -222,7 +286,7 @@ void setKernelMapEntries(struct bpf_object *Obj, const RunOptions &O) {
 }
 
 void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
-               std::string &MapsText) {
+               std::string &MapsText, std::string &EventsText) {
   libbpf_set_print(collectLibbpfLog);
   struct bpf_object *Obj = bpf_object__open_file(O.Object.c_str(), nullptr);
   if (!Obj)
@@ -261,6 +325,26 @@ void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
          (LibbpfLog.empty() ? "" : "\n" + LibbpfLog));
   }
   setKernelMapEntries(Obj, O);
+  // One CPU for every test run: perf records stay in one CPU's buffer, in
+  // order, and BPF_F_CURRENT_CPU names the CPU the host back end's is.
+  if (auto Cpu = tools::pinCurrentThread(); !Cpu) {
+    bpf_object__close(Obj);
+    fail("kernel back end: " + Cpu.error().message());
+  }
+  auto Events = tools::KernelEvents::open(Obj);
+  if (!Events) {
+    bpf_object__close(Obj);
+    fail("kernel back end: " + Events.error().message());
+  }
+  loader::EventLog Log;
+  auto TakeEvents = [&] {
+    loader::EventBatch Run;
+    if (MaybeError E = (*Events)->take(Run)) {
+      bpf_object__close(Obj);
+      fail("kernel back end: " + E->message());
+    }
+    Log.add(Run);
+  };
   int Fd = bpf_program__fd(Chosen);
   std::vector<uint8_t> Out(Batch.maxLen() + runtime::XdpHeadroom + runtime::XdpTailroom);
   for (size_t I = 0; I < Batch.size(); ++I) {
@@ -285,7 +369,14 @@ void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
       bpf_object__close(Obj);
       fail("kernel back end: packet " + std::to_string(I) + " grew past its buffer");
     }
+    if (O.BatchSize && (I + 1) % O.BatchSize == 0)
+      TakeEvents();
   }
+  TakeEvents();
+  EventsText = Log.take();
+  if (uint64_t Lost = (*Events)->lost())
+    std::fprintf(stderr, "%s: warning: the kernel lost %llu perf event records (its buffers were "
+                 "full)\n", Tool, static_cast<unsigned long long>(Lost));
   MapsText = dumpKernelMaps(Obj);
   bpf_object__close(Obj);
 }
@@ -294,10 +385,11 @@ void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
 /// The host or GPU back end over the whole pcap: map entries set first,
 /// map structure checked and warnings printed after.
 void runExecutor(runtime::BatchExecutor &Exec, const RunOptions &O, PacketBatch &Batch,
-                 std::string &MapsText) {
+                 std::string &MapsText, std::string &EventsText) {
   std::string Where = std::string(Exec.backendName()) + " back end: ";
   for (const MapEntry &E : O.MapEntries)
-    if (MaybeError Err = Exec.updateMap(E.Map, E.Key, E.Value))
+    if (MaybeError Err = E.Inner.empty() ? Exec.updateMap(E.Map, E.Key, E.Value)
+                                         : Exec.setInnerMap(E.Map, E.Key, E.Inner))
       fail("--map-set: " + Err->message());
   if (!O.FibFile.empty())
     if (MaybeError Err = Exec.setFib(O.Fib))
@@ -317,6 +409,10 @@ void runExecutor(runtime::BatchExecutor &Exec, const RunOptions &O, PacketBatch 
   } else if (!Trace->empty()) {
     std::fputs(Trace->c_str(), stderr);
   }
+  auto Events = Exec.takeEvents();
+  if (!Events)
+    fail(Where + Events.error().message());
+  EventsText = std::move(*Events);
   auto Warnings = Exec.warnings();
   if (!Warnings)
     fail(Where + Warnings.error().message());
@@ -407,12 +503,14 @@ int runCommand(int argc, char **argv) {
         return usage("--ingress-ifindex needs an interface index (0 to 2147483647)");
       O.IngressIfindex = uint32_t(N);
     }
+    else if (A == "--events")
+      Value(O.EventsFile);
     else if (A == "--map-set") {
       std::string V;
       Value(V);
       auto E = parseMapEntry(V);
       if (!E)
-        return usage("--map-set needs MAP:KEYHEX:VALUEHEX, not '" + V + "'");
+        return usage("--map-set needs MAP:KEYHEX:VALUEHEX or MAP:KEYHEX:@INNER, not '" + V + "'");
       O.MapEntries.push_back(std::move(*E));
     } else if (A == "--map-file") {
       std::string Path;
@@ -476,9 +574,11 @@ int runCommand(int argc, char **argv) {
   Expected<PacketBatch> Batch = runtime::readPcap(O.Pcap);
   if (!Batch)
     fail(Batch.error().message());
-  if (O.IngressIfindex)
-    Batch->setIngress(*O.IngressIfindex, 0);
-  std::string ProgName, MapsText;
+  // The packets arrive on the loopback device (ifindex 1), queue 0, as
+  // BPF_PROG_TEST_RUN without a context says on the kernel back end,
+  // unless --ingress-ifindex names another.
+  Batch->setIngress(O.IngressIfindex ? *O.IngressIfindex : 1, 0);
+  std::string ProgName, MapsText, EventsText;
   double KernelMs = -1;
   auto Start = std::chrono::steady_clock::now();
   if (O.Backend == "gpu") {
@@ -504,7 +604,7 @@ int runCommand(int argc, char **argv) {
     auto Exec = tools::makeGpuExecutor(*GpuObj, GO);
     if (!Exec)
       fail(Exec.error().message());
-    runExecutor(**Exec, O, *Batch, MapsText);
+    runExecutor(**Exec, O, *Batch, MapsText, EventsText);
     KernelMs = tools::gpuKernelMs(**Exec);
 #else
     fail("this loader was built without CUDA support (no cuda.h at build time)");
@@ -519,9 +619,9 @@ int runCommand(int argc, char **argv) {
       if (!Exec)
         fail(Exec.error().message());
       ProgName = (*Exec)->programName();
-      runExecutor(**Exec, O, *Batch, MapsText);
+      runExecutor(**Exec, O, *Batch, MapsText, EventsText);
     } else
-      runKernel(O, *Batch, ProgName, MapsText);
+      runKernel(O, *Batch, ProgName, MapsText, EventsText);
 #else
     fail("the " + O.Backend + " back end needs a loader built with the compiler");
 #endif
@@ -538,6 +638,12 @@ int runCommand(int argc, char **argv) {
     if (MaybeError E = runtime::writePcap(O.Out, *Batch, Keep))
       fail(E->message());
   }
+  if (!O.EventsFile.empty()) {
+    std::vector<uint8_t> Bytes(EventsText.begin(), EventsText.end());
+    if (MaybeError E = loader::writeFileAtomically(O.EventsFile, Bytes))
+      fail(E->message());
+  }
+  size_t EventCount = size_t(std::count(EventsText.begin(), EventsText.end(), '\n'));
   if (!O.MapsFile.empty()) {
     std::vector<uint8_t> Bytes(MapsText.begin(), MapsText.end());
     if (MaybeError E = loader::writeFileAtomically(O.MapsFile, Bytes))
@@ -564,8 +670,8 @@ int runCommand(int argc, char **argv) {
       std::printf("%s\"%s\": {\"packets\": %llu, \"bytes\": %llu}", A ? ", " : "",
                   runtime::xdpActionName(A), (unsigned long long)Stats.Packets[A],
                   (unsigned long long)Stats.Bytes[A]);
-    std::printf("}, \"invalid_verdicts\": %llu, \"seconds\": %.6f", (unsigned long long)Stats.Invalid,
-                Secs);
+    std::printf("}, \"invalid_verdicts\": %llu, \"events\": %zu, \"seconds\": %.6f",
+                (unsigned long long)Stats.Invalid, EventCount, Secs);
     if (KernelMs >= 0)
       std::printf(", \"kernel_ms\": %.4f", KernelMs);
     std::printf("}\n");
@@ -580,6 +686,9 @@ int runCommand(int argc, char **argv) {
   if (Stats.Invalid)
     std::printf("  (%llu verdicts outside 0..4 counted as XDP_ABORTED)\n",
                 (unsigned long long)Stats.Invalid);
+  if (EventCount)
+    std::printf("  %zu event records%s\n", EventCount,
+                O.EventsFile.empty() ? " (--events FILE writes them)" : "");
   std::printf("  %.3f ms for the run", Secs * 1e3);
   if (KernelMs >= 0)
     std::printf(" (GPU kernel %.3f ms)", KernelMs);

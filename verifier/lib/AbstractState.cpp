@@ -27,6 +27,8 @@ const char *kindName(Kind K) {
   case Kind::MapPtr: return "map reference";
   case Kind::MapValue: return "map value pointer";
   case Kind::MapValueOrNull: return "map value pointer or null";
+  case Kind::AllocMem: return "ring buffer record";
+  case Kind::AllocMemOrNull: return "ring buffer record or null";
   case Kind::MapPtrOrNull: return "map reference or null";
   case Kind::RawMem: return "memory pointer";
   }
@@ -163,8 +165,10 @@ std::string Reg::str() const {
     O << " frame" << Aux;
   if (K == Kind::Packet && Id)
     O << " id" << Id;
-  if (K == Kind::MapValueOrNull || K == Kind::MapPtrOrNull)
+  if (K == Kind::MapValueOrNull || K == Kind::MapPtrOrNull || K == Kind::AllocMemOrNull)
     O << " null-id" << Id;
+  if (K == Kind::AllocMem || K == Kind::AllocMemOrNull)
+    O << " size" << Aux << " ref" << Ref;
   O << (Off < 0 ? "" : "+") << Off;
   if (hasVarOff())
     O << "+[" << SMin << ".." << SMax << "]";
@@ -213,7 +217,7 @@ bool regCovers(const Reg &O, const Reg &N, Match &M, bool Precise = true) {
   if (O.K == Kind::Packet && (O.Id == 0) != (N.Id == 0))
     return false;
   return O.Off == N.Off && O.Aux == N.Aux && O.SMin <= N.SMin && N.SMax <= O.SMax &&
-         idCovers(O.Id, N.Id, Ids);
+         idCovers(O.Id, N.Id, Ids) && idCovers(O.Ref, N.Ref, Ids);
 }
 
 /// `SavedPrecise`: bit per saved register (the caller's r6-r10);
@@ -370,7 +374,9 @@ Reg sext32(const Reg &R) {
 } // namespace
 
 bool covers(const State &Old, const State &New, uint16_t LiveRegs, const PreciseSet *Precise) {
-  if (Old.Frames.size() != New.Frames.size() || New.MetaRange < Old.MetaRange)
+  // References held: the same number (their pointers are matched below).
+  if (Old.Frames.size() != New.Frames.size() || New.MetaRange < Old.MetaRange ||
+      Old.Refs.size() != New.Refs.size())
     return false;
   PreciseSet All;
   if (!Precise) {
@@ -409,6 +415,12 @@ bool covers(const State &Old, const State &New, uint16_t LiveRegs, const Precise
       continue; // no pointer of Old refers to it
     auto It = New.PacketRange.find(Id == 0 ? 0 : M->second);
     if ((It == New.PacketRange.end() ? 0 : It->second) < Range)
+      return false;
+  }
+  // A reference Old's pointers hold is one New holds too.
+  for (auto &[Ref, Pc] : Old.Refs) {
+    auto M = Ids.Ids.find(Ref);
+    if (M != Ids.Ids.end() && !New.Refs.count(M->second))
       return false;
   }
   return true;

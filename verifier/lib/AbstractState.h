@@ -33,6 +33,9 @@ enum class Kind : uint8_t {
   MapValueOrNull, ///< as MapValue, or null; Id links copies for the null check
   MapPtrOrNull,   ///< an inner map from a map-of-maps lookup, or null
   RawMem,         ///< raw platform: the input memory, at Off + [SMin, SMax]
+  AllocMem,       ///< a reserved ring buffer record of Aux bytes, at Off; Ref is
+                  ///< the reference the program must release
+  AllocMemOrNull, ///< as AllocMem, or null; Id links copies for the null check
 };
 
 const char *kindName(Kind K);
@@ -60,6 +63,8 @@ struct Reg {
   int64_t Off = 0;
   uint32_t Id = 0;
   uint32_t Aux = 0;
+  /// Allocated memory: the reference (State::Refs) it belongs to.
+  uint32_t Ref = 0;
 
   static Reg scalar(uint64_t UMin, uint64_t UMax, int64_t SMin, int64_t SMax);
   static Reg constant(uint64_t V) { return scalar(V, V, int64_t(V), int64_t(V)); }
@@ -106,6 +111,9 @@ struct State {
   std::map<uint32_t, int64_t> PacketRange;
   /// Proven readable bytes from data_meta.
   int64_t MetaRange = 0;
+  /// References the program holds (reserved ring buffer records), by id,
+  /// with the pc that acquired each: each must be released on every path.
+  std::map<uint32_t, uint32_t> Refs;
   bool operator==(const State &O) const = default;
 };
 

@@ -84,7 +84,7 @@ std::string mapHelperMismatch(const object::MapSpec &M, const std::string &Helpe
     return isRedirectMap(M.Type) ? "" : Bad();
   if (Helper == "perf_event_output")
     return M.Type == MapPerfEventArray ? "" : Bad();
-  if (Helper == "ringbuf_output")
+  if (Helper == "ringbuf_output" || Helper == "ringbuf_reserve")
     return M.Type == MapRingbuf ? "" : Bad();
   switch (M.Type) {
   case MapProgArray:
@@ -400,11 +400,18 @@ void Verifier::setLinked(State &S, uint32_t Id, const Reg &Value) {
 
 void Verifier::nullCheck(State &S, uint32_t Id, bool IsNull) {
   auto Apply = [&](Reg &R) {
-    if ((R.K == Kind::MapValueOrNull || R.K == Kind::MapPtrOrNull) && R.Id == Id) {
+    if ((R.K == Kind::MapValueOrNull || R.K == Kind::MapPtrOrNull ||
+         R.K == Kind::AllocMemOrNull) &&
+        R.Id == Id) {
       if (IsNull) {
+        // A failed reservation holds nothing to release.
+        if (R.K == Kind::AllocMemOrNull)
+          S.Refs.erase(R.Ref);
         R = Reg::constant(0);
       } else {
-        R.K = R.K == Kind::MapValueOrNull ? Kind::MapValue : Kind::MapPtr;
+        R.K = R.K == Kind::MapValueOrNull   ? Kind::MapValue
+              : R.K == Kind::AllocMemOrNull ? Kind::AllocMem
+                                            : Kind::MapPtr;
         R.Id = 0;
       }
     }
@@ -443,6 +450,7 @@ MaybeDiag Verifier::pointerArith(uint32_t Pc, const Insn &I, Reg &D, const Reg &
   case Kind::PacketMeta:
   case Kind::MapValue:
   case Kind::RawMem:
+  case Kind::AllocMem:
     break;
   default:
     return fail(Pc, "arithmetic on a " + std::string(kindName(D.K)) + " (" + Dn +
@@ -640,6 +648,17 @@ MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Insn
       return fail(Pc, "write to read-only map '" + Maps[B.Aux].Name + "'", "writable(" + Rn + ")");
     return std::nullopt;
   }
+  case Kind::AllocMem: {
+    if (Lo < 0 || Hi + int64_t(Size) > int64_t(B.Aux))
+      return fail(Pc, "ring buffer record " + Dir + " of " + W + " bytes at offset " +
+                          std::to_string(Lo) + (Lo != Hi ? ".." + std::to_string(Hi) : "") +
+                          " is outside the " + std::to_string(B.Aux) + "-byte record",
+                  "valid_access(" + Rn + ".offset" + hexOff(InsnOff) + ", width=" + W + ") for " + Dir);
+    return std::nullopt;
+  }
+  case Kind::AllocMemOrNull:
+    return fail(Pc, Rn + " may be null: ring buffer record " + Dir + " without a null check",
+                "not_null(" + Rn + ")");
   case Kind::MapValueOrNull:
   case Kind::MapPtrOrNull:
     return fail(Pc, Rn + " may be null: map value " + Dir + " without a null check",
@@ -806,6 +825,8 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
                         "' is not GPL-compatible",
                 "gpl_compatible(license)");
   const object::MapSpec *Map = nullptr;
+  uint64_t AllocBytes = 0; // AllocSize: the size to allocate
+  uint32_t Released = 0;   // ReleaseAlloc: the reference released
   std::optional<uint64_t> KeyConst; // a 4-byte key known on the stack
   unsigned KeyFrame = 0, KeyAt = 0;
   for (size_t A = 0; A < H->Checks.size(); ++A) {
@@ -893,7 +914,7 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
       if (SizeReg.UMax == 0)
         break;
       if (V.K != Kind::Stack && V.K != Kind::MapValue && V.K != Kind::Packet &&
-          V.K != Kind::PacketMeta)
+          V.K != Kind::PacketMeta && V.K != Kind::AllocMem)
         return fail(Pc, Arg + " must point to memory, is a " + std::string(kindName(V.K)),
                     "type(" + regName(R) + ") == mem");
       // As the kernel's (no pkt_access): the helper rewrites it in place.
@@ -925,6 +946,28 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
       }
       break;
     }
+    case platform::ArgCheck::AllocSize:
+      markPrecise(S, R);
+      if (V.K != Kind::Scalar || !V.isConst())
+        return fail(Pc, Arg + " must be a known constant size, is " + V.str(),
+                    "constant(" + regName(R) + ")");
+      AllocBytes = V.UMin;
+      break;
+    case platform::ArgCheck::ReleaseAlloc:
+      if (V.K == Kind::AllocMemOrNull)
+        return fail(Pc, Arg + " may be null: check the record of " +
+                            std::string("bpf_ringbuf_reserve") + " first",
+                    "not_null(" + regName(R) + ")");
+      if (V.K != Kind::AllocMem)
+        return fail(Pc, Arg + " must be a reserved ring buffer record, is a " +
+                            std::string(kindName(V.K)),
+                    "type(" + regName(R) + ") == ringbuf_mem");
+      if (V.Off != 0 || V.hasVarOff())
+        return fail(Pc, Arg + " must point to the start of the record, not offset " +
+                            std::to_string(V.Off),
+                    "offset(" + regName(R) + ") == 0");
+      Released = V.Ref;
+      break;
     case platform::ArgCheck::ConstSize:
     case platform::ArgCheck::ConstSizeOrZero:
       if (V.K != Kind::Scalar)
@@ -935,9 +978,36 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
   }
   bool ChangesPacket = H->Name == "xdp_adjust_head" || H->Name == "xdp_adjust_tail" ||
                        H->Name == "xdp_adjust_meta" || H->Name == "xdp_store_bytes";
+  if (H->Name == "tail_call" && !S.Refs.empty())
+    return fail(Pc, "bpf_tail_call while a ring buffer record reserved at pc " +
+                        std::to_string(S.Refs.begin()->second) +
+                        " is neither submitted nor discarded (the reference would leak)",
+                "released(ref " + std::to_string(S.Refs.begin()->first) + ")");
   for (unsigned R = 1; R <= 5; ++R)
     S.Regs[R] = Reg();
-  if (H->Result == platform::RetCheck::MapValueOrNull) {
+  if (Released) {
+    // Every copy of the record's pointer dies with it.
+    S.Refs.erase(Released);
+    auto Kill = [&](Reg &R) {
+      if ((R.K == Kind::AllocMem || R.K == Kind::AllocMemOrNull) && R.Ref == Released)
+        R = Reg::unknown();
+    };
+    for (Reg &R : S.Regs)
+      Kill(R);
+    for (Frame &F : S.Frames) {
+      for (auto &[Off, R] : F.Spills)
+        Kill(R);
+      for (Reg &R : F.SavedRegs)
+        Kill(R);
+    }
+  }
+  if (H->Result == platform::RetCheck::AllocMemOrNull) {
+    Reg R0 = Reg::pointer(Kind::AllocMemOrNull, 0, uint32_t(std::min<uint64_t>(AllocBytes, UINT32_MAX)));
+    R0.Id = freshId();
+    R0.Ref = freshId();
+    S.Refs[R0.Ref] = Pc;
+    S.Regs[0] = R0;
+  } else if (H->Result == platform::RetCheck::MapValueOrNull) {
     size_t Index = size_t(Map - Maps.data());
     Reg R0 = Reg::pointer(Kind::MapValueOrNull, 0, uint32_t(Index));
     // As the kernel: an array lookup with a constant in-range key cannot fail.
@@ -1009,6 +1079,11 @@ MaybeDiag Verifier::exitInsn(uint32_t Pc, State &S, bool &Ended, uint32_t &NextP
     return fail(Pc, "pointer leak: r0 is a " + std::string(kindName(R0.K)) + " at exit",
                 "no_pointer_leak(r0)");
   if (S.Frames.size() == 1) {
+    if (!S.Refs.empty())
+      return fail(Pc, "unreleased reference: the ring buffer record reserved at pc " +
+                          std::to_string(S.Refs.begin()->second) +
+                          " is neither submitted nor discarded on this path",
+                  "released(ref " + std::to_string(S.Refs.begin()->first) + ")");
     Ended = true;
     return std::nullopt;
   }
@@ -1106,14 +1181,14 @@ void Verifier::branch(uint32_t Pc, const Insn &I, State &S, std::optional<State>
   }
   // Null checks of map lookups.
   bool IsZero = Src.isConst() && Src.UMin == 0;
-  if ((D.K == Kind::MapValueOrNull || D.K == Kind::MapPtrOrNull) && IsZero &&
-      (Op == isa::Jeq || Op == isa::Jne)) {
+  bool OrNull = D.K == Kind::MapValueOrNull || D.K == Kind::MapPtrOrNull ||
+                D.K == Kind::AllocMemOrNull;
+  if (OrNull && IsZero && (Op == isa::Jeq || Op == isa::Jne)) {
     nullCheck(*Taken, D.Id, Op == isa::Jeq);
     nullCheck(*NotTaken, D.Id, Op != isa::Jeq);
     return;
   }
-  if (D.isPointer() && D.K != Kind::MapValueOrNull && D.K != Kind::MapPtrOrNull && IsZero &&
-      (Op == isa::Jeq || Op == isa::Jne)) {
+  if (D.isPointer() && !OrNull && IsZero && (Op == isa::Jeq || Op == isa::Jne)) {
     (Op == isa::Jeq ? Taken : NotTaken).reset(); // a valid pointer is never null
     return;
   }

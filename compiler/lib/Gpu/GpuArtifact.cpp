@@ -17,6 +17,9 @@ llvm::Expected<loader::GpuObjectSpec> buildGpuObject(const object::ObjectSpec &O
   auto G = compileForGpu(Set, Obj.Maps, Lift, Gpu);
   if (!G)
     return G.takeError();
+  auto Tables = innerMapTables(Obj.Maps, G->Maps);
+  if (!Tables)
+    return Tables.takeError();
   loader::GpuObjectSpec S;
   S.Program = Prog.Name;
   S.Section = Prog.Section.empty() ? "-" : Prog.Section;
@@ -45,6 +48,11 @@ llvm::Expected<loader::GpuObjectSpec> buildGpuObject(const object::ObjectSpec &O
     for (const auto &[MapIndex, Slot, Value] : *Slots)
       if (MapIndex == B.MapIndex)
         GM.ProgramSlots.push_back({Slot, Value});
+    for (const InnerMapTable &T : *Tables)
+      if (T.Outer == B.MapIndex) {
+        GM.InnerMaps = T.Names;
+        GM.ProgramSlots = T.Slots;
+      }
     S.Maps.push_back(std::move(GM));
   }
   return S;

@@ -122,7 +122,8 @@ llvm::Function *addXdpPacketFn(llvm::Module &M, llvm::Function *Prog,
   auto *I32 = llvm::Type::getInt32Ty(C);
   auto *I64 = llvm::Type::getInt64Ty(C);
   auto *Ptr = llvm::PointerType::get(C, 0);
-  auto *FnTy = llvm::FunctionType::get(llvm::Type::getVoidTy(C), {Ptr, Ptr, I32, I64}, false);
+  auto *FnTy =
+      llvm::FunctionType::get(llvm::Type::getVoidTy(C), {Ptr, Ptr, I32, I32, I64}, false);
   llvm::Function *F = M.getFunction(PacketFnName);
   if (!F)
     F = llvm::Function::Create(FnTy, llvm::GlobalValue::InternalLinkage, PacketFnName, M);
@@ -130,6 +131,7 @@ llvm::Function *addXdpPacketFn(llvm::Module &M, llvm::Function *Prog,
   F->setLinkage(llvm::GlobalValue::InternalLinkage);
   F->addFnAttr(llvm::Attribute::AlwaysInline);
   llvm::Value *Desc = F->getArg(0), *Out = F->getArg(1), *Cpu = F->getArg(2);
+  llvm::Value *Index = F->getArg(3), *Random = F->getArg(4);
   llvm::IRBuilder<> B(llvm::BasicBlock::Create(C, "entry", F));
   auto *Ctx = B.CreateAlloca(llvm::ArrayType::get(I8, sizeof(ebpfgpu_xdp_ctx)), nullptr, "ctx");
   Ctx->setAlignment(llvm::Align(8));
@@ -160,8 +162,9 @@ llvm::Function *addXdpPacketFn(llvm::Module &M, llvm::Function *Prog,
   Set(offsetof(ebpfgpu_xdp_ctx, buffer_start), Buffer);
   Set(offsetof(ebpfgpu_xdp_ctx, buffer_end), B.CreateAdd(Buffer, Size));
   Set(offsetof(ebpfgpu_xdp_ctx, redirect_target), B.getInt64(0));
-  Set(offsetof(ebpfgpu_xdp_ctx, random_state), F->getArg(3));
+  Set(offsetof(ebpfgpu_xdp_ctx, random_state), Random);
   Set(offsetof(ebpfgpu_xdp_ctx, cpu_id), Cpu);
+  Set(offsetof(ebpfgpu_xdp_ctx, packet_index), Index);
   Set(offsetof(ebpfgpu_xdp_ctx, trace_log),
       TraceLog ? static_cast<llvm::Value *>(B.CreateLoad(I64, TraceLog)) : B.getInt64(0));
   Set(offsetof(ebpfgpu_xdp_ctx, fib),
@@ -213,7 +216,7 @@ void addXdpBatchKernel(llvm::Module &M, llvm::Function *Packet) {
   llvm::Value *Out = B.CreateGEP(I8, Verdicts, B.CreateMul(Index, B.getInt64(sizeof(ebpfgpu_verdict))));
   llvm::Value *Random = B.CreateXor(K->getArg(3), B.CreateMul(Index, B.getInt64(0x9e3779b97f4a7c15ull)));
   B.CreateCall(Packet, {B.CreateAddrSpaceCast(Desc, Generic), B.CreateAddrSpaceCast(Out, Generic),
-                        Cpu, Random});
+                        Cpu, Tid, Random});
   llvm::Value *Next = B.CreateAdd(Tid, Stride);
   Tid->addIncoming(Next, B.GetInsertBlock());
   B.CreateCondBr(B.CreateICmpULT(Next, K->getArg(2)), Run, Done);

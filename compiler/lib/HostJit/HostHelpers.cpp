@@ -35,6 +35,7 @@ extern "C" {
 #include "../Runtime/XdpHelpers.inc"
 #include "../Runtime/MapHelpers.inc"
 #include "../Runtime/FibHelpers.inc"
+#include "../Runtime/EventHelpers.inc"
 }
 
 } // namespace
@@ -52,6 +53,8 @@ void *hostHelperAddress(const std::string &Name) {
       ENTRY(array_update_elem), ENTRY(hash_update_elem),   ENTRY(lpm_update_elem),
       ENTRY(array_delete_elem), ENTRY(hash_delete_elem),   ENTRY(lpm_delete_elem),
       ENTRY(fib_lookup),
+      ENTRY(ringbuf_output),  ENTRY(ringbuf_reserve),      ENTRY(ringbuf_submit),
+      ENTRY(ringbuf_discard), ENTRY(perf_event_output),
   };
 #undef ENTRY
   auto It = Table.find(Name);

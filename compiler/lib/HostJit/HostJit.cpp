@@ -42,6 +42,21 @@ void HostProgram::setFib(const std::vector<uint8_t> &Block) {
     std::memcpy(FibBlock.data(), Block.data(), Block.size());
 }
 
+MaybeError HostProgram::takeEvents(loader::EventBatch &Out) {
+  for (auto &M : Maps) {
+    if (!ebpfgpu_map_is_event(M->info().type))
+      continue;
+    std::vector<loader::EventRecord> Records;
+    uint64_t Dropped = 0;
+    if (MaybeError E = M->takeEvents(Records, Dropped))
+      return E;
+    Out.Maps.push_back({M->name(), std::move(Records)});
+    if (Dropped)
+      Out.Dropped.push_back({M->name(), Dropped});
+  }
+  return std::nullopt;
+}
+
 MaybeError HostProgram::checkMaps() const {
   for (const auto &M : Maps)
     if (MaybeError E = M->check())
@@ -51,10 +66,29 @@ MaybeError HostProgram::checkMaps() const {
 
 MaybeError HostProgram::updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
                                   const std::vector<uint8_t> &Value) {
-  for (auto &M : Maps)
-    if (M->name() == Map)
-      return loader::setMapEntry(Map, *M->header(), Key, Value);
+  for (auto &M : Maps) {
+    if (M->name() != Map)
+      continue;
+    if (ebpfgpu_map_is_outer(M->info().type))
+      return Error("map '" + Map + "' holds maps: give the inner map's name (@NAME) as the value");
+    return loader::setMapEntry(Map, *M->header(), Key, Value);
+  }
   return Error("no map named '" + Map + "' in the program");
+}
+
+MaybeError HostProgram::setInnerMap(const std::string &Outer, const std::vector<uint8_t> &Key,
+                                    const std::string &Inner) {
+  for (auto &M : Maps) {
+    if (M->name() != Outer)
+      continue;
+    if (!ebpfgpu_map_is_outer(M->info().type))
+      return Error("map '" + Outer + "' does not hold maps (@" + Inner + " given)");
+    auto Value = loader::innerMapValue(Outer, M->innerNames(), Inner);
+    if (!Value)
+      return Value.takeError();
+    return loader::setMapEntry(Outer, *M->header(), Key, *Value);
+  }
+  return Error("no map named '" + Outer + "' in the program");
 }
 
 std::string HostProgram::dumpMaps() const {
@@ -148,6 +182,30 @@ HostProgram::compile(const ProgramSet &Set, const std::vector<object::MapSpec> &
     P->TraceBlock.assign((sizeof(ebpfgpu_trace_log) + loader::TraceLogCapacity) / 8, 0);
     reinterpret_cast<ebpfgpu_trace_log *>(P->TraceBlock.data())->capacity =
         loader::TraceLogCapacity;
+  }
+  // Maps of maps: their inner map tables, then the slots the object fills.
+  auto Tables = innerMapTables(Maps, Lifted->Maps);
+  if (!Tables)
+    return Tables.takeError();
+  auto Named = [&](const std::string &Name) -> loader::HostMap * {
+    for (auto &M : P->Maps)
+      if (M->name() == Name)
+        return M.get();
+    return nullptr;
+  };
+  for (const InnerMapTable &T : *Tables) {
+    std::vector<loader::HostMap *> Inner;
+    for (const std::string &N : T.Names)
+      Inner.push_back(Named(N));
+    loader::HostMap *Outer = Named(Maps[T.Outer].Name);
+    Outer->setInnerMaps(T.Names, Inner);
+    for (const auto &[Slot, Id] : T.Slots) {
+      std::vector<uint8_t> Key(4), Val(4);
+      std::memcpy(Key.data(), &Slot, 4);
+      std::memcpy(Val.data(), &Id, 4);
+      if (MaybeError E = loader::setMapEntry(Outer->name(), *Outer->header(), Key, Val))
+        return llvm::createStringError(llvm::inconvertibleErrorCode(), E->message());
+    }
   }
   // Program arrays: the slots the object fills, with ids in the set.
   auto Slots = Set.programSlots(Maps);

@@ -701,7 +701,7 @@ llvm::Expected<LiftedProgram> ProgramLifter::run() {
   Funcs = splitFunctions(Prog);
   for (const Insn &I : Prog.Insns)
     UsesTailCalls |= I.isHelperCall() && I.Imm == isa::HelperTailCall;
-  Expected<Provenance> F = Provenance::analyze(Prog, Funcs, Opts.Platform->hasContext());
+  Expected<Provenance> F = Provenance::analyze(Prog, Funcs, *Opts.Platform);
   if (!F)
     return llvm::createStringError(llvm::inconvertibleErrorCode(), F.error().message());
   Facts.emplace(std::move(*F));
@@ -743,6 +743,15 @@ llvm::Expected<LiftedProgram> ProgramLifter::run() {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "internal error: lifted IR is invalid: " + OS.str());
   Out.EntryName = LlvmFuncs[0]->getName().str();
+  // A map of maps reaches its inner maps at run time only: they need
+  // runtime objects (and globals the loader binds) all the same.
+  std::vector<size_t> Outers;
+  for (auto &[Idx, Bd] : Bindings)
+    if (!Bd.ObjectGlobal.empty() && !Maps[Idx].Inner.empty())
+      Outers.push_back(Idx);
+  for (size_t O : Outers)
+    for (size_t I : object::innerMapCandidates(Maps, O))
+      mapObjectGlobal(I);
   for (auto &[Idx, Bd] : Bindings)
     Out.Maps.push_back(Bd);
   Out.HelpersUsed.assign(Helpers.begin(), Helpers.end());

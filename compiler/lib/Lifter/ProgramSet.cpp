@@ -115,6 +115,29 @@ ProgramSet::programSlots(const std::vector<object::MapSpec> &Maps) const {
   return Out;
 }
 
+llvm::Expected<std::vector<InnerMapTable>> innerMapTables(const std::vector<object::MapSpec> &Maps,
+                                                          const std::vector<MapBinding> &Bound) {
+  std::vector<InnerMapTable> Out;
+  for (const MapBinding &B : Bound) {
+    const object::MapSpec &M = Maps[B.MapIndex];
+    if (B.ObjectGlobal.empty() || M.Inner.empty())
+      continue;
+    InnerMapTable T;
+    T.Outer = B.MapIndex;
+    for (size_t I : object::innerMapCandidates(Maps, B.MapIndex))
+      T.Names.push_back(Maps[I].Name);
+    for (const auto &[Slot, Name] : M.InitialMaps) {
+      auto It = std::find(T.Names.begin(), T.Names.end(), Name);
+      if (It == T.Names.end())
+        return makeError("map of maps '" + M.Name + "' slot " + std::to_string(Slot) +
+                         " holds '" + Name + "', which does not fit its inner map definition");
+      T.Slots.push_back({Slot, uint32_t(It - T.Names.begin()) + 1});
+    }
+    Out.push_back(std::move(T));
+  }
+  return Out;
+}
+
 llvm::Expected<LiftedProgram> liftProgramSet(const ProgramSet &Set,
                                              const std::vector<object::MapSpec> &Maps,
                                              const LiftOptions &Opts, llvm::LLVMContext &Ctx) {

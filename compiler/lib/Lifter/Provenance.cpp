@@ -96,13 +96,6 @@ const AbsState *Provenance::blockEntry(uint32_t Pc) const {
 
 void Provenance::transfer(AbsState &S, uint32_t Pc) const {
   const Insn &I = Prog->Insns[Pc];
-  auto ClobberCall = [&] {
-    for (unsigned R = 1; R <= 5; ++R)
-      if (S.Regs[R].isStackDerived())
-        S.Slots.clear();
-    for (unsigned R = 0; R <= 5; ++R)
-      S.Regs[R] = {};
-  };
   auto EraseSlots = [&](int64_t Off, unsigned Size) {
     for (auto It = S.Slots.begin(); It != S.Slots.end();) {
       if (It->first < Off + int64_t(Size) && Off < It->first + 8)
@@ -110,6 +103,33 @@ void Provenance::transfer(AbsState &S, uint32_t Pc) const {
       else
         ++It;
     }
+  };
+  auto ClobberCall = [&] {
+    // A bpf-to-bpf call, or a helper without a prototype, may write the
+    // stack through any pointer it gets; a helper writes only through its
+    // UninitMem arguments, within the size that follows them (map helpers
+    // write none: spilled pointers, the context's above all, survive).
+    const platform::HelperProto *H =
+        I.isHelperCall() ? Platform->helper(I.Imm) : nullptr;
+    for (unsigned R = 1; R <= 5; ++R) {
+      if (!S.Regs[R].isStackDerived())
+        continue;
+      if (!H) {
+        S.Slots.clear();
+        break;
+      }
+      if (R - 1 >= H->Checks.size() || H->Checks[R - 1] != platform::ArgCheck::UninitMem)
+        continue;
+      const AbsValue &Size = R < 5 ? S.Regs[R + 1] : AbsValue();
+      if (S.Regs[R].K != AbsValue::Stack || !Size.isConst() || Size.Value < 0 ||
+          Size.Value > int64_t(isa::MaxStackBytes)) {
+        S.Slots.clear();
+        break;
+      }
+      EraseSlots(S.Regs[R].Value, unsigned(Size.Value));
+    }
+    for (unsigned R = 0; R <= 5; ++R)
+      S.Regs[R] = {};
   };
   switch (I.cls()) {
   case isa::ALU:
@@ -337,8 +357,8 @@ void Provenance::computeFrame(size_t FIdx) {
 
 Expected<Provenance> Provenance::analyze(const object::ProgramSpec &Prog,
                                          const std::vector<FunctionRange> &Funcs,
-                                         bool HasContext) {
-  Provenance P(Prog, Funcs);
+                                         const platform::Platform &Platform) {
+  Provenance P(Prog, Funcs, Platform);
   size_t N = Funcs.size();
   P.Leaders.resize(N);
   P.Frames.assign(N, 0);
@@ -371,7 +391,7 @@ Expected<Provenance> Provenance::analyze(const object::ProgramSpec &Prog,
   std::map<size_t, AbsState> CalleeEntries;
   AbsState Entry;
   Entry.Regs[isa::FramePointer] = {AbsValue::Stack, 0, 0};
-  if (HasContext)
+  if (Platform.hasContext())
     Entry.Regs[1] = {AbsValue::Ctx, 0, 0};
   CalleeEntries[0] = Entry;
   for (auto It = PostOrder.rbegin(); It != PostOrder.rend(); ++It) {

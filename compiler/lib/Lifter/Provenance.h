@@ -15,6 +15,7 @@
 
 #include "ebpf-gpu/ISA/Insn.h"
 #include "ebpf-gpu/Object/Object.h"
+#include "ebpf-gpu/Platform/Platform.h"
 #include "ebpf-gpu/Support/Error.h"
 
 #include <array>
@@ -73,12 +74,13 @@ std::vector<FunctionRange> splitFunctions(const object::ProgramSpec &Prog);
 
 class Provenance {
 public:
-  /// Runs the analysis over all functions. `HasContext`: r1 of the entry
-  /// function is the context. Errors on recursion or a jump that leaves
-  /// its function.
+  /// Runs the analysis over all functions. r1 of the entry function is the
+  /// context when the platform has one; helper calls keep the stack slots
+  /// their prototypes cannot write. Errors on recursion or a jump that
+  /// leaves its function.
   static Expected<Provenance> analyze(const object::ProgramSpec &Prog,
                                       const std::vector<FunctionRange> &Funcs,
-                                      bool HasContext);
+                                      const platform::Platform &Platform);
 
   /// State before `Pc`, if `Pc` starts a block reachable from its
   /// function's entry.
@@ -94,14 +96,16 @@ public:
 
 private:
   explicit Provenance(const object::ProgramSpec &Prog,
-                      const std::vector<FunctionRange> &Funcs)
-      : Prog(&Prog), Funcs(&Funcs) {}
+                      const std::vector<FunctionRange> &Funcs,
+                      const platform::Platform &Platform)
+      : Prog(&Prog), Funcs(&Funcs), Platform(&Platform) {}
   MaybeError analyzeFunction(size_t F, const AbsState &Entry,
                              std::map<size_t, AbsState> &CalleeEntries);
   void computeFrame(size_t F);
 
   const object::ProgramSpec *Prog;
   const std::vector<FunctionRange> *Funcs;
+  const platform::Platform *Platform;
   std::vector<std::vector<uint32_t>> Leaders;
   std::map<uint32_t, AbsState> BlockIn;
   std::vector<unsigned> Frames;

@@ -194,9 +194,10 @@ MaybeError readLegacyMaps(const ElfFile &Elf, const ElfSection &Sec, MapTable &T
   return std::nullopt;
 }
 
-/// A program array's static initialiser (`.values = { [1] = &prog }`): the
-/// relocations of `.maps` inside the map's `values` member, one per slot.
-MaybeError readProgramSlots(const ElfFile &Elf, const ElfSection &Sec, const ElfSymbol &Var,
+/// A program array's or map of maps' static initialiser (`.values = {
+/// [1] = &prog }`): the relocations of `.maps` inside the map's `values`
+/// member, one per slot, naming a program or a map.
+MaybeError readInitialSlots(const ElfFile &Elf, const ElfSection &Sec, const ElfSymbol &Var,
                             const struct btf *B, uint32_t TypeId, MapSpec &M) {
   const struct btf_type *T = btf__type_by_id(B, btf__resolve_type(B, TypeId));
   uint64_t ValuesAt = 0;
@@ -217,8 +218,11 @@ MaybeError readProgramSlots(const ElfFile &Elf, const ElfSection &Sec, const Elf
       continue;
     uint64_t Slot = (R.Offset - Var.Value - ValuesAt) / 8;
     if (R.SymbolIndex >= Elf.Symbols.size() || Slot >= M.MaxEntries)
-      return Error("bad relocation in the program slots");
-    M.InitialPrograms.push_back({uint32_t(Slot), Elf.Symbols[R.SymbolIndex].Name});
+      return Error("bad relocation in the initial slots");
+    if (M.Type == MapTypeProgArray)
+      M.InitialPrograms.push_back({uint32_t(Slot), Elf.Symbols[R.SymbolIndex].Name});
+    else
+      M.InitialMaps.push_back({uint32_t(Slot), Elf.Symbols[R.SymbolIndex].Name});
   }
   return std::nullopt;
 }
@@ -255,8 +259,9 @@ MaybeError readBtfMaps(const ElfFile &Elf, const ElfSection &Sec, MapTable &T) {
     M.Origin = MapOrigin::BtfDefined;
     if (MaybeError E = parseBtfMapDef(B.get(), It->second, M, false))
       return std::move(*E).withContext("map '" + S->Name + "'");
-    if (M.Type == MapTypeProgArray)
-      if (MaybeError E = readProgramSlots(Elf, Sec, *S, B.get(), It->second, M))
+    if (M.Type == MapTypeProgArray || M.Type == MapTypeArrayOfMaps ||
+        M.Type == MapTypeHashOfMaps)
+      if (MaybeError E = readInitialSlots(Elf, Sec, *S, B.get(), It->second, M))
         return std::move(*E).withContext("map '" + S->Name + "'");
     T.BySymbol[{Sec.Index, S->Value}] = T.Maps.size();
     T.Maps.push_back(std::move(M));
@@ -312,6 +317,27 @@ std::string mapTypeName(uint32_t Type) {
   if (Type < sizeof(Names) / sizeof(Names[0]))
     return Names[Type];
   return "type " + std::to_string(Type);
+}
+
+std::vector<size_t> innerMapCandidates(const std::vector<MapSpec> &Maps, size_t Outer) {
+  std::vector<size_t> Out;
+  const MapSpec &O = Maps[Outer];
+  if ((O.Type != MapTypeArrayOfMaps && O.Type != MapTypeHashOfMaps) || O.Inner.empty())
+    return Out;
+  const MapSpec &T = O.Inner[0];
+  bool AnySize = T.Flags & MapFlagInnerMap;
+  bool Array = T.Type == MapTypeArray || T.Type == MapTypePercpuArray;
+  for (size_t I = 0; I < Maps.size(); ++I) {
+    const MapSpec &M = Maps[I];
+    if (M.Origin == MapOrigin::GlobalData || M.Type != T.Type || M.KeySize != T.KeySize ||
+        M.ValueSize != T.ValueSize || M.Flags != T.Flags ||
+        (Array && !AnySize && M.MaxEntries != T.MaxEntries))
+      continue;
+    Out.push_back(I);
+  }
+  std::stable_sort(Out.begin(), Out.end(),
+                   [&](size_t A, size_t B) { return Maps[A].Name < Maps[B].Name; });
+  return Out;
 }
 
 } // namespace ebpfgpu::object

@@ -58,8 +58,13 @@ public:
     H(69, "fib_lookup", V::Scalar, {V::Ctx, V::Ptr, V::Scalar, V::Scalar}, false,
       {C::Ctx, C::InOutMem, C::ConstSize, C::Scalar});
     H(125, "ktime_get_boot_ns", V::Scalar, {}, false, {});
-    H(130, "ringbuf_output", V::Scalar, {V::Map, V::Ptr, V::Scalar, V::Scalar}, false,
+    // Event helpers see the context for the packet's index (record order).
+    H(130, "ringbuf_output", V::Scalar, {V::Map, V::Ptr, V::Scalar, V::Scalar}, true,
       {C::MapPtr, C::Mem, C::ConstSizeOrZero, C::Scalar});
+    H(131, "ringbuf_reserve", V::Ptr, {V::Map, V::Scalar, V::Scalar}, true,
+      {C::MapPtr, C::AllocSize, C::Scalar}, RetCheck::AllocMemOrNull);
+    H(132, "ringbuf_submit", V::Void, {V::Ptr, V::Scalar}, false, {C::ReleaseAlloc, C::Scalar});
+    H(133, "ringbuf_discard", V::Void, {V::Ptr, V::Scalar}, false, {C::ReleaseAlloc, C::Scalar});
     H(189, "xdp_load_bytes", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar}, false,
       {C::Ctx, C::Scalar, C::UninitMem, C::ConstSize});
     H(190, "xdp_store_bytes", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar}, false,

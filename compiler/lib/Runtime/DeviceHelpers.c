@@ -36,3 +36,4 @@ static inline void ebpfgpu_store_release(uint32_t *p, uint32_t v) {
 #include "MapHelpers.inc"
 #include "PersistentLoop.inc"
 #include "FibHelpers.inc"
+#include "EventHelpers.inc"

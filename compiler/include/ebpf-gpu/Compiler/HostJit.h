@@ -22,6 +22,7 @@ class LLJIT;
 
 namespace ebpfgpu::loader {
 class HostMap;
+struct EventBatch;
 }
 
 namespace ebpfgpu::compiler {
@@ -65,6 +66,10 @@ public:
   void reclaimMaps();
   /// Between runs: checks every map's structure (loader::checkMapIntegrity).
   MaybeError checkMaps() const;
+  /// Between runs: the records the event maps (ringbuf, perf_event_array)
+  /// hold, appended to `Out` (packet indexes as the runs' contexts gave
+  /// them), and the maps emptied.
+  MaybeError takeEvents(loader::EventBatch &Out);
   /// Between runs: the lines bpf_trace_printk wrote since the last take
   /// (empty when the program never calls it), and the log emptied.
   loader::TraceText takeTrace();
@@ -74,6 +79,10 @@ public:
   /// Between runs: sets `Key` to `Value` in the map named `Map`.
   MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
                        const std::vector<uint8_t> &Value);
+  /// Between runs: makes slot `Key` of the map of maps `Outer` hold the
+  /// map named `Inner` (one of its inner map table).
+  MaybeError setInnerMap(const std::string &Outer, const std::vector<uint8_t> &Key,
+                         const std::string &Inner);
 
 private:
   using EntryFn = uint64_t (*)(void *, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);

@@ -79,6 +79,20 @@ struct ProgramSet {
   programSlots(const std::vector<object::MapSpec> &Maps) const;
 };
 
+/// A map of maps of a compiled unit: its inner map table (the names of the
+/// maps its values may name, object::innerMapCandidates' order; the unit
+/// binds every one) and the slots the object fills statically, as
+/// (slot, index in the table + 1).
+struct InnerMapTable {
+  size_t Outer = 0;
+  std::vector<std::string> Names;
+  std::vector<std::pair<uint32_t, uint32_t>> Slots;
+};
+/// The inner map tables of the maps of maps among `Bound`; a static slot
+/// naming a map that does not fit the inner definition is an error.
+llvm::Expected<std::vector<InnerMapTable>> innerMapTables(const std::vector<object::MapSpec> &Maps,
+                                                          const std::vector<MapBinding> &Bound);
+
 /// The set that runs program `Entry` of `Obj`: `Entry` alone, or with
 /// program arrays in the object, all the object's programs.
 ProgramSet programSetFor(const object::ObjectSpec &Obj, const object::ProgramSpec &Entry);

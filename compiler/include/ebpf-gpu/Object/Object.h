@@ -44,6 +44,9 @@ struct MapSpec {
   /// Program arrays: the slots the object fills statically, with the name
   /// of the program (function) each holds.
   std::vector<std::pair<uint32_t, std::string>> InitialPrograms;
+  /// Maps of maps: the slots the object fills statically
+  /// (`.values = { [0] = &inner }`), with the name of the map each holds.
+  std::vector<std::pair<uint32_t, std::string>> InitialMaps;
 };
 
 /// BPF_F_RDONLY_PROG: the program may not write the map (.rodata).
@@ -54,6 +57,8 @@ constexpr uint32_t MapTypeArray = 2;
 constexpr uint32_t MapTypePercpuArray = 6;
 constexpr uint32_t MapTypeArrayOfMaps = 12;
 constexpr uint32_t MapTypeHashOfMaps = 13;
+/// BPF_F_INNER_MAP: arrays of any size may fill a slot of this template.
+constexpr uint32_t MapFlagInnerMap = 1u << 12;
 
 /// Source position of an instruction, from `.BTF.ext` line info.
 struct LineInfo {
@@ -109,6 +114,13 @@ Expected<ObjectSpec> readObjectMemory(const uint8_t *Data, size_t Size,
 
 /// Kernel name of a map type ("hash", "array", ...), or "type N".
 std::string mapTypeName(uint32_t Type);
+
+/// The maps of `Maps` that may fill the slots of the map of maps at `Outer`
+/// (as the kernel matches them against the inner definition: type, key and
+/// value sizes, flags, and for arrays max_entries unless the definition
+/// has BPF_F_INNER_MAP), sorted by name; empty for other maps. Their order
+/// is the inner map table of the runtime (MapAbi.h).
+std::vector<size_t> innerMapCandidates(const std::vector<MapSpec> &Maps, size_t Outer);
 
 } // namespace ebpfgpu::object
 

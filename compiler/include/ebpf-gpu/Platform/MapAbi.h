@@ -19,13 +19,17 @@ enum {
   EBPFGPU_MAP_HASH = 1,
   EBPFGPU_MAP_ARRAY = 2,
   EBPFGPU_MAP_PROG_ARRAY = 3, /* values: u32 program id + 1 (0: empty) */
+  EBPFGPU_MAP_PERF_EVENT_ARRAY = 4, /* event records (bpf_perf_event_output) */
   EBPFGPU_MAP_PERCPU_HASH = 5,
   EBPFGPU_MAP_PERCPU_ARRAY = 6,
   EBPFGPU_MAP_LRU_HASH = 9,
   EBPFGPU_MAP_LRU_PERCPU_HASH = 10,
   EBPFGPU_MAP_LPM_TRIE = 11,
+  EBPFGPU_MAP_ARRAY_OF_MAPS = 12, /* values: u32 inner map id + 1 (0: empty) */
+  EBPFGPU_MAP_HASH_OF_MAPS = 13,
   EBPFGPU_MAP_DEVMAP = 14,
   EBPFGPU_MAP_DEVMAP_HASH = 25,
+  EBPFGPU_MAP_RINGBUF = 27, /* event records (bpf_ringbuf_*) */
 };
 
 /* Bytes before the key in a hash element: u32 next element + 1 (0 ends the
@@ -47,6 +51,20 @@ enum {
 #define EBPFGPU_MAX_TAIL_CALLS 33
 /* LPM keys: u32 prefix length, then at most this many data bytes. */
 #define EBPFGPU_LPM_MAX_DATA 256
+/* Event maps (ring buffers, perf event arrays): records appended to one
+ * stream that the host takes between runs. Control words (u32 each) before
+ * the stream: */
+#define EBPFGPU_EVT_HEAD 0    /* bytes of the stream in use */
+#define EBPFGPU_EVT_DROPPED 1 /* records refused for want of room */
+#define EBPFGPU_EVT_CTL_WORDS 4
+/* Each record: u32 length | flags, u32 the packet's index in its run, then
+ * the data, padded to 8 bytes (the kernel's 8-byte ring buffer header). */
+#define EBPFGPU_EVT_HDR 8
+#define EBPFGPU_EVT_BUSY (1u << 31)    /* reserved, not yet submitted */
+#define EBPFGPU_EVT_DISCARD (1u << 30) /* discarded: the reader skips it */
+/* Perf event arrays: bytes of their stream (the kernel back end maps as
+ * many per CPU for the kernel's records). */
+#define EBPFGPU_PERF_STREAM_BYTES (64u * 4096u)
 
 struct ebpfgpu_map {
   uint32_t type; /* EBPFGPU_MAP_* */
@@ -78,6 +96,13 @@ struct ebpfgpu_map {
   uint32_t prefix_bits;
   /* LPM tries: u32 per prefix length 0..prefix_bits, the keys of that length. */
   uint64_t prefix_counts;
+  /* Maps of maps: the maps its values may name, as an array of pointers to
+   * their headers; a value holds an index into it + 1 (0: empty slot). */
+  uint64_t inner_maps;
+  uint32_t inner_count;
+  /* Event maps: bytes of the record stream at `values` (control words at
+   * `control`). */
+  uint32_t event_capacity;
 };
 
 static inline int ebpfgpu_map_is_percpu(uint32_t type) {
@@ -87,10 +112,17 @@ static inline int ebpfgpu_map_is_percpu(uint32_t type) {
 static inline int ebpfgpu_map_is_lru(uint32_t type) {
   return type == EBPFGPU_MAP_LRU_HASH || type == EBPFGPU_MAP_LRU_PERCPU_HASH;
 }
+static inline int ebpfgpu_map_is_event(uint32_t type) {
+  return type == EBPFGPU_MAP_RINGBUF || type == EBPFGPU_MAP_PERF_EVENT_ARRAY;
+}
+static inline int ebpfgpu_map_is_outer(uint32_t type) {
+  return type == EBPFGPU_MAP_ARRAY_OF_MAPS || type == EBPFGPU_MAP_HASH_OF_MAPS;
+}
 /* Hashed maps keep keys in buckets; the others are arrays indexed by a u32. */
 static inline int ebpfgpu_map_is_hashed(uint32_t type) {
   return type == EBPFGPU_MAP_HASH || type == EBPFGPU_MAP_PERCPU_HASH || ebpfgpu_map_is_lru(type) ||
-         type == EBPFGPU_MAP_LPM_TRIE || type == EBPFGPU_MAP_DEVMAP_HASH;
+         type == EBPFGPU_MAP_LPM_TRIE || type == EBPFGPU_MAP_DEVMAP_HASH ||
+         type == EBPFGPU_MAP_HASH_OF_MAPS;
 }
 
 #endif /* EBPF_GPU_PLATFORM_MAPABI_H */

@@ -40,10 +40,17 @@ enum class ArgCheck : uint8_t {
   InOutMem,     ///< initialised stack or map value memory the helper rewrites; size next
   ConstSize,    ///< a size > 0 with a known upper bound (follows Mem/UninitMem)
   ConstSizeOrZero, ///< as ConstSize, 0 allowed
+  AllocSize,    ///< a known constant size of memory to allocate (0 allowed)
+  ReleaseAlloc, ///< allocated memory (not null, at its start) the helper releases
 };
 
 /// What the verifier knows of a helper's result.
-enum class RetCheck : uint8_t { Scalar, MapValueOrNull };
+enum class RetCheck : uint8_t {
+  Scalar,
+  MapValueOrNull,
+  AllocMemOrNull, ///< memory of the AllocSize argument's size, or null; a
+                  ///< reference the program must release (ReleaseAlloc)
+};
 
 /// A helper function: its kernel id and name, the typed signature of the
 /// runtime function that implements it (`ebpfgpu_<Name>`), and the checks

@@ -32,7 +32,9 @@ struct ebpfgpu_xdp_ctx {
   uint64_t random_state;
   /* What bpf_get_smp_processor_id returns. */
   uint32_t cpu_id;
-  uint32_t reserved2;
+  /* The packet's index in its run (batch or launch): event records carry
+   * it, so records written concurrently can be put in packet order. */
+  uint32_t packet_index;
   /* Where bpf_trace_printk appends its lines (struct ebpfgpu_trace_log);
    * 0 when the program has no trace log. */
   uint64_t trace_log;

@@ -188,6 +188,10 @@ public:
   Expected<TraceText> takeTrace();
   /// Between batches: checks every map's structure (checkMapIntegrity).
   MaybeError checkMaps() const;
+  /// Between batches: the records the event maps (ringbuf,
+  /// perf_event_array) hold, appended to `Out` with `FirstPacket` added to
+  /// the packet indexes of the last launch, and the maps emptied.
+  MaybeError takeEvents(uint32_t FirstPacket, EventBatch &Out);
   /// Between batches: sets `Key` to `Value` in the map named `Map`.
   MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
                        const std::vector<uint8_t> &Value);
@@ -195,6 +199,10 @@ public:
   /// (a block of loader/Fib.h, copied to device memory; empty: none). A
   /// program that never calls bpf_fib_lookup ignores it.
   MaybeError setFib(const std::vector<uint8_t> &Block);
+  /// Between batches: makes slot `Key` of the map of maps `Outer` hold the
+  /// map named `Inner` (one of its inner map table).
+  MaybeError setInnerMap(const std::string &Outer, const std::vector<uint8_t> &Key,
+                         const std::string &Inner);
 
   /// Between batches: writes or reads `Bytes` bytes at `Offset` of the
   /// module global `Name` (hand-written kernels keep their tables there).
@@ -215,8 +223,13 @@ private:
     uint32_t DataSize = 0;
     MapLayout Layout;                 ///< maps: the header, with device addresses
     MapShape Shape;
+    uint64_t InnerTable = 0;          ///< maps of maps: device memory owned, headers
+    std::vector<std::string> InnerNames;
   };
   std::vector<DeviceMap> Maps;
+  DeviceMap *findMap(const std::string &Name);
+  MaybeError setEntry(const DeviceMap &D, const std::vector<uint8_t> &Key,
+                      const std::vector<uint8_t> &Value);
   GpuProgram(GpuDevice &Dev) : Dev(Dev) {}
   unsigned blocksFor(uint32_t Packets) const;
   GpuDevice &Dev;

@@ -29,8 +29,12 @@ struct GpuMapSpec {
   /// Module globals the loader binds: the map object pointer, and for
   /// global data the data itself (either may be empty).
   std::string ObjectGlobal, DataGlobal;
-  /// Program arrays: (slot, program id + 1) the loader writes at load.
+  /// Program arrays: (slot, program id + 1) the loader writes at load;
+  /// maps of maps: (slot, index in InnerMaps + 1).
   std::vector<std::pair<uint32_t, uint32_t>> ProgramSlots;
+  /// Maps of maps: the inner map table, the names of the maps (of this
+  /// object) that its values may name.
+  std::vector<std::string> InnerMaps;
 
   MapShape shape() const { return {Type, KeySize, ValueSize, MaxEntries, Flags}; }
 };

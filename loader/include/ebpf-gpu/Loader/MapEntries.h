@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // Map entries an operator gives before a run, as text: one entry
-// "MAP:KEYHEX:VALUEHEX" (the bytes as the map stores them), or a file of
+// "MAP:KEYHEX:VALUEHEX" (the bytes as the map stores them; for a map of
+// maps "MAP:KEYHEX:@INNER", the name of the map the slot holds), or a file of
 // them, one a line, with '#' comments. Shared by the loader's --map-set /
 // --map-file and the benchmark harness.
 
@@ -20,12 +21,16 @@ namespace ebpfgpu::loader {
 struct MapEntry {
   std::string Map;
   std::vector<uint8_t> Key, Value;
+  /// Maps of maps: "MAP:KEYHEX:@INNER" makes the slot hold the map named
+  /// INNER (Value is then empty).
+  std::string Inner;
 };
 
 /// Bytes from hex text (white space ignored); nothing when it is not hex.
 std::optional<std::vector<uint8_t>> parseHexBytes(const std::string &Text);
 
-/// "MAP:KEYHEX:VALUEHEX"; nothing when malformed or a part is empty.
+/// "MAP:KEYHEX:VALUEHEX" or "MAP:KEYHEX:@INNER"; nothing when malformed or
+/// a part is empty.
 std::optional<MapEntry> parseMapEntry(const std::string &Text);
 
 /// Every entry of a map file; errors name the file and the line.

@@ -14,6 +14,7 @@
 #include "ebpf-gpu/Support/Error.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -76,13 +77,73 @@ MaybeError setMapEntry(const std::string &Name, ebpfgpu_map &M, const std::vecto
 /// The text form (formatArrayMap's) of a map's block: every non-zero entry
 /// of an array, every key of a hashed map (sorted), "NAME{KEYHEX} = VALUE";
 /// per-CPU values as the sum over CPUs (per 8-byte word, or 4, or byte).
-std::string formatMap(const std::string &Name, const MapLayout &L, const uint8_t *Storage);
+/// Maps of maps name the inner map of each filled slot
+/// ("NAME[0] = @INNER", "NAME{KEYHEX} = @INNER"), from `InnerNames`, their
+/// inner map table.
+std::string formatMap(const std::string &Name, const MapLayout &L, const uint8_t *Storage,
+                      const std::vector<std::string> &InnerNames = {});
+/// The text form of a map of maps' entries as (key, inner map name):
+/// "NAME[INDEX] = @INNER" for arrays, "NAME{KEYHEX} = @INNER" for hashes,
+/// sorted by key.
+std::string formatOuterEntries(const std::string &Name, bool Array,
+                               std::vector<std::pair<std::vector<uint8_t>, std::string>> KV);
+/// The value that makes a slot of the map of maps `Outer` hold the map
+/// named `Inner`: its index in `InnerNames` (the outer map's inner map
+/// table) + 1. Errors name the maps that would fit.
+Expected<std::vector<uint8_t>> innerMapValue(const std::string &Outer,
+                                             const std::vector<std::string> &InnerNames,
+                                             const std::string &Inner);
 /// The sum of `Slices` copies of a `Size`-byte value stored `Stride` bytes
 /// apart, per 8-byte word (4-byte, or byte, when the size is not a multiple).
 std::vector<uint8_t> sumPerCpuValues(const uint8_t *V, uint32_t Size, uint32_t Stride,
                                      uint32_t Slices);
 std::string formatHashEntries(const std::string &Name,
                               std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> KV);
+
+/// A record an event map (ringbuf, perf_event_array) holds: the index of
+/// the packet that wrote it and its bytes (perf records with perf's
+/// padding, as a perf reader receives them).
+struct EventRecord {
+  uint32_t Packet = 0;
+  std::vector<uint8_t> Bytes;
+};
+/// The records of one run, per event map, and the records each map refused
+/// for want of room.
+struct EventBatch {
+  std::vector<std::pair<std::string, std::vector<EventRecord>>> Maps;
+  std::vector<std::pair<std::string, uint64_t>> Dropped;
+};
+/// Event maps: appends the committed records of the stream in `Block` (the
+/// map's block as mapLayout places it; only the control words and the bytes
+/// in use need be there) to `Out` in stream order, discarded ones skipped,
+/// with `FirstPacket` added to their packet index; adds the records refused
+/// to `Dropped`; then empties the stream (its control words). Only while no
+/// program runs. A malformed stream is an error naming the map.
+MaybeError takeEventRecords(const std::string &Name, const MapLayout &L, uint8_t *Block,
+                            uint32_t FirstPacket, std::vector<EventRecord> &Out,
+                            uint64_t &Dropped);
+/// Event records gathered run after run, as text: one line "MAP HEXBYTES"
+/// a record, map by map (by name) and, within a map, run by run, by packet,
+/// and within a packet in the order it wrote them. The text is the same on
+/// every back end however the runs are cut (one launch or a launch per
+/// packet), as long as no record was refused. Keeps at most 64 MiB of text
+/// (more is counted). Not thread-safe.
+class EventLog {
+public:
+  /// Adds a run's records (sorting each map's by packet) and refusals.
+  void add(EventBatch &Run);
+  /// The text gathered so far; the log keeps the refusal counts.
+  std::string take();
+  /// One line per map that refused records, and for records not kept.
+  std::vector<std::string> warnings() const;
+
+private:
+  static constexpr size_t MaxBytes = size_t(64) << 20;
+  std::map<std::string, std::string> Text;
+  std::map<std::string, uint64_t> Dropped;
+  size_t Bytes = 0;
+  uint64_t NotKept = 0;
+};
 
 /// A map's header and zero-initialised storage in host memory, one CPU for
 /// per-CPU maps. Owns them; not thread-safe.
@@ -100,13 +161,23 @@ public:
     if (ebpfgpu_map_is_hashed(Layout.Header.type))
       reclaimHashMap(Layout, Storage.data());
   }
-  std::string format() const { return formatMap(Name, Layout, Storage.data()); }
+  std::string format() const { return formatMap(Name, Layout, Storage.data(), InnerNames); }
+  /// Event maps: takeEventRecords on this map's stream.
+  MaybeError takeEvents(std::vector<EventRecord> &Out, uint64_t &Dropped) {
+    return takeEventRecords(Name, Layout, Storage.data(), 0, Out, Dropped);
+  }
   MaybeError check() const { return checkMapIntegrity(Name, Layout, Storage.data()); }
+  /// Maps of maps: the inner map table (`Maps`, named `Names`, which must
+  /// outlive this map) that the values index.
+  void setInnerMaps(std::vector<std::string> Names, const std::vector<HostMap *> &Maps);
+  const std::vector<std::string> &innerNames() const { return InnerNames; }
 
 private:
   std::string Name;
   std::vector<uint8_t> Storage;
   MapLayout Layout;
+  std::vector<std::string> InnerNames;
+  std::vector<uint64_t> InnerTable;
 };
 
 /// A value as text: 8-byte values as numbers, others as hex bytes.

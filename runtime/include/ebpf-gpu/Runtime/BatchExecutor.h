@@ -43,6 +43,10 @@ public:
   /// Replaces the forwarding table bpf_fib_lookup reads (a block of
   /// loader/Fib.h). Not while run() is in progress.
   virtual MaybeError setFib(const std::vector<uint8_t> &Block) = 0;
+  /// Makes slot `Key` of the map of maps `Outer` hold the program's map
+  /// named `Inner`. Not while run() is in progress.
+  virtual MaybeError setInnerMap(const std::string &Outer, const std::vector<uint8_t> &Key,
+                                 const std::string &Inner) = 0;
   /// Checks the structure of every map (loader::checkMapIntegrity). Not
   /// while run() is in progress.
   virtual MaybeError checkMaps() = 0;
@@ -50,6 +54,12 @@ public:
   /// newline), and the log emptied; a count of lines that did not fit
   /// follows them as a line of its own. Not while run() is in progress.
   virtual Expected<std::string> takeTrace() = 0;
+  /// The records the program's event maps (ringbuf, perf_event_array)
+  /// received since the last call, one line "MAP HEXBYTES" each
+  /// (loader::EventLog): map by map, and within a map run by run, by
+  /// packet. Not while run() is in progress. Records refused for want of
+  /// room are counted in warnings().
+  virtual Expected<std::string> takeEvents() = 0;
   /// What the operator should know about the runs so far (e.g. updates a
   /// map refused for want of room within a batch); empty when nothing.
   virtual Expected<std::vector<std::string>> warnings() = 0;

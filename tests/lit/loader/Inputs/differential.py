@@ -1,21 +1,24 @@
 # SPDX-License-Identifier: Apache-2.0
 #
 # Runs programs on two back ends over the same packets and compares the
-# verdict of every packet, the bytes of every packet that goes out, and the
-# maps and global data after the run.
+# verdict of every packet, the bytes of every packet that goes out, the
+# maps and global data after the run, and the event records (ringbuf, perf
+# event arrays) in order.
 # Arguments: OBJECT:PROGRAM pairs, each optionally +MAPFILE (map entries the
 # loader sets before the run, --map-file). Prints one line per program;
 # exits 1 on the first difference, naming the packet.
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 
 
-def run(loader, backend, obj, prog, pcap, out, verdicts, maps, map_file, extra):
+def run(loader, backend, obj, prog, pcap, out, verdicts, maps, events, map_file, extra):
     cmd = [loader, "run", obj, "--section", prog, "--pcap", pcap, "--backend", backend,
-           "--out", out, "--verdicts", verdicts, "--dump-maps", maps, "--json"] + extra
+           "--out", out, "--verdicts", verdicts, "--dump-maps", maps, "--events", events,
+           "--json"] + extra
     if map_file:
         cmd += ["--map-file", map_file]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
@@ -32,6 +35,8 @@ def main():
     ap.add_argument("--batch", help="packets per batch on the gpu back end")
     ap.add_argument("--loader-arg", action="append", default=[],
                     help="passed to every run (e.g. --loader-arg=--fib --loader-arg=FILE)")
+    ap.add_argument("--mask", help="a regular expression over map dump lines: what it matches "
+                    "beyond its group 1 is not compared (values from the clock)")
     ap.add_argument("programs", nargs="+")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
@@ -45,7 +50,8 @@ def main():
             extra = ["--batch", args.batch] if be == "gpu" and args.batch else []
             extra += args.loader_arg
             res[be] = (run(args.loader, be, obj, prog, args.pcap, base + ".pcap", base + ".txt",
-                           base + ".maps", map_file, extra), base + ".pcap", base + ".maps")
+                           base + ".maps", base + ".events", map_file, extra), base + ".pcap",
+                       base + ".maps", base + ".events")
         va, vb = res[a][0], res[b][0]
         for la, lb in zip(va, vb):
             if la != lb:
@@ -59,10 +65,24 @@ def main():
                 print(f"{prog}: output packets differ ({res[a][1]} vs {res[b][1]})")
                 return 1
         with open(res[a][2]) as fa, open(res[b][2]) as fb:
-            if fa.read() != fb.read():
+            ma, mb = fa.read(), fb.read()
+            if args.mask:
+                ma = re.sub(args.mask, r"\1T", ma, flags=re.M)
+                mb = re.sub(args.mask, r"\1T", mb, flags=re.M)
+            if ma != mb:
                 print(f"{prog}: map contents differ ({res[a][2]} vs {res[b][2]})")
                 return 1
-        print(f"{prog}: {len(va)} packets, {a} and {b} agree")
+        with open(res[a][3]) as fa, open(res[b][3]) as fb:
+            ea, eb = fa.read().splitlines(), fb.read().splitlines()
+        for i, (la, lb) in enumerate(zip(ea, eb)):
+            if la != lb:
+                print(f"{prog}: event record {i} differs: {a}: {la} / {b}: {lb}")
+                return 1
+        if len(ea) != len(eb):
+            print(f"{prog}: {a} wrote {len(ea)} event records, {b} {len(eb)}")
+            return 1
+        events = f", {len(ea)} event records" if ea else ""
+        print(f"{prog}: {len(va)} packets{events}, {a} and {b} agree")
     return 0
 
 

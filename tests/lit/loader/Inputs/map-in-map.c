@@ -1,4 +1,5 @@
-// A program with an array of maps (no run-time implementation yet).
+// A program with an array of maps whose inner definition no map of the
+// object fits: its slots stay empty.
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
