@@ -20,8 +20,10 @@
 #endif
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <shared_mutex>
+#include <thread>
 #include <vector>
 
 namespace ebpfgpu::tools {
@@ -30,6 +32,19 @@ using runtime::BatchExecutor;
 using runtime::PacketBatch;
 
 namespace {
+/// Global data seen as an array of one entry whose value is the section.
+ebpfgpu_map globalDataHeader(uint32_t Size, uint64_t Bytes) {
+  ebpfgpu_map H{};
+  H.type = EBPFGPU_MAP_ARRAY;
+  H.key_size = 4;
+  H.value_size = Size;
+  H.max_entries = 1;
+  H.value_stride = (Size + 7u) & ~7u;
+  H.values = Bytes;
+  H.nslices = 1;
+  return H;
+}
+
 /// bpf_trace_printk lines taken from a program's log after each run, kept
 /// until the caller takes them (at most 16 MiB; the rest is counted).
 class TraceCollector {
@@ -107,6 +122,10 @@ public:
       return std::nullopt;
     }
     {
+      // An operator's map command waiting for the lock goes first: new
+      // batches wait (readers overlapping without a gap would starve it).
+      while (OperatorsWaiting.load(std::memory_order_acquire))
+        std::this_thread::yield();
       std::shared_lock Lock(Running);
       for (size_t I = 0; I < Batch.size(); ++I)
         runOne(Batch, I);
@@ -128,6 +147,35 @@ public:
     return Prog->updateMap(Map, Key, Value);
   }
   MaybeError checkMaps() override { return Prog->checkMaps(); }
+
+  std::vector<runtime::MapInfo> maps() const override {
+    std::vector<runtime::MapInfo> Out;
+    for (const auto &M : Prog->maps()) {
+      const ebpfgpu_map &H = M->info();
+      Out.push_back({M->name(), H.type, H.key_size, H.value_size, H.max_entries, H.flags,
+                     false, false});
+    }
+    for (const compiler::HostProgram::DataView &D : Prog->globalData())
+      Out.push_back({D.Name, EBPFGPU_MAP_ARRAY, 4, D.Size, 1, 0, true, D.ReadOnly});
+    return Out;
+  }
+
+  MaybeError accessMap(const std::string &Name, const runtime::MapOperation &Op) override {
+    OperatorsWaiting.fetch_add(1, std::memory_order_acq_rel);
+    std::unique_lock Lock(Running);
+    OperatorsWaiting.fetch_sub(1, std::memory_order_acq_rel);
+    bool Changed = false;
+    for (const auto &M : Prog->maps())
+      if (M->name() == Name)
+        return Op(*M->header(), Changed);
+    for (const compiler::HostProgram::DataView &D : Prog->globalData())
+      if (D.Name == Name) {
+        ebpfgpu_map H = globalDataHeader(D.Size, reinterpret_cast<uint64_t>(D.Bytes));
+        return Op(H, Changed);
+      }
+    return Error("no map named '" + Name + "' in program " + this->Name);
+  }
+
   Expected<std::string> takeTrace() override {
     std::unique_lock Lock(Running);
     Trace.add(Prog->takeTrace());
@@ -151,6 +199,7 @@ private:
   std::string Name;
   HostReclaim Reclaim;
   std::shared_mutex Running;
+  std::atomic<unsigned> OperatorsWaiting{0};
   TraceCollector Trace;
 };
 
@@ -193,8 +242,15 @@ namespace {
 class GpuExecutor final : public BatchExecutor {
 public:
   GpuExecutor(std::unique_ptr<loader::GpuDevice> Dev, std::unique_ptr<loader::GpuProgram> Prog,
-              std::string Name, size_t LaunchSize)
-      : Dev(std::move(Dev)), Prog(std::move(Prog)), Name(std::move(Name)), LaunchSize(LaunchSize) {}
+              std::string Name, size_t LaunchSize, const loader::GpuObjectSpec &Spec)
+      : Dev(std::move(Dev)), Prog(std::move(Prog)), Name(std::move(Name)), LaunchSize(LaunchSize) {
+    for (const loader::GpuMapSpec &M : Spec.Maps) {
+      bool Data = M.Origin == "data";
+      MapList.push_back({M.Name, Data ? uint32_t(EBPFGPU_MAP_ARRAY) : M.Type, Data ? 4 : M.KeySize,
+                         M.ValueSize, Data ? 1 : M.MaxEntries, M.Flags, Data,
+                         Data && (M.Flags & ReadOnlyProg)});
+    }
+  }
   ~GpuExecutor() override { Prog.reset(); } // the program before its device
 
   MaybeError run(PacketBatch &Batch) override {
@@ -262,6 +318,11 @@ public:
                     "spare element; smaller batches avoid it");
     return Out;
   }
+  std::vector<runtime::MapInfo> maps() const override { return MapList; }
+  MaybeError accessMap(const std::string &Map, const runtime::MapOperation &Op) override {
+    std::lock_guard Lock(Launching);
+    return Prog->accessMap(Map, Op);
+  }
   const std::string &programName() const override { return Name; }
   const char *backendName() const override { return "gpu"; }
   double kernelMs() const { return KernelMs; }
@@ -269,8 +330,11 @@ public:
 private:
   std::unique_ptr<loader::GpuDevice> Dev;
   std::unique_ptr<loader::GpuProgram> Prog;
+  /// BPF_F_RDONLY_PROG (.rodata).
+  static constexpr uint32_t ReadOnlyProg = 1u << 7;
   std::string Name;
   size_t LaunchSize;
+  std::vector<runtime::MapInfo> MapList;
   std::mutex Launching;
   std::vector<ebpfgpu_packet_desc> Descs;
   std::vector<ebpfgpu_verdict> Verdicts;
@@ -291,7 +355,7 @@ Expected<std::unique_ptr<BatchExecutor>> makeGpuExecutor(const loader::GpuObject
   if (!Prog)
     return Prog.takeError().withContext("gpu back end: " + Spec.Program);
   return std::unique_ptr<BatchExecutor>(
-      new GpuExecutor(std::move(*Dev), std::move(*Prog), Spec.Program, LaunchSize));
+      new GpuExecutor(std::move(*Dev), std::move(*Prog), Spec.Program, LaunchSize, Spec));
 }
 
 double gpuKernelMs(const BatchExecutor &Exec) {

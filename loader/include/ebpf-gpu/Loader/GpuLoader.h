@@ -16,6 +16,7 @@
 #include "ebpf-gpu/Loader/TraceLog.h"
 #include "ebpf-gpu/Platform/GpuAbi.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -179,6 +180,12 @@ public:
   /// Between batches: sets `Key` to `Value` in the map named `Map`.
   MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
                        const std::vector<uint8_t> &Value);
+
+  /// Between batches: runs `Op` on a host copy of the map (or global data,
+  /// seen as an array of one entry) named `Map`, whose header points into
+  /// the copy; the copy goes back to the device when `Op` sets its flag.
+  MaybeError accessMap(const std::string &Map,
+                       const std::function<MaybeError(ebpfgpu_map &, bool &)> &Op);
 
   /// Between batches: writes or reads `Bytes` bytes at `Offset` of the
   /// module global `Name` (hand-written kernels keep their tables there).
