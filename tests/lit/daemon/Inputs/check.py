@@ -15,6 +15,15 @@
 #       tx pcap and every PASS packet in the exception pcap
 #   check.py stats STATS.json
 #       the shape of `stats --json`
+#   check.py flip LOADER SOCKET A B N
+#       `prog replace A B` then `prog replace B A`, N times (while traffic
+#       runs)
+#   check.py churn SOCKET N CURRENT A.o SECTION_A B.o SECTION_B
+#       N times on one connection: load the next program (A and B in
+#       turn), then `prog replace CURRENT NEW` and `prog unload CURRENT`
+#       written together, so that the old program is unloaded microseconds
+#       after the switch (a release without a grace period frees it under
+#       a running batch)
 #   check.py raw SOCKET TEXT
 #       sends TEXT and a newline on the control socket as it is, prints the
 #       response line
@@ -74,7 +83,7 @@ def accounting(d, tx_pcap=None, exc_pcap=None):
         fail(f"rx {d['rx_packets']} packets, actions {a}")
     e = d["errors"]
     sent = d["tx_packets"] + d["tx_full"]
-    if sent != a["XDP_TX"] + a["XDP_REDIRECT"] - e["redirect_unknown"] - e["oversized"]:
+    if sent != a["XDP_TX"] - e["oversized"]:
         fail(f"XDP_TX {a['XDP_TX']}, but {sent} sent or refused")
     if tx_pcap is not None and len(packets(tx_pcap)) != d["tx_packets"]:
         fail(f"{len(packets(tx_pcap))} packets in the tx pcap, {d['tx_packets']} sent")
@@ -85,6 +94,23 @@ def accounting(d, tx_pcap=None, exc_pcap=None):
         fail(f"XDP_PASS {a['XDP_PASS']}, pass_dropped {e['pass_dropped']}")
     print("accounting: every packet counted: " +
           ", ".join(f"{k} {v}" for k, v in a.items() if v))
+
+
+def redirect(d1_json, pcap1, d2_json, pcap2):
+    d1, d2 = json.load(open(d1_json)), json.load(open(d2_json))
+    a = {k: v["packets"] for k, v in d1["actions"].items()}
+    if sum(a.values()) != d1["rx_packets"]:
+        fail(f"rx {d1['rx_packets']} packets, actions {a}")
+    if not (a["XDP_TX"] == d1["tx_packets"] == len(packets(pcap1))):
+        fail(f"XDP_TX {a['XDP_TX']}, sent {d1['tx_packets']}, pcap {len(packets(pcap1))}")
+    print(f"port {d1['id']}: rx {d1['rx_packets']}, XDP_TX {a['XDP_TX']} all in its pcap")
+    unknown = d1["errors"]["redirect_unknown"]
+    to_port2 = a["XDP_REDIRECT"] - unknown
+    if not (to_port2 == d2["tx_packets"] == len(packets(pcap2))) or to_port2 <= 0:
+        fail(f"XDP_REDIRECT {a['XDP_REDIRECT']} (to no port {unknown}), port {d2['id']} sent "
+             f"{d2['tx_packets']}, pcap {len(packets(pcap2))}")
+    print(f"port {d2['id']}: XDP_REDIRECT {a['XDP_REDIRECT']} (to no port {unknown}), "
+          "all others in its pcap")
 
 
 def same(name, want, got):
@@ -133,6 +159,55 @@ def stats(path):
     print(f"stats: {len(s['ports'])} port(s), {len(s['workers'])} worker(s), shape as documented")
 
 
+def flip(loader, sock, a, b, n):
+    for _ in range(int(n)):
+        for x, y in ((a, b), (b, a)):
+            r = subprocess.run([loader, "--socket", sock, "prog", "replace", x, y],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                fail("prog replace: " + r.stderr.strip())
+    print(f"replaced {a} and {b} {2 * int(n)} times")
+
+
+class Conn:
+    def __init__(self, path):
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.s.connect(path)
+        self.buf = b""
+        self.next_id = 1
+
+    def send(self, *reqs):
+        lines = b""
+        for cmd, args in reqs:
+            lines += json.dumps({"id": self.next_id, "cmd": cmd, "args": args}).encode() + b"\n"
+            self.next_id += 1
+        self.s.sendall(lines)
+        out = []
+        for _ in reqs:
+            while b"\n" not in self.buf:
+                chunk = self.s.recv(65536)
+                if not chunk:
+                    fail("the daemon closed the connection")
+                self.buf += chunk
+            line, self.buf = self.buf.split(b"\n", 1)
+            r = json.loads(line)
+            if not r["ok"]:
+                fail(r["error"])
+            out.append(r["result"])
+        return out
+
+
+def churn(sock, n, current, a, sec_a, b, sec_b):
+    c = Conn(sock)
+    cur = int(current)
+    for i in range(int(n)):
+        path, sec = (a, sec_a) if i % 2 == 0 else (b, sec_b)
+        new = c.send(("prog load", {"path": path, "section": sec}))[0]["id"]
+        c.send(("prog replace", {"id": cur, "new_id": new}), ("prog unload", {"id": cur}))
+        cur = new
+    print(f"churned {n} programs; program {cur} runs")
+
+
 def raw(sock, text):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.connect(sock)
@@ -156,6 +231,12 @@ if __name__ == "__main__":
     elif mode == "accounting":
         d = json.load(open(args[0]))
         accounting(d, *args[1:])
+    elif mode == "redirect":
+        redirect(*args)
+    elif mode == "flip":
+        flip(*args)
+    elif mode == "churn":
+        churn(*args)
     elif mode == "raw":
         raw(*args)
     elif mode == "stats":
