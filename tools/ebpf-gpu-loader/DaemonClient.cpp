@@ -85,7 +85,7 @@ Value call(const std::string &Socket, const std::string &Cmd, Value Args) {
     if (N < 0 && errno == EINTR)
       continue;
     if (N <= 0)
-      fail("the daemon closed the connection");
+      break; // a refusal may be waiting to be read
     Done += size_t(N);
   }
   std::string In;

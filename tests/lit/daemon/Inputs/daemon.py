@@ -4,8 +4,8 @@
 # has no background jobs):
 #   daemon.py start SOCKET LOG -- LOADER daemon ARGS...
 #       starts the daemon under a small supervisor that records its exit
-#       status in SOCKET.exit and kills it after 120 s (so a failing test
-#       never leaves one behind), and returns once the socket accepts.
+#       status in SOCKET.exit.PID and kills it after 120 s (so a failing
+#       test never leaves one behind), and returns once the socket accepts.
 #   daemon.py stop SOCKET [SIGNAL]
 #       sends SIGTERM (or SIGNAL), waits for the exit, prints
 #       "daemon exit: N" and whether the socket is gone.
@@ -28,9 +28,8 @@ def connectable(path):
 
 
 def start(sock, log, cmd):
-    for f in (sock + ".exit", sock + ".pid"):
-        if os.path.exists(f):
-            os.remove(f)
+    if os.path.exists(sock + ".pid"):
+        os.remove(sock + ".pid")
     pid = os.fork()
     if pid == 0:
         os.setsid()
@@ -62,16 +61,18 @@ def start(sock, log, cmd):
                 result = str(os.WEXITSTATUS(status))
             else:
                 result = "signal %d" % os.WTERMSIG(status)
-            with open(sock + ".exit.tmp", "w") as f:
+            exit_file = "%s.exit.%d" % (sock, child)
+            with open(exit_file + ".tmp", "w") as f:
                 f.write(result)
-            os.rename(sock + ".exit.tmp", sock + ".exit")
+            os.rename(exit_file + ".tmp", exit_file)
         os._exit(0)
     deadline = time.time() + 60
     while time.time() < deadline:
         if connectable(sock):
             return 0
-        if os.path.exists(sock + ".exit"):
-            break
+        if os.path.exists(sock + ".pid"):
+            if os.path.exists("%s.exit.%s" % (sock, open(sock + ".pid").read())):
+                break
         time.sleep(0.05)
     sys.stdout.write(open(log).read())
     print("daemon did not start")
@@ -84,10 +85,11 @@ def stop(sock, signame="TERM"):
         os.kill(pid, getattr(signal, "SIG" + signame))
     except ProcessLookupError:
         pass
+    exit_file = "%s.exit.%d" % (sock, pid)
     deadline = time.time() + 60
-    while time.time() < deadline and not os.path.exists(sock + ".exit"):
+    while time.time() < deadline and not os.path.exists(exit_file):
         time.sleep(0.05)
-    status = open(sock + ".exit").read() if os.path.exists(sock + ".exit") else "still running"
+    status = open(exit_file).read() if os.path.exists(exit_file) else "still running"
     print("daemon exit: " + status)
     print("socket " + ("left behind" if os.path.exists(sock) else "removed"))
     return 0
