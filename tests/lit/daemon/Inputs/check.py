@@ -11,10 +11,16 @@
 #       bytes per action, the TX packets on the port's tx pcap and the PASS
 #       packets on the exception pcap byte for byte, in order
 #   check.py accounting DETACH.json [TX.pcap [EXC.pcap]]
-#       every packet received is in one action; every TX packet is in the
-#       tx pcap and every PASS packet in the exception pcap
+#       (one port) every packet received is in one action; every TX or
+#       REDIRECT packet was sent (and is in the tx pcap), every PASS packet
+#       in the exception pcap
+#   check.py pcapsame A.pcap B.pcap
+#       the same packets (bytes, in order; timestamps aside)
 #   check.py stats STATS.json
 #       the shape of `stats --json`
+#   check.py unchanged LOADER SOCKET PORT KEY GROWKEY N
+#       port PORT's KEY does not move while its GROWKEY grows by N (twice:
+#       the first wait lets batches that ran before settle in the counters)
 #   check.py flip LOADER SOCKET A B N
 #       `prog replace A B` then `prog replace B A`, N times (while traffic
 #       runs)
@@ -59,6 +65,27 @@ def value(port, key):
     return port["actions"][key]["packets"]
 
 
+def port_stats(loader, sock, port):
+    r = subprocess.run([loader, "--socket", sock, "--json", "stats"], capture_output=True,
+                       text=True)
+    if r.returncode != 0:
+        fail("stats: " + r.stderr.strip())
+    for p in json.loads(r.stdout)["ports"]:
+        if str(p["id"]) == port or p["device"].split(",")[0] == port:
+            return p
+    fail(f"no port {port}")
+
+
+def unchanged(loader, sock, port, key, grow, n):
+    wait(loader, sock, port, grow, value(port_stats(loader, sock, port), grow) + int(n))
+    before = value(port_stats(loader, sock, port), key)
+    wait(loader, sock, port, grow, value(port_stats(loader, sock, port), grow) + int(n))
+    after = value(port_stats(loader, sock, port), key)
+    if before != after:
+        fail(f"port {port}: {key} moved from {before} to {after}")
+    print(f"port {port}: {key} stays at {after} while {grow} grows")
+
+
 def wait(loader, sock, port, key, n):
     deadline = time.time() + 30
     got = None
@@ -71,7 +98,7 @@ def wait(loader, sock, port, key, n):
             if str(p["id"]) == port or p["device"].split(",")[0] == port:
                 got = value(p, key)
         if got is not None and got >= int(n):
-            print(f"port {port}: {key} reached {n}")
+            print(f"port {port}: {key} reached the mark")
             return
         time.sleep(0.02)
     fail(f"port {port}: {key} is {got} after 30 s, not {n}")
@@ -82,9 +109,11 @@ def accounting(d, tx_pcap=None, exc_pcap=None):
     if sum(a.values()) != d["rx_packets"]:
         fail(f"rx {d['rx_packets']} packets, actions {a}")
     e = d["errors"]
+    # One port: what it sends is its own XDP_TX and its REDIRECTs to itself.
     sent = d["tx_packets"] + d["tx_full"]
-    if sent != a["XDP_TX"] - e["oversized"]:
-        fail(f"XDP_TX {a['XDP_TX']}, but {sent} sent or refused")
+    if sent != a["XDP_TX"] + a["XDP_REDIRECT"] - e["redirect_unknown"] - e["oversized"]:
+        fail(f"XDP_TX {a['XDP_TX']}, XDP_REDIRECT {a['XDP_REDIRECT']}, but {sent} sent or "
+             "refused")
     if tx_pcap is not None and len(packets(tx_pcap)) != d["tx_packets"]:
         fail(f"{len(packets(tx_pcap))} packets in the tx pcap, {d['tx_packets']} sent")
     if exc_pcap is not None and len(packets(exc_pcap)) != d["pass_tx_packets"]:
@@ -233,6 +262,10 @@ if __name__ == "__main__":
         accounting(d, *args[1:])
     elif mode == "redirect":
         redirect(*args)
+    elif mode == "pcapsame":
+        same(args[1], packets(args[0]), packets(args[1]))
+    elif mode == "unchanged":
+        unchanged(*args)
     elif mode == "flip":
         flip(*args)
     elif mode == "churn":
