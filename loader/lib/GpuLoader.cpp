@@ -170,6 +170,11 @@ Expected<std::unique_ptr<GpuDevice>> GpuDevice::open(int Ordinal) {
   return D;
 }
 
+MaybeError GpuDevice::makeCurrent() const {
+  EBPFGPU_CHECK(*Api, cuCtxSetCurrent, static_cast<CUcontext>(Context));
+  return std::nullopt;
+}
+
 GpuDevice::~GpuDevice() {
   if (Context)
     Api->cuDevicePrimaryCtxRelease(Device);

@@ -96,6 +96,8 @@ struct Task {
   std::vector<uint8_t> Dest;
   std::vector<uint8_t> Scratch;
   uint64_t BatchStart = 0;
+  /// The port's batch timeout in TSC cycles.
+  uint64_t TimeoutTsc = 0;
   /// Detach: the worker stops receiving, runs what it holds, says so.
   std::atomic<bool> StopRx{false}, Stopped{false};
 
@@ -200,7 +202,7 @@ bool Dataplane::Impl::poll(Worker &W, Task &T) {
   rte_mbuf *Rx[RxBurst];
   uint16_t N = rte_eth_rx_burst(T.P.Tx.EthId, T.Queue, Rx, Want);
   uint64_t Now = rte_rdtsc();
-  uint64_t Timeout = Hz * O.TimeoutUs / 1000000;
+  const uint64_t Timeout = T.TimeoutTsc;
   if (N == 0) {
     if (!T.Held.empty() && Now - T.BatchStart >= Timeout)
       flush(W, T);
@@ -649,6 +651,7 @@ Expected<uint32_t> Dataplane::attach(const AttachOptions &O, std::shared_ptr<Bat
     Pt->Tasks.push_back(
         std::make_unique<Task>(*Pt, uint16_t(Q), unsigned(W), O.BatchSize, I.O.MaxFrame));
     Pt->Tasks.back()->Batch.setIngress(Id, Q);
+    Pt->Tasks.back()->TimeoutTsc = I.Hz * O.TimeoutUs / 1000000;
     Added[W].push_back(Pt->Tasks.back().get());
   }
   Port *Raw = Pt.get();

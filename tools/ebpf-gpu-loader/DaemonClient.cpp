@@ -209,6 +209,10 @@ int clientCommand(int argc, char **argv) {
   std::vector<std::string> A;
   for (int I = 1; I < argc; ++I) {
     std::string S = argv[I];
+    if (S == "-h" || S == "--help") {
+      usage("");
+      return 0;
+    }
     if (S == "--json" || S == "-j")
       Json = true;
     else if (S == "--socket") {

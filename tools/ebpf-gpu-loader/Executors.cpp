@@ -255,6 +255,10 @@ public:
 
   MaybeError run(PacketBatch &Batch) override {
     std::lock_guard Lock(Launching);
+    // Workers (DPDK lcores, the daemon's threads) are not the thread that
+    // opened the device.
+    if (MaybeError E = Dev->makeCurrent())
+      return E;
     size_t N = Batch.size(), Step = LaunchSize ? LaunchSize : std::max<size_t>(N, 1);
     for (size_t First = 0; First < N; First += Step) {
       size_t Count = std::min(Step, N - First);
@@ -321,6 +325,8 @@ public:
   std::vector<runtime::MapInfo> maps() const override { return MapList; }
   MaybeError accessMap(const std::string &Map, const runtime::MapOperation &Op) override {
     std::lock_guard Lock(Launching);
+    if (MaybeError E = Dev->makeCurrent())
+      return E;
     return Prog->accessMap(Map, Op);
   }
   const std::string &programName() const override { return Name; }

@@ -37,6 +37,10 @@ public:
   const CudaApi &api() const { return *Api; }
   /// Threads the GPU holds at once (multiprocessors x threads each).
   uint32_t residentThreads() const { return ResidentThreads; }
+  /// Makes the device's context current on the calling thread (open()
+  /// does it on the thread that opens it; other threads, such as DPDK
+  /// worker lcores, call this before using the device's programs).
+  MaybeError makeCurrent() const;
 
 private:
   GpuDevice() = default;
