@@ -26,7 +26,7 @@ public:
       return std::move(*E);
     skipSpace();
     if (Pos != T.size())
-      return fail("end of the document");
+      return fail("the end of the document");
     return V;
   }
 
