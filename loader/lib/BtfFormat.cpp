@@ -15,10 +15,25 @@ namespace ebpfgpu::loader {
 namespace {
 
 enum : uint32_t {
-  KindInt = 1, KindPtr = 2, KindArray = 3, KindStruct = 4, KindUnion = 5, KindEnum = 6,
-  KindFwd = 7, KindTypedef = 8, KindVolatile = 9, KindConst = 10, KindRestrict = 11,
-  KindFunc = 12, KindFuncProto = 13, KindVar = 14, KindDatasec = 15, KindFloat = 16,
-  KindDeclTag = 17, KindTypeTag = 18, KindEnum64 = 19,
+  KindInt = 1,
+  KindPtr = 2,
+  KindArray = 3,
+  KindStruct = 4,
+  KindUnion = 5,
+  KindEnum = 6,
+  KindFwd = 7,
+  KindTypedef = 8,
+  KindVolatile = 9,
+  KindConst = 10,
+  KindRestrict = 11,
+  KindFunc = 12,
+  KindFuncProto = 13,
+  KindVar = 14,
+  KindDatasec = 15,
+  KindFloat = 16,
+  KindDeclTag = 17,
+  KindTypeTag = 18,
+  KindEnum64 = 19,
 };
 constexpr uint16_t Magic = 0xeB9F;
 constexpr unsigned MaxDepth = 32;
@@ -26,17 +41,27 @@ constexpr unsigned MaxDepth = 32;
 /// Bytes of the kind-specific data after a type record.
 size_t trailerBytes(uint32_t Kind, uint32_t Vlen) {
   switch (Kind) {
-  case KindInt: return 4;
-  case KindArray: return 12;
+  case KindInt:
+    return 4;
+  case KindArray:
+    return 12;
   case KindStruct:
-  case KindUnion: return size_t(Vlen) * 12;
-  case KindEnum: return size_t(Vlen) * 8;
-  case KindFuncProto: return size_t(Vlen) * 8;
-  case KindVar: return 4;
-  case KindDatasec: return size_t(Vlen) * 12;
-  case KindDeclTag: return 4;
-  case KindEnum64: return size_t(Vlen) * 12;
-  default: return 0;
+  case KindUnion:
+    return size_t(Vlen) * 12;
+  case KindEnum:
+    return size_t(Vlen) * 8;
+  case KindFuncProto:
+    return size_t(Vlen) * 8;
+  case KindVar:
+    return 4;
+  case KindDatasec:
+    return size_t(Vlen) * 12;
+  case KindDeclTag:
+    return 4;
+  case KindEnum64:
+    return size_t(Vlen) * 12;
+  default:
+    return 0;
   }
 }
 
@@ -198,8 +223,7 @@ uint32_t BtfTypes::dataSection(const std::string &Name) const {
   return 0;
 }
 
-std::optional<std::string> BtfTypes::format(uint32_t Id, const uint8_t *Bytes,
-                                            size_t Size) const {
+std::optional<std::string> BtfTypes::format(uint32_t Id, const uint8_t *Bytes, size_t Size) const {
   if (Id == 0 || sizeOf(Id) != Size)
     return std::nullopt;
   std::string Out;
@@ -325,8 +349,7 @@ bool BtfTypes::write(uint32_t Id, const uint8_t *Bytes, size_t Size, std::string
       if (!Var || uint64_t(Off) + VS > Size)
         return false;
       Out += (I ? "," : "") + quoted(Var->Name) + ":";
-      if (!write(Var->Kind == KindVar ? Var->SizeOrType : word(V), Bytes + Off, VS, Out,
-                 Depth + 1))
+      if (!write(Var->Kind == KindVar ? Var->SizeOrType : word(V), Bytes + Off, VS, Out, Depth + 1))
         appendHex(Out, Bytes + Off, VS);
     }
     Out += "}";

@@ -352,8 +352,8 @@ void Dataplane::Impl::send(Worker &W, TxTarget &To, rte_mbuf **Pkts, const uint3
   if (Lock)
     rte_spinlock_lock(Lock);
   while (Sent < N) {
-    uint16_t K = rte_eth_tx_burst(To.EthId, Queue, Pkts + Sent,
-                                  uint16_t(std::min<size_t>(N - Sent, 512)));
+    uint16_t K =
+        rte_eth_tx_burst(To.EthId, Queue, Pkts + Sent, uint16_t(std::min<size_t>(N - Sent, 512)));
     Sent += K;
     if (K == 0 && ++Stalls > TxStallLimit)
       break;
@@ -391,8 +391,7 @@ MaybeError Dataplane::Impl::probe(const dpdk::DeviceSpec &D, uint16_t &EthId) {
   Eal->captureLog();
   int R = rte_dev_probe(D.Eal.c_str());
   if (R != 0 && R != -EEXIST) {
-    Error E(dpdk::withLog("port '" + D.Given + "': cannot probe the device: " +
-                              std::strerror(-R),
+    Error E(dpdk::withLog("port '" + D.Given + "': cannot probe the device: " + std::strerror(-R),
                           *Eal));
     Eal->logToStderr();
     return E;
@@ -690,8 +689,7 @@ Expected<PortStats> Dataplane::detach(uint32_t Id) {
   for (auto &T : Pt->Tasks)
     T->StopRx.store(true, std::memory_order_release);
   for (auto &T : Pt->Tasks)
-    while (!T->Stopped.load(std::memory_order_acquire) &&
-           !I.Workers[T->Worker]->Offline.load())
+    while (!T->Stopped.load(std::memory_order_acquire) && !I.Workers[T->Worker]->Offline.load())
       std::this_thread::sleep_for(std::chrono::microseconds(50));
   I.Table[Id].store(nullptr, std::memory_order_seq_cst);
   for (auto &W : I.Workers) {
@@ -706,8 +704,8 @@ Expected<PortStats> Dataplane::detach(uint32_t Id) {
   I.synchronize();
   PortStats Final = I.snapshot(*Pt);
   I.closePort(*Pt, true);
-  I.Ports.erase(std::find_if(I.Ports.begin(), I.Ports.end(),
-                             [&](const auto &Q) { return Q.get() == Pt; }));
+  I.Ports.erase(
+      std::find_if(I.Ports.begin(), I.Ports.end(), [&](const auto &Q) { return Q.get() == Pt; }));
   return Final;
 }
 
@@ -715,9 +713,8 @@ std::vector<PortStats> Dataplane::stats() const {
   std::vector<PortStats> Out;
   for (const auto &Pt : P->Ports)
     Out.push_back(P->snapshot(*Pt));
-  std::sort(Out.begin(), Out.end(), [](const PortStats &A, const PortStats &B) {
-    return A.Id < B.Id;
-  });
+  std::sort(Out.begin(), Out.end(),
+            [](const PortStats &A, const PortStats &B) { return A.Id < B.Id; });
   return Out;
 }
 

@@ -484,8 +484,8 @@ Expected<ForwardReport> forward(BatchExecutor &Exec, const ForwardOptions &O,
                                               uint16_t(DataRoom), int(rte_socket_id()));
   if (!Pool)
     return Error(dpdk::withLog("cannot allocate " + std::to_string(Mbufs) + " mbufs of " +
-                             std::to_string(DataRoom) + " bytes: " + rte_strerror(rte_errno),
-                         E));
+                                   std::to_string(DataRoom) + " bytes: " + rte_strerror(rte_errno),
+                               E));
   for (size_t P = 0; P < Devices.size(); ++P) {
     bool IsException = S.HasException && P == Devices.size() - 1;
     rte_eth_dev_info Info;

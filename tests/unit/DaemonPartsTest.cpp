@@ -71,8 +71,8 @@ TEST(Json, RefusesMalformedDocumentsWithTheByte) {
 
 TEST(LatencyHistogram, BucketsBoundTheirValues) {
   using H = runtime::LatencyHistogram;
-  for (uint64_t V : {0ull, 1ull, 15ull, 16ull, 17ull, 31ull, 32ull, 1000ull, 123456789ull,
-                     (1ull << 43) + 5}) {
+  for (uint64_t V :
+       {0ull, 1ull, 15ull, 16ull, 17ull, 31ull, 32ull, 1000ull, 123456789ull, (1ull << 43) + 5}) {
     unsigned B = H::bucketOf(V);
     ASSERT_LT(B, H::Buckets);
     EXPECT_GE(H::upperBound(B), V) << V;

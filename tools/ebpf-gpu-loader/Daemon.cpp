@@ -99,7 +99,8 @@ Expected<int> listenOn(const std::string &Path, mode_t Mode) {
     if (!S_ISSOCK(St.st_mode))
       return Error("'" + Path + "' exists and is not a socket");
     int Probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    bool Live = Probe >= 0 && connect(Probe, reinterpret_cast<sockaddr *>(&Addr), sizeof(Addr)) == 0;
+    bool Live =
+        Probe >= 0 && connect(Probe, reinterpret_cast<sockaddr *>(&Addr), sizeof(Addr)) == 0;
     if (Probe >= 0)
       close(Probe);
     if (Live)
@@ -240,8 +241,8 @@ int daemonCommand(int argc, char **argv) {
       State.sampleRates();
       NextSample = Now + std::chrono::milliseconds(IntervalMs);
     }
-    int Timeout = int(
-        std::chrono::duration_cast<std::chrono::milliseconds>(NextSample - Now).count() + 1);
+    int Timeout =
+        int(std::chrono::duration_cast<std::chrono::milliseconds>(NextSample - Now).count() + 1);
     std::vector<pollfd> Fds = {{SignalPipe[0], POLLIN, 0}, {*Listen, POLLIN, 0}};
     for (const Client &C : Clients)
       Fds.push_back({C.Fd, POLLIN, 0});
@@ -280,8 +281,9 @@ int daemonCommand(int argc, char **argv) {
       }
       if (!Drop && C.In.size() > MaxRequestBytes) {
         json::Value R = json::Value::object();
-        R.set("id", nullptr).set("ok", false).set(
-            "error", "request longer than " + std::to_string(MaxRequestBytes) + " bytes");
+        R.set("id", nullptr)
+            .set("ok", false)
+            .set("error", "request longer than " + std::to_string(MaxRequestBytes) + " bytes");
         sendAll(C.Fd, R.write() + "\n");
         Drop = true;
       }

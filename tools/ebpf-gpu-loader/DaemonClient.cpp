@@ -147,8 +147,8 @@ void printPort(const Value &P) {
   const Value *Prog = P.get("prog");
   std::printf("%s: %s  prog %s (%s)  queues %s  batch %s  timeout %sus", num(P, "id").c_str(),
               P.get("device")->text().c_str(), num(Prog->get("id")).c_str(),
-              Prog->get("name")->text().c_str(), num(P, "queues").c_str(),
-              num(P, "batch").c_str(), num(P, "timeout_us").c_str());
+              Prog->get("name")->text().c_str(), num(P, "queues").c_str(), num(P, "batch").c_str(),
+              num(P, "timeout_us").c_str());
   const Value *Exc = P.get("exception");
   if (Exc && Exc->isString())
     std::printf("  exception %s", Exc->text().c_str());
@@ -188,8 +188,7 @@ void printEntry(const Value &E) {
 /// Hex byte words ("0a", "0x0a", "0a000000") up to the next keyword.
 std::string takeBytes(std::vector<std::string> &A, size_t &I, const char *Stop) {
   std::string Hex;
-  while (I < A.size() && A[I] != Stop && A[I] != "any" && A[I] != "noexist" &&
-         A[I] != "exist") {
+  while (I < A.size() && A[I] != Stop && A[I] != "any" && A[I] != "noexist" && A[I] != "exist") {
     std::string W = A[I++];
     if (W.size() > 2 && W[0] == '0' && (W[1] == 'x' || W[1] == 'X'))
       W = W.substr(2);
@@ -386,18 +385,17 @@ int clientCommand(int argc, char **argv) {
         const Value *L = Q.get("latency_us");
         std::printf("\tqueue %s (worker %s): rx %s  %.3f Mpps  batches %s  back end %.1f us  "
                     "latency p50 %.1f us p99 %.1f us\n",
-                    num(Q, "queue").c_str(), num(Q, "worker").c_str(),
-                    num(Q, "rx_packets").c_str(), Q.get("mpps")->number(),
-                    num(Q, "batches").c_str(), Q.get("backend_us")->number(),
-                    L->get("p50")->number(), L->get("p99")->number());
+                    num(Q, "queue").c_str(), num(Q, "worker").c_str(), num(Q, "rx_packets").c_str(),
+                    Q.get("mpps")->number(), num(Q, "batches").c_str(),
+                    Q.get("backend_us")->number(), L->get("p50")->number(),
+                    L->get("p99")->number());
       }
     }
     for (const Value &W : R.get("workers")->items()) {
       const Value *L = W.get("latency_us");
       std::printf("worker %s: batches %s  back end %.1f us  latency p50 %.1f us p99 %.1f us\n",
                   num(W, "worker").c_str(), num(W, "batches").c_str(),
-                  W.get("backend_us")->number(), L->get("p50")->number(),
-                  L->get("p99")->number());
+                  W.get("backend_us")->number(), L->get("p50")->number(), L->get("p99")->number());
     }
   }
   return 0;

@@ -30,17 +30,28 @@ using json::Value;
 
 const char *mapTypeName(uint32_t T) {
   switch (T) {
-  case EBPFGPU_MAP_HASH: return "hash";
-  case EBPFGPU_MAP_ARRAY: return "array";
-  case EBPFGPU_MAP_PROG_ARRAY: return "prog_array";
-  case EBPFGPU_MAP_PERCPU_HASH: return "percpu_hash";
-  case EBPFGPU_MAP_PERCPU_ARRAY: return "percpu_array";
-  case EBPFGPU_MAP_LRU_HASH: return "lru_hash";
-  case EBPFGPU_MAP_LRU_PERCPU_HASH: return "lru_percpu_hash";
-  case EBPFGPU_MAP_LPM_TRIE: return "lpm_trie";
-  case EBPFGPU_MAP_DEVMAP: return "devmap";
-  case EBPFGPU_MAP_DEVMAP_HASH: return "devmap_hash";
-  default: return "unknown";
+  case EBPFGPU_MAP_HASH:
+    return "hash";
+  case EBPFGPU_MAP_ARRAY:
+    return "array";
+  case EBPFGPU_MAP_PROG_ARRAY:
+    return "prog_array";
+  case EBPFGPU_MAP_PERCPU_HASH:
+    return "percpu_hash";
+  case EBPFGPU_MAP_PERCPU_ARRAY:
+    return "percpu_array";
+  case EBPFGPU_MAP_LRU_HASH:
+    return "lru_hash";
+  case EBPFGPU_MAP_LRU_PERCPU_HASH:
+    return "lru_percpu_hash";
+  case EBPFGPU_MAP_LPM_TRIE:
+    return "lpm_trie";
+  case EBPFGPU_MAP_DEVMAP:
+    return "devmap";
+  case EBPFGPU_MAP_DEVMAP_HASH:
+    return "devmap_hash";
+  default:
+    return "unknown";
   }
 }
 
@@ -57,9 +68,8 @@ Value hexList(const uint8_t *B, size_t N) {
 Value actionsJson(const runtime::ActionStats &A) {
   Value O = Value::object();
   for (unsigned I = 0; I < runtime::NumXdpActions; ++I)
-    O.set(runtime::xdpActionName(I), Value::object()
-                                         .set("packets", A.Packets[I])
-                                         .set("bytes", A.Bytes[I]));
+    O.set(runtime::xdpActionName(I),
+          Value::object().set("packets", A.Packets[I]).set("bytes", A.Bytes[I]));
   return O;
 }
 
@@ -114,12 +124,18 @@ Expected<std::vector<uint8_t>> bytesArg(const Value &Args, const char *Key, uint
 /// The helpers return the kernel's (Linux) errno values, negated.
 std::string errnoText(int64_t Rc) {
   switch (-Rc) {
-  case EEXIST: return "the key exists (EEXIST)";
-  case ENOENT: return "no such key (ENOENT)";
-  case E2BIG: return "the map is full (E2BIG)";
-  case ENOSPC: return "the map is full (ENOSPC)";
-  case EINVAL: return "invalid (EINVAL)";
-  default: return "error " + std::to_string(Rc);
+  case EEXIST:
+    return "the key exists (EEXIST)";
+  case ENOENT:
+    return "no such key (ENOENT)";
+  case E2BIG:
+    return "the map is full (E2BIG)";
+  case ENOSPC:
+    return "the map is full (ENOSPC)";
+  case EINVAL:
+    return "invalid (EINVAL)";
+  default:
+    return "error " + std::to_string(Rc);
   }
 }
 
@@ -379,8 +395,10 @@ Expected<Value> DaemonState::progReplace(const Value &Args) {
     PortProgram[Port] = (*New)->Id;
     Done.push(Port);
   }
-  return Value::object().set("id", (*Old)->Id).set("new_id", (*New)->Id).set("ports",
-                                                                            std::move(Done));
+  return Value::object()
+      .set("id", (*Old)->Id)
+      .set("new_id", (*New)->Id)
+      .set("ports", std::move(Done));
 }
 
 // ---- ports -----------------------------------------------------------------
@@ -536,8 +554,7 @@ Expected<DaemonState::Map *> DaemonState::mapArg(const Value &Args) {
     std::string Ids;
     for (Map *M : Found)
       Ids += (Ids.empty() ? "" : ", ") + std::to_string(M->Id);
-    return Error("several maps are named '" + Name->text() + "' (ids " + Ids +
-                 "); name one by id");
+    return Error("several maps are named '" + Name->text() + "' (ids " + Ids + "); name one by id");
   }
   return Found[0];
 }
@@ -550,8 +567,8 @@ Value DaemonState::entryJson(const Map &M, const uint8_t *Key, const uint8_t *Va
   if (!P.Btf || !M.ValueType)
     return E;
   Value F = Value::object();
-  std::optional<std::string> K = M.KeyType ? P.Btf->format(M.KeyType, Key, M.Info.KeySize)
-                                           : std::nullopt;
+  std::optional<std::string> K =
+      M.KeyType ? P.Btf->format(M.KeyType, Key, M.Info.KeySize) : std::nullopt;
   if (K) {
     if (auto J = json::parse(*K))
       F.set("key", std::move(*J));
@@ -590,9 +607,8 @@ Expected<Value> DaemonState::mapDump(const Value &Args) {
   Value Entries = Value::array();
   runtime::BatchExecutor &Exec = *Programs.at(Mp.ProgId).Exec;
   MaybeError E = Exec.accessMap(Mp.Info.Name, [&](ebpfgpu_map &H, bool &) -> MaybeError {
-    loader::forEachMapEntry(H, [&](const uint8_t *K, const uint8_t *V) {
-      Entries.push(entryJson(Mp, K, V));
-    });
+    loader::forEachMapEntry(
+        H, [&](const uint8_t *K, const uint8_t *V) { Entries.push(entryJson(Mp, K, V)); });
     return std::nullopt;
   });
   if (E)
@@ -609,19 +625,18 @@ Expected<Value> DaemonState::mapLookup(const Value &Args) {
   if (!Key)
     return Key.takeError();
   std::optional<Value> Found;
-  MaybeError E = Programs.at(Mp.ProgId)
-                     .Exec->accessMap(Mp.Info.Name, [&](ebpfgpu_map &H, bool &) -> MaybeError {
-                       const uint8_t *V = loader::hostMapLookup(H, Key->data());
-                       if (!V)
-                         return std::nullopt;
-                       std::vector<uint8_t> Sum =
-                           ebpfgpu_map_is_percpu(H.type)
-                               ? loader::sumPerCpuValues(V, H.value_size, H.value_stride,
-                                                         H.nslices)
-                               : std::vector<uint8_t>(V, V + H.value_size);
-                       Found = entryJson(Mp, Key->data(), Sum.data());
-                       return std::nullopt;
-                     });
+  MaybeError E = Programs.at(Mp.ProgId).Exec->accessMap(
+      Mp.Info.Name, [&](ebpfgpu_map &H, bool &) -> MaybeError {
+        const uint8_t *V = loader::hostMapLookup(H, Key->data());
+        if (!V)
+          return std::nullopt;
+        std::vector<uint8_t> Sum =
+            ebpfgpu_map_is_percpu(H.type)
+                ? loader::sumPerCpuValues(V, H.value_size, H.value_stride, H.nslices)
+                : std::vector<uint8_t>(V, V + H.value_size);
+        Found = entryJson(Mp, Key->data(), Sum.data());
+        return std::nullopt;
+      });
   if (E)
     return std::move(*E);
   if (!Found)
@@ -653,15 +668,14 @@ Expected<Value> DaemonState::mapUpdate(const Value &Args) {
     Flags = 2;
   else if (!FlagName->empty() && *FlagName != "any")
     return Error("flags must be any, noexist or exist");
-  MaybeError E = Programs.at(Mp.ProgId)
-                     .Exec->accessMap(Mp.Info.Name, [&](ebpfgpu_map &H, bool &Changed) {
-                       int64_t Rc = loader::hostMapUpdate(H, Key->data(), Val->data(), Flags);
-                       if (Rc != 0)
-                         return MaybeError(
-                             Error("map '" + Mp.Info.Name + "': update: " + errnoText(Rc)));
-                       Changed = true;
-                       return MaybeError();
-                     });
+  MaybeError E =
+      Programs.at(Mp.ProgId).Exec->accessMap(Mp.Info.Name, [&](ebpfgpu_map &H, bool &Changed) {
+        int64_t Rc = loader::hostMapUpdate(H, Key->data(), Val->data(), Flags);
+        if (Rc != 0)
+          return MaybeError(Error("map '" + Mp.Info.Name + "': update: " + errnoText(Rc)));
+        Changed = true;
+        return MaybeError();
+      });
   if (E)
     return std::move(*E);
   return Value::object().set("map", Mp.Id).set("updated", true);
@@ -677,15 +691,14 @@ Expected<Value> DaemonState::mapDelete(const Value &Args) {
   auto Key = bytesArg(Args, "key", Mp.Info.KeySize, Mp.Info.Name);
   if (!Key)
     return Key.takeError();
-  MaybeError E = Programs.at(Mp.ProgId)
-                     .Exec->accessMap(Mp.Info.Name, [&](ebpfgpu_map &H, bool &Changed) {
-                       int64_t Rc = loader::hostMapDelete(H, Key->data());
-                       if (Rc != 0)
-                         return MaybeError(
-                             Error("map '" + Mp.Info.Name + "': delete: " + errnoText(Rc)));
-                       Changed = true;
-                       return MaybeError();
-                     });
+  MaybeError E =
+      Programs.at(Mp.ProgId).Exec->accessMap(Mp.Info.Name, [&](ebpfgpu_map &H, bool &Changed) {
+        int64_t Rc = loader::hostMapDelete(H, Key->data());
+        if (Rc != 0)
+          return MaybeError(Error("map '" + Mp.Info.Name + "': delete: " + errnoText(Rc)));
+        Changed = true;
+        return MaybeError();
+      });
   if (E)
     return std::move(*E);
   return Value::object().set("map", Mp.Id).set("deleted", true);
@@ -745,8 +758,8 @@ Expected<Value> DaemonState::stats() {
   }
   Value Workers = Value::array();
   for (unsigned W = 0; W < DP.workers(); ++W) {
-    runtime::LatencyHistogram::Counts C = PerWorker.count(W) ? PerWorker[W]
-                                                             : runtime::LatencyHistogram::Counts{};
+    runtime::LatencyHistogram::Counts C =
+        PerWorker.count(W) ? PerWorker[W] : runtime::LatencyHistogram::Counts{};
     Workers.push(Value::object()
                      .set("worker", W)
                      .set("batches", WorkerWork[W].first)

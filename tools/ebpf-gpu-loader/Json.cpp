@@ -200,14 +200,30 @@ private:
         break;
       char E = T[Pos++];
       switch (E) {
-      case '"': S += '"'; break;
-      case '\\': S += '\\'; break;
-      case '/': S += '/'; break;
-      case 'b': S += '\b'; break;
-      case 'f': S += '\f'; break;
-      case 'n': S += '\n'; break;
-      case 'r': S += '\r'; break;
-      case 't': S += '\t'; break;
+      case '"':
+        S += '"';
+        break;
+      case '\\':
+        S += '\\';
+        break;
+      case '/':
+        S += '/';
+        break;
+      case 'b':
+        S += '\b';
+        break;
+      case 'f':
+        S += '\f';
+        break;
+      case 'n':
+        S += '\n';
+        break;
+      case 'r':
+        S += '\r';
+        break;
+      case 't':
+        S += '\t';
+        break;
       case 'u': {
         uint32_t Cp;
         if (!hex4(Cp))
