@@ -76,11 +76,13 @@ TEST(LatencyHistogram, BucketsBoundTheirValues) {
     unsigned B = H::bucketOf(V);
     ASSERT_LT(B, H::Buckets);
     EXPECT_GE(H::upperBound(B), V) << V;
-    if (B > 0 && B < H::Buckets - 1)
+    if (B > 0 && B < H::Buckets - 1) {
       EXPECT_LT(H::upperBound(B - 1), V) << V;
+    }
     // At most 12.5% wide above 16 ns.
-    if (V >= 16 && B < H::Buckets - 1)
+    if (V >= 16 && B < H::Buckets - 1) {
       EXPECT_LE(H::upperBound(B) - V, V / 8) << V;
+    }
   }
   H Hist;
   for (uint64_t I = 1; I <= 1000; ++I)
