@@ -5,7 +5,8 @@
 # va (net_af_packet) whose XDP_PASS packets go to an exception pcap, and
 # sends the packets of a pcap into vb from a raw socket at a steady pace
 # while the port's program is switched from pass-all to a MAC-swap
-# reflector and back. Then: the port received exactly what was sent; every
+# reflector (once the port has received a third of them) and back (at two
+# thirds). Then: the port received exactly what was sent; every
 # packet has one verdict; each sent packet is found, in order, either in
 # the exception pcap (passed) or back on vb with its MACs swapped (sent
 # back), and the verdicts change only where a switch happened (at most
@@ -102,24 +103,31 @@ def run(loader, ns, sock, work, pass_o, swap_o, frames):
         s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 << 20)
         s.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
         s.bind(("vb", ETH_P_ALL))
-        progress = [0]
+        n = len(frames)
+        replaced = [threading.Event(), threading.Event()]
 
         def send():
             for i, p in enumerate(frames):
+                # Gates that keep each program's share from being empty
+                # however fast or slow the daemon is (the sender goes on
+                # while a switch happens, until it reaches the next gate).
+                if i == n // 2:
+                    replaced[0].wait(60)
+                if i == 5 * n // 6:
+                    replaced[1].wait(60)
                 s.send(p)
-                progress[0] = i + 1
                 if i % 8 == 7:
                     time.sleep(0.002)  # af_packet's rx ring is not endless
 
         sender = threading.Thread(target=send)
         sender.start()
-        # The switches happen while packets flow: at a third and at two
-        # thirds of the sending.
-        for mark, (old, new) in ((len(frames) // 3, ("1", "2")),
-                                 (2 * len(frames) // 3, ("2", "1"))):
-            while progress[0] < mark:
-                time.sleep(0.001)
+        # The switches happen while packets flow, once the port has
+        # received a third, then two thirds of them.
+        for k, (mark, old, new) in enumerate(((n // 3, "1", "2"), (2 * n // 3, "2", "1"))):
+            while json.loads(call("--json", "stats"))["ports"][0]["rx_packets"] < mark:
+                time.sleep(0.005)
             call("prog", "replace", old, new)
+            replaced[k].set()
         sender.join()
         deadline = time.time() + 30
         while time.time() < deadline:
