@@ -32,19 +32,6 @@ using runtime::BatchExecutor;
 using runtime::PacketBatch;
 
 namespace {
-/// Global data seen as an array of one entry whose value is the section.
-ebpfgpu_map globalDataHeader(uint32_t Size, uint64_t Bytes) {
-  ebpfgpu_map H{};
-  H.type = EBPFGPU_MAP_ARRAY;
-  H.key_size = 4;
-  H.value_size = Size;
-  H.max_entries = 1;
-  H.value_stride = (Size + 7u) & ~7u;
-  H.values = Bytes;
-  H.nslices = 1;
-  return H;
-}
-
 /// bpf_trace_printk lines taken from a program's log after each run, kept
 /// until the caller takes them (at most 16 MiB; the rest is counted).
 class TraceCollector {
@@ -77,6 +64,19 @@ private:
 
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
 namespace {
+
+/// Global data seen as an array of one entry whose value is the section.
+ebpfgpu_map globalDataHeader(uint32_t Size, uint64_t Bytes) {
+  ebpfgpu_map H{};
+  H.type = EBPFGPU_MAP_ARRAY;
+  H.key_size = 4;
+  H.value_size = Size;
+  H.max_entries = 1;
+  H.value_stride = (Size + 7u) & ~7u;
+  H.values = Bytes;
+  H.nslices = 1;
+  return H;
+}
 
 /// The program `Section` names in `Obj` (or its only one), verified.
 Expected<const object::ProgramSpec *>
