@@ -155,6 +155,29 @@ std::optional<std::string> refusePeer(int Fd) {
          " may not control this daemon (root or uid " + std::to_string(geteuid()) + " only)";
 }
 
+/// The operator's trail on stderr: every request that changes something,
+/// and every refusal.
+void logRequest(const std::string &Line, const json::Value &Resp) {
+  const json::Value *Ok = Resp.get("ok");
+  if (Ok && !Ok->boolean()) {
+    std::fprintf(stderr, "%s: daemon: refused: %s\n", Tool, Resp.get("error")->text().c_str());
+    return;
+  }
+  auto Req = json::parse(Line);
+  const json::Value *Cmd = Req ? Req->get("cmd") : nullptr;
+  if (!Cmd || !Cmd->isString())
+    return;
+  static const char *const Changes[] = {"prog load",  "prog unload", "prog replace", "net attach",
+                                        "net detach", "map update",  "map delete"};
+  for (const char *C : Changes)
+    if (Cmd->text() == C) {
+      const json::Value *Args = Req->get("args");
+      std::fprintf(stderr, "%s: daemon: %s %s\n", Tool, C,
+                   Args ? Args->write().c_str() : "{}");
+      return;
+    }
+}
+
 } // namespace
 
 int daemonCommand(int argc, char **argv) {
@@ -277,7 +300,9 @@ int daemonCommand(int argc, char **argv) {
         C.In.erase(0, Nl + 1);
         if (Line.find_first_not_of(" \t\r") == std::string::npos)
           continue;
-        Drop = !sendAll(C.Fd, State.handle(Line).write() + "\n");
+        json::Value Resp = State.handle(Line);
+        logRequest(Line, Resp);
+        Drop = !sendAll(C.Fd, Resp.write() + "\n");
       }
       if (!Drop && C.In.size() > MaxRequestBytes) {
         json::Value R = json::Value::object();
