@@ -25,7 +25,7 @@ prepare() {
   cmake -S . -B build-gpu -G Ninja -DEBPF_GPU_WITH_COMPILER=OFF -DEBPF_GPU_WITH_DPDK=OFF \
     -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null
-  ninja -C build-gpu ebpf-gpu-loader ebpf-gpu-trafgen ebpf-gpu-bench
+  ninja -C build-gpu ebpf-gpu-loader ebpf-gpu-trafgen ebpf-gpu-bench ebpf-gpu-runner-bench
   # The conformance plugin compiles on the spot, so it carries LLVM with it:
   # linked statically (only the components it uses), stripped, compressed.
   cmake -S . -B build-static -G Ninja -DCMAKE_BUILD_TYPE=Release -DEBPF_GPU_STATIC_LLVM=ON \
@@ -34,7 +34,7 @@ prepare() {
   rm -rf "$CARRY"
   mkdir -p "$CARRY"/{bin,conformance,samples,bench}
   cp build-gpu/tools/ebpf-gpu-loader build-gpu/tools/ebpf-gpu-trafgen \
-    build-gpu/bench/ebpf-gpu-bench "$CARRY/bin/"
+    build-gpu/bench/ebpf-gpu-bench build-gpu/bench/ebpf-gpu-runner-bench "$CARRY/bin/"
   strip -o "$CARRY/bin/ebpf-gpu-conformance-plugin" build-static/tools/ebpf-gpu-conformance-plugin
   gzip -9 "$CARRY/bin/ebpf-gpu-conformance-plugin"
   # Benchmark pair, both as PTX for the H100/H200 (sm_90), JIT-compiled by the driver.
@@ -107,25 +107,32 @@ prepare() {
     --pcap build/gpu-check-1m.pcap --dump-maps build/flow_count_1m.host.maps >/dev/null
   sha256sum <build/flow_count_1m.host.maps | cut -d' ' -f1 >"$CARRY/samples/flow_count_1m.sha256"
   rm -f build/gpu-check-1m.pcap
+  # The DPDK runtime for the GPU machine: the loader with `forward` (DPDK
+  # linked statically), without the compiler; the shared libraries DPDK's
+  # drivers need travel beside it (Debian's, which run on the newer glibc there).
+  cmake -S . -B build-gpu-dpdk -G Ninja -DEBPF_GPU_WITH_COMPILER=OFF -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null
+  ninja -C build-gpu-dpdk ebpf-gpu-loader
+  local dpdk=build-gpu-dpdk/carry
+  rm -rf "$dpdk" && mkdir -p "$dpdk/lib"
+  strip -o "$dpdk/ebpf-gpu-loader" build-gpu-dpdk/tools/ebpf-gpu-loader
+  ldd build-gpu-dpdk/tools/ebpf-gpu-loader | awk '$3 ~ /^\// {print $3}' |
+    grep -vE '/(libc|libm|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so' | xargs -r cp -L -t "$dpdk/lib/"
+  strip "$dpdk"/lib/*
+  tar -cJf "$CARRY/dpdk.tar.xz" -C "$dpdk" .
+  # The persistent kernel's watchdog: a program that never returns (refused
+  # by the verifier, so compiled without it).
+  /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
+    -c tests/stress/spin_forever.c -o build/spin_forever.o
+  build/tools/ebpf-gpu-cc build/spin_forever.o --no-verify -o "$CARRY/samples/spin_forever.gpu.o"
   prepare_daemon
   du -sh "$CARRY"
 }
 
-# The daemon on the GPU: a loader with DPDK (still without LLVM), stripped
-# and compressed, with the shared libraries its static DPDK needs (libpcap,
-# libnuma, ...) beside it in lib/ (rpath $ORIGIN/../lib), and the daemon
-# tests' helper.
+# The daemon on the GPU runs the DPDK loader prepare() carries
+# (dpdk.tar.xz); the daemon tests' helper goes with it.
 prepare_daemon() {
-  cmake -S . -B build-gpu-dpdk -G Ninja -DEBPF_GPU_WITH_COMPILER=OFF -DEBPF_GPU_WITH_DPDK=ON \
-    -DCMAKE_BUILD_TYPE=Release \
-    '-DCMAKE_EXE_LINKER_FLAGS=-static-libstdc++ -static-libgcc -Wl,-rpath,$ORIGIN/../lib' >/dev/null
-  ninja -C build-gpu-dpdk ebpf-gpu-loader
   mkdir -p "$CARRY/daemon"
-  strip -o "$CARRY/daemon/ebpf-gpu-loader-dpdk" build-gpu-dpdk/tools/ebpf-gpu-loader
-  gzip -9 "$CARRY/daemon/ebpf-gpu-loader-dpdk"
-  ldd build-gpu-dpdk/tools/ebpf-gpu-loader | awk '$3 ~ /^\// {print $3}' |
-    grep -vE '/(libc|libm|libpthread|libdl|librt)\.so' |
-    tar czhf "$CARRY/daemon/lib.tar.gz" --transform 's,.*/,lib/,' -T -
   cp tests/lit/daemon/Inputs/check.py "$CARRY/daemon/"
 }
 
@@ -137,8 +144,10 @@ prepare_daemon() {
 device_daemon() {
   local out=$1 s=$CARRY/samples d=/tmp/ebpf-gpu-daemon traffic=/tmp/gpu-check-traffic.pcap
   rm -rf "$d" && mkdir -p "$d/bin"
-  tar xzf "$CARRY/daemon/lib.tar.gz" -C "$d"
-  gunzip -c "$CARRY/daemon/ebpf-gpu-loader-dpdk.gz" >"$d/bin/ebpf-gpu-loader"
+  [[ -x /tmp/dpdk/ebpf-gpu-loader ]] || { mkdir -p /tmp/dpdk && tar -xJf "$CARRY/dpdk.tar.xz" -C /tmp/dpdk; }
+  # The loader finds its libraries; nothing else here sees them.
+  printf '#!/bin/sh\nLD_LIBRARY_PATH=/tmp/dpdk/lib exec /tmp/dpdk/ebpf-gpu-loader "$@"\n' \
+    >"$d/bin/ebpf-gpu-loader"
   chmod +x "$d/bin/ebpf-gpu-loader"
   local L="$d/bin/ebpf-gpu-loader" sock=$d/loader.sock check="python3 $CARRY/daemon/check.py"
   "$L" daemon --socket "$sock" --workers 2 >"$out/daemon.log" 2>&1 &
@@ -188,14 +197,18 @@ device() {
   mkdir -p "$out"
   nvidia-smi -L
   local bin=$CARRY/bin status=0
-  echo "== bpf_conformance through the plugin's GPU mode (compiled there, one-thread batches)"
-  gunzip -c "$bin/ebpf-gpu-conformance-plugin.gz" >/tmp/ebpf-gpu-conformance-plugin
-  chmod +x /tmp/ebpf-gpu-conformance-plugin
-  python3 "$CARRY/run-conformance.py" --plugin /tmp/ebpf-gpu-conformance-plugin \
-    --plugin-options=--gpu --suite "$CARRY/conformance" --jobs 8 || status=1
-  echo "== bpf_conformance from precompiled .gpu.o files through the LLVM-free loader"
-  python3 "$CARRY/run-conformance.py" --plugin "$bin/ebpf-gpu-loader" \
-    --suite "$CARRY/conformance" --gpu-objects "$CARRY/conformance" --jobs 8 || status=1
+  if [[ ${GPU_CHECK_SKIP_CONFORMANCE:-0} == 1 ]]; then
+    echo "== bpf_conformance skipped (GPU_CHECK_SKIP_CONFORMANCE=1)"
+  else
+    echo "== bpf_conformance through the plugin's GPU mode (compiled there, one-thread batches)"
+    gunzip -c "$bin/ebpf-gpu-conformance-plugin.gz" >/tmp/ebpf-gpu-conformance-plugin
+    chmod +x /tmp/ebpf-gpu-conformance-plugin
+    python3 "$CARRY/run-conformance.py" --plugin /tmp/ebpf-gpu-conformance-plugin \
+      --plugin-options=--gpu --suite "$CARRY/conformance" --jobs 8 || status=1
+    echo "== bpf_conformance from precompiled .gpu.o files through the LLVM-free loader"
+    python3 "$CARRY/run-conformance.py" --plugin "$bin/ebpf-gpu-loader" \
+      --suite "$CARRY/conformance" --gpu-objects "$CARRY/conformance" --jobs 8 || status=1
+  fi
   echo "== samples: GPU vs host back end, verdicts and output bytes"
   local s=$CARRY/samples traffic=/tmp/gpu-check-traffic.pcap
   "$bin/ebpf-gpu-trafgen" -o "$traffic" --count "$PACKETS" --seed 3
@@ -220,6 +233,22 @@ device() {
       cp "/tmp/$prog.gpu.txt" "$out/" || true
       status=1
     fi
+    # The same in batches of 256 through every control-flow mode and data path.
+    local how agree=()
+    for how in launch:copy launch:mapped persistent:copy persistent:mapped; do
+      "$bin/ebpf-gpu-loader" run "$s/$prog.gpu.o" --pcap "$traffic" "${maps[@]}" --batch 256 \
+        --gpu-mode "${how%%:*}" --gpu-data "${how##*:}" --out "/tmp/$prog.m.pcap" \
+        --verdicts "/tmp/$prog.m.txt" --dump-maps "/tmp/$prog.m.maps" >/dev/null || true
+      if [[ $(digest "/tmp/$prog.m.txt") == $(cat "$s/$prog.host.txt.sha256") &&
+            $(digest "/tmp/$prog.m.pcap") == $(cat "$s/$prog.host.pcap.sha256") &&
+            $(digest "/tmp/$prog.m.maps") == $(cat "$s/$prog.host.maps.sha256") ]]; then
+        agree+=("$how")
+      else
+        echo "$prog: batches of 256, $how: GPU and host DIFFER"
+        status=1
+      fi
+    done
+    echo "$prog: batches of 256 agree with the host in ${agree[*]:-no mode}"
   done <"$s/list"
   echo "== stateful firewall on the GPU, one packet a batch, against the host's serial run"
   "$bin/ebpf-gpu-trafgen" -o /tmp/ct.pcap --count 2000 --seed 3
@@ -231,6 +260,28 @@ device() {
     echo "xdp_conntrack: GPU and host DIFFER"
     status=1
   fi
+  echo "== the same, one packet a batch through the persistent kernel (2000 doorbells)"
+  "$bin/ebpf-gpu-loader" run "$s/xdp_conntrack.gpu.o" --pcap /tmp/ct.pcap --batch 1 \
+    --gpu-mode persistent --verdicts /tmp/ctp.gpu.txt --dump-maps /tmp/ctp.gpu.maps | grep -E "GPU kernel"
+  if [[ $(cat /tmp/ctp.gpu.txt /tmp/ctp.gpu.maps | sha256sum | cut -d' ' -f1) == $(cat "$s/ct.sha256") ]]; then
+    echo "xdp_conntrack, persistent: 2000 packets in 2000 batches, GPU and host agree (verdicts, flows)"
+  else
+    echo "xdp_conntrack, persistent: GPU and host DIFFER"
+    status=1
+  fi
+  echo "== watchdog: a program that never returns, in the persistent kernel (must fail in ~0.5 s, cleanly)"
+  local t0 rc=0
+  t0=$(date +%s.%N)
+  timeout 60 "$bin/ebpf-gpu-loader" run "$s/spin_forever.gpu.o" --allow-unverified --pcap /tmp/ct.pcap \
+    --batch 64 --gpu-mode persistent --watchdog-ms 500 >"$out/watchdog.txt" 2>&1 || rc=$?
+  cat "$out/watchdog.txt"
+  if [[ $rc == 1 ]] && grep -q "watchdog: the persistent GPU kernel did not finish batch 1" "$out/watchdog.txt"; then
+    echo "watchdog: detected, exit 1 after $(python3 -c "import sys; print(f'{float(sys.argv[2])-float(sys.argv[1]):.2f}')" "$t0" "$(date +%s.%N)") s"
+  else
+    echo "watchdog: FAILED (exit $rc)"
+    status=1
+  fi
+  nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader || true
   echo "== count-min sketch on the GPU, one packet a batch, against the host's serial run"
   "$bin/ebpf-gpu-loader" run "$s/xdp_ddos_cms.gpu.o" --pcap /tmp/ct.pcap --batch 1 \
     --verdicts /tmp/cms.gpu.txt --dump-maps /tmp/cms.gpu.maps | grep -E "XDP_DROP|XDP_PASS"
@@ -297,6 +348,34 @@ device() {
   "$bin/ebpf-gpu-bench" --gpu-object "$CARRY/bench/xdp_port_filter.sm90.gpu.o" \
     --cuda-ptx "$CARRY/bench/port_filter.cuda.ptx" --cuda-kernel cuda_port_filter \
     --pcap /tmp/bench.pcap --reps 100 --json "$out/bench.json" || status=1
+  echo "== end to end through the DPDK runtime: 64-byte frames made by a core of this process (gen port)"
+  mkdir -p /tmp/dpdk && tar -xJf "$CARRY/dpdk.tar.xz" -C /tmp/dpdk
+  local batch how count
+  : >"$out/forward.jsonl"
+  for batch in 32 256 4096 65536; do
+    count=$((batch < 256 ? 300000 : (batch < 4096 ? 2000000 : 8000000)))
+    for how in launch:copy launch:mapped launch:mapped:zero-copy persistent:copy \
+               persistent:mapped persistent:mapped:zero-copy; do
+      local mode path zc=()
+      IFS=: read -r mode path zc <<<"$how"
+      [[ -n $zc ]] && zc=(--zero-copy) || zc=()
+      if LD_LIBRARY_PATH=/tmp/dpdk/lib timeout 120 /tmp/dpdk/ebpf-gpu-loader forward \
+          "$CARRY/bench/xdp_port_filter.sm90.gpu.o" --port gen --gen-pcap /tmp/bench.pcap \
+          --gen-frame 64 --batch "$batch" --timeout-us 1000 --count "$count" \
+          --gpu-mode "$mode" --gpu-data "$path" "${zc[@]}" --json >/tmp/fwd.json 2>"$out/fwd.err"; then
+        python3 -c "import json,sys; r=json.load(open(sys.argv[1])); r['batch']=int(sys.argv[2]); r['how']=sys.argv[3]; print(json.dumps(r))" \
+          /tmp/fwd.json "$batch" "$how" >>"$out/forward.jsonl"
+        python3 -c "import json,sys; r=json.load(open(sys.argv[1])); l=r.get('gpu_batch_latency_us',{}); print(f\"forward {sys.argv[3]:28s} batch {int(sys.argv[2]):6d}: {r['packets']/r['busy_seconds']/1e6:8.2f} Mpps, gpu batch p50 {l.get('p50',-1):8.1f} us p99 {l.get('p99',-1):8.1f} us\")" \
+          /tmp/fwd.json "$batch" "$how"
+      else
+        echo "forward $how batch $batch: FAILED"; cat "$out/fwd.err"; status=1
+      fi
+    done
+  done
+  echo "== batch path by mode, data path, batch and frame size (port filter; latency on the host clock)"
+  "$bin/ebpf-gpu-runner-bench" --gpu-object "$CARRY/bench/xdp_port_filter.sm90.gpu.o" \
+    --pcap /tmp/bench.pcap --batches 1,32,256,4096,65536 --frames 64,512,1500 --seconds 0.3 \
+    --json "$out/runner.json" || status=1
   echo "== the daemon on the GPU back end (DPDK net_pcap ports, control socket)"
   device_daemon "$out" || status=1
   return $status

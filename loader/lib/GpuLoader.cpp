@@ -7,77 +7,14 @@
 #include "ebpf-gpu/Loader/MapMemory.h"
 #include "ebpf-gpu/Platform/GpuAbi.h"
 
-#include <cuda.h>
+#include "CudaApi.h"
+
 #include <dlfcn.h>
 
 #include <algorithm>
 #include <cstring>
 
 namespace ebpfgpu::loader {
-
-/// The driver entry points the loader uses, resolved from libcuda.so.1.
-struct CudaApi {
-  void *Lib = nullptr;
-// Each entry: the driver function (cuda.h's name, which may be a macro
-  // for a versioned one) and the exact symbol to resolve.
-#define EBPFGPU_CUDA_FNS(X)                                                                   \
-  X(cuInit, "cuInit")                                                                         \
-  X(cuGetErrorName, "cuGetErrorName")                                                         \
-  X(cuDeviceGetCount, "cuDeviceGetCount")                                                     \
-  X(cuDeviceGet, "cuDeviceGet")                                                               \
-  X(cuDeviceGetName, "cuDeviceGetName")                                                       \
-  X(cuDeviceGetAttribute, "cuDeviceGetAttribute")                                             \
-  X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain")                                     \
-  X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2")                                \
-  X(cuCtxSetCurrent, "cuCtxSetCurrent")                                                       \
-  X(cuCtxSynchronize, "cuCtxSynchronize")                                                     \
-  X(cuModuleLoadDataEx, "cuModuleLoadDataEx")                                                 \
-  X(cuModuleUnload, "cuModuleUnload")                                                         \
-  X(cuModuleGetFunction, "cuModuleGetFunction")                                               \
-  X(cuModuleGetGlobal, "cuModuleGetGlobal_v2")                                                \
-  X(cuMemsetD8, "cuMemsetD8_v2")                                                              \
-  X(cuMemAlloc, "cuMemAlloc_v2")                                                              \
-  X(cuMemFree, "cuMemFree_v2")                                                                \
-  X(cuMemcpyHtoD, "cuMemcpyHtoD_v2")                                                          \
-  X(cuMemcpyDtoH, "cuMemcpyDtoH_v2")                                                          \
-  X(cuMemcpyDtoD, "cuMemcpyDtoD_v2")                                                          \
-  X(cuLaunchKernel, "cuLaunchKernel")                                                         \
-  X(cuEventCreate, "cuEventCreate")                                                           \
-  X(cuEventRecord, "cuEventRecord")                                                           \
-  X(cuEventSynchronize, "cuEventSynchronize")                                                 \
-  X(cuEventElapsedTime, "cuEventElapsedTime")                                                 \
-  X(cuEventDestroy, "cuEventDestroy_v2")                                                      \
-  X(cuMemHostAlloc, "cuMemHostAlloc")                                                         \
-  X(cuMemFreeHost, "cuMemFreeHost")                                                           \
-  X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2")                                                \
-  X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2")                                                \
-  X(cuStreamCreate, "cuStreamCreate")                                                         \
-  X(cuStreamDestroy, "cuStreamDestroy_v2")                                                    \
-  X(cuStreamSynchronize, "cuStreamSynchronize")
-#define EBPFGPU_DECLARE(Fn, Sym) decltype(&::Fn) Fn = nullptr;
-  EBPFGPU_CUDA_FNS(EBPFGPU_DECLARE)
-#undef EBPFGPU_DECLARE
-
-  ~CudaApi() {
-    if (Lib)
-      dlclose(Lib);
-  }
-
-  /// "cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY".
-  Error error(const char *Call, CUresult R) const {
-    const char *Name = nullptr;
-    if (!cuGetErrorName || cuGetErrorName(R, &Name) != CUDA_SUCCESS || !Name)
-      Name = "unknown CUDA error";
-    return Error(std::string(Call) + ": " + Name);
-  }
-};
-
-#define EBPFGPU_CHECK(Api, Call, ...)                                                         \
-  do {                                                                                        \
-    CUresult R_ = (Api).Call(__VA_ARGS__);                                                    \
-    if (R_ != CUDA_SUCCESS)                                                                   \
-      return (Api).error(#Call, R_);                                                          \
-  } while (0)
 
 namespace {
 
@@ -167,15 +104,41 @@ Expected<std::unique_ptr<GpuDevice>> GpuDevice::open(int Ordinal) {
   EBPFGPU_CHECK(A, cuDeviceGetAttribute, &PerSm,
                 CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, Dev);
   D->ResidentThreads = uint32_t(Sms) * uint32_t(PerSm);
+  D->Multiprocessors = uint32_t(Sms);
   return D;
 }
 
-MaybeError GpuDevice::makeCurrent() const {
+MaybeError GpuDevice::bindThread() const {
   EBPFGPU_CHECK(*Api, cuCtxSetCurrent, static_cast<CUcontext>(Context));
   return std::nullopt;
 }
 
+Expected<uint64_t> GpuDevice::mapHostMemory(void *Addr, size_t Bytes) {
+  // Whole pages: the driver locks pages.
+  const uintptr_t Page = 4096;
+  uintptr_t Lo = reinterpret_cast<uintptr_t>(Addr) & ~(Page - 1);
+  uintptr_t Hi = (reinterpret_cast<uintptr_t>(Addr) + Bytes + Page - 1) & ~(Page - 1);
+  void *Start = reinterpret_cast<void *>(Lo);
+  EBPFGPU_CHECK(*Api, cuMemHostRegister, Start, Hi - Lo,
+                CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_PORTABLE);
+  Mapped.push_back(Start);
+  CUdeviceptr Dev;
+  EBPFGPU_CHECK(*Api, cuMemHostGetDevicePointer, &Dev, Start, 0);
+  return uint64_t(Dev) + (reinterpret_cast<uintptr_t>(Addr) - Lo);
+}
+
+void GpuDevice::unmapHostMemory(void *Addr) {
+  uintptr_t Lo = reinterpret_cast<uintptr_t>(Addr) & ~uintptr_t(4095);
+  auto It = std::find(Mapped.begin(), Mapped.end(), reinterpret_cast<void *>(Lo));
+  if (It == Mapped.end())
+    return;
+  Api->cuMemHostUnregister(*It);
+  Mapped.erase(It);
+}
+
 GpuDevice::~GpuDevice() {
+  for (void *Start : Mapped)
+    Api->cuMemHostUnregister(Start);
   if (Context)
     Api->cuDevicePrimaryCtxRelease(Device);
 }

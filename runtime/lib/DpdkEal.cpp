@@ -77,6 +77,13 @@ Expected<DeviceSpec> parseDevice(const std::string &Spec) {
   D.Name = Spec.substr(0, Comma);
   if (D.Name.empty())
     return Error("port '" + Spec + "': no device name before the arguments");
+  if (D.Name == "gen") {
+    if (Comma != std::string::npos)
+      return Error("port '" + Spec + "': the generator port takes no arguments (--gen-pcap, "
+                   "--gen-frame)");
+    D.Generator = true;
+    return D;
+  }
   D.Pci = looksLikePci(D.Name);
   if (D.Pci) {
     if (Comma != std::string::npos)
@@ -131,6 +138,8 @@ Expected<std::unique_ptr<Eal>> Eal::init(const std::vector<DeviceSpec> &Devices,
     Args.push_back(std::to_string(MemoryMb));
   }
   for (const DeviceSpec &D : Devices) {
+    if (D.Generator)
+      continue;
     Args.push_back(D.Pci ? "-a" : "--vdev");
     Args.push_back(D.Eal);
   }

@@ -25,6 +25,9 @@ struct DeviceSpec {
   std::string Eal;   ///< as the EAL gets it (tx_pcap renamed to its temporary)
   std::string Name;  ///< the ethdev name: the vdev name or the PCI address
   bool Pci = false;
+  /// `gen`: the in-process traffic source's port (DpdkGenerator.h), made
+  /// after the EAL is up rather than probed by it.
+  bool Generator = false;
   /// net_pcap output files: final name and the temporary written meanwhile.
   std::vector<std::pair<std::string, std::string>> Outputs;
 };

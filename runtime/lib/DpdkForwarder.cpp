@@ -13,6 +13,7 @@
 #include "ebpf-gpu/Runtime/DpdkForwarder.h"
 
 #include "DpdkEal.h"
+#include "DpdkGenerator.h"
 #include "DpdkPort.h"
 
 #include <rte_branch_prediction.h>
@@ -215,9 +216,14 @@ void Worker::gather(rte_mbuf **Rx, uint16_t N) {
       rte_pktmbuf_free(M);
       continue;
     }
-    // Contiguous in the mbuf (one segment) or copied into Scratch.
-    const auto *Data = static_cast<const uint8_t *>(rte_pktmbuf_read(M, 0, Len, Scratch.data()));
-    Batch.add(Data, Len);
+    if (S.O.ZeroCopy && rte_pktmbuf_is_contiguous(M)) {
+      Batch.addExternal(static_cast<uint8_t *>(M->buf_addr), M->buf_len, M->data_off, Len);
+    } else {
+      // Contiguous in the mbuf (one segment) or copied into Scratch.
+      const auto *Data =
+          static_cast<const uint8_t *>(rte_pktmbuf_read(M, 0, Len, Scratch.data()));
+      Batch.add(Data, Len);
+    }
     Held.push_back(M);
   }
   C.RxPackets.add(N);
@@ -275,7 +281,12 @@ void Worker::flush() {
       Free.push_back(M);
       continue;
     }
-    if (unlikely(!dpdk::storeResult(M, Batch.data(I), Len))) {
+    if (Batch.isExternal(I)) {
+      // The program ran in the mbuf itself: only its bounds move.
+      M->data_off = uint16_t(Batch.offset(I));
+      M->data_len = uint16_t(Len);
+      M->pkt_len = Len;
+    } else if (unlikely(!dpdk::storeResult(M, Batch.data(I), Len))) {
       ++Oversized;
       Free.push_back(M);
       continue;
@@ -343,6 +354,9 @@ class Session {
 public:
   ~Session() {
     closePorts();
+    Gen.reset(); // its rings, after the port made of them, before the EAL
+    if (Exec)
+      Exec->forgetPacketMemory(); // the mbuf pool goes with the EAL
     EalUp.reset();
     for (const auto &[Final, Tmp] : Outputs) {
       if (!Succeeded || std::rename(Tmp.c_str(), Final.c_str()) != 0)
@@ -357,6 +371,8 @@ public:
     Started.clear();
   }
   std::unique_ptr<dpdk::Eal> EalUp;
+  std::unique_ptr<dpdk::Generator> Gen;
+  BatchExecutor *Exec = nullptr; ///< was given the mbuf pool's memory
   std::vector<uint16_t> Started;
   std::vector<std::pair<std::string, std::string>> Outputs;
   bool Succeeded = false;
@@ -463,29 +479,72 @@ Expected<ForwardReport> forward(BatchExecutor &Exec, const ForwardOptions &O,
     Mbufs = Pow - 1;
   }
   unsigned MemoryMb = unsigned(128 + (Mbufs * (DataRoom + 512) * 3 / 2 >> 20));
+  size_t GenPorts = 0;
+  for (const dpdk::DeviceSpec &D : Devices)
+    GenPorts += D.Generator;
+  if (GenPorts > 1)
+    return Error("at most one generator port");
+  if (GenPorts && !O.GenPackets)
+    return Error("port 'gen': no packets for the generator to send (--gen-pcap)");
+  const unsigned Lcores = S.Workers + 1 + unsigned(GenPorts);
 
-  auto EalUp = dpdk::Eal::init(Devices, S.Workers + 1, MemoryMb, O.EalArgs);
+  auto EalUp = dpdk::Eal::init(Devices, Lcores, MemoryMb, O.EalArgs);
   if (!EalUp)
     return EalUp.takeError();
   Run.EalUp = std::move(*EalUp);
   dpdk::Eal &E = *Run.EalUp;
 
-  if (rte_lcore_count() < S.Workers + 1)
-    return Error("the run needs " + std::to_string(S.Workers + 1) +
-                 " lcores (one per rx queue and the main one); the EAL has " +
+  if (rte_lcore_count() < Lcores)
+    return Error("the run needs " + std::to_string(Lcores) +
+                 " lcores (one per rx queue, the generator's and the main one); the EAL has " +
                  std::to_string(rte_lcore_count()));
-  for (const dpdk::DeviceSpec &D : Devices) {
-    uint16_t Id;
-    if (rte_eth_dev_get_port_by_name(D.Name.c_str(), &Id) != 0)
-      return Error(dpdk::withLog("port '" + D.Given + "': no such device", E));
-    S.PortIds.push_back(Id);
-  }
   rte_mempool *Pool = rte_pktmbuf_pool_create("ebpfgpu_mbufs", unsigned(Mbufs), MbufCache, 0,
                                               uint16_t(DataRoom), int(rte_socket_id()));
   if (!Pool)
     return Error(dpdk::withLog("cannot allocate " + std::to_string(Mbufs) + " mbufs of " +
-                                   std::to_string(DataRoom) + " bytes: " + rte_strerror(rte_errno),
-                               E));
+                             std::to_string(DataRoom) + " bytes: " + rte_strerror(rte_errno),
+                         E));
+  if (O.ZeroCopy) {
+    // The back end runs packets in the mbufs: it gets to map their memory.
+    struct Ranges {
+      BatchExecutor &Exec;
+      MaybeError Failure;
+    } R{Exec, std::nullopt};
+    rte_mempool_mem_iter(
+        Pool,
+        [](rte_mempool *, void *Opaque, rte_mempool_memhdr *Hdr, unsigned) {
+          auto *Rs = static_cast<Ranges *>(Opaque);
+          if (!Rs->Failure)
+            Rs->Failure = Rs->Exec.usePacketMemory(Hdr->addr, Hdr->len);
+        },
+        &R);
+    Run.Exec = &Exec;
+    if (R.Failure)
+      return std::move(*R.Failure).withContext("zero-copy packet memory");
+  }
+  std::unique_ptr<dpdk::Generator> &Gen = Run.Gen;
+  for (size_t P = 0; P < Devices.size(); ++P) {
+    const dpdk::DeviceSpec &D = Devices[P];
+    if (!D.Generator)
+      continue;
+    bool IsException = S.HasException && P == Devices.size() - 1;
+    auto G = dpdk::Generator::create(D.Name, *O.GenPackets, std::min(O.GenFrame, O.MaxFrame),
+                                     IsException ? 1 : uint16_t(O.Queues), uint16_t(S.Workers),
+                                     Pool);
+    if (!G)
+      return G.takeError();
+    Gen = std::move(*G);
+  }
+  for (const dpdk::DeviceSpec &D : Devices) {
+    uint16_t Id;
+    if (D.Generator) {
+      S.PortIds.push_back(Gen->port());
+      continue;
+    }
+    if (rte_eth_dev_get_port_by_name(D.Name.c_str(), &Id) != 0)
+      return Error(dpdk::withLog("port '" + D.Given + "': no such device", E));
+    S.PortIds.push_back(Id);
+  }
   for (size_t P = 0; P < Devices.size(); ++P) {
     bool IsException = S.HasException && P == Devices.size() - 1;
     rte_eth_dev_info Info;
@@ -532,6 +591,21 @@ Expected<ForwardReport> forward(BatchExecutor &Exec, const ForwardOptions &O,
     }
     ++Next;
   }
+  bool GenRunning = false;
+  if (Gen && Next == Workers.size()) {
+    unsigned GenLcore = RTE_MAX_LCORE;
+    unsigned Used = 0;
+    RTE_LCORE_FOREACH_WORKER(Lcore) {
+      if (Used++ == Workers.size()) {
+        GenLcore = Lcore;
+        break;
+      }
+    }
+    if (GenLcore == RTE_MAX_LCORE || rte_eal_remote_launch(dpdk::Generator::main, Gen.get(), GenLcore))
+      S.fail(Error("cannot start the generator on an lcore of its own"));
+    else
+      GenRunning = true;
+  }
   auto Elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
   };
@@ -553,6 +627,8 @@ Expected<ForwardReport> forward(BatchExecutor &Exec, const ForwardOptions &O,
     }
   }
   S.Quit = true;
+  if (GenRunning)
+    Gen->stop();
   rte_eal_mp_wait_lcore();
   double Seconds = Elapsed();
   if (S.Failure)
@@ -568,6 +644,10 @@ Expected<ForwardReport> forward(BatchExecutor &Exec, const ForwardOptions &O,
       R.Ports[P].RxErrors = St.ierrors;
       R.Ports[P].TxErrors = St.oerrors;
     }
+  }
+  if (Gen) {
+    R.Generated = Gen->generated();
+    R.GenNoMbuf = Gen->noMbuf();
   }
   Run.closePorts();
   Run.Succeeded = true;

@@ -5,6 +5,7 @@
 #include "ebpf-gpu/Runtime/Packets.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -21,22 +22,47 @@ const char *xdpActionName(uint64_t Code) {
 PacketBatch::PacketBatch(uint32_t MaxLen)
     : MaxLen(MaxLen), Stride((XdpHeadroom + MaxLen + XdpTailroom + 63) & ~size_t(63)) {}
 
-bool PacketBatch::add(const uint8_t *Data, uint32_t Len, uint64_t TimestampNs) {
-  if (Len > MaxLen)
-    return false;
-  size_t I = Lengths.size();
-  Storage.resize((I + 1) * Stride, 0);
-  std::memcpy(buffer(I) + XdpHeadroom, Data, Len);
-  Offsets.push_back(XdpHeadroom);
+void PacketBatch::push(uint8_t *Ext, uint32_t Size, uint32_t Offset, uint32_t Len,
+                       uint64_t TimestampNs) {
+  External.push_back(Ext);
+  Sizes.push_back(Size);
+  Offsets.push_back(Offset);
   Lengths.push_back(Len);
   Verdicts.push_back(0);
   Timestamps.push_back(TimestampNs);
   Redirects.push_back(0);
+}
+
+bool PacketBatch::add(const uint8_t *Data, uint32_t Len, uint64_t TimestampNs) {
+  if (Len > MaxLen)
+    return false;
+  size_t Slot = Copied++;
+  if (Storage.size() < Copied * Stride)
+    Storage.resize(Copied * Stride, 0);
+  uint8_t *Buffer = Storage.data() + Slot * Stride;
+  // A reused stride is cleared as a new one is, so that nothing of an
+  // earlier packet shows (adjust_tail grows into the tailroom).
+  std::memset(Buffer, 0, XdpHeadroom);
+  std::memcpy(Buffer + XdpHeadroom, Data, Len);
+  std::memset(Buffer + XdpHeadroom + Len, 0, Stride - XdpHeadroom - Len);
+  Slots.push_back(Slot);
+  push(nullptr, 0, XdpHeadroom, Len, TimestampNs);
   return true;
 }
 
+void PacketBatch::addExternal(uint8_t *Buffer, uint32_t BufferSize, uint32_t DataOffset,
+                              uint32_t Len) {
+  assert(Buffer && size_t(DataOffset) + Len <= BufferSize);
+  Slots.push_back(0);
+  push(Buffer, BufferSize, DataOffset, Len, 0);
+}
+
 void PacketBatch::reserve(size_t N) {
-  Storage.reserve(N * Stride);
+  if (Storage.size() < N * Stride)
+    Storage.resize(N * Stride, 0);
+  External.reserve(N);
+  Sizes.reserve(N);
+  Slots.reserve(N);
   Offsets.reserve(N);
   Lengths.reserve(N);
   Verdicts.reserve(N);
@@ -45,7 +71,10 @@ void PacketBatch::reserve(size_t N) {
 }
 
 void PacketBatch::clear() {
-  Storage.clear();
+  Copied = 0;
+  External.clear();
+  Sizes.clear();
+  Slots.clear();
   Offsets.clear();
   Lengths.clear();
   Verdicts.clear();
@@ -57,7 +86,7 @@ void PacketBatch::prepareContext(size_t I, platform::XdpRuntimeContext &Ctx) {
   uint64_t Base = reinterpret_cast<uint64_t>(buffer(I));
   Ctx = {};
   Ctx.buffer_start = Base;
-  Ctx.buffer_end = Base + Stride;
+  Ctx.buffer_end = Base + bufferSize(I);
   Ctx.data = Base + Offsets[I];
   Ctx.data_meta = Ctx.data;
   Ctx.data_end = Ctx.data + Lengths[I];
@@ -76,7 +105,7 @@ void PacketBatch::finish(size_t I, const platform::XdpRuntimeContext &Ctx, uint6
 
 bool PacketBatch::setOutcome(size_t I, uint32_t Offset, uint32_t Len, uint64_t Verdict,
                              uint64_t Redirect) {
-  if (size_t(Offset) + Len > Stride)
+  if (size_t(Offset) + Len > bufferSize(I))
     return false;
   Offsets[I] = Offset;
   Lengths[I] = Len;
@@ -86,7 +115,7 @@ bool PacketBatch::setOutcome(size_t I, uint32_t Offset, uint32_t Len, uint64_t V
 }
 
 bool PacketBatch::setResult(size_t I, const uint8_t *Data, uint32_t Len, uint64_t Verdict) {
-  if (size_t(XdpHeadroom) + Len > Stride)
+  if (size_t(XdpHeadroom) + Len > bufferSize(I))
     return false;
   std::memcpy(buffer(I) + XdpHeadroom, Data, Len);
   Offsets[I] = XdpHeadroom;

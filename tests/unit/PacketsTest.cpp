@@ -4,6 +4,8 @@
 
 #include "ebpf-gpu/Runtime/Packets.h"
 
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -55,6 +57,36 @@ TEST(Packets, ClearedBatchIsReusedWithItsIngress) {
   EXPECT_EQ(B.length(0), 42u);
   EXPECT_EQ(B.data(0)[0], 7);
   EXPECT_EQ(B.ingressIfindex(), 3u);
+}
+
+TEST(Packets, ExternalPacketsStayInPlaceBesideCopiedOnes) {
+  PacketBatch B(64);
+  B.reserve(2);
+  uint8_t Copied[60] = {1};
+  std::vector<uint8_t> Mbuf(512, 0xee);
+  Mbuf[128] = 9;
+  ASSERT_TRUE(B.add(Copied, 60));
+  B.addExternal(Mbuf.data(), uint32_t(Mbuf.size()), 128, 100);
+  ASSERT_EQ(B.size(), 2u);
+  EXPECT_FALSE(B.isExternal(0));
+  EXPECT_TRUE(B.isExternal(1));
+  EXPECT_EQ(B.data(1), Mbuf.data() + 128);
+  EXPECT_EQ(B.bufferSize(1), 512u);
+  // The program's context spans the caller's buffer: 128 bytes of
+  // headroom, the rest tailroom.
+  platform::XdpRuntimeContext C;
+  B.prepareContext(1, C);
+  EXPECT_EQ(C.buffer_start, reinterpret_cast<uint64_t>(Mbuf.data()));
+  EXPECT_EQ(C.buffer_end, reinterpret_cast<uint64_t>(Mbuf.data() + 512));
+  EXPECT_EQ(C.data_end - C.data, 100u);
+  C.data -= 4; // adjust_head(-4): in place
+  B.finish(1, C, 3);
+  EXPECT_EQ(B.offset(1), 124u);
+  EXPECT_EQ(B.length(1), 104u);
+  // Outcomes past the caller's buffer are refused.
+  EXPECT_FALSE(B.setOutcome(1, 500, 100, 2, 0));
+  EXPECT_TRUE(B.setOutcome(1, 0, 512, 2, 0));
+  EXPECT_EQ(B.data(0)[0], 1);
 }
 
 TEST(Packets, CountsActions) {

@@ -266,7 +266,7 @@ Expected<Value> DaemonState::progLoad(const Value &Args) {
     if (!GpuObj->Verified)
       return Error(*Path + ": compiled without the safety verifier (--no-verify); the daemon "
                            "runs verified programs only");
-    auto E = makeGpuExecutor(*GpuObj, 0);
+    auto E = makeGpuExecutor(*GpuObj, GpuExecOptions());
     if (!E)
       return E.takeError();
     P.Exec = std::move(*E);

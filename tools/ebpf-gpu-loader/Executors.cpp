@@ -9,6 +9,7 @@
 
 #ifdef EBPF_GPU_HAVE_CUDA
 #include "ebpf-gpu/Loader/GpuLoader.h"
+#include "ebpf-gpu/Loader/GpuRunner.h"
 #endif
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
 #include "ebpf-gpu/Compiler/GpuArtifact.h"
@@ -21,6 +22,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstring>
 #include <mutex>
 #include <shared_mutex>
 #include <thread>
@@ -152,8 +155,8 @@ public:
     std::vector<runtime::MapInfo> Out;
     for (const auto &M : Prog->maps()) {
       const ebpfgpu_map &H = M->info();
-      Out.push_back({M->name(), H.type, H.key_size, H.value_size, H.max_entries, H.flags,
-                     false, false});
+      Out.push_back(
+          {M->name(), H.type, H.key_size, H.value_size, H.max_entries, H.flags, false, false});
     }
     for (const compiler::HostProgram::DataView &D : Prog->globalData())
       Out.push_back({D.Name, EBPFGPU_MAP_ARRAY, 4, D.Size, 1, 0, true, D.ReadOnly});
@@ -242,8 +245,10 @@ namespace {
 class GpuExecutor final : public BatchExecutor {
 public:
   GpuExecutor(std::unique_ptr<loader::GpuDevice> Dev, std::unique_ptr<loader::GpuProgram> Prog,
-              std::string Name, size_t LaunchSize, const loader::GpuObjectSpec &Spec)
-      : Dev(std::move(Dev)), Prog(std::move(Prog)), Name(std::move(Name)), LaunchSize(LaunchSize) {
+              std::string Name, const GpuExecOptions &Opts, const loader::GpuObjectSpec &Spec)
+      : Dev(std::move(Dev)), Prog(std::move(Prog)), Name(std::move(Name)), Opts(Opts) {
+    Latencies.reserve(MaxLatencies); // nothing allocated per batch
+    Timed = Opts.TimeKernel;
     for (const loader::GpuMapSpec &M : Spec.Maps) {
       bool Data = M.Origin == "data";
       MapList.push_back({M.Name, Data ? uint32_t(EBPFGPU_MAP_ARRAY) : M.Type, Data ? 4 : M.KeySize,
@@ -251,60 +256,44 @@ public:
                          Data && (M.Flags & ReadOnlyProg)});
     }
   }
-  ~GpuExecutor() override { Prog.reset(); } // the program before its device
+  // The runner (its persistent kernel) before the program, the program
+  // before its device.
+  ~GpuExecutor() override {
+    Runner.reset();
+    Prog.reset();
+  }
 
   MaybeError run(PacketBatch &Batch) override {
     std::lock_guard Lock(Launching);
-    // Workers (DPDK lcores, the daemon's threads) are not the thread that
-    // opened the device.
-    if (MaybeError E = Dev->makeCurrent())
+    if (MaybeError E = Dev->bindThread())
       return E;
-    size_t N = Batch.size(), Step = LaunchSize ? LaunchSize : std::max<size_t>(N, 1);
+    size_t N = Batch.size();
+    size_t Step = Opts.LaunchSize ? Opts.LaunchSize : std::max<size_t>(N, 1);
     for (size_t First = 0; First < N; First += Step) {
-      size_t Count = std::min(Step, N - First);
-      Descs.resize(Count);
-      for (size_t K = 0; K < Count; ++K) {
-        ebpfgpu_packet_desc &D = Descs[K];
-        D = {};
-        D.buffer = K * Batch.stride();
-        D.data_offset = Batch.offset(First + K);
-        D.length = Batch.length(First + K);
-        D.buffer_size = uint32_t(Batch.stride());
-        D.ingress_ifindex = Batch.ingressIfindex();
-        D.rx_queue_index = Batch.rxQueueIndex();
-      }
-      loader::BatchTiming T;
-      if (MaybeError E = Prog->runBatch(Batch.frames() + First * Batch.stride(),
-                                        Count * Batch.stride(), Descs, Verdicts, &T))
+      uint32_t Count = uint32_t(std::min(Step, N - First));
+      if (MaybeError E = runLaunch(Batch, First, Count))
         return E;
-      KernelMs += T.KernelMs;
-      for (size_t K = 0; K < Count; ++K)
-        if (!Batch.setOutcome(First + K, Verdicts[K].data_offset, Verdicts[K].length,
-                              Verdicts[K].action, Verdicts[K].redirect_target))
-          return Error("packet " + std::to_string(First + K) + " left its buffer");
-      // What this launch deleted from hash maps goes back to the free
-      // lists before the next launch.
-      if (MaybeError E = Prog->reclaimMaps())
-        return E;
-      auto Lines = Prog->takeTrace();
-      if (!Lines)
-        return Lines.takeError();
-      Trace.add(*Lines);
     }
     return std::nullopt;
   }
 
   Expected<std::string> dumpMaps() override {
     std::lock_guard Lock(Launching);
+    if (MaybeError E = Dev->bindThread())
+      return std::move(*E);
     return Prog->dumpMaps();
   }
   MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
                        const std::vector<uint8_t> &Value) override {
     std::lock_guard Lock(Launching);
+    if (MaybeError E = Dev->bindThread())
+      return std::move(*E);
     return Prog->updateMap(Map, Key, Value);
   }
   MaybeError checkMaps() override {
     std::lock_guard Lock(Launching);
+    if (MaybeError E = Dev->bindThread())
+      return std::move(*E);
     return Prog->checkMaps();
   }
   Expected<std::string> takeTrace() override {
@@ -313,6 +302,8 @@ public:
   }
   Expected<std::vector<std::string>> warnings() override {
     std::lock_guard Lock(Launching);
+    if (MaybeError E = Dev->bindThread())
+      return std::move(*E);
     auto Starved = Prog->starvedMaps();
     if (!Starved)
       return Starved.takeError();
@@ -322,36 +313,236 @@ public:
                     "spare element; smaller batches avoid it");
     return Out;
   }
+  MaybeError usePacketMemory(void *Addr, size_t Bytes) override {
+    std::lock_guard Lock(Launching);
+    if (MaybeError E = Dev->bindThread())
+      return E;
+    // Only the mapped path reads packets in place; the copy path stages
+    // them whatever memory they are in.
+    if (Opts.Path != loader::GpuDataPath::Mapped)
+      return std::nullopt;
+    auto D = Dev->mapHostMemory(Addr, Bytes);
+    if (!D)
+      return D.takeError();
+    const auto *Lo = static_cast<const uint8_t *>(Addr);
+    PacketRanges.push_back({Lo, Lo + Bytes, *D});
+    return std::nullopt;
+  }
+  void forgetPacketMemory() override {
+    std::lock_guard Lock(Launching);
+    if (Dev->bindThread())
+      return;
+    for (const PacketRange &R : PacketRanges)
+      Dev->unmapHostMemory(const_cast<uint8_t *>(R.Lo));
+    PacketRanges.clear();
+  }
+
   std::vector<runtime::MapInfo> maps() const override { return MapList; }
   MaybeError accessMap(const std::string &Map, const runtime::MapOperation &Op) override {
     std::lock_guard Lock(Launching);
-    if (MaybeError E = Dev->makeCurrent())
+    if (MaybeError E = Dev->bindThread())
       return E;
     return Prog->accessMap(Map, Op);
   }
+
   const std::string &programName() const override { return Name; }
   const char *backendName() const override { return "gpu"; }
   double kernelMs() const { return KernelMs; }
+  /// The `Percent` percentile of the launches' latency (microseconds, from
+  /// the batch staged in pinned memory to its verdicts on the host); -1
+  /// before the first launch.
+  double latencyUs(double Percent) {
+    std::lock_guard Lock(Launching);
+    if (Latencies.empty())
+      return -1;
+    std::vector<float> Sorted = Latencies;
+    size_t K = std::min(Sorted.size() - 1, size_t(Percent / 100 * double(Sorted.size())));
+    std::nth_element(Sorted.begin(), Sorted.begin() + K, Sorted.end());
+    return Sorted[K];
+  }
+
+  /// Makes the runner (a persistent kernel starts) for launches of the
+  /// expected size, before the first batch.
+  MaybeError prepare() {
+    std::lock_guard Lock(Launching);
+    if (MaybeError E = Dev->bindThread())
+      return E;
+    uint32_t Packets = uint32_t(Opts.LaunchSize ? Opts.LaunchSize : 256);
+    return ensureRunner(Packets, Packets * bufferBytes(Opts.MaxFrame));
+  }
 
 private:
+  /// Each packet's buffer in the runner's frames: XDP's headroom, the
+  /// packet, XDP's tailroom, rounded up to 64 bytes; only what a batch
+  /// holds crosses PCIe.
+  static size_t bufferBytes(uint32_t Len) {
+    return (runtime::XdpHeadroom + Len + runtime::XdpTailroom + 63) & ~size_t(63);
+  }
+
+  /// A runner with room for `Count` packets of `Bytes` bytes of buffers;
+  /// made again, larger, when a launch needs more.
+  MaybeError ensureRunner(uint32_t Count, size_t Bytes) {
+    if (Runner && Runner->options().MaxPackets >= Count &&
+        Runner->options().MaxFrameBytes >= Bytes)
+      return std::nullopt;
+    loader::GpuRunnerOptions RO;
+    RO.Mode = Opts.Mode;
+    RO.Path = Opts.Path;
+    RO.Blocks = Opts.Blocks;
+    RO.WatchdogMs = Opts.WatchdogMs;
+    RO.MaxPackets = std::max<uint32_t>(Count, Runner ? Runner->options().MaxPackets : 0);
+    RO.MaxFrameBytes = std::max(Bytes, Runner ? Runner->options().MaxFrameBytes : 0);
+    Runner.reset();
+    auto R = loader::GpuRunner::create(*Dev, *Prog, RO);
+    if (!R)
+      return R.takeError();
+    Runner = std::move(*R);
+    return std::nullopt;
+  }
+
+  /// The device address of `Len` bytes at `Host` when they lie in packet
+  /// memory the GPU maps; 0 otherwise.
+  uint64_t mappedAddress(const uint8_t *Host, size_t Len) const {
+    for (const PacketRange &R : PacketRanges)
+      if (Host >= R.Lo && Len <= size_t(R.Hi - Host))
+        return R.Dev + uint64_t(Host - R.Lo);
+    return 0;
+  }
+
+  /// Mapped path, every packet in mapped packet memory (mbufs): the kernel
+  /// runs them where they are. False when the batch does not qualify.
+  Expected<bool> runInPlace(PacketBatch &Batch, size_t First, uint32_t Count) {
+    if (Opts.Path != loader::GpuDataPath::Mapped || PacketRanges.empty())
+      return false;
+    if (MaybeError E = ensureRunner(Count, 0))
+      return std::move(*E).withContext("gpu back end");
+    ebpfgpu_packet_desc *Descs = Runner->descs();
+    for (uint32_t K = 0; K < Count; ++K) {
+      size_t I = First + K;
+      uint64_t Dev = Batch.isExternal(I) ? mappedAddress(Batch.buffer(I), Batch.bufferSize(I)) : 0;
+      if (!Dev)
+        return false;
+      ebpfgpu_packet_desc &D = Descs[K];
+      D = {};
+      D.buffer = Dev;
+      D.data_offset = Batch.offset(I);
+      D.length = Batch.length(I);
+      D.buffer_size = Batch.bufferSize(I);
+      D.ingress_ifindex = Batch.ingressIfindex();
+      D.rx_queue_index = Batch.rxQueueIndex();
+    }
+    loader::BatchTiming T;
+    auto Started = std::chrono::steady_clock::now();
+    if (MaybeError E = Runner->runInPlace(Count, Timed ? &T : nullptr))
+      return std::move(*E);
+    recordLatency(Started);
+    KernelMs += T.KernelMs;
+    const ebpfgpu_verdict *V = Runner->verdicts();
+    for (uint32_t K = 0; K < Count; ++K)
+      if (!Batch.setOutcome(First + K, V[K].data_offset, V[K].length, V[K].action,
+                            V[K].redirect_target))
+        return Error("packet " + std::to_string(First + K) + " left its buffer");
+    return true;
+  }
+
+  void recordLatency(std::chrono::steady_clock::time_point Started) {
+    if (Latencies.size() < MaxLatencies)
+      Latencies.push_back(float(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - Started)
+              .count()));
+  }
+
+  MaybeError maintainMaps() {
+    // What this launch deleted from hash maps goes back to the free lists
+    // before the next launch.
+    if (MaybeError E = Prog->reclaimMaps())
+      return E;
+    auto Lines = Prog->takeTrace();
+    if (!Lines)
+      return Lines.takeError();
+    Trace.add(*Lines);
+    return std::nullopt;
+  }
+
+  MaybeError runLaunch(PacketBatch &Batch, size_t First, uint32_t Count) {
+    auto InPlace = runInPlace(Batch, First, Count);
+    if (!InPlace)
+      return InPlace.takeError();
+    if (*InPlace)
+      return maintainMaps();
+    size_t Bytes = 0;
+    for (uint32_t K = 0; K < Count; ++K)
+      Bytes += bufferBytes(Batch.length(First + K));
+    if (MaybeError E = ensureRunner(Count, Bytes))
+      return E;
+    uint8_t *Frames = Runner->frames();
+    ebpfgpu_packet_desc *Descs = Runner->descs();
+    size_t At = 0;
+    for (uint32_t K = 0; K < Count; ++K) {
+      uint32_t Len = Batch.length(First + K);
+      ebpfgpu_packet_desc &D = Descs[K];
+      D = {};
+      D.buffer = At;
+      D.data_offset = runtime::XdpHeadroom;
+      D.length = Len;
+      D.buffer_size = uint32_t(bufferBytes(Len));
+      D.ingress_ifindex = Batch.ingressIfindex();
+      D.rx_queue_index = Batch.rxQueueIndex();
+      std::memcpy(Frames + At + runtime::XdpHeadroom, Batch.data(First + K), Len);
+      At += D.buffer_size;
+    }
+    loader::BatchTiming T;
+    auto Started = std::chrono::steady_clock::now();
+    if (MaybeError E = Runner->run(Count, At, Timed ? &T : nullptr))
+      return E;
+    recordLatency(Started);
+    KernelMs += T.KernelMs;
+    const ebpfgpu_verdict *V = Runner->verdicts();
+    At = 0;
+    for (uint32_t K = 0; K < Count; ++K) {
+      size_t I = First + K;
+      size_t Buffer = bufferBytes(Batch.length(I));
+      if (V[K].data_offset > Buffer || V[K].length > Buffer - V[K].data_offset)
+        return Error("packet " + std::to_string(I) + " left its buffer");
+      // The packet's final bytes, at the same place in the batch's buffer
+      // (its headroom is XDP's too, its buffer at least as long).
+      std::memcpy(Batch.buffer(I) + V[K].data_offset, Frames + At + V[K].data_offset,
+                  V[K].length);
+      if (!Batch.setOutcome(I, V[K].data_offset, V[K].length, V[K].action, V[K].redirect_target))
+        return Error("packet " + std::to_string(I) + " left its buffer");
+      At += Buffer;
+    }
+    return maintainMaps();
+  }
+
+  /// Host memory the runtime's packets live in, mapped for the GPU.
+  struct PacketRange {
+    const uint8_t *Lo, *Hi;
+    uint64_t Dev;
+  };
+  std::vector<PacketRange> PacketRanges;
   std::unique_ptr<loader::GpuDevice> Dev;
   std::unique_ptr<loader::GpuProgram> Prog;
+  std::unique_ptr<loader::GpuRunner> Runner;
   /// BPF_F_RDONLY_PROG (.rodata).
   static constexpr uint32_t ReadOnlyProg = 1u << 7;
   std::string Name;
-  size_t LaunchSize;
+  GpuExecOptions Opts;
   std::vector<runtime::MapInfo> MapList;
   std::mutex Launching;
-  std::vector<ebpfgpu_packet_desc> Descs;
-  std::vector<ebpfgpu_verdict> Verdicts;
   double KernelMs = 0;
+  /// Launch mode splits each launch's time with device events (they add a
+  /// little); the batch path's latency is measured without them.
+  bool Timed = true;
+  static constexpr size_t MaxLatencies = size_t(1) << 20;
+  std::vector<float> Latencies; ///< the first MaxLatencies launches, µs
   TraceCollector Trace;
 };
 
 } // namespace
 
 Expected<std::unique_ptr<BatchExecutor>> makeGpuExecutor(const loader::GpuObjectSpec &Spec,
-                                                         size_t LaunchSize) {
+                                                         const GpuExecOptions &Opts) {
   if (Spec.Platform != "xdp")
     return Error(Spec.Program + ": not an XDP program (platform " + Spec.Platform + ")");
   auto Dev = loader::GpuDevice::open(0);
@@ -360,12 +551,22 @@ Expected<std::unique_ptr<BatchExecutor>> makeGpuExecutor(const loader::GpuObject
   auto Prog = loader::GpuProgram::load(**Dev, Spec);
   if (!Prog)
     return Prog.takeError().withContext("gpu back end: " + Spec.Program);
-  return std::unique_ptr<BatchExecutor>(
-      new GpuExecutor(std::move(*Dev), std::move(*Prog), Spec.Program, LaunchSize, Spec));
+  auto *Exec = new GpuExecutor(std::move(*Dev), std::move(*Prog), Spec.Program, Opts, Spec);
+  std::unique_ptr<BatchExecutor> Owned(Exec);
+  // A persistent kernel starts now, so a program that cannot have one
+  // fails at load time, not at its first packet.
+  if (Opts.Mode == loader::GpuMode::Persistent)
+    if (MaybeError E = Exec->prepare())
+      return std::move(*E).withContext("gpu back end: " + Spec.Program);
+  return Owned;
 }
 
 double gpuKernelMs(const BatchExecutor &Exec) {
   return static_cast<const GpuExecutor &>(Exec).kernelMs();
+}
+
+double gpuLatencyUs(BatchExecutor &Exec, double Percent) {
+  return static_cast<GpuExecutor &>(Exec).latencyUs(Percent);
 }
 #endif // EBPF_GPU_HAVE_CUDA
 

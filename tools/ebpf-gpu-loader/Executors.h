@@ -12,6 +12,9 @@
 #define EBPF_GPU_TOOLS_LOADER_EXECUTORS_H
 
 #include "ebpf-gpu/Loader/GpuObject.h"
+#ifdef EBPF_GPU_HAVE_CUDA
+#include "ebpf-gpu/Loader/GpuRunner.h"
+#endif
 #include "ebpf-gpu/Runtime/BatchExecutor.h"
 
 #include <memory>
@@ -38,15 +41,35 @@ Expected<loader::GpuObjectSpec> compileForGpu(const std::string &Object,
 #endif
 
 #ifdef EBPF_GPU_HAVE_CUDA
-/// Opens GPU 0 and loads `Spec` (an XDP program). Each run() launches the
-/// kernel over at most `LaunchSize` packets at a time (0: the whole batch at
-/// once) and reclaims hash-map deletions between launches. Launches from
-/// several threads are serialised.
+/// How the GPU back end runs batches (loader/GpuRunner.h).
+struct GpuExecOptions {
+  /// The most packets one launch (or persistent-kernel batch) takes; a
+  /// larger batch runs as several (0: the whole batch at once).
+  size_t LaunchSize = 0;
+  loader::GpuMode Mode = loader::GpuMode::Launch;
+  loader::GpuDataPath Path = loader::GpuDataPath::Copy;
+  /// Persistent mode: blocks (0: one per multiprocessor), and how long a
+  /// batch may take before the run fails.
+  uint32_t Blocks = 0;
+  uint32_t WatchdogMs = 1000;
+  /// The longest frame expected (sizes the first buffers; longer frames
+  /// only make them grow).
+  uint32_t MaxFrame = 2048;
+  /// Time the kernel apart from the copies with device events (gpuKernelMs).
+  bool TimeKernel = true;
+};
+
+/// Opens GPU 0 and loads `Spec` (an XDP program); in persistent mode the
+/// kernel starts here. Each run() reclaims hash-map deletions between
+/// launches. Launches from several threads are serialised.
 Expected<std::unique_ptr<runtime::BatchExecutor>> makeGpuExecutor(const loader::GpuObjectSpec &Spec,
-                                                                  size_t LaunchSize);
+                                                                  const GpuExecOptions &Opts);
 /// Milliseconds the GPU kernel ran over all of `Exec`'s launches (device
 /// events); `Exec` must come from makeGpuExecutor.
 double gpuKernelMs(const runtime::BatchExecutor &Exec);
+/// The `Percent` percentile of its launches' latency in microseconds (the
+/// batch staged, run and its verdicts back on the host); -1 before any.
+double gpuLatencyUs(runtime::BatchExecutor &Exec, double Percent);
 #endif
 
 } // namespace ebpfgpu::tools

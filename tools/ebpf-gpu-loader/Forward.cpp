@@ -17,6 +17,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <unistd.h>
 
@@ -68,6 +69,21 @@ int usage(const std::string &Msg) {
                "queues and batch)\n"
                "  --stats-ms MS       progress line on stderr every MS ms (default 1000 "
                "on a terminal)\n"
+               "  --gpu-mode launch|persistent\n"
+               "                      gpu: a kernel launch per batch (default), or one "
+               "persistent kernel\n"
+               "  --gpu-data copy|mapped\n"
+               "                      gpu: batches copied to GPU memory (default), or read "
+               "in pinned host memory\n"
+               "  --gpu-blocks N      gpu, persistent: blocks of the kernel (default: one per SM)\n"
+               "  --watchdog-ms MS    gpu, persistent: a batch not done by then fails (default "
+               "1000)\n"
+               "  --zero-copy         run the program on packets in their mbufs (no copies; the\n"
+               "                      GPU's mapped path reads them in place); 128 bytes of headroom\n"
+               "  --gen-pcap FILE     the packets the generator port ('--port gen', a core of\n"
+               "                      this process filling its rx ring) sends, over and over\n"
+               "  --gen-frame BYTES   the generator's frames: its packets cut or padded to BYTES\n"
+               "                      (default 64)\n"
                "  --json              print the summary as JSON\n"
                "  --allow-unverified  run a .gpu.o compiled with --no-verify (testing "
                "only)\n"
@@ -116,7 +132,8 @@ std::string actionsJson(const runtime::ActionStats &A) {
 /// The device name of a port string (what comes before its arguments).
 std::string deviceName(const std::string &Spec) { return Spec.substr(0, Spec.find(',')); }
 
-void printJson(const runtime::ForwardReport &R, const std::string &Prog, const char *Backend) {
+void printJson(const runtime::ForwardReport &R, const std::string &Prog, const char *Backend,
+               double P50Us, double P99Us) {
   std::printf("{\"program\": %s, \"backend\": \"%s\", \"packets\": %llu, "
               "\"actions\": %s, "
               "\"invalid_verdicts\": %llu, \"seconds\": %.6f, "
@@ -142,9 +159,15 @@ void printJson(const runtime::ForwardReport &R, const std::string &Prog, const c
                 (unsigned long long)P.TxErrors);
   }
   std::printf("], \"errors\": {\"oversized\": %llu, \"redirect_unknown\": %llu, "
-              "\"pass_dropped\": %llu, \"exec_failed\": %llu}}\n",
+              "\"pass_dropped\": %llu, \"exec_failed\": %llu}",
               (unsigned long long)R.Oversized, (unsigned long long)R.RedirectUnknown,
               (unsigned long long)R.PassDropped, (unsigned long long)R.ExecFailed);
+  if (R.Generated)
+    std::printf(", \"generated\": %llu, \"gen_no_mbuf\": %llu",
+                (unsigned long long)R.Generated, (unsigned long long)R.GenNoMbuf);
+  if (P50Us >= 0)
+    std::printf(", \"gpu_batch_latency_us\": {\"p50\": %.2f, \"p99\": %.2f}", P50Us, P99Us);
+  std::printf("}\n");
 }
 
 void printText(const runtime::ForwardReport &R, const std::string &Prog, const std::string &Object,
@@ -203,6 +226,8 @@ int forwardCommand(int argc, char **argv) {
   std::string Object, Section, Backend;
   bool Json = false, AllowUnverified = false;
   int64_t StatsMs = -1;
+  std::string GpuMode = "launch", GpuData = "copy", GenPcap;
+  uint32_t GpuBlocks = 0, WatchdogMs = 1000;
   for (int I = 2; I < argc; ++I) {
     std::string A = argv[I];
     auto Value = [&]() -> std::string {
@@ -245,6 +270,24 @@ int forwardCommand(int argc, char **argv) {
       O.Mbufs = uint32_t(Number(1023, 1u << 30));
     else if (A == "--stats-ms")
       StatsMs = int64_t(Number(0, 86400000));
+    else if (A == "--gpu-mode") {
+      GpuMode = Value();
+      if (GpuMode != "launch" && GpuMode != "persistent")
+        return usage("--gpu-mode must be launch or persistent");
+    } else if (A == "--gpu-data") {
+      GpuData = Value();
+      if (GpuData != "copy" && GpuData != "mapped")
+        return usage("--gpu-data must be copy or mapped");
+    } else if (A == "--gpu-blocks")
+      GpuBlocks = uint32_t(Number(1, 1000000));
+    else if (A == "--watchdog-ms")
+      WatchdogMs = uint32_t(Number(1, 1000000));
+    else if (A == "--zero-copy")
+      O.ZeroCopy = true;
+    else if (A == "--gen-pcap")
+      GenPcap = Value();
+    else if (A == "--gen-frame")
+      O.GenFrame = uint32_t(Number(runtime::MinForwardFrame, runtime::MaxForwardFrame));
     else if (A == "--json")
       Json = true;
     else if (A == "--allow-unverified")
@@ -290,7 +333,15 @@ int forwardCommand(int argc, char **argv) {
       fail(Object + ": compiled without the safety verifier (--no-verify); "
                     "refusing to run it "
                     "(--allow-unverified overrides, for testing)");
-    auto E = makeGpuExecutor(*GpuObj, 0);
+    GpuExecOptions GO;
+    GO.LaunchSize = O.BatchSize;
+    loader::parseGpuMode(GpuMode, GO.Mode);
+    loader::parseGpuDataPath(GpuData, GO.Path);
+    GO.Blocks = GpuBlocks;
+    GO.WatchdogMs = WatchdogMs;
+    GO.MaxFrame = O.MaxFrame;
+    GO.TimeKernel = false; // the batch path's latency, not the kernel's share
+    auto E = makeGpuExecutor(*GpuObj, GO);
     if (!E)
       fail(E.error().message());
     Exec = std::move(*E);
@@ -311,6 +362,15 @@ int forwardCommand(int argc, char **argv) {
 #endif
   }
 
+  std::optional<runtime::PacketBatch> GenPackets;
+  if (!GenPcap.empty()) {
+    auto B = runtime::readPcap(GenPcap);
+    if (!B)
+      fail(B.error().message());
+    GenPackets = std::move(*B);
+    O.GenPackets = &*GenPackets;
+  }
+
   struct sigaction Sa = {};
   Sa.sa_handler = onSignal;
   sigaction(SIGINT, &Sa, nullptr);
@@ -325,10 +385,23 @@ int forwardCommand(int argc, char **argv) {
   Expected<runtime::ForwardReport> R = runtime::forward(*Exec, O, Hooks);
   if (!R)
     fail(R.error().message());
-  if (Json)
-    printJson(*R, Exec->programName(), Exec->backendName());
-  else
+  double P50 = -1, P99 = -1;
+#ifdef EBPF_GPU_HAVE_CUDA
+  if (Backend == "gpu") {
+    P50 = gpuLatencyUs(*Exec, 50);
+    P99 = gpuLatencyUs(*Exec, 99);
+  }
+#endif
+  if (Json) {
+    printJson(*R, Exec->programName(), Exec->backendName(), P50, P99);
+  } else {
     printText(*R, Exec->programName(), Object, Exec->backendName());
+    if (R->Generated)
+      std::printf("  generator: %llu frames made, %llu bursts without a free mbuf\n",
+                  (unsigned long long)R->Generated, (unsigned long long)R->GenNoMbuf);
+    if (P50 >= 0)
+      std::printf("  gpu batch latency: p50 %.1f us, p99 %.1f us\n", P50, P99);
+  }
   return 0;
 }
 

@@ -73,6 +73,14 @@ int usage(const std::string &Msg) {
                "  --verdicts FILE     write one line per packet: index, verdict, length\n"
                "  --dump-maps FILE    write the maps and global data after the run\n"
                "  --batch N           gpu: N packets per batch (default: all in one batch)\n"
+               "  --gpu-mode launch|persistent\n"
+               "                      gpu: a kernel launch per batch (default), or one persistent\n"
+               "                      kernel fed through a doorbell ring in pinned memory\n"
+               "  --gpu-data copy|mapped\n"
+               "                      gpu: batches copied to GPU memory and back (default), or read\n"
+               "                      and written by the GPU in pinned host memory\n"
+               "  --gpu-blocks N      gpu, persistent: blocks of the kernel (default: one per SM)\n"
+               "  --watchdog-ms MS    gpu, persistent: a batch not done by then fails (default 1000)\n"
                "  --map-set MAP:KEY:VALUE\n"
                "                      before the run, set KEY to VALUE in MAP (hex bytes as the\n"
                "                      map stores them, e.g. routes:18000000c0a80100:02000000);\n"
@@ -96,6 +104,8 @@ struct RunOptions {
   std::string Object, Pcap, Section, Out, Verdicts, MapsFile;
   std::string Backend;
   size_t BatchSize = 0; ///< gpu: packets per batch (0: all in one)
+  std::string GpuMode = "launch", GpuData = "copy"; ///< gpu: --gpu-mode, --gpu-data
+  uint32_t GpuBlocks = 0, WatchdogMs = 1000;        ///< gpu: --gpu-blocks, --watchdog-ms
   bool Json = false;
   bool AllowUnverified = false;
   bool CheckMaps = false;
@@ -391,6 +401,22 @@ int runCommand(int argc, char **argv) {
       if (V.empty() || *End || B == 0 || B > (1ull << 26))
         return usage("--batch needs a number of packets from 1 to 67108864");
       O.BatchSize = size_t(B);
+    } else if (A == "--gpu-mode") {
+      Value(O.GpuMode);
+      if (O.GpuMode != "launch" && O.GpuMode != "persistent")
+        return usage("--gpu-mode must be launch or persistent");
+    } else if (A == "--gpu-data") {
+      Value(O.GpuData);
+      if (O.GpuData != "copy" && O.GpuData != "mapped")
+        return usage("--gpu-data must be copy or mapped");
+    } else if (A == "--gpu-blocks" || A == "--watchdog-ms") {
+      std::string V;
+      Value(V);
+      char *End = nullptr;
+      unsigned long long N = std::strtoull(V.c_str(), &End, 10);
+      if (V.empty() || *End || N == 0 || N > 1000000)
+        return usage(A + " needs a number from 1 to 1000000");
+      (A == "--gpu-blocks" ? O.GpuBlocks : O.WatchdogMs) = uint32_t(N);
     } else if (A.rfind("-", 0) == 0)
       return usage("unknown option " + A);
     else if (O.Object.empty())
@@ -430,7 +456,13 @@ int runCommand(int argc, char **argv) {
     }
     ProgName = GpuObj->Program;
     requireVerified(*GpuObj, O.Object, O.AllowUnverified);
-    auto Exec = tools::makeGpuExecutor(*GpuObj, O.BatchSize);
+    tools::GpuExecOptions GO;
+    GO.LaunchSize = O.BatchSize;
+    loader::parseGpuMode(O.GpuMode, GO.Mode);
+    loader::parseGpuDataPath(O.GpuData, GO.Path);
+    GO.Blocks = O.GpuBlocks;
+    GO.WatchdogMs = O.WatchdogMs;
+    auto Exec = tools::makeGpuExecutor(*GpuObj, GO);
     if (!Exec)
       fail(Exec.error().message());
     runExecutor(**Exec, O, *Batch, MapsText);

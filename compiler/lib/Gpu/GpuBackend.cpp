@@ -108,34 +108,34 @@ llvm::Value *gridThreads(llvm::IRBuilder<> &B) {
                      Read(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x));
 }
 
-/// ebpfgpu_xdp_batch: thread t runs the program on packets t, t + T, ...
-/// (T threads in the grid); thread t is CPU t for get_smp_processor_id and
-/// per-CPU maps, so no two packets on one CPU ever run at once.
-void addXdpKernel(llvm::Module &M, llvm::Function *Prog, llvm::GlobalVariable *TraceLog) {
+/// The per-packet entry both XDP kernels share, defined here for the device
+/// library's declaration: builds the context from the descriptor, runs the
+/// program, writes the verdict. Inlined into each kernel.
+constexpr const char *PacketFnName = "__ebpfgpu_xdp_packet";
+/// The persistent kernel's loop, in the device library (PersistentLoop.inc).
+constexpr const char *PersistentLoopName = "ebpfgpu_persistent_loop";
+
+llvm::Function *addXdpPacketFn(llvm::Module &M, llvm::Function *Prog,
+                               llvm::GlobalVariable *TraceLog) {
   llvm::LLVMContext &C = M.getContext();
   auto *I8 = llvm::Type::getInt8Ty(C);
   auto *I32 = llvm::Type::getInt32Ty(C);
   auto *I64 = llvm::Type::getInt64Ty(C);
-  auto *Global = llvm::PointerType::get(C, 1);
-  auto *FnTy = llvm::FunctionType::get(llvm::Type::getVoidTy(C), {Global, Global, I32, I64}, false);
-  auto *K = llvm::Function::Create(FnTy, llvm::GlobalValue::ExternalLinkage, EBPFGPU_XDP_KERNEL, M);
-  K->setCallingConv(llvm::CallingConv::PTX_Kernel);
-  llvm::Value *Descs = K->getArg(0), *Verdicts = K->getArg(1);
-  auto *Entry = llvm::BasicBlock::Create(C, "entry", K);
-  auto *Run = llvm::BasicBlock::Create(C, "run", K);
-  auto *Done = llvm::BasicBlock::Create(C, "done", K);
-  llvm::IRBuilder<> B(Entry);
+  auto *Ptr = llvm::PointerType::get(C, 0);
+  auto *FnTy = llvm::FunctionType::get(llvm::Type::getVoidTy(C), {Ptr, Ptr, I32, I64}, false);
+  llvm::Function *F = M.getFunction(PacketFnName);
+  if (!F)
+    F = llvm::Function::Create(FnTy, llvm::GlobalValue::InternalLinkage, PacketFnName, M);
+  assert(F->getFunctionType() == FnTy && F->isDeclaration());
+  F->setLinkage(llvm::GlobalValue::InternalLinkage);
+  F->addFnAttr(llvm::Attribute::AlwaysInline);
+  llvm::Value *Desc = F->getArg(0), *Out = F->getArg(1), *Cpu = F->getArg(2);
+  llvm::IRBuilder<> B(llvm::BasicBlock::Create(C, "entry", F));
   auto *Ctx = B.CreateAlloca(llvm::ArrayType::get(I8, sizeof(ebpfgpu_xdp_ctx)), nullptr, "ctx");
   Ctx->setAlignment(llvm::Align(8));
-  llvm::Value *Cpu = threadIndex(B);
-  llvm::Value *Stride = gridThreads(B);
-  B.CreateCondBr(B.CreateICmpULT(Cpu, K->getArg(2)), Run, Done);
-
-  B.SetInsertPoint(Run);
-  llvm::PHINode *Tid = B.CreatePHI(I32, 2, "packet");
-  Tid->addIncoming(Cpu, Entry);
-  llvm::Value *Desc = B.CreateGEP(I8, Descs, B.CreateMul(B.CreateZExt(Tid, I64),
-                                                          B.getInt64(sizeof(ebpfgpu_packet_desc))));
+  // Every field starts defined (tail_target and tail_calls among them: a
+  // packet starts with no tail call made); the stores below set the rest.
+  B.CreateMemSet(Ctx, B.getInt8(0), sizeof(ebpfgpu_xdp_ctx), llvm::Align(8));
   auto Field = [&](llvm::Value *Base, size_t Off, llvm::Type *Ty) {
     return B.CreateAlignedLoad(Ty, B.CreateConstInBoundsGEP1_64(I8, Base, Off),
                                llvm::Align(Ty->getPrimitiveSizeInBits() / 8));
@@ -160,16 +160,12 @@ void addXdpKernel(llvm::Module &M, llvm::Function *Prog, llvm::GlobalVariable *T
   Set(offsetof(ebpfgpu_xdp_ctx, buffer_start), Buffer);
   Set(offsetof(ebpfgpu_xdp_ctx, buffer_end), B.CreateAdd(Buffer, Size));
   Set(offsetof(ebpfgpu_xdp_ctx, redirect_target), B.getInt64(0));
-  Set(offsetof(ebpfgpu_xdp_ctx, random_state),
-      B.CreateXor(K->getArg(3), B.CreateMul(B.CreateZExt(Tid, I64),
-                                            B.getInt64(0x9e3779b97f4a7c15ull))));
+  Set(offsetof(ebpfgpu_xdp_ctx, random_state), F->getArg(3));
   Set(offsetof(ebpfgpu_xdp_ctx, cpu_id), Cpu);
   Set(offsetof(ebpfgpu_xdp_ctx, trace_log),
       TraceLog ? static_cast<llvm::Value *>(B.CreateLoad(I64, TraceLog)) : B.getInt64(0));
   llvm::Value *R0 = B.CreateCall(Prog, {Ctx, B.CreatePtrToInt(Ctx, I64), B.getInt64(0),
                                         B.getInt64(0), B.getInt64(0), B.getInt64(0)});
-  llvm::Value *Out = B.CreateGEP(I8, Verdicts, B.CreateMul(B.CreateZExt(Tid, I64),
-                                                            B.getInt64(sizeof(ebpfgpu_verdict))));
   auto Put = [&](size_t Off, llvm::Value *V) {
     B.CreateAlignedStore(B.CreateTrunc(V, I32), B.CreateConstInBoundsGEP1_64(I8, Out, Off),
                          llvm::Align(4));
@@ -181,10 +177,61 @@ void addXdpKernel(llvm::Module &M, llvm::Function *Prog, llvm::GlobalVariable *T
   Put(offsetof(ebpfgpu_verdict, length), B.CreateSub(NewEnd, NewData));
   Put(offsetof(ebpfgpu_verdict, redirect_target),
       Field(Ctx, offsetof(ebpfgpu_xdp_ctx, redirect_target), I64));
+  B.CreateRetVoid();
+  return F;
+}
+
+/// ebpfgpu_xdp_batch: thread t runs the program on packets t, t + T, ...
+/// (T threads in the grid); thread t is CPU t for get_smp_processor_id and
+/// per-CPU maps, so no two packets on one CPU ever run at once.
+void addXdpBatchKernel(llvm::Module &M, llvm::Function *Packet) {
+  llvm::LLVMContext &C = M.getContext();
+  auto *I8 = llvm::Type::getInt8Ty(C);
+  auto *I32 = llvm::Type::getInt32Ty(C);
+  auto *I64 = llvm::Type::getInt64Ty(C);
+  auto *Global = llvm::PointerType::get(C, 1);
+  auto *Generic = llvm::PointerType::get(C, 0);
+  auto *FnTy = llvm::FunctionType::get(llvm::Type::getVoidTy(C), {Global, Global, I32, I64}, false);
+  auto *K = llvm::Function::Create(FnTy, llvm::GlobalValue::ExternalLinkage, EBPFGPU_XDP_KERNEL, M);
+  K->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  llvm::Value *Descs = K->getArg(0), *Verdicts = K->getArg(1);
+  auto *Entry = llvm::BasicBlock::Create(C, "entry", K);
+  auto *Run = llvm::BasicBlock::Create(C, "run", K);
+  auto *Done = llvm::BasicBlock::Create(C, "done", K);
+  llvm::IRBuilder<> B(Entry);
+  llvm::Value *Cpu = threadIndex(B);
+  llvm::Value *Stride = gridThreads(B);
+  B.CreateCondBr(B.CreateICmpULT(Cpu, K->getArg(2)), Run, Done);
+
+  B.SetInsertPoint(Run);
+  llvm::PHINode *Tid = B.CreatePHI(I32, 2, "packet");
+  Tid->addIncoming(Cpu, Entry);
+  llvm::Value *Index = B.CreateZExt(Tid, I64);
+  llvm::Value *Desc = B.CreateGEP(I8, Descs, B.CreateMul(Index, B.getInt64(sizeof(ebpfgpu_packet_desc))));
+  llvm::Value *Out = B.CreateGEP(I8, Verdicts, B.CreateMul(Index, B.getInt64(sizeof(ebpfgpu_verdict))));
+  llvm::Value *Random = B.CreateXor(K->getArg(3), B.CreateMul(Index, B.getInt64(0x9e3779b97f4a7c15ull)));
+  B.CreateCall(Packet, {B.CreateAddrSpaceCast(Desc, Generic), B.CreateAddrSpaceCast(Out, Generic),
+                        Cpu, Random});
   llvm::Value *Next = B.CreateAdd(Tid, Stride);
   Tid->addIncoming(Next, B.GetInsertBlock());
   B.CreateCondBr(B.CreateICmpULT(Next, K->getArg(2)), Run, Done);
   B.SetInsertPoint(Done);
+  B.CreateRetVoid();
+}
+
+/// ebpfgpu_xdp_persistent: the device library's loop over the ring.
+void addXdpPersistentKernel(llvm::Module &M) {
+  llvm::LLVMContext &C = M.getContext();
+  auto *I64 = llvm::Type::getInt64Ty(C);
+  auto *Generic = llvm::PointerType::get(C, 0);
+  auto *FnTy = llvm::FunctionType::get(llvm::Type::getVoidTy(C), {Generic, Generic, I64}, false);
+  auto *K = llvm::Function::Create(FnTy, llvm::GlobalValue::ExternalLinkage,
+                                   EBPFGPU_XDP_PERSISTENT_KERNEL, M);
+  K->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  llvm::IRBuilder<> B(llvm::BasicBlock::Create(C, "entry", K));
+  llvm::Function *Loop = M.getFunction(PersistentLoopName);
+  assert(Loop && !Loop->isDeclaration() && "device library without the persistent loop");
+  B.CreateCall(Loop, {K->getArg(0), K->getArg(1), K->getArg(2)});
   B.CreateRetVoid();
 }
 
@@ -238,6 +285,10 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
   llvm::Module &M = *Lifted->Module;
   M.setTargetTriple(Triple);
   M.setDataLayout((*TM)->createDataLayout());
+  if (Lift.Platform->hasContext()) // XDP: the persistent kernel's loop is needed too
+    M.getOrInsertFunction(PersistentLoopName, llvm::FunctionType::get(
+        llvm::Type::getVoidTy(Ctx), {llvm::PointerType::get(Ctx, 0), llvm::PointerType::get(Ctx, 0),
+                                      llvm::Type::getInt64Ty(Ctx)}, false));
   if (llvm::Error E = linkDeviceHelpers(M))
     return E;
 
@@ -252,7 +303,8 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
                                           llvm::ConstantInt::get(llvm::Type::getInt64Ty(M.getContext()), 0),
                                           EBPFGPU_TRACE_LOG_GLOBAL, nullptr,
                                           llvm::GlobalValue::NotThreadLocal, 1);
-    addXdpKernel(M, Entry, TraceLog);
+    addXdpBatchKernel(M, addXdpPacketFn(M, Entry, TraceLog));
+    addXdpPersistentKernel(M);
     Out.KernelName = EBPFGPU_XDP_KERNEL;
   } else {
     addRawKernel(M, Entry);
@@ -260,7 +312,8 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
   }
   // Only the kernel and the globals the loader binds stay visible.
   for (llvm::Function &F : M)
-    if (!F.isDeclaration() && F.getName() != Out.KernelName)
+    if (!F.isDeclaration() && F.getName() != Out.KernelName &&
+        F.getName() != EBPFGPU_XDP_PERSISTENT_KERNEL)
       F.setLinkage(llvm::GlobalValue::InternalLinkage);
   std::string Msg;
   llvm::raw_string_ostream MsgOS(Msg);

@@ -4,6 +4,7 @@
  * clang for nvptx64 to LLVM bitcode that the GPU back end links into every
  * module. Time comes from the GPU's global nanosecond timer. */
 
+#include "ebpf-gpu/Platform/GpuAbi.h"
 #include "ebpf-gpu/Platform/MapAbi.h"
 #include "ebpf-gpu/Platform/XdpContext.h"
 
@@ -32,3 +33,4 @@ static inline void ebpfgpu_store_release(uint32_t *p, uint32_t v) {
 }
 #include "XdpHelpers.inc"
 #include "MapHelpers.inc"
+#include "PersistentLoop.inc"

@@ -21,6 +21,11 @@
  * run by thread 0 only. */
 #define EBPFGPU_XDP_KERNEL "ebpfgpu_xdp_batch"
 #define EBPFGPU_RAW_KERNEL "ebpfgpu_raw_run"
+/* XDP, persistent mode: ebpfgpu_xdp_persistent(struct ebpfgpu_ring *ring,
+ * struct ebpfgpu_ring_sync *sync, uint64_t seed). Launched once; runs the
+ * batches the host posts in `ring` until the host sets ring->stop. Every
+ * block must be resident at once (the loader sizes the grid so). */
+#define EBPFGPU_XDP_PERSISTENT_KERNEL "ebpfgpu_xdp_persistent"
 /* Programs that call bpf_trace_printk: a u64 module global holding the
  * device address of their struct ebpfgpu_trace_log (XdpContext.h). */
 #define EBPFGPU_TRACE_LOG_GLOBAL "ebpfgpu_trace_log"
@@ -40,6 +45,37 @@ struct ebpfgpu_verdict {
   uint32_t data_offset; /* where the program left the packet's start */
   uint32_t length;      /* and its length (after adjust_head/tail) */
   uint32_t redirect_target;
+};
+
+/* Persistent mode: the doorbell ring, in pinned host memory the GPU reads
+ * and writes over PCIe. Batches are numbered 1, 2, ...; batch n uses slot
+ * (n - 1) % slots. The host fills a slot's count, descs and verdicts, then
+ * stores ready = n (release); the kernel runs the batch and stores done = n
+ * (release, system scope) once every verdict is written. A slot is reused
+ * only after its done was seen. */
+#define EBPFGPU_RING_SLOTS 16
+
+struct ebpfgpu_ring_slot {
+  uint32_t ready;    /* host: the batch this slot holds */
+  uint32_t done;     /* GPU: the last batch of this slot that finished */
+  uint32_t count;    /* packets in the batch */
+  uint32_t reserved;
+  uint64_t descs;    /* device-visible address of `count` descriptors */
+  uint64_t verdicts; /* device-visible address of `count` verdicts */
+};
+
+struct ebpfgpu_ring {
+  uint32_t stop;      /* host: 1 makes the kernel return once idle */
+  uint32_t slots;     /* slots in use, 1..EBPFGPU_RING_SLOTS */
+  uint64_t heartbeat; /* GPU: advanced while the kernel waits or works */
+  struct ebpfgpu_ring_slot slot[EBPFGPU_RING_SLOTS];
+};
+
+/* Device memory, zeroed before the launch: how the blocks agree. */
+struct ebpfgpu_ring_sync {
+  uint32_t go;   /* the newest batch block 0 saw ready */
+  uint32_t stop; /* block 0 saw ring->stop */
+  uint32_t arrived[EBPFGPU_RING_SLOTS]; /* blocks done with the slot's batch */
 };
 
 #endif /* EBPF_GPU_PLATFORM_GPUABI_H */

@@ -35,12 +35,18 @@ public:
 
   const std::string &name() const { return Name; }
   const CudaApi &api() const { return *Api; }
+  /// Makes the device's context current on the calling thread: a thread
+  /// other than the one that opened it (a DPDK worker) must, before any
+  /// other call on the device's objects.
+  MaybeError bindThread() const;
+  /// Page-locks host memory [Addr, Addr + Bytes) and maps it for the GPU
+  /// (cuMemHostRegister); returns the device address of Addr. The range
+  /// stays mapped until unmapHostMemory(Addr) or the device is closed.
+  Expected<uint64_t> mapHostMemory(void *Addr, size_t Bytes);
+  void unmapHostMemory(void *Addr);
   /// Threads the GPU holds at once (multiprocessors x threads each).
   uint32_t residentThreads() const { return ResidentThreads; }
-  /// Makes the device's context current on the calling thread (open()
-  /// does it on the thread that opens it; other threads, such as DPDK
-  /// worker lcores, call this before using the device's programs).
-  MaybeError makeCurrent() const;
+  uint32_t multiprocessors() const { return Multiprocessors; }
 
 private:
   GpuDevice() = default;
@@ -49,6 +55,8 @@ private:
   void *Context = nullptr;
   std::string Name;
   uint32_t ResidentThreads = 0;
+  uint32_t Multiprocessors = 0;
+  std::vector<void *> Mapped; ///< page-aligned starts of mapped host ranges
 };
 
 /// Threads per block of the batch kernels.
@@ -201,6 +209,7 @@ public:
 private:
   friend class GpuBatch;
   friend class GpuStagedBatch;
+  friend class GpuRunner;
   Expected<uint64_t> global(const std::string &Name, size_t Offset, size_t Bytes) const;
   struct DeviceMap {
     std::string Name;

@@ -80,6 +80,14 @@ public:
   /// returns). Fails when there is no such map, or with `Op`'s error.
   virtual MaybeError accessMap(const std::string &Name, const MapOperation &Op) = 0;
 
+  /// The runtime's packet buffers (an mbuf pool's memory) live in
+  /// [Addr, Addr + Bytes): a back end that can run packets there in place
+  /// (a GPU mapping the range) prepares to. Packets added to a batch with
+  /// PacketBatch::addExternal lie in such ranges. Before any run().
+  virtual MaybeError usePacketMemory(void *Addr, size_t Bytes) { return std::nullopt; }
+  /// The ranges are about to be freed: forget them. After the last run().
+  virtual void forgetPacketMemory() {}
+
   /// The program's name (function or section) and the back end's name
   /// ("host", "gpu").
   virtual const std::string &programName() const = 0;

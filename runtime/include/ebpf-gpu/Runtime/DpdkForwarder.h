@@ -34,7 +34,8 @@ struct ForwardOptions {
   /// Ports, in ifindex order (the first is ifindex 1, as bpf_redirect
   /// names it). Each is a PCI address ("0000:3b:00.0") or a DPDK vdev
   /// ("net_pcap0,rx_pcap=in.pcap,tx_pcap=out.pcap",
-  /// "net_af_packet0,iface=veth0").
+  /// "net_af_packet0,iface=veth0"), or "gen", a port whose rx a core of
+  /// this process fills with GenPackets.
   std::vector<std::string> Ports;
   /// Where XDP_PASS packets go, in the same form; empty: they are freed
   /// and counted as pass_dropped. Transmit only (its rx is not polled).
@@ -55,6 +56,15 @@ struct ForwardOptions {
   uint32_t Mbufs = 0;
   /// How often Progress is called (0: never).
   uint32_t ProgressMs = 0;
+  /// Run the program on packets in their mbufs (when one segment) rather
+  /// than on copies: no copy in or out, and a GPU reads the mbufs in place
+  /// (mapped path). The program then has the mbuf's headroom
+  /// (RTE_PKTMBUF_HEADROOM, 128 bytes) rather than XDP's 256.
+  bool ZeroCopy = false;
+  /// The `gen` port's traffic (an in-process source, DpdkGenerator.h): the
+  /// packets it sends, cut or padded to GenFrame bytes, over and over.
+  const PacketBatch *GenPackets = nullptr;
+  uint32_t GenFrame = 64;
   /// Extra EAL arguments, after the forwarder's own (so they win).
   std::vector<std::string> EalArgs;
   /// Set (from a signal handler, say) to stop; polled by every worker.
@@ -88,6 +98,8 @@ struct ForwardReport {
   uint64_t PassDropped = 0;
   /// Packets of batches the back end failed on: freed.
   uint64_t ExecFailed = 0;
+  /// The `gen` port's source: frames it made, bursts it found no mbuf for.
+  uint64_t Generated = 0, GenNoMbuf = 0;
   unsigned Workers = 0;
   /// The whole run, and from its first packet received to its last batch
   /// done (what packet rates are measured over: no start-up, no idle end).

@@ -39,6 +39,12 @@ public:
   bool add(const uint8_t *Data, uint32_t Len, uint64_t TimestampNs = 0);
   size_t size() const { return Lengths.size(); }
   uint32_t maxLen() const { return MaxLen; }
+  /// Appends a packet that stays where it is (an mbuf's buffer: zero
+  /// copy): `BufferSize` bytes at `Buffer`, the packet `Len` bytes at
+  /// `DataOffset` in it. The program reads and writes it in place; the
+  /// buffer must outlive the batch's use of it. Its headroom and tailroom
+  /// are what the buffer has around the packet.
+  void addExternal(uint8_t *Buffer, uint32_t BufferSize, uint32_t DataOffset, uint32_t Len);
   /// Room for `N` packets, so that adding up to N allocates nothing.
   void reserve(size_t N);
   /// Empties the batch and keeps its memory, for the next batch.
@@ -62,10 +68,20 @@ public:
   /// test run copies packets out). False when they do not fit the buffer.
   bool setResult(size_t I, const uint8_t *Data, uint32_t Len, uint64_t Verdict);
 
-  /// Where executors that copy buffers (the GPU) find and return them: all
-  /// buffers, contiguous, `stride()` bytes each.
+  /// Where executors find packet `I`'s buffer (headroom, packet, tailroom),
+  /// and how long it is: a stride of the batch's own storage, or the
+  /// caller's memory for packets added with addExternal.
+  uint8_t *buffer(size_t I) {
+    return External[I] ? External[I] : Storage.data() + Slots[I] * Stride;
+  }
+  const uint8_t *buffer(size_t I) const {
+    return External[I] ? External[I] : Storage.data() + Slots[I] * Stride;
+  }
+  uint32_t bufferSize(size_t I) const { return External[I] ? Sizes[I] : uint32_t(Stride); }
+  bool isExternal(size_t I) const { return External[I] != nullptr; }
+  /// The copied packets' storage, `stride()` bytes a buffer; in a batch
+  /// with no external packet, packet I's buffer is the I-th.
   uint8_t *frames() { return Storage.data(); }
-  size_t framesBytes() const { return Storage.size(); }
   size_t stride() const { return Stride; }
   uint32_t offset(size_t I) const { return Offsets[I]; }
   /// Records an executor's outcome for packet `I`: the packet now starts at
@@ -80,13 +96,16 @@ public:
   uint64_t redirectTarget(size_t I) const { return Redirects[I]; }
 
 private:
-  uint8_t *buffer(size_t I) { return Storage.data() + I * Stride; }
-  const uint8_t *buffer(size_t I) const { return Storage.data() + I * Stride; }
+  void push(uint8_t *Ext, uint32_t Size, uint32_t Offset, uint32_t Len, uint64_t TimestampNs);
 
   uint32_t MaxLen;
   size_t Stride;
   uint32_t IngressIfindex = 0, RxQueueIndex = 0;
-  std::vector<uint8_t> Storage;
+  std::vector<uint8_t> Storage; ///< the copied packets' buffers, a stride each
+  size_t Copied = 0;            ///< strides of Storage in use
+  std::vector<uint8_t *> External; ///< per packet: its own buffer, or null (a stride)
+  std::vector<uint32_t> Sizes;     ///< per packet: its external buffer's bytes
+  std::vector<size_t> Slots;       ///< per packet: its stride in Storage
   std::vector<uint32_t> Offsets, Lengths;
   std::vector<uint64_t> Verdicts, Timestamps, Redirects;
 };

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Running batch after batch of an XDP program on the GPU, with every buffer
+// allocated once: the packet path of the one-shot runs and of the DPDK
+// runtime. Two control-flow modes and two data paths:
+//   launch      one kernel launch per batch, waited for on a stream
+//   persistent  one kernel for the runner's life, polling a doorbell ring
+//               in pinned host memory (GpuAbi.h: struct ebpfgpu_ring); a
+//               batch not done within the watchdog's time is an error
+//   copy        frames and descriptors are staged in pinned host memory and
+//               copied to the device in one transfer each, and back
+//   mapped      the kernel reads and writes the frames, descriptors and
+//               verdicts in mapped pinned host memory over PCIe: no copies
+// Not thread-safe: one batch at a time. A program's host-side map
+// operations (GpuProgram::dumpMaps, updateMap, reclaimMaps...) may be called
+// between runs, also while a persistent kernel waits: they use the legacy
+// stream, which a persistent kernel's non-blocking stream does not wait on.
+
+#ifndef EBPF_GPU_LOADER_GPURUNNER_H
+#define EBPF_GPU_LOADER_GPURUNNER_H
+
+#include "ebpf-gpu/Loader/GpuLoader.h"
+
+#include <memory>
+
+namespace ebpfgpu::loader {
+
+enum class GpuMode { Launch, Persistent };
+enum class GpuDataPath { Copy, Mapped };
+
+/// "launch"/"persistent", "copy"/"mapped"; false for other names.
+bool parseGpuMode(const std::string &Name, GpuMode &Out);
+bool parseGpuDataPath(const std::string &Name, GpuDataPath &Out);
+const char *gpuModeName(GpuMode M);
+const char *gpuDataPathName(GpuDataPath P);
+
+struct GpuRunnerOptions {
+  GpuMode Mode = GpuMode::Launch;
+  GpuDataPath Path = GpuDataPath::Copy;
+  /// The most packets, and bytes of frames, one run() takes.
+  uint32_t MaxPackets = 256;
+  size_t MaxFrameBytes = 256 * 2048;
+  /// Persistent mode: blocks of GpuBlockThreads threads (0: one per
+  /// multiprocessor). Capped at what can be resident at once and at the
+  /// program's CPUs (per-CPU maps).
+  uint32_t Blocks = 0;
+  /// Persistent mode: a batch not done after this long fails the run.
+  uint32_t WatchdogMs = 1000;
+};
+
+class GpuRunner {
+public:
+  /// Allocates the buffers and, in persistent mode, launches the kernel
+  /// (which `Prog` must have: objects compiled before it fail here).
+  /// `Prog` and `Dev` must outlive the runner.
+  static Expected<std::unique_ptr<GpuRunner>> create(GpuDevice &Dev, GpuProgram &Prog,
+                                                     const GpuRunnerOptions &Opts);
+  /// Stops a persistent kernel (it returns once idle) and frees the
+  /// buffers. A kernel that does not stop within the watchdog's time is
+  /// left running and its buffers are not freed (freeing them under it
+  /// could corrupt memory); the process should then exit.
+  ~GpuRunner();
+  GpuRunner(const GpuRunner &) = delete;
+  GpuRunner &operator=(const GpuRunner &) = delete;
+
+  /// Pinned host memory the caller fills before run(): packet buffers in
+  /// frames(), one descriptor per packet whose `buffer` is the offset of
+  /// its buffer in frames() (run() rewrites it to a device address).
+  uint8_t *frames() { return HostFrames; }
+  ebpfgpu_packet_desc *descs() { return HostDescs; }
+  /// After run(): a verdict per packet; frames() holds the packets as the
+  /// program left them.
+  const ebpfgpu_verdict *verdicts() const { return HostVerdicts; }
+
+  /// Runs the program over `Count` packets whose buffers lie in the first
+  /// `FrameBytes` bytes of frames(). Fails on a driver error, a buffer
+  /// outside those bytes, or (persistent) a batch the watchdog gave up on;
+  /// after a watchdog failure every later run fails too.
+  MaybeError run(uint32_t Count, size_t FrameBytes, BatchTiming *Timing = nullptr);
+  /// Mapped path: runs `Count` packets whose descriptors already hold
+  /// device addresses of buffers elsewhere (mapped host memory: mbufs, see
+  /// GpuDevice::mapHostMemory); frames() is not used. The caller vouches
+  /// for the buffers.
+  MaybeError runInPlace(uint32_t Count, BatchTiming *Timing = nullptr);
+
+  const GpuRunnerOptions &options() const { return Opts; }
+  /// Threads of the grid: the CPUs packets are spread over.
+  uint32_t gridThreads() const { return GridThreads; }
+
+private:
+  GpuRunner(GpuDevice &Dev, GpuProgram &Prog, const GpuRunnerOptions &Opts)
+      : Dev(Dev), Prog(Prog), Opts(Opts) {}
+  MaybeError allocate();
+  MaybeError startPersistent();
+  MaybeError runLaunch(uint32_t Count, size_t FrameBytes, BatchTiming *Timing);
+  MaybeError runPersistent(uint32_t Count, size_t FrameBytes, BatchTiming *Timing);
+  /// Persistent: true when the kernel returned within `Ms`.
+  bool waitStopped(uint32_t Ms);
+
+  GpuDevice &Dev;
+  GpuProgram &Prog;
+  GpuRunnerOptions Opts;
+  void *Stream = nullptr;       ///< copies, and launch-mode kernels
+  void *KernelStream = nullptr; ///< the persistent kernel
+  uint8_t *HostFrames = nullptr;
+  ebpfgpu_packet_desc *HostDescs = nullptr;
+  ebpfgpu_verdict *HostVerdicts = nullptr;
+  /// Device addresses: device memory (copy) or the mapped host buffers.
+  uint64_t DevFrames = 0, DevDescs = 0, DevVerdicts = 0;
+  /// Persistent mode.
+  ebpfgpu_ring *Ring = nullptr;
+  uint64_t DevRing = 0, DevSync = 0;
+  uint32_t NextBatch = 1;
+  bool Running = false, Stuck = false;
+  uint32_t GridThreads = 0;
+};
+
+} // namespace ebpfgpu::loader
+
+#endif // EBPF_GPU_LOADER_GPURUNNER_H

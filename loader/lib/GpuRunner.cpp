@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// GpuRunner: batch after batch on the GPU, in launch or persistent mode,
+// over copied or mapped buffers (GpuRunner.h).
+
+#include "ebpf-gpu/Loader/GpuRunner.h"
+
+#include "CudaApi.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define EBPFGPU_CPU_PAUSE() _mm_pause()
+#else
+#define EBPFGPU_CPU_PAUSE() ((void)0)
+#endif
+
+namespace ebpfgpu::loader {
+
+bool parseGpuMode(const std::string &Name, GpuMode &Out) {
+  if (Name == "launch")
+    Out = GpuMode::Launch;
+  else if (Name == "persistent")
+    Out = GpuMode::Persistent;
+  else
+    return false;
+  return true;
+}
+
+bool parseGpuDataPath(const std::string &Name, GpuDataPath &Out) {
+  if (Name == "copy")
+    Out = GpuDataPath::Copy;
+  else if (Name == "mapped")
+    Out = GpuDataPath::Mapped;
+  else
+    return false;
+  return true;
+}
+
+const char *gpuModeName(GpuMode M) { return M == GpuMode::Launch ? "launch" : "persistent"; }
+const char *gpuDataPathName(GpuDataPath P) { return P == GpuDataPath::Copy ? "copy" : "mapped"; }
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point T) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - T).count();
+}
+
+} // namespace
+
+Expected<std::unique_ptr<GpuRunner>> GpuRunner::create(GpuDevice &Dev, GpuProgram &Prog,
+                                                       const GpuRunnerOptions &Opts) {
+  if (!Prog.IsXdp)
+    return Error("GpuRunner needs an XDP program");
+  if (Opts.MaxPackets == 0)
+    return Error("GpuRunner needs room for at least one packet");
+  std::unique_ptr<GpuRunner> R(new GpuRunner(Dev, Prog, Opts));
+  if (MaybeError E = R->allocate())
+    return std::move(*E);
+  if (Opts.Mode == GpuMode::Persistent)
+    if (MaybeError E = R->startPersistent())
+      return std::move(*E);
+  return R;
+}
+
+MaybeError GpuRunner::allocate() {
+  const CudaApi &A = Dev.api();
+  CUstream S;
+  EBPFGPU_CHECK(A, cuStreamCreate, &S, CU_STREAM_NON_BLOCKING);
+  Stream = S;
+  const bool Mapped = Opts.Path == GpuDataPath::Mapped;
+  const bool Persistent = Opts.Mode == GpuMode::Persistent;
+  auto HostAlloc = [&](size_t Bytes, bool DeviceMapped, void **Out) -> MaybeError {
+    unsigned Flags = CU_MEMHOSTALLOC_PORTABLE | (DeviceMapped ? CU_MEMHOSTALLOC_DEVICEMAP : 0);
+    EBPFGPU_CHECK(A, cuMemHostAlloc, Out, Bytes ? Bytes : 1, Flags);
+    return std::nullopt;
+  };
+  auto DevicePointer = [&](void *Host, uint64_t &Out) -> MaybeError {
+    CUdeviceptr P;
+    EBPFGPU_CHECK(A, cuMemHostGetDevicePointer, &P, Host, 0);
+    Out = P;
+    return std::nullopt;
+  };
+  auto DeviceAlloc = [&](size_t Bytes, uint64_t &Out) -> MaybeError {
+    CUdeviceptr P;
+    EBPFGPU_CHECK(A, cuMemAlloc, &P, Bytes ? Bytes : 1);
+    Out = P;
+    return std::nullopt;
+  };
+  const size_t DescBytes = size_t(Opts.MaxPackets) * sizeof(ebpfgpu_packet_desc);
+  const size_t VerdictBytes = size_t(Opts.MaxPackets) * sizeof(ebpfgpu_verdict);
+  void *H;
+  if (MaybeError E = HostAlloc(Opts.MaxFrameBytes, Mapped, &H))
+    return E;
+  HostFrames = static_cast<uint8_t *>(H);
+  if (MaybeError E = HostAlloc(DescBytes, Mapped, &H))
+    return E;
+  HostDescs = static_cast<ebpfgpu_packet_desc *>(H);
+  // A persistent kernel writes verdicts straight to the host: no copy to
+  // wait for once the batch is done.
+  if (MaybeError E = HostAlloc(VerdictBytes, Mapped || Persistent, &H))
+    return E;
+  HostVerdicts = static_cast<ebpfgpu_verdict *>(H);
+  if (Mapped) {
+    for (auto [Host, Dev] : {std::pair{static_cast<void *>(HostFrames), &DevFrames},
+                             std::pair{static_cast<void *>(HostDescs), &DevDescs}})
+      if (MaybeError E = DevicePointer(Host, *Dev))
+        return E;
+  } else {
+    if (MaybeError E = DeviceAlloc(Opts.MaxFrameBytes, DevFrames))
+      return E;
+    if (MaybeError E = DeviceAlloc(DescBytes, DevDescs))
+      return E;
+  }
+  if (Mapped || Persistent)
+    return DevicePointer(HostVerdicts, DevVerdicts);
+  return DeviceAlloc(VerdictBytes, DevVerdicts);
+}
+
+MaybeError GpuRunner::startPersistent() {
+  const CudaApi &A = Dev.api();
+  CUfunction Fn;
+  if (A.cuModuleGetFunction(&Fn, static_cast<CUmodule>(Prog.Module),
+                            EBPFGPU_XDP_PERSISTENT_KERNEL) != CUDA_SUCCESS)
+    return Error("the program has no persistent kernel (a .gpu.o from an older ebpf-gpu-cc: "
+                 "compile it again)");
+  int PerSm = 0;
+  EBPFGPU_CHECK(A, cuOccupancyMaxActiveBlocksPerMultiprocessor, &PerSm, Fn, int(GpuBlockThreads),
+                0);
+  // Every block must be resident at once, and each thread is a CPU of the
+  // program's per-CPU maps.
+  uint32_t Resident = uint32_t(PerSm) * Dev.multiprocessors();
+  uint32_t Blocks = Opts.Blocks ? Opts.Blocks : Dev.multiprocessors();
+  Blocks = std::min({Blocks, Resident, Prog.cpus() / GpuBlockThreads});
+  if (Blocks == 0)
+    return Error("the persistent kernel cannot have one block resident on this GPU");
+  GridThreads = Blocks * GpuBlockThreads;
+
+  void *H;
+  EBPFGPU_CHECK(A, cuMemHostAlloc, &H, sizeof(ebpfgpu_ring),
+                CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
+  Ring = static_cast<ebpfgpu_ring *>(H);
+  std::memset(static_cast<void *>(Ring), 0, sizeof(*Ring));
+  Ring->slots = EBPFGPU_RING_SLOTS;
+  CUdeviceptr P;
+  EBPFGPU_CHECK(A, cuMemHostGetDevicePointer, &P, H, 0);
+  DevRing = P;
+  EBPFGPU_CHECK(A, cuMemAlloc, &P, sizeof(ebpfgpu_ring_sync));
+  DevSync = P;
+  EBPFGPU_CHECK(A, cuMemsetD8, P, 0, sizeof(ebpfgpu_ring_sync));
+  // The kernel has a stream of its own: copies go on `Stream`, which must
+  // not queue behind a kernel that never ends.
+  CUstream KS;
+  EBPFGPU_CHECK(A, cuStreamCreate, &KS, CU_STREAM_NON_BLOCKING);
+  KernelStream = KS;
+  CUdeviceptr RingArg = DevRing, SyncArg = DevSync;
+  uint64_t Seed = 0x5eed0000ull;
+  void *Args[] = {&RingArg, &SyncArg, &Seed};
+  EBPFGPU_CHECK(A, cuLaunchKernel, Fn, Blocks, 1, 1, GpuBlockThreads, 1, 1, 0, KS, Args, nullptr);
+  Running = true;
+  if (CUresult R = A.cuStreamQuery(KS); R != CUDA_ERROR_NOT_READY) {
+    Running = false;
+    return R == CUDA_SUCCESS ? Error("the persistent kernel returned at once")
+                             : A.error("persistent kernel launch", R);
+  }
+  return std::nullopt;
+}
+
+bool GpuRunner::waitStopped(uint32_t Ms) {
+  const CudaApi &A = Dev.api();
+  auto Start = Clock::now();
+  for (;;) {
+    CUresult R = A.cuStreamQuery(static_cast<CUstream>(KernelStream));
+    if (R != CUDA_ERROR_NOT_READY)
+      return true;
+    if (msSince(Start) > Ms)
+      return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+}
+
+GpuRunner::~GpuRunner() {
+  const CudaApi &A = Dev.api();
+  if (Running) {
+    reinterpret_cast<std::atomic<uint32_t> *>(&Ring->stop)->store(1, std::memory_order_release);
+    if (!waitStopped(std::max<uint32_t>(Opts.WatchdogMs, 100)))
+      return; // still running: freeing its memory could corrupt it
+  }
+  if (Stream)
+    A.cuStreamSynchronize(static_cast<CUstream>(Stream));
+  if (Opts.Path == GpuDataPath::Copy)
+    for (uint64_t P : {DevFrames, DevDescs})
+      if (P)
+        A.cuMemFree(P);
+  if (Opts.Path == GpuDataPath::Copy && Opts.Mode == GpuMode::Launch && DevVerdicts)
+    A.cuMemFree(DevVerdicts);
+  if (DevSync)
+    A.cuMemFree(DevSync);
+  for (void *H : {static_cast<void *>(HostFrames), static_cast<void *>(HostDescs),
+                  static_cast<void *>(HostVerdicts), static_cast<void *>(Ring)})
+    if (H)
+      A.cuMemFreeHost(H);
+  for (void *S : {Stream, KernelStream})
+    if (S)
+      A.cuStreamDestroy(static_cast<CUstream>(S));
+}
+
+MaybeError GpuRunner::run(uint32_t Count, size_t FrameBytes, BatchTiming *Timing) {
+  if (Count > Opts.MaxPackets || FrameBytes > Opts.MaxFrameBytes)
+    return Error("batch too large for the GPU runner: " + std::to_string(Count) + " packets, " +
+                 std::to_string(FrameBytes) + " bytes of frames (room for " +
+                 std::to_string(Opts.MaxPackets) + " and " + std::to_string(Opts.MaxFrameBytes) +
+                 ")");
+  for (uint32_t I = 0; I < Count; ++I) {
+    ebpfgpu_packet_desc &D = HostDescs[I];
+    if (D.buffer > FrameBytes || D.buffer_size > FrameBytes - D.buffer ||
+        D.data_offset > D.buffer_size || D.length > D.buffer_size - D.data_offset)
+      return Error("packet " + std::to_string(I) + ": buffer outside the frames passed in");
+    D.buffer += DevFrames;
+  }
+  if (Count == 0)
+    return std::nullopt;
+  return Opts.Mode == GpuMode::Launch ? runLaunch(Count, FrameBytes, Timing)
+                                      : runPersistent(Count, FrameBytes, Timing);
+}
+
+MaybeError GpuRunner::runInPlace(uint32_t Count, BatchTiming *Timing) {
+  if (Opts.Path != GpuDataPath::Mapped)
+    return Error("packets in place need the mapped data path");
+  if (Count > Opts.MaxPackets)
+    return Error("batch too large for the GPU runner: " + std::to_string(Count) +
+                 " packets (room for " + std::to_string(Opts.MaxPackets) + ")");
+  if (Count == 0)
+    return std::nullopt;
+  return Opts.Mode == GpuMode::Launch ? runLaunch(Count, 0, Timing)
+                                      : runPersistent(Count, 0, Timing);
+}
+
+MaybeError GpuRunner::runLaunch(uint32_t Count, size_t FrameBytes, BatchTiming *Timing) {
+  const CudaApi &A = Dev.api();
+  CUstream S = static_cast<CUstream>(Stream);
+  const bool Copy = Opts.Path == GpuDataPath::Copy;
+  CUevent Ev[4] = {};
+  auto Record = [&](int I) -> MaybeError {
+    if (Timing)
+      EBPFGPU_CHECK(A, cuEventRecord, Ev[I], S);
+    return std::nullopt;
+  };
+  struct Events {
+    const CudaApi &A;
+    CUevent *E;
+    ~Events() {
+      for (int I = 0; I < 4; ++I)
+        if (E[I])
+          A.cuEventDestroy(E[I]);
+    }
+  } Owned{A, Ev};
+  if (Timing)
+    for (CUevent &E : Ev)
+      EBPFGPU_CHECK(A, cuEventCreate, &E, CU_EVENT_DEFAULT);
+  if (MaybeError E = Record(0))
+    return E;
+  if (Copy) {
+    EBPFGPU_CHECK(A, cuMemcpyHtoDAsync, DevDescs, HostDescs, Count * sizeof(ebpfgpu_packet_desc),
+                  S);
+    EBPFGPU_CHECK(A, cuMemcpyHtoDAsync, DevFrames, HostFrames, FrameBytes, S);
+  }
+  if (MaybeError E = Record(1))
+    return E;
+  CUdeviceptr DescPtr = DevDescs, VerdictPtr = DevVerdicts;
+  uint64_t Seed = 0x5eed0000ull;
+  void *Args[] = {&DescPtr, &VerdictPtr, &Count, &Seed};
+  unsigned Blocks = Prog.blocksFor(Count);
+  GridThreads = Blocks * GpuBlockThreads;
+  EBPFGPU_CHECK(A, cuLaunchKernel, static_cast<CUfunction>(Prog.Kernel), Blocks, 1, 1,
+                GpuBlockThreads, 1, 1, 0, S, Args, nullptr);
+  if (MaybeError E = Record(2))
+    return E;
+  if (Copy) {
+    EBPFGPU_CHECK(A, cuMemcpyDtoHAsync, HostVerdicts, DevVerdicts,
+                  Count * sizeof(ebpfgpu_verdict), S);
+    EBPFGPU_CHECK(A, cuMemcpyDtoHAsync, HostFrames, DevFrames, FrameBytes, S);
+  }
+  if (MaybeError E = Record(3))
+    return E;
+  EBPFGPU_CHECK(A, cuStreamSynchronize, S);
+  if (Timing) {
+    EBPFGPU_CHECK(A, cuEventElapsedTime, &Timing->CopyInMs, Ev[0], Ev[1]);
+    EBPFGPU_CHECK(A, cuEventElapsedTime, &Timing->KernelMs, Ev[1], Ev[2]);
+    EBPFGPU_CHECK(A, cuEventElapsedTime, &Timing->CopyOutMs, Ev[2], Ev[3]);
+  }
+  return std::nullopt;
+}
+
+MaybeError GpuRunner::runPersistent(uint32_t Count, size_t FrameBytes, BatchTiming *Timing) {
+  const CudaApi &A = Dev.api();
+  if (Stuck)
+    return Error("the persistent GPU kernel stopped answering earlier; no batch can run");
+  CUstream S = static_cast<CUstream>(Stream);
+  const bool Copy = Opts.Path == GpuDataPath::Copy;
+  auto T0 = Clock::now();
+  if (Copy) {
+    EBPFGPU_CHECK(A, cuMemcpyHtoDAsync, DevDescs, HostDescs, Count * sizeof(ebpfgpu_packet_desc),
+                  S);
+    EBPFGPU_CHECK(A, cuMemcpyHtoDAsync, DevFrames, HostFrames, FrameBytes, S);
+    EBPFGPU_CHECK(A, cuStreamSynchronize, S);
+  }
+  auto T1 = Clock::now();
+  const uint32_t Batch = NextBatch++;
+  ebpfgpu_ring_slot &Slot = Ring->slot[(Batch - 1) % EBPFGPU_RING_SLOTS];
+  Slot.count = Count;
+  Slot.descs = DevDescs;
+  Slot.verdicts = DevVerdicts;
+  reinterpret_cast<std::atomic<uint32_t> *>(&Slot.ready)->store(Batch, std::memory_order_release);
+  auto *Done = reinterpret_cast<std::atomic<uint32_t> *>(&Slot.done);
+  const uint64_t Beat = reinterpret_cast<std::atomic<uint64_t> *>(&Ring->heartbeat)->load();
+  for (unsigned Spins = 0; Done->load(std::memory_order_acquire) != Batch;) {
+    EBPFGPU_CPU_PAUSE();
+    if ((++Spins & 4095) != 0 || msSince(T1) <= Opts.WatchdogMs)
+      continue;
+    if (Done->load(std::memory_order_acquire) == Batch)
+      break;
+    Stuck = true;
+    CUresult R = A.cuStreamQuery(static_cast<CUstream>(KernelStream));
+    if (R != CUDA_ERROR_NOT_READY && R != CUDA_SUCCESS)
+      return A.error("persistent kernel", R);
+    bool Moved = reinterpret_cast<std::atomic<uint64_t> *>(&Ring->heartbeat)->load() != Beat;
+    return Error("watchdog: the persistent GPU kernel did not finish batch " +
+                 std::to_string(Batch) + " (" + std::to_string(Count) + " packets) within " +
+                 std::to_string(Opts.WatchdogMs) + " ms" +
+                 (R == CUDA_SUCCESS ? " (the kernel has exited)"
+                                    : Moved ? " (still polling)" : " (no heartbeat)"));
+  }
+  auto T2 = Clock::now();
+  if (Copy) {
+    EBPFGPU_CHECK(A, cuMemcpyDtoHAsync, HostFrames, DevFrames, FrameBytes, S);
+    EBPFGPU_CHECK(A, cuStreamSynchronize, S);
+  }
+  if (Timing) {
+    auto Ms = [](Clock::time_point From, Clock::time_point To) {
+      return float(std::chrono::duration<double, std::milli>(To - From).count());
+    };
+    Timing->CopyInMs = Ms(T0, T1);
+    Timing->KernelMs = Ms(T1, T2);
+    Timing->CopyOutMs = Ms(T2, Clock::now());
+  }
+  return std::nullopt;
+}
+
+} // namespace ebpfgpu::loader
