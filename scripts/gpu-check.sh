@@ -192,7 +192,71 @@ prepare() {
   /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
     -c tests/stress/spin_forever.c -o build/spin_forever.o
   build/tools/ebpf-gpu-cc build/spin_forever.o --no-verify -o "$CARRY/samples/spin_forever.gpu.o"
+  prepare_daemon
   du -sh "$CARRY"
+}
+
+# The daemon on the GPU runs the DPDK loader prepare() carries
+# (dpdk.tar.xz); the daemon tests' helper goes with it.
+prepare_daemon() {
+  mkdir -p "$CARRY/daemon"
+  cp tests/lit/daemon/Inputs/check.py "$CARRY/daemon/"
+}
+
+# Through the daemon on the GPU: the port filter's .gpu.o attached to a
+# net_pcap port gives what `run` gave (the samples step's output), the
+# router's routes are set and read through the socket while traffic runs
+# and change its verdicts, and a program is replaced mid-stream with every
+# packet accounted for. Needs the samples step's /tmp/xdp_port_filter.gpu.*.
+device_daemon() {
+  local out=$1 s=$CARRY/samples d=/tmp/ebpf-gpu-daemon traffic=/tmp/gpu-check-traffic.pcap
+  rm -rf "$d" && mkdir -p "$d/bin"
+  [[ -x /tmp/dpdk/ebpf-gpu-loader ]] || { mkdir -p /tmp/dpdk && tar -xJf "$CARRY/dpdk.tar.xz" -C /tmp/dpdk; }
+  # The loader finds its libraries; nothing else here sees them.
+  printf '#!/bin/sh\nLD_LIBRARY_PATH=/tmp/dpdk/lib exec /tmp/dpdk/ebpf-gpu-loader "$@"\n' \
+    >"$d/bin/ebpf-gpu-loader"
+  chmod +x "$d/bin/ebpf-gpu-loader"
+  local L="$d/bin/ebpf-gpu-loader" sock=$d/loader.sock check="python3 $CARRY/daemon/check.py"
+  "$L" daemon --socket "$sock" --workers 2 >"$out/daemon.log" 2>&1 &
+  local dpid=$! i
+  for i in $(seq 100); do [[ -S $sock ]] && break; sleep 0.1; done
+  local c=("$L" --socket "$sock") status=0
+  "${c[@]}" prog load "$s/xdp_port_filter.gpu.o" &&
+  "${c[@]}" net attach 1 "net_pcap0,rx_pcap=$traffic,tx_pcap=$d/pf.tx.pcap" \
+    --exception "net_pcap1,tx_pcap=$d/pf.exc.pcap" --batch 4096 &&
+  $check wait "$L" "$sock" 1 rx_packets "$PACKETS" &&
+  "${c[@]}" stats | tee "$out/daemon-stats.txt" &&
+  "${c[@]}" --json net detach 1 >"$d/pf.detach.json" &&
+  $check compare "$out/xdp_port_filter.json" /tmp/xdp_port_filter.gpu.txt \
+    /tmp/xdp_port_filter.gpu.pcap "$d/pf.detach.json" "$d/pf.tx.pcap" "$d/pf.exc.pcap" || status=1
+  # The router: routes set through the socket while traffic runs (infinite
+  # replay of the pcap), verdicts change, counters read; then replaced by
+  # pass-all mid-stream; every packet has one verdict at the end.
+  local route
+  route=$(grep -v '^#' samples/xdp_router.maps | head -1 | awk '{print $1}')
+  "${c[@]}" prog load "$s/xdp_router.gpu.o" &&
+  "${c[@]}" prog load "$s/xdp_pass_all.gpu.o" &&
+  "${c[@]}" net attach 2 "net_pcap2,rx_pcap=$traffic,infinite_rx=1" --batch 4096 &&
+  $check wait "$L" "$sock" 1 XDP_PASS 200000 &&
+  "${c[@]}" map update name routes key "$(echo "$route" | cut -d: -f2)" \
+    value "$(echo "$route" | cut -d: -f3)" &&
+  "${c[@]}" map dump name routes &&
+  $check wait "$L" "$sock" 1 XDP_REDIRECT 200000 &&
+  "${c[@]}" map dump name route_stats &&
+  "${c[@]}" prog replace 2 3 && "${c[@]}" prog unload 2 &&
+  $check wait "$L" "$sock" 1 XDP_PASS 2000000 &&
+  "${c[@]}" stats | tee -a "$out/daemon-stats.txt" &&
+  "${c[@]}" --json net detach 1 >"$d/r.detach.json" &&
+  $check accounting "$d/r.detach.json" || status=1
+  kill -TERM "$dpid"
+  wait "$dpid" || status=1
+  [[ -e $sock ]] && { echo "daemon left its socket"; status=1; }
+  if [[ $status == 0 ]]; then
+    echo "daemon: the GPU back end through the daemon agrees with run; map update changed the router's verdicts; replace lost nothing; clean exit"
+  else
+    echo "daemon: FAILED (log: $out/daemon.log)"
+  fi
+  return $status
 }
 
 device() {
@@ -458,14 +522,21 @@ device() {
   "$bin/ebpf-gpu-runner-bench" --gpu-object "$CARRY/bench/xdp_port_filter.sm90.gpu.o" \
     --pcap /tmp/bench.pcap --batches 1,32,256,4096,65536 --frames 64,512,1500 --seconds 0.3 \
     --json "$out/runner.json" || status=1
+  echo "== the daemon on the GPU back end (DPDK net_pcap ports, control socket)"
+  device_daemon "$out" || status=1
   return $status
 }
 
 case "${1:-}" in
 prepare) prepare ;;
 device) device ;;
+prepare-daemon) prepare_daemon ;;
+device-daemon)
+  mkdir -p "${OUT:-/tmp/gpu-check}"
+  device_daemon "${OUT:-/tmp/gpu-check}"
+  ;;
 *)
-  echo "usage: $0 prepare|device" >&2
+  echo "usage: $0 prepare|device|prepare-daemon|device-daemon" >&2
   exit 2
   ;;
 esac

@@ -451,6 +451,38 @@ MaybeError GpuProgram::setFib(const std::vector<uint8_t> &Block) {
   return std::nullopt;
 }
 
+MaybeError GpuProgram::accessMap(const std::string &Map,
+                                 const std::function<MaybeError(ebpfgpu_map &, bool &)> &Op) {
+  const CudaApi &A = Dev.api();
+  for (const DeviceMap &D : Maps) {
+    if (D.Name != Map)
+      continue;
+    uint64_t Addr = D.DataAddr ? D.DataAddr : D.Storage;
+    std::vector<uint8_t> Copy(D.DataAddr ? D.DataSize : D.Layout.Bytes);
+    if (!Copy.empty())
+      EBPFGPU_CHECK(A, cuMemcpyDtoH, Copy.data(), Addr, Copy.size());
+    ebpfgpu_map Header{};
+    if (D.DataAddr) {
+      Header.type = EBPFGPU_MAP_ARRAY;
+      Header.key_size = 4;
+      Header.value_size = D.DataSize;
+      Header.max_entries = 1;
+      Header.value_stride = (D.DataSize + 7u) & ~7u;
+      Header.values = reinterpret_cast<uint64_t>(Copy.data());
+      Header.nslices = 1;
+    } else {
+      Header = mapLayout(D.Shape, CpuSlots, reinterpret_cast<uint64_t>(Copy.data())).Header;
+    }
+    bool Changed = false;
+    if (MaybeError E = Op(Header, Changed))
+      return E;
+    if (Changed && !Copy.empty())
+      EBPFGPU_CHECK(A, cuMemcpyHtoD, Addr, Copy.data(), Copy.size());
+    return std::nullopt;
+  }
+  return Error("no map named '" + Map + "' in the program");
+}
+
 Expected<TraceText> GpuProgram::takeTrace() {
   if (!TraceLog)
     return TraceText();

@@ -265,6 +265,37 @@ const uint8_t *hostMapLookup(ebpfgpu_map &M, const uint8_t *Key) {
   return static_cast<const uint8_t *>(loader_map_lookup_elem(&Ctx, &M, Key));
 }
 
+void forEachMapEntry(const ebpfgpu_map &M,
+                     const std::function<void(const uint8_t *Key, const uint8_t *Value)> &Visit) {
+  auto Value = [&](const uint8_t *V) {
+    return sumPerCpuValues(V, M.value_size, M.value_stride, M.nslices);
+  };
+  if (!ebpfgpu_map_is_hashed(M.type)) {
+    const auto *Values = reinterpret_cast<const uint8_t *>(M.values);
+    for (uint32_t I = 0; I < M.max_entries; ++I) {
+      uint8_t Key[4];
+      store32(Key, I);
+      std::vector<uint8_t> V = Value(Values + size_t(I) * M.nslices * M.value_stride);
+      Visit(Key, V.data());
+    }
+    return;
+  }
+  const auto *Buckets = reinterpret_cast<const uint8_t *>(M.buckets);
+  const auto *Elems = reinterpret_cast<const uint8_t *>(M.elems);
+  uint32_t Seen = 0;
+  for (uint32_t B = 0; B < M.nbuckets; ++B) {
+    // A well-formed map has at most max_entries keys; the bound keeps a
+    // damaged one from looping.
+    for (uint32_t At = load32(Buckets + 4 * B); At != 0 && Seen <= M.max_entries; ++Seen) {
+      const uint8_t *E = Elems + size_t(At - 1) * M.elem_stride;
+      const uint8_t *K = E + EBPFGPU_ELEM_HEADER;
+      std::vector<uint8_t> V = Value(K + M.key_stride);
+      Visit(K, V.data());
+      At = load32(E);
+    }
+  }
+}
+
 MaybeError setMapEntry(const std::string &Name, ebpfgpu_map &M, const std::vector<uint8_t> &Key,
                        const std::vector<uint8_t> &Value) {
   if (ebpfgpu_map_is_event(M.type))

@@ -160,13 +160,16 @@ Expected<std::unique_ptr<Eal>> Eal::init(const std::vector<DeviceSpec> &Devices,
 }
 
 Eal::~Eal() {
-  logToStderr();
+  rte_openlog_stream(stderr);
   if (Up)
     rte_eal_cleanup();
+  if (LogStream)
+    std::fclose(LogStream);
+  std::free(LogBuffer);
 }
 
 std::string Eal::takeLog() {
-  if (!LogStream || LogStream == stderr)
+  if (!LogStream)
     return "";
   std::fflush(LogStream);
   std::string Text(LogBuffer + LogTaken, LogSize - LogTaken);
@@ -184,14 +187,17 @@ std::string Eal::takeLog() {
 }
 
 void Eal::logToStderr() {
-  if (!LogStream || LogStream == stderr)
-    return;
+  // The memory stream stays open: a thread that took it just before the
+  // switch may still be writing a line into it.
+  takeLog();
   rte_openlog_stream(stderr);
-  std::fclose(LogStream);
-  std::free(LogBuffer);
-  LogBuffer = nullptr;
-  LogSize = LogTaken = 0;
-  LogStream = stderr;
+}
+
+void Eal::captureLog() {
+  if (!LogStream)
+    return;
+  takeLog();
+  rte_openlog_stream(LogStream);
 }
 
 } // namespace ebpfgpu::runtime::dpdk

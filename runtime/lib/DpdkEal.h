@@ -54,6 +54,10 @@ public:
   /// Set-up is over: DPDK's log goes to stderr from now on (errors only,
   /// unless the user's EAL arguments asked for more).
   void logToStderr();
+  /// DPDK's log is captured again (for takeLog), e.g. while a port is
+  /// hot-plugged; logToStderr() ends it. Neither is thread-safe: one
+  /// control thread calls them.
+  void captureLog();
 
 private:
   Eal() = default;

@@ -14,6 +14,7 @@
 
 #include "DpdkEal.h"
 #include "DpdkGenerator.h"
+#include "DpdkPort.h"
 
 #include <rte_branch_prediction.h>
 #include <rte_cycles.h>
@@ -229,24 +230,6 @@ void Worker::gather(rte_mbuf **Rx, uint16_t N) {
   C.RxBytes.add(Bytes);
 }
 
-/// Puts the program's result into `M` as one segment. False when it does
-/// not fit the mbuf's buffer.
-bool storeResult(rte_mbuf *M, const uint8_t *Data, uint32_t Len) {
-  if (M->nb_segs > 1) {
-    rte_pktmbuf_free(M->next);
-    M->next = nullptr;
-    M->nb_segs = 1;
-  }
-  if (Len > M->buf_len)
-    return false;
-  uint16_t Off = uint16_t(std::min<uint32_t>(RTE_PKTMBUF_HEADROOM, M->buf_len - Len));
-  std::memcpy(static_cast<uint8_t *>(M->buf_addr) + Off, Data, Len);
-  M->data_off = Off;
-  M->data_len = uint16_t(Len);
-  M->pkt_len = Len;
-  return true;
-}
-
 void Worker::flush() {
   if (Held.empty())
     return;
@@ -303,7 +286,7 @@ void Worker::flush() {
       M->data_off = uint16_t(Batch.offset(I));
       M->data_len = uint16_t(Len);
       M->pkt_len = Len;
-    } else if (unlikely(!storeResult(M, Batch.data(I), Len))) {
+    } else if (unlikely(!dpdk::storeResult(M, Batch.data(I), Len))) {
       ++Oversized;
       Free.push_back(M);
       continue;
@@ -394,39 +377,6 @@ public:
   std::vector<std::pair<std::string, std::string>> Outputs;
   bool Succeeded = false;
 };
-
-std::string withLog(std::string Msg, dpdk::Eal &E) {
-  std::string Log = E.takeLog();
-  return Log.empty() ? Msg : Msg + " (" + Log + ")";
-}
-
-MaybeError setUpPort(uint16_t Port, const dpdk::DeviceSpec &D, uint16_t RxQueues, uint16_t TxQueues,
-                     rte_mempool *Pool, dpdk::Eal &E) {
-  auto Fail = [&](const std::string &Call, int Ret) {
-    return Error(
-        withLog("port '" + D.Given + "': " + Call + ": " + std::strerror(Ret < 0 ? -Ret : Ret), E));
-  };
-  rte_eth_conf Conf;
-  std::memset(&Conf, 0, sizeof(Conf));
-  if (int R = rte_eth_dev_configure(Port, RxQueues, TxQueues, &Conf))
-    return Fail("configure", R);
-  uint16_t NumRx = RxDescs, NumTx = TxDescs;
-  if (int R = rte_eth_dev_adjust_nb_rx_tx_desc(Port, &NumRx, &NumTx))
-    return Fail("descriptors", R);
-  int Socket = rte_eth_dev_socket_id(Port);
-  for (uint16_t Q = 0; Q < RxQueues; ++Q)
-    if (int R = rte_eth_rx_queue_setup(Port, Q, NumRx, Socket, nullptr, Pool))
-      return Fail("rx queue " + std::to_string(Q), R);
-  for (uint16_t Q = 0; Q < TxQueues; ++Q)
-    if (int R = rte_eth_tx_queue_setup(Port, Q, NumTx, Socket, nullptr))
-      return Fail("tx queue " + std::to_string(Q), R);
-  // Traffic for other MACs must reach the program too; drivers that have
-  // no such mode (vdevs) say so, which is fine.
-  rte_eth_promiscuous_enable(Port);
-  if (int R = rte_eth_dev_start(Port))
-    return Fail("start", R);
-  return std::nullopt;
-}
 
 ForwardReport snapshot(const Shared &S, const std::vector<std::unique_ptr<Worker>> &Workers,
                        const std::vector<dpdk::DeviceSpec> &Devices) {
@@ -551,7 +501,7 @@ Expected<ForwardReport> forward(BatchExecutor &Exec, const ForwardOptions &O,
   rte_mempool *Pool = rte_pktmbuf_pool_create("ebpfgpu_mbufs", unsigned(Mbufs), MbufCache, 0,
                                               uint16_t(DataRoom), int(rte_socket_id()));
   if (!Pool)
-    return Error(withLog("cannot allocate " + std::to_string(Mbufs) + " mbufs of " +
+    return Error(dpdk::withLog("cannot allocate " + std::to_string(Mbufs) + " mbufs of " +
                              std::to_string(DataRoom) + " bytes: " + rte_strerror(rte_errno),
                          E));
   if (O.ZeroCopy) {
@@ -592,14 +542,14 @@ Expected<ForwardReport> forward(BatchExecutor &Exec, const ForwardOptions &O,
       continue;
     }
     if (rte_eth_dev_get_port_by_name(D.Name.c_str(), &Id) != 0)
-      return Error(withLog("port '" + D.Given + "': no such device", E));
+      return Error(dpdk::withLog("port '" + D.Given + "': no such device", E));
     S.PortIds.push_back(Id);
   }
   for (size_t P = 0; P < Devices.size(); ++P) {
     bool IsException = S.HasException && P == Devices.size() - 1;
     rte_eth_dev_info Info;
     if (int R = rte_eth_dev_info_get(S.PortIds[P], &Info))
-      return Error(withLog("port '" + Devices[P].Given + "': " + std::strerror(-R), E));
+      return Error(dpdk::withLog("port '" + Devices[P].Given + "': " + std::strerror(-R), E));
     uint16_t RxQueues = IsException ? 1 : uint16_t(O.Queues);
     if (RxQueues > Info.max_rx_queues)
       return Error("port '" + Devices[P].Given + "': has " + std::to_string(Info.max_rx_queues) +
@@ -607,7 +557,8 @@ Expected<ForwardReport> forward(BatchExecutor &Exec, const ForwardOptions &O,
     uint16_t TxQueues = uint16_t(std::min<uint32_t>(S.Workers, Info.max_tx_queues));
     if (TxQueues == 0)
       return Error("port '" + Devices[P].Given + "': cannot transmit (no tx queue)");
-    if (MaybeError Err = setUpPort(S.PortIds[P], Devices[P], RxQueues, TxQueues, Pool, E))
+    if (MaybeError Err = dpdk::setUpPort(S.PortIds[P], Devices[P], RxQueues, TxQueues, RxDescs,
+                                         TxDescs, Pool, E))
       return std::move(*Err);
     Run.Started.push_back(S.PortIds[P]);
     S.TxQueues.push_back(TxQueues);

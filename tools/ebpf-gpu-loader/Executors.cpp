@@ -21,10 +21,12 @@
 #endif
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <mutex>
 #include <shared_mutex>
+#include <thread>
 #include <vector>
 
 namespace ebpfgpu::tools {
@@ -87,6 +89,19 @@ private:
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
 namespace {
 
+/// Global data seen as an array of one entry whose value is the section.
+ebpfgpu_map globalDataHeader(uint32_t Size, uint64_t Bytes) {
+  ebpfgpu_map H{};
+  H.type = EBPFGPU_MAP_ARRAY;
+  H.key_size = 4;
+  H.value_size = Size;
+  H.max_entries = 1;
+  H.value_stride = (Size + 7u) & ~7u;
+  H.values = Bytes;
+  H.nslices = 1;
+  return H;
+}
+
 /// The program `Section` names in `Obj` (or its only one), verified.
 Expected<const object::ProgramSpec *>
 chooseVerified(const object::ObjectSpec &Obj, const std::string &Path, const std::string &Section) {
@@ -133,6 +148,10 @@ public:
       return takeEventsLocked();
     }
     {
+      // An operator's map command waiting for the lock goes first: new
+      // batches wait (readers overlapping without a gap would starve it).
+      while (OperatorsWaiting.load(std::memory_order_acquire))
+        std::this_thread::yield();
       std::shared_lock Lock(Running);
       for (size_t I = 0; I < Batch.size(); ++I)
         runOne(Batch, I);
@@ -166,6 +185,35 @@ public:
     return Prog->setInnerMap(Outer, Key, Inner);
   }
   MaybeError checkMaps() override { return Prog->checkMaps(); }
+
+  std::vector<runtime::MapInfo> maps() const override {
+    std::vector<runtime::MapInfo> Out;
+    for (const auto &M : Prog->maps()) {
+      const ebpfgpu_map &H = M->info();
+      Out.push_back(
+          {M->name(), H.type, H.key_size, H.value_size, H.max_entries, H.flags, false, false});
+    }
+    for (const compiler::HostProgram::DataView &D : Prog->globalData())
+      Out.push_back({D.Name, EBPFGPU_MAP_ARRAY, 4, D.Size, 1, 0, true, D.ReadOnly});
+    return Out;
+  }
+
+  MaybeError accessMap(const std::string &Name, const runtime::MapOperation &Op) override {
+    OperatorsWaiting.fetch_add(1, std::memory_order_acq_rel);
+    std::unique_lock Lock(Running);
+    OperatorsWaiting.fetch_sub(1, std::memory_order_acq_rel);
+    bool Changed = false;
+    for (const auto &M : Prog->maps())
+      if (M->name() == Name)
+        return Op(*M->header(), Changed);
+    for (const compiler::HostProgram::DataView &D : Prog->globalData())
+      if (D.Name == Name) {
+        ebpfgpu_map H = globalDataHeader(D.Size, reinterpret_cast<uint64_t>(D.Bytes));
+        return Op(H, Changed);
+      }
+    return Error("no map named '" + Name + "' in program " + this->Name);
+  }
+
   Expected<std::string> takeTrace() override {
     std::unique_lock Lock(Running);
     Trace.add(Prog->takeTrace());
@@ -203,6 +251,7 @@ private:
   std::string Name;
   HostReclaim Reclaim;
   std::shared_mutex Running;
+  std::atomic<unsigned> OperatorsWaiting{0};
   TraceCollector Trace;
   EventCollector Events;
 };
@@ -246,10 +295,16 @@ namespace {
 class GpuExecutor final : public BatchExecutor {
 public:
   GpuExecutor(std::unique_ptr<loader::GpuDevice> Dev, std::unique_ptr<loader::GpuProgram> Prog,
-              std::string Name, const GpuExecOptions &Opts)
+              std::string Name, const GpuExecOptions &Opts, const loader::GpuObjectSpec &Spec)
       : Dev(std::move(Dev)), Prog(std::move(Prog)), Name(std::move(Name)), Opts(Opts) {
     Latencies.reserve(MaxLatencies); // nothing allocated per batch
     Timed = Opts.TimeKernel;
+    for (const loader::GpuMapSpec &M : Spec.Maps) {
+      bool Data = M.Origin == "data";
+      MapList.push_back({M.Name, Data ? uint32_t(EBPFGPU_MAP_ARRAY) : M.Type, Data ? 4 : M.KeySize,
+                         M.ValueSize, Data ? 1 : M.MaxEntries, M.Flags, Data,
+                         Data && (M.Flags & ReadOnlyProg)});
+    }
   }
   // The runner (its persistent kernel) before the program, the program
   // before its device.
@@ -348,6 +403,14 @@ public:
     for (const PacketRange &R : PacketRanges)
       Dev->unmapHostMemory(const_cast<uint8_t *>(R.Lo));
     PacketRanges.clear();
+  }
+
+  std::vector<runtime::MapInfo> maps() const override { return MapList; }
+  MaybeError accessMap(const std::string &Map, const runtime::MapOperation &Op) override {
+    std::lock_guard Lock(Launching);
+    if (MaybeError E = Dev->bindThread())
+      return E;
+    return Prog->accessMap(Map, Op);
   }
 
   const std::string &programName() const override { return Name; }
@@ -535,8 +598,11 @@ private:
   std::unique_ptr<loader::GpuDevice> Dev;
   std::unique_ptr<loader::GpuProgram> Prog;
   std::unique_ptr<loader::GpuRunner> Runner;
+  /// BPF_F_RDONLY_PROG (.rodata).
+  static constexpr uint32_t ReadOnlyProg = 1u << 7;
   std::string Name;
   GpuExecOptions Opts;
+  std::vector<runtime::MapInfo> MapList;
   std::mutex Launching;
   double KernelMs = 0;
   /// Launch mode splits each launch's time with device events (they add a
@@ -560,7 +626,7 @@ Expected<std::unique_ptr<BatchExecutor>> makeGpuExecutor(const loader::GpuObject
   auto Prog = loader::GpuProgram::load(**Dev, Spec);
   if (!Prog)
     return Prog.takeError().withContext("gpu back end: " + Spec.Program);
-  auto *Exec = new GpuExecutor(std::move(*Dev), std::move(*Prog), Spec.Program, Opts);
+  auto *Exec = new GpuExecutor(std::move(*Dev), std::move(*Prog), Spec.Program, Opts, Spec);
   std::unique_ptr<BatchExecutor> Owned(Exec);
   // A persistent kernel starts now, so a program that cannot have one
   // fails at load time, not at its first packet.

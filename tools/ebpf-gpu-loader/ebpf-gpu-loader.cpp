@@ -13,6 +13,7 @@
 // Exit codes: 0 success, 1 the program or the packets were refused, 2 bad
 // command line.
 
+#include "Daemon.h"
 #include "Executors.h"
 #include "Forward.h"
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
@@ -65,6 +66,9 @@ int usage(const std::string &Msg) {
                "       %s forward PROG.o|PROG.gpu.o --port DEV... [options] [-- EAL-ARGS]"
                " (forward --help)\n"
                "       %s test-run PROG.gpu.o [--mem HEX]\n"
+               "       %s daemon [--socket PATH] [options] (daemon --help)\n"
+               "       %s [--socket PATH] [--json] prog|net|map|stats ... (a running daemon;"
+               " prog --help)\n"
                "  --section NAME      program (function or section name) when the object has several\n"
                "  --backend gpu|host|kernel\n"
                "                      gpu: the GPU (default for a .gpu.o)\n"
@@ -104,7 +108,7 @@ int usage(const std::string &Msg) {
                "                      and every --batch packets on the kernel), by packet\n"
                "  --json              print the summary as JSON\n"
                "  --allow-unverified  run a .gpu.o compiled with --no-verify (testing only)\n",
-               Tool, Tool, Tool);
+               Tool, Tool, Tool, Tool, Tool);
   return 2;
 }
 
@@ -714,7 +718,12 @@ int main(int argc, char **argv) {
 #ifdef EBPF_GPU_HAVE_DPDK
   if (Cmd == "forward")
     return tools::forwardCommand(argc, argv);
+  if (Cmd == "daemon")
+    return tools::daemonCommand(argc, argv);
 #endif
+  if (Cmd == "prog" || Cmd == "net" || Cmd == "map" || Cmd == "stats" || Cmd == "--socket" ||
+      Cmd == "--json")
+    return tools::clientCommand(argc, argv);
 #ifdef EBPF_GPU_HAVE_CUDA
   if (Cmd == "test-run")
     return testRunCommand(argc, argv);

@@ -176,7 +176,8 @@ HostProgram::compile(const ProgramSet &Set, const std::vector<object::MapSpec> &
     auto G = (*Jit)->lookup(Global);
     if (!G)
       return G.takeError();
-    P->Data.push_back({Spec->Name, G->toPtr<const uint8_t *>(), Spec->ValueSize});
+    P->Data.push_back({Spec->Name, G->toPtr<uint8_t *>(), Spec->ValueSize,
+                       (Spec->Flags & object::MapFlagReadOnlyProg) != 0});
   }
   if (std::count(Lifted->HelpersUsed.begin(), Lifted->HelpersUsed.end(), "trace_printk")) {
     P->TraceBlock.assign((sizeof(ebpfgpu_trace_log) + loader::TraceLogCapacity) / 8, 0);

@@ -84,15 +84,23 @@ public:
   MaybeError setInnerMap(const std::string &Outer, const std::vector<uint8_t> &Key,
                          const std::string &Inner);
 
+  /// Global data (.data, .rodata, .bss): the JIT's own copy, which the
+  /// compiled code reads and writes (.rodata is folded into the code, so
+  /// writing it changes nothing).
+  struct DataView {
+    std::string Name;
+    uint8_t *Bytes = nullptr;
+    uint32_t Size = 0;
+    bool ReadOnly = false;
+  };
+  /// The program's maps and global data, for the operator's map commands;
+  /// their contents only between runs (or with runs held back).
+  const std::vector<std::unique_ptr<loader::HostMap>> &maps() const { return Maps; }
+  const std::vector<DataView> &globalData() const { return Data; }
+
 private:
   using EntryFn = uint64_t (*)(void *, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
   HostProgram();
-
-  struct DataView {
-    std::string Name;
-    const uint8_t *Bytes = nullptr;
-    uint32_t Size = 0;
-  };
   std::unique_ptr<llvm::orc::LLJIT> Jit;
   EntryFn Entry = nullptr;
   std::vector<std::unique_ptr<loader::HostMap>> Maps;

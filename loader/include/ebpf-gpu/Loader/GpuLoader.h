@@ -16,6 +16,7 @@
 #include "ebpf-gpu/Loader/TraceLog.h"
 #include "ebpf-gpu/Platform/GpuAbi.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -203,6 +204,12 @@ public:
   /// map named `Inner` (one of its inner map table).
   MaybeError setInnerMap(const std::string &Outer, const std::vector<uint8_t> &Key,
                          const std::string &Inner);
+
+  /// Between batches: runs `Op` on a host copy of the map (or global data,
+  /// seen as an array of one entry) named `Map`, whose header points into
+  /// the copy; the copy goes back to the device when `Op` sets its flag.
+  MaybeError accessMap(const std::string &Map,
+                       const std::function<MaybeError(ebpfgpu_map &, bool &)> &Op);
 
   /// Between batches: writes or reads `Bytes` bytes at `Offset` of the
   /// module global `Name` (hand-written kernels keep their tables there).

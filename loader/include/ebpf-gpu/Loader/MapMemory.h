@@ -14,6 +14,7 @@
 #include "ebpf-gpu/Support/Error.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -68,6 +69,14 @@ MaybeError checkMapIntegrity(const std::string &Name, const MapLayout &L, const 
 int64_t hostMapUpdate(ebpfgpu_map &M, const uint8_t *Key, const uint8_t *Value, uint64_t Flags);
 int64_t hostMapDelete(ebpfgpu_map &M, const uint8_t *Key);
 const uint8_t *hostMapLookup(ebpfgpu_map &M, const uint8_t *Key);
+
+/// Calls `Visit` with every entry of a map block in host memory at the
+/// addresses its header names, while no program runs on it: every index of
+/// an array (the key a u32), every key of a hashed map in bucket order.
+/// Per-CPU values come summed over the CPUs (sumPerCpuValues). Program
+/// arrays are visited like arrays (values: program id + 1, 0 when empty).
+void forEachMapEntry(const ebpfgpu_map &M,
+                     const std::function<void(const uint8_t *Key, const uint8_t *Value)> &Visit);
 
 /// Sets `Key` to `Value` (BPF_ANY) in a map block on the host, after
 /// checking their sizes; errors name the map and the errno.

@@ -11,13 +11,34 @@
 #ifndef EBPF_GPU_RUNTIME_BATCHEXECUTOR_H
 #define EBPF_GPU_RUNTIME_BATCHEXECUTOR_H
 
+#include "ebpf-gpu/Platform/MapAbi.h"
 #include "ebpf-gpu/Runtime/Packets.h"
 #include "ebpf-gpu/Support/Error.h"
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace ebpfgpu::runtime {
+
+/// A map of a loaded program as the operator sees it (bpftool's `map
+/// list`). Global data (.data, .rodata, .bss) is an array of one entry
+/// whose value is the whole section.
+struct MapInfo {
+  std::string Name;
+  uint32_t Type = 0, KeySize = 0, ValueSize = 0, MaxEntries = 0, Flags = 0;
+  bool GlobalData = false;
+  /// Updates from the operator are refused (.rodata: folded into the code).
+  bool ReadOnly = false;
+};
+
+/// What an operator's map operation gets: the map's header, its addresses
+/// pointing into host memory (the map itself on the host back end, a copy
+/// of the device block on the GPU), for loader::hostMapLookup/Update/Delete
+/// and loader::forEachMapEntry. Set `Changed` when the operation wrote the
+/// map (the GPU copies the block back then).
+using MapOperation = std::function<MaybeError(ebpfgpu_map &Map, bool &Changed)>;
 
 class BatchExecutor {
 public:
@@ -63,6 +84,14 @@ public:
   /// What the operator should know about the runs so far (e.g. updates a
   /// map refused for want of room within a batch); empty when nothing.
   virtual Expected<std::vector<std::string>> warnings() = 0;
+
+  /// The program's maps and global data, in the object's order.
+  virtual std::vector<MapInfo> maps() const = 0;
+  /// Runs `Op` on the map named `Name` while no batch of this program is
+  /// in flight: safe to call while other threads call run() (it waits for
+  /// the batches in flight to end and holds new ones back until `Op`
+  /// returns). Fails when there is no such map, or with `Op`'s error.
+  virtual MaybeError accessMap(const std::string &Name, const MapOperation &Op) = 0;
 
   /// The runtime's packet buffers (an mbuf pool's memory) live in
   /// [Addr, Addr + Bytes): a back end that can run packets there in place

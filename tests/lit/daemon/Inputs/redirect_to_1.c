@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// IPv4 to ifindex 1, IPv6 to ifindex 9 (no such port in the tests),
+// everything else back out (XDP_TX); frames too short for an Ethernet
+// header are dropped.
+
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+
+SEC("xdp")
+int xdp_redirect_to_1(struct xdp_md *ctx) {
+  void *data = (void *)(long)ctx->data;
+  void *data_end = (void *)(long)ctx->data_end;
+  struct ethhdr *eth = data;
+  if ((void *)(eth + 1) > data_end)
+    return XDP_DROP;
+  if (eth->h_proto == bpf_htons(ETH_P_IP))
+    return bpf_redirect(1, 0);
+  if (eth->h_proto == bpf_htons(ETH_P_IPV6))
+    return bpf_redirect(9, 0);
+  return XDP_TX;
+}
+
+char LICENSE[] SEC("license") = "GPL";

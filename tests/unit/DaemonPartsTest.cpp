@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The daemon's building blocks: its JSON reader and writer, the batch
+// latency histogram, and map values pretty-printed from BTF.
+
+#include "../../tools/ebpf-gpu-loader/Json.h"
+
+#include "ebpf-gpu/Loader/BtfFormat.h"
+#include "ebpf-gpu/Object/Object.h"
+#include "ebpf-gpu/Runtime/LatencyHistogram.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+using namespace ebpfgpu;
+namespace json = ebpfgpu::tools::json;
+
+namespace {
+
+TEST(Json, ParsesAndWritesBack) {
+  auto V = json::parse(R"( {"id": 18446744073709551615, "cmd": "map update",
+      "args": {"key": "0a00", "n": -3, "f": 1.5e2, "ok": true, "none": null,
+               "list": [1, "two", [], {}], "esc": "a\"b\\c\n\u00e9\ud83d\ude00"}} )");
+  ASSERT_TRUE(V) << V.error().message();
+  EXPECT_EQ(V->get("id")->u64(), UINT64_MAX);
+  const json::Value *A = V->get("args");
+  ASSERT_TRUE(A && A->isObject());
+  EXPECT_EQ(A->get("key")->text(), "0a00");
+  EXPECT_EQ(A->get("n")->i64(), -3);
+  EXPECT_FALSE(A->get("n")->u64());
+  EXPECT_FALSE(A->get("f")->u64());
+  EXPECT_DOUBLE_EQ(A->get("f")->number(), 150.0);
+  EXPECT_TRUE(A->get("ok")->boolean());
+  EXPECT_TRUE(A->get("none")->isNull());
+  EXPECT_EQ(A->get("list")->items().size(), 4u);
+  EXPECT_EQ(A->get("esc")->text(), "a\"b\\c\n\xc3\xa9\xf0\x9f\x98\x80");
+  EXPECT_EQ(A->get("missing"), nullptr);
+  // Written and read again: the same document.
+  auto Again = json::parse(V->write());
+  ASSERT_TRUE(Again);
+  EXPECT_EQ(Again->write(), V->write());
+  EXPECT_EQ(json::Value::object().set("a", 1).set("b", "x").set("a", 2).write(),
+            R"({"a": 2, "b": "x"})");
+}
+
+TEST(Json, RefusesMalformedDocumentsWithTheByte) {
+  struct Case {
+    const char *Text, *Error;
+  } Cases[] = {
+      {"", "malformed JSON at byte 0: expected a value, found the end"},
+      {"{\"a\" 1}", "malformed JSON at byte 5: expected ':', found '1'"},
+      {"[1, 2", "malformed JSON at byte 5: expected ',' or ']', found the end"},
+      {"{\"a\": 1,}", "malformed JSON at byte 8: expected a member name in quotes, found '}'"},
+      {"\"abc", "malformed JSON at byte 4: expected the closing '\"', found the end"},
+      {"\"\\q\"", "malformed JSON at byte 2: expected an escape"},
+      {"01", "malformed JSON at byte 1: expected the end of the document, found '1'"},
+      {"1.", "malformed JSON at byte 2: expected digits after '.'"},
+      {"tru", "malformed JSON at byte 0: expected a value, found 't'"},
+      {"\"\\ud800x\"", "malformed JSON at byte 7: expected the low half of a surrogate pair"},
+      {"{} {}", "malformed JSON at byte 3: expected the end of the document"},
+  };
+  for (const Case &C : Cases) {
+    auto V = json::parse(C.Text);
+    ASSERT_FALSE(V) << C.Text;
+    EXPECT_EQ(V.error().message().rfind(C.Error, 0), 0u) << C.Text << ": " << V.error().message();
+  }
+  std::string Deep(100, '[');
+  EXPECT_FALSE(json::parse(Deep + std::string(100, ']')));
+}
+
+TEST(LatencyHistogram, BucketsBoundTheirValues) {
+  using H = runtime::LatencyHistogram;
+  for (uint64_t V :
+       {0ull, 1ull, 15ull, 16ull, 17ull, 31ull, 32ull, 1000ull, 123456789ull, (1ull << 43) + 5}) {
+    unsigned B = H::bucketOf(V);
+    ASSERT_LT(B, H::Buckets);
+    EXPECT_GE(H::upperBound(B), V) << V;
+    if (B > 0 && B < H::Buckets - 1) {
+      EXPECT_LT(H::upperBound(B - 1), V) << V;
+    }
+    // At most 12.5% wide above 16 ns.
+    if (V >= 16 && B < H::Buckets - 1) {
+      EXPECT_LE(H::upperBound(B) - V, V / 8) << V;
+    }
+  }
+  H Hist;
+  for (uint64_t I = 1; I <= 1000; ++I)
+    Hist.record(I * 1000); // 1 us .. 1 ms
+  H::Counts C{};
+  Hist.addTo(C);
+  uint64_t P50 = H::quantile(C, 0.5), P99 = H::quantile(C, 0.99);
+  EXPECT_GE(P50, 500000u);
+  EXPECT_LE(P50, 500000u * 9 / 8);
+  EXPECT_GE(P99, 990000u);
+  EXPECT_LE(P99, 990000u * 9 / 8);
+  EXPECT_EQ(H::quantile(H::Counts{}, 0.5), 0u);
+}
+
+TEST(BtfFormat, RouterMapsFromTheSample) {
+  auto Obj = object::readObjectFile(std::string(EBPF_GPU_SAMPLES_DIR) + "/xdp_router.o");
+  ASSERT_TRUE(Obj) << Obj.error().message();
+  auto Btf = loader::BtfTypes::read(Obj->Btf);
+  ASSERT_TRUE(Btf) << Btf.error().message();
+  auto [Key, Value] = Btf->mapTypes("routes");
+  ASSERT_NE(Key, 0u);
+  ASSERT_NE(Value, 0u);
+  EXPECT_EQ(Btf->sizeOf(Key), 8u);
+  EXPECT_EQ(Btf->sizeOf(Value), 16u);
+  uint8_t K[8] = {24, 0, 0, 0, 192, 168, 1, 0};
+  uint8_t V[16] = {4, 0, 0, 0, 2, 0, 0, 0, 0, 10, 2, 0, 0, 0, 0, 11};
+  EXPECT_EQ(Btf->format(Key, K, 8), R"({"prefixlen":24,"addr":108736})");
+  EXPECT_EQ(Btf->format(Value, V, 16),
+            R"({"ifindex":4,"dmac":[2,0,0,0,0,10],"smac":[2,0,0,0,0,11]})");
+  // The wrong size is not printed as the type.
+  EXPECT_FALSE(Btf->format(Value, V, 15));
+  auto [SK, SV] = Btf->mapTypes("route_stats");
+  uint8_t Count[8] = {0x2a};
+  EXPECT_EQ(Btf->format(SK, Count, 4), "42");
+  EXPECT_EQ(Btf->format(SV, Count, 8), "42");
+  EXPECT_EQ(Btf->mapTypes("nothing"), std::make_pair(0u, 0u));
+}
+
+TEST(BtfFormat, RefusesMalformedBtf) {
+  auto Obj = object::readObjectFile(std::string(EBPF_GPU_SAMPLES_DIR) + "/xdp_router.o");
+  ASSERT_TRUE(Obj);
+  std::vector<uint8_t> B = Obj->Btf;
+  B.resize(B.size() / 2);
+  EXPECT_FALSE(loader::BtfTypes::read(B));
+  B = Obj->Btf;
+  B[0] ^= 1;
+  auto R = loader::BtfTypes::read(B);
+  ASSERT_FALSE(R);
+  EXPECT_EQ(R.error().message(), "BTF: bad magic (not little-endian BTF)");
+  EXPECT_FALSE(loader::BtfTypes::read({}));
+}
+
+} // namespace

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// `ebpf-gpu-loader daemon`: owns the back ends (loaded programs) and the
+// DPDK data plane (ports hot-plugged on an EAL brought up once), and serves
+// a Unix stream control socket: one JSON request a line, one JSON response
+// a line with the request's id (docs/DAEMON.md). One control thread runs
+// everything but the workers: requests are handled one at a time, signals
+// and stats sampling come through the same poll loop. SIGINT/SIGTERM stop
+// it cleanly: workers run the batches they hold, ports close (net_pcap
+// files complete), the socket is removed, exit 0.
+
+#include "Daemon.h"
+
+#include "DaemonState.h"
+#include "Json.h"
+
+#include "ebpf-gpu/Runtime/Dataplane.h"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <map>
+#include <poll.h>
+#include <string>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <vector>
+
+namespace ebpfgpu::tools {
+
+namespace {
+
+constexpr const char *Tool = "ebpf-gpu-loader";
+/// A request line longer than this is refused and its client dropped.
+constexpr size_t MaxRequestBytes = 1 << 20;
+
+int SignalPipe[2] = {-1, -1};
+extern "C" void onDaemonSignal(int) {
+  char C = 1;
+  ssize_t R = write(SignalPipe[1], &C, 1);
+  (void)R;
+}
+
+int usage(const std::string &Msg) {
+  if (!Msg.empty())
+    std::fprintf(stderr, "%s: error: %s\n", Tool, Msg.c_str());
+  std::fprintf(stderr,
+               "usage: %s daemon [options] [-- EAL-ARGS]\n"
+               "  --socket PATH        control socket (default %s, or $EBPF_GPU_LOADER_SOCKET)\n"
+               "  --socket-mode OCTAL  its permissions (default 0600: root, or the daemon's "
+               "user, only)\n"
+               "  --workers N          worker lcores polling the ports' rx queues (default 1)\n"
+               "  --mbufs N            mbufs in the pool all ports share (default 32767)\n"
+               "  --max-frame BYTES    longer frames are dropped as oversized (default 2048)\n"
+               "  --pci                scan the PCI bus so PCI ports can be attached\n"
+               "  --stats-interval-ms MS\n"
+               "                       the interval `stats` reports rates over (default 1000)\n"
+               "  -- EAL-ARGS          passed to DPDK's EAL after the daemon's own\n",
+               Tool, DefaultDaemonSocket);
+  return 2;
+}
+
+bool parseNumber(const std::string &V, uint64_t Min, uint64_t Max, uint64_t &Out, int Base = 10) {
+  char *End = nullptr;
+  if (V.empty() || V[0] == '-')
+    return false;
+  errno = 0;
+  unsigned long long N = std::strtoull(V.c_str(), &End, Base);
+  if (errno || *End || N < Min || N > Max)
+    return false;
+  Out = N;
+  return true;
+}
+
+struct Client {
+  int Fd = -1;
+  std::string In;
+};
+
+/// Makes `Path`'s directory (one level) and binds a listening socket there.
+Expected<int> listenOn(const std::string &Path, mode_t Mode) {
+  sockaddr_un Addr{};
+  if (Path.size() >= sizeof(Addr.sun_path))
+    return Error("socket path '" + Path + "' is too long (at most " +
+                 std::to_string(sizeof(Addr.sun_path) - 1) + " bytes)");
+  std::strcpy(Addr.sun_path, Path.c_str());
+  Addr.sun_family = AF_UNIX;
+  size_t Slash = Path.rfind('/');
+  if (Slash != std::string::npos && Slash > 0)
+    mkdir(Path.substr(0, Slash).c_str(), 0755); // exists already: fine
+  struct stat St;
+  if (lstat(Path.c_str(), &St) == 0) {
+    if (!S_ISSOCK(St.st_mode))
+      return Error("'" + Path + "' exists and is not a socket");
+    int Probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    bool Live =
+        Probe >= 0 && connect(Probe, reinterpret_cast<sockaddr *>(&Addr), sizeof(Addr)) == 0;
+    if (Probe >= 0)
+      close(Probe);
+    if (Live)
+      return Error("another daemon serves " + Path);
+    unlink(Path.c_str()); // left by a daemon that did not end cleanly
+  }
+  int Fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (Fd < 0)
+    return Error(std::string("socket: ") + std::strerror(errno));
+  // Created with the final mode: no window in which others may connect.
+  mode_t Old = umask(0777 & ~Mode);
+  int R = bind(Fd, reinterpret_cast<sockaddr *>(&Addr), sizeof(Addr));
+  umask(Old);
+  if (R != 0) {
+    int Err = errno;
+    close(Fd);
+    return Error("cannot bind " + Path + ": " + std::strerror(Err));
+  }
+  chmod(Path.c_str(), Mode);
+  if (listen(Fd, 16) != 0) {
+    int Err = errno;
+    close(Fd);
+    unlink(Path.c_str());
+    return Error("cannot listen on " + Path + ": " + std::strerror(Err));
+  }
+  return Fd;
+}
+
+/// Writes all of `Text`; false when the client is gone or stuck.
+bool sendAll(int Fd, const std::string &Text) {
+  size_t Done = 0;
+  while (Done < Text.size()) {
+    ssize_t N = send(Fd, Text.data() + Done, Text.size() - Done, MSG_NOSIGNAL);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N <= 0)
+      return false;
+    Done += size_t(N);
+  }
+  return true;
+}
+
+/// Root and the daemon's own user may control it.
+std::optional<std::string> refusePeer(int Fd) {
+  ucred Cred{};
+  socklen_t Len = sizeof(Cred);
+  if (getsockopt(Fd, SOL_SOCKET, SO_PEERCRED, &Cred, &Len) != 0)
+    return std::string("permission denied: cannot tell who the client is");
+  if (Cred.uid == 0 || Cred.uid == geteuid())
+    return std::nullopt;
+  return "permission denied: uid " + std::to_string(Cred.uid) +
+         " may not control this daemon (root or uid " + std::to_string(geteuid()) + " only)";
+}
+
+/// The operator's trail on stderr: every request that changes something,
+/// and every refusal.
+void logRequest(const std::string &Line, const json::Value &Resp) {
+  const json::Value *Ok = Resp.get("ok");
+  if (Ok && !Ok->boolean()) {
+    std::fprintf(stderr, "%s: daemon: refused: %s\n", Tool, Resp.get("error")->text().c_str());
+    return;
+  }
+  auto Req = json::parse(Line);
+  const json::Value *Cmd = Req ? Req->get("cmd") : nullptr;
+  if (!Cmd || !Cmd->isString())
+    return;
+  static const char *const Changes[] = {"prog load",  "prog unload", "prog replace", "net attach",
+                                        "net detach", "map update",  "map delete"};
+  for (const char *C : Changes)
+    if (Cmd->text() == C) {
+      const json::Value *Args = Req->get("args");
+      std::fprintf(stderr, "%s: daemon: %s %s\n", Tool, C,
+                   Args ? Args->write().c_str() : "{}");
+      return;
+    }
+}
+
+} // namespace
+
+int daemonCommand(int argc, char **argv) {
+  runtime::DataplaneOptions DO;
+  const char *Env = std::getenv("EBPF_GPU_LOADER_SOCKET");
+  std::string Socket = Env && *Env ? Env : DefaultDaemonSocket;
+  mode_t Mode = 0600;
+  uint64_t IntervalMs = 1000;
+  for (int I = 2; I < argc; ++I) {
+    std::string A = argv[I];
+    auto Value = [&]() -> std::string {
+      if (I + 1 >= argc)
+        std::exit(usage(A + " needs a value"));
+      return argv[++I];
+    };
+    auto Number = [&](uint64_t Min, uint64_t Max) {
+      uint64_t N;
+      if (!parseNumber(Value(), Min, Max, N))
+        std::exit(usage(A + " needs a number from " + std::to_string(Min) + " to " +
+                        std::to_string(Max)));
+      return N;
+    };
+    if (A == "--") {
+      DO.EalArgs.assign(argv + I + 1, argv + argc);
+      break;
+    }
+    if (A == "--socket")
+      Socket = Value();
+    else if (A == "--socket-mode") {
+      uint64_t M;
+      if (!parseNumber(Value(), 0, 0777, M, 8))
+        return usage("--socket-mode needs octal permissions (e.g. 0600)");
+      Mode = mode_t(M);
+    } else if (A == "--workers")
+      DO.Workers = unsigned(Number(1, runtime::MaxDataplaneWorkers));
+    else if (A == "--mbufs")
+      DO.Mbufs = uint32_t(Number(1023, 1u << 24));
+    else if (A == "--max-frame")
+      DO.MaxFrame = uint32_t(Number(64, 9216));
+    else if (A == "--pci")
+      DO.Pci = true;
+    else if (A == "--stats-interval-ms")
+      IntervalMs = Number(10, 3600000);
+    else if (A == "-h" || A == "--help") {
+      usage("");
+      return 0;
+    } else
+      return usage("unknown option " + A);
+  }
+  if (Socket.empty())
+    return usage("--socket needs a path");
+
+  if (pipe2(SignalPipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+    std::fprintf(stderr, "%s: error: pipe: %s\n", Tool, std::strerror(errno));
+    return 1;
+  }
+  struct sigaction Sa = {};
+  Sa.sa_handler = onDaemonSignal;
+  sigaction(SIGINT, &Sa, nullptr);
+  sigaction(SIGTERM, &Sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  auto DP = runtime::Dataplane::start(DO);
+  if (!DP) {
+    std::fprintf(stderr, "%s: error: %s\n", Tool, DP.error().message().c_str());
+    return 1;
+  }
+  auto Listen = listenOn(Socket, Mode);
+  if (!Listen) {
+    (*DP)->stop();
+    std::fprintf(stderr, "%s: error: %s\n", Tool, Listen.error().message().c_str());
+    return 1;
+  }
+  DaemonState State(**DP);
+  std::fprintf(stderr, "%s: daemon: serving %s (%u worker(s))\n", Tool, Socket.c_str(),
+               (*DP)->workers());
+
+  std::vector<Client> Clients;
+  auto NextSample = std::chrono::steady_clock::now();
+  bool Quit = false;
+  while (!Quit) {
+    auto Now = std::chrono::steady_clock::now();
+    if (Now >= NextSample) {
+      State.sampleRates();
+      NextSample = Now + std::chrono::milliseconds(IntervalMs);
+    }
+    int Timeout =
+        int(std::chrono::duration_cast<std::chrono::milliseconds>(NextSample - Now).count() + 1);
+    std::vector<pollfd> Fds = {{SignalPipe[0], POLLIN, 0}, {*Listen, POLLIN, 0}};
+    for (const Client &C : Clients)
+      Fds.push_back({C.Fd, POLLIN, 0});
+    if (poll(Fds.data(), Fds.size(), Timeout) < 0) {
+      if (errno == EINTR)
+        continue;
+      std::fprintf(stderr, "%s: error: poll: %s\n", Tool, std::strerror(errno));
+      break;
+    }
+    if (Fds[0].revents) {
+      Quit = true;
+      break;
+    }
+    std::vector<size_t> Gone;
+    for (size_t I = 0; I < Clients.size(); ++I) {
+      if (!Fds[I + 2].revents)
+        continue;
+      Client &C = Clients[I];
+      char Buf[65536];
+      ssize_t N = recv(C.Fd, Buf, sizeof(Buf), MSG_DONTWAIT);
+      if (N < 0 && (errno == EAGAIN || errno == EINTR))
+        continue;
+      if (N <= 0) {
+        Gone.push_back(I);
+        continue;
+      }
+      C.In.append(Buf, size_t(N));
+      size_t Nl;
+      bool Drop = false;
+      while ((Nl = C.In.find('\n')) != std::string::npos && !Drop) {
+        std::string Line = C.In.substr(0, Nl);
+        C.In.erase(0, Nl + 1);
+        if (Line.find_first_not_of(" \t\r") == std::string::npos)
+          continue;
+        json::Value Resp = State.handle(Line);
+        logRequest(Line, Resp);
+        Drop = !sendAll(C.Fd, Resp.write() + "\n");
+      }
+      if (!Drop && C.In.size() > MaxRequestBytes) {
+        json::Value R = json::Value::object();
+        R.set("id", nullptr)
+            .set("ok", false)
+            .set("error", "request longer than " + std::to_string(MaxRequestBytes) + " bytes");
+        sendAll(C.Fd, R.write() + "\n");
+        Drop = true;
+      }
+      if (Drop)
+        Gone.push_back(I);
+    }
+    for (size_t K = Gone.size(); K-- > 0;) {
+      close(Clients[Gone[K]].Fd);
+      Clients.erase(Clients.begin() + long(Gone[K]));
+    }
+    if (Fds[1].revents & POLLIN) {
+      int Fd = accept4(*Listen, nullptr, nullptr, SOCK_CLOEXEC);
+      if (Fd >= 0) {
+        timeval Tv{5, 0}; // a client that does not read its answers is dropped
+        setsockopt(Fd, SOL_SOCKET, SO_SNDTIMEO, &Tv, sizeof(Tv));
+        if (auto Why = refusePeer(Fd)) {
+          json::Value R = json::Value::object();
+          R.set("id", nullptr).set("ok", false).set("error", *Why);
+          sendAll(Fd, R.write() + "\n");
+          close(Fd);
+        } else {
+          Clients.push_back({Fd, ""});
+        }
+      }
+    }
+  }
+
+  std::fprintf(stderr, "%s: daemon: stopping\n", Tool);
+  close(*Listen);
+  for (const Client &C : Clients)
+    close(C.Fd);
+  // Workers finish their batches; ports close (pcap files complete).
+  State.stop();
+  unlink(Socket.c_str());
+  std::fprintf(stderr, "%s: daemon: stopped\n", Tool);
+  return 0;
+}
+
+} // namespace ebpfgpu::tools

@@ -1,0 +1,782 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The daemon's requests: programs (load, list, show, unload, replace),
+// ports (attach, detach, list), maps (list, show, dump, lookup, update,
+// delete) and stats, each answered with a JSON result or one error.
+
+#include "DaemonState.h"
+
+#include "Executors.h"
+
+#include "ebpf-gpu/Loader/GpuObject.h"
+#include "ebpf-gpu/Loader/MapEntries.h"
+#include "ebpf-gpu/Loader/MapMemory.h"
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
+#include "ebpf-gpu/Object/Object.h"
+#endif
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+
+namespace ebpfgpu::tools {
+
+namespace {
+
+using json::Value;
+
+const char *mapTypeName(uint32_t T) {
+  switch (T) {
+  case EBPFGPU_MAP_HASH:
+    return "hash";
+  case EBPFGPU_MAP_ARRAY:
+    return "array";
+  case EBPFGPU_MAP_PROG_ARRAY:
+    return "prog_array";
+  case EBPFGPU_MAP_PERCPU_HASH:
+    return "percpu_hash";
+  case EBPFGPU_MAP_PERCPU_ARRAY:
+    return "percpu_array";
+  case EBPFGPU_MAP_LRU_HASH:
+    return "lru_hash";
+  case EBPFGPU_MAP_LRU_PERCPU_HASH:
+    return "lru_percpu_hash";
+  case EBPFGPU_MAP_LPM_TRIE:
+    return "lpm_trie";
+  case EBPFGPU_MAP_DEVMAP:
+    return "devmap";
+  case EBPFGPU_MAP_DEVMAP_HASH:
+    return "devmap_hash";
+  default:
+    return "unknown";
+  }
+}
+
+Value hexList(const uint8_t *B, size_t N) {
+  Value L = Value::array();
+  char Buf[8];
+  for (size_t I = 0; I < N; ++I) {
+    std::snprintf(Buf, sizeof(Buf), "0x%02x", B[I]);
+    L.push(Buf);
+  }
+  return L;
+}
+
+Value actionsJson(const runtime::ActionStats &A) {
+  Value O = Value::object();
+  for (unsigned I = 0; I < runtime::NumXdpActions; ++I)
+    O.set(runtime::xdpActionName(I),
+          Value::object().set("packets", A.Packets[I]).set("bytes", A.Bytes[I]));
+  return O;
+}
+
+Value latencyJson(const runtime::LatencyHistogram::Counts &C) {
+  uint64_t N = 0;
+  for (uint64_t X : C)
+    N += X;
+  return Value::object()
+      .set("batches", N)
+      .set("p50", double(runtime::LatencyHistogram::quantile(C, 0.50)) / 1000.0)
+      .set("p99", double(runtime::LatencyHistogram::quantile(C, 0.99)) / 1000.0);
+}
+
+Expected<std::string> stringArg(const Value &Args, const char *Key, bool Required = true) {
+  const Value *V = Args.get(Key);
+  if (!V || V->isNull()) {
+    if (Required)
+      return Error(std::string("missing argument '") + Key + "'");
+    return std::string();
+  }
+  if (!V->isString())
+    return Error(std::string("argument '") + Key + "' must be a string");
+  return V->text();
+}
+
+Expected<uint64_t> numberArg(const Value &Args, const char *Key, uint64_t Default, uint64_t Min,
+                             uint64_t Max) {
+  const Value *V = Args.get(Key);
+  if (!V || V->isNull())
+    return Default;
+  std::optional<uint64_t> N = V->u64();
+  if (!N || *N < Min || *N > Max)
+    return Error(std::string("argument '") + Key + "' must be a whole number from " +
+                 std::to_string(Min) + " to " + std::to_string(Max));
+  return *N;
+}
+
+Expected<std::vector<uint8_t>> bytesArg(const Value &Args, const char *Key, uint32_t Size,
+                                        const std::string &MapName) {
+  auto S = stringArg(Args, Key);
+  if (!S)
+    return S.takeError();
+  auto B = loader::parseHexBytes(*S);
+  if (!B)
+    return Error(std::string("argument '") + Key + "' must be hex bytes, not '" + *S + "'");
+  if (B->size() != Size)
+    return Error("map '" + MapName + "': takes " + std::to_string(Size) + "-byte " + Key +
+                 "s, not " + std::to_string(B->size()));
+  return std::move(*B);
+}
+
+/// The helpers return the kernel's (Linux) errno values, negated.
+std::string errnoText(int64_t Rc) {
+  switch (-Rc) {
+  case EEXIST:
+    return "the key exists (EEXIST)";
+  case ENOENT:
+    return "no such key (ENOENT)";
+  case E2BIG:
+    return "the map is full (E2BIG)";
+  case ENOSPC:
+    return "the map is full (ENOSPC)";
+  case EINVAL:
+    return "invalid (EINVAL)";
+  default:
+    return "error " + std::to_string(Rc);
+  }
+}
+
+} // namespace
+
+json::Value DaemonState::handle(const std::string &Line) {
+  Value Resp = Value::object();
+  Expected<Value> Req = json::parse(Line);
+  if (!Req) {
+    Resp.set("id", nullptr).set("ok", false).set("error", Req.error().message());
+    return Resp;
+  }
+  const Value *Id = Req->isObject() ? Req->get("id") : nullptr;
+  Resp.set("id", Id ? *Id : Value());
+  if (!Req->isObject()) {
+    Resp.set("ok", false).set("error", "a request is a JSON object");
+    return Resp;
+  }
+  const Value *Cmd = Req->get("cmd");
+  if (!Cmd || !Cmd->isString()) {
+    Resp.set("ok", false).set("error", "a request needs \"cmd\" (a string)");
+    return Resp;
+  }
+  const Value *Args = Req->get("args");
+  Value NoArgs = Value::object();
+  if (Args && !Args->isObject()) {
+    Resp.set("ok", false).set("error", "\"args\" must be an object");
+    return Resp;
+  }
+  Expected<Value> R = dispatch(Cmd->text(), Args ? *Args : NoArgs);
+  if (!R) {
+    Resp.set("ok", false).set("error", Cmd->text() + ": " + R.error().message());
+    return Resp;
+  }
+  Resp.set("ok", true).set("result", std::move(*R));
+  return Resp;
+}
+
+Expected<Value> DaemonState::dispatch(const std::string &Cmd, const Value &Args) {
+  if (Cmd == "prog load")
+    return progLoad(Args);
+  if (Cmd == "prog list")
+    return progList();
+  if (Cmd == "prog show")
+    return progShow(Args);
+  if (Cmd == "prog unload")
+    return progUnload(Args);
+  if (Cmd == "prog replace")
+    return progReplace(Args);
+  if (Cmd == "net attach")
+    return netAttach(Args);
+  if (Cmd == "net detach")
+    return netDetach(Args);
+  if (Cmd == "net list")
+    return netList();
+  if (Cmd == "map list")
+    return mapList();
+  if (Cmd == "map show")
+    return mapShow(Args);
+  if (Cmd == "map dump")
+    return mapDump(Args);
+  if (Cmd == "map lookup")
+    return mapLookup(Args);
+  if (Cmd == "map update")
+    return mapUpdate(Args);
+  if (Cmd == "map delete")
+    return mapDelete(Args);
+  if (Cmd == "stats")
+    return stats();
+  return Error("unknown command (prog load|list|show|unload|replace, net attach|detach|list, "
+               "map list|show|dump|lookup|update|delete, stats)");
+}
+
+// ---- programs --------------------------------------------------------------
+
+Expected<Value> DaemonState::progLoad(const Value &Args) {
+  auto Path = stringArg(Args, "path");
+  if (!Path)
+    return Path.takeError();
+  auto Section = stringArg(Args, "section", false);
+  auto Backend = stringArg(Args, "backend", false);
+  auto Name = stringArg(Args, "name", false);
+  if (!Section || !Backend || !Name)
+    return (!Section ? Section : !Backend ? Backend : Name).takeError();
+  if (Path->empty() || (*Path)[0] != '/')
+    return Error("path '" + *Path + "' must be absolute (the daemon's directory is not yours)");
+  Expected<loader::GpuObjectSpec> GpuObj = loader::readGpuObjectFile(*Path);
+  if (!GpuObj && loader::isGpuObjectFile(*Path))
+    return GpuObj.takeError(); // a .gpu.o, but damaged
+  std::string B = Backend->empty() ? (GpuObj ? "gpu" : "host") : *Backend;
+  if (B != "host" && B != "gpu")
+    return Error("backend must be host or gpu, not '" + B + "'");
+
+  Program P;
+  P.Path = *Path;
+  P.Backend = B;
+  std::vector<uint8_t> Btf;
+  if (B == "host") {
+    if (GpuObj)
+      return Error(*Path + ": a .gpu.o holds GPU code only; give the host back end the eBPF "
+                           "object");
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
+    auto Obj = object::readObjectFile(*Path);
+    if (!Obj)
+      return Obj.takeError();
+    Btf = Obj->Btf;
+    auto E = makeHostExecutor(*Path, *Section, HostReclaim::EachBatch);
+    if (!E)
+      return E.takeError();
+    P.Exec = std::move(*E);
+    const object::ProgramSpec *Spec = Obj->findProgram(P.Exec->programName());
+    P.Section = Spec ? Spec->Section : *Section;
+#else
+    return Error("the host back end needs a loader built with the compiler");
+#endif
+  } else {
+#ifdef EBPF_GPU_HAVE_CUDA
+    if (!GpuObj) {
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
+      GpuObj = compileForGpu(*Path, *Section);
+      if (!GpuObj)
+        return GpuObj.takeError();
+#else
+      return Error(GpuObj.error().message() + " (this loader was built without the compiler: "
+                                              "compile the program with ebpf-gpu-cc first)");
+#endif
+    }
+    if (!GpuObj->Verified)
+      return Error(*Path + ": compiled without the safety verifier (--no-verify); the daemon "
+                           "runs verified programs only");
+    auto E = makeGpuExecutor(*GpuObj, GpuExecOptions());
+    if (!E)
+      return E.takeError();
+    P.Exec = std::move(*E);
+    P.Section = GpuObj->Section;
+    Btf = GpuObj->Btf;
+#else
+    return Error("this loader was built without CUDA support (no cuda.h at build time)");
+#endif
+  }
+  P.Name = Name->empty() ? P.Exec->programName() : *Name;
+  P.Id = NextProgId++;
+  P.LoadedAt = int64_t(std::time(nullptr));
+  if (!Btf.empty()) {
+    auto T = loader::BtfTypes::read(Btf);
+    if (T) // without readable BTF, maps print in hex
+      P.Btf = std::move(*T);
+  }
+  for (const runtime::MapInfo &I : P.Exec->maps()) {
+    Map M;
+    M.Id = NextMapId++;
+    M.ProgId = P.Id;
+    M.Info = I;
+    if (P.Btf) {
+      if (I.GlobalData) {
+        M.ValueType = P.Btf->dataSection(I.Name);
+      } else {
+        auto [K, V] = P.Btf->mapTypes(I.Name);
+        M.KeyType = P.Btf->sizeOf(K) == I.KeySize ? K : 0;
+        M.ValueType = P.Btf->sizeOf(V) == I.ValueSize ? V : 0;
+      }
+    }
+    P.MapIds.push_back(M.Id);
+    Maps[M.Id] = M;
+  }
+  uint32_t Id = P.Id;
+  Programs[Id] = std::move(P);
+  return progJson(Programs[Id]);
+}
+
+std::vector<uint32_t> DaemonState::portsOf(uint32_t ProgId) const {
+  std::vector<uint32_t> Out;
+  for (const auto &[Port, Prog] : PortProgram)
+    if (Prog == ProgId)
+      Out.push_back(Port);
+  return Out;
+}
+
+Value DaemonState::progJson(const Program &P) const {
+  Value Ids = Value::array(), Ports = Value::array();
+  for (uint32_t M : P.MapIds)
+    Ids.push(M);
+  for (uint32_t Port : portsOf(P.Id))
+    Ports.push(Port);
+  return Value::object()
+      .set("id", P.Id)
+      .set("type", "xdp")
+      .set("name", P.Name)
+      .set("backend", P.Backend)
+      .set("path", P.Path)
+      .set("section", P.Section)
+      .set("verified", P.Verified)
+      .set("loaded_at", P.LoadedAt)
+      .set("btf", P.Btf.has_value())
+      .set("map_ids", std::move(Ids))
+      .set("ports", std::move(Ports));
+}
+
+Expected<DaemonState::Program *> DaemonState::programArg(const Value &Args, const char *Key) {
+  const Value *V = Args.get(Key);
+  std::optional<uint64_t> Id = V ? V->u64() : std::nullopt;
+  if (!Id)
+    return Error(std::string("argument '") + Key + "' must be a program id");
+  auto It = Programs.find(uint32_t(*Id));
+  if (*Id > UINT32_MAX || It == Programs.end())
+    return Error("no program with id " + std::to_string(*Id));
+  return &It->second;
+}
+
+Expected<Value> DaemonState::progList() {
+  Value L = Value::array();
+  for (const auto &[Id, P] : Programs)
+    L.push(progJson(P));
+  return L;
+}
+
+Expected<Value> DaemonState::progShow(const Value &Args) {
+  auto P = programArg(Args, "id");
+  if (!P)
+    return P.takeError();
+  return progJson(**P);
+}
+
+Expected<Value> DaemonState::progUnload(const Value &Args) {
+  auto P = programArg(Args, "id");
+  if (!P)
+    return P.takeError();
+  std::vector<uint32_t> Ports = portsOf((*P)->Id);
+  if (!Ports.empty()) {
+    std::string List;
+    for (uint32_t Port : Ports)
+      List += (List.empty() ? "" : ", ") + std::to_string(Port);
+    return Error("program " + std::to_string((*P)->Id) + " runs on port(s) " + List +
+                 "; detach them or replace the program there first");
+  }
+  uint32_t Id = (*P)->Id;
+  for (uint32_t M : (*P)->MapIds)
+    Maps.erase(M);
+  Programs.erase(Id);
+  return Value::object().set("id", Id).set("unloaded", true);
+}
+
+Expected<Value> DaemonState::progReplace(const Value &Args) {
+  auto Old = programArg(Args, "id");
+  if (!Old)
+    return Old.takeError();
+  auto New = programArg(Args, "new_id");
+  if (!New)
+    return New.takeError();
+  std::vector<uint32_t> Ports = portsOf((*Old)->Id);
+  if (Ports.empty())
+    return Error("program " + std::to_string((*Old)->Id) + " runs on no port");
+  Value Done = Value::array();
+  for (uint32_t Port : Ports) {
+    if (MaybeError E = DP.replace(Port, (*New)->Exec))
+      return std::move(*E);
+    PortProgram[Port] = (*New)->Id;
+    Done.push(Port);
+  }
+  return Value::object()
+      .set("id", (*Old)->Id)
+      .set("new_id", (*New)->Id)
+      .set("ports", std::move(Done));
+}
+
+// ---- ports -----------------------------------------------------------------
+
+Expected<uint32_t> DaemonState::portArg(const Value &Args) {
+  const Value *V = Args.get("port");
+  if (!V || (!V->isString() && !V->isNumber()))
+    return Error("argument 'port' must be a port id or device name");
+  uint32_t Id = DP.findPort(V->text());
+  if (!Id)
+    return Error("no port '" + V->text() + "' (net list shows them)");
+  return Id;
+}
+
+Value DaemonState::portJson(const runtime::PortStats &S, bool WithCounters) const {
+  auto It = PortProgram.find(S.Id);
+  Value Prog = Value::object()
+                   .set("id", It == PortProgram.end() ? Value() : Value(It->second))
+                   .set("name", S.Program);
+  Value O = Value::object()
+                .set("id", S.Id)
+                .set("ifindex", S.Id)
+                .set("device", S.Device)
+                .set("exception", S.Exception.empty() ? Value() : Value(S.Exception))
+                .set("prog", std::move(Prog))
+                .set("queues", S.Options.Queues)
+                .set("batch", S.Options.BatchSize)
+                .set("timeout_us", S.Options.TimeoutUs);
+  if (!WithCounters)
+    return O;
+  runtime::ActionStats A = S.actions();
+  uint64_t Oversized = 0, Unknown = 0, PassDropped = 0, ExecFailed = 0, RxBytes = 0;
+  for (const runtime::QueueStats &Q : S.Queues) {
+    Oversized += Q.Oversized;
+    Unknown += Q.RedirectUnknown;
+    PassDropped += Q.PassDropped;
+    ExecFailed += Q.ExecFailed;
+    RxBytes += Q.RxBytes;
+  }
+  O.set("rx_packets", S.rxPackets())
+      .set("rx_bytes", RxBytes)
+      .set("actions", actionsJson(A))
+      .set("invalid_verdicts", A.Invalid)
+      .set("tx_packets", S.TxPackets)
+      .set("tx_bytes", S.TxBytes)
+      .set("tx_full", S.TxFull)
+      .set("pass_tx_packets", S.PassTxPackets)
+      .set("pass_tx_full", S.PassTxFull)
+      .set("errors", Value::object()
+                         .set("oversized", Oversized)
+                         .set("redirect_unknown", Unknown)
+                         .set("pass_dropped", PassDropped)
+                         .set("exec_failed", ExecFailed)
+                         .set("rx_nombuf", S.RxNoMbuf)
+                         .set("rx_missed", S.RxMissed)
+                         .set("rx_errors", S.RxErrors)
+                         .set("tx_errors", S.TxErrors));
+  return O;
+}
+
+Expected<Value> DaemonState::netAttach(const Value &Args) {
+  auto P = programArg(Args, "prog");
+  if (!P)
+    return P.takeError();
+  auto Dev = stringArg(Args, "device");
+  if (!Dev)
+    return Dev.takeError();
+  // A port already attached gets the program switched between batches.
+  if (uint32_t Existing = DP.findPort(*Dev)) {
+    if (MaybeError E = DP.replace(Existing, (*P)->Exec))
+      return std::move(*E);
+    PortProgram[Existing] = (*P)->Id;
+    return Value::object().set("port", Existing).set("prog", (*P)->Id).set("replaced", true);
+  }
+  runtime::AttachOptions O;
+  O.Device = *Dev;
+  auto Exc = stringArg(Args, "exception", false);
+  auto Queues = numberArg(Args, "queues", 1, 1, 64);
+  auto Batch = numberArg(Args, "batch", 256, 1, 65536);
+  auto Timeout = numberArg(Args, "timeout_us", 100, 0, 10000000);
+  if (!Exc)
+    return Exc.takeError();
+  for (auto *N : {&Queues, &Batch, &Timeout})
+    if (!*N)
+      return N->takeError();
+  O.Exception = *Exc;
+  O.Queues = uint32_t(*Queues);
+  O.BatchSize = uint32_t(*Batch);
+  O.TimeoutUs = uint32_t(*Timeout);
+  auto Id = DP.attach(O, (*P)->Exec);
+  if (!Id)
+    return Id.takeError();
+  PortProgram[*Id] = (*P)->Id;
+  return Value::object().set("port", *Id).set("prog", (*P)->Id).set("replaced", false);
+}
+
+Expected<Value> DaemonState::netDetach(const Value &Args) {
+  auto Id = portArg(Args);
+  if (!Id)
+    return Id.takeError();
+  auto Final = DP.detach(*Id);
+  if (!Final)
+    return Final.takeError();
+  Value O = portJson(*Final, true);
+  PortProgram.erase(*Id);
+  return O;
+}
+
+Expected<Value> DaemonState::netList() {
+  Value L = Value::array();
+  for (const runtime::PortStats &S : DP.stats())
+    L.push(portJson(S, false));
+  return L;
+}
+
+// ---- maps ------------------------------------------------------------------
+
+Value DaemonState::mapJson(const Map &M) const {
+  return Value::object()
+      .set("id", M.Id)
+      .set("prog_id", M.ProgId)
+      .set("name", M.Info.Name)
+      .set("type", M.Info.GlobalData ? "array" : mapTypeName(M.Info.Type))
+      .set("key_size", M.Info.KeySize)
+      .set("value_size", M.Info.ValueSize)
+      .set("max_entries", M.Info.MaxEntries)
+      .set("flags", M.Info.Flags)
+      .set("global_data", M.Info.GlobalData)
+      .set("read_only", M.Info.ReadOnly)
+      .set("btf_key_type_id", M.KeyType)
+      .set("btf_value_type_id", M.ValueType);
+}
+
+Expected<DaemonState::Map *> DaemonState::mapArg(const Value &Args) {
+  const Value *Id = Args.get("id");
+  const Value *Name = Args.get("name");
+  if (Id && !Id->isNull()) {
+    std::optional<uint64_t> N = Id->u64();
+    auto It = N ? Maps.find(uint32_t(*N)) : Maps.end();
+    if (!N || *N > UINT32_MAX || It == Maps.end())
+      return Error("no map with id " + Id->text());
+    return &It->second;
+  }
+  if (!Name || !Name->isString())
+    return Error("name the map: \"id\" (a number) or \"name\" (a string)");
+  std::vector<Map *> Found;
+  for (auto &[MId, M] : Maps)
+    if (M.Info.Name == Name->text())
+      Found.push_back(&M);
+  if (Found.empty())
+    return Error("no map named '" + Name->text() + "'");
+  if (Found.size() > 1) {
+    std::string Ids;
+    for (Map *M : Found)
+      Ids += (Ids.empty() ? "" : ", ") + std::to_string(M->Id);
+    return Error("several maps are named '" + Name->text() + "' (ids " + Ids + "); name one by id");
+  }
+  return Found[0];
+}
+
+Value DaemonState::entryJson(const Map &M, const uint8_t *Key, const uint8_t *Val) const {
+  Value E = Value::object()
+                .set("key", hexList(Key, M.Info.KeySize))
+                .set("value", hexList(Val, M.Info.ValueSize));
+  const Program &P = Programs.at(M.ProgId);
+  if (!P.Btf || !M.ValueType)
+    return E;
+  Value F = Value::object();
+  std::optional<std::string> K =
+      M.KeyType ? P.Btf->format(M.KeyType, Key, M.Info.KeySize) : std::nullopt;
+  if (K) {
+    if (auto J = json::parse(*K))
+      F.set("key", std::move(*J));
+  } else if (M.Info.KeySize == 4 && !ebpfgpu_map_is_hashed(M.Info.Type)) {
+    uint32_t Index;
+    std::memcpy(&Index, Key, 4);
+    F.set("key", Index); // arrays: the index
+  }
+  if (auto V = P.Btf->format(M.ValueType, Val, M.Info.ValueSize))
+    if (auto J = json::parse(*V))
+      F.set("value", std::move(*J));
+  if (!F.members().empty())
+    E.set("formatted", std::move(F));
+  return E;
+}
+
+Expected<Value> DaemonState::mapList() {
+  Value L = Value::array();
+  for (const auto &[Id, M] : Maps)
+    L.push(mapJson(M));
+  return L;
+}
+
+Expected<Value> DaemonState::mapShow(const Value &Args) {
+  auto M = mapArg(Args);
+  if (!M)
+    return M.takeError();
+  return mapJson(**M);
+}
+
+Expected<Value> DaemonState::mapDump(const Value &Args) {
+  auto M = mapArg(Args);
+  if (!M)
+    return M.takeError();
+  const Map &Mp = **M;
+  Value Entries = Value::array();
+  runtime::BatchExecutor &Exec = *Programs.at(Mp.ProgId).Exec;
+  MaybeError E = Exec.accessMap(Mp.Info.Name, [&](ebpfgpu_map &H, bool &) -> MaybeError {
+    loader::forEachMapEntry(
+        H, [&](const uint8_t *K, const uint8_t *V) { Entries.push(entryJson(Mp, K, V)); });
+    return std::nullopt;
+  });
+  if (E)
+    return std::move(*E);
+  return Value::object().set("map", mapJson(Mp)).set("entries", std::move(Entries));
+}
+
+Expected<Value> DaemonState::mapLookup(const Value &Args) {
+  auto M = mapArg(Args);
+  if (!M)
+    return M.takeError();
+  const Map &Mp = **M;
+  auto Key = bytesArg(Args, "key", Mp.Info.KeySize, Mp.Info.Name);
+  if (!Key)
+    return Key.takeError();
+  std::optional<Value> Found;
+  MaybeError E = Programs.at(Mp.ProgId).Exec->accessMap(
+      Mp.Info.Name, [&](ebpfgpu_map &H, bool &) -> MaybeError {
+        const uint8_t *V = loader::hostMapLookup(H, Key->data());
+        if (!V)
+          return std::nullopt;
+        std::vector<uint8_t> Sum =
+            ebpfgpu_map_is_percpu(H.type)
+                ? loader::sumPerCpuValues(V, H.value_size, H.value_stride, H.nslices)
+                : std::vector<uint8_t>(V, V + H.value_size);
+        Found = entryJson(Mp, Key->data(), Sum.data());
+        return std::nullopt;
+      });
+  if (E)
+    return std::move(*E);
+  if (!Found)
+    return Error("map '" + Mp.Info.Name + "': no such key (ENOENT)");
+  return std::move(*Found);
+}
+
+Expected<Value> DaemonState::mapUpdate(const Value &Args) {
+  auto M = mapArg(Args);
+  if (!M)
+    return M.takeError();
+  const Map &Mp = **M;
+  if (Mp.Info.ReadOnly)
+    return Error("map '" + Mp.Info.Name +
+                 "' is read-only (.rodata is folded into the compiled program)");
+  auto Key = bytesArg(Args, "key", Mp.Info.KeySize, Mp.Info.Name);
+  if (!Key)
+    return Key.takeError();
+  auto Val = bytesArg(Args, "value", Mp.Info.ValueSize, Mp.Info.Name);
+  if (!Val)
+    return Val.takeError();
+  auto FlagName = stringArg(Args, "flags", false);
+  if (!FlagName)
+    return FlagName.takeError();
+  uint64_t Flags = 0; // BPF_ANY
+  if (*FlagName == "noexist")
+    Flags = 1;
+  else if (*FlagName == "exist")
+    Flags = 2;
+  else if (!FlagName->empty() && *FlagName != "any")
+    return Error("flags must be any, noexist or exist");
+  MaybeError E =
+      Programs.at(Mp.ProgId).Exec->accessMap(Mp.Info.Name, [&](ebpfgpu_map &H, bool &Changed) {
+        int64_t Rc = loader::hostMapUpdate(H, Key->data(), Val->data(), Flags);
+        if (Rc != 0)
+          return MaybeError(Error("map '" + Mp.Info.Name + "': update: " + errnoText(Rc)));
+        Changed = true;
+        return MaybeError();
+      });
+  if (E)
+    return std::move(*E);
+  return Value::object().set("map", Mp.Id).set("updated", true);
+}
+
+Expected<Value> DaemonState::mapDelete(const Value &Args) {
+  auto M = mapArg(Args);
+  if (!M)
+    return M.takeError();
+  const Map &Mp = **M;
+  if (!ebpfgpu_map_is_hashed(Mp.Info.Type))
+    return Error("map '" + Mp.Info.Name + "': arrays have no keys to delete (EINVAL)");
+  auto Key = bytesArg(Args, "key", Mp.Info.KeySize, Mp.Info.Name);
+  if (!Key)
+    return Key.takeError();
+  MaybeError E =
+      Programs.at(Mp.ProgId).Exec->accessMap(Mp.Info.Name, [&](ebpfgpu_map &H, bool &Changed) {
+        int64_t Rc = loader::hostMapDelete(H, Key->data());
+        if (Rc != 0)
+          return MaybeError(Error("map '" + Mp.Info.Name + "': delete: " + errnoText(Rc)));
+        Changed = true;
+        return MaybeError();
+      });
+  if (E)
+    return std::move(*E);
+  return Value::object().set("map", Mp.Id).set("deleted", true);
+}
+
+// ---- stats -----------------------------------------------------------------
+
+void DaemonState::sampleRates() {
+  Sample S;
+  S.At = std::chrono::steady_clock::now();
+  for (const runtime::PortStats &P : DP.stats())
+    for (const runtime::QueueStats &Q : P.Queues)
+      S.Rx[{P.Id, Q.Queue}] = Q.RxPackets;
+  Prev = std::move(Last);
+  Last = std::move(S);
+}
+
+Expected<Value> DaemonState::stats() {
+  double Interval = Prev && Last ? std::chrono::duration<double>(Last->At - Prev->At).count() : 0;
+  auto Rate = [&](uint32_t Port, uint32_t Queue) {
+    if (Interval <= 0)
+      return 0.0;
+    auto A = Prev->Rx.find({Port, Queue}), B = Last->Rx.find({Port, Queue});
+    if (B == Last->Rx.end())
+      return 0.0;
+    uint64_t From = A == Prev->Rx.end() || A->second > B->second ? 0 : A->second;
+    return double(B->second - From) / Interval / 1e6;
+  };
+  std::map<unsigned, runtime::LatencyHistogram::Counts> PerWorker;
+  std::map<unsigned, std::pair<uint64_t, uint64_t>> WorkerWork; // batches, backend ns
+  Value Ports = Value::array();
+  for (const runtime::PortStats &S : DP.stats()) {
+    Value P = portJson(S, true);
+    double PortRate = 0;
+    Value Queues = Value::array();
+    for (const runtime::QueueStats &Q : S.Queues) {
+      double R = Rate(S.Id, Q.Queue);
+      PortRate += R;
+      auto &W = PerWorker[Q.Worker];
+      for (unsigned B = 0; B < runtime::LatencyHistogram::Buckets; ++B)
+        W[B] += Q.Latency[B];
+      WorkerWork[Q.Worker].first += Q.Batches;
+      WorkerWork[Q.Worker].second += Q.BackendNs;
+      Queues.push(Value::object()
+                      .set("queue", Q.Queue)
+                      .set("worker", Q.Worker)
+                      .set("rx_packets", Q.RxPackets)
+                      .set("rx_bytes", Q.RxBytes)
+                      .set("mpps", R)
+                      .set("actions", actionsJson(Q.Actions))
+                      .set("batches", Q.Batches)
+                      .set("backend_us", double(Q.BackendNs) / 1000.0)
+                      .set("latency_us", latencyJson(Q.Latency)));
+    }
+    P.set("mpps", PortRate).set("per_queue", std::move(Queues));
+    Ports.push(std::move(P));
+  }
+  Value Workers = Value::array();
+  for (unsigned W = 0; W < DP.workers(); ++W) {
+    runtime::LatencyHistogram::Counts C =
+        PerWorker.count(W) ? PerWorker[W] : runtime::LatencyHistogram::Counts{};
+    Workers.push(Value::object()
+                     .set("worker", W)
+                     .set("batches", WorkerWork[W].first)
+                     .set("backend_us", double(WorkerWork[W].second) / 1000.0)
+                     .set("latency_us", latencyJson(C)));
+  }
+  return Value::object()
+      .set("interval_s", Interval)
+      .set("ports", std::move(Ports))
+      .set("workers", std::move(Workers));
+}
+
+void DaemonState::stop() {
+  DP.stop();
+  PortProgram.clear();
+  Maps.clear();
+  Programs.clear();
+}
+
+} // namespace ebpfgpu::tools
