@@ -56,6 +56,9 @@ def main():
     ap.add_argument("--command", default="scripts/bench.sh prepare; scripts/bench.sh device")
     ap.add_argument("--out", required=True)
     ap.add_argument("--plots", help="folder for PNG plots (skipped without matplotlib)")
+    ap.add_argument("--runner", help="ebpf-gpu-runner-bench --json output (the GPU batch path)")
+    ap.add_argument("--forward", help="JSON lines of `forward --json` runs through the gen port, "
+                    "each with 'batch' and 'how' (mode:path[:zero-copy]) added")
     a = ap.parse_args()
 
     data = json.load(open(a.json))
@@ -183,6 +186,47 @@ def main():
                     p["name"], e["batch"], e["compiled_us"]["median"], e["compiled_us"]["p99"], e["compiled_mpps"],
                     e["cuda_us"]["median"], e["cuda_us"]["p99"], e["cuda_mpps"], "%.1f" % anchor if anchor else "-"))
         w("")
+    runner = json.load(open(a.runner))["results"] if a.runner else []
+    forward = [json.loads(l) for l in open(a.forward) if l.strip()] if a.forward else []
+    if runner:
+        w("## The runtime's GPU batch path: mode x data path x batch x frame size")
+        w("")
+        w("`ebpf-gpu-runner-bench` (bench/tools/ebpf-gpu-runner-bench.cpp) drives `loader::GpuRunner` as the")
+        w("runtime does, with the compiled port filter: per batch, the host stages the packets in pinned")
+        w("memory (the CPU's copy: XDP's 256 bytes of headroom and tailroom around each), then `run()` until")
+        w("the verdicts are on the host. *launch*: one kernel launch per batch; *persistent*: one kernel")
+        w("polling a doorbell ring in pinned memory. *copy*: batches copied to GPU memory and back;")
+        w("*mapped*: the kernel reads and writes the pinned batch over PCIe. Every combination's verdicts")
+        w("and bytes equal one-packet launches on the first 4096 packets before it is timed. Run p50/p99:")
+        w("the batch latency the GPU path adds; Mpps at p50 = batch / run p50; with staging: one host")
+        w("thread staging and running one batch at a time.")
+        w("")
+        w("| frame | batch | mode | path | run p50 / p99 us | Mpps at run p50 | staging p50 us | Mpps with staging |")
+        w("|---|---|---|---|---|---|---|---|")
+        for r in runner:
+            w("| %d | %d | %s | %s | %.1f / %.1f | %.2f | %.1f | %.2f |" % (
+                r["frame"], r["batch"], r["mode"], r["path"], r["p50_us"], r["p99_us"],
+                r.get("gpu_mpps", r["batch"] / r["p50_us"]), r.get("staging_p50_us", 0), r["mpps"]))
+        w("")
+    if forward:
+        w("## End to end through the DPDK runtime (`forward`, generator port, 64-byte frames)")
+        w("")
+        w("`ebpf-gpu-loader forward PROG.gpu.o --port gen --gen-pcap P --gen-frame 64 --batch B")
+        w("--gpu-mode M --gpu-data D [--zero-copy]`: one worker lcore receives from an rx ring that another")
+        w("core of the same process keeps full (DPDK rings through `rte_eth_from_rings`), batches, runs the")
+        w("batch on the GPU and acts on the verdicts (XDP_PASS without an exception port: freed and counted).")
+        w("*zero-copy*: the program runs on the mbufs in place (their pool mapped for the GPU), with no copy")
+        w("into a batch. Mpps over the busy time (first packet received to last batch done); latency from the")
+        w("GPU back end (staging + run + results back into the batch).")
+        w("")
+        w("| batch | mode:path | packets | Mpps | GPU batch p50 / p99 us |")
+        w("|---|---|---|---|---|")
+        for f in forward:
+            l = f.get("gpu_batch_latency_us", {})
+            w("| %d | %s | %d | %.2f | %.1f / %.1f |" % (
+                f["batch"], f["how"], f["packets"], f["packets"] / f["busy_seconds"] / 1e6,
+                l.get("p50", -1), l.get("p99", -1)))
+        w("")
     w("## Sources")
     w("")
     for p in pairs:
@@ -224,6 +268,23 @@ def main():
                 fig.tight_layout()
                 fig.savefig(os.path.join(a.plots, "perf-e2e.png"), dpi=120)
                 plots.append(("perf-e2e.png", "End to end by batch size"))
+            if runner:
+                fig, ax = plt.subplots(figsize=(7, 4))
+                frame = min(r["frame"] for r in runner)
+                for mode in sorted({r["mode"] for r in runner}):
+                    for path in sorted({r["path"] for r in runner}):
+                        rs = [r for r in runner if r["mode"] == mode and r["path"] == path and r["frame"] == frame]
+                        if rs:
+                            ax.plot([r["batch"] for r in rs], [r.get("gpu_mpps", r["batch"] / r["p50_us"]) for r in rs],
+                                    marker="o", label="%s, %s" % (mode, path))
+                ax.set_xscale("log", base=2)
+                ax.set_yscale("log")
+                ax.set_xlabel("packets per batch")
+                ax.set_ylabel("Mpps at run p50 (%d-byte frames)" % frame)
+                ax.legend(fontsize=8)
+                fig.tight_layout()
+                fig.savefig(os.path.join(a.plots, "perf-modes.png"), dpi=120)
+                plots.append(("perf-modes.png", "GPU batch path by batch size, mode and data path"))
         except Exception as e:  # plots are optional
             print("bench-report: no plots (%s)" % e, file=sys.stderr)
     if plots:

@@ -18,6 +18,7 @@
 # (200), BENCH_E2E (32,256,4096,65536), BENCH_E2E_REPS (500).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/dpdk-carry.sh
 CARRY=.bench-carry
 # name  object:section  twin source  twin kernel
 PAIRS=(
@@ -70,10 +71,13 @@ prepare() {
   cmake -S . -B build-gpu -G Ninja -DEBPF_GPU_WITH_COMPILER=OFF -DEBPF_GPU_WITH_DPDK=OFF \
     -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null
-  ninja -C build-gpu ebpf-gpu-trafgen ebpf-gpu-bench
+  ninja -C build-gpu ebpf-gpu-trafgen ebpf-gpu-bench ebpf-gpu-runner-bench
   rm -rf "$CARRY"
   mkdir -p "$CARRY"/{bin,programs,ptxas}
-  cp build-gpu/tools/ebpf-gpu-trafgen build-gpu/bench/ebpf-gpu-bench "$CARRY/bin/"
+  cp build-gpu/tools/ebpf-gpu-trafgen build-gpu/bench/ebpf-gpu-bench \
+    build-gpu/bench/ebpf-gpu-runner-bench "$CARRY/bin/"
+  # The runtime's end-to-end runs need the DPDK loader.
+  dpdk_carry "$CARRY/dpdk.tar.xz"
   local nvcc=/usr/local/cuda/bin/nvcc ptxas=/usr/local/cuda/bin/ptxas p=$CARRY/programs
   check_twins
   local entry name obj section twin kernel sect
@@ -133,8 +137,49 @@ device() {
     --e2e "${BENCH_E2E:-32,256,4096,65536}" --e2e-reps "${BENCH_E2E_REPS:-500}" \
     --json "$out/bench.json" | tee "$out/bench.txt"
   rm -f "$pcap"
+  # The runtime runs take their packets from 200,000 of the same traffic.
+  pcap=/tmp/bench-runtime.pcap
+  "$bin/ebpf-gpu-trafgen" -o "$pcap" --count 200000 --seed 9
+  echo "== $(date +%T) the GPU batch path by mode, data path, batch and frame size"
+  "$bin/ebpf-gpu-runner-bench" --gpu-object "$CARRY/programs/port_filter.gpu.o" --pcap "$pcap" \
+    --batches "${BENCH_RUNNER_BATCHES:-1,32,256,4096,65536}" --frames 64,512,1500 \
+    --seconds "${BENCH_RUNNER_SECONDS:-0.25}" --json "$out/runner.json" | tee "$out/runner.txt"
+  echo "== $(date +%T) end to end through forward: the generator port, 64-byte frames"
+  mkdir -p /tmp/dpdk && tar -xJf "$CARRY/dpdk.tar.xz" -C /tmp/dpdk
+  : >"$out/forward.jsonl"
+  local batch how mode path zc count
+  for batch in ${BENCH_FORWARD_BATCHES:-32 256 4096 65536}; do
+    # About a second of traffic at the rates each batch size reaches.
+    count=$((batch < 256 ? 500000 : (batch < 4096 ? 4000000 : 16000000)))
+    for how in launch:copy launch:mapped launch:mapped:zero-copy persistent:copy \
+               persistent:mapped persistent:mapped:zero-copy; do
+      IFS=: read -r mode path zc <<<"$how"
+      local extra=()
+      [[ -n $zc ]] && extra=(--zero-copy)
+      if LD_LIBRARY_PATH=/tmp/dpdk/lib timeout 60 /tmp/dpdk/ebpf-gpu-loader forward \
+          "$CARRY/programs/port_filter.gpu.o" --port gen --gen-pcap "$pcap" --gen-frame 64 \
+          --batch "$batch" --timeout-us 1000 --count "$count" --gpu-mode "$mode" \
+          --gpu-data "$path" "${extra[@]}" --json >/tmp/fwd.json 2>"$out/forward.err"; then
+        python3 - /tmp/fwd.json "$batch" "$how" >>"$out/forward.jsonl" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["batch"], r["how"] = int(sys.argv[2]), sys.argv[3]
+l = r.get("gpu_batch_latency_us", {})
+print("forward %-28s batch %6d: %8.2f Mpps, GPU batch p50 %.1f us p99 %.1f us" % (
+    r["how"], r["batch"], r["packets"] / r["busy_seconds"] / 1e6, l.get("p50", -1), l.get("p99", -1)),
+    file=sys.stderr)
+print(json.dumps(r))
+PY
+      else
+        echo "forward $how batch $batch: FAILED" >&2
+        cat "$out/forward.err" >&2
+      fi
+    done
+  done
+  rm -f "$pcap"
   echo "== $(date +%T) report"
   python3 "$CARRY/bench-report.py" --json "$out/bench.json" --gpu "$out/gpu.txt" \
+    --runner "$out/runner.json" --forward "$out/forward.jsonl" \
     --ptxas "$CARRY/ptxas" --commit "$(cat "$CARRY/commit")" \
     --command "scripts/bench.sh prepare; scripts/bench.sh device" \
     --out "$out/PERFORMANCE.md" --plots "$out"

@@ -17,6 +17,7 @@
 # carries the LLVM components it uses, linked statically.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/dpdk-carry.sh
 CARRY=.gpu-carry
 PACKETS=100000
 
@@ -177,16 +178,7 @@ prepare() {
   # The DPDK runtime for the GPU machine: the loader with `forward` (DPDK
   # linked statically), without the compiler; the shared libraries DPDK's
   # drivers need travel beside it (Debian's, which run on the newer glibc there).
-  cmake -S . -B build-gpu-dpdk -G Ninja -DEBPF_GPU_WITH_COMPILER=OFF -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null
-  ninja -C build-gpu-dpdk ebpf-gpu-loader
-  local dpdk=build-gpu-dpdk/carry
-  rm -rf "$dpdk" && mkdir -p "$dpdk/lib"
-  strip -o "$dpdk/ebpf-gpu-loader" build-gpu-dpdk/tools/ebpf-gpu-loader
-  ldd build-gpu-dpdk/tools/ebpf-gpu-loader | awk '$3 ~ /^\// {print $3}' |
-    grep -vE '/(libc|libm|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so' | xargs -r cp -L -t "$dpdk/lib/"
-  strip "$dpdk"/lib/*
-  tar -cJf "$CARRY/dpdk.tar.xz" -C "$dpdk" .
+  dpdk_carry "$CARRY/dpdk.tar.xz"
   # The persistent kernel's watchdog: a program that never returns (refused
   # by the verifier, so compiled without it).
   /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
@@ -494,34 +486,29 @@ device() {
   "$bin/ebpf-gpu-bench" --gpu-object "$CARRY/bench/xdp_port_filter.sm90.gpu.o" \
     --cuda-ptx "$CARRY/bench/port_filter.cuda.ptx" --cuda-kernel cuda_port_filter \
     --pcap /tmp/bench.pcap --reps 100 --json "$out/bench.json" || status=1
-  echo "== end to end through the DPDK runtime: 64-byte frames made by a core of this process (gen port)"
+  echo "== forward on the GPU: the generator port through each mode and data path (timings: scripts/bench.sh)"
   mkdir -p /tmp/dpdk && tar -xJf "$CARRY/dpdk.tar.xz" -C /tmp/dpdk
-  local batch how count
-  : >"$out/forward.jsonl"
-  for batch in 32 256 4096 65536; do
-    count=$((batch < 256 ? 300000 : (batch < 4096 ? 2000000 : 8000000)))
-    for how in launch:copy launch:mapped launch:mapped:zero-copy persistent:copy \
-               persistent:mapped persistent:mapped:zero-copy; do
-      local mode path zc=()
-      IFS=: read -r mode path zc <<<"$how"
-      [[ -n $zc ]] && zc=(--zero-copy) || zc=()
-      if LD_LIBRARY_PATH=/tmp/dpdk/lib timeout 120 /tmp/dpdk/ebpf-gpu-loader forward \
-          "$CARRY/bench/xdp_port_filter.sm90.gpu.o" --port gen --gen-pcap /tmp/bench.pcap \
-          --gen-frame 64 --batch "$batch" --timeout-us 1000 --count "$count" \
-          --gpu-mode "$mode" --gpu-data "$path" "${zc[@]}" --json >/tmp/fwd.json 2>"$out/fwd.err"; then
-        python3 -c "import json,sys; r=json.load(open(sys.argv[1])); r['batch']=int(sys.argv[2]); r['how']=sys.argv[3]; print(json.dumps(r))" \
-          /tmp/fwd.json "$batch" "$how" >>"$out/forward.jsonl"
-        python3 -c "import json,sys; r=json.load(open(sys.argv[1])); l=r.get('gpu_batch_latency_us',{}); print(f\"forward {sys.argv[3]:28s} batch {int(sys.argv[2]):6d}: {r['packets']/r['busy_seconds']/1e6:8.2f} Mpps, gpu batch p50 {l.get('p50',-1):8.1f} us p99 {l.get('p99',-1):8.1f} us\")" \
-          /tmp/fwd.json "$batch" "$how"
-      else
-        echo "forward $how batch $batch: FAILED"; cat "$out/fwd.err"; status=1
-      fi
-    done
+  "$bin/ebpf-gpu-trafgen" -o /tmp/gen.pcap --count 1000 --seed 5 >/dev/null
+  local how mode path zc
+  for how in launch:copy launch:mapped launch:mapped:zero-copy persistent:copy \
+             persistent:mapped persistent:mapped:zero-copy; do
+    IFS=: read -r mode path zc <<<"$how"
+    local extra=()
+    [[ -n $zc ]] && extra=(--zero-copy)
+    if LD_LIBRARY_PATH=/tmp/dpdk/lib timeout 60 /tmp/dpdk/ebpf-gpu-loader forward \
+        "$s/xdp_mac_swap.gpu.o" --port gen --gen-pcap /tmp/gen.pcap --gen-frame 128 --batch 64 \
+        --count 100000 --gpu-mode "$mode" --gpu-data "$path" "${extra[@]}" --json >/tmp/fwd.json 2>"$out/fwd.err" &&
+       python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1])); p = r['ports'][0]
+ok = r['packets'] == 100000 and r['actions']['XDP_TX']['packets'] == 100000 and p['tx_packets'] + p['tx_full'] == 100000
+print('forward %s: 100000 frames reflected (XDP_TX), %d sent, %d tx-full: %s' % (sys.argv[2], p['tx_packets'], p['tx_full'], 'ok' if ok else 'WRONG'))
+sys.exit(0 if ok else 1)" /tmp/fwd.json "$how"; then
+      :
+    else
+      echo "forward $how: FAILED"; cat "$out/fwd.err"; status=1
+    fi
   done
-  echo "== batch path by mode, data path, batch and frame size (port filter; latency on the host clock)"
-  "$bin/ebpf-gpu-runner-bench" --gpu-object "$CARRY/bench/xdp_port_filter.sm90.gpu.o" \
-    --pcap /tmp/bench.pcap --batches 1,32,256,4096,65536 --frames 64,512,1500 --seconds 0.3 \
-    --json "$out/runner.json" || status=1
   echo "== the daemon on the GPU back end (DPDK net_pcap ports, control socket)"
   device_daemon "$out" || status=1
   return $status

@@ -61,6 +61,16 @@ else
   echo "setup: no CUDA 11.8 ptxas (Debian non-free nvidia-cuda-toolkit); sm_70 ptxas checks are skipped"
 fi
 
+# The kernel oracle's tests pin programs in a BPF filesystem: mount one
+# where the machine has none (root only; they are skipped otherwise).
+if [[ $(id -u) -eq 0 && -d /sys/fs/bpf ]] && ! mountpoint -q /sys/fs/bpf; then
+  if mount -t bpf bpf /sys/fs/bpf 2>/dev/null; then
+    echo "setup: mounted a BPF filesystem at /sys/fs/bpf (kernel differential tests)"
+  else
+    echo "setup: cannot mount a BPF filesystem at /sys/fs/bpf; kernel differential tests are skipped"
+  fi
+fi
+
 if [[ -x /usr/local/cuda/bin/ptxas ]]; then
   echo "setup: CUDA toolkit at /usr/local/cuda"
 else
