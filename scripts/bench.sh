@@ -156,7 +156,7 @@ device() {
       IFS=: read -r mode path zc <<<"$how"
       local extra=()
       [[ -n $zc ]] && extra=(--zero-copy)
-      if LD_LIBRARY_PATH=/tmp/dpdk/lib timeout 60 /tmp/dpdk/ebpf-gpu-loader forward \
+      if LD_LIBRARY_PATH=/tmp/dpdk/lib timeout -k 5 60 /tmp/dpdk/ebpf-gpu-loader forward \
           "$CARRY/programs/port_filter.gpu.o" --port gen --gen-pcap "$pcap" --gen-frame 64 \
           --batch "$batch" --timeout-us 1000 --count "$count" --gpu-mode "$mode" \
           --gpu-data "$path" "${extra[@]}" --json >/tmp/fwd.json 2>"$out/forward.err"; then

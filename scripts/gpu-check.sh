@@ -495,7 +495,7 @@ device() {
     IFS=: read -r mode path zc <<<"$how"
     local extra=()
     [[ -n $zc ]] && extra=(--zero-copy)
-    if LD_LIBRARY_PATH=/tmp/dpdk/lib timeout 60 /tmp/dpdk/ebpf-gpu-loader forward \
+    if LD_LIBRARY_PATH=/tmp/dpdk/lib timeout -k 5 60 /tmp/dpdk/ebpf-gpu-loader forward \
         "$s/xdp_mac_swap.gpu.o" --port gen --gen-pcap /tmp/gen.pcap --gen-frame 128 --batch 64 \
         --count 100000 --gpu-mode "$mode" --gpu-data "$path" "${extra[@]}" --json >/tmp/fwd.json 2>"$out/fwd.err" &&
        python3 -c "

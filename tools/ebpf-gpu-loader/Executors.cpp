@@ -389,6 +389,10 @@ public:
     // them whatever memory they are in.
     if (Opts.Path != loader::GpuDataPath::Mapped)
       return std::nullopt;
+    // Page-locking waits for the device to be idle: a persistent kernel
+    // stops first (measured on the H100: cuMemHostRegister under it never
+    // returned) and starts again on the next batch.
+    Runner.reset();
     auto D = Dev->mapHostMemory(Addr, Bytes);
     if (!D)
       return D.takeError();
@@ -400,6 +404,7 @@ public:
     std::lock_guard Lock(Launching);
     if (Dev->bindThread())
       return;
+    Runner.reset(); // as above: unlocking pages waits for an idle device
     for (const PacketRange &R : PacketRanges)
       Dev->unmapHostMemory(const_cast<uint8_t *>(R.Lo));
     PacketRanges.clear();
