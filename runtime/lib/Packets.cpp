@@ -40,11 +40,12 @@ bool PacketBatch::add(const uint8_t *Data, uint32_t Len, uint64_t TimestampNs) {
   if (Storage.size() < Copied * Stride)
     Storage.resize(Copied * Stride, 0);
   uint8_t *Buffer = Storage.data() + Slot * Stride;
-  // A reused stride is cleared as a new one is, so that nothing of an
-  // earlier packet shows (adjust_tail grows into the tailroom).
+  // The headroom of a reused stride is cleared, so that nothing of an
+  // earlier packet shows when a program moves its start back (the kernel's
+  // test run hands out zeroed headroom too). The tailroom needs nothing:
+  // bpf_xdp_adjust_tail zeroes what it grows into.
   std::memset(Buffer, 0, XdpHeadroom);
   std::memcpy(Buffer + XdpHeadroom, Data, Len);
-  std::memset(Buffer + XdpHeadroom + Len, 0, Stride - XdpHeadroom - Len);
   Slots.push_back(Slot);
   push(nullptr, 0, XdpHeadroom, Len, TimestampNs);
   return true;
