@@ -183,7 +183,12 @@ PY
     --ptxas "$CARRY/ptxas" --commit "$(cat "$CARRY/commit")" \
     --command "scripts/bench.sh prepare; scripts/bench.sh device" \
     --out "$out/PERFORMANCE.md" --plots "$out"
-  echo "wrote $out/PERFORMANCE.md (copy to docs/PERFORMANCE.md, plots to docs/perf/)"
+  # What comes back from the device machine is a few files: the plots and
+  # the data in one archive each.
+  (cd "$out" && tar -cf plots.tar --remove-files ./*.png 2>/dev/null || true)
+  (cd "$out" && tar -cf data.tar --remove-files bench.json gpu.txt runner.json runner.txt \
+    forward.jsonl forward.err 2>/dev/null || true)
+  echo "wrote $out/PERFORMANCE.md (copy to docs/PERFORMANCE.md; plots.tar to docs/perf/)"
 }
 
 case "${1:-}" in
