@@ -58,6 +58,7 @@ private:
   Value *condition(const Insn &I);
   /// Address of `Size` bytes at `Base + Off`, or an error when the access
   /// can never be valid (stack out of frame, bad context field).
+  llvm::Align accessAlign(const AbsValue &Base, int64_t Off, unsigned Size) const;
   llvm::Expected<Value *> address(uint32_t Pc, const AbsValue &Base, uint8_t BaseReg,
                                   int64_t Off, unsigned Size, bool IsWrite);
 
@@ -425,6 +426,24 @@ llvm::Error FunctionLifter::liftAlu(const Insn &I) {
   return llvm::Error::success();
 }
 
+/// The alignment an access may claim. Frames and map values start 8-byte
+/// aligned (every map layout, MapMemory.cpp, keeps values at multiples of 8
+/// from an aligned block), so an access at a known offset from one is as
+/// aligned as that offset; a u64 counter in a map value is then one load,
+/// not eight byte loads (the GPU faults on misaligned wide accesses, so
+/// LLVM splits whatever claims less). Anything else claims 1 byte.
+llvm::Align FunctionLifter::accessAlign(const AbsValue &Base, int64_t Off, unsigned Size) const {
+  bool Aligned8 = Base.K == AbsValue::Stack ||
+                  (Base.K == AbsValue::MapElem && !ebpfgpu_map_is_outer(P.Maps[Base.Index].Type));
+  if (!Aligned8)
+    return llvm::Align(1);
+  uint64_t At = uint64_t(Base.Value + Off);
+  uint64_t A = std::min<uint64_t>(Size, 8);
+  while (At % A)
+    A /= 2;
+  return llvm::Align(A);
+}
+
 llvm::Error FunctionLifter::liftLoad(uint32_t Pc, const Insn &I, const AbsState &S) {
   unsigned Size = isa::accessBytes(I.size());
   const AbsValue &Base = S.Regs[I.Src];
@@ -439,7 +458,7 @@ llvm::Error FunctionLifter::liftLoad(uint32_t Pc, const Insn &I, const AbsState 
     return llvm::Error::success();
   }
   Type *Ty = llvm::IntegerType::get(P.Ctx, Size * 8);
-  Value *V = B.CreateAlignedLoad(Ty, *Addr, llvm::Align(1));
+  Value *V = B.CreateAlignedLoad(Ty, *Addr, accessAlign(Base, I.Off, Size));
   setReg(I.Dst, I.mode() == isa::ModeMemSX ? B.CreateSExt(V, I64) : B.CreateZExt(V, I64));
   return llvm::Error::success();
 }
@@ -453,7 +472,7 @@ llvm::Error FunctionLifter::liftStore(uint32_t Pc, const Insn &I, const AbsState
   Value *V = I.cls() == isa::ST ? static_cast<Value *>(llvm::ConstantInt::get(
                                       Ty, uint64_t(int64_t(I.Imm)), true))
                                 : B.CreateTrunc(reg(I.Src), Ty);
-  B.CreateAlignedStore(V, *Addr, llvm::Align(1));
+  B.CreateAlignedStore(V, *Addr, accessAlign(S.Regs[I.Dst], I.Off, Size));
   return llvm::Error::success();
 }
 
