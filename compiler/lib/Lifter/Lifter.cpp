@@ -107,6 +107,7 @@ public:
                                      const std::string &Variant = "");
   llvm::GlobalVariable *mapObjectGlobal(size_t Index);
   llvm::GlobalVariable *mapDataGlobal(size_t Index);
+  llvm::GlobalVariable *mapShapeGlobal(size_t Index);
 
   const object::ProgramSpec &Prog;
   const std::vector<object::MapSpec> &Maps;
@@ -128,6 +129,10 @@ public:
 /// "array_lookup_elem" etc. (MapHelpers.inc), so the GPU module inlines
 /// only that kind's code; empty for other helpers.
 std::string mapHelperVariant(const platform::HelperProto &H, const object::MapSpec &Map) {
+  if (H.Name == "redirect_map")
+    return Map.Type == EBPFGPU_MAP_DEVMAP || Map.Type == EBPFGPU_MAP_DEVMAP_HASH
+               ? "known_redirect_map"
+               : "";
   std::string Op = H.Name == "map_lookup_elem"   ? "lookup_elem"
                    : H.Name == "map_update_elem" ? "update_elem"
                    : H.Name == "map_delete_elem" ? "delete_elem"
@@ -174,6 +179,8 @@ llvm::FunctionCallee ProgramLifter::helperFunction(const platform::HelperProto &
     Args.push_back(llvm::PointerType::get(Ctx, 0));
   for (ValueType A : H.Args)
     Args.push_back(Ty(A));
+  if (!Variant.empty()) // a map the call site knows: its shape follows
+    Args.push_back(llvm::PointerType::get(Ctx, 0));
   Helpers.insert(H.Name);
   RuntimeHelpers.insert(Variant.empty() ? H.Name : Variant);
   return M->getOrInsertFunction(Variant.empty() ? H.runtimeSymbol() : "ebpfgpu_" + Variant,
@@ -191,6 +198,26 @@ llvm::GlobalVariable *ProgramLifter::mapObjectGlobal(size_t Index) {
   auto *G = new llvm::GlobalVariable(*M, PtrTy, false, llvm::GlobalValue::ExternalLinkage,
                                      llvm::ConstantPointerNull::get(PtrTy), Bd.ObjectGlobal);
   G->setAlignment(llvm::Align(8));
+  return G;
+}
+
+/// The map's shape (struct ebpfgpu_map_shape) as a constant: the
+/// specialised map helpers take it, and once they are inlined its fields
+/// fold into the code.
+llvm::GlobalVariable *ProgramLifter::mapShapeGlobal(size_t Index) {
+  const object::MapSpec &Map = Maps[Index];
+  std::string Name = "ebpfgpu_shape_" + sanitize(Map.Name);
+  if (auto *G = M->getGlobalVariable(Name, true))
+    return G;
+  auto *I32 = Type::getInt32Ty(Ctx);
+  auto *Ty = llvm::ArrayType::get(I32, sizeof(ebpfgpu_map_shape) / 4);
+  auto *Init = llvm::ConstantArray::get(
+      Ty, {llvm::ConstantInt::get(I32, Map.Type), llvm::ConstantInt::get(I32, Map.KeySize),
+           llvm::ConstantInt::get(I32, Map.ValueSize), llvm::ConstantInt::get(I32, Map.MaxEntries),
+           llvm::ConstantInt::get(I32, Map.Flags)});
+  auto *G = new llvm::GlobalVariable(*M, Ty, true, llvm::GlobalValue::PrivateLinkage, Init, Name);
+  G->setAlignment(llvm::Align(4));
+  G->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
   return G;
 }
 
@@ -614,6 +641,8 @@ llvm::Error FunctionLifter::liftHelperCall(uint32_t Pc, int32_t Id, const AbsSta
       break;
     }
   }
+  if (!Variant.empty())
+    Args.push_back(P.mapShapeGlobal(S.Regs[1].Index));
   Value *Ret = B.CreateCall(Callee, Args);
   if (H->Ret == platform::ValueType::Void)
     Ret = B.getInt64(0);
