@@ -108,6 +108,8 @@ public:
   llvm::GlobalVariable *mapObjectGlobal(size_t Index);
   llvm::GlobalVariable *mapDataGlobal(size_t Index);
   llvm::GlobalVariable *mapShapeGlobal(size_t Index);
+  llvm::ArrayType *shapeType() const;
+  llvm::Constant *shapeInit(size_t Index, bool Stable) const;
 
   const object::ProgramSpec &Prog;
   const std::vector<object::MapSpec> &Maps;
@@ -123,6 +125,12 @@ public:
   /// The program calls bpf_tail_call: calls return at once when one of
   /// them tail-called.
   bool UsesTailCalls = false;
+  /// Maps some map_update_elem/map_delete_elem call names, and whether a
+  /// call names a map only known at run time (it may be any): what decides
+  /// each shape's `stable` once every function is lifted.
+  std::set<size_t> WrittenMaps;
+  bool WritesUnknownMap = false;
+  std::map<size_t, llvm::GlobalVariable *> Shapes;
 };
 
 /// The runtime function for a map helper on a map the call site knows:
@@ -209,16 +217,26 @@ llvm::GlobalVariable *ProgramLifter::mapShapeGlobal(size_t Index) {
   std::string Name = "ebpfgpu_shape_" + sanitize(Map.Name);
   if (auto *G = M->getGlobalVariable(Name, true))
     return G;
-  auto *I32 = Type::getInt32Ty(Ctx);
-  auto *Ty = llvm::ArrayType::get(I32, sizeof(ebpfgpu_map_shape) / 4);
-  auto *Init = llvm::ConstantArray::get(
-      Ty, {llvm::ConstantInt::get(I32, Map.Type), llvm::ConstantInt::get(I32, Map.KeySize),
-           llvm::ConstantInt::get(I32, Map.ValueSize), llvm::ConstantInt::get(I32, Map.MaxEntries),
-           llvm::ConstantInt::get(I32, Map.Flags)});
-  auto *G = new llvm::GlobalVariable(*M, Ty, true, llvm::GlobalValue::PrivateLinkage, Init, Name);
+  auto *G = new llvm::GlobalVariable(*M, shapeType(), true, llvm::GlobalValue::PrivateLinkage,
+                                     shapeInit(Index, false), Name);
   G->setAlignment(llvm::Align(4));
   G->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  Shapes[Index] = G;
   return G;
+}
+
+llvm::ArrayType *ProgramLifter::shapeType() const {
+  return llvm::ArrayType::get(Type::getInt32Ty(Ctx), sizeof(ebpfgpu_map_shape) / 4);
+}
+
+llvm::Constant *ProgramLifter::shapeInit(size_t Index, bool Stable) const {
+  const object::MapSpec &Map = Maps[Index];
+  auto *I32 = Type::getInt32Ty(Ctx);
+  return llvm::ConstantArray::get(
+      shapeType(),
+      {llvm::ConstantInt::get(I32, Map.Type), llvm::ConstantInt::get(I32, Map.KeySize),
+       llvm::ConstantInt::get(I32, Map.ValueSize), llvm::ConstantInt::get(I32, Map.MaxEntries),
+       llvm::ConstantInt::get(I32, Map.Flags), llvm::ConstantInt::get(I32, Stable)});
 }
 
 llvm::GlobalVariable *ProgramLifter::mapDataGlobal(size_t Index) {
@@ -601,6 +619,12 @@ llvm::Error FunctionLifter::liftHelperCall(uint32_t Pc, int32_t Id, const AbsSta
   if (!H->Args.empty() && H->Args[0] == platform::ValueType::Map &&
       S.Regs[1].K == AbsValue::Map)
     Variant = mapHelperVariant(*H, P.Maps[S.Regs[1].Index]);
+  if (H->Name == "map_update_elem" || H->Name == "map_delete_elem") {
+    if (S.Regs[1].K == AbsValue::Map)
+      P.WrittenMaps.insert(S.Regs[1].Index);
+    else
+      P.WritesUnknownMap = true;
+  }
   llvm::FunctionCallee Callee = P.helperFunction(*H, Variant);
   std::vector<Value *> Args;
   unsigned Hidden = H->ImplicitCtx ? 1 : 0;
@@ -790,6 +814,9 @@ llvm::Expected<LiftedProgram> ProgramLifter::run() {
   if (llvm::verifyModule(*M, &OS))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "internal error: lifted IR is invalid: " + OS.str());
+  // Every call is lifted: a map no call can change is stable during runs.
+  for (auto &[Index, G] : Shapes)
+    G->setInitializer(shapeInit(Index, !WritesUnknownMap && !WrittenMaps.count(Index)));
   Out.EntryName = LlvmFuncs[0]->getName().str();
   // A map of maps reaches its inner maps at run time only: they need
   // runtime objects (and globals the loader binds) all the same.

@@ -103,6 +103,8 @@ struct ebpfgpu_map {
   /* Event maps: bytes of the record stream at `values` (control words at
    * `control`). */
   uint32_t event_capacity;
+  /* See struct ebpfgpu_map_shape; set only in the helpers' shaped copies. */
+  uint32_t stable;
 };
 
 /* What a map's definition alone fixes: the compiler knows it at every call
@@ -113,6 +115,13 @@ struct ebpfgpu_map_shape {
   uint32_t value_size;
   uint32_t max_entries;
   uint32_t flags;
+  /* 1 when no program that can run with this map updates or deletes its
+   * keys (the compiler sees every such call): its buckets and elements do
+   * not change while programs run, only between runs, so readers follow
+   * links with plain loads that stay in the L1 cache. 0 otherwise (and
+   * always in the loader's headers): links are read with acquire loads,
+   * which invalidate the L1 cache on the GPU. */
+  uint32_t stable;
 };
 
 static inline int ebpfgpu_map_is_percpu(uint32_t type) {
@@ -150,6 +159,7 @@ static inline void ebpfgpu_map_set_shape(struct ebpfgpu_map *h,
   h->value_size = s->value_size;
   h->max_entries = s->max_entries;
   h->flags = s->flags;
+  h->stable = s->stable;
   h->value_stride = (s->value_size + 7u) & ~7u;
   int hashed = ebpfgpu_map_is_hashed(s->type);
   h->key_stride = hashed ? (s->key_size + 7u) & ~7u : 0;
