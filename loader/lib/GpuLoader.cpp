@@ -185,6 +185,17 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev, const Gpu
   CUfunction Fn;
   EBPFGPU_CHECK(A, cuModuleGetFunction, &Fn, Mod, Spec.Kernel.c_str());
   P->Kernel = Fn;
+  if (PerCpu && P->IsXdp) {
+    // The capped grid must be resident at once, or its last blocks run in
+    // a second wave, each still looping over its share of the packets
+    // (about twice the time): a kernel needing more than 32 registers a
+    // thread holds fewer than the device's most threads per SM.
+    int PerSm = 0;
+    EBPFGPU_CHECK(A, cuOccupancyMaxActiveBlocksPerMultiprocessor, &PerSm, Fn,
+                  int(GpuBlockThreads), 0);
+    uint32_t Resident = uint32_t(std::max(PerSm, 1)) * Dev.multiprocessors() * GpuBlockThreads;
+    P->CpuSlots = Slots = std::min(Slots, Resident);
+  }
   if (std::count(Spec.Helpers.begin(), Spec.Helpers.end(), "trace_printk")) {
     size_t Bytes = sizeof(ebpfgpu_trace_log) + TraceLogCapacity;
     CUdeviceptr L, G;

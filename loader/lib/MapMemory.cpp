@@ -114,13 +114,12 @@ size_t perCpuBytes(const MapShape &S) {
 MapLayout mapLayout(const MapShape &S, uint32_t Slices, uint64_t Base) {
   MapLayout L;
   ebpfgpu_map &H = L.Header;
-  H.type = S.Type;
-  H.key_size = S.KeySize;
-  H.value_size = S.ValueSize;
-  H.max_entries = S.MaxEntries;
-  H.flags = S.Flags;
-  H.value_stride = align8(S.ValueSize);
-  H.nslices = ebpfgpu_map_is_percpu(S.Type) ? std::max<uint32_t>(Slices, 1) : 1;
+  // The fields the shape fixes come from the function the compiled
+  // program's helpers use too, so both always agree.
+  ebpfgpu_map_shape Shape{S.Type, S.KeySize, S.ValueSize, S.MaxEntries, S.Flags};
+  ebpfgpu_map_set_shape(&H, &Shape);
+  if (ebpfgpu_map_is_percpu(S.Type))
+    H.nslices = std::max<uint32_t>(Slices, 1);
   if (ebpfgpu_map_is_event(S.Type)) {
     // Control words, then the record stream.
     H.event_capacity = S.Type == EBPFGPU_MAP_RINGBUF ? S.MaxEntries : EBPFGPU_PERF_STREAM_BYTES;
@@ -140,7 +139,6 @@ MapLayout mapLayout(const MapShape &S, uint32_t Slices, uint64_t Base) {
   while (Buckets < S.MaxEntries && Buckets < (1u << 30))
     Buckets <<= 1;
   H.nbuckets = Buckets;
-  H.key_stride = align8(S.KeySize);
   H.elem_stride = EBPFGPU_ELEM_HEADER + H.key_stride + H.value_stride * H.nslices;
   H.pool_size = poolSize(S);
   size_t Off = 0;
@@ -151,7 +149,6 @@ MapLayout mapLayout(const MapShape &S, uint32_t Slices, uint64_t Base) {
   H.locks = Base + Off;
   Off += size_t(Buckets) * 4;
   if (S.Type == EBPFGPU_MAP_LPM_TRIE) {
-    H.prefix_bits = (S.KeySize - 4) * 8;
     H.prefix_counts = Base + Off;
     Off += size_t(H.prefix_bits + 1) * 4;
   }

@@ -298,6 +298,11 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
     return E;
 
   llvm::Function *Entry = M.getFunction(Lifted->EntryName);
+  // Inlined into the kernels, as the helpers are: a call would keep the
+  // context (the program's only argument) in local memory, and with it
+  // every field a helper reads (xdp_conntrack: a 104-byte frame).
+  Entry->removeFnAttr(llvm::Attribute::NoInline);
+  Entry->addFnAttr(llvm::Attribute::AlwaysInline);
   GpuProgram Out;
   if (Lift.Platform->hasContext()) {
     // bpf_trace_printk's log and bpf_fib_lookup's table: device pointers

@@ -49,6 +49,7 @@ void *hostHelperAddress(const std::string &Name) {
       ENTRY(xdp_load_bytes),  ENTRY(xdp_store_bytes),      ENTRY(csum_diff),
       ENTRY(map_lookup_elem), ENTRY(map_update_elem),      ENTRY(map_delete_elem),
       ENTRY(redirect_map),    ENTRY(trace_printk),         ENTRY(tail_call),
+      ENTRY(known_redirect_map),
       ENTRY(array_lookup_elem), ENTRY(hash_lookup_elem),   ENTRY(lpm_lookup_elem),
       ENTRY(array_update_elem), ENTRY(hash_update_elem),   ENTRY(lpm_update_elem),
       ENTRY(array_delete_elem), ENTRY(hash_delete_elem),   ENTRY(lpm_delete_elem),

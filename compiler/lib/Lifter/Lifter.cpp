@@ -58,6 +58,7 @@ private:
   Value *condition(const Insn &I);
   /// Address of `Size` bytes at `Base + Off`, or an error when the access
   /// can never be valid (stack out of frame, bad context field).
+  llvm::Align accessAlign(const AbsValue &Base, int64_t Off, unsigned Size) const;
   llvm::Expected<Value *> address(uint32_t Pc, const AbsValue &Base, uint8_t BaseReg,
                                   int64_t Off, unsigned Size, bool IsWrite);
 
@@ -106,6 +107,9 @@ public:
                                      const std::string &Variant = "");
   llvm::GlobalVariable *mapObjectGlobal(size_t Index);
   llvm::GlobalVariable *mapDataGlobal(size_t Index);
+  llvm::GlobalVariable *mapShapeGlobal(size_t Index);
+  llvm::ArrayType *shapeType() const;
+  llvm::Constant *shapeInit(size_t Index, bool Stable) const;
 
   const object::ProgramSpec &Prog;
   const std::vector<object::MapSpec> &Maps;
@@ -121,12 +125,22 @@ public:
   /// The program calls bpf_tail_call: calls return at once when one of
   /// them tail-called.
   bool UsesTailCalls = false;
+  /// Maps some map_update_elem/map_delete_elem call names, and whether a
+  /// call names a map only known at run time (it may be any): what decides
+  /// each shape's `stable` once every function is lifted.
+  std::set<size_t> WrittenMaps;
+  bool WritesUnknownMap = false;
+  std::map<size_t, llvm::GlobalVariable *> Shapes;
 };
 
 /// The runtime function for a map helper on a map the call site knows:
 /// "array_lookup_elem" etc. (MapHelpers.inc), so the GPU module inlines
 /// only that kind's code; empty for other helpers.
 std::string mapHelperVariant(const platform::HelperProto &H, const object::MapSpec &Map) {
+  if (H.Name == "redirect_map")
+    return Map.Type == EBPFGPU_MAP_DEVMAP || Map.Type == EBPFGPU_MAP_DEVMAP_HASH
+               ? "known_redirect_map"
+               : "";
   std::string Op = H.Name == "map_lookup_elem"   ? "lookup_elem"
                    : H.Name == "map_update_elem" ? "update_elem"
                    : H.Name == "map_delete_elem" ? "delete_elem"
@@ -173,6 +187,8 @@ llvm::FunctionCallee ProgramLifter::helperFunction(const platform::HelperProto &
     Args.push_back(llvm::PointerType::get(Ctx, 0));
   for (ValueType A : H.Args)
     Args.push_back(Ty(A));
+  if (!Variant.empty()) // a map the call site knows: its shape follows
+    Args.push_back(llvm::PointerType::get(Ctx, 0));
   Helpers.insert(H.Name);
   RuntimeHelpers.insert(Variant.empty() ? H.Name : Variant);
   return M->getOrInsertFunction(Variant.empty() ? H.runtimeSymbol() : "ebpfgpu_" + Variant,
@@ -191,6 +207,36 @@ llvm::GlobalVariable *ProgramLifter::mapObjectGlobal(size_t Index) {
                                      llvm::ConstantPointerNull::get(PtrTy), Bd.ObjectGlobal);
   G->setAlignment(llvm::Align(8));
   return G;
+}
+
+/// The map's shape (struct ebpfgpu_map_shape) as a constant: the
+/// specialised map helpers take it, and once they are inlined its fields
+/// fold into the code.
+llvm::GlobalVariable *ProgramLifter::mapShapeGlobal(size_t Index) {
+  const object::MapSpec &Map = Maps[Index];
+  std::string Name = "ebpfgpu_shape_" + sanitize(Map.Name);
+  if (auto *G = M->getGlobalVariable(Name, true))
+    return G;
+  auto *G = new llvm::GlobalVariable(*M, shapeType(), true, llvm::GlobalValue::PrivateLinkage,
+                                     shapeInit(Index, false), Name);
+  G->setAlignment(llvm::Align(4));
+  G->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  Shapes[Index] = G;
+  return G;
+}
+
+llvm::ArrayType *ProgramLifter::shapeType() const {
+  return llvm::ArrayType::get(Type::getInt32Ty(Ctx), sizeof(ebpfgpu_map_shape) / 4);
+}
+
+llvm::Constant *ProgramLifter::shapeInit(size_t Index, bool Stable) const {
+  const object::MapSpec &Map = Maps[Index];
+  auto *I32 = Type::getInt32Ty(Ctx);
+  return llvm::ConstantArray::get(
+      shapeType(),
+      {llvm::ConstantInt::get(I32, Map.Type), llvm::ConstantInt::get(I32, Map.KeySize),
+       llvm::ConstantInt::get(I32, Map.ValueSize), llvm::ConstantInt::get(I32, Map.MaxEntries),
+       llvm::ConstantInt::get(I32, Map.Flags), llvm::ConstantInt::get(I32, Stable)});
 }
 
 llvm::GlobalVariable *ProgramLifter::mapDataGlobal(size_t Index) {
@@ -425,6 +471,24 @@ llvm::Error FunctionLifter::liftAlu(const Insn &I) {
   return llvm::Error::success();
 }
 
+/// The alignment an access may claim. Frames and map values start 8-byte
+/// aligned (every map layout, MapMemory.cpp, keeps values at multiples of 8
+/// from an aligned block), so an access at a known offset from one is as
+/// aligned as that offset; a u64 counter in a map value is then one load,
+/// not eight byte loads (the GPU faults on misaligned wide accesses, so
+/// LLVM splits whatever claims less). Anything else claims 1 byte.
+llvm::Align FunctionLifter::accessAlign(const AbsValue &Base, int64_t Off, unsigned Size) const {
+  bool Aligned8 = Base.K == AbsValue::Stack ||
+                  (Base.K == AbsValue::MapElem && !ebpfgpu_map_is_outer(P.Maps[Base.Index].Type));
+  if (!Aligned8)
+    return llvm::Align(1);
+  uint64_t At = uint64_t(Base.Value + Off);
+  uint64_t A = std::min<uint64_t>(Size, 8);
+  while (At % A)
+    A /= 2;
+  return llvm::Align(A);
+}
+
 llvm::Error FunctionLifter::liftLoad(uint32_t Pc, const Insn &I, const AbsState &S) {
   unsigned Size = isa::accessBytes(I.size());
   const AbsValue &Base = S.Regs[I.Src];
@@ -439,7 +503,7 @@ llvm::Error FunctionLifter::liftLoad(uint32_t Pc, const Insn &I, const AbsState 
     return llvm::Error::success();
   }
   Type *Ty = llvm::IntegerType::get(P.Ctx, Size * 8);
-  Value *V = B.CreateAlignedLoad(Ty, *Addr, llvm::Align(1));
+  Value *V = B.CreateAlignedLoad(Ty, *Addr, accessAlign(Base, I.Off, Size));
   setReg(I.Dst, I.mode() == isa::ModeMemSX ? B.CreateSExt(V, I64) : B.CreateZExt(V, I64));
   return llvm::Error::success();
 }
@@ -453,7 +517,7 @@ llvm::Error FunctionLifter::liftStore(uint32_t Pc, const Insn &I, const AbsState
   Value *V = I.cls() == isa::ST ? static_cast<Value *>(llvm::ConstantInt::get(
                                       Ty, uint64_t(int64_t(I.Imm)), true))
                                 : B.CreateTrunc(reg(I.Src), Ty);
-  B.CreateAlignedStore(V, *Addr, llvm::Align(1));
+  B.CreateAlignedStore(V, *Addr, accessAlign(S.Regs[I.Dst], I.Off, Size));
   return llvm::Error::success();
 }
 
@@ -555,6 +619,12 @@ llvm::Error FunctionLifter::liftHelperCall(uint32_t Pc, int32_t Id, const AbsSta
   if (!H->Args.empty() && H->Args[0] == platform::ValueType::Map &&
       S.Regs[1].K == AbsValue::Map)
     Variant = mapHelperVariant(*H, P.Maps[S.Regs[1].Index]);
+  if (H->Name == "map_update_elem" || H->Name == "map_delete_elem") {
+    if (S.Regs[1].K == AbsValue::Map)
+      P.WrittenMaps.insert(S.Regs[1].Index);
+    else
+      P.WritesUnknownMap = true;
+  }
   llvm::FunctionCallee Callee = P.helperFunction(*H, Variant);
   std::vector<Value *> Args;
   unsigned Hidden = H->ImplicitCtx ? 1 : 0;
@@ -595,6 +665,8 @@ llvm::Error FunctionLifter::liftHelperCall(uint32_t Pc, int32_t Id, const AbsSta
       break;
     }
   }
+  if (!Variant.empty())
+    Args.push_back(P.mapShapeGlobal(S.Regs[1].Index));
   Value *Ret = B.CreateCall(Callee, Args);
   if (H->Ret == platform::ValueType::Void)
     Ret = B.getInt64(0);
@@ -742,6 +814,9 @@ llvm::Expected<LiftedProgram> ProgramLifter::run() {
   if (llvm::verifyModule(*M, &OS))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "internal error: lifted IR is invalid: " + OS.str());
+  // Every call is lifted: a map no call can change is stable during runs.
+  for (auto &[Index, G] : Shapes)
+    G->setInitializer(shapeInit(Index, !WritesUnknownMap && !WrittenMaps.count(Index)));
   Out.EntryName = LlvmFuncs[0]->getName().str();
   // A map of maps reaches its inner maps at run time only: they need
   // runtime objects (and globals the loader binds) all the same.

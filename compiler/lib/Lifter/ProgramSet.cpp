@@ -175,6 +175,18 @@ llvm::Expected<LiftedProgram> liftProgramSet(const ProgramSet &Set,
     if (llvm::Linker::linkModules(*Out.Module, std::move(L->Module)))
       return makeError("internal error: cannot link program " + P->Name + " into the set");
   }
+  // Each program decided its maps' stability alone; another program of
+  // the set may change a map one of them only reads, so none is stable.
+  for (llvm::GlobalVariable &G : Out.Module->globals())
+    if (G.getName().starts_with("ebpfgpu_shape_")) {
+      llvm::Constant *Init = G.getInitializer();
+      auto *Ty = llvm::cast<llvm::ArrayType>(Init->getType());
+      std::vector<llvm::Constant *> Fields; // ..., stable last
+      for (unsigned I = 0; I < Ty->getNumElements(); ++I)
+        Fields.push_back(Init->getAggregateElement(I));
+      Fields.back() = llvm::ConstantInt::get(Fields.back()->getType(), 0);
+      G.setInitializer(llvm::ConstantArray::get(Ty, Fields));
+    }
   std::vector<llvm::Function *> Entries;
   for (const std::string &Name : EntryNames)
     Entries.push_back(Out.Module->getFunction(Name));

@@ -27,7 +27,8 @@ AbsValue joinValue(const AbsValue &A, const AbsValue &B) {
 }
 
 bool isPointerKind(const AbsValue &V) {
-  return V.K == AbsValue::Ctx || V.K == AbsValue::Stack || V.K == AbsValue::MapValue;
+  return V.K == AbsValue::Ctx || V.K == AbsValue::Stack || V.K == AbsValue::MapValue ||
+         V.K == AbsValue::MapElem;
 }
 
 } // namespace
@@ -128,8 +129,11 @@ void Provenance::transfer(AbsState &S, uint32_t Pc) const {
       }
       EraseSlots(S.Regs[R].Value, unsigned(Size.Value));
     }
+    AbsValue Map = S.Regs[1];
     for (unsigned R = 0; R <= 5; ++R)
       S.Regs[R] = {};
+    if (H && H->Result == platform::RetCheck::MapValueOrNull && Map.K == AbsValue::Map)
+      S.Regs[0] = {AbsValue::MapElem, 0, Map.Index};
   };
   switch (I.cls()) {
   case isa::ALU:

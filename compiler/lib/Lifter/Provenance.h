@@ -34,6 +34,9 @@ struct AbsValue {
     StackAny, ///< somewhere in this function's frame
     Map,      ///< map object Index
     MapValue, ///< value of map Index + Value
+    MapElem,  ///< bpf_map_lookup_elem's result on map Index, + Value: a value
+              ///< (8-byte aligned in every runtime layout) or null; for
+              ///< maps of maps, an inner map
     Packet,   ///< somewhere in the packet buffer (from ctx->data/data_end/data_meta)
   };
   Kind K = Unknown;

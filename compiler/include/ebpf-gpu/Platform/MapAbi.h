@@ -103,6 +103,25 @@ struct ebpfgpu_map {
   /* Event maps: bytes of the record stream at `values` (control words at
    * `control`). */
   uint32_t event_capacity;
+  /* See struct ebpfgpu_map_shape; set only in the helpers' shaped copies. */
+  uint32_t stable;
+};
+
+/* What a map's definition alone fixes: the compiler knows it at every call
+ * site that names the map, the loader at load time. */
+struct ebpfgpu_map_shape {
+  uint32_t type; /* EBPFGPU_MAP_* */
+  uint32_t key_size;
+  uint32_t value_size;
+  uint32_t max_entries;
+  uint32_t flags;
+  /* 1 when no program that can run with this map updates or deletes its
+   * keys (the compiler sees every such call): its buckets and elements do
+   * not change while programs run, only between runs, so readers follow
+   * links with plain loads that stay in the L1 cache. 0 otherwise (and
+   * always in the loader's headers): links are read with acquire loads,
+   * which invalidate the L1 cache on the GPU. */
+  uint32_t stable;
 };
 
 static inline int ebpfgpu_map_is_percpu(uint32_t type) {
@@ -123,6 +142,33 @@ static inline int ebpfgpu_map_is_hashed(uint32_t type) {
   return type == EBPFGPU_MAP_HASH || type == EBPFGPU_MAP_PERCPU_HASH || ebpfgpu_map_is_lru(type) ||
          type == EBPFGPU_MAP_LPM_TRIE || type == EBPFGPU_MAP_DEVMAP_HASH ||
          type == EBPFGPU_MAP_HASH_OF_MAPS;
+}
+
+/* Sets the header fields that follow from the shape alone, as the layout
+ * has them (loader/lib/MapMemory.cpp calls this for every map it lays out;
+ * the map helpers call it on a copy of the header with the shape the
+ * compiler emitted as a constant, so on the GPU every one of these fields
+ * folds into the code: no type dispatch, no loops over a key size). Per-CPU
+ * maps' slice count, and with it their element stride, is the runtime's
+ * choice and stays as the header has it; so do the addresses and the
+ * bucket count. */
+static inline void ebpfgpu_map_set_shape(struct ebpfgpu_map *h,
+                                         const struct ebpfgpu_map_shape *s) {
+  h->type = s->type;
+  h->key_size = s->key_size;
+  h->value_size = s->value_size;
+  h->max_entries = s->max_entries;
+  h->flags = s->flags;
+  h->stable = s->stable;
+  h->value_stride = (s->value_size + 7u) & ~7u;
+  int hashed = ebpfgpu_map_is_hashed(s->type);
+  h->key_stride = hashed ? (s->key_size + 7u) & ~7u : 0;
+  if (s->type == EBPFGPU_MAP_LPM_TRIE)
+    h->prefix_bits = (s->key_size - 4u) * 8u;
+  if (!ebpfgpu_map_is_percpu(s->type)) {
+    h->nslices = 1;
+    h->elem_stride = hashed ? EBPFGPU_ELEM_HEADER + h->key_stride + h->value_stride : 0;
+  }
 }
 
 #endif /* EBPF_GPU_PLATFORM_MAPABI_H */
