@@ -512,25 +512,6 @@ PortStats Dataplane::Impl::snapshot(const Port &P) const {
   return S;
 }
 
-uint64_t PortStats::rxPackets() const {
-  uint64_t N = 0;
-  for (const QueueStats &Q : Queues)
-    N += Q.RxPackets;
-  return N;
-}
-
-ActionStats PortStats::actions() const {
-  ActionStats A;
-  for (const QueueStats &Q : Queues) {
-    for (unsigned I = 0; I < NumXdpActions; ++I) {
-      A.Packets[I] += Q.Actions.Packets[I];
-      A.Bytes[I] += Q.Actions.Bytes[I];
-    }
-    A.Invalid += Q.Actions.Invalid;
-  }
-  return A;
-}
-
 Dataplane::Dataplane(std::unique_ptr<Impl> I) : P(std::move(I)) {}
 
 Dataplane::~Dataplane() { stop(); }

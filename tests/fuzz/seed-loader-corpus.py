@@ -11,7 +11,9 @@
 #  - gpu_object/: each .gpu.o whole (mode 0) and as its three parts, the
 #    metadata without its seal, the PTX and the BTF (mode 1).
 #  - daemon/: request sessions (JSON lines) from the daemon's lit tests and
-#    docs/DAEMON.md, with paths pointing at the built sample objects.
+#    docs/DAEMON.md, `prog load` pointing at the .gpu.o of the object (or of
+#    its section) named there (fuzz_daemon's back ends load .gpu.o files),
+#    and sessions that fail batches ("!" lines) between map updates.
 # Usage: seed-loader-corpus.py OUT_DIR REPO SAMPLES_DIR GPU_OBJECT...
 
 import glob
@@ -69,7 +71,7 @@ def btf_seeds(samples):
                 "<I", tid) + bytes(range(64))
 
 
-def daemon_seeds(repo, samples):
+def daemon_seeds(repo, samples, gpu_dir):
     """One session per daemon lit test: its client commands as requests."""
     sessions = []
     for t in sorted(glob.glob(os.path.join(repo, "tests/lit/daemon/*.test"))):
@@ -79,7 +81,7 @@ def daemon_seeds(repo, samples):
             if not m:
                 continue
             words = (m.group(1) + m.group(2)).split("|")[0].split()
-            reqs.append(to_request(words, samples))
+            reqs.append(to_request(words, samples, gpu_dir))
         reqs = [r for r in reqs if r]
         if reqs:
             sessions.append((os.path.basename(t), reqs))
@@ -90,7 +92,7 @@ def daemon_seeds(repo, samples):
     return sessions
 
 
-def to_request(words, samples):
+def to_request(words, samples, gpu_dir):
     """A client command line as the client would send it (common shapes)."""
     words = [w.replace("%samples", samples) for w in words]
     if len(words) < 2 and words[:1] != ["stats"]:
@@ -99,9 +101,13 @@ def to_request(words, samples):
     rest = words[2:] if words[0] != "stats" else []
     args = {}
     if cmd == "prog load" and rest:
-        args["path"] = rest[0]
         for k, v in zip(rest[1::2], rest[2::2]):
             args[k.lstrip("-")] = v
+        base = os.path.basename(rest[0])[:-2]
+        name = args.pop("section", base)
+        gpu = os.path.join(gpu_dir, name + ".gpu.o")
+        args["path"] = gpu if os.path.exists(gpu) else os.path.join(gpu_dir, base + ".gpu.o")
+        args.pop("backend", None)
     elif cmd in ("prog show", "prog unload") and rest:
         args["id"] = int(rest[0]) if rest[0].isdigit() else rest[0]
     elif cmd == "prog replace" and len(rest) >= 2:
@@ -148,9 +154,23 @@ def main():
         write(os.path.join(out, "gpu_object", name + ".parts"),
               b"\1" + struct.pack("<I", len(meta)) + meta + struct.pack("<I", len(ptx)) + ptx
               + s.get(".BTF", b""))
-    for name, reqs in daemon_seeds(repo, samples):
+    gpu_dir = os.path.dirname(os.path.abspath(gpu_objects[0])) if gpu_objects else samples
+    for name, reqs in daemon_seeds(repo, samples, gpu_dir):
         write(os.path.join(out, "daemon", name),
               "".join(json.dumps(r) + "\n" for r in reqs).encode())
+    for obj, m, key, value in (("xdp_router", "routes", "18000000c0a80100",
+                                "04000000020000000000a0200000000b"),
+                               ("xdp_proto_count", ".bss", "00000000", "0500000000000000"),
+                               ("xdp_percpu_stats", "stats", "00000000", "")):
+        path = os.path.join(gpu_dir, obj + ".gpu.o")
+        reqs = [{"id": 1, "cmd": "prog load", "args": {"path": path}},
+                {"id": 2, "cmd": "net attach", "args": {"prog": 1, "device": "net_null0"}},
+                {"id": 3, "cmd": "map update", "args": {"name": m, "key": key, "value": value}},
+                "!", "!", {"id": 4, "cmd": "map dump", "args": {"name": m}},
+                {"id": 5, "cmd": "prog show", "args": {"id": 1}}, "!", "!",
+                {"id": 6, "cmd": "net detach", "args": {"port": "1"}}]
+        write(os.path.join(out, "daemon", "faults-" + obj),
+              "".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in reqs).encode())
     return 0
 
 
