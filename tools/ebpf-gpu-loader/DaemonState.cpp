@@ -382,6 +382,7 @@ Expected<Value> DaemonState::progUnload(const Value &Args) {
   uint32_t Id = (*P)->Id;
   for (uint32_t M : (*P)->MapIds)
     Maps.erase(M);
+  release(**P);
   Programs.erase(Id);
   return Value::object().set("id", Id).set("unloaded", true);
 }
@@ -911,10 +912,22 @@ Expected<Value> DaemonState::stats() {
       .set("programs", std::move(Progs));
 }
 
+void DaemonState::release(Program &P) {
+  // A back end that failed is given up as recovery would (a GPU kernel
+  // that hangs would make an ordinary teardown wait for it for ever).
+  if (!P.Exec->faulted())
+    return;
+  std::shared_ptr<runtime::BatchExecutor> Old = P.Exec->takeOut();
+  if (Old && P.Discard)
+    P.Discard(std::move(Old));
+}
+
 void DaemonState::stop() {
   DP.stop();
   PortProgram.clear();
   Maps.clear();
+  for (auto &[Id, P] : Programs)
+    release(P);
   Programs.clear();
 }
 

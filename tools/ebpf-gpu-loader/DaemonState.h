@@ -185,6 +185,8 @@ private:
   /// spec, fills its maps and puts it behind the same guard, so every port
   /// running `P` runs the new one.
   void recover(Program &P);
+  /// Before `P` is dropped: gives up its back end if it failed.
+  void release(Program &P);
 
   PortControl &DP;
   BackendMaker &Backends;
