@@ -81,9 +81,20 @@ void appendHex(std::string &Out, const uint8_t *P, size_t N) {
   Out += "\"";
 }
 
+/// `S` as a JSON string. Names come from the object's BTF, which nothing
+/// checks: control characters and bytes past ASCII (C identifiers have
+/// none) are written as \u escapes, so the text stays JSON whatever they
+/// hold.
 std::string quoted(const std::string &S) {
   std::string Out = "\"";
   for (char C : S) {
+    unsigned char U = static_cast<unsigned char>(C);
+    if (U < 0x20 || U >= 0x7f) {
+      char Buf[8];
+      std::snprintf(Buf, sizeof(Buf), "\\u%04x", U);
+      Out += Buf;
+      continue;
+    }
     if (C == '"' || C == '\\')
       Out += '\\';
     Out += C;

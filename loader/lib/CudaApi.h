@@ -31,6 +31,7 @@ struct CudaApi {
   X(cuDeviceGetAttribute, "cuDeviceGetAttribute")                                             \
   X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain")                                     \
   X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2")                                \
+  X(cuCtxDestroy, "cuCtxDestroy_v2")                                                          \
   X(cuCtxSetCurrent, "cuCtxSetCurrent")                                                       \
   X(cuCtxSynchronize, "cuCtxSynchronize")                                                     \
   X(cuModuleLoadDataEx, "cuModuleLoadDataEx")                                                 \
@@ -64,6 +65,9 @@ struct CudaApi {
 #define EBPFGPU_DECLARE(Fn, Sym) decltype(&::Fn) Fn = nullptr;
   EBPFGPU_CUDA_FNS(EBPFGPU_DECLARE)
 #undef EBPFGPU_DECLARE
+  /// cuCtxCreate as every driver since CUDA 4 has it (cuda.h's name now
+  /// means a later version with a parameter block).
+  CUresult (*cuCtxCreateV2)(CUcontext *, unsigned int, CUdevice) = nullptr;
 
   ~CudaApi() {
     if (Lib)

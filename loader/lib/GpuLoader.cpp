@@ -29,6 +29,10 @@ Expected<std::unique_ptr<CudaApi>> openDriver() {
     return Error("the CUDA driver lacks " Sym " (driver too old?)");
   EBPFGPU_CUDA_FNS(EBPFGPU_RESOLVE)
 #undef EBPFGPU_RESOLVE
+  Api->cuCtxCreateV2 =
+      reinterpret_cast<decltype(Api->cuCtxCreateV2)>(dlsym(Api->Lib, "cuCtxCreate_v2"));
+  if (!Api->cuCtxCreateV2)
+    return Error("the CUDA driver lacks cuCtxCreate_v2 (driver too old?)");
   return Api;
 }
 
@@ -75,7 +79,7 @@ private:
 
 } // namespace
 
-Expected<std::unique_ptr<GpuDevice>> GpuDevice::open(int Ordinal) {
+Expected<std::unique_ptr<GpuDevice>> GpuDevice::open(int Ordinal, bool OwnContext) {
   auto Api = openDriver();
   if (!Api)
     return Api.takeError();
@@ -94,9 +98,13 @@ Expected<std::unique_ptr<GpuDevice>> GpuDevice::open(int Ordinal) {
   char Name[256] = {};
   EBPFGPU_CHECK(A, cuDeviceGetName, Name, int(sizeof(Name)), Dev);
   CUcontext Ctx;
-  EBPFGPU_CHECK(A, cuDevicePrimaryCtxRetain, &Ctx, Dev);
+  if (OwnContext)
+    EBPFGPU_CHECK(A, cuCtxCreateV2, &Ctx, CU_CTX_MAP_HOST, Dev);
+  else
+    EBPFGPU_CHECK(A, cuDevicePrimaryCtxRetain, &Ctx, Dev);
   D->Device = Dev;
   D->Context = Ctx;
+  D->Own = OwnContext;
   D->Name = Name;
   EBPFGPU_CHECK(A, cuCtxSetCurrent, Ctx);
   int Sms = 0, PerSm = 0;
@@ -136,10 +144,24 @@ void GpuDevice::unmapHostMemory(void *Addr) {
   Mapped.erase(It);
 }
 
+bool GpuDevice::destroyContext() {
+  if (!Own || !Context)
+    return false;
+  // Registered host ranges are unregistered with the context.
+  Mapped.clear();
+  Api->cuCtxDestroy(static_cast<CUcontext>(Context));
+  Context = nullptr;
+  return true;
+}
+
 GpuDevice::~GpuDevice() {
+  if (!Context)
+    return; // destroyed already, with what it held
   for (void *Start : Mapped)
     Api->cuMemHostUnregister(Start);
-  if (Context)
+  if (Own)
+    Api->cuCtxDestroy(static_cast<CUcontext>(Context));
+  else
     Api->cuDevicePrimaryCtxRelease(Device);
 }
 

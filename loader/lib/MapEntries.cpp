@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <iterator>
 
 namespace ebpfgpu::loader {
 
@@ -48,25 +49,34 @@ std::optional<MapEntry> parseMapEntry(const std::string &Text) {
   return MapEntry{Text.substr(0, A), *Key, *Value, {}};
 }
 
-Expected<std::vector<MapEntry>> readMapFile(const std::string &Path) {
-  std::ifstream In(Path);
-  if (!In)
-    return Error(Path + ": cannot read");
+Expected<std::vector<MapEntry>> parseMapText(const std::string &Text, const std::string &Name) {
   std::vector<MapEntry> Out;
-  std::string Line;
-  for (unsigned N = 1; std::getline(In, Line); ++N) {
+  size_t At = 0;
+  for (unsigned N = 1; At < Text.size(); ++N) {
+    size_t End = Text.find('\n', At);
+    std::string Line = Text.substr(At, End == std::string::npos ? std::string::npos : End - At);
+    At = End == std::string::npos ? Text.size() : End + 1;
     Line = Line.substr(0, Line.find('#'));
-    Line.erase(std::remove_if(Line.begin(), Line.end(),
-                              [](unsigned char C) { return std::isspace(C); }),
-               Line.end());
+    Line.erase(
+        std::remove_if(Line.begin(), Line.end(), [](unsigned char C) { return std::isspace(C); }),
+        Line.end());
     if (Line.empty())
       continue;
     auto E = parseMapEntry(Line);
     if (!E)
-      return Error(Path + ":" + std::to_string(N) + ": expected MAP:KEYHEX:VALUEHEX or MAP:KEYHEX:@INNER");
+      return Error(Name + ":" + std::to_string(N) +
+                   ": expected MAP:KEYHEX:VALUEHEX or MAP:KEYHEX:@INNER");
     Out.push_back(std::move(*E));
   }
   return Out;
+}
+
+Expected<std::vector<MapEntry>> readMapFile(const std::string &Path) {
+  std::ifstream In(Path, std::ios::binary);
+  if (!In)
+    return Error(Path + ": cannot read");
+  std::string Text((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
+  return parseMapText(Text, Path);
 }
 
 } // namespace ebpfgpu::loader

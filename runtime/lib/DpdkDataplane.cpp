@@ -98,6 +98,10 @@ struct Task {
   uint64_t BatchStart = 0;
   /// The port's batch timeout in TSC cycles.
   uint64_t TimeoutTsc = 0;
+  /// Back-end failures: when the last was reported, and how many batches
+  /// failed since (a failed back end fails every batch until it is
+  /// replaced: one line a second, not one a batch).
+  uint64_t FailReportedTsc = 0, FailsUnreported = 0;
   /// Detach: the worker stops receiving, runs what it holds, says so.
   std::atomic<bool> StopRx{false}, Stopped{false};
 
@@ -247,8 +251,18 @@ void Dataplane::Impl::flush(Worker &W, Task &T) {
   T.BackendNs.add((Ran - Start) * 1000000000 / Hz);
   T.Batches.add(1);
   if (unlikely(Failed)) {
-    std::fprintf(stderr, "ebpf-gpu-loader: error: port %u: %s back end: %s\n", T.P.Id,
-                 Exec->backendName(), Failed->message().c_str());
+    if (T.FailReportedTsc == 0 || Ran - T.FailReportedTsc >= Hz) {
+      std::fprintf(stderr, "ebpf-gpu-loader: error: port %u: %s back end: %s", T.P.Id,
+                   Exec->backendName(), Failed->message().c_str());
+      if (T.FailsUnreported)
+        std::fprintf(stderr, " (and %llu batches failed since the last report)",
+                     static_cast<unsigned long long>(T.FailsUnreported));
+      std::fprintf(stderr, "\n");
+      T.FailReportedTsc = Ran;
+      T.FailsUnreported = 0;
+    } else {
+      ++T.FailsUnreported;
+    }
     T.ExecFailed.add(T.Held.size());
     rte_pktmbuf_free_bulk(T.Held.data(), unsigned(T.Held.size()));
     T.Held.clear();
@@ -496,25 +510,6 @@ PortStats Dataplane::Impl::snapshot(const Port &P) const {
     S.Queues.push_back(std::move(Q));
   }
   return S;
-}
-
-uint64_t PortStats::rxPackets() const {
-  uint64_t N = 0;
-  for (const QueueStats &Q : Queues)
-    N += Q.RxPackets;
-  return N;
-}
-
-ActionStats PortStats::actions() const {
-  ActionStats A;
-  for (const QueueStats &Q : Queues) {
-    for (unsigned I = 0; I < NumXdpActions; ++I) {
-      A.Packets[I] += Q.Actions.Packets[I];
-      A.Bytes[I] += Q.Actions.Bytes[I];
-    }
-    A.Invalid += Q.Actions.Invalid;
-  }
-  return A;
 }
 
 Dataplane::Dataplane(std::unique_ptr<Impl> I) : P(std::move(I)) {}

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The daemon's building blocks: its JSON reader and writer, the batch
-// latency histogram, and map values pretty-printed from BTF.
+// latency histogram, map values pretty-printed from BTF, and the guard that
+// contains back-end faults.
 
+#include "../../tools/ebpf-gpu-loader/DaemonFaults.h"
 #include "../../tools/ebpf-gpu-loader/Json.h"
 
 #include "ebpf-gpu/Loader/BtfFormat.h"
@@ -133,6 +135,97 @@ TEST(BtfFormat, RefusesMalformedBtf) {
   ASSERT_FALSE(R);
   EXPECT_EQ(R.error().message(), "BTF: bad magic (not little-endian BTF)");
   EXPECT_FALSE(loader::BtfTypes::read({}));
+}
+
+/// A back end whose runs fail while `Broken` is set.
+class ToyBackend final : public runtime::BatchExecutor {
+public:
+  bool Broken = false;
+  int Runs = 0;
+  MaybeError run(runtime::PacketBatch &) override {
+    ++Runs;
+    return Broken ? MaybeError(Error("device lost")) : std::nullopt;
+  }
+  Expected<std::string> dumpMaps() override { return std::string(); }
+  MaybeError updateMap(const std::string &, const std::vector<uint8_t> &,
+                       const std::vector<uint8_t> &) override {
+    return std::nullopt;
+  }
+  MaybeError setFib(const std::vector<uint8_t> &) override { return std::nullopt; }
+  MaybeError setInnerMap(const std::string &, const std::vector<uint8_t> &,
+                         const std::string &) override {
+    return std::nullopt;
+  }
+  MaybeError checkMaps() override { return std::nullopt; }
+  Expected<std::string> takeTrace() override { return std::string(); }
+  Expected<std::string> takeEvents() override { return std::string(); }
+  Expected<std::vector<std::string>> warnings() override { return std::vector<std::string>(); }
+  std::vector<runtime::MapInfo> maps() const override { return {}; }
+  MaybeError accessMap(const std::string &, const runtime::MapOperation &) override {
+    return std::nullopt;
+  }
+  const std::string &programName() const override { return Name; }
+  const char *backendName() const override { return "toy"; }
+  std::string Name = "toy";
+};
+
+TEST(GuardedExecutor, ContainsAFailedBackEndUntilReplaced) {
+  auto Old = std::make_shared<ToyBackend>();
+  int Wakeups = 0;
+  tools::GuardedExecutor G(Old, {}, [&] { ++Wakeups; });
+  runtime::PacketBatch B(64);
+  uint8_t Frame[60] = {};
+  B.add(Frame, sizeof(Frame));
+  B.add(Frame, sizeof(Frame));
+  EXPECT_FALSE(G.run(B));
+  Old->Broken = true;
+  auto E = G.run(B);
+  ASSERT_TRUE(E);
+  EXPECT_EQ(E->message(), "device lost");
+  EXPECT_TRUE(G.faulted());
+  EXPECT_EQ(G.faultError(), "device lost");
+  // Later batches fail without reaching the broken back end.
+  EXPECT_TRUE(G.run(B));
+  EXPECT_TRUE(G.run(B));
+  EXPECT_EQ(Old->Runs, 2);
+  EXPECT_EQ(Wakeups, 1);
+  EXPECT_EQ(G.faults(), 1u);
+  EXPECT_EQ(G.failedBatches(), 3u);
+  EXPECT_EQ(G.failedPackets(), 6u);
+  // Taken out, the program has no back end: map access fails.
+  EXPECT_EQ(G.takeOut(), Old);
+  EXPECT_TRUE(G.accessMap("m", [](ebpfgpu_map &, bool &) { return MaybeError(); }));
+  auto New = std::make_shared<ToyBackend>();
+  G.install(New);
+  EXPECT_FALSE(G.faulted());
+  EXPECT_FALSE(G.run(B));
+  EXPECT_EQ(New->Runs, 1);
+  EXPECT_EQ(G.faults(), 1u);
+}
+
+TEST(GuardedExecutor, InjectsFaultsAtTheBatchesNamed) {
+  auto F = tools::FaultInjection::parse("3,1");
+  ASSERT_TRUE(F);
+  EXPECT_TRUE(F->fails(1) && F->fails(3) && !F->fails(2));
+  for (const char *Bad : {"", "0", "1,", "x", "-1", "1,,2", "2 "}) {
+    auto R = tools::FaultInjection::parse(Bad);
+    ASSERT_FALSE(R) << Bad;
+    EXPECT_NE(R.error().message().find("whole numbers from 1"), std::string::npos);
+  }
+  auto Back = std::make_shared<ToyBackend>();
+  tools::GuardedExecutor G(Back, *F, nullptr);
+  runtime::PacketBatch B(64);
+  uint8_t Frame[60] = {};
+  B.add(Frame, sizeof(Frame));
+  auto E = G.run(B);
+  ASSERT_TRUE(E);
+  EXPECT_EQ(E->message(),
+            "injected fault at batch 1 (test only: EBPF_GPU_LOADER_TEST_FAIL_BATCHES)");
+  EXPECT_EQ(Back->Runs, 0); // the injected batch never reaches the back end
+  G.install(G.takeOut());
+  EXPECT_FALSE(G.run(B)); // batch 2
+  EXPECT_TRUE(G.run(B));  // batch 3
+  EXPECT_EQ(Back->Runs, 1);
 }
 
 } // namespace

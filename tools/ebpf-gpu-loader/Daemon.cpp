@@ -11,6 +11,7 @@
 
 #include "Daemon.h"
 
+#include "DaemonBackends.h"
 #include "DaemonState.h"
 #include "Json.h"
 
@@ -41,6 +42,9 @@ constexpr const char *Tool = "ebpf-gpu-loader";
 constexpr size_t MaxRequestBytes = 1 << 20;
 
 int SignalPipe[2] = {-1, -1};
+/// Written by a worker whose program's back end failed: wakes the control
+/// loop to recover it.
+int FaultPipe[2] = {-1, -1};
 extern "C" void onDaemonSignal(int) {
   char C = 1;
   ssize_t R = write(SignalPipe[1], &C, 1);
@@ -61,6 +65,8 @@ int usage(const std::string &Msg) {
                "  --pci                scan the PCI bus so PCI ports can be attached\n"
                "  --stats-interval-ms MS\n"
                "                       the interval `stats` reports rates over (default 1000)\n"
+               "  --allow-unverified   TEST ONLY: `prog load` takes .gpu.o files compiled with\n"
+               "                       --no-verify (fault-containment tests)\n"
                "  -- EAL-ARGS          passed to DPDK's EAL after the daemon's own\n",
                Tool, DefaultDaemonSocket);
   return 2;
@@ -81,6 +87,27 @@ bool parseNumber(const std::string &V, uint64_t Min, uint64_t Max, uint64_t &Out
 struct Client {
   int Fd = -1;
   std::string In;
+};
+
+/// The daemon's data plane as DaemonState sees it.
+class DataplanePorts final : public PortControl {
+public:
+  explicit DataplanePorts(runtime::Dataplane &DP) : DP(DP) {}
+  Expected<uint32_t> attach(const runtime::AttachOptions &O,
+                            std::shared_ptr<runtime::BatchExecutor> Exec) override {
+    return DP.attach(O, std::move(Exec));
+  }
+  MaybeError replace(uint32_t Id, std::shared_ptr<runtime::BatchExecutor> Exec) override {
+    return DP.replace(Id, std::move(Exec));
+  }
+  Expected<runtime::PortStats> detach(uint32_t Id) override { return DP.detach(Id); }
+  std::vector<runtime::PortStats> stats() const override { return DP.stats(); }
+  uint32_t findPort(const std::string &NameOrId) const override { return DP.findPort(NameOrId); }
+  unsigned workers() const override { return DP.workers(); }
+  void stop() override { DP.stop(); }
+
+private:
+  runtime::Dataplane &DP;
 };
 
 /// Makes `Path`'s directory (one level) and binds a listening socket there.
@@ -186,6 +213,14 @@ int daemonCommand(int argc, char **argv) {
   std::string Socket = Env && *Env ? Env : DefaultDaemonSocket;
   mode_t Mode = 0600;
   uint64_t IntervalMs = 1000;
+  DaemonOptions DOpts;
+  // Test only: batches that fail as a broken back end would.
+  if (const char *F = std::getenv("EBPF_GPU_LOADER_TEST_FAIL_BATCHES"); F && *F) {
+    auto Inject = FaultInjection::parse(F);
+    if (!Inject)
+      return usage(std::string("EBPF_GPU_LOADER_TEST_FAIL_BATCHES: ") + Inject.error().message());
+    DOpts.Inject = std::move(*Inject);
+  }
   for (int I = 2; I < argc; ++I) {
     std::string A = argv[I];
     auto Value = [&]() -> std::string {
@@ -221,6 +256,8 @@ int daemonCommand(int argc, char **argv) {
       DO.Pci = true;
     else if (A == "--stats-interval-ms")
       IntervalMs = Number(10, 3600000);
+    else if (A == "--allow-unverified")
+      DOpts.AllowUnverified = true;
     else if (A == "-h" || A == "--help") {
       usage("");
       return 0;
@@ -230,7 +267,8 @@ int daemonCommand(int argc, char **argv) {
   if (Socket.empty())
     return usage("--socket needs a path");
 
-  if (pipe2(SignalPipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+  if (pipe2(SignalPipe, O_CLOEXEC | O_NONBLOCK) != 0 ||
+      pipe2(FaultPipe, O_CLOEXEC | O_NONBLOCK) != 0) {
     std::fprintf(stderr, "%s: error: pipe: %s\n", Tool, std::strerror(errno));
     return 1;
   }
@@ -251,13 +289,28 @@ int daemonCommand(int argc, char **argv) {
     std::fprintf(stderr, "%s: error: %s\n", Tool, Listen.error().message().c_str());
     return 1;
   }
-  DaemonState State(**DP);
+  DOpts.OnFault = [] {
+    char C = 1;
+    ssize_t R = write(FaultPipe[1], &C, 1); // full: a wake-up is pending anyway
+    (void)R;
+  };
+  DataplanePorts Ports(**DP);
+  DaemonBackends Backends;
+  DaemonState State(Ports, Backends, DOpts);
   std::fprintf(stderr, "%s: daemon: serving %s (%u worker(s))\n", Tool, Socket.c_str(),
                (*DP)->workers());
+  if (DOpts.AllowUnverified)
+    std::fprintf(stderr, "%s: daemon: TEST ONLY: unverified .gpu.o files are accepted\n", Tool);
+  if (!DOpts.Inject.empty())
+    std::fprintf(stderr,
+                 "%s: daemon: TEST ONLY: EBPF_GPU_LOADER_TEST_FAIL_BATCHES=%s: those "
+                 "batches of every program fail\n",
+                 Tool, std::getenv("EBPF_GPU_LOADER_TEST_FAIL_BATCHES"));
 
   std::vector<Client> Clients;
   auto NextSample = std::chrono::steady_clock::now();
   bool Quit = false;
+  int RetryMs = -1; // a failed re-creation waits this long
   while (!Quit) {
     auto Now = std::chrono::steady_clock::now();
     if (Now >= NextSample) {
@@ -266,7 +319,10 @@ int daemonCommand(int argc, char **argv) {
     }
     int Timeout =
         int(std::chrono::duration_cast<std::chrono::milliseconds>(NextSample - Now).count() + 1);
-    std::vector<pollfd> Fds = {{SignalPipe[0], POLLIN, 0}, {*Listen, POLLIN, 0}};
+    if (RetryMs >= 0)
+      Timeout = std::min(Timeout, RetryMs);
+    std::vector<pollfd> Fds = {{SignalPipe[0], POLLIN, 0}, {FaultPipe[0], POLLIN, 0}};
+    Fds.push_back({*Listen, POLLIN, 0});
     for (const Client &C : Clients)
       Fds.push_back({C.Fd, POLLIN, 0});
     if (poll(Fds.data(), Fds.size(), Timeout) < 0) {
@@ -279,9 +335,15 @@ int daemonCommand(int argc, char **argv) {
       Quit = true;
       break;
     }
+    if (Fds[1].revents || RetryMs >= 0) {
+      char Drain[64];
+      while (read(FaultPipe[0], Drain, sizeof(Drain)) > 0) {
+      }
+      RetryMs = State.recoverFaults();
+    }
     std::vector<size_t> Gone;
     for (size_t I = 0; I < Clients.size(); ++I) {
-      if (!Fds[I + 2].revents)
+      if (!Fds[I + 3].revents)
         continue;
       Client &C = Clients[I];
       char Buf[65536];
@@ -319,7 +381,7 @@ int daemonCommand(int argc, char **argv) {
       close(Clients[Gone[K]].Fd);
       Clients.erase(Clients.begin() + long(Gone[K]));
     }
-    if (Fds[1].revents & POLLIN) {
+    if (Fds[2].revents & POLLIN) {
       int Fd = accept4(*Listen, nullptr, nullptr, SOCK_CLOEXEC);
       if (Fd >= 0) {
         timeval Tv{5, 0}; // a client that does not read its answers is dropped

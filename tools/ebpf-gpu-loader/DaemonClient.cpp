@@ -36,6 +36,8 @@ int usage(const std::string &Msg) {
       stderr,
       "usage: %s [--socket PATH] [--json] COMMAND\n"
       "  prog load PROG.o|PROG.gpu.o [--section S] [--backend host|gpu] [--name N]\n"
+      "            [--gpu-mode launch|persistent] [--gpu-path copy|mapped] [--watchdog-ms MS]\n"
+      "            [--blocks N] [--launch-size N]\n"
       "  prog list | prog show ID | prog unload ID | prog replace ID NEW_ID\n"
       "  net attach PROG_ID PORTDEV [--queues N] [--batch N] [--timeout-us T] [--exception DEV]\n"
       "  net detach PORT | net list\n"
@@ -131,6 +133,32 @@ void printProg(const Value &P) {
   std::printf("\tfrom %s section %s  verified %s  btf %s\n", P.get("path")->text().c_str(),
               P.get("section")->text().c_str(), P.get("verified")->boolean() ? "yes" : "no",
               P.get("btf")->boolean() ? "yes" : "no");
+  if (const Value *Run = P.get("run"))
+    std::printf("\truns %s\n", Run->text().c_str());
+  const Value *F = P.get("faults");
+  if (!F || !F->isObject())
+    return;
+  std::printf("\tstate %s  faults %s  recoveries %s  failed batches %s packets %s\n",
+              F->get("state")->text().c_str(), num(*F, "faults").c_str(),
+              num(*F, "recoveries").c_str(), num(*F, "failed_batches").c_str(),
+              num(*F, "failed_packets").c_str());
+  const Value *L = F->get("last");
+  if (!L || !L->isObject())
+    return;
+  std::printf("\tlast fault: %s\n", L->get("error")->text().c_str());
+  if (L->get("recovered")->boolean())
+    std::printf("\t  re-created in %.1f ms", L->get("recovery_ms")->number());
+  else
+    std::printf("\t  not re-created yet: %s", L->get("recovery_error")->isNull()
+                                                  ? "in progress"
+                                                  : L->get("recovery_error")->text().c_str());
+  std::string Restored;
+  for (const Value &M : L->get("maps_restored")->items())
+    Restored += (Restored.empty() ? "" : ", ") + M.text();
+  std::printf("; maps restored: %s\n", Restored.empty() ? "none" : Restored.c_str());
+  for (const Value &M : L->get("maps_lost")->items())
+    std::printf("\t  map %s not restored: %s\n", M.get("map")->text().c_str(),
+                M.get("why")->text().c_str());
 }
 
 void printMap(const Value &M) {
@@ -272,6 +300,16 @@ int clientCommand(int argc, char **argv) {
         Args.set("backend", Need("back end"));
       else if (O == "--name" || O == "name")
         Args.set("name", Need("name"));
+      else if (O == "--gpu-mode")
+        Args.set("gpu_mode", Need("launch or persistent"));
+      else if (O == "--gpu-path")
+        Args.set("gpu_path", Need("copy or mapped"));
+      else if (O == "--watchdog-ms")
+        Args.set("watchdog_ms", Id("--watchdog-ms"));
+      else if (O == "--blocks")
+        Args.set("blocks", Id("--blocks"));
+      else if (O == "--launch-size")
+        Args.set("launch_size", Id("--launch-size"));
       else
         return usage("prog load: unknown option '" + O + "'");
     }

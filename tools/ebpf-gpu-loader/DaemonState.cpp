@@ -6,14 +6,8 @@
 
 #include "DaemonState.h"
 
-#include "Executors.h"
-
-#include "ebpf-gpu/Loader/GpuObject.h"
 #include "ebpf-gpu/Loader/MapEntries.h"
 #include "ebpf-gpu/Loader/MapMemory.h"
-#ifdef EBPF_GPU_LOADER_WITH_COMPILER
-#include "ebpf-gpu/Object/Object.h"
-#endif
 
 #include <cerrno>
 #include <climits>
@@ -218,64 +212,50 @@ Expected<Value> DaemonState::progLoad(const Value &Args) {
   auto Section = stringArg(Args, "section", false);
   auto Backend = stringArg(Args, "backend", false);
   auto Name = stringArg(Args, "name", false);
-  if (!Section || !Backend || !Name)
-    return (!Section ? Section : !Backend ? Backend : Name).takeError();
+  auto Mode = stringArg(Args, "gpu_mode", false);
+  auto DataPath = stringArg(Args, "gpu_path", false);
+  for (auto *S : {&Section, &Backend, &Name, &Mode, &DataPath})
+    if (!*S)
+      return S->takeError();
+  auto Watchdog = numberArg(Args, "watchdog_ms", 1000, 1, 3600000);
+  auto Blocks = numberArg(Args, "blocks", 0, 0, 65536);
+  auto LaunchSize = numberArg(Args, "launch_size", 0, 0, 65536);
+  for (auto *N : {&Watchdog, &Blocks, &LaunchSize})
+    if (!*N)
+      return N->takeError();
   if (Path->empty() || (*Path)[0] != '/')
     return Error("path '" + *Path + "' must be absolute (the daemon's directory is not yours)");
-  Expected<loader::GpuObjectSpec> GpuObj = loader::readGpuObjectFile(*Path);
-  if (!GpuObj && loader::isGpuObjectFile(*Path))
-    return GpuObj.takeError(); // a .gpu.o, but damaged
-  std::string B = Backend->empty() ? (GpuObj ? "gpu" : "host") : *Backend;
-  if (B != "host" && B != "gpu")
-    return Error("backend must be host or gpu, not '" + B + "'");
+  if (!Backend->empty() && *Backend != "host" && *Backend != "gpu")
+    return Error("backend must be host or gpu, not '" + *Backend + "'");
+  if (!Mode->empty() && *Mode != "launch" && *Mode != "persistent")
+    return Error("gpu_mode must be launch or persistent, not '" + *Mode + "'");
+  if (!DataPath->empty() && *DataPath != "copy" && *DataPath != "mapped")
+    return Error("gpu_path must be copy or mapped, not '" + *DataPath + "'");
+  LoadRequest R;
+  R.Path = *Path;
+  R.Section = *Section;
+  R.Backend = *Backend;
+  R.GpuMode = *Mode;
+  R.GpuPath = *DataPath;
+  R.WatchdogMs = uint32_t(*Watchdog);
+  R.Blocks = uint32_t(*Blocks);
+  R.LaunchSize = uint32_t(*LaunchSize);
+  R.AllowUnverified = Opts.AllowUnverified;
+  auto L = Backends.load(R);
+  if (!L)
+    return L.takeError();
 
   Program P;
   P.Path = *Path;
-  P.Backend = B;
-  std::vector<uint8_t> Btf;
-  if (B == "host") {
-    if (GpuObj)
-      return Error(*Path + ": a .gpu.o holds GPU code only; give the host back end the eBPF "
-                           "object");
-#ifdef EBPF_GPU_LOADER_WITH_COMPILER
-    auto Obj = object::readObjectFile(*Path);
-    if (!Obj)
-      return Obj.takeError();
-    Btf = Obj->Btf;
-    auto E = makeHostExecutor(*Path, *Section, HostReclaim::EachBatch);
-    if (!E)
-      return E.takeError();
-    P.Exec = std::move(*E);
-    const object::ProgramSpec *Spec = Obj->findProgram(P.Exec->programName());
-    P.Section = Spec ? Spec->Section : *Section;
-#else
-    return Error("the host back end needs a loader built with the compiler");
-#endif
-  } else {
-#ifdef EBPF_GPU_HAVE_CUDA
-    if (!GpuObj) {
-#ifdef EBPF_GPU_LOADER_WITH_COMPILER
-      GpuObj = compileForGpu(*Path, *Section);
-      if (!GpuObj)
-        return GpuObj.takeError();
-#else
-      return Error(GpuObj.error().message() + " (this loader was built without the compiler: "
-                                              "compile the program with ebpf-gpu-cc first)");
-#endif
-    }
-    if (!GpuObj->Verified)
-      return Error(*Path + ": compiled without the safety verifier (--no-verify); the daemon "
-                           "runs verified programs only");
-    auto E = makeGpuExecutor(*GpuObj, GpuExecOptions());
-    if (!E)
-      return E.takeError();
-    P.Exec = std::move(*E);
-    P.Section = GpuObj->Section;
-    Btf = GpuObj->Btf;
-#else
-    return Error("this loader was built without CUDA support (no cuda.h at build time)");
-#endif
-  }
+  P.Backend = L->Backend;
+  P.Section = L->Section;
+  P.Verified = L->Verified;
+  P.Describe = L->Describe;
+  P.Remake = std::move(L->Remake);
+  P.Discard = std::move(L->Discard);
+  std::vector<uint8_t> Btf = std::move(L->Btf);
+  P.Exec = std::make_shared<GuardedExecutor>(
+      std::shared_ptr<runtime::BatchExecutor>(std::move(L->Exec)), Opts.Inject, Opts.OnFault);
   P.Name = Name->empty() ? P.Exec->programName() : *Name;
   P.Id = NextProgId++;
   P.LoadedAt = int64_t(std::time(nullptr));
@@ -328,10 +308,38 @@ Value DaemonState::progJson(const Program &P) const {
       .set("path", P.Path)
       .set("section", P.Section)
       .set("verified", P.Verified)
+      .set("run", P.Describe)
       .set("loaded_at", P.LoadedAt)
       .set("btf", P.Btf.has_value())
       .set("map_ids", std::move(Ids))
-      .set("ports", std::move(Ports));
+      .set("ports", std::move(Ports))
+      .set("faults", faultJson(P));
+}
+
+Value DaemonState::faultJson(const Program &P) const {
+  Value F = Value::object()
+                .set("state", P.Exec->faulted() ? "faulted" : "running")
+                .set("faults", P.Exec->faults())
+                .set("recoveries", P.Recoveries)
+                .set("failed_batches", P.Exec->failedBatches())
+                .set("failed_packets", P.Exec->failedPackets());
+  if (!P.LastFault)
+    return F.set("last", nullptr);
+  const FaultRecord &R = *P.LastFault;
+  Value Restored = Value::array(), Lost = Value::array();
+  for (const std::string &M : R.MapsRestored)
+    Restored.push(M);
+  for (const auto &[M, Why] : R.MapsLost)
+    Lost.push(Value::object().set("map", M).set("why", Why));
+  return F.set(
+      "last", Value::object()
+                  .set("at", R.At)
+                  .set("error", R.Error)
+                  .set("recovered", R.Recovered)
+                  .set("recovery_ms", R.RecoveryMs)
+                  .set("recovery_error", R.RecoveryError.empty() ? Value() : Value(R.RecoveryError))
+                  .set("maps_restored", std::move(Restored))
+                  .set("maps_lost", std::move(Lost)));
 }
 
 Expected<DaemonState::Program *> DaemonState::programArg(const Value &Args, const char *Key) {
@@ -374,6 +382,7 @@ Expected<Value> DaemonState::progUnload(const Value &Args) {
   uint32_t Id = (*P)->Id;
   for (uint32_t M : (*P)->MapIds)
     Maps.erase(M);
+  release(**P);
   Programs.erase(Id);
   return Value::object().set("id", Id).set("unloaded", true);
 }
@@ -704,6 +713,133 @@ Expected<Value> DaemonState::mapDelete(const Value &Args) {
   return Value::object().set("map", Mp.Id).set("deleted", true);
 }
 
+// ---- back-end faults ---------------------------------------------------------
+
+int DaemonState::recoverFaults() {
+  auto Now = std::chrono::steady_clock::now();
+  int Wait = -1;
+  for (auto &[Id, P] : Programs) {
+    if (!P.Exec->faulted())
+      continue;
+    if (Now < P.RetryAt) {
+      int Ms = int(std::chrono::duration_cast<std::chrono::milliseconds>(P.RetryAt - Now).count());
+      Wait = Wait < 0 ? Ms + 1 : std::min(Wait, Ms + 1);
+      continue;
+    }
+    recover(P);
+    if (P.Exec->faulted())
+      Wait = Wait < 0 ? 1000 : std::min(Wait, 1000);
+  }
+  return Wait;
+}
+
+void DaemonState::recover(Program &P) {
+  using Clock = std::chrono::steady_clock;
+  auto Start = Clock::now();
+  // A fault that hit while an earlier recovery had no back end to put in
+  // keeps its record; a new fault gets a new one.
+  bool Retry = P.LastFault && !P.LastFault->Recovered;
+  if (!Retry) {
+    FaultRecord R;
+    R.At = int64_t(std::time(nullptr));
+    R.Error = P.Exec->faultError();
+    P.LastFault = R;
+    std::fprintf(stderr,
+                 "ebpf-gpu-loader: daemon: program %u (%s): the %s back end failed: %s; its "
+                 "batches count as exec_failed until it is re-created\n",
+                 P.Id, P.Name.c_str(), P.Backend.c_str(), R.Error.c_str());
+  }
+  FaultRecord &R = *P.LastFault;
+
+  // What the old back end's maps hold, as far as it still answers (a GPU
+  // whose kernel hangs answers through the copy stream; one with a sticky
+  // driver error does not). Event streams and .rodata are not state to
+  // carry: the first is lost, the second comes with the code.
+  std::shared_ptr<runtime::BatchExecutor> Old = P.Exec->takeOut();
+  using Entries = std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>>;
+  std::vector<std::pair<runtime::MapInfo, Entries>> Saved;
+  if (Old) {
+    R.MapsRestored.clear();
+    R.MapsLost.clear();
+    for (const runtime::MapInfo &I : P.Exec->maps()) {
+      if (I.ReadOnly)
+        continue;
+      if (ebpfgpu_map_is_event(I.Type)) {
+        R.MapsLost.push_back({I.Name, "event records not yet read are lost"});
+        continue;
+      }
+      Entries E;
+      MaybeError Err = Old->accessMap(I.Name, [&](ebpfgpu_map &H, bool &) -> MaybeError {
+        loader::forEachMapEntry(H, [&](const uint8_t *K, const uint8_t *V) {
+          E.push_back(
+              {std::vector<uint8_t>(K, K + H.key_size), std::vector<uint8_t>(V, V + H.value_size)});
+        });
+        return std::nullopt;
+      });
+      if (Err)
+        R.MapsLost.push_back({I.Name, "cannot read the failed back end: " + Err->message()});
+      else
+        Saved.push_back({I, std::move(E)});
+    }
+    // Nothing is inside the old back end and nothing can enter it: it can
+    // go (the GPU's context with it, which stops a kernel that hangs).
+    if (P.Discard)
+      P.Discard(std::move(Old));
+    Old.reset();
+  }
+
+  auto New = P.Remake ? P.Remake()
+                      : Expected<std::unique_ptr<runtime::BatchExecutor>>(
+                            Error("this back end cannot be re-created"));
+  if (!New) {
+    R.RecoveryError = New.error().message();
+    // Saved map contents are kept only in this attempt: a later one starts
+    // from empty maps, and says so.
+    for (auto &[I, E] : Saved)
+      R.MapsLost.push_back({I.Name, "the back end could not be re-created at once"});
+    Saved.clear();
+    P.RetryAt = Clock::now() + std::chrono::seconds(1);
+    std::fprintf(stderr,
+                 "ebpf-gpu-loader: daemon: program %u (%s): cannot re-create the %s back end: %s; "
+                 "trying again in 1 s\n",
+                 P.Id, P.Name.c_str(), P.Backend.c_str(), R.RecoveryError.c_str());
+    return;
+  }
+  std::shared_ptr<runtime::BatchExecutor> Fresh = std::move(*New);
+  for (auto &[I, E] : Saved) {
+    std::string Why;
+    MaybeError Err = Fresh->accessMap(I.Name, [&](ebpfgpu_map &H, bool &Changed) -> MaybeError {
+      for (const auto &[K, V] : E) {
+        int64_t Rc = loader::hostMapUpdate(H, K.data(), V.data(), 0);
+        if (Rc != 0)
+          return Error("key " + hexList(K.data(), K.size()).write() + ": " + errnoText(Rc));
+        Changed = true;
+      }
+      return std::nullopt;
+    });
+    if (Err)
+      R.MapsLost.push_back({I.Name, "cannot fill the new back end's map: " + Err->message()});
+    else
+      R.MapsRestored.push_back(ebpfgpu_map_is_percpu(I.Type) ? I.Name + " (summed on CPU 0)"
+                                                             : I.Name);
+  }
+  P.Exec->install(std::move(Fresh));
+  ++P.Recoveries;
+  R.Recovered = true;
+  R.RecoveryError.clear();
+  R.RecoveryMs = std::chrono::duration<double, std::milli>(Clock::now() - Start).count();
+  std::string Restored, Lost;
+  for (const std::string &M : R.MapsRestored)
+    Restored += (Restored.empty() ? "" : ", ") + M;
+  for (const auto &[M, Why] : R.MapsLost)
+    Lost += (Lost.empty() ? "" : "; ") + M + " (" + Why + ")";
+  std::fprintf(stderr,
+               "ebpf-gpu-loader: daemon: program %u (%s): %s back end re-created in %.1f ms "
+               "(%s); maps restored: %s; not restored: %s\n",
+               P.Id, P.Name.c_str(), P.Backend.c_str(), R.RecoveryMs, P.Describe.c_str(),
+               Restored.empty() ? "none" : Restored.c_str(), Lost.empty() ? "none" : Lost.c_str());
+}
+
 // ---- stats -----------------------------------------------------------------
 
 void DaemonState::sampleRates() {
@@ -766,16 +902,32 @@ Expected<Value> DaemonState::stats() {
                      .set("backend_us", double(WorkerWork[W].second) / 1000.0)
                      .set("latency_us", latencyJson(C)));
   }
+  Value Progs = Value::array();
+  for (const auto &[Id, P] : Programs)
+    Progs.push(Value::object().set("id", Id).set("name", P.Name).set("faults", faultJson(P)));
   return Value::object()
       .set("interval_s", Interval)
       .set("ports", std::move(Ports))
-      .set("workers", std::move(Workers));
+      .set("workers", std::move(Workers))
+      .set("programs", std::move(Progs));
+}
+
+void DaemonState::release(Program &P) {
+  // A back end that failed is given up as recovery would (a GPU kernel
+  // that hangs would make an ordinary teardown wait for it for ever).
+  if (!P.Exec->faulted())
+    return;
+  std::shared_ptr<runtime::BatchExecutor> Old = P.Exec->takeOut();
+  if (Old && P.Discard)
+    P.Discard(std::move(Old));
 }
 
 void DaemonState::stop() {
   DP.stop();
   PortProgram.clear();
   Maps.clear();
+  for (auto &[Id, P] : Programs)
+    release(P);
   Programs.clear();
 }
 

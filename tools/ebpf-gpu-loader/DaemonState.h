@@ -5,12 +5,18 @@
 // maps with daemon-wide ids and BTF for pretty-printing), which program
 // each port runs, and rate samples for `stats`. handle() takes one request
 // line and returns its response; it never throws and never ends the
-// daemon: every mistake is an error response. Not thread-safe: the
-// daemon's control thread is its only user.
+// daemon: every mistake is an error response. Each program's back end sits
+// behind a GuardedExecutor: when it fails a batch, recoverFaults() replaces
+// it with a new one made from the program's spec, its maps copied over,
+// while its ports keep running. The data plane and the back ends come
+// through two small interfaces (PortControl, BackendMaker) so that the
+// fuzz target can drive every request without DPDK, LLVM or a GPU. Not
+// thread-safe: the daemon's control thread is its only user.
 
 #ifndef EBPF_GPU_TOOLS_LOADER_DAEMONSTATE_H
 #define EBPF_GPU_TOOLS_LOADER_DAEMONSTATE_H
 
+#include "DaemonFaults.h"
 #include "Json.h"
 
 #include "ebpf-gpu/Loader/BtfFormat.h"
@@ -18,6 +24,7 @@
 #include "ebpf-gpu/Runtime/Dataplane.h"
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -26,9 +33,77 @@
 
 namespace ebpfgpu::tools {
 
+/// What the daemon needs of its data plane (runtime::Dataplane, whose
+/// methods these are; see there).
+class PortControl {
+public:
+  virtual ~PortControl() = default;
+  virtual Expected<uint32_t> attach(const runtime::AttachOptions &O,
+                                    std::shared_ptr<runtime::BatchExecutor> Exec) = 0;
+  virtual MaybeError replace(uint32_t Id, std::shared_ptr<runtime::BatchExecutor> Exec) = 0;
+  virtual Expected<runtime::PortStats> detach(uint32_t Id) = 0;
+  virtual std::vector<runtime::PortStats> stats() const = 0;
+  virtual uint32_t findPort(const std::string &NameOrId) const = 0;
+  virtual unsigned workers() const = 0;
+  virtual void stop() = 0;
+};
+
+/// A `prog load` request as the back ends take it.
+struct LoadRequest {
+  std::string Path, Section;
+  /// "host", "gpu", or empty: gpu for a .gpu.o, host otherwise.
+  std::string Backend;
+  /// GPU back end: "launch"/"persistent", "copy"/"mapped" (empty: the
+  /// defaults, launch and copy), the persistent kernel's watchdog and
+  /// blocks, the most packets a launch takes (0: the whole batch).
+  std::string GpuMode, GpuPath;
+  uint32_t WatchdogMs = 1000, Blocks = 0, LaunchSize = 0;
+  /// Accept a .gpu.o compiled with --no-verify (the daemon's test-only
+  /// --allow-unverified).
+  bool AllowUnverified = false;
+};
+
+/// A loaded back end and what it takes to make it again.
+struct LoadedBackend {
+  std::unique_ptr<runtime::BatchExecutor> Exec;
+  std::string Backend, Section;
+  bool Verified = true;
+  std::vector<uint8_t> Btf;
+  /// How the program runs ("gpu persistent mapped, watchdog 50 ms").
+  std::string Describe;
+  /// A new back end running the same code (the object as it was at load,
+  /// not as the file is now), maps empty: fault recovery.
+  std::function<Expected<std::unique_ptr<runtime::BatchExecutor>>()> Remake;
+  /// Gives up a back end that failed, when no call is inside it any more
+  /// and none will come: the GPU's destroys its own CUDA context (which
+  /// stops a kernel that hangs); others are just freed. Null: freed.
+  std::function<void(std::shared_ptr<runtime::BatchExecutor>)> Discard;
+};
+
+/// Makes back ends: the host JIT and the GPU in the daemon, a map-only
+/// stand-in in the fuzz target.
+class BackendMaker {
+public:
+  virtual ~BackendMaker() = default;
+  /// Reads, chooses, verifies and compiles or loads the program.
+  virtual Expected<LoadedBackend> load(const LoadRequest &R) = 0;
+};
+
+struct DaemonOptions {
+  /// `prog load` may take unverified .gpu.o files (test only).
+  bool AllowUnverified = false;
+  /// Test only: these batches (1-based, counted per program over its
+  /// life) fail as a broken back end would.
+  FaultInjection Inject;
+  /// Called from a worker when a program's back end fails (the daemon
+  /// wakes its control loop to run recoverFaults()).
+  std::function<void()> OnFault;
+};
+
 class DaemonState {
 public:
-  explicit DaemonState(runtime::Dataplane &DP) : DP(DP) {}
+  DaemonState(PortControl &DP, BackendMaker &Backends, DaemonOptions O = {})
+      : DP(DP), Backends(Backends), Opts(std::move(O)) {}
 
   /// One request (a JSON object) in, its response out.
   json::Value handle(const std::string &Line);
@@ -38,6 +113,10 @@ public:
   /// Stops the data plane (workers finish, ports close), then drops the
   /// programs.
   void stop();
+  /// Re-creates the back end of every program whose back end failed (see
+  /// recover()); returns the milliseconds until a failed re-creation should
+  /// be tried again, or -1 when none waits.
+  int recoverFaults();
 
 private:
   struct Map {
@@ -45,14 +124,30 @@ private:
     runtime::MapInfo Info;
     uint32_t KeyType = 0, ValueType = 0; ///< BTF ids (0: none)
   };
+  /// What the last fault of a program did.
+  struct FaultRecord {
+    int64_t At = 0; ///< Unix seconds
+    std::string Error;
+    bool Recovered = false;
+    double RecoveryMs = 0;
+    std::vector<std::string> MapsRestored;
+    std::vector<std::pair<std::string, std::string>> MapsLost; ///< map, why
+    std::string RecoveryError;
+  };
   struct Program {
     uint32_t Id = 0;
-    std::string Name, Path, Section, Backend;
+    std::string Name, Path, Section, Backend, Describe;
     bool Verified = true;
     int64_t LoadedAt = 0;
-    std::shared_ptr<runtime::BatchExecutor> Exec;
+    /// What the ports run: the back end behind its guard.
+    std::shared_ptr<GuardedExecutor> Exec;
+    std::function<Expected<std::unique_ptr<runtime::BatchExecutor>>()> Remake;
+    std::function<void(std::shared_ptr<runtime::BatchExecutor>)> Discard;
     std::optional<loader::BtfTypes> Btf;
     std::vector<uint32_t> MapIds;
+    uint64_t Recoveries = 0;
+    std::optional<FaultRecord> LastFault;
+    std::chrono::steady_clock::time_point RetryAt{};
   };
   struct Sample {
     std::chrono::steady_clock::time_point At;
@@ -84,8 +179,18 @@ private:
   json::Value mapJson(const Map &M) const;
   json::Value entryJson(const Map &M, const uint8_t *Key, const uint8_t *Value) const;
   json::Value portJson(const runtime::PortStats &S, bool WithCounters) const;
+  json::Value faultJson(const Program &P) const;
+  /// Takes program `P`'s failed back end out (once no call is inside it),
+  /// copies what its maps hold, gives it up, makes a new one from the
+  /// spec, fills its maps and puts it behind the same guard, so every port
+  /// running `P` runs the new one.
+  void recover(Program &P);
+  /// Before `P` is dropped: gives up its back end if it failed.
+  void release(Program &P);
 
-  runtime::Dataplane &DP;
+  PortControl &DP;
+  BackendMaker &Backends;
+  DaemonOptions Opts;
   std::map<uint32_t, Program> Programs;
   std::map<uint32_t, Map> Maps;
   std::map<uint32_t, uint32_t> PortProgram; ///< port id -> program id

@@ -434,6 +434,18 @@ public:
     return Sorted[K];
   }
 
+  /// abandonGpuExecutor.
+  void abandon() {
+    std::lock_guard Lock(Launching);
+    if (!Dev->ownsContext())
+      return;
+    // Their memory goes with the context: freeing it again would be an
+    // error, and a hung kernel would make the runner wait for it.
+    (void)Runner.release();
+    (void)Prog.release();
+    Dev->destroyContext();
+  }
+
   /// Makes the runner (a persistent kernel starts) for launches of the
   /// expected size, before the first batch.
   MaybeError prepare() {
@@ -625,7 +637,7 @@ Expected<std::unique_ptr<BatchExecutor>> makeGpuExecutor(const loader::GpuObject
                                                          const GpuExecOptions &Opts) {
   if (Spec.Platform != "xdp")
     return Error(Spec.Program + ": not an XDP program (platform " + Spec.Platform + ")");
-  auto Dev = loader::GpuDevice::open(0);
+  auto Dev = loader::GpuDevice::open(0, Opts.OwnContext);
   if (!Dev)
     return Dev.takeError().withContext("gpu back end");
   auto Prog = loader::GpuProgram::load(**Dev, Spec);
@@ -640,6 +652,8 @@ Expected<std::unique_ptr<BatchExecutor>> makeGpuExecutor(const loader::GpuObject
       return std::move(*E).withContext("gpu back end: " + Spec.Program);
   return Owned;
 }
+
+void abandonGpuExecutor(BatchExecutor &Exec) { static_cast<GpuExecutor &>(Exec).abandon(); }
 
 double gpuKernelMs(const BatchExecutor &Exec) {
   return static_cast<const GpuExecutor &>(Exec).kernelMs();

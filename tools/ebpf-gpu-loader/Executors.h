@@ -57,6 +57,9 @@ struct GpuExecOptions {
   uint32_t MaxFrame = 2048;
   /// Time the kernel apart from the copies with device events (gpuKernelMs).
   bool TimeKernel = true;
+  /// A CUDA context of the executor's own instead of the GPU's primary
+  /// one, so that abandonGpuExecutor can stop it alone (the daemon).
+  bool OwnContext = false;
 };
 
 /// Opens GPU 0 and loads `Spec` (an XDP program); in persistent mode the
@@ -64,6 +67,13 @@ struct GpuExecOptions {
 /// launches. Launches from several threads are serialised.
 Expected<std::unique_ptr<runtime::BatchExecutor>> makeGpuExecutor(const loader::GpuObjectSpec &Spec,
                                                                   const GpuExecOptions &Opts);
+/// Gives up a GPU back end that failed (`Exec` from makeGpuExecutor, no
+/// call inside it and none to come): with its own context, the context is
+/// destroyed (a kernel that hangs stops; the GPU and other contexts carry
+/// on) and its device objects are left unfreed, their memory gone with the
+/// context; on the primary context they are left as they are (a hung
+/// kernel keeps running). `Exec` may then be destroyed.
+void abandonGpuExecutor(runtime::BatchExecutor &Exec);
 /// Milliseconds the GPU kernel ran over all of `Exec`'s launches (device
 /// events); `Exec` must come from makeGpuExecutor.
 double gpuKernelMs(const runtime::BatchExecutor &Exec);

@@ -28,7 +28,10 @@ struct CudaApi;
 class GpuDevice {
 public:
   /// Opens GPU `Ordinal`. Fails when there is no driver or no such GPU.
-  static Expected<std::unique_ptr<GpuDevice>> open(int Ordinal = 0);
+  /// Devices share the GPU's primary context, unless `OwnContext`: then
+  /// this device has a context of its own (cuCtxCreate), which
+  /// destroyContext() can tear down without touching any other.
+  static Expected<std::unique_ptr<GpuDevice>> open(int Ordinal = 0, bool OwnContext = false);
   ~GpuDevice();
   GpuDevice(const GpuDevice &) = delete;
   GpuDevice &operator=(const GpuDevice &) = delete;
@@ -44,6 +47,15 @@ public:
   /// stays mapped until unmapHostMemory(Addr) or the device is closed.
   Expected<uint64_t> mapHostMemory(void *Addr, size_t Bytes);
   void unmapHostMemory(void *Addr);
+  /// Own context only: destroys it now with everything made in it (device
+  /// and pinned memory, modules, streams; a kernel still running in it
+  /// stops). The device's programs, runners and batches must then be
+  /// neither used nor destroyed (their memory went with the context; let
+  /// them leak). What a fault containment does with a kernel that hangs:
+  /// the GPU itself is not reset, and other contexts carry on. False (and
+  /// nothing done) for a device on the primary context.
+  bool destroyContext();
+  bool ownsContext() const { return Own; }
   /// Threads the GPU holds at once (multiprocessors x threads each).
   uint32_t residentThreads() const { return ResidentThreads; }
   uint32_t multiprocessors() const { return Multiprocessors; }
@@ -53,6 +65,7 @@ private:
   std::unique_ptr<CudaApi> Api;
   int Device = 0;
   void *Context = nullptr;
+  bool Own = false;
   std::string Name;
   uint32_t ResidentThreads = 0;
   uint32_t Multiprocessors = 0;

@@ -33,7 +33,10 @@ std::optional<std::vector<uint8_t>> parseHexBytes(const std::string &Text);
 /// a part is empty.
 std::optional<MapEntry> parseMapEntry(const std::string &Text);
 
-/// Every entry of a map file; errors name the file and the line.
+/// Every entry of map-file text (one entry a line, '#' comments); errors
+/// say "NAME:LINE: why".
+Expected<std::vector<MapEntry>> parseMapText(const std::string &Text, const std::string &Name);
+/// parseMapText of the file at `Path`; errors name the file and the line.
 Expected<std::vector<MapEntry>> readMapFile(const std::string &Path);
 
 } // namespace ebpfgpu::loader

@@ -33,6 +33,22 @@
 #   check.py raw SOCKET TEXT
 #       sends TEXT and a newline on the control socket as it is, prints the
 #       response line
+#   check.py recovered LOADER SOCKET PROG N [SECONDS]
+#       polls `prog show PROG --json` until its back end has been re-created
+#       N times and runs (SECONDS, default 30, at most); prints the faults
+#   check.py grows LOADER SOCKET PORT KEY N
+#       port PORT's KEY grows by N from now (traffic flows)
+#   check.py accounted DETACH.json
+#       every packet a port received has a verdict or is in exec_failed (or
+#       oversized): rx = actions + exec_failed + oversized
+#   check.py recovery-time LOADER SOCKET PROG WATCHDOG_MS MAX_MS
+#       the program's last fault was recovered from, and the watchdog's time
+#       plus the re-creation took less than MAX_MS
+#   check.py faults DETACH.json COUNTER_DUMP.json
+#       (one port, a program passing every packet and counting them in a
+#       global variable that fault recovery carries over) every packet
+#       received is either in XDP_PASS or in exec_failed, some in each, and
+#       the program's counter equals XDP_PASS
 import json
 import socket
 import struct
@@ -237,6 +253,70 @@ def churn(sock, n, current, a, sec_a, b, sec_b):
     print(f"churned {n} programs; program {cur} runs")
 
 
+def prog_faults(loader, sock, prog):
+    r = subprocess.run([loader, "--socket", sock, "--json", "prog", "show", prog],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        fail("prog show: " + r.stderr.strip())
+    return json.loads(r.stdout)["faults"]
+
+
+def recovered(loader, sock, prog, n, seconds=30):
+    deadline = time.time() + float(seconds)
+    f = None
+    while time.time() < deadline:
+        f = prog_faults(loader, sock, prog)
+        if f["recoveries"] >= int(n) and f["state"] == "running":
+            print(f"program {prog}: {f['faults']} faults, {f['recoveries']} recoveries, "
+                  f"{f['state']}")
+            return
+        time.sleep(0.01)
+    fail(f"program {prog}: not recovered {n} times within {seconds} s: {f}")
+
+
+def grows(loader, sock, port, key, n):
+    wait(loader, sock, port, key, value(port_stats(loader, sock, port), key) + int(n))
+
+
+def faults(detach_json, dump_json):
+    d, dump = json.load(open(detach_json)), json.load(open(dump_json))
+    a = {k: v["packets"] for k, v in d["actions"].items()}
+    failed = d["errors"]["exec_failed"]
+    if a["XDP_PASS"] + failed + d["errors"]["oversized"] != d["rx_packets"]:
+        fail(f"rx {d['rx_packets']}, XDP_PASS {a['XDP_PASS']}, exec_failed {failed}")
+    if sum(a.values()) != a["XDP_PASS"]:
+        fail(f"verdicts other than XDP_PASS: {a}")
+    if not failed or not a["XDP_PASS"]:
+        fail(f"XDP_PASS {a['XDP_PASS']}, exec_failed {failed}: expected both")
+    counted = int.from_bytes(bytes(int(b, 16) for b in dump["entries"][0]["value"][:8]), "little")
+    if counted != a["XDP_PASS"]:
+        fail(f"the program counted {counted} packets, XDP_PASS {a['XDP_PASS']}")
+    print("faults: rx = XDP_PASS + exec_failed; the program's count (carried over) = XDP_PASS")
+
+
+def accounted(path):
+    d = json.load(open(path))
+    a = sum(v["packets"] for v in d["actions"].values())
+    e = d["errors"]
+    if a + e["exec_failed"] + e["oversized"] != d["rx_packets"]:
+        fail(f"rx {d['rx_packets']}, actions {a}, exec_failed {e['exec_failed']}, "
+             f"oversized {e['oversized']}")
+    print(f"accounted: rx {d['rx_packets']} = actions {a} + exec_failed {e['exec_failed']}"
+          f" + oversized {e['oversized']}")
+
+
+def recovery_time(loader, sock, prog, watchdog_ms, max_ms):
+    last = prog_faults(loader, sock, prog)["last"]
+    if not last or not last["recovered"]:
+        fail(f"program {prog}: no recovered fault: {last}")
+    total = float(watchdog_ms) + last["recovery_ms"]
+    if total >= float(max_ms):
+        fail(f"program {prog}: watchdog {watchdog_ms} ms + re-creation {last['recovery_ms']:.1f} "
+             f"ms = {total:.1f} ms, not under {max_ms} ms")
+    print(f"program {prog}: hang detected by the {watchdog_ms} ms watchdog, back end re-created "
+          f"in {last['recovery_ms']:.1f} ms: {total:.1f} ms < {max_ms} ms")
+
+
 def raw(sock, text):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.connect(sock)
@@ -272,6 +352,16 @@ if __name__ == "__main__":
         churn(*args)
     elif mode == "raw":
         raw(*args)
+    elif mode == "recovered":
+        recovered(*args)
+    elif mode == "grows":
+        grows(*args)
+    elif mode == "faults":
+        faults(*args)
+    elif mode == "accounted":
+        accounted(*args)
+    elif mode == "recovery-time":
+        recovery_time(*args)
     elif mode == "stats":
         stats(args[0])
     else:
