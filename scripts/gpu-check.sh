@@ -226,6 +226,17 @@ device_daemon() {
     >"$d/bin/ebpf-gpu-loader"
   chmod +x "$d/bin/ebpf-gpu-loader"
   local L="$d/bin/ebpf-gpu-loader" sock=$d/loader.sock check="python3 $CARRY/daemon/check.py"
+  # On its own (device-daemon), the traffic and run's results the full
+  # device run leaves behind are made here.
+  [[ -f $traffic ]] || "$CARRY/bin/ebpf-gpu-trafgen" -o "$traffic" --count "$PACKETS" --seed 3 >/dev/null
+  [[ -f $out/xdp_port_filter.json ]] ||
+    "$CARRY/bin/ebpf-gpu-loader" run "$s/xdp_port_filter.gpu.o" --pcap "$traffic" \
+      --out /tmp/xdp_port_filter.gpu.pcap --verdicts /tmp/xdp_port_filter.gpu.txt \
+      --json >"$out/xdp_port_filter.json"
+  # A pcap port replayed forever holds all its packets in mbufs at once:
+  # a shorter capture for those.
+  local loop=/tmp/gpu-check-loop.pcap
+  "$CARRY/bin/ebpf-gpu-trafgen" -o "$loop" --count 10000 --seed 4 >/dev/null
   "$L" daemon --socket "$sock" --workers 2 >"$out/daemon.log" 2>&1 &
   local dpid=$! i
   for i in $(seq 100); do [[ -S $sock ]] && break; sleep 0.1; done
@@ -245,7 +256,7 @@ device_daemon() {
   route=$(grep -v '^#' samples/xdp_router.maps | head -1 | awk '{print $1}')
   "${c[@]}" prog load "$s/xdp_router.gpu.o" &&
   "${c[@]}" prog load "$s/xdp_pass_all.gpu.o" &&
-  "${c[@]}" net attach 2 "net_pcap2,rx_pcap=$traffic,infinite_rx=1" --batch 4096 &&
+  "${c[@]}" net attach 2 "net_pcap2,rx_pcap=$loop,infinite_rx=1" --batch 4096 &&
   $check wait "$L" "$sock" 1 XDP_PASS 200000 &&
   "${c[@]}" map update name routes key "$(echo "$route" | cut -d: -f2)" \
     value "$(echo "$route" | cut -d: -f3)" &&
@@ -284,6 +295,9 @@ device_daemon() {
 #     the daemon still answers, and it exits cleanly.
 device_daemon_faults() {
   local out=$1 s=$CARRY/samples d=/tmp/ebpf-gpu-daemon-faults traffic=/tmp/gpu-check-traffic.pcap
+  # Replayed forever: a capture short enough for the mbuf pool.
+  local loop=/tmp/gpu-check-loop.pcap
+  [[ -f $loop ]] || "$CARRY/bin/ebpf-gpu-trafgen" -o "$loop" --count 10000 --seed 4 >/dev/null
   rm -rf "$d" && mkdir -p "$d/bin"
   [[ -x /tmp/dpdk/ebpf-gpu-loader ]] || { mkdir -p /tmp/dpdk && tar -xJf "$CARRY/dpdk.tar.xz" -C /tmp/dpdk; }
   printf '#!/bin/sh\nLD_LIBRARY_PATH=/tmp/dpdk/lib exec /tmp/dpdk/ebpf-gpu-loader "$@"\n' \
@@ -297,8 +311,8 @@ device_daemon_faults() {
   "${c[@]}" prog load "$s/xdp_pass_all.gpu.o" "${p[@]}" &&
   "${c[@]}" prog load "$s/spin_on_marker.gpu.o" "${p[@]}" &&
   "${c[@]}" prog load "$s/spin_forever.gpu.o" "${p[@]}" &&
-  "${c[@]}" net attach 1 "net_pcap0,rx_pcap=$traffic,infinite_rx=1" --batch 256 &&
-  "${c[@]}" net attach 2 "net_pcap1,rx_pcap=$traffic,infinite_rx=1" --batch 256 &&
+  "${c[@]}" net attach 1 "net_pcap0,rx_pcap=$loop,infinite_rx=1" --batch 256 &&
+  "${c[@]}" net attach 2 "net_pcap1,rx_pcap=$loop,infinite_rx=1" --batch 256 &&
   $check wait "$L" "$sock" 1 XDP_PASS 100000 && $check wait "$L" "$sock" 2 XDP_PASS 100000 &&
   "${c[@]}" net attach 3 "net_pcap2,rx_pcap=$CARRY/daemon/plain.pcap" --batch 16 &&
   $check recovered "$L" "$sock" 3 1 10 &&
@@ -586,10 +600,15 @@ sys.exit(0 if ok else 1)" /tmp/fwd.json "$how"; then
       echo "forward $how: FAILED"; cat "$out/fwd.err"; status=1
     fi
   done
+  if [[ ${GPU_CHECK_SKIP_DAEMON:-0} == 1 ]]; then
+    echo "== the daemon skipped (GPU_CHECK_SKIP_DAEMON=1; scripts/gpu-check.sh device-daemon runs it alone)"
+    return $status
+  fi
   echo "== the daemon on the GPU back end (DPDK net_pcap ports, control socket)"
   device_daemon "$out" || status=1
   echo "== the daemon's GPU fault containment (hung persistent kernels, 200 ms watchdog)"
-  device_daemon_faults "$out" || status=1
+  timeout -k 5 120 bash -c "$(declare -f device_daemon_faults); CARRY=$CARRY; device_daemon_faults $out" ||
+    { echo "daemon faults: FAILED or hung (2 minutes)"; status=1; }
   return $status
 }
 
