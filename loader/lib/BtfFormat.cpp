@@ -68,7 +68,8 @@ size_t trailerBytes(uint32_t Kind, uint32_t Vlen) {
 
 uint64_t loadLe(const uint8_t *P, size_t N) {
   uint64_t V = 0;
-  std::memcpy(&V, P, N < 8 ? N : 8);
+  if (N)
+    std::memcpy(&V, P, N < 8 ? N : 8);
   return V;
 }
 
@@ -243,7 +244,11 @@ uint32_t BtfTypes::dataSection(const std::string &Name) const {
 }
 
 std::optional<std::string> BtfTypes::format(uint32_t Id, const uint8_t *Bytes, size_t Size) const {
-  if (Id == 0 || sizeOf(Id) != Size)
+  // A data section's size is 0 in an object file (the loader that places
+  // the section fills it in): its variables are checked against `Size`.
+  const Type *T = type(resolve(Id));
+  bool UnsizedSection = T && T->Kind == KindDatasec && T->SizeOrType == 0;
+  if (Id == 0 || (sizeOf(Id) != Size && !UnsizedSection))
     return std::nullopt;
   std::string Out;
   if (!write(Id, Bytes, Size, Out, 0))
@@ -380,7 +385,13 @@ bool BtfTypes::write(uint32_t Id, const uint8_t *Bytes, size_t Size, std::string
       if (!Var || uint64_t(Off) + VS > Size)
         return false;
       Out += (I ? "," : "") + quoted(Var->Name) + ":";
-      if (!write(Var->Kind == KindVar ? Var->SizeOrType : word(V), Bytes + Off, VS, Out, Depth + 1))
+      // A variable that cannot be printed as its type is printed as bytes,
+      // not as what was written of it before the writer gave up.
+      std::string Value;
+      if (write(Var->Kind == KindVar ? Var->SizeOrType : word(V), Bytes + Off, VS, Value,
+                Depth + 1))
+        Out += Value;
+      else
         appendHex(Out, Bytes + Off, VS);
     }
     Out += "}";
