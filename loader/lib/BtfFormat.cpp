@@ -270,7 +270,7 @@ bool BtfTypes::write(uint32_t Id, const uint8_t *Bytes, size_t Size, std::string
     bool Signed = (Enc >> 24) & 1, Bool = (Enc >> 24) & 4;
     // Encodings the kernel refuses (bits past the type's size) print as
     // bytes.
-    if (T->SizeOrType > 8 || Size < T->SizeOrType || Bits > 64 ||
+    if (T->SizeOrType > 8 || Size < T->SizeOrType || Bits > 64 || BitOff >= 64 ||
         BitOff + Bits > 8 * T->SizeOrType) {
       appendHex(Out, Bytes, Size);
       return true;
