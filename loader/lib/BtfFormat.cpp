@@ -6,6 +6,7 @@
 
 #include "ebpf-gpu/Loader/BtfFormat.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -67,7 +68,8 @@ size_t trailerBytes(uint32_t Kind, uint32_t Vlen) {
 
 uint64_t loadLe(const uint8_t *P, size_t N) {
   uint64_t V = 0;
-  std::memcpy(&V, P, N < 8 ? N : 8);
+  if (N)
+    std::memcpy(&V, P, N < 8 ? N : 8);
   return V;
 }
 
@@ -174,10 +176,13 @@ uint32_t BtfTypes::resolve(uint32_t Id) const {
   return 0;
 }
 
-uint64_t BtfTypes::sizeOf(uint32_t Id) const {
+uint64_t BtfTypes::sizeOf(uint32_t Id) const { return sizeAt(Id, 0); }
+
+uint64_t BtfTypes::sizeAt(uint32_t Id, unsigned Depth) const {
   Id = resolve(Id);
   const Type *T = type(Id);
-  if (!T || Id == 0)
+  // The depth bounds arrays of arrays (and arrays that contain themselves).
+  if (!T || Id == 0 || Depth > MaxDepth)
     return 0;
   switch (T->Kind) {
   case KindInt:
@@ -190,10 +195,14 @@ uint64_t BtfTypes::sizeOf(uint32_t Id) const {
     return T->SizeOrType;
   case KindPtr:
     return 8;
-  case KindArray:
-    return uint64_t(word(T->Extra + 8)) * sizeOf(word(T->Extra));
+  case KindArray: {
+    uint64_t N = word(T->Extra + 8), ES = sizeAt(word(T->Extra), Depth + 1);
+    if (ES && N > UINT64_MAX / ES)
+      return 0;
+    return N * ES;
+  }
   case KindVar:
-    return sizeOf(T->SizeOrType);
+    return sizeAt(T->SizeOrType, Depth + 1);
   default:
     return 0;
   }
@@ -235,7 +244,11 @@ uint32_t BtfTypes::dataSection(const std::string &Name) const {
 }
 
 std::optional<std::string> BtfTypes::format(uint32_t Id, const uint8_t *Bytes, size_t Size) const {
-  if (Id == 0 || sizeOf(Id) != Size)
+  // A data section's size is 0 in an object file (the loader that places
+  // the section fills it in): its variables are checked against `Size`.
+  const Type *T = type(resolve(Id));
+  bool UnsizedSection = T && T->Kind == KindDatasec && T->SizeOrType == 0;
+  if (Id == 0 || (sizeOf(Id) != Size && !UnsizedSection))
     return std::nullopt;
   std::string Out;
   if (!write(Id, Bytes, Size, Out, 0))
@@ -255,7 +268,10 @@ bool BtfTypes::write(uint32_t Id, const uint8_t *Bytes, size_t Size, std::string
     uint32_t Enc = word(T->Extra);
     uint32_t Bits = Enc & 0xff, BitOff = (Enc >> 16) & 0xff;
     bool Signed = (Enc >> 24) & 1, Bool = (Enc >> 24) & 4;
-    if (T->SizeOrType > 8 || Size < T->SizeOrType) {
+    // Encodings the kernel refuses (bits past the type's size) print as
+    // bytes.
+    if (T->SizeOrType > 8 || Size < T->SizeOrType || Bits > 64 || BitOff >= 64 ||
+        BitOff + Bits > 8 * T->SizeOrType) {
       appendHex(Out, Bytes, Size);
       return true;
     }
@@ -277,11 +293,19 @@ bool BtfTypes::write(uint32_t Id, const uint8_t *Bytes, size_t Size, std::string
     return true;
   }
   case KindPtr:
+    if (Size < 8) {
+      appendHex(Out, Bytes, Size);
+      return true;
+    }
     std::snprintf(Buf, sizeof(Buf), "%" PRIu64, loadLe(Bytes, 8));
     Out += Buf;
     return true;
   case KindEnum:
   case KindEnum64: {
+    if (T->SizeOrType > 8 || Size < T->SizeOrType) {
+      appendHex(Out, Bytes, Size);
+      return true;
+    }
     uint64_t V = loadLe(Bytes, T->SizeOrType);
     size_t Stride = T->Kind == KindEnum ? 8 : 12;
     for (uint32_t I = 0; I < T->Vlen; ++I) {
@@ -300,12 +324,12 @@ bool BtfTypes::write(uint32_t Id, const uint8_t *Bytes, size_t Size, std::string
     return true;
   }
   case KindFloat:
-    appendHex(Out, Bytes, T->SizeOrType);
+    appendHex(Out, Bytes, std::min<size_t>(T->SizeOrType, Size));
     return true;
   case KindArray: {
     uint32_t Elem = word(T->Extra), N = word(T->Extra + 8);
-    uint64_t ES = sizeOf(Elem);
-    if (ES == 0 && N != 0)
+    uint64_t ES = sizeAt(Elem, Depth + 1);
+    if ((ES == 0 && N != 0) || (ES && N > Size / ES))
       return false;
     Out += "[";
     for (uint32_t I = 0; I < N; ++I) {
@@ -331,19 +355,20 @@ bool BtfTypes::write(uint32_t Id, const uint8_t *Bytes, size_t Size, std::string
       Out += quoted(Name.empty() ? "(anon)" : Name) + ":";
       if (BitSize || BitOff % 8) {
         // A bitfield: the bits from its bit offset, as an unsigned number.
-        uint32_t Width = BitSize ? BitSize : uint32_t(8 * sizeOf(MType));
-        if (Width == 0 || Width > 64 || (BitOff + Width + 7) / 8 > Size)
+        uint64_t Width = BitSize ? BitSize : 8 * sizeAt(MType, Depth + 1);
+        // 64-bit sums: a 32-bit offset near its top must not wrap.
+        if (Width == 0 || Width > 64 || (uint64_t(BitOff) + Width + 7) / 8 > Size)
           return false;
         uint64_t V = 0;
         for (uint32_t B = 0; B < Width; ++B) {
-          uint32_t At = BitOff + B;
+          uint64_t At = uint64_t(BitOff) + B;
           V |= uint64_t((Bytes[At / 8] >> (At % 8)) & 1) << B;
         }
         std::snprintf(Buf, sizeof(Buf), "%" PRIu64, V);
         Out += Buf;
         continue;
       }
-      uint64_t MS = sizeOf(MType);
+      uint64_t MS = sizeAt(MType, Depth + 1);
       if (BitOff / 8 + MS > Size || !write(MType, Bytes + BitOff / 8, MS, Out, Depth + 1))
         return false;
     }
@@ -360,7 +385,13 @@ bool BtfTypes::write(uint32_t Id, const uint8_t *Bytes, size_t Size, std::string
       if (!Var || uint64_t(Off) + VS > Size)
         return false;
       Out += (I ? "," : "") + quoted(Var->Name) + ":";
-      if (!write(Var->Kind == KindVar ? Var->SizeOrType : word(V), Bytes + Off, VS, Out, Depth + 1))
+      // A variable that cannot be printed as its type is printed as bytes,
+      // not as what was written of it before the writer gave up.
+      std::string Value;
+      if (write(Var->Kind == KindVar ? Var->SizeOrType : word(V), Bytes + Off, VS, Value,
+                Depth + 1))
+        Out += Value;
+      else
         appendHex(Out, Bytes + Off, VS);
     }
     Out += "}";

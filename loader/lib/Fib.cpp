@@ -4,6 +4,7 @@
 // block bpf_fib_lookup reads, and printing a block back as such a file.
 
 #include "ebpf-gpu/Loader/Fib.h"
+#include "ebpf-gpu/Support/ReadFile.h"
 
 #include "ebpf-gpu/Platform/FibAbi.h"
 
@@ -447,14 +448,10 @@ Expected<std::vector<uint8_t>> parseFib(const std::string &Text, const std::stri
 }
 
 Expected<std::vector<uint8_t>> readFibFile(const std::string &Path) {
-  std::ifstream In(Path);
-  if (!In)
-    return Error(Path + ": cannot open: " + std::strerror(errno));
-  std::stringstream S;
-  S << In.rdbuf();
-  if (In.bad())
-    return Error(Path + ": cannot read");
-  return parseFib(S.str(), Path);
+  auto Bytes = readFileBytes(Path);
+  if (!Bytes)
+    return Bytes.takeError();
+  return parseFib(std::string(Bytes->begin(), Bytes->end()), Path);
 }
 
 std::string formatFib(const std::vector<uint8_t> &Block) {

@@ -5,6 +5,7 @@
 // offset bounds-checked.
 
 #include "ebpf-gpu/Loader/GpuObject.h"
+#include "ebpf-gpu/Support/ReadFile.h"
 
 #include "Sha256.h"
 
@@ -223,9 +224,8 @@ bool isGpuObjectMemory(const uint8_t *Data, size_t Size) {
 }
 
 bool isGpuObjectFile(const std::string &Path) {
-  std::ifstream In(Path, std::ios::binary);
-  std::vector<uint8_t> Bytes((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
-  return In.good() || In.eof() ? isGpuObjectMemory(Bytes.data(), Bytes.size()) : false;
+  auto Bytes = readFileBytes(Path);
+  return Bytes && isGpuObjectMemory(Bytes->data(), Bytes->size());
 }
 
 Expected<GpuObjectSpec> readGpuObjectMemory(const uint8_t *Data, size_t Size,
@@ -289,11 +289,10 @@ Expected<GpuObjectSpec> readGpuObjectMemory(const uint8_t *Data, size_t Size,
 }
 
 Expected<GpuObjectSpec> readGpuObjectFile(const std::string &Path) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In)
-    return Error(Path + ": cannot open file");
-  std::vector<uint8_t> Bytes((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
-  return readGpuObjectMemory(Bytes.data(), Bytes.size(), Path);
+  auto Bytes = readFileBytes(Path);
+  if (!Bytes)
+    return Bytes.takeError();
+  return readGpuObjectMemory(Bytes->data(), Bytes->size(), Path);
 }
 
 MaybeError writeFileAtomically(const std::string &Path, const std::vector<uint8_t> &Bytes) {

@@ -3,11 +3,10 @@
 // Parsing map entries given as text.
 
 #include "ebpf-gpu/Loader/MapEntries.h"
+#include "ebpf-gpu/Support/ReadFile.h"
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
-#include <iterator>
 
 namespace ebpfgpu::loader {
 
@@ -72,11 +71,10 @@ Expected<std::vector<MapEntry>> parseMapText(const std::string &Text, const std:
 }
 
 Expected<std::vector<MapEntry>> readMapFile(const std::string &Path) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In)
-    return Error(Path + ": cannot read");
-  std::string Text((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
-  return parseMapText(Text, Path);
+  auto Bytes = readFileBytes(Path);
+  if (!Bytes)
+    return Bytes.takeError();
+  return parseMapText(std::string(Bytes->begin(), Bytes->end()), Path);
 }
 
 } // namespace ebpfgpu::loader

@@ -70,7 +70,7 @@ TEST(Object, RefusesBadInput) {
   }
   auto Missing = object::readObjectFile("/nonexistent/x.o");
   ASSERT_FALSE(Missing);
-  EXPECT_EQ(Missing.error().message(), "/nonexistent/x.o: cannot open file");
+  EXPECT_EQ(Missing.error().message(), "/nonexistent/x.o: cannot open: No such file or directory");
 }
 
 } // namespace

@@ -8,14 +8,13 @@
 #include "Executors.h"
 
 #include "ebpf-gpu/Loader/GpuObject.h"
+#include "ebpf-gpu/Support/ReadFile.h"
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
 #include "ebpf-gpu/Object/Object.h"
 #endif
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <unistd.h>
 
 namespace ebpfgpu::tools {
@@ -23,9 +22,8 @@ namespace ebpfgpu::tools {
 namespace {
 
 [[maybe_unused]] std::vector<uint8_t> readBytes(const std::string &Path) {
-  std::ifstream In(Path, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(In)),
-                              std::istreambuf_iterator<char>());
+  auto Bytes = readFileBytes(Path);
+  return Bytes ? std::move(*Bytes) : std::vector<uint8_t>();
 }
 
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER

@@ -5,6 +5,8 @@
 
 #include "ElfFile.h"
 
+#include "ebpf-gpu/Support/ReadFile.h"
+
 #include <algorithm>
 #include <fstream>
 #include <iterator>
@@ -56,14 +58,10 @@ Expected<ObjectSpec> readObjectMemory(const uint8_t *Data, size_t Size,
 }
 
 Expected<ObjectSpec> readObjectFile(const std::string &Path) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In)
-    return Error(Path + ": cannot open file");
-  std::vector<uint8_t> Bytes((std::istreambuf_iterator<char>(In)),
-                             std::istreambuf_iterator<char>());
-  if (In.bad())
-    return Error(Path + ": cannot read file");
-  return readObjectMemory(Bytes.data(), Bytes.size(), Path);
+  auto Bytes = readFileBytes(Path);
+  if (!Bytes)
+    return Bytes.takeError();
+  return readObjectMemory(Bytes->data(), Bytes->size(), Path);
 }
 
 } // namespace ebpfgpu::object

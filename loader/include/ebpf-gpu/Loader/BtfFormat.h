@@ -34,7 +34,8 @@ public:
   /// ".data.foo"), or 0.
   uint32_t dataSection(const std::string &Name) const;
   /// The size in bytes of type `Id` (after typedefs and qualifiers); 0
-  /// for types without one.
+  /// for types without one (or none that fits in 64 bits, or nested past
+  /// the reader's depth limit).
   uint64_t sizeOf(uint32_t Id) const;
   /// `Size` bytes of type `Id` as JSON text; nothing when the type's size
   /// is not `Size` or the type cannot be printed.
@@ -51,6 +52,7 @@ private:
   uint32_t resolve(uint32_t Id) const;
   uint32_t word(size_t Off) const;
   std::string str(uint32_t Off) const;
+  uint64_t sizeAt(uint32_t Id, unsigned Depth) const;
   bool write(uint32_t Id, const uint8_t *Bytes, size_t Size, std::string &Out,
              unsigned Depth) const;
 
