@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Private to the verifier: the engine's state (checkpoints, paths) and the
+// Verifier class, whose members are defined in Verifier.cpp (the walk:
+// CFG, ALU, memory, branches, pruning) and HelperCalls.cpp (helper calls:
+// argument obligations, map/helper pairing, return values).
+
+#ifndef EBPF_GPU_VERIFIER_LIB_VERIFIERENGINE_H
+#define EBPF_GPU_VERIFIER_LIB_VERIFIERENGINE_H
+
+#include "ebpf-gpu/Verifier/Verifier.h"
+
+#include "AbstractState.h"
+#include "Precision.h"
+
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace ebpfgpu::verifier::detail {
+
+using isa::Insn;
+
+struct Checkpoint {
+  State S;
+  uint32_t Pc = 0;
+  uint32_t Branches = 0;
+  Checkpoint *Parent = nullptr;
+  /// What mattered on the paths explored from here (complete once
+  /// Branches is 0).
+  PreciseSet Precise;
+  /// Paths it pruned, and paths it was compared with and did not.
+  uint32_t Hits = 0, Misses = 0;
+};
+
+struct Path {
+  State S;
+  uint32_t Pc = 0;
+  Checkpoint *Last = nullptr;
+  /// The trace node of the last instruction executed.
+  uint32_t Tail = NoNode;
+  /// 1 + index of a checkpoint taken before the next instruction, or 0.
+  uint32_t PendingCheckpoint = 0;
+};
+
+using MaybeDiag = std::optional<Diagnostic>;
+
+// Kernel map type numbers the helper rules below name.
+enum : uint32_t {
+  MapProgArray = 3,
+  MapPerfEventArray = 4,
+  MapDevmap = 14,
+  MapCpumap = 16,
+  MapXskmap = 17,
+  MapDevmapHash = 25,
+  MapRingbuf = 27,
+};
+
+inline bool isRedirectMap(uint32_t T) {
+  return T == MapDevmap || T == MapDevmapHash || T == MapCpumap ||
+         T == MapXskmap;
+}
+
+class Verifier {
+public:
+  Verifier(const object::ProgramSpec &Prog,
+           const std::vector<object::MapSpec> &Maps, const Options &Opts)
+      : Prog(Prog), Insns(Prog.Insns), Maps(Maps), Opts(Opts) {
+    // Inner maps of maps-of-maps get indices after the object's maps.
+    for (size_t I = 0; I < this->Maps.size(); ++I)
+      if (!this->Maps[I].Inner.empty()) {
+        InnerIndex[I] = uint32_t(this->Maps.size());
+        this->Maps.push_back(this->Maps[I].Inner[0]);
+      }
+  }
+
+  Result run();
+
+private:
+  Diagnostic fail(uint32_t Pc, std::string Reason,
+                  std::string Obligation) const {
+    return Diagnostic{Pc, std::move(Reason), std::move(Obligation)};
+  }
+  MaybeDiag checkCfg();
+  void computeLiveness();
+  MaybeDiag step(Path &P, std::vector<Path> &Forks, bool &Ended);
+  MaybeDiag readReg(uint32_t Pc, const State &S, unsigned R) const;
+  MaybeDiag alu(uint32_t Pc, const Insn &I, State &S);
+  MaybeDiag pointerArith(uint32_t Pc, const Insn &I, Reg &D, const Reg &Src,
+                         unsigned SrcReg);
+  MaybeDiag access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Off,
+                   unsigned Size, bool Write, const char *What,
+                   bool AllowUninitStack = false);
+  MaybeDiag load(uint32_t Pc, const Insn &I, State &S);
+  MaybeDiag store(uint32_t Pc, const Insn &I, State &S);
+  MaybeDiag atomic(uint32_t Pc, const Insn &I, State &S);
+  MaybeDiag helperCall(uint32_t Pc, int32_t Id, State &S);
+  MaybeDiag localCall(uint32_t Pc, const Insn &I, State &S);
+  MaybeDiag exitInsn(uint32_t Pc, State &S, bool &Ended, uint32_t &NextPc);
+  void branch(uint32_t Pc, const Insn &I, State &S, std::optional<State> &Taken,
+              std::optional<State> &NotTaken);
+  bool refineScalar(State &S, unsigned R, uint8_t Op, const Reg &Other,
+                    bool Is32);
+  void setLinked(State &S, uint32_t Id, const Reg &Value);
+  void nullCheck(State &S, uint32_t Id, bool IsNull);
+  uint32_t freshId() { return ++LastId; }
+  uint32_t record(Path &P);
+  void propagatePrecision(uint32_t Node, PreciseSet M);
+  void markPrecise(const State &S, unsigned R);
+  Frame &frameOf(State &S, const Reg &Stack) { return S.Frames[Stack.Aux]; }
+  std::string regName(unsigned R) const { return "r" + std::to_string(R); }
+  bool isPruneable(uint32_t Pc) const { return PrunePoint.count(Pc) != 0; }
+  void finishPath(Checkpoint *C) {
+    for (; C && --C->Branches == 0; C = C->Parent) {
+    }
+  }
+
+  const object::ProgramSpec &Prog;
+  const std::vector<Insn> &Insns;
+  std::vector<object::MapSpec> Maps;
+  std::map<size_t, uint32_t> InnerIndex;
+  const Options &Opts;
+  std::set<uint32_t> PrunePoint;
+  /// Registers live before each instruction (bit per register).
+  std::vector<uint16_t> LiveIn;
+  std::deque<Checkpoint> Checkpoints;
+  std::map<uint32_t, std::vector<Checkpoint *>> StatesAt;
+  std::vector<Checkpoint *> CheckpointList;
+  /// Every executed instruction of every path (precision tracking).
+  std::deque<TraceNode> Trace;
+  /// The node of the instruction being executed.
+  uint32_t CurNode = NoNode;
+  uint32_t LastId = 0;
+  Result Res;
+};
+
+} // namespace ebpfgpu::verifier::detail
+
+#endif // EBPF_GPU_VERIFIER_LIB_VERIFIERENGINE_H
