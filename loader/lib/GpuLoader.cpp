@@ -583,59 +583,6 @@ GpuProgram::~GpuProgram() {
     Dev.api().cuModuleUnload(static_cast<CUmodule>(Module));
 }
 
-MaybeError GpuProgram::runBatch(uint8_t *Frames, size_t FrameBytes,
-                                const std::vector<ebpfgpu_packet_desc> &Descs,
-                                std::vector<ebpfgpu_verdict> &Verdicts, BatchTiming *Timing) {
-  const CudaApi &A = Dev.api();
-  if (!IsXdp)
-    return Error("runBatch needs an XDP program");
-  uint32_t Count = uint32_t(Descs.size());
-  Verdicts.assign(Count, ebpfgpu_verdict{});
-  if (Count == 0)
-    return std::nullopt;
-  DeviceBuffer DFrames(A), DDescs(A), DVerdicts(A);
-  if (auto E = DFrames.alloc(FrameBytes))
-    return E;
-  if (auto E = DDescs.alloc(Count * sizeof(ebpfgpu_packet_desc)))
-    return E;
-  if (auto E = DVerdicts.alloc(Count * sizeof(ebpfgpu_verdict)))
-    return E;
-  std::vector<ebpfgpu_packet_desc> Dev = Descs;
-  for (ebpfgpu_packet_desc &D : Dev) {
-    if (D.buffer + D.buffer_size > FrameBytes)
-      return Error("packet buffer outside the frames passed in");
-    D.buffer += DFrames.get();
-  }
-  Event E0(A), E1(A), E2(A), E3(A);
-  for (Event *E : {&E0, &E1, &E2, &E3})
-    if (auto Err = E->create())
-      return Err;
-  if (auto Err = E0.record())
-    return Err;
-  EBPFGPU_CHECK(A, cuMemcpyHtoD, DFrames.get(), Frames, FrameBytes);
-  EBPFGPU_CHECK(A, cuMemcpyHtoD, DDescs.get(), Dev.data(), Count * sizeof(ebpfgpu_packet_desc));
-  if (auto Err = E1.record())
-    return Err;
-  CUdeviceptr DescPtr = DDescs.get(), VerdictPtr = DVerdicts.get();
-  uint64_t Seed = 0x5eed0000ull;
-  void *Args[] = {&DescPtr, &VerdictPtr, &Count, &Seed};
-  EBPFGPU_CHECK(A, cuLaunchKernel, static_cast<CUfunction>(Kernel), blocksFor(Count), 1, 1,
-                GpuBlockThreads, 1, 1, 0, nullptr, Args, nullptr);
-  if (auto Err = E2.record())
-    return Err;
-  EBPFGPU_CHECK(A, cuMemcpyDtoH, Verdicts.data(), DVerdicts.get(), Count * sizeof(ebpfgpu_verdict));
-  EBPFGPU_CHECK(A, cuMemcpyDtoH, Frames, DFrames.get(), FrameBytes);
-  if (auto Err = E3.record())
-    return Err;
-  EBPFGPU_CHECK(A, cuEventSynchronize, E3.get());
-  if (Timing) {
-    EBPFGPU_CHECK(A, cuEventElapsedTime, &Timing->CopyInMs, E0.get(), E1.get());
-    EBPFGPU_CHECK(A, cuEventElapsedTime, &Timing->KernelMs, E1.get(), E2.get());
-    EBPFGPU_CHECK(A, cuEventElapsedTime, &Timing->CopyOutMs, E2.get(), E3.get());
-  }
-  return std::nullopt;
-}
-
 Expected<std::unique_ptr<GpuBatch>> GpuBatch::create(GpuDevice &Dev, const uint8_t *Frames,
                                                      size_t FrameBytes,
                                                      const std::vector<ebpfgpu_packet_desc> &Descs) {

@@ -9,6 +9,7 @@
 
 #include "ebpf-gpu/Runtime/Dataplane.h"
 
+#include "Counters.h"
 #include "DpdkEal.h"
 #include "DpdkPort.h"
 
@@ -41,28 +42,6 @@ constexpr uint16_t RxDescs = 512, TxDescs = 512;
 constexpr unsigned TxStallLimit = 64;
 constexpr unsigned MbufCache = 256;
 constexpr uint32_t DefaultMbufs = 32767;
-
-/// A counter one thread writes and others read meanwhile.
-class Counter {
-public:
-  void add(uint64_t N) {
-    V.store(V.load(std::memory_order_relaxed) + N, std::memory_order_relaxed);
-  }
-  uint64_t get() const { return V.load(std::memory_order_relaxed); }
-
-private:
-  std::atomic<uint64_t> V{0};
-};
-
-/// A counter several workers add to (per burst, not per packet).
-class SharedCounter {
-public:
-  void add(uint64_t N) { V.fetch_add(N, std::memory_order_relaxed); }
-  uint64_t get() const { return V.load(std::memory_order_relaxed); }
-
-private:
-  std::atomic<uint64_t> V{0};
-};
 
 /// Where a worker sends: a device's ethdev id and its tx queues.
 struct TxTarget {

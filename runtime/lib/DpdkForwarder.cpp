@@ -12,6 +12,7 @@
 
 #include "ebpf-gpu/Runtime/DpdkForwarder.h"
 
+#include "Counters.h"
 #include "DpdkEal.h"
 #include "DpdkGenerator.h"
 #include "DpdkPort.h"
@@ -41,18 +42,6 @@ constexpr uint16_t RxDescs = 1024, TxDescs = 1024;
 /// tx bursts that accept nothing before the rest of the packets are dropped.
 constexpr unsigned TxStallLimit = 64;
 constexpr unsigned MbufCache = 256;
-
-/// A counter one worker writes and the main lcore reads meanwhile.
-class Counter {
-public:
-  void add(uint64_t N) {
-    V.store(V.load(std::memory_order_relaxed) + N, std::memory_order_relaxed);
-  }
-  uint64_t get() const { return V.load(std::memory_order_relaxed); }
-
-private:
-  std::atomic<uint64_t> V{0};
-};
 
 struct EgressCounters {
   Counter Packets, Bytes, Full;

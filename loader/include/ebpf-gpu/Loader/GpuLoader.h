@@ -89,7 +89,7 @@ class GpuProgram;
 /// frames and descriptors are uploaded once; each launch writes verdicts.
 class GpuBatch {
 public:
-  /// `Descs[i].buffer` is an offset into `Frames`, as for runBatch.
+  /// `Descs[i].buffer` is an offset into `Frames`.
   static Expected<std::unique_ptr<GpuBatch>> create(GpuDevice &Dev, const uint8_t *Frames,
                                                     size_t FrameBytes,
                                                     const std::vector<ebpfgpu_packet_desc> &Descs);
@@ -167,15 +167,6 @@ public:
   ~GpuProgram();
   GpuProgram(const GpuProgram &) = delete;
   GpuProgram &operator=(const GpuProgram &) = delete;
-
-  /// XDP programs: runs every packet of `Descs` (packet i on thread
-  /// i mod cpus()). `Frames` is host
-  /// memory holding every packet buffer; each desc's `buffer` is an offset
-  /// into it. Frames go to the GPU, come back modified; `Verdicts` gets
-  /// one entry per packet.
-  MaybeError runBatch(uint8_t *Frames, size_t FrameBytes,
-                      const std::vector<ebpfgpu_packet_desc> &Descs,
-                      std::vector<ebpfgpu_verdict> &Verdicts, BatchTiming *Timing = nullptr);
 
   /// Raw programs (conformance): one thread, r1 = a device copy of `Mem`,
   /// r2 = its length; returns r0.
