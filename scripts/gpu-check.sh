@@ -283,13 +283,15 @@ device_daemon() {
 # test-only --allow-unverified; persistent kernels with a 200 ms watchdog):
 #  1. program 1 (pass-all, verified) runs on port 1 and program 2
 #     (spin_on_marker) on port 2, both on endless traffic;
-#  2. program 3 (spin_forever) gets 64 frames on port 3: each batch hangs,
-#     the watchdog fails it, the daemon destroys program 3's CUDA context
-#     and makes a new one; ports 1 and 2 flow on (their programs have
+#  2. program 3 (spin_forever, launch mode) gets 64 frames on port 3: each
+#     batch hangs, the watchdog fails it, the daemon aborts the kernel (it
+#     traps at its loop guard), destroys program 3's CUDA context and makes
+#     a new one; ports 1 and 2 flow on (their programs have
 #     contexts of their own; only the queues of the worker waiting for the
 #     hung batch wait, for the watchdog's time);
-#  3. one marked frame reaches program 2 through port 4: its kernel hangs,
-#     it is re-created once (watchdog + re-creation under 2 s), and port 2's
+#  3. one marked frame reaches program 2 through port 4: its persistent
+#     kernel hangs, is aborted, and the program is re-created once
+#     (watchdog + re-creation under 2 s), and port 2's
 #     traffic flows again through the new back end;
 #  4. every port's packets are accounted for (rx = actions + exec_failed),
 #     the daemon still answers, and it exits cleanly.
@@ -310,7 +312,7 @@ device_daemon_faults() {
   local c=("$L" --socket "$sock") status=0 p=(--gpu-mode persistent --watchdog-ms 200) t0
   "${c[@]}" prog load "$s/xdp_pass_all.gpu.o" "${p[@]}" &&
   "${c[@]}" prog load "$s/spin_on_marker.gpu.o" "${p[@]}" &&
-  "${c[@]}" prog load "$s/spin_forever.gpu.o" "${p[@]}" &&
+  "${c[@]}" prog load "$s/spin_forever.gpu.o" --gpu-mode launch --watchdog-ms 200 &&
   "${c[@]}" net attach 1 "net_pcap0,rx_pcap=$loop,infinite_rx=1" --batch 256 &&
   "${c[@]}" net attach 2 "net_pcap1,rx_pcap=$loop,infinite_rx=1" --batch 256 &&
   $check wait "$L" "$sock" 1 XDP_PASS 100000 && $check wait "$L" "$sock" 2 XDP_PASS 100000 &&
@@ -419,18 +421,23 @@ device() {
     echo "xdp_conntrack, persistent: GPU and host DIFFER"
     status=1
   fi
-  echo "== watchdog: a program that never returns, in the persistent kernel (must fail in ~0.5 s, cleanly)"
-  local t0 rc=0
-  t0=$(date +%s.%N)
-  timeout 60 "$bin/ebpf-gpu-loader" run "$s/spin_forever.gpu.o" --allow-unverified --pcap /tmp/ct.pcap \
-    --batch 64 --gpu-mode persistent --watchdog-ms 500 >"$out/watchdog.txt" 2>&1 || rc=$?
-  cat "$out/watchdog.txt"
-  if [[ $rc == 1 ]] && grep -q "watchdog: the persistent GPU kernel did not finish batch 1" "$out/watchdog.txt"; then
-    echo "watchdog: detected, exit 1 after $(python3 -c "import sys; print(f'{float(sys.argv[2])-float(sys.argv[1]):.2f}')" "$t0" "$(date +%s.%N)") s"
-  else
-    echo "watchdog: FAILED (exit $rc)"
-    status=1
-  fi
+  echo "== watchdog: a program that never returns, in either mode (must fail in ~0.5 s and end cleanly: the hung kernel aborted at a loop guard)"
+  local t0 rc mode took
+  for mode in persistent launch; do
+    rc=0
+    t0=$(date +%s.%N)
+    timeout 60 "$bin/ebpf-gpu-loader" run "$s/spin_forever.gpu.o" --allow-unverified --pcap /tmp/ct.pcap \
+      --batch 64 --gpu-mode $mode --watchdog-ms 500 >"$out/watchdog-$mode.txt" 2>&1 || rc=$?
+    took=$(python3 -c "import sys; print(f'{float(sys.argv[2])-float(sys.argv[1]):.2f}')" "$t0" "$(date +%s.%N)")
+    cat "$out/watchdog-$mode.txt"
+    if [[ $rc == 1 ]] && grep -qE "watchdog: the (persistent )?GPU (batch )?kernel did not finish" "$out/watchdog-$mode.txt" &&
+      python3 -c "import sys; sys.exit(float(sys.argv[1]) >= 3)" "$took"; then
+      echo "watchdog, $mode: detected, exit 1 after $took s"
+    else
+      echo "watchdog, $mode: FAILED (exit $rc after $took s)"
+      status=1
+    fi
+  done
   nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader || true
   echo "== count-min sketch on the GPU, one packet a batch, against the host's serial run"
   "$bin/ebpf-gpu-loader" run "$s/xdp_ddos_cms.gpu.o" --pcap /tmp/ct.pcap --batch 1 \

@@ -12,6 +12,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 namespace ebpfgpu::loader {
@@ -217,6 +218,23 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev, const Gpu
                   int(GpuBlockThreads), 0);
     uint32_t Resident = uint32_t(std::max(PerSm, 1)) * Dev.multiprocessors() * GpuBlockThreads;
     P->CpuSlots = Slots = std::min(Slots, Resident);
+  }
+  {
+    // The abort word its loops and waits read (GpuAbi.h): modules without
+    // loops or waits, and older ones, have none.
+    CUdeviceptr G, W;
+    size_t GSize = 0;
+    if (A.cuModuleGetGlobal(&G, &GSize, Mod, EBPFGPU_ABORT_GLOBAL) == CUDA_SUCCESS &&
+        GSize == sizeof(uint64_t)) {
+      void *H;
+      EBPFGPU_CHECK(A, cuMemHostAlloc, &H, sizeof(uint32_t),
+                    CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
+      P->AbortWord = static_cast<uint32_t *>(H);
+      *P->AbortWord = 0;
+      EBPFGPU_CHECK(A, cuMemHostGetDevicePointer, &W, H, 0);
+      uint64_t Ptr = W;
+      EBPFGPU_CHECK(A, cuMemcpyHtoD, G, &Ptr, sizeof(Ptr));
+    }
   }
   if (std::count(Spec.Helpers.begin(), Spec.Helpers.end(), "trace_printk")) {
     size_t Bytes = sizeof(ebpfgpu_trace_log) + TraceLogCapacity;
@@ -581,6 +599,15 @@ GpuProgram::~GpuProgram() {
         Dev.api().cuMemFree(P);
   if (Module)
     Dev.api().cuModuleUnload(static_cast<CUmodule>(Module));
+  if (AbortWord)
+    Dev.api().cuMemFreeHost(AbortWord);
+}
+
+bool GpuProgram::abortKernels() {
+  if (!AbortWord)
+    return false;
+  reinterpret_cast<std::atomic<uint32_t> *>(AbortWord)->store(1, std::memory_order_release);
+  return true;
 }
 
 Expected<std::unique_ptr<GpuBatch>> GpuBatch::create(GpuDevice &Dev, const uint8_t *Frames,

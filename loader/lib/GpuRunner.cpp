@@ -173,11 +173,11 @@ MaybeError GpuRunner::startPersistent() {
   return std::nullopt;
 }
 
-bool GpuRunner::waitStopped(uint32_t Ms) {
+bool GpuRunner::waitStopped(void *S, uint32_t Ms) {
   const CudaApi &A = Dev.api();
   auto Start = Clock::now();
   for (;;) {
-    CUresult R = A.cuStreamQuery(static_cast<CUstream>(KernelStream));
+    CUresult R = A.cuStreamQuery(static_cast<CUstream>(S));
     if (R != CUDA_ERROR_NOT_READY)
       return true;
     if (msSince(Start) > Ms)
@@ -186,14 +186,35 @@ bool GpuRunner::waitStopped(uint32_t Ms) {
   }
 }
 
-GpuRunner::~GpuRunner() {
-  const CudaApi &A = Dev.api();
+bool GpuRunner::halt() {
+  if (Halted)
+    return true;
   if (Running) {
     reinterpret_cast<std::atomic<uint32_t> *>(&Ring->stop)->store(1, std::memory_order_release);
-    if (!waitStopped(std::max<uint32_t>(Opts.WatchdogMs, 100)))
-      return; // still running: freeing its memory could corrupt it
+    // A kernel the watchdog gave up on is not waited for again.
+    if (!Stuck && waitStopped(KernelStream, std::max<uint32_t>(Opts.WatchdogMs, 100)))
+      Running = false;
   }
-  if (Stream)
+  bool Busy = Running || (Stuck && Stream && !waitStopped(Stream, 0));
+  if (Busy) {
+    // A kernel that hangs: its loop guards trap once the abort word is set.
+    if (!Prog.abortKernels())
+      return false;
+    for (void *S : {KernelStream, Stream})
+      if (S && !waitStopped(S, AbortWaitMs))
+        return false;
+    Running = false;
+    Aborted = true;
+  }
+  Halted = true;
+  return true;
+}
+
+GpuRunner::~GpuRunner() {
+  const CudaApi &A = Dev.api();
+  if (!halt())
+    return; // still running: freeing its memory could corrupt it
+  if (Stream && !Aborted)
     A.cuStreamSynchronize(static_cast<CUstream>(Stream));
   if (Opts.Path == GpuDataPath::Copy)
     for (uint64_t P : {DevFrames, DevDescs})
@@ -245,6 +266,8 @@ MaybeError GpuRunner::runInPlace(uint32_t Count, BatchTiming *Timing) {
 
 MaybeError GpuRunner::runLaunch(uint32_t Count, size_t FrameBytes, BatchTiming *Timing) {
   const CudaApi &A = Dev.api();
+  if (Stuck)
+    return Error("a GPU batch kernel stopped answering earlier; no batch can run");
   CUstream S = static_cast<CUstream>(Stream);
   const bool Copy = Opts.Path == GpuDataPath::Copy;
   CUevent Ev[4] = {};
@@ -290,13 +313,32 @@ MaybeError GpuRunner::runLaunch(uint32_t Count, size_t FrameBytes, BatchTiming *
   }
   if (MaybeError E = Record(3))
     return E;
-  EBPFGPU_CHECK(A, cuStreamSynchronize, S);
+  if (MaybeError E = waitLaunch(Count))
+    return E;
   if (Timing) {
     EBPFGPU_CHECK(A, cuEventElapsedTime, &Timing->CopyInMs, Ev[0], Ev[1]);
     EBPFGPU_CHECK(A, cuEventElapsedTime, &Timing->KernelMs, Ev[1], Ev[2]);
     EBPFGPU_CHECK(A, cuEventElapsedTime, &Timing->CopyOutMs, Ev[2], Ev[3]);
   }
   return std::nullopt;
+}
+
+MaybeError GpuRunner::waitLaunch(uint32_t Count) {
+  const CudaApi &A = Dev.api();
+  auto Start = Clock::now();
+  for (unsigned Spins = 0;; ++Spins) {
+    CUresult R = A.cuStreamQuery(static_cast<CUstream>(Stream));
+    if (R == CUDA_SUCCESS)
+      return std::nullopt;
+    if (R != CUDA_ERROR_NOT_READY)
+      return A.error("batch kernel", R);
+    if ((Spins & 63) == 63 && Opts.WatchdogMs && msSince(Start) > Opts.WatchdogMs) {
+      Stuck = true;
+      return Error("watchdog: the GPU batch kernel did not finish its " + std::to_string(Count) +
+                   " packets within " + std::to_string(Opts.WatchdogMs) + " ms");
+    }
+    EBPFGPU_CPU_PAUSE();
+  }
 }
 
 MaybeError GpuRunner::runPersistent(uint32_t Count, size_t FrameBytes, BatchTiming *Timing) {

@@ -29,7 +29,7 @@ using std::memcpy;
 using std::memset;
 #define EBPFGPU_HELPER(Name) loader_##Name
 #define EBPFGPU_FENCE() __atomic_thread_fence(__ATOMIC_ACQ_REL)
-#define EBPFGPU_SPIN_PAUSE() ((void)0)
+#define EBPFGPU_SPIN_PAUSE(spins) ((void)(spins))
 uint32_t ebpfgpu_load_acquire(uint32_t *P) { return __atomic_load_n(P, __ATOMIC_ACQUIRE); }
 void ebpfgpu_store_release(uint32_t *P, uint32_t V) { __atomic_store_n(P, V, __ATOMIC_RELEASE); }
 extern "C" {

@@ -121,7 +121,9 @@ Expected<LoadedBackend> DaemonBackends::load(const LoadRequest &R) {
   if (O.LaunchSize)
     L.Describe += ", launches of " + std::to_string(O.LaunchSize);
   L.Remake = [Spec = std::move(*GpuObj), O]() { return makeGpuExecutor(Spec, O); };
-  L.Discard = [](std::shared_ptr<runtime::BatchExecutor> Exec) { abandonGpuExecutor(*Exec); };
+  L.Discard = [](std::shared_ptr<runtime::BatchExecutor> Exec) {
+    return abandonGpuExecutor(*Exec);
+  };
   return L;
 #else
   return Error("this loader was built without CUDA support (no cuda.h at build time)");

@@ -159,6 +159,8 @@ void printProg(const Value &P) {
   for (const Value &M : L->get("maps_lost")->items())
     std::printf("\t  map %s not restored: %s\n", M.get("map")->text().c_str(),
                 M.get("why")->text().c_str());
+  if (const Value *T = L->get("teardown"); T && !T->isNull())
+    std::printf("\t  old back end: %s\n", T->text().c_str());
 }
 
 void printMap(const Value &M) {

@@ -338,6 +338,7 @@ Value DaemonState::faultJson(const Program &P) const {
                   .set("recovered", R.Recovered)
                   .set("recovery_ms", R.RecoveryMs)
                   .set("recovery_error", R.RecoveryError.empty() ? Value() : Value(R.RecoveryError))
+                  .set("teardown", R.Teardown.empty() ? Value() : Value(R.Teardown))
                   .set("maps_restored", std::move(Restored))
                   .set("maps_lost", std::move(Lost)));
 }
@@ -783,8 +784,7 @@ void DaemonState::recover(Program &P) {
     }
     // Nothing is inside the old back end and nothing can enter it: it can
     // go (the GPU's context with it, which stops a kernel that hangs).
-    if (P.Discard)
-      P.Discard(std::move(Old));
+    R.Teardown = P.Discard ? P.Discard(std::move(Old)) : "freed";
     Old.reset();
   }
 
@@ -835,8 +835,9 @@ void DaemonState::recover(Program &P) {
     Lost += (Lost.empty() ? "" : "; ") + M + " (" + Why + ")";
   std::fprintf(stderr,
                "ebpf-gpu-loader: daemon: program %u (%s): %s back end re-created in %.1f ms "
-               "(%s); maps restored: %s; not restored: %s\n",
+               "(%s); the old one: %s; maps restored: %s; not restored: %s\n",
                P.Id, P.Name.c_str(), P.Backend.c_str(), R.RecoveryMs, P.Describe.c_str(),
+               R.Teardown.empty() ? "gone earlier" : R.Teardown.c_str(),
                Restored.empty() ? "none" : Restored.c_str(), Lost.empty() ? "none" : Lost.c_str());
 }
 

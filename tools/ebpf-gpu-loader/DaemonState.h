@@ -75,9 +75,9 @@ struct LoadedBackend {
   /// not as the file is now), maps empty: fault recovery.
   std::function<Expected<std::unique_ptr<runtime::BatchExecutor>>()> Remake;
   /// Gives up a back end that failed, when no call is inside it any more
-  /// and none will come: the GPU's destroys its own CUDA context (which
-  /// stops a kernel that hangs); others are just freed. Null: freed.
-  std::function<void(std::shared_ptr<runtime::BatchExecutor>)> Discard;
+  /// and none will come, and says how: the GPU's aborts a kernel that hangs
+  /// and destroys its own CUDA context; others are just freed. Null: freed.
+  std::function<std::string(std::shared_ptr<runtime::BatchExecutor>)> Discard;
 };
 
 /// Makes back ends: the host JIT and the GPU in the daemon, a map-only
@@ -133,6 +133,8 @@ private:
     std::vector<std::string> MapsRestored;
     std::vector<std::pair<std::string, std::string>> MapsLost; ///< map, why
     std::string RecoveryError;
+    /// How the failed back end was given up (Discard's answer).
+    std::string Teardown;
   };
   struct Program {
     uint32_t Id = 0;
@@ -142,7 +144,7 @@ private:
     /// What the ports run: the back end behind its guard.
     std::shared_ptr<GuardedExecutor> Exec;
     std::function<Expected<std::unique_ptr<runtime::BatchExecutor>>()> Remake;
-    std::function<void(std::shared_ptr<runtime::BatchExecutor>)> Discard;
+    std::function<std::string(std::shared_ptr<runtime::BatchExecutor>)> Discard;
     std::optional<loader::BtfTypes> Btf;
     std::vector<uint32_t> MapIds;
     uint64_t Recoveries = 0;

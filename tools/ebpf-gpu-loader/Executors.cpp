@@ -435,15 +435,28 @@ public:
   }
 
   /// abandonGpuExecutor.
-  void abandon() {
+  std::string abandon() {
     std::lock_guard Lock(Launching);
     if (!Dev->ownsContext())
-      return;
+      return "left as it was (the GPU's primary context is shared)";
+    (void)Dev->bindThread();
+    // A kernel that hangs ends at its next loop guard once aborted;
+    // cuCtxDestroy would wait for it for ever.
+    bool Halted = !Runner || Runner->halt();
+    bool Aborted = Runner && Runner->aborted();
     // Their memory goes with the context: freeing it again would be an
-    // error, and a hung kernel would make the runner wait for it.
+    // error (and, after an abort, the context has a sticky error).
     (void)Runner.release();
     (void)Prog.release();
+    if (!Halted) {
+      (void)Dev.release();
+      return "its kernel did not stop (no loop guard reached within " +
+             std::to_string(loader::GpuRunner::AbortWaitMs) +
+             " ms of the abort): the old CUDA context is left behind, still running";
+    }
     Dev->destroyContext();
+    return Aborted ? "the hung kernel aborted and its CUDA context destroyed"
+                   : "its CUDA context destroyed";
   }
 
   /// Makes the runner (a persistent kernel starts) for launches of the
@@ -653,7 +666,9 @@ Expected<std::unique_ptr<BatchExecutor>> makeGpuExecutor(const loader::GpuObject
   return Owned;
 }
 
-void abandonGpuExecutor(BatchExecutor &Exec) { static_cast<GpuExecutor &>(Exec).abandon(); }
+std::string abandonGpuExecutor(BatchExecutor &Exec) {
+  return static_cast<GpuExecutor &>(Exec).abandon();
+}
 
 double gpuKernelMs(const BatchExecutor &Exec) {
   return static_cast<const GpuExecutor &>(Exec).kernelMs();

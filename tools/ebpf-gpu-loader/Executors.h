@@ -68,12 +68,15 @@ struct GpuExecOptions {
 Expected<std::unique_ptr<runtime::BatchExecutor>> makeGpuExecutor(const loader::GpuObjectSpec &Spec,
                                                                   const GpuExecOptions &Opts);
 /// Gives up a GPU back end that failed (`Exec` from makeGpuExecutor, no
-/// call inside it and none to come): with its own context, the context is
-/// destroyed (a kernel that hangs stops; the GPU and other contexts carry
-/// on) and its device objects are left unfreed, their memory gone with the
-/// context; on the primary context they are left as they are (a hung
-/// kernel keeps running). `Exec` may then be destroyed.
-void abandonGpuExecutor(runtime::BatchExecutor &Exec);
+/// call inside it and none to come): with its own context, a kernel that
+/// hangs is aborted (GpuRunner::halt: it traps at its next loop guard) and
+/// the context destroyed, the GPU and other contexts carrying on; its
+/// device objects are left unfreed, their memory gone with the context. A
+/// kernel that does not stop leaves its context behind (destroying it would
+/// wait for ever); on the primary context everything is left as it is.
+/// Returns what was done, for the fault's record. `Exec` may then be
+/// destroyed.
+std::string abandonGpuExecutor(runtime::BatchExecutor &Exec);
 /// Milliseconds the GPU kernel ran over all of `Exec`'s launches (device
 /// events); `Exec` must come from makeGpuExecutor.
 double gpuKernelMs(const runtime::BatchExecutor &Exec);

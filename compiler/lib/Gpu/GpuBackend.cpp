@@ -284,6 +284,7 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
   llvm::LLVMContext Ctx;
   LiftOptions GpuLift = Lift;
   GpuLift.PacketAddrSpace = 1; // packets live in device or mapped host memory: global
+  GpuLift.LoopGuard = true;
   auto Lifted = liftProgramSet(Set, Maps, GpuLift, Ctx);
   if (!Lifted)
     return Lifted.takeError();

@@ -28,7 +28,7 @@ using std::memset;
 #define EBPFGPU_HELPER(Name) ebpfgpu_host_##Name
 #define EBPFGPU_NOW_NS(Boot) nowNs(Boot)
 #define EBPFGPU_FENCE() __atomic_thread_fence(__ATOMIC_ACQ_REL)
-#define EBPFGPU_SPIN_PAUSE() __builtin_ia32_pause()
+#define EBPFGPU_SPIN_PAUSE(spins) ((void)(spins), __builtin_ia32_pause())
 uint32_t ebpfgpu_load_acquire(uint32_t *P) { return __atomic_load_n(P, __ATOMIC_ACQUIRE); }
 void ebpfgpu_store_release(uint32_t *P, uint32_t V) { __atomic_store_n(P, V, __ATOMIC_RELEASE); }
 extern "C" {

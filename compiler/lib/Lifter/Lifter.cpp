@@ -9,6 +9,7 @@
 #include "Provenance.h"
 
 #include "ebpf-gpu/ISA/Disassembler.h"
+#include "ebpf-gpu/Platform/GpuAbi.h"
 #include "ebpf-gpu/Platform/MapAbi.h"
 
 #include "llvm/IR/IRBuilder.h"
@@ -55,6 +56,7 @@ private:
   llvm::Error liftHelperCall(uint32_t Pc, int32_t Id, const AbsState &S);
   llvm::Error liftLocalCall(uint32_t Pc, const Insn &I);
   void leaveOnTailCall();
+  void guardBackwardJump();
   Value *condition(const Insn &I);
   /// Address of `Size` bytes at `Base + Off`, or an error when the access
   /// can never be valid (stack out of frame, bad context field).
@@ -76,6 +78,8 @@ private:
   llvm::AllocaInst *Regs[isa::NumRegs] = {};
   llvm::AllocaInst *Frame = nullptr;
   unsigned FrameBytes = 0;
+  /// Backward jumps taken in this activation (LiftOptions::LoopGuard).
+  llvm::AllocaInst *Jumps = nullptr;
   std::map<uint32_t, BasicBlock *> Blocks;
 };
 
@@ -363,6 +367,28 @@ llvm::Error FunctionLifter::lift() {
       B.CreateBr(Blocks.at(End));
   }
   return llvm::Error::success();
+}
+
+void FunctionLifter::guardBackwardJump() {
+  // Every loop has a backward jump, so a loop that never ends calls the
+  // guard every 65,536 turns; loops the optimiser unrolls lose the count.
+  if (!Jumps) {
+    IRBuilder<> EB(&Fn->getEntryBlock(), Fn->getEntryBlock().begin());
+    Jumps = EB.CreateAlloca(I32, nullptr, "backward.jumps");
+    EB.SetInsertPoint(Fn->getEntryBlock().getTerminator());
+    EB.CreateStore(EB.getInt32(0), Jumps);
+  }
+  Value *N = B.CreateAdd(B.CreateLoad(I32, Jumps), B.getInt32(1));
+  B.CreateStore(N, Jumps);
+  BasicBlock *Guard = BasicBlock::Create(P.Ctx, "loop.guard", Fn);
+  BasicBlock *Go = BasicBlock::Create(P.Ctx, "loop.go", Fn);
+  B.CreateCondBr(B.CreateICmpEQ(B.CreateAnd(N, B.getInt32(0xffff)), B.getInt32(0)), Guard, Go);
+  B.SetInsertPoint(Guard);
+  llvm::FunctionCallee F = P.M->getOrInsertFunction(
+      EBPFGPU_LOOP_GUARD, llvm::FunctionType::get(Type::getVoidTy(P.Ctx), false));
+  B.CreateCall(F);
+  B.CreateBr(Go);
+  B.SetInsertPoint(Go);
 }
 
 Value *FunctionLifter::condition(const Insn &I) {
@@ -754,7 +780,10 @@ llvm::Error FunctionLifter::liftInsn(uint32_t Pc, AbsState &S) {
         Err = fail(Pc, "kfunc calls are not supported");
       break;
     }
-    BasicBlock *Target = Blocks.at(uint32_t(int64_t(Pc) + 1 + I.jumpOffset()));
+    const uint32_t To = uint32_t(int64_t(Pc) + 1 + I.jumpOffset());
+    BasicBlock *Target = Blocks.at(To);
+    if (To <= Pc && P.Opts.LoopGuard)
+      guardBackwardJump();
     if (I.isUnconditionalJump()) {
       B.CreateBr(Target);
       break;

@@ -21,7 +21,31 @@ static inline uint64_t ebpfgpu_globaltimer(void) {
 #define EBPFGPU_HELPER(name) ebpfgpu_##name
 #define EBPFGPU_NOW_NS(boot) ebpfgpu_globaltimer()
 #define EBPFGPU_FENCE() __asm__ volatile("fence.acq_rel.gpu;" ::: "memory")
-#define EBPFGPU_SPIN_PAUSE() ((void)0) /* nanosleep needs PTX 6.3; sm_70 PTX is 6.0 */
+
+/* The loader's abort word (GpuAbi.h: EBPFGPU_ABORT_GLOBAL): a device address,
+ * 0 until the loader binds it. */
+uint64_t ebpfgpu_abort_word;
+
+/* Traps when the loader has asked the kernel to end (a watchdog fired):
+ * the kernel fails at once instead of spinning for ever. Rarely called (the
+ * callers count), so its PCIe read costs nothing that matters. */
+__attribute__((noinline, cold)) void ebpfgpu_loop_guard(void) {
+  const uint64_t at = *(volatile uint64_t *)&ebpfgpu_abort_word;
+  if (!at)
+    return;
+  uint32_t v;
+  __asm__ volatile("ld.relaxed.sys.u32 %0, [%1];" : "=r"(v) : "l"(at) : "memory");
+  if (v)
+    __builtin_trap();
+}
+
+/* A lock wait's turn: every 1,024th reads the abort word. (nanosleep needs
+ * PTX 6.3; sm_70 PTX is 6.0.) */
+#define EBPFGPU_SPIN_PAUSE(spins)                                                                 \
+  do {                                                                                             \
+    if ((++(spins) & 1023u) == 0)                                                                  \
+      ebpfgpu_loop_guard();                                                                        \
+  } while (0)
 
 static inline uint32_t ebpfgpu_load_acquire(uint32_t *p) {
   uint32_t v;

@@ -29,6 +29,11 @@ struct LiftOptions {
   unsigned MemoryAddrSpace = 0;
   /// Address space of packet memory (global on GPUs).
   unsigned PacketAddrSpace = 0;
+  /// Backward jumps count their turns and call EBPFGPU_LOOP_GUARD (GpuAbi.h)
+  /// every 65,536th, so a loop that never ends (a verifier bug, an unverified
+  /// program) can be stopped from the host. GPUs only: a host thread is not
+  /// stopped that way.
+  bool LoopGuard = false;
 };
 
 /// Names of the module globals a loader binds after code generation.

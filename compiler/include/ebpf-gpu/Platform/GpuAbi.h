@@ -33,6 +33,15 @@
  * address of their forwarding table (struct ebpfgpu_fib, FibAbi.h), 0 for
  * none. */
 #define EBPFGPU_FIB_GLOBAL "ebpfgpu_fib"
+/* Every module with a loop or a lock wait: a u64 module global holding the
+ * device address of a u32 in mapped host memory (0: none). Once the host sets
+ * that word, the next loop guard to read it (every 65,536th backward jump of
+ * a function's activation, every 1,024th turn of a lock wait, the persistent
+ * kernel's waits) traps: the kernel ends with an error instead of running on
+ * for ever, and its context can be torn down. */
+#define EBPFGPU_ABORT_GLOBAL "ebpfgpu_abort_word"
+/* The function the lifter calls from loops on the GPU (void(void)). */
+#define EBPFGPU_LOOP_GUARD "ebpfgpu_loop_guard"
 
 struct ebpfgpu_packet_desc {
   uint64_t buffer;      /* device address of the packet's buffer (headroom first) */

@@ -215,6 +215,13 @@ public:
   MaybeError accessMap(const std::string &Map,
                        const std::function<MaybeError(ebpfgpu_map &, bool &)> &Op);
 
+  /// Makes every kernel of this program still running trap at its next
+  /// loop guard (GpuAbi.h: EBPFGPU_ABORT_GLOBAL): the way to end a kernel
+  /// that hangs, after which the context has a sticky error and can only
+  /// be destroyed. False when the module has no abort word (no loop and no
+  /// wait to stop, or compiled by an older ebpf-gpu-cc).
+  bool abortKernels();
+
   /// Between batches: writes or reads `Bytes` bytes at `Offset` of the
   /// module global `Name` (hand-written kernels keep their tables there).
   /// Fails when the module has no such global or it is too small.
@@ -248,6 +255,7 @@ private:
   uint64_t TraceLog = 0; ///< device memory owned: bpf_trace_printk's log, or 0
   uint64_t Fib = 0;      ///< device memory owned: bpf_fib_lookup's table, or 0
   bool UsesFib = false;  ///< the module has the EBPFGPU_FIB_GLOBAL pointer
+  uint32_t *AbortWord = nullptr; ///< mapped pinned host memory owned, or null
   void *Module = nullptr;
   void *Kernel = nullptr;
   bool IsXdp = false;

@@ -5,8 +5,9 @@
 // runtime. Two control-flow modes and two data paths:
 //   launch      one kernel launch per batch, waited for on a stream
 //   persistent  one kernel for the runner's life, polling a doorbell ring
-//               in pinned host memory (GpuAbi.h: struct ebpfgpu_ring); a
-//               batch not done within the watchdog's time is an error
+//               in pinned host memory (GpuAbi.h: struct ebpfgpu_ring)
+// In both modes a batch not done within the watchdog's time is an error, and
+// a kernel that hangs is ended by an abort word its loops read (halt()).
 //   copy        frames and descriptors are staged in pinned host memory and
 //               copied to the device in one transfer each, and back
 //   mapped      the kernel reads and writes the frames, descriptors and
@@ -44,7 +45,8 @@ struct GpuRunnerOptions {
   /// multiprocessor). Capped at what can be resident at once and at the
   /// program's CPUs (per-CPU maps).
   uint32_t Blocks = 0;
-  /// Persistent mode: a batch not done after this long fails the run.
+  /// A batch not done after this long fails the run, and every later one
+  /// (0: launch mode waits for ever).
   uint32_t WatchdogMs = 1000;
 };
 
@@ -55,10 +57,8 @@ public:
   /// `Prog` and `Dev` must outlive the runner.
   static Expected<std::unique_ptr<GpuRunner>> create(GpuDevice &Dev, GpuProgram &Prog,
                                                      const GpuRunnerOptions &Opts);
-  /// Stops a persistent kernel (it returns once idle) and frees the
-  /// buffers. A kernel that does not stop within the watchdog's time is
-  /// left running and its buffers are not freed (freeing them under it
-  /// could corrupt memory); the process should then exit.
+  /// halt(), then frees the buffers if no kernel is left running (freeing
+  /// them under one could corrupt memory).
   ~GpuRunner();
   GpuRunner(const GpuRunner &) = delete;
   GpuRunner &operator=(const GpuRunner &) = delete;
@@ -83,6 +83,17 @@ public:
   /// for the buffers.
   MaybeError runInPlace(uint32_t Count, BatchTiming *Timing = nullptr);
 
+  /// Ends the runner's kernels: a persistent kernel is asked to stop and
+  /// given the watchdog's time; a kernel that does not end (or that the
+  /// watchdog already gave up on) is aborted (GpuProgram::abortKernels) and
+  /// given AbortWaitMs more. True when no kernel of the runner is left
+  /// running; after an abort, aborted() is true and the context has a
+  /// sticky error: it can only be destroyed. No run() may follow.
+  bool halt();
+  bool aborted() const { return Aborted; }
+  /// How long an aborted kernel has to reach a loop guard and trap.
+  static constexpr uint32_t AbortWaitMs = 1000;
+
   const GpuRunnerOptions &options() const { return Opts; }
   /// Threads of the grid: the CPUs packets are spread over.
   uint32_t gridThreads() const { return GridThreads; }
@@ -94,8 +105,10 @@ private:
   MaybeError startPersistent();
   MaybeError runLaunch(uint32_t Count, size_t FrameBytes, BatchTiming *Timing);
   MaybeError runPersistent(uint32_t Count, size_t FrameBytes, BatchTiming *Timing);
-  /// Persistent: true when the kernel returned within `Ms`.
-  bool waitStopped(uint32_t Ms);
+  /// True when the work queued on stream `S` ended within `Ms`.
+  bool waitStopped(void *S, uint32_t Ms);
+  /// Launch mode: waits for the batch on `Stream` under the watchdog.
+  MaybeError waitLaunch(uint32_t Count);
 
   GpuDevice &Dev;
   GpuProgram &Prog;
@@ -111,7 +124,7 @@ private:
   ebpfgpu_ring *Ring = nullptr;
   uint64_t DevRing = 0, DevSync = 0;
   uint32_t NextBatch = 1;
-  bool Running = false, Stuck = false;
+  bool Running = false, Stuck = false, Halted = false, Aborted = false;
   uint32_t GridThreads = 0;
 };
 

@@ -42,8 +42,9 @@
 #       every packet a port received has a verdict or is in exec_failed (or
 #       oversized): rx = actions + exec_failed + oversized
 #   check.py recovery-time LOADER SOCKET PROG WATCHDOG_MS MAX_MS
-#       the program's last fault was recovered from, and the watchdog's time
-#       plus the re-creation took less than MAX_MS
+#       the program's last fault was recovered from, the old back end was
+#       torn down (not left behind), and the watchdog's time plus the
+#       re-creation took less than MAX_MS
 #   check.py faults DETACH.json COUNTER_DUMP.json
 #       (one port, a program passing every packet and counting them in a
 #       global variable that fault recovery carries over) every packet
@@ -313,8 +314,11 @@ def recovery_time(loader, sock, prog, watchdog_ms, max_ms):
     if total >= float(max_ms):
         fail(f"program {prog}: watchdog {watchdog_ms} ms + re-creation {last['recovery_ms']:.1f} "
              f"ms = {total:.1f} ms, not under {max_ms} ms")
+    teardown = last.get("teardown") or ""
+    if "left behind" in teardown:
+        fail(f"program {prog}: the hung back end was not torn down: {teardown}")
     print(f"program {prog}: hang detected by the {watchdog_ms} ms watchdog, back end re-created "
-          f"in {last['recovery_ms']:.1f} ms: {total:.1f} ms < {max_ms} ms")
+          f"in {last['recovery_ms']:.1f} ms: {total:.1f} ms < {max_ms} ms; old one: {teardown}")
 
 
 def raw(sock, text):
