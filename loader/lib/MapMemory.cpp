@@ -97,10 +97,13 @@ MaybeError checkMapSupported(const std::string &Name, const MapShape &S) {
 
 /// Hashed maps' elements: max_entries plus spares for the elements a
 /// batch's replacing updates and deletes unlink (they return to the pool
-/// only when the batch ends).
+/// only when the batch ends): enough for nearly every thread of a full
+/// H100 or H200 grid (132 SMs x 2,048 threads = 270,336) to replace an
+/// element in one launch. A starved update fails and is counted
+/// (starvedUpdates), never lost silently.
 static uint32_t poolSize(const MapShape &S) {
   // Per-CPU maps update values in place; only deletes and evictions unlink.
-  uint32_t Spares = ebpfgpu_map_is_percpu(S.Type) ? 4096 : 65536;
+  uint32_t Spares = ebpfgpu_map_is_percpu(S.Type) ? 4096 : 1u << 18;
   return S.MaxEntries + std::max(S.MaxEntries, Spares);
 }
 
