@@ -26,25 +26,42 @@ static inline uint64_t ebpfgpu_globaltimer(void) {
  * 0 until the loader binds it. */
 uint64_t ebpfgpu_abort_word;
 
-/* Traps when the loader has asked the kernel to end (a watchdog fired):
- * the kernel fails at once instead of spinning for ever. Rarely called (the
- * callers count), so its PCIe read costs nothing that matters. */
-__attribute__((noinline, cold)) void ebpfgpu_loop_guard(void) {
+/* Whether the loader has asked the kernel to end (a watchdog fired). One
+ * read of mapped host memory: callers ask now and then, not every turn. */
+static inline __attribute__((always_inline)) int ebpfgpu_abort_requested(void) {
   const uint64_t at = *(volatile uint64_t *)&ebpfgpu_abort_word;
   if (!at)
-    return;
+    return 0;
   uint32_t v;
   __asm__ volatile("ld.relaxed.sys.u32 %0, [%1];" : "=r"(v) : "l"(at) : "memory");
-  if (v)
-    __builtin_trap();
+  return v != 0;
 }
 
-/* A lock wait's turn: every 1,024th reads the abort word. (nanosleep needs
+/* Ends the calling thread once an abort is requested. Not a trap: a trap
+ * is a sticky error of the whole process's CUDA state (every context, and
+ * cuCtxCreate, fail with CUDA_ERROR_LAUNCH_FAILED after it, as seen on the
+ * H100), while threads that exit let the kernel end normally: a barrier
+ * stops waiting for exited threads, the persistent kernel's waits end on
+ * the same word. Inlined, with no call in a lock wait: a call there gives
+ * the compiler a reconvergence point where the waiting threads of a warp
+ * would wait for the one holding the lock, which waits for them. */
+static inline __attribute__((always_inline)) void ebpfgpu_abort_exit(void) {
+  if (ebpfgpu_abort_requested()) {
+    __asm__ volatile("exit;" ::: "memory");
+    __builtin_unreachable();
+  }
+}
+
+/* What the lifter calls every 65,536th backward jump of a function
+ * (LiftOptions::LoopGuard). */
+__attribute__((always_inline)) void ebpfgpu_loop_guard(void) { ebpfgpu_abort_exit(); }
+
+/* A lock wait's turn: every 1,024th asks whether to end. (nanosleep needs
  * PTX 6.3; sm_70 PTX is 6.0.) */
 #define EBPFGPU_SPIN_PAUSE(spins)                                                                 \
   do {                                                                                             \
     if ((++(spins) & 1023u) == 0)                                                                  \
-      ebpfgpu_loop_guard();                                                                        \
+      ebpfgpu_abort_exit();                                                                        \
   } while (0)
 
 static inline uint32_t ebpfgpu_load_acquire(uint32_t *p) {

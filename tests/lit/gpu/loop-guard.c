@@ -1,23 +1,26 @@
 // Loops on the GPU carry a guard: every 65,536th backward jump of a
 // function's activation reads the loader's abort word (GpuAbi.h:
-// EBPFGPU_ABORT_GLOBAL) and traps once it is set, so the loader can end a
-// kernel that hangs (a verifier bug, an unverified program) and destroy its
-// context: cuCtxDestroy waits for ever on a kernel that never returns. The
-// host back end has no guard. The program's loop depends on the packet (it
-// cannot be unrolled away); a program that never returns
-// (tests/stress/spin_forever.c) gets the guard too, and the persistent
-// kernel's waits read the word in every XDP module.
+// EBPFGPU_ABORT_GLOBAL) and ends its thread (PTX exit) once it is set, so
+// the loader can end a kernel that hangs (a verifier bug, an unverified
+// program): cuCtxDestroy waits for ever on a kernel that never returns, and
+// a trap would poison every CUDA context of the process. The host back end
+// has no guard. The program's loop depends on the packet but the verifier
+// bounds it (64 turns), and LLVM, seeing the count never reach 65,536,
+// removes its guard: it costs nothing. A program that never returns
+// (tests/stress/spin_forever.c) keeps it, and the persistent kernel's waits
+// read the word in every XDP module.
 // RUN: %clang-bpf -c %s -o %t.o
 // RUN: ebpf-gpu-cc %t.o --emit=gpu-llvm -o %t.ll
 // RUN: FileCheck %s --check-prefix=IR < %t.ll
 // IR: @ebpfgpu_abort_word = {{.*}}global i64 0
-// IR: define {{.*}}@ebpfgpu_xdp_batch(
+// IR-LABEL: define {{.*}}@ebpfgpu_xdp_batch(
+// IR-NOT: @ebpfgpu_abort_word
+// IR-LABEL: define {{.*}}@ebpfgpu_xdp_persistent(
 // IR: load volatile i64, ptr @ebpfgpu_abort_word
-// IR: call void @llvm.trap()
 // RUN: ebpf-gpu-cc %t.o --emit=ptx --target=sm_90 -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // PTX: .visible .global .align 8 .u64 ebpfgpu_abort_word;
-// PTX: trap;
+// PTX: ld.relaxed.sys.u32
 // RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.ptx -o %t.cubin %}
 // RUN: ebpf-gpu-cc %t.o --emit=llvm | FileCheck %s --check-prefix=HOST
 // HOST-NOT: loop_guard
@@ -25,7 +28,7 @@
 // RUN: ebpf-gpu-cc %t.spin.o --no-verify --emit=gpu-llvm | FileCheck %s --check-prefix=SPIN
 // SPIN: define {{.*}}@ebpfgpu_xdp_batch(
 // SPIN: load volatile i64, ptr @ebpfgpu_abort_word
-// SPIN: call void @llvm.trap()
+// SPIN: call void asm sideeffect "exit;"
 // RUN: ebpf-gpu-trafgen -o %t.pcap --count 20 --seed 9
 // RUN: ebpf-gpu-loader run %t.o --pcap %t.pcap --backend host | FileCheck %s --check-prefix=VERDICTS
 // RUN: %if cuda-gpu %{ ebpf-gpu-loader run %t.o --pcap %t.pcap --backend gpu | FileCheck %s --check-prefix=VERDICTS %}
