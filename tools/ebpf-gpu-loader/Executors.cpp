@@ -434,6 +434,28 @@ public:
     return Sorted[K];
   }
 
+  /// haltGpuExecutor.
+  std::string halt() {
+    std::lock_guard Lock(Launching);
+    if (!Runner || Dev->bindThread())
+      return "";
+    auto Start = std::chrono::steady_clock::now();
+    bool Halted = Runner->halt();
+    double Ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Start).count();
+    char Text[160];
+    if (!Halted)
+      std::snprintf(Text, sizeof(Text),
+                    "the GPU kernel did not end within %.0f ms of the abort (no loop guard reached)",
+                    Ms);
+    else if (Runner->aborted())
+      std::snprintf(Text, sizeof(Text),
+                    "the hung GPU kernel was aborted at its loop guards and ended in %.1f ms", Ms);
+    else
+      return "";
+    return Text;
+  }
+
   /// abandonGpuExecutor.
   std::string abandon() {
     std::lock_guard Lock(Launching);
@@ -664,6 +686,10 @@ Expected<std::unique_ptr<BatchExecutor>> makeGpuExecutor(const loader::GpuObject
     if (MaybeError E = Exec->prepare())
       return std::move(*E).withContext("gpu back end: " + Spec.Program);
   return Owned;
+}
+
+std::string haltGpuExecutor(BatchExecutor &Exec) {
+  return static_cast<GpuExecutor &>(Exec).halt();
 }
 
 std::string abandonGpuExecutor(BatchExecutor &Exec) {

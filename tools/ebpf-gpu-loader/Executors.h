@@ -67,6 +67,10 @@ struct GpuExecOptions {
 /// launches. Launches from several threads are serialised.
 Expected<std::unique_ptr<runtime::BatchExecutor>> makeGpuExecutor(const loader::GpuObjectSpec &Spec,
                                                                   const GpuExecOptions &Opts);
+/// Ends the kernels of a GPU back end whose batch failed (GpuRunner::halt:
+/// a kernel that hangs is aborted at its loop guards) and says what
+/// happened ("" when there was nothing to end). No batch may follow.
+std::string haltGpuExecutor(runtime::BatchExecutor &Exec);
 /// Gives up a GPU back end that failed (`Exec` from makeGpuExecutor, no
 /// call inside it and none to come): with its own context, a kernel that
 /// hangs is aborted (GpuRunner::halt: it traps at its next loop guard) and

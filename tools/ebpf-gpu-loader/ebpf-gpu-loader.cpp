@@ -398,8 +398,16 @@ void runExecutor(runtime::BatchExecutor &Exec, const RunOptions &O, PacketBatch 
   if (!O.FibFile.empty())
     if (MaybeError Err = Exec.setFib(O.Fib))
       fail("--fib: " + Err->message());
-  if (MaybeError E = Exec.run(Batch))
+  if (MaybeError E = Exec.run(Batch)) {
+#ifdef EBPF_GPU_HAVE_CUDA
+    // A hung kernel is ended here rather than by the process's exit, and
+    // the user told how.
+    if (std::string(Exec.backendName()) == "gpu")
+      if (std::string Halt = tools::haltGpuExecutor(Exec); !Halt.empty())
+        std::fprintf(stderr, "%s: %s\n", Tool, Halt.c_str());
+#endif
     fail(Where + E->message());
+  }
   if (O.CheckMaps)
     if (MaybeError E = Exec.checkMaps())
       fail(Where + E->message());
