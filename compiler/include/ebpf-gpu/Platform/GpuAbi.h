@@ -3,8 +3,10 @@
  * The ABI between the loader and the batch kernels the compiler generates:
  * one descriptor per packet in, one verdict per packet out; thread t of a
  * grid of T threads takes packets t, t + T, t + 2T, ... (the loader sizes the
- * grid: at most one thread per packet, at most what the GPU holds at once). In C, shared by the compiler (which emits the kernels) and the
- * loader (which fills and reads these arrays); no LLVM, no CUDA. */
+ * grid: a thread per packet; a program with per-CPU maps compiled before
+ * EBPFGPU_CPU_GROUPS_GLOBAL existed, at most what the GPU holds at once).
+ * In C, shared by the compiler (which emits the kernels) and the loader
+ * (which fills and reads these arrays); no LLVM, no CUDA. */
 
 #ifndef EBPF_GPU_PLATFORM_GPUABI_H
 #define EBPF_GPU_PLATFORM_GPUABI_H
@@ -33,6 +35,23 @@
  * address of their forwarding table (struct ebpfgpu_fib, FibAbi.h), 0 for
  * none. */
 #define EBPFGPU_FIB_GLOBAL "ebpfgpu_fib"
+/* Programs with per-CPU maps: a struct ebpfgpu_cpu_groups module global.
+ * Their batch kernel hands the per-CPU slices out a block at a time: each
+ * block claims a free group of ntid slices in `table` (one u32 a group, 0
+ * when free), runs its packets as CPUs group * ntid + tid and frees the
+ * group when it ends, so the grid can have a thread per packet while no
+ * two running threads share a slice. The loader allocates the table
+ * (zeroed) with `groups` = its CPUs / ntid and writes the global before
+ * the first launch. The persistent kernel does not use it: its blocks are
+ * all resident and thread t is CPU t; the two kernels of one program must
+ * not run at once. */
+#define EBPFGPU_CPU_GROUPS_GLOBAL "ebpfgpu_cpu_groups"
+
+struct ebpfgpu_cpu_groups {
+  uint64_t table;  /* device address of `groups` u32 words */
+  uint32_t groups;
+  uint32_t reserved;
+};
 
 struct ebpfgpu_packet_desc {
   uint64_t buffer;      /* device address of the packet's buffer (headroom first) */

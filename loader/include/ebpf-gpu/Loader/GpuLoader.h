@@ -174,9 +174,12 @@ public:
 
   const std::string &jitInfoLog() const { return InfoLog; }
 
-  /// The GPU's CPUs for this program: the most threads a batch kernel
-  /// launch has (each takes packets i, i + cpus, ...), and the copies of
-  /// per-CPU values. Without per-CPU maps, unbounded (a thread per packet).
+  /// The GPU's CPUs for this program: the copies of per-CPU values, and the
+  /// most threads a persistent kernel has (thread t is CPU t). The batch
+  /// kernel has a thread per packet: its blocks claim groups of these CPUs
+  /// (GpuAbi.h: EBPFGPU_CPU_GROUPS_GLOBAL), or, a per-CPU program compiled
+  /// before groups, it has at most cpus() threads, each taking packets i,
+  /// i + cpus, ... Without per-CPU maps, unbounded.
   uint32_t cpus() const { return CpuSlots; }
 
   /// The program's maps and global data, read back from the GPU, as text
@@ -247,6 +250,7 @@ private:
   uint32_t CpuSlots = 0;
   uint64_t TraceLog = 0; ///< device memory owned: bpf_trace_printk's log, or 0
   uint64_t Fib = 0;      ///< device memory owned: bpf_fib_lookup's table, or 0
+  uint64_t CpuGroups = 0; ///< device memory owned: the per-CPU group table, or 0
   bool UsesFib = false;  ///< the module has the EBPFGPU_FIB_GLOBAL pointer
   void *Module = nullptr;
   void *Kernel = nullptr;
