@@ -109,6 +109,18 @@ prepare() {
       "build/$prog.serial.events" | sha256sum | cut -d' ' -f1 >"$CARRY/samples/$prog.serial.sha256"
     echo "$prog" >>"$CARRY/samples/serial"
   done
+  # An LPM trie the program inserts into and deletes from (its present-
+  # length bitmap set on the GPU, recomputed between batches): serial as the
+  # samples above, and under 65,536 threads a launch (--check-maps).
+  /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
+    -c tests/lit/loader/lpm-churn.c -o build/lpm_churn.o
+  build/tools/ebpf-gpu-cc build/lpm_churn.o -o "$CARRY/samples/lpm_churn.gpu.o"
+  build/tools/ebpf-gpu-loader run build/lpm_churn.o --backend host --batch 1 \
+    --pcap build/gpu-check-ct.pcap --verdicts build/lpm_churn.serial.txt --out build/lpm_churn.serial.pcap \
+    --dump-maps build/lpm_churn.serial.maps --events build/lpm_churn.serial.events >/dev/null
+  cat build/lpm_churn.serial.{txt,pcap,maps,events} | sha256sum | cut -d' ' -f1 \
+    >"$CARRY/samples/lpm_churn.serial.sha256"
+  echo lpm_churn >>"$CARRY/samples/serial"
   # Maps of maps under 100,000 concurrent threads: the counters reached
   # through the inner map references (atomic adds) and the outer maps are
   # order-independent, so they must equal the host's.
@@ -542,6 +554,14 @@ device() {
     echo "hash_stress: no torn read, map structure intact after the run, no insert lost"
   else
     echo "hash_stress: FAILED"
+    status=1
+  fi
+  echo "== LPM trie churn: 1M packets in launches of 65536 threads that insert, delete and look up prefixes"
+  if "$bin/ebpf-gpu-loader" run "$s/lpm_churn.gpu.o" --pcap /tmp/stress.pcap --check-maps --batch 65536 |
+     grep -E "GPU kernel"; then
+    echo "lpm_churn: map structure, prefix counts and present lengths intact after the run"
+  else
+    echo "lpm_churn: FAILED"
     status=1
   fi
   rm -f /tmp/stress.pcap

@@ -153,6 +153,100 @@ TEST(MapMemory, LpmFindsTheLongestPrefix) {
   EXPECT_EQ(hostMapUpdate(M.h(), prefix(32, 30, 0, 0, 0).data(), u64(1).data(), 0), -28);
 }
 
+/// The LPM present-length bitmap of a block (MapAbi.h: ebpfgpu_lpm_present).
+uint64_t presentWord(Block &M, uint32_t W) {
+  uint64_t X;
+  std::memcpy(&X, ebpfgpu_lpm_present(&M.h()) + W, 8);
+  return X;
+}
+
+TEST(MapMemory, LpmWalksOnlyThePresentLengths) {
+  Block M({EBPFGPU_MAP_LPM_TRIE, 8, 8, 16, 1});
+  ASSERT_EQ(presentWord(M, 0), 0u);
+  ASSERT_EQ(hostMapUpdate(M.h(), prefix(8, 10, 0, 0, 0).data(), u64(8).data(), 0), 0);
+  ASSERT_EQ(hostMapUpdate(M.h(), prefix(24, 10, 1, 2, 0).data(), u64(24).data(), 0), 0);
+  ASSERT_EQ(hostMapUpdate(M.h(), prefix(24, 10, 1, 3, 0).data(), u64(25).data(), 0), 0);
+  // Inserts mark their lengths (a replacement changes nothing).
+  EXPECT_EQ(presentWord(M, 0), (1ull << 8) | (1ull << 24));
+  ASSERT_EQ(hostMapUpdate(M.h(), prefix(24, 10, 1, 3, 0).data(), u64(26).data(), 0), 0);
+  EXPECT_EQ(presentWord(M, 0), (1ull << 8) | (1ull << 24));
+  auto Lookup = [&](uint32_t Len, uint8_t A, uint8_t B, uint8_t C) -> int64_t {
+    const uint8_t *V = hostMapLookup(M.h(), prefix(Len, A, B, C, 9).data());
+    return V ? int64_t(value64(V)) : -1;
+  };
+  EXPECT_EQ(Lookup(32, 10, 1, 3), 26);
+  EXPECT_EQ(Lookup(23, 10, 1, 3), 8); // a key shorter than /24 skips that length
+  // A length whose bit is clear is never tried: the lookup follows the
+  // bitmap, not the counts.
+  uint64_t Only8 = 1ull << 8;
+  std::memcpy(ebpfgpu_lpm_present(&M.h()), &Only8, 8);
+  EXPECT_EQ(Lookup(32, 10, 1, 3), 8);
+  auto Broken = checkMapIntegrity("m", M.L, M.Storage.data());
+  ASSERT_TRUE(Broken.has_value());
+  EXPECT_EQ(Broken->message(),
+            "map 'm': a key of prefix length 24 is linked, but the length is not marked present");
+  // reclaimHashMap recomputes the bitmap from the counts.
+  reclaimHashMap(M.L, M.Storage.data());
+  EXPECT_EQ(presentWord(M, 0), (1ull << 8) | (1ull << 24));
+  // Deletes leave the bit (still a superset) until the next reclaim, and
+  // the last key of a length clears it there.
+  ASSERT_EQ(hostMapDelete(M.h(), prefix(24, 10, 1, 2, 0).data()), 0);
+  reclaimHashMap(M.L, M.Storage.data());
+  EXPECT_EQ(presentWord(M, 0), (1ull << 8) | (1ull << 24));
+  ASSERT_EQ(hostMapDelete(M.h(), prefix(24, 10, 1, 3, 0).data()), 0);
+  EXPECT_EQ(presentWord(M, 0), (1ull << 8) | (1ull << 24));
+  EXPECT_EQ(Lookup(32, 10, 1, 3), 8);
+  EXPECT_FALSE(checkMapIntegrity("m", M.L, M.Storage.data()).has_value());
+  reclaimHashMap(M.L, M.Storage.data());
+  EXPECT_EQ(presentWord(M, 0), 1ull << 8);
+  EXPECT_FALSE(checkMapIntegrity("m", M.L, M.Storage.data()).has_value());
+  // The counts must match the keys too.
+  uint32_t Wrong = 5;
+  std::memcpy(reinterpret_cast<uint8_t *>(M.h().prefix_counts) + 4 * 8, &Wrong, 4);
+  Broken = checkMapIntegrity("m", M.L, M.Storage.data());
+  ASSERT_TRUE(Broken.has_value());
+  EXPECT_EQ(Broken->message(), "map 'm': 1 keys of prefix length 8 linked, its count says 5");
+}
+
+TEST(MapMemory, LpmPresentLengthsSpanWords) {
+  // IPv6: 129 lengths, three words; /0, /63, /64, /127 and /128 sit at the
+  // words' edges.
+  Block M({EBPFGPU_MAP_LPM_TRIE, 20, 8, 16, 1});
+  auto Key = [](uint32_t Len, uint8_t Last) {
+    std::vector<uint8_t> K = u32(Len);
+    for (int I = 0; I < 15; ++I)
+      K.push_back(0x20);
+    K.push_back(Last);
+    return K;
+  };
+  for (uint32_t Len : {0u, 63u, 64u, 127u, 128u})
+    ASSERT_EQ(hostMapUpdate(M.h(), Key(Len, 0xff).data(), u64(Len).data(), 0), 0) << Len;
+  EXPECT_EQ(presentWord(M, 0), (1ull << 0) | (1ull << 63));
+  EXPECT_EQ(presentWord(M, 1), (1ull << 0) | (1ull << 63));
+  EXPECT_EQ(presentWord(M, 2), 1ull << 0);
+  auto Lookup = [&](uint32_t Len, uint8_t Last, uint8_t First = 0x20) -> int64_t {
+    std::vector<uint8_t> K = Key(Len, Last);
+    K[4] = First;
+    const uint8_t *V = hostMapLookup(M.h(), K.data());
+    return V ? int64_t(value64(V)) : -1;
+  };
+  EXPECT_EQ(Lookup(128, 0xff), 128);
+  EXPECT_EQ(Lookup(128, 0xfe), 127);
+  EXPECT_EQ(Lookup(127, 0xff), 127);
+  EXPECT_EQ(Lookup(126, 0xff), 64);
+  EXPECT_EQ(Lookup(64, 0xff), 64);
+  EXPECT_EQ(Lookup(63, 0xff), 63);
+  EXPECT_EQ(Lookup(128, 0xff, 0x21), 0); // differs in the first byte: the default route
+  ASSERT_EQ(hostMapDelete(M.h(), Key(64, 0).data()), 0);
+  ASSERT_EQ(hostMapDelete(M.h(), Key(0, 0).data()), 0);
+  reclaimHashMap(M.L, M.Storage.data());
+  EXPECT_EQ(presentWord(M, 0), 1ull << 63);
+  EXPECT_EQ(presentWord(M, 1), 1ull << 63);
+  EXPECT_EQ(Lookup(126, 0xff), 63);
+  EXPECT_EQ(Lookup(128, 0xff, 0x21), -1);
+  EXPECT_FALSE(checkMapIntegrity("m", M.L, M.Storage.data()).has_value());
+}
+
 TEST(MapMemory, PerCpuValuesAreSummed) {
   // Two CPUs' copies, written directly as the runtime's CPUs would.
   Block M({EBPFGPU_MAP_PERCPU_ARRAY, 4, 16, 4, 0}, 2);
