@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 using namespace ebpfgpu;
@@ -245,6 +246,67 @@ TEST(MapMemory, LpmPresentLengthsSpanWords) {
   EXPECT_EQ(Lookup(126, 0xff), 63);
   EXPECT_EQ(Lookup(128, 0xff, 0x21), -1);
   EXPECT_FALSE(checkMapIntegrity("m", M.L, M.Storage.data()).has_value());
+}
+
+TEST(MapMemory, KeysOfEverySizeCompareWholeAndOnlyTheirBytes) {
+  // Keys are hashed and compared in words (8 and 4 bytes, then single
+  // bytes): keys that differ in their last byte only stay apart, and the
+  // stored key's padding up to 8 bytes is never compared.
+  for (uint32_t Size = 1; Size <= 19; ++Size) {
+    Block M({EBPFGPU_MAP_HASH, Size, 8, 64, 0});
+    std::vector<uint8_t> A(Size, 0x5a), B = A;
+    B.back() ^= 1;
+    ASSERT_EQ(hostMapUpdate(M.h(), A.data(), u64(1).data(), 0), 0) << Size;
+    ASSERT_EQ(hostMapUpdate(M.h(), B.data(), u64(2).data(), 0), 0) << Size;
+    const uint8_t *VA = hostMapLookup(M.h(), A.data()), *VB = hostMapLookup(M.h(), B.data());
+    ASSERT_NE(VA, nullptr);
+    ASSERT_NE(VB, nullptr);
+    EXPECT_EQ(value64(VA), 1u) << Size;
+    EXPECT_EQ(value64(VB), 2u) << Size;
+    // Garbage in the padding of every stored key (an earlier, longer key
+    // could leave it in a reused element): lookups still find them.
+    uint32_t Stride = M.h().elem_stride, KeyStride = M.h().key_stride;
+    for (uint32_t E = 0; E < 2; ++E)
+      for (uint32_t Pad = Size; Pad < KeyStride; ++Pad)
+        reinterpret_cast<uint8_t *>(M.h().elems)[size_t(E) * Stride + EBPFGPU_ELEM_HEADER + Pad] =
+            0xee;
+    VA = hostMapLookup(M.h(), A.data());
+    ASSERT_NE(VA, nullptr) << Size;
+    EXPECT_EQ(value64(VA), 1u);
+    EXPECT_FALSE(checkMapIntegrity("m", M.L, M.Storage.data()).has_value());
+    std::vector<uint8_t> C = A;
+    C[0] ^= 0x80;
+    EXPECT_EQ(hostMapLookup(M.h(), C.data()), nullptr) << Size;
+  }
+}
+
+TEST(MapMemory, FlowKeysSpreadOverTheBuckets) {
+  // 4,096 5-tuples of a few hosts and sequential ports (struct flow of
+  // samples/xdp_conntrack.c: 16 bytes with padding) in 4,096 buckets: a
+  // uniform hash leaves ~37% of the buckets empty and chains of at most
+  // ~7; a weak one piles them up.
+  Block M({EBPFGPU_MAP_HASH, 16, 8, 4096, 0});
+  for (uint32_t I = 0; I < 4096; ++I) {
+    uint8_t K[16] = {10, 0, 0, uint8_t(I % 4), 192, 168, 1, uint8_t(I % 3)};
+    uint16_t Sport = uint16_t(1024 + I), Dport = 80;
+    std::memcpy(K + 8, &Sport, 2);
+    std::memcpy(K + 10, &Dport, 2);
+    K[12] = 6;
+    ASSERT_EQ(hostMapUpdate(M.h(), K, u64(I).data(), 0), 0) << I;
+  }
+  const auto *Buckets = reinterpret_cast<const uint32_t *>(M.h().buckets);
+  const auto *Elems = reinterpret_cast<const uint8_t *>(M.h().elems);
+  uint32_t Empty = 0, Longest = 0;
+  for (uint32_t B = 0; B < M.h().nbuckets; ++B) {
+    uint32_t Chain = 0;
+    for (uint32_t At = Buckets[B]; At; ++Chain)
+      std::memcpy(&At, Elems + size_t(At - 1) * M.h().elem_stride, 4);
+    Empty += Chain == 0;
+    Longest = std::max(Longest, Chain);
+  }
+  EXPECT_GT(Empty, 4096u * 30 / 100);
+  EXPECT_LT(Empty, 4096u * 44 / 100);
+  EXPECT_LE(Longest, 9u);
 }
 
 TEST(MapMemory, PerCpuValuesAreSummed) {
