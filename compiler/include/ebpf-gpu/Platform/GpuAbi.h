@@ -48,7 +48,7 @@
 #define EBPFGPU_CPU_GROUPS_GLOBAL "ebpfgpu_cpu_groups"
 
 struct ebpfgpu_cpu_groups {
-  uint64_t table;  /* device address of `groups` u32 words */
+  uint64_t table; /* device address of `groups` u32 words */
   uint32_t groups;
   uint32_t reserved;
 };

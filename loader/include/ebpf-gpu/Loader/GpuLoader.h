@@ -248,10 +248,10 @@ private:
   unsigned blocksFor(uint32_t Packets) const;
   GpuDevice &Dev;
   uint32_t CpuSlots = 0;
-  uint64_t TraceLog = 0; ///< device memory owned: bpf_trace_printk's log, or 0
-  uint64_t Fib = 0;      ///< device memory owned: bpf_fib_lookup's table, or 0
+  uint64_t TraceLog = 0;  ///< device memory owned: bpf_trace_printk's log, or 0
+  uint64_t Fib = 0;       ///< device memory owned: bpf_fib_lookup's table, or 0
   uint64_t CpuGroups = 0; ///< device memory owned: the per-CPU group table, or 0
-  bool UsesFib = false;  ///< the module has the EBPFGPU_FIB_GLOBAL pointer
+  bool UsesFib = false;   ///< the module has the EBPFGPU_FIB_GLOBAL pointer
   void *Module = nullptr;
   void *Kernel = nullptr;
   bool IsXdp = false;
