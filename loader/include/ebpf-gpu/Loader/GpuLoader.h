@@ -181,6 +181,10 @@ public:
   /// before groups, it has at most cpus() threads, each taking packets i,
   /// i + cpus, ... Without per-CPU maps, unbounded.
   uint32_t cpus() const { return CpuSlots; }
+  /// The threads of a batch kernel launch over `Packets` packets.
+  uint64_t launchThreads(uint32_t Packets) const {
+    return uint64_t(blocksFor(Packets)) * GpuBlockThreads;
+  }
 
   /// The program's maps and global data, read back from the GPU, as text
   /// (loader/MapMemory.h), in map name order.
