@@ -583,9 +583,9 @@ device() {
   # the persistent kernel (thread t is CPU t) on the same maps' layout.
   local mode
   for mode in launch persistent; do
-    "$bin/ebpf-gpu-loader" run "$s/percpu_exclusive.gpu.o" --pcap /tmp/ten.pcap --batch 1000000 \
-      --gpu-mode "$mode" --dump-maps /tmp/exclusive.maps | grep -E "XDP_PASS|GPU kernel"
-    if python3 - /tmp/exclusive.maps <<'PY'
+    if "$bin/ebpf-gpu-loader" run "$s/percpu_exclusive.gpu.o" --pcap /tmp/ten.pcap --batch 1000000 \
+         --gpu-mode "$mode" --dump-maps /tmp/exclusive.maps | grep -E "XDP_PASS|GPU kernel" &&
+       python3 - /tmp/exclusive.maps <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
 slot = re.search(r"^slots\[0\] = ([0-9a-f]{48})$", text, re.M).group(1)
