@@ -109,6 +109,18 @@ prepare() {
       "build/$prog.serial.events" | sha256sum | cut -d' ' -f1 >"$CARRY/samples/$prog.serial.sha256"
     echo "$prog" >>"$CARRY/samples/serial"
   done
+  # An LPM trie the program inserts into and deletes from (its present-
+  # length bitmap set on the GPU, recomputed between batches): serial as the
+  # samples above, and under 65,536 threads a launch (--check-maps).
+  /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
+    -c tests/lit/loader/lpm-churn.c -o build/lpm_churn.o
+  build/tools/ebpf-gpu-cc build/lpm_churn.o -o "$CARRY/samples/lpm_churn.gpu.o"
+  build/tools/ebpf-gpu-loader run build/lpm_churn.o --backend host --batch 1 \
+    --pcap build/gpu-check-ct.pcap --verdicts build/lpm_churn.serial.txt --out build/lpm_churn.serial.pcap \
+    --dump-maps build/lpm_churn.serial.maps --events build/lpm_churn.serial.events >/dev/null
+  cat build/lpm_churn.serial.{txt,pcap,maps,events} | sha256sum | cut -d' ' -f1 \
+    >"$CARRY/samples/lpm_churn.serial.sha256"
+  echo lpm_churn >>"$CARRY/samples/serial"
   # Maps of maps under 100,000 concurrent threads: the counters reached
   # through the inner map references (atomic adds) and the outer maps are
   # order-independent, so they must equal the host's.
@@ -168,6 +180,11 @@ prepare() {
   build/tools/ebpf-gpu-loader run build/hash_stress.o --backend host --check-maps \
     --pcap build/gpu-check-stress.pcap --dump-maps "$CARRY/samples/hash_stress.host.maps" >/dev/null
   rm -f build/gpu-check-stress.pcap
+  # Per-CPU slices handed out a block at a time (a thread per packet): no
+  # two packets at once on one slice, none under another CPU's number.
+  /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
+    -c tests/stress/percpu_exclusive.c -o build/percpu_exclusive.o
+  build/tools/ebpf-gpu-cc build/percpu_exclusive.o -o "$CARRY/samples/percpu_exclusive.gpu.o"
   # A hash map under 1M concurrent threads: the GPU's map must equal the one
   # the host builds packet by packet (the program is order-independent).
   build/tools/ebpf-gpu-trafgen -o build/gpu-check-1m.pcap --count 1000000 --seed 9
@@ -551,12 +568,19 @@ device() {
       status=1
     fi
   done
+  echo "== LPM trie churn: 1M packets in launches of 65536 threads that insert, delete and look up prefixes"
+  if "$bin/ebpf-gpu-loader" run "$s/lpm_churn.gpu.o" --pcap /tmp/stress.pcap --check-maps --batch 65536 |
+     grep -E "GPU kernel"; then
+    echo "lpm_churn: map structure, prefix counts and present lengths intact after the run"
+  else
+    echo "lpm_churn: FAILED"
+    status=1
+  fi
   rm -f /tmp/stress.pcap
-  echo "== per-CPU counters: 10M packets in batches of 1M, every one counted (no atomics)"
+  echo "== per-CPU counters: 10M packets in batches of 1M (a thread per packet: 3,907 blocks a launch claim groups of per-CPU slices), every one counted (no atomics)"
   "$bin/ebpf-gpu-trafgen" -o /tmp/ten.pcap --count 10000000 --seed 13
   "$bin/ebpf-gpu-loader" run "$s/xdp_percpu_stats.gpu.o" --pcap /tmp/ten.pcap --batch 1000000 \
     --dump-maps /tmp/ten.maps | grep -E "XDP_PASS|GPU kernel"
-  rm -f /tmp/ten.pcap
   local counted
   counted=$(python3 -c "import re,sys; print(sum(int.from_bytes(bytes.fromhex(v[:16]),'little') for v in re.findall(r'proto_stats\[\d+\] = ([0-9a-f]+)', open(sys.argv[1]).read())))" /tmp/ten.maps)
   if [[ $counted == 10000000 ]]; then
@@ -565,6 +589,32 @@ device() {
     echo "xdp_percpu_stats: COUNT WRONG: $counted"
     status=1
   fi
+  # tests/stress/percpu_exclusive.c: the summed slice is {no mark, every
+  # packet, CPU numbers}; no clash (two packets at once on one slice), no
+  # slice reached under another CPU number; launches of 1M threads, then
+  # the persistent kernel (thread t is CPU t) on the same maps' layout.
+  local mode
+  for mode in launch persistent; do
+    if "$bin/ebpf-gpu-loader" run "$s/percpu_exclusive.gpu.o" --pcap /tmp/ten.pcap --batch 1000000 \
+         --gpu-mode "$mode" --dump-maps /tmp/exclusive.maps | grep -E "XDP_PASS|GPU kernel" &&
+       python3 - /tmp/exclusive.maps <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+slot = re.search(r"^slots\[0\] = ([0-9a-f]{48})$", text, re.M).group(1)
+mark, count = (int.from_bytes(bytes.fromhex(slot[i:i + 16]), "little") for i in (0, 16))
+totals = {int(k): int(v) for k, v in re.findall(r"^totals\[(\d+)\] = (\d+)$", text, re.M)}
+print(f"mark {mark}, count {count}, totals {totals}")
+sys.exit(0 if mark == 0 and count == 10000000 and totals == {0: 10000000} else 1)
+PY
+    then
+      echo "percpu_exclusive ($mode): 10000000 packets counted in the slices, no clash, no misplaced slice"
+    else
+      echo "percpu_exclusive ($mode): FAILED"
+      cp /tmp/exclusive.maps "$out/exclusive.$mode.maps" || true
+      status=1
+    fi
+  done
+  rm -f /tmp/ten.pcap
   echo "== benchmark: compiled port filter vs hand-written CUDA, 1M packets in GPU memory"
   "$bin/ebpf-gpu-trafgen" -o /tmp/bench.pcap --count 1000000 --seed 9
   echo "== hash map: 1M packets in one batch into xdp_flow_count, compared with the host's map"

@@ -411,10 +411,8 @@ PairResult runPair(loader::GpuDevice &Dev, Resident &R, const Pair &P, const Opt
   Res.Check = P.Check;
   Loaded L = load(Dev, P);
   Res.Program = L.ProgramName;
-  uint64_t AllThreads = (R.N + loader::GpuBlockThreads - 1) / loader::GpuBlockThreads *
-                        loader::GpuBlockThreads;
-  Res.GridA = std::min<uint64_t>(AllThreads, L.A->cpus());
-  Res.GridB = std::min<uint64_t>(AllThreads, L.B->cpus());
+  Res.GridA = L.A->launchThreads(uint32_t(R.N));
+  Res.GridB = L.B->launchThreads(uint32_t(R.N));
   bool Stateful = P.Check != "exact";
   std::string CA = P.Name + " (compiled)", CB = P.Name + " (CUDA)";
 

@@ -208,16 +208,37 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev, const Gpu
   CUfunction Fn;
   EBPFGPU_CHECK(A, cuModuleGetFunction, &Fn, Mod, Spec.Kernel.c_str());
   P->Kernel = Fn;
-  if (PerCpu && P->IsXdp) {
-    // The capped grid must be resident at once, or its last blocks run in
-    // a second wave, each still looping over its share of the packets
-    // (about twice the time): a kernel needing more than 32 registers a
-    // thread holds fewer than the device's most threads per SM.
+  // A kernel compiled with per-CPU groups (GpuAbi.h) claims its CPUs a
+  // block at a time: its grid has a thread per packet.
+  CUdeviceptr GroupsGlobal = 0;
+  size_t GroupsSize = 0;
+  bool Grouped = P->IsXdp && A.cuModuleGetGlobal(&GroupsGlobal, &GroupsSize, Mod,
+                                                 EBPFGPU_CPU_GROUPS_GLOBAL) == CUDA_SUCCESS;
+  if ((PerCpu || Grouped) && P->IsXdp) {
+    // The CPUs are the threads resident at once: a capped grid (a kernel
+    // without groups) beyond them would run its last blocks in a second
+    // wave, each still looping over its share of the packets (about twice
+    // the time); groups beyond them would never all be in use. A kernel
+    // needing more than 32 registers a thread holds fewer than the
+    // device's most threads per SM.
     int PerSm = 0;
     EBPFGPU_CHECK(A, cuOccupancyMaxActiveBlocksPerMultiprocessor, &PerSm, Fn,
                   int(GpuBlockThreads), 0);
     uint32_t Resident = uint32_t(std::max(PerSm, 1)) * Dev.multiprocessors() * GpuBlockThreads;
     P->CpuSlots = Slots = std::min(Slots, Resident);
+  }
+  if (Grouped) {
+    if (GroupsSize != sizeof(ebpfgpu_cpu_groups))
+      return Error(std::string("the module's ") + EBPFGPU_CPU_GROUPS_GLOBAL + " has " +
+                   std::to_string(GroupsSize) + " bytes, not " +
+                   std::to_string(sizeof(ebpfgpu_cpu_groups)));
+    ebpfgpu_cpu_groups G{0, Slots / GpuBlockThreads, 0};
+    CUdeviceptr T;
+    EBPFGPU_CHECK(A, cuMemAlloc, &T, size_t(G.groups) * 4);
+    P->CpuGroups = T;
+    EBPFGPU_CHECK(A, cuMemsetD8, T, 0, size_t(G.groups) * 4);
+    G.table = T;
+    EBPFGPU_CHECK(A, cuMemcpyHtoD, GroupsGlobal, &G, sizeof(G));
   }
   {
     // The abort word its loops and waits read (GpuAbi.h): modules without
@@ -392,6 +413,8 @@ MaybeError GpuProgram::reclaimMaps() {
 
 unsigned GpuProgram::blocksFor(uint32_t Packets) const {
   uint32_t Wanted = (Packets + GpuBlockThreads - 1) / GpuBlockThreads;
+  if (CpuGroups)
+    return std::max<uint32_t>(1, Wanted); // blocks claim their CPUs
   return std::max<uint32_t>(1, std::min(Wanted, CpuSlots / GpuBlockThreads));
 }
 
@@ -593,6 +616,8 @@ GpuProgram::~GpuProgram() {
     Dev.api().cuMemFree(TraceLog);
   if (Fib)
     Dev.api().cuMemFree(Fib);
+  if (CpuGroups)
+    Dev.api().cuMemFree(CpuGroups);
   for (const DeviceMap &D : Maps)
     for (uint64_t P : {D.Header, D.Storage, D.InnerTable})
       if (P)

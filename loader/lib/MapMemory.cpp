@@ -154,6 +154,8 @@ MapLayout mapLayout(const MapShape &S, uint32_t Slices, uint64_t Base) {
   if (S.Type == EBPFGPU_MAP_LPM_TRIE) {
     H.prefix_counts = Base + Off;
     Off += size_t(H.prefix_bits + 1) * 4;
+    Off = (Off + 7) & ~size_t(7);
+    Off += size_t(EBPFGPU_LPM_PRESENT_WORDS(H.prefix_bits)) * 8; // ebpfgpu_lpm_present
   }
   Off = (Off + 7) & ~size_t(7);
   H.elems = Base + Off;
@@ -190,9 +192,23 @@ void reclaimHashMap(const MapLayout &L, uint8_t *Storage) {
   uint8_t *Pending = Control + 4 * EBPFGPU_CTL_PENDING, *Free = Control + 4 * EBPFGPU_CTL_FREE;
   for (uint32_t At; (At = load32(Pending)) != 0;) {
     uint8_t *E = Elems + size_t(At - 1) * H.elem_stride;
-    store32(Pending, load32(E));
+    store32(Pending, load32(E + 12)); // MapAbi.h: the pending link is word 3
+    store32(E + 12, 0);
     store32(E, load32(Free));
     store32(Free, At);
+  }
+  if (H.type == EBPFGPU_MAP_LPM_TRIE) {
+    // The lengths present, exact again: deletes left their bits set.
+    const uint8_t *Counts = Storage + (H.prefix_counts - Base);
+    uint8_t *Present =
+        Storage + (reinterpret_cast<uint64_t>(ebpfgpu_lpm_present(&H)) - Base);
+    for (uint32_t W = 0; W < EBPFGPU_LPM_PRESENT_WORDS(H.prefix_bits); ++W) {
+      uint64_t Bits = 0;
+      for (uint32_t B = 0; B < 64 && W * 64 + B <= H.prefix_bits; ++B)
+        if (load32(Counts + 4 * (W * 64 + B)))
+          Bits |= uint64_t(1) << B;
+      std::memcpy(Present + 8 * W, &Bits, 8);
+    }
   }
 }
 
@@ -208,6 +224,7 @@ MaybeError checkMapIntegrity(const std::string &Name, const MapLayout &L, const 
   uint32_t Handed = std::min(load32(Control + 4 * EBPFGPU_CTL_FRESH), H.pool_size);
   std::vector<uint8_t> Seen(H.pool_size, 0); // 1 linked, 2 free or pending
   std::set<std::vector<uint8_t>> Keys;
+  std::vector<uint32_t> LpmKeys(H.type == EBPFGPU_MAP_LPM_TRIE ? H.prefix_bits + 1 : 0);
   uint32_t Linked = 0;
   for (uint32_t B = 0; B < H.nbuckets; ++B) {
     for (uint32_t At = load32(Buckets + 4 * B); At != 0;) {
@@ -226,6 +243,20 @@ MaybeError checkMapIntegrity(const std::string &Name, const MapLayout &L, const 
                      " but its key hashes elsewhere");
       if (!Keys.insert(std::vector<uint8_t>(K, K + H.key_size)).second)
         return Fault("a key is linked twice");
+      if (H.type == EBPFGPU_MAP_LPM_TRIE) {
+        uint32_t Len = load32(K);
+        if (Len > H.prefix_bits)
+          return Fault("a key has prefix length " + std::to_string(Len));
+        ++LpmKeys[Len];
+        uint64_t Word;
+        std::memcpy(&Word,
+                    Storage + (reinterpret_cast<uint64_t>(ebpfgpu_lpm_present(&H)) - Base) +
+                        8 * (Len / 64),
+                    8);
+        if (!(Word >> (Len % 64) & 1))
+          return Fault("a key of prefix length " + std::to_string(Len) +
+                       " is linked, but the length is not marked present");
+      }
       At = load32(E);
     }
   }
@@ -234,6 +265,10 @@ MaybeError checkMapIntegrity(const std::string &Name, const MapLayout &L, const 
                  std::to_string(load32(Control + 4 * EBPFGPU_CTL_LIVE)));
   if (Linked > H.max_entries)
     return Fault(std::to_string(Linked) + " keys, more than max_entries");
+  for (uint32_t Len = 0; Len < LpmKeys.size(); ++Len)
+    if (uint32_t N = load32(Storage + (H.prefix_counts - Base) + 4 * Len); N != LpmKeys[Len])
+      return Fault(std::to_string(LpmKeys[Len]) + " keys of prefix length " +
+                   std::to_string(Len) + " linked, its count says " + std::to_string(N));
   uint32_t Listed = 0;
   for (unsigned List : {EBPFGPU_CTL_FREE, EBPFGPU_CTL_PENDING})
     for (uint32_t At = load32(Control + 4 * List); At != 0; ++Listed) {
@@ -241,7 +276,7 @@ MaybeError checkMapIntegrity(const std::string &Name, const MapLayout &L, const 
         return Fault("free or pending list holds element " + std::to_string(At - 1) +
                      (At > Handed ? ", never handed out" : ", also in use"));
       Seen[At - 1] = 2;
-      At = load32(Elems + size_t(At - 1) * H.elem_stride);
+      At = load32(Elems + size_t(At - 1) * H.elem_stride + (List == EBPFGPU_CTL_PENDING ? 12 : 0));
     }
   if (Linked + Listed != Handed)
     return Fault(std::to_string(Handed - Linked - Listed) + " elements lost (" +

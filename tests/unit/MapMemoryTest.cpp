@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 using namespace ebpfgpu;
@@ -151,6 +152,161 @@ TEST(MapMemory, LpmFindsTheLongestPrefix) {
   for (uint8_t I = 0; I < 4; ++I)
     ASSERT_EQ(hostMapUpdate(M.h(), prefix(32, 20, 0, 0, I).data(), u64(I).data(), 0), 0);
   EXPECT_EQ(hostMapUpdate(M.h(), prefix(32, 30, 0, 0, 0).data(), u64(1).data(), 0), -28);
+}
+
+/// The LPM present-length bitmap of a block (MapAbi.h: ebpfgpu_lpm_present).
+uint64_t presentWord(Block &M, uint32_t W) {
+  uint64_t X;
+  std::memcpy(&X, ebpfgpu_lpm_present(&M.h()) + W, 8);
+  return X;
+}
+
+TEST(MapMemory, LpmWalksOnlyThePresentLengths) {
+  Block M({EBPFGPU_MAP_LPM_TRIE, 8, 8, 16, 1});
+  ASSERT_EQ(presentWord(M, 0), 0u);
+  ASSERT_EQ(hostMapUpdate(M.h(), prefix(8, 10, 0, 0, 0).data(), u64(8).data(), 0), 0);
+  ASSERT_EQ(hostMapUpdate(M.h(), prefix(24, 10, 1, 2, 0).data(), u64(24).data(), 0), 0);
+  ASSERT_EQ(hostMapUpdate(M.h(), prefix(24, 10, 1, 3, 0).data(), u64(25).data(), 0), 0);
+  // Inserts mark their lengths (a replacement changes nothing).
+  EXPECT_EQ(presentWord(M, 0), (1ull << 8) | (1ull << 24));
+  ASSERT_EQ(hostMapUpdate(M.h(), prefix(24, 10, 1, 3, 0).data(), u64(26).data(), 0), 0);
+  EXPECT_EQ(presentWord(M, 0), (1ull << 8) | (1ull << 24));
+  auto Lookup = [&](uint32_t Len, uint8_t A, uint8_t B, uint8_t C) -> int64_t {
+    const uint8_t *V = hostMapLookup(M.h(), prefix(Len, A, B, C, 9).data());
+    return V ? int64_t(value64(V)) : -1;
+  };
+  EXPECT_EQ(Lookup(32, 10, 1, 3), 26);
+  EXPECT_EQ(Lookup(23, 10, 1, 3), 8); // a key shorter than /24 skips that length
+  // A length whose bit is clear is never tried: the lookup follows the
+  // bitmap, not the counts.
+  uint64_t Only8 = 1ull << 8;
+  std::memcpy(ebpfgpu_lpm_present(&M.h()), &Only8, 8);
+  EXPECT_EQ(Lookup(32, 10, 1, 3), 8);
+  auto Broken = checkMapIntegrity("m", M.L, M.Storage.data());
+  ASSERT_TRUE(Broken.has_value());
+  EXPECT_EQ(Broken->message(),
+            "map 'm': a key of prefix length 24 is linked, but the length is not marked present");
+  // reclaimHashMap recomputes the bitmap from the counts.
+  reclaimHashMap(M.L, M.Storage.data());
+  EXPECT_EQ(presentWord(M, 0), (1ull << 8) | (1ull << 24));
+  // Deletes leave the bit (still a superset) until the next reclaim, and
+  // the last key of a length clears it there.
+  ASSERT_EQ(hostMapDelete(M.h(), prefix(24, 10, 1, 2, 0).data()), 0);
+  reclaimHashMap(M.L, M.Storage.data());
+  EXPECT_EQ(presentWord(M, 0), (1ull << 8) | (1ull << 24));
+  ASSERT_EQ(hostMapDelete(M.h(), prefix(24, 10, 1, 3, 0).data()), 0);
+  EXPECT_EQ(presentWord(M, 0), (1ull << 8) | (1ull << 24));
+  EXPECT_EQ(Lookup(32, 10, 1, 3), 8);
+  EXPECT_FALSE(checkMapIntegrity("m", M.L, M.Storage.data()).has_value());
+  reclaimHashMap(M.L, M.Storage.data());
+  EXPECT_EQ(presentWord(M, 0), 1ull << 8);
+  EXPECT_FALSE(checkMapIntegrity("m", M.L, M.Storage.data()).has_value());
+  // The counts must match the keys too.
+  uint32_t Wrong = 5;
+  std::memcpy(reinterpret_cast<uint8_t *>(M.h().prefix_counts) + 4 * 8, &Wrong, 4);
+  Broken = checkMapIntegrity("m", M.L, M.Storage.data());
+  ASSERT_TRUE(Broken.has_value());
+  EXPECT_EQ(Broken->message(), "map 'm': 1 keys of prefix length 8 linked, its count says 5");
+}
+
+TEST(MapMemory, LpmPresentLengthsSpanWords) {
+  // IPv6: 129 lengths, three words; /0, /63, /64, /127 and /128 sit at the
+  // words' edges.
+  Block M({EBPFGPU_MAP_LPM_TRIE, 20, 8, 16, 1});
+  auto Key = [](uint32_t Len, uint8_t Last) {
+    std::vector<uint8_t> K = u32(Len);
+    for (int I = 0; I < 15; ++I)
+      K.push_back(0x20);
+    K.push_back(Last);
+    return K;
+  };
+  for (uint32_t Len : {0u, 63u, 64u, 127u, 128u})
+    ASSERT_EQ(hostMapUpdate(M.h(), Key(Len, 0xff).data(), u64(Len).data(), 0), 0) << Len;
+  EXPECT_EQ(presentWord(M, 0), (1ull << 0) | (1ull << 63));
+  EXPECT_EQ(presentWord(M, 1), (1ull << 0) | (1ull << 63));
+  EXPECT_EQ(presentWord(M, 2), 1ull << 0);
+  auto Lookup = [&](uint32_t Len, uint8_t Last, uint8_t First = 0x20) -> int64_t {
+    std::vector<uint8_t> K = Key(Len, Last);
+    K[4] = First;
+    const uint8_t *V = hostMapLookup(M.h(), K.data());
+    return V ? int64_t(value64(V)) : -1;
+  };
+  EXPECT_EQ(Lookup(128, 0xff), 128);
+  EXPECT_EQ(Lookup(128, 0xfe), 127);
+  EXPECT_EQ(Lookup(127, 0xff), 127);
+  EXPECT_EQ(Lookup(126, 0xff), 64);
+  EXPECT_EQ(Lookup(64, 0xff), 64);
+  EXPECT_EQ(Lookup(63, 0xff), 63);
+  EXPECT_EQ(Lookup(128, 0xff, 0x21), 0); // differs in the first byte: the default route
+  ASSERT_EQ(hostMapDelete(M.h(), Key(64, 0).data()), 0);
+  ASSERT_EQ(hostMapDelete(M.h(), Key(0, 0).data()), 0);
+  reclaimHashMap(M.L, M.Storage.data());
+  EXPECT_EQ(presentWord(M, 0), 1ull << 63);
+  EXPECT_EQ(presentWord(M, 1), 1ull << 63);
+  EXPECT_EQ(Lookup(126, 0xff), 63);
+  EXPECT_EQ(Lookup(128, 0xff, 0x21), -1);
+  EXPECT_FALSE(checkMapIntegrity("m", M.L, M.Storage.data()).has_value());
+}
+
+TEST(MapMemory, KeysOfEverySizeCompareWholeAndOnlyTheirBytes) {
+  // Keys are hashed and compared in words (8 and 4 bytes, then single
+  // bytes): keys that differ in their last byte only stay apart, and the
+  // stored key's padding up to 8 bytes is never compared.
+  for (uint32_t Size = 1; Size <= 19; ++Size) {
+    Block M({EBPFGPU_MAP_HASH, Size, 8, 64, 0});
+    std::vector<uint8_t> A(Size, 0x5a), B = A;
+    B.back() ^= 1;
+    ASSERT_EQ(hostMapUpdate(M.h(), A.data(), u64(1).data(), 0), 0) << Size;
+    ASSERT_EQ(hostMapUpdate(M.h(), B.data(), u64(2).data(), 0), 0) << Size;
+    const uint8_t *VA = hostMapLookup(M.h(), A.data()), *VB = hostMapLookup(M.h(), B.data());
+    ASSERT_NE(VA, nullptr);
+    ASSERT_NE(VB, nullptr);
+    EXPECT_EQ(value64(VA), 1u) << Size;
+    EXPECT_EQ(value64(VB), 2u) << Size;
+    // Garbage in the padding of every stored key (an earlier, longer key
+    // could leave it in a reused element): lookups still find them.
+    uint32_t Stride = M.h().elem_stride, KeyStride = M.h().key_stride;
+    for (uint32_t E = 0; E < 2; ++E)
+      for (uint32_t Pad = Size; Pad < KeyStride; ++Pad)
+        reinterpret_cast<uint8_t *>(M.h().elems)[size_t(E) * Stride + EBPFGPU_ELEM_HEADER + Pad] =
+            0xee;
+    VA = hostMapLookup(M.h(), A.data());
+    ASSERT_NE(VA, nullptr) << Size;
+    EXPECT_EQ(value64(VA), 1u);
+    EXPECT_FALSE(checkMapIntegrity("m", M.L, M.Storage.data()).has_value());
+    std::vector<uint8_t> C = A;
+    C[0] ^= 0x80;
+    EXPECT_EQ(hostMapLookup(M.h(), C.data()), nullptr) << Size;
+  }
+}
+
+TEST(MapMemory, FlowKeysSpreadOverTheBuckets) {
+  // 4,096 5-tuples of a few hosts and sequential ports (struct flow of
+  // samples/xdp_conntrack.c: 16 bytes with padding) in 4,096 buckets: a
+  // uniform hash leaves ~37% of the buckets empty and chains of at most
+  // ~7; a weak one piles them up.
+  Block M({EBPFGPU_MAP_HASH, 16, 8, 4096, 0});
+  for (uint32_t I = 0; I < 4096; ++I) {
+    uint8_t K[16] = {10, 0, 0, uint8_t(I % 4), 192, 168, 1, uint8_t(I % 3)};
+    uint16_t Sport = uint16_t(1024 + I), Dport = 80;
+    std::memcpy(K + 8, &Sport, 2);
+    std::memcpy(K + 10, &Dport, 2);
+    K[12] = 6;
+    ASSERT_EQ(hostMapUpdate(M.h(), K, u64(I).data(), 0), 0) << I;
+  }
+  const auto *Buckets = reinterpret_cast<const uint32_t *>(M.h().buckets);
+  const auto *Elems = reinterpret_cast<const uint8_t *>(M.h().elems);
+  uint32_t Empty = 0, Longest = 0;
+  for (uint32_t B = 0; B < M.h().nbuckets; ++B) {
+    uint32_t Chain = 0;
+    for (uint32_t At = Buckets[B]; At; ++Chain)
+      std::memcpy(&At, Elems + size_t(At - 1) * M.h().elem_stride, 4);
+    Empty += Chain == 0;
+    Longest = std::max(Longest, Chain);
+  }
+  EXPECT_GT(Empty, 4096u * 30 / 100);
+  EXPECT_LT(Empty, 4096u * 44 / 100);
+  EXPECT_LE(Longest, 9u);
 }
 
 TEST(MapMemory, PerCpuValuesAreSummed) {

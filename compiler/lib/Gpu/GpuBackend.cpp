@@ -6,6 +6,7 @@
 #include "ebpf-gpu/Compiler/GpuBackend.h"
 
 #include "ebpf-gpu/Platform/GpuAbi.h"
+#include "ebpf-gpu/Platform/MapAbi.h"
 
 #include "../Lifter/PointerFold.h"
 
@@ -186,10 +187,16 @@ llvm::Function *addXdpPacketFn(llvm::Module &M, llvm::Function *Prog,
   return F;
 }
 
+/// The batch loop of programs with per-CPU maps, in the device library
+/// (CpuGroups.inc).
+constexpr const char *GroupsLoopName = "ebpfgpu_batch_in_groups";
+
 /// ebpfgpu_xdp_batch: thread t runs the program on packets t, t + T, ...
-/// (T threads in the grid); thread t is CPU t for get_smp_processor_id and
-/// per-CPU maps, so no two packets on one CPU ever run at once.
-void addXdpBatchKernel(llvm::Module &M, llvm::Function *Packet) {
+/// (T threads in the grid). Without `Groups`, thread t is CPU t for
+/// get_smp_processor_id; with it (programs with per-CPU maps), each block
+/// runs as the group of CPUs it claims from the loader's table
+/// (CpuGroups.inc), so no two packets on one CPU ever run at once.
+void addXdpBatchKernel(llvm::Module &M, llvm::Function *Packet, llvm::GlobalVariable *Groups) {
   llvm::LLVMContext &C = M.getContext();
   auto *I8 = llvm::Type::getInt8Ty(C);
   auto *I32 = llvm::Type::getInt32Ty(C);
@@ -201,6 +208,16 @@ void addXdpBatchKernel(llvm::Module &M, llvm::Function *Packet) {
   K->setCallingConv(llvm::CallingConv::PTX_Kernel);
   llvm::Value *Descs = K->getArg(0), *Verdicts = K->getArg(1);
   auto *Entry = llvm::BasicBlock::Create(C, "entry", K);
+  if (Groups) {
+    llvm::IRBuilder<> B(Entry);
+    llvm::Function *Loop = M.getFunction(GroupsLoopName);
+    assert(Loop && !Loop->isDeclaration() && "device library without the per-CPU group loop");
+    B.CreateCall(Loop, {B.CreateAddrSpaceCast(Descs, Generic),
+                        B.CreateAddrSpaceCast(Verdicts, Generic), K->getArg(2), K->getArg(3),
+                        B.CreateAddrSpaceCast(Groups, Generic)});
+    B.CreateRetVoid();
+    return;
+  }
   auto *Run = llvm::BasicBlock::Create(C, "run", K);
   auto *Done = llvm::BasicBlock::Create(C, "done", K);
   llvm::IRBuilder<> B(Entry);
@@ -291,10 +308,21 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
   llvm::Module &M = *Lifted->Module;
   M.setTargetTriple(Triple);
   M.setDataLayout((*TM)->createDataLayout());
-  if (Lift.Platform->hasContext()) // XDP: the persistent kernel's loop is needed too
+  // Per-CPU maps the loader binds: the batch kernel claims groups of CPUs.
+  bool PerCpu = false;
+  for (const MapBinding &B : Lifted->Maps)
+    PerCpu |= !B.ObjectGlobal.empty() && ebpfgpu_map_is_percpu(Maps[B.MapIndex].Type);
+  auto *GenericTy = llvm::PointerType::get(Ctx, 0);
+  if (Lift.Platform->hasContext()) { // XDP: the persistent kernel's loop is needed too
     M.getOrInsertFunction(PersistentLoopName, llvm::FunctionType::get(
-        llvm::Type::getVoidTy(Ctx), {llvm::PointerType::get(Ctx, 0), llvm::PointerType::get(Ctx, 0),
-                                      llvm::Type::getInt64Ty(Ctx)}, false));
+        llvm::Type::getVoidTy(Ctx), {GenericTy, GenericTy, llvm::Type::getInt64Ty(Ctx)}, false));
+    if (PerCpu)
+      M.getOrInsertFunction(GroupsLoopName,
+                            llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx),
+                                                    {GenericTy, GenericTy, llvm::Type::getInt32Ty(Ctx),
+                                                     llvm::Type::getInt64Ty(Ctx), GenericTy},
+                                                    false));
+  }
   if (llvm::Error E = linkDeviceHelpers(M))
     return E;
 
@@ -316,9 +344,20 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
                                       llvm::ConstantInt::get(I64, 0), Name, nullptr,
                                       llvm::GlobalValue::NotThreadLocal, 1);
     };
-    addXdpBatchKernel(M, addXdpPacketFn(M, Entry,
-                                        PointerGlobal("trace_printk", EBPFGPU_TRACE_LOG_GLOBAL),
-                                        PointerGlobal("fib_lookup", EBPFGPU_FIB_GLOBAL)));
+    llvm::GlobalVariable *Groups = nullptr;
+    if (PerCpu) {
+      auto *Ty = llvm::ArrayType::get(llvm::Type::getInt8Ty(Ctx), sizeof(ebpfgpu_cpu_groups));
+      Groups = new llvm::GlobalVariable(M, Ty, false, llvm::GlobalValue::ExternalLinkage,
+                                        llvm::ConstantAggregateZero::get(Ty),
+                                        EBPFGPU_CPU_GROUPS_GLOBAL, nullptr,
+                                        llvm::GlobalValue::NotThreadLocal, 1);
+      Groups->setAlignment(llvm::Align(8));
+    }
+    addXdpBatchKernel(M,
+                      addXdpPacketFn(M, Entry,
+                                     PointerGlobal("trace_printk", EBPFGPU_TRACE_LOG_GLOBAL),
+                                     PointerGlobal("fib_lookup", EBPFGPU_FIB_GLOBAL)),
+                      Groups);
     addXdpPersistentKernel(M);
     Out.KernelName = EBPFGPU_XDP_KERNEL;
   } else {

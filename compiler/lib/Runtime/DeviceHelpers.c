@@ -76,5 +76,6 @@ static inline void ebpfgpu_store_release(uint32_t *p, uint32_t v) {
 #include "XdpHelpers.inc"
 #include "MapHelpers.inc"
 #include "PersistentLoop.inc"
+#include "CpuGroups.inc"
 #include "FibHelpers.inc"
 #include "EventHelpers.inc"

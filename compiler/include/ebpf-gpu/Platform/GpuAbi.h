@@ -3,8 +3,10 @@
  * The ABI between the loader and the batch kernels the compiler generates:
  * one descriptor per packet in, one verdict per packet out; thread t of a
  * grid of T threads takes packets t, t + T, t + 2T, ... (the loader sizes the
- * grid: at most one thread per packet, at most what the GPU holds at once). In C, shared by the compiler (which emits the kernels) and the
- * loader (which fills and reads these arrays); no LLVM, no CUDA. */
+ * grid: a thread per packet; a program with per-CPU maps compiled before
+ * EBPFGPU_CPU_GROUPS_GLOBAL existed, at most what the GPU holds at once).
+ * In C, shared by the compiler (which emits the kernels) and the loader
+ * (which fills and reads these arrays); no LLVM, no CUDA. */
 
 #ifndef EBPF_GPU_PLATFORM_GPUABI_H
 #define EBPF_GPU_PLATFORM_GPUABI_H
@@ -37,11 +39,28 @@
  * device address of a u32 in mapped host memory (0: none). Once the host sets
  * that word, the next loop guard to read it (every 65,536th backward jump of
  * a function's activation, every 1,024th turn of a lock wait, the persistent
- * kernel's waits) traps: the kernel ends with an error instead of running on
- * for ever, and its context can be torn down. */
+ * kernel's waits) ends its thread (PTX exit) or its wait: the kernel ends
+ * normally instead of running on for ever, and its context stays usable. */
 #define EBPFGPU_ABORT_GLOBAL "ebpfgpu_abort_word"
 /* The function the lifter calls from loops on the GPU (void(void)). */
 #define EBPFGPU_LOOP_GUARD "ebpfgpu_loop_guard"
+/* Programs with per-CPU maps: a struct ebpfgpu_cpu_groups module global.
+ * Their batch kernel hands the per-CPU slices out a block at a time: each
+ * block claims a free group of ntid slices in `table` (one u32 a group, 0
+ * when free), runs its packets as CPUs group * ntid + tid and frees the
+ * group when it ends, so the grid can have a thread per packet while no
+ * two running threads share a slice. The loader allocates the table
+ * (zeroed) with `groups` = its CPUs / ntid and writes the global before
+ * the first launch. The persistent kernel does not use it: its blocks are
+ * all resident and thread t is CPU t; the two kernels of one program must
+ * not run at once. */
+#define EBPFGPU_CPU_GROUPS_GLOBAL "ebpfgpu_cpu_groups"
+
+struct ebpfgpu_cpu_groups {
+  uint64_t table; /* device address of `groups` u32 words */
+  uint32_t groups;
+  uint32_t reserved;
+};
 
 struct ebpfgpu_packet_desc {
   uint64_t buffer;      /* device address of the packet's buffer (headroom first) */

@@ -33,12 +33,14 @@ enum {
 };
 
 /* Bytes before the key in a hash element: u32 next element + 1 (0 ends the
- * chain), u32 hash of the key, u32 LRU tick of the last use, u32 unused
- * (keys start 8-byte aligned). */
+ * chain; on the free list, the next free one), u32 hash of the key, u32 LRU
+ * tick of the last use, u32 next pending element + 1 (an element unlinked
+ * this run; its chain link stays for readers still on it). Keys start
+ * 8-byte aligned. */
 #define EBPFGPU_ELEM_HEADER 16
 /* Control words at the start of a hashed map's block (u32 each). */
 #define EBPFGPU_CTL_FRESH 0   /* never-used elements handed out */
-#define EBPFGPU_CTL_POOL_LOCK 1
+#define EBPFGPU_CTL_POOL_LOCK 1 /* unused: the pool is lock-free */
 #define EBPFGPU_CTL_FREE 2    /* free list head + 1 */
 #define EBPFGPU_CTL_PENDING 3 /* unlinked this run, free after it + 1 */
 #define EBPFGPU_CTL_LIVE 4    /* keys linked */
@@ -94,7 +96,8 @@ struct ebpfgpu_map {
   uint32_t nslices;
   /* LPM tries: key data bits ((key_size - 4) * 8). */
   uint32_t prefix_bits;
-  /* LPM tries: u32 per prefix length 0..prefix_bits, the keys of that length. */
+  /* LPM tries: u32 per prefix length 0..prefix_bits, the keys of that
+   * length; then the lengths present (ebpfgpu_lpm_present). */
   uint64_t prefix_counts;
   /* Maps of maps: the maps its values may name, as an array of pointers to
    * their headers; a value holds an index into it + 1 (0: empty slot). */
@@ -142,6 +145,19 @@ static inline int ebpfgpu_map_is_hashed(uint32_t type) {
   return type == EBPFGPU_MAP_HASH || type == EBPFGPU_MAP_PERCPU_HASH || ebpfgpu_map_is_lru(type) ||
          type == EBPFGPU_MAP_LPM_TRIE || type == EBPFGPU_MAP_DEVMAP_HASH ||
          type == EBPFGPU_MAP_HASH_OF_MAPS;
+}
+
+/* LPM tries: the prefix lengths that may hold keys, a bitmap after the
+ * prefix counts (8-byte aligned): bit b of u64 word w stands for length
+ * 64 * w + b, for EBPFGPU_LPM_PRESENT_WORDS(prefix_bits) words. Lookups
+ * walk only the lengths set. An insert sets its length's bit; a delete
+ * leaves it (a set bit without keys costs a probe, never a wrong answer)
+ * and the loader recomputes the bitmap from the counts between runs
+ * (reclaimHashMap), when no program can race with it. Every length with a
+ * key has its bit set. */
+#define EBPFGPU_LPM_PRESENT_WORDS(prefix_bits) (((prefix_bits) + 64u) / 64u)
+static inline uint64_t *ebpfgpu_lpm_present(const struct ebpfgpu_map *m) {
+  return (uint64_t *)(m->prefix_counts + (((m->prefix_bits + 1u) * 4u + 7u) & ~7u));
 }
 
 /* Sets the header fields that follow from the shape alone, as the layout

@@ -174,10 +174,17 @@ public:
 
   const std::string &jitInfoLog() const { return InfoLog; }
 
-  /// The GPU's CPUs for this program: the most threads a batch kernel
-  /// launch has (each takes packets i, i + cpus, ...), and the copies of
-  /// per-CPU values. Without per-CPU maps, unbounded (a thread per packet).
+  /// The GPU's CPUs for this program: the copies of per-CPU values, and the
+  /// most threads a persistent kernel has (thread t is CPU t). The batch
+  /// kernel has a thread per packet: its blocks claim groups of these CPUs
+  /// (GpuAbi.h: EBPFGPU_CPU_GROUPS_GLOBAL), or, a per-CPU program compiled
+  /// before groups, it has at most cpus() threads, each taking packets i,
+  /// i + cpus, ... Without per-CPU maps, unbounded.
   uint32_t cpus() const { return CpuSlots; }
+  /// The threads of a batch kernel launch over `Packets` packets.
+  uint64_t launchThreads(uint32_t Packets) const {
+    return uint64_t(blocksFor(Packets)) * GpuBlockThreads;
+  }
 
   /// The program's maps and global data, read back from the GPU, as text
   /// (loader/MapMemory.h), in map name order.
@@ -252,9 +259,10 @@ private:
   unsigned blocksFor(uint32_t Packets) const;
   GpuDevice &Dev;
   uint32_t CpuSlots = 0;
-  uint64_t TraceLog = 0; ///< device memory owned: bpf_trace_printk's log, or 0
-  uint64_t Fib = 0;      ///< device memory owned: bpf_fib_lookup's table, or 0
-  bool UsesFib = false;  ///< the module has the EBPFGPU_FIB_GLOBAL pointer
+  uint64_t TraceLog = 0;  ///< device memory owned: bpf_trace_printk's log, or 0
+  uint64_t Fib = 0;       ///< device memory owned: bpf_fib_lookup's table, or 0
+  uint64_t CpuGroups = 0; ///< device memory owned: the per-CPU group table, or 0
+  bool UsesFib = false;   ///< the module has the EBPFGPU_FIB_GLOBAL pointer
   uint32_t *AbortWord = nullptr; ///< mapped pinned host memory owned, or null
   void *Module = nullptr;
   void *Kernel = nullptr;
