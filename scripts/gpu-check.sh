@@ -556,7 +556,7 @@ device() {
   "$bin/ebpf-gpu-trafgen" -o /tmp/stress.pcap --count 1000000 --seed 9 --flows 100000
   local batch
   for batch in 65536 270336; do
-    if "$bin/ebpf-gpu-loader" run "$s/hash_stress.gpu.o" --pcap /tmp/stress.pcap --check-maps --batch $batch \
+    if "$bin/ebpf-gpu-loader" run "$s/hash_stress.gpu.o" --pcap /tmp/stress.pcap --check-maps --batch $batch --watchdog-ms 60000 \
         --dump-maps /tmp/hash_stress.gpu.maps >"$out/stress-$batch.txt" 2>&1 &&
        grep -E "ABORTED|GPU kernel|warning" "$out/stress-$batch.txt" &&
        grep -Eq "XDP_ABORTED +0 " "$out/stress-$batch.txt" && ! grep -q "refused" "$out/stress-$batch.txt" &&
@@ -569,7 +569,7 @@ device() {
     fi
   done
   echo "== LPM trie churn: 1M packets in launches of 65536 threads that insert, delete and look up prefixes"
-  if "$bin/ebpf-gpu-loader" run "$s/lpm_churn.gpu.o" --pcap /tmp/stress.pcap --check-maps --batch 65536 |
+  if "$bin/ebpf-gpu-loader" run "$s/lpm_churn.gpu.o" --pcap /tmp/stress.pcap --check-maps --batch 65536 --watchdog-ms 60000 |
      grep -E "GPU kernel"; then
     echo "lpm_churn: map structure, prefix counts and present lengths intact after the run"
   else

@@ -77,6 +77,11 @@ MaybeError GuardedExecutor::run(runtime::PacketBatch &Batch) {
   return E;
 }
 
+std::shared_ptr<void> GuardedExecutor::quiesce() {
+  std::shared_lock L(Lock);
+  return Inner ? Inner->quiesce() : nullptr;
+}
+
 std::string GuardedExecutor::faultError() const {
   std::lock_guard G(ErrorLock);
   return ErrorText;

@@ -58,6 +58,7 @@ public:
   Expected<std::vector<std::string>> warnings() override;
   std::vector<runtime::MapInfo> maps() const override { return MapList; }
   MaybeError accessMap(const std::string &Name, const runtime::MapOperation &Op) override;
+  std::shared_ptr<void> quiesce() override;
   const std::string &programName() const override { return Name; }
   const char *backendName() const override { return Backend.c_str(); }
 

@@ -241,7 +241,9 @@ Expected<Value> DaemonState::progLoad(const Value &Args) {
   R.Blocks = uint32_t(*Blocks);
   R.LaunchSize = uint32_t(*LaunchSize);
   R.AllowUnverified = Opts.AllowUnverified;
+  std::vector<std::shared_ptr<void>> Quiet = quiesceOthers(nullptr);
   auto L = Backends.load(R);
+  Quiet.clear();
   if (!L)
     return L.takeError();
 
@@ -383,6 +385,8 @@ Expected<Value> DaemonState::progUnload(const Value &Args) {
   uint32_t Id = (*P)->Id;
   for (uint32_t M : (*P)->MapIds)
     Maps.erase(M);
+  std::vector<std::shared_ptr<void>> Quiet = quiesceOthers(*P);
+  (*P)->Exec->quiesce(); // no port runs it: nothing starts it again
   release(**P);
   Programs.erase(Id);
   return Value::object().set("id", Id).set("unloaded", true);
@@ -757,6 +761,7 @@ void DaemonState::recover(Program &P) {
   // driver error does not). Event streams and .rodata are not state to
   // carry: the first is lost, the second comes with the code.
   std::shared_ptr<runtime::BatchExecutor> Old = P.Exec->takeOut();
+  std::vector<std::shared_ptr<void>> Quiet = quiesceOthers(&P);
   using Entries = std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>>;
   std::vector<std::pair<runtime::MapInfo, Entries>> Saved;
   if (Old) {
@@ -786,6 +791,9 @@ void DaemonState::recover(Program &P) {
     // go (the GPU's context with it, which stops a kernel that hangs).
     R.Teardown = P.Discard ? P.Discard(std::move(Old)) : "freed";
     Old.reset();
+    std::fprintf(stderr, "ebpf-gpu-loader: daemon: program %u (%s): old %s back end: %s (%.1f ms)\n",
+                 P.Id, P.Name.c_str(), P.Backend.c_str(), R.Teardown.c_str(),
+                 std::chrono::duration<double, std::milli>(Clock::now() - Start).count());
   }
 
   auto New = P.Remake ? P.Remake()
@@ -913,6 +921,15 @@ Expected<Value> DaemonState::stats() {
       .set("programs", std::move(Progs));
 }
 
+std::vector<std::shared_ptr<void>> DaemonState::quiesceOthers(const Program *Except) {
+  std::vector<std::shared_ptr<void>> Tokens;
+  for (auto &[Id, Q] : Programs)
+    if (&Q != Except)
+      if (std::shared_ptr<void> T = Q.Exec->quiesce())
+        Tokens.push_back(std::move(T));
+  return Tokens;
+}
+
 void DaemonState::release(Program &P) {
   // A back end that failed is given up as recovery would (a GPU kernel
   // that hangs would make an ordinary teardown wait for it for ever).
@@ -927,6 +944,10 @@ void DaemonState::stop() {
   DP.stop();
   PortProgram.clear();
   Maps.clear();
+  // No batch runs any more: every persistent kernel stopped first, so that
+  // destroying one program's context does not wait for another's kernel.
+  for (auto &[Id, P] : Programs)
+    P.Exec->quiesce();
   for (auto &[Id, P] : Programs)
     release(P);
   Programs.clear();

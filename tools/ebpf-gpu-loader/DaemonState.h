@@ -187,6 +187,11 @@ private:
   /// spec, fills its maps and puts it behind the same guard, so every port
   /// running `P` runs the new one.
   void recover(Program &P);
+  /// Every program's back end but `Except`'s quiesced (BatchExecutor::
+  /// quiesce: persistent GPU kernels stopped, batches held off) until the
+  /// tokens are dropped: around making or destroying a CUDA context, which
+  /// would otherwise wait for those kernels for ever.
+  std::vector<std::shared_ptr<void>> quiesceOthers(const Program *Except);
   /// Before `P` is dropped: gives up its back end if it failed.
   void release(Program &P);
 

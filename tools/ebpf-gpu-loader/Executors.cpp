@@ -434,6 +434,13 @@ public:
     return Sorted[K];
   }
 
+  std::shared_ptr<void> quiesce() override {
+    auto Token = std::make_shared<std::unique_lock<std::mutex>>(Launching);
+    if (Runner && Runner->options().Mode == loader::GpuMode::Persistent && !Dev->bindThread())
+      Runner.reset(); // ensureRunner starts it again at the next batch
+    return Token;
+  }
+
   /// haltGpuExecutor.
   std::string halt() {
     std::lock_guard Lock(Launching);

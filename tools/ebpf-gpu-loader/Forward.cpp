@@ -77,7 +77,7 @@ int usage(const std::string &Msg) {
                "                      gpu: batches copied to GPU memory (default), or read "
                "in pinned host memory\n"
                "  --gpu-blocks N      gpu, persistent: blocks of the kernel (default: one per SM)\n"
-               "  --watchdog-ms MS    gpu, persistent: a batch not done by then fails (default "
+               "  --watchdog-ms MS    gpu: a batch not done by then fails, either mode (default "
                "1000)\n"
                "  --zero-copy         run the program on packets in their mbufs (no copies; the\n"
                "                      GPU's mapped path reads them in place); 128 bytes of headroom\n"

@@ -86,7 +86,7 @@ int usage(const std::string &Msg) {
                "                      gpu: batches copied to GPU memory and back (default), or read\n"
                "                      and written by the GPU in pinned host memory\n"
                "  --gpu-blocks N      gpu, persistent: blocks of the kernel (default: one per SM)\n"
-               "  --watchdog-ms MS    gpu, persistent: a batch not done by then fails (default 1000)\n"
+               "  --watchdog-ms MS    gpu: a batch not done by then fails (default 1000)\n"
                "  --map-set MAP:KEY:VALUE\n"
                "                      before the run, set KEY to VALUE in MAP (hex bytes as the\n"
                "                      map stores them, e.g. routes:18000000c0a80100:02000000);\n"

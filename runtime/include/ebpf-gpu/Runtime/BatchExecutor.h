@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,14 @@ public:
   virtual MaybeError usePacketMemory(void *Addr, size_t Bytes) { return std::nullopt; }
   /// The ranges are about to be freed: forget them. After the last run().
   virtual void forgetPacketMemory() {}
+
+  /// Stops the back end's work that runs on its own (a persistent GPU
+  /// kernel) and holds its batches off until the returned token is
+  /// dropped; the next batch starts that work again. Another back end's
+  /// device-wide operations (making or destroying a CUDA context) wait for
+  /// every running kernel of the device, so the daemon quiesces the others
+  /// around them. Null: nothing to stop.
+  virtual std::shared_ptr<void> quiesce() { return nullptr; }
 
   /// The program's name (function or section) and the back end's name
   /// ("host", "gpu").
