@@ -294,12 +294,20 @@ void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
   libbpf_set_print(collectLibbpfLog);
   struct bpf_object *Obj = bpf_object__open_file(O.Object.c_str(), nullptr);
   if (!Obj)
-    fail(O.Object + ": kernel back end: cannot open: " + std::strerror(errno));
+    fail(O.Object + ": kernel back end: cannot open: " + std::strerror(errno) +
+         (LibbpfLog.empty() ? "" : "\n" + LibbpfLog));
   // With program arrays, every program loads (tail calls may reach any,
   // and libbpf fills the arrays' static slots); otherwise only the chosen.
   bool TailCalls = false;
   struct bpf_map *Map;
-  bpf_object__for_each_map(Map, Obj) TailCalls |= bpf_map__type(Map) == BPF_MAP_TYPE_PROG_ARRAY;
+  bpf_object__for_each_map(Map, Obj) {
+    TailCalls |= bpf_map__type(Map) == BPF_MAP_TYPE_PROG_ARRAY;
+    // A one-shot run starts from the object's own maps, as the host and
+    // GPU back ends do: libbpf would otherwise pin LIBBPF_PIN_BY_NAME maps
+    // under /sys/fs/bpf, leave them there, and reuse whatever an earlier
+    // run (or another program with a map of that name) left in them.
+    bpf_map__set_pin_path(Map, nullptr);
+  }
   struct bpf_program *Chosen = nullptr, *P;
   int Count = 0;
   bpf_object__for_each_program(P, Obj) {
