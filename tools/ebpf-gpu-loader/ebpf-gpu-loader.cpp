@@ -42,6 +42,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <unistd.h>
 #include <map>
 #include <optional>
 #include <string>
@@ -93,6 +94,10 @@ int usage(const std::string &Msg) {
                "                      maps of maps: MAP:KEY:@INNER, the map the slot holds;\n"
                "                      repeatable\n"
                "  --map-file FILE     --map-set for each line MAP:KEY:VALUE of FILE ('#' comments)\n"
+               "  --inner-map OUTER=MAP\n"
+               "                      eBPF objects: the map of maps OUTER, defined without\n"
+               "                      __array(values, ...), holds maps shaped as MAP (what user\n"
+               "                      space gives libbpf as the inner map); its slots start empty\n"
                "  --fib FILE          host, gpu: the forwarding table bpf_fib_lookup reads (links,\n"
                "                      routes, neighbours; docs/MAPS.md); the kernel back end reads\n"
                "                      its network namespace's (run it under ip netns exec)\n"
@@ -128,6 +133,8 @@ struct RunOptions {
   std::string TraceFile; ///< --trace: where bpf_trace_printk lines go (default stderr)
   std::string EventsFile; ///< --events: where ringbuf/perf event records go
   std::vector<MapEntry> MapEntries; ///< --map-set, in order
+  /// --inner-map OUTER=MAP: inner map templates of maps of maps (eBPF objects)
+  std::vector<std::pair<std::string, std::string>> InnerMaps;
   std::string FibFile;              ///< --fib: bpf_fib_lookup's table
   std::vector<uint8_t> Fib;         ///< its block (loader/Fib.h)
   std::optional<uint32_t> IngressIfindex; ///< --ingress-ifindex
@@ -155,6 +162,38 @@ int collectLibbpfLog(enum libbpf_print_level Level, const char *Fmt, va_list Arg
   int N = std::vsnprintf(Buf, sizeof(Buf), Fmt, Args);
   LibbpfLog += Buf;
   return N;
+}
+
+object::ReadOptions readOptions(const RunOptions &O) {
+  object::ReadOptions R;
+  R.InnerMapTemplates = O.InnerMaps;
+  return R;
+}
+
+/// --inner-map on the kernel back end: a map of TEMPLATE's shape made for
+/// libbpf to create OUTER with (bpf_map__set_inner_map_fd), as user space
+/// does; closed by the caller after the load. Fails on names that are no
+/// maps of the object.
+std::vector<int> setKernelInnerMaps(struct bpf_object *Obj, const RunOptions &O) {
+  std::vector<int> Fds;
+  for (const auto &[OuterName, TemplateName] : O.InnerMaps) {
+    struct bpf_map *Outer = bpf_object__find_map_by_name(Obj, OuterName.c_str());
+    struct bpf_map *T = bpf_object__find_map_by_name(Obj, TemplateName.c_str());
+    if (!Outer || !T)
+      fail("--inner-map " + OuterName + "=" + TemplateName + ": the object has no map named '" +
+           (Outer ? TemplateName : OuterName) + "'");
+    LIBBPF_OPTS(bpf_map_create_opts, Opts, .map_flags = bpf_map__map_flags(T));
+    int Fd = bpf_map_create(bpf_map__type(T), (OuterName + "_inner").substr(0, 15).c_str(),
+                            bpf_map__key_size(T), bpf_map__value_size(T),
+                            bpf_map__max_entries(T), &Opts);
+    if (Fd < 0)
+      fail("--inner-map " + OuterName + "=" + TemplateName +
+           ": the kernel refused a map of that shape: " + std::strerror(errno));
+    if (int Err = bpf_map__set_inner_map_fd(Outer, Fd))
+      fail("--inner-map " + OuterName + "=" + TemplateName + ": " + std::strerror(-Err));
+    Fds.push_back(Fd);
+  }
+  return Fds;
 }
 
 /// The kernel back end: load with libbpf, BPF_PROG_TEST_RUN per packet.
@@ -329,7 +368,11 @@ void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
   }
   ProgName = bpf_program__name(Chosen);
   bpf_program__set_type(Chosen, BPF_PROG_TYPE_XDP);
-  if (int Err = bpf_object__load(Obj)) {
+  std::vector<int> InnerFds = setKernelInnerMaps(Obj, O);
+  int LoadErr = bpf_object__load(Obj);
+  for (int Fd : InnerFds)
+    close(Fd);
+  if (int Err = LoadErr) {
     bpf_object__close(Obj);
     std::string Why = Err == -EPERM ? "permission denied (needs root or CAP_BPF)"
                                     : std::string(std::strerror(-Err));
@@ -517,6 +560,14 @@ int runCommand(int argc, char **argv) {
     }
     else if (A == "--events")
       Value(O.EventsFile);
+    else if (A == "--inner-map") {
+      std::string V;
+      Value(V);
+      size_t Eq = V.find('=');
+      if (Eq == std::string::npos || Eq == 0 || Eq + 1 == V.size())
+        return usage("--inner-map needs OUTER=MAP, not '" + V + "'");
+      O.InnerMaps.emplace_back(V.substr(0, Eq), V.substr(Eq + 1));
+    }
     else if (A == "--map-set") {
       std::string V;
       Value(V);
@@ -569,6 +620,9 @@ int runCommand(int argc, char **argv) {
   Expected<loader::GpuObjectSpec> GpuObj = gpuObjectAt(O.Object);
   if (!GpuObj && loader::isGpuObjectFile(O.Object))
     fail(GpuObj.error().message()); // a .gpu.o, but damaged
+  if (GpuObj && !O.InnerMaps.empty())
+    return usage("--inner-map applies to eBPF objects; a .gpu.o has its inner maps from "
+                 "ebpf-gpu-cc --inner-map");
   if (O.Backend.empty())
     O.Backend = GpuObj ? "gpu" : "host";
   if (O.Backend != "gpu" && O.Backend != "host" && O.Backend != "kernel")
@@ -597,7 +651,7 @@ int runCommand(int argc, char **argv) {
 #ifdef EBPF_GPU_HAVE_CUDA
     if (!GpuObj) {
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
-      GpuObj = tools::compileForGpu(O.Object, O.Section);
+      GpuObj = tools::compileForGpu(O.Object, O.Section, readOptions(O));
       if (!GpuObj)
         fail(GpuObj.error().message());
 #else
@@ -627,7 +681,8 @@ int runCommand(int argc, char **argv) {
            " back end the eBPF object");
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
     if (O.Backend == "host") {
-      auto Exec = tools::makeHostExecutor(O.Object, O.Section, tools::HostReclaim::EachPacket);
+      auto Exec = tools::makeHostExecutor(O.Object, O.Section, tools::HostReclaim::EachPacket,
+                                          readOptions(O));
       if (!Exec)
         fail(Exec.error().message());
       ProgName = (*Exec)->programName();
