@@ -119,6 +119,19 @@ def map_files(pcap, out_dir):
             "reals:00000000:" + h(bytes([10, 0, 0, 9]) + bytes(16)),
             "ctl_array:00000000:0200000000aa0000",
         ],
+        # Linux xdp_router_ipv4: 192.168.0.0/16 via gateway 10.0.0.1 on
+        # the loopback device (struct trie_value: prefix, source MAC as a
+        # __be64, ifindex, metric, gateway), the gateway's MAC in arp_table.
+        "xdp_router_ipv4.maps": [
+            "lpm_map:10000000c0a80000:c0a80000" + "00000000" + "0200000000bb0000" + "01000000"
+            + "00000000" + "0a000001" + "00000000",
+            "arp_table:0a000001:0200000000cc0000",
+            "tx_port:01000000:01000000",
+        ],
+        # Linux xdp_redirect_map: slot 0 of both devmaps is the loopback
+        # device (tx_port_native's values are struct bpf_devmap_val).
+        "xdp_redirect_map_general.maps": ["tx_port_general:00000000:01000000"],
+        "xdp_redirect_map_native.maps": ["tx_port_native:00000000:0100000000000000"],
         # Linux xdp_fwd: the devmap holds every link of the forwarding
         # table (tests/lit/loader/Inputs/fib.fib).
         "xdp_fwd.maps": [f"xdp_tx_ports:{i:02x}000000:{i:02x}000000" for i in (1, 2, 3, 4)],

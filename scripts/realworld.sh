@@ -48,6 +48,13 @@ python3 scripts/realworld.py map-files "$W/traffic.pcap" "$W/maps"
 CFLAGS=(-O2 -g -target bpf -Wno-compare-distinct-pointer-types -Wno-macro-redefined
         -I"$W/stubs" -I/usr/include/x86_64-linux-gnu)
 KTREE=(-I"$W/stubs/ktree")
+# samples/bpf/*.bpf.c include vmlinux.h: the running kernel's, from its BTF.
+VMLINUX=(-D__TARGET_ARCH_x86 -I"$W/vmlinux" -I/usr/include/bpf)
+mkdir -p "$W/vmlinux"
+bpftool btf dump file /sys/kernel/btf/vmlinux format c >"$W/vmlinux/vmlinux.h" 2>/dev/null ||
+  echo "realworld: no /sys/kernel/btf/vmlinux: the vmlinux.h samples will not build" >&2
+# xdp_sample.bpf.c's counters, sized as its user space does for 64 CPUs.
+SAMPLE_SIZES="--map-size rx_cnt=64 --map-size redir_err_cnt=448 --map-size cpumap_enqueue_cnt=4096 --map-size cpumap_kthread_cnt=64 --map-size exception_cnt=448"
 # name | source under SRC | extra clang flags | programs | map file (FILE, or
 # PROG=FILE entries) | arguments for ebpf-gpu-cc and the loader | a --mask
 # regular expression for map dump lines holding clock values
@@ -61,6 +68,11 @@ OBJECTS=(
   "linux-xdp_adjust_tail|linux/samples/bpf/xdp_adjust_tail_kern.c|KTREE|_xdp_icmp||"
   "linux-xdp_tx_iptunnel|linux/samples/bpf/xdp_tx_iptunnel_kern.c|KTREE|_xdp_tx_iptunnel|xdp_tx_iptunnel.maps|"
   "linux-xdp_fwd|linux/samples/bpf/xdp_fwd_kern.c|KTREE|xdp_fwd_prog xdp_fwd_direct_prog|xdp_fwd.maps|"
+  # The newer samples: vmlinux.h of the running kernel, each linked with
+  # xdp_sample.bpf.c (bpftool gen object, as the kernel's Makefile does),
+  # whose counter maps user space sizes before load.
+  "linux-xdp_router_ipv4|linux/samples/bpf/xdp_router_ipv4.bpf.c+linux/samples/bpf/xdp_sample.bpf.c|VMLINUX|xdp_router_ipv4_prog|xdp_router_ipv4.maps|$SAMPLE_SIZES|"
+  "linux-xdp_redirect_map|linux/samples/bpf/xdp_redirect_map.bpf.c+linux/samples/bpf/xdp_sample.bpf.c|VMLINUX|xdp_redirect_map_general xdp_redirect_map_native xdp_redirect_map_egress|xdp_redirect_map_general=xdp_redirect_map_general.maps xdp_redirect_map_native=xdp_redirect_map_native.maps|$SAMPLE_SIZES|"
   # Katran's build: its own bpf.h/bpf_helpers.h (stand-ins), jhash.h, and
   # the clang of its day (memcpy without <string.h>). lru_mapping is filled
   # by Katran's user space with per-CPU LRU maps shaped as fallback_cache.
@@ -71,16 +83,39 @@ OBJECTS=(
 failures=0
 for entry in "${OBJECTS[@]}"; do
   IFS='|' read -r name rel extra progs mapfile largs mask <<<"$entry"
-  src=$SRC/$rel
-  if [ ! -f "$src" ]; then
-    echo "$name: skipped: $rel not under $SRC"
+  # SRC_A+SRC_B...: each built, then linked into one object (bpftool).
+  IFS='+' read -ra rels <<<"$rel"
+  src=$SRC/${rels[0]}
+  missing=
+  for r in "${rels[@]}"; do [ -f "$SRC/$r" ] || missing=$r; done
+  if [ -n "$missing" ]; then
+    echo "$name: skipped: $missing not under $SRC"
     continue
   fi
   flags=("${CFLAGS[@]}")
-  if [ "$extra" = KTREE ]; then flags+=("${KTREE[@]}"); else read -ra more <<<"$extra"; flags+=("${more[@]}"); fi
+  case $extra in
+    KTREE) flags+=("${KTREE[@]}") ;;
+    VMLINUX) flags+=("${VMLINUX[@]}") ;;
+    *) read -ra more <<<"$extra"; flags+=("${more[@]}") ;;
+  esac
   obj=$W/obj/$name.o
-  if ! clang-19 "${flags[@]}" -I"$(dirname "$src")" -c "$src" -o "$obj" 2>"$W/obj/$name.clang.log"; then
-    echo "$name: clang failed: $(grep -m1 error "$W/obj/$name.clang.log")"
+  parts=()
+  for r in "${rels[@]}"; do
+    part=$W/obj/$name.$(basename "$r" .c).part.o
+    [ ${#rels[@]} -eq 1 ] && part=$obj
+    if ! clang-19 "${flags[@]}" -I"$(dirname "$SRC/$r")" -c "$SRC/$r" -o "$part" 2>"$W/obj/$name.clang.log"; then
+      echo "$name: clang failed on $r: $(grep -m1 error "$W/obj/$name.clang.log")"
+      parts=()
+      break
+    fi
+    parts+=("$part")
+  done
+  if [ ${#parts[@]} -eq 0 ]; then
+    failures=$((failures + 1))
+    continue
+  fi
+  if [ ${#rels[@]} -gt 1 ] && ! bpftool gen object "$obj" "${parts[@]}" 2>"$W/obj/$name.link.log"; then
+    echo "$name: bpftool gen object failed: $(head -1 "$W/obj/$name.link.log")"
     failures=$((failures + 1))
     continue
   fi

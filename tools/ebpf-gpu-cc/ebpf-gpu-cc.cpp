@@ -68,6 +68,11 @@ cl::list<std::string> InnerMaps(
              "maps shaped as the object's map MAP (as user space sets libbpf's inner map "
              "before load); repeatable"),
     cl::value_desc("OUTER=MAP"), cl::cat(Category));
+cl::list<std::string> MapSizes(
+    "map-size",
+    cl::desc("MAP=ENTRIES: max_entries of the object's map MAP, as user space sets it before "
+             "load (maps the object leaves at 0); repeatable"),
+    cl::value_desc("MAP=ENTRIES"), cl::cat(Category));
 cl::opt<bool> NoVerify("no-verify",
                        cl::desc("Skip the safety verifier (for testing back ends on programs "
                                 "outside its reach; a .gpu.o is marked unverified)"),
@@ -127,6 +132,12 @@ object::ObjectSpec readInput() {
       if (!T)
         fail(T.error().message(), 2);
       Opts.InnerMapTemplates.push_back(std::move(*T));
+    }
+    for (const std::string &A : MapSizes) {
+      auto S = object::parseMapSize(A);
+      if (!S)
+        fail(S.error().message(), 2);
+      Opts.MaxEntries.push_back(std::move(*S));
     }
     ebpfgpu::Expected<object::ObjectSpec> Obj = object::readObjectFile(InputPath, Opts);
     if (!Obj)

@@ -98,6 +98,9 @@ int usage(const std::string &Msg) {
                "                      eBPF objects: the map of maps OUTER, defined without\n"
                "                      __array(values, ...), holds maps shaped as MAP (what user\n"
                "                      space gives libbpf as the inner map); its slots start empty\n"
+               "  --map-size MAP=ENTRIES\n"
+               "                      eBPF objects: max_entries of MAP, as user space sets it\n"
+               "                      before load (maps the object leaves at 0)\n"
                "  --fib FILE          host, gpu: the forwarding table bpf_fib_lookup reads (links,\n"
                "                      routes, neighbours; docs/MAPS.md); the kernel back end reads\n"
                "                      its network namespace's (run it under ip netns exec)\n"
@@ -135,6 +138,8 @@ struct RunOptions {
   std::vector<MapEntry> MapEntries; ///< --map-set, in order
   /// --inner-map OUTER=MAP: inner map templates of maps of maps (eBPF objects)
   std::vector<std::pair<std::string, std::string>> InnerMaps;
+  /// --map-size MAP=ENTRIES: max_entries set before load (eBPF objects)
+  std::vector<std::pair<std::string, uint32_t>> MapSizes;
   std::string FibFile;              ///< --fib: bpf_fib_lookup's table
   std::vector<uint8_t> Fib;         ///< its block (loader/Fib.h)
   std::optional<uint32_t> IngressIfindex; ///< --ingress-ifindex
@@ -167,15 +172,25 @@ int collectLibbpfLog(enum libbpf_print_level Level, const char *Fmt, va_list Arg
 object::ReadOptions readOptions(const RunOptions &O) {
   object::ReadOptions R;
   R.InnerMapTemplates = O.InnerMaps;
+  R.MaxEntries = O.MapSizes;
   return R;
 }
 
-/// --inner-map on the kernel back end: a map of TEMPLATE's shape made for
+/// --map-size and --inner-map on the kernel back end: sizes set on libbpf's
+/// maps; for --inner-map, a map of TEMPLATE's shape made for
 /// libbpf to create OUTER with (bpf_map__set_inner_map_fd), as user space
 /// does; closed by the caller after the load. Fails on names that are no
 /// maps of the object.
 std::vector<int> setKernelInnerMaps(struct bpf_object *Obj, const RunOptions &O) {
   std::vector<int> Fds;
+  for (const auto &[Name, Entries] : O.MapSizes) {
+    struct bpf_map *M = bpf_object__find_map_by_name(Obj, Name.c_str());
+    if (!M)
+      fail("--map-size " + Name + "=" + std::to_string(Entries) +
+           ": the object has no map named '" + Name + "'");
+    if (int Err = bpf_map__set_max_entries(M, Entries))
+      fail("--map-size " + Name + ": " + std::strerror(-Err));
+  }
   for (const auto &[OuterName, TemplateName] : O.InnerMaps) {
     struct bpf_map *Outer = bpf_object__find_map_by_name(Obj, OuterName.c_str());
     struct bpf_map *T = bpf_object__find_map_by_name(Obj, TemplateName.c_str());
@@ -567,6 +582,17 @@ int runCommand(int argc, char **argv) {
       if (Eq == std::string::npos || Eq == 0 || Eq + 1 == V.size())
         return usage("--inner-map needs OUTER=MAP, not '" + V + "'");
       O.InnerMaps.emplace_back(V.substr(0, Eq), V.substr(Eq + 1));
+    } else if (A == "--map-size") {
+      std::string V;
+      Value(V);
+      size_t Eq = V.find('=');
+      std::string N = Eq == std::string::npos ? "" : V.substr(Eq + 1);
+      char *End = nullptr;
+      unsigned long long E = N.empty() ? 0 : std::strtoull(N.c_str(), &End, 10);
+      if (Eq == 0 || N.empty() || *End || !std::isdigit(static_cast<unsigned char>(N[0])) ||
+          E == 0 || E > 0x7fffffffu)
+        return usage("--map-size needs MAP=ENTRIES (1 to 2147483647), not '" + V + "'");
+      O.MapSizes.emplace_back(V.substr(0, Eq), uint32_t(E));
     }
     else if (A == "--map-set") {
       std::string V;
@@ -620,9 +646,9 @@ int runCommand(int argc, char **argv) {
   Expected<loader::GpuObjectSpec> GpuObj = gpuObjectAt(O.Object);
   if (!GpuObj && loader::isGpuObjectFile(O.Object))
     fail(GpuObj.error().message()); // a .gpu.o, but damaged
-  if (GpuObj && !O.InnerMaps.empty())
-    return usage("--inner-map applies to eBPF objects; a .gpu.o has its inner maps from "
-                 "ebpf-gpu-cc --inner-map");
+  if (GpuObj && (!O.InnerMaps.empty() || !O.MapSizes.empty()))
+    return usage("--inner-map and --map-size apply to eBPF objects; a .gpu.o has its maps "
+                 "from ebpf-gpu-cc (give them there)");
   if (O.Backend.empty())
     O.Backend = GpuObj ? "gpu" : "host";
   if (O.Backend != "gpu" && O.Backend != "host" && O.Backend != "kernel")

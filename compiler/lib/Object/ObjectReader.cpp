@@ -8,6 +8,8 @@
 #include "ebpf-gpu/Support/ReadFile.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 
@@ -78,7 +80,33 @@ MaybeError applyInnerMapTemplates(std::vector<MapSpec> &Maps, const ReadOptions 
   return std::nullopt;
 }
 
+/// Sets the sizes the user gives; errors on a name that is no map of the
+/// object, and on global data (its size is the section's).
+MaybeError applyMapSizes(std::vector<MapSpec> &Maps, const ReadOptions &Opts) {
+  for (const auto &[Name, Entries] : Opts.MaxEntries) {
+    auto It = std::find_if(Maps.begin(), Maps.end(), [&, &Name = Name](const MapSpec &M) {
+      return M.Name == Name && M.Origin != MapOrigin::GlobalData;
+    });
+    if (It == Maps.end())
+      return Error("--map-size " + Name + "=" + std::to_string(Entries) +
+                   ": the object has no map named '" + Name + "'");
+    It->MaxEntries = Entries;
+  }
+  return std::nullopt;
+}
+
 } // namespace
+
+Expected<std::pair<std::string, uint32_t>> parseMapSize(const std::string &Arg) {
+  size_t Eq = Arg.find('=');
+  std::string V = Eq == std::string::npos ? "" : Arg.substr(Eq + 1);
+  char *End = nullptr;
+  unsigned long long N = V.empty() ? 0 : std::strtoull(V.c_str(), &End, 10);
+  if (Eq == 0 || V.empty() || *End || !std::isdigit(static_cast<unsigned char>(V[0])) || N == 0 ||
+      N > 0x7fffffffu)
+    return Error("--map-size '" + Arg + "': expected MAP=ENTRIES (1 to 2147483647)");
+  return std::make_pair(Arg.substr(0, Eq), uint32_t(N));
+}
 
 Expected<std::pair<std::string, std::string>> parseInnerMapTemplate(const std::string &Arg) {
   size_t Eq = Arg.find('=');
@@ -97,6 +125,8 @@ Expected<ObjectSpec> readObjectMemory(const uint8_t *Data, size_t Size,
   Expected<MapTable> Maps = readMaps(*Elf);
   if (!Maps)
     return Maps.takeError().withContext(Name);
+  if (MaybeError E = applyMapSizes(Maps->Maps, Opts))
+    return std::move(*E).withContext(Name);
   if (MaybeError E = applyInnerMapTemplates(Maps->Maps, Opts))
     return std::move(*E).withContext(Name);
   Expected<LineTable> Lines = readLineInfo(*Elf);

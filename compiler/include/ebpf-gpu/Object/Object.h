@@ -114,10 +114,16 @@ struct ReadOptions {
   /// `template` (libbpf: bpf_map__set_inner_map_fd with a map of that
   /// shape). Its slots start empty.
   std::vector<std::pair<std::string, std::string>> InnerMapTemplates;
+  /// (map, entries): max_entries set before load (libbpf:
+  /// bpf_map__set_max_entries), e.g. the kernel's xdp_sample maps, which
+  /// the object leaves at 0 for user space to size by the CPU count.
+  std::vector<std::pair<std::string, uint32_t>> MaxEntries;
 };
 
 /// Parses "OUTER=TEMPLATE" (the tools' --inner-map argument).
 Expected<std::pair<std::string, std::string>> parseInnerMapTemplate(const std::string &Arg);
+/// Parses "MAP=ENTRIES" (the tools' --map-size argument; 1 to 2^31-1).
+Expected<std::pair<std::string, uint32_t>> parseMapSize(const std::string &Arg);
 
 /// Reads an eBPF ELF object. Errors name the file and, where it applies, the
 /// section and instruction ("prog.o: section xdp: pc 3: ..."); a map of maps
