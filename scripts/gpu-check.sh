@@ -642,7 +642,7 @@ prepare_realworld() {
     read -ra a <<<"$args"
     build/tools/ebpf-gpu-loader run "$rw/obj/$name.o" --section "$prog" "${a[@]}" "${maps[@]}" \
       --backend host --pcap "$rw/traffic.pcap" --verdicts "build/rw.$id.txt" \
-      --out "build/rw.$id.pcap" --dump-maps "build/rw.$id.maps" >/dev/null
+      --out "build/rw.$id.pcap" --dump-maps "build/rw.$id.maps" </dev/null >/dev/null
     cat "build/rw.$id.txt" "build/rw.$id.pcap" | sha256sum | cut -d' ' -f1 >"$dst/$id.packets.sha256"
     mask_rw "$mask" <"build/rw.$id.maps" | sha256sum | cut -d' ' -f1 >"$dst/$id.maps.sha256"
     echo "$id|$mask" >>"$dst/list"
@@ -658,7 +658,8 @@ device_realworld() {
     maps=()
     [[ -f $r/$id.maps ]] && maps=(--map-file "$r/$id.maps")
     "$bin/ebpf-gpu-loader" run "$r/$id.gpu.o" --pcap "$r/traffic.pcap" "${maps[@]}" --batch 1 \
-      --verdicts "/tmp/rw.$id.txt" --out "/tmp/rw.$id.pcap" --dump-maps "/tmp/rw.$id.maps" >/dev/null ||
+      --verdicts "/tmp/rw.$id.txt" --out "/tmp/rw.$id.pcap" --dump-maps "/tmp/rw.$id.maps" \
+      </dev/null >/dev/null ||
       { echo "$id: the GPU run failed"; status=1; continue; }
     if [[ $(cat "/tmp/rw.$id.txt" "/tmp/rw.$id.pcap" | sha256sum | cut -d' ' -f1) == $(cat "$r/$id.packets.sha256") &&
           $(mask_rw "$mask" <"/tmp/rw.$id.maps" | sha256sum | cut -d' ' -f1) == $(cat "$r/$id.maps.sha256") ]]; then
@@ -669,7 +670,7 @@ device_realworld() {
       status=1
     fi
     "$bin/ebpf-gpu-loader" run "$r/$id.gpu.o" --pcap "$r/traffic.pcap" "${maps[@]}" \
-      --verdicts "/tmp/rw.$id.b.txt" --out "/tmp/rw.$id.b.pcap" >/dev/null ||
+      --verdicts "/tmp/rw.$id.b.txt" --out "/tmp/rw.$id.b.pcap" </dev/null >/dev/null ||
       { echo "$id: the GPU run in one batch failed"; status=1; continue; }
     if [[ $(cat "/tmp/rw.$id.b.txt" "/tmp/rw.$id.b.pcap" | sha256sum | cut -d' ' -f1) == $(cat "$r/$id.packets.sha256") ]]; then
       echo "$id: one batch, GPU and host agree (verdicts, packets)"
