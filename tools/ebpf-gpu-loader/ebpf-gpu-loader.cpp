@@ -25,6 +25,7 @@
 #include "ebpf-gpu/Loader/MapEntries.h"
 #include "ebpf-gpu/Loader/MapMemory.h"
 #include "ebpf-gpu/Runtime/Packets.h"
+#include "ebpf-gpu/Support/OutputPath.h"
 
 #ifdef EBPF_GPU_HAVE_CUDA
 #include "ebpf-gpu/Loader/GpuLoader.h"
@@ -42,10 +43,10 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <unistd.h>
 #include <map>
 #include <optional>
 #include <string>
+#include <unistd.h>
 
 using namespace ebpfgpu;
 using runtime::PacketBatch;
@@ -743,7 +744,7 @@ int runCommand(int argc, char **argv) {
       fail(E->message());
   }
   if (!O.Verdicts.empty()) {
-    std::string Tmp = O.Verdicts + ".tmp";
+    std::string Tmp = stagingPath(O.Verdicts, ".tmp");
     {
       std::ofstream V(Tmp);
       for (size_t I = 0; I < Batch->size(); ++I)
@@ -752,7 +753,7 @@ int runCommand(int argc, char **argv) {
       if (!V)
         fail(O.Verdicts + ": cannot write");
     }
-    if (std::rename(Tmp.c_str(), O.Verdicts.c_str()) != 0)
+    if (Tmp != O.Verdicts && std::rename(Tmp.c_str(), O.Verdicts.c_str()) != 0)
       fail(O.Verdicts + ": cannot write");
   }
 
