@@ -132,6 +132,9 @@ def map_files(pcap, out_dir):
         # device (tx_port_native's values are struct bpf_devmap_val).
         "xdp_redirect_map_general.maps": ["tx_port_general:00000000:01000000"],
         "xdp_redirect_map_native.maps": ["tx_port_native:00000000:0100000000000000"],
+        # xdp-tutorial's router in the forwarding-table namespace: its devmap
+        # sends to every link there (ifindex 2-4).
+        "xdp-tutorial-router.maps": [f"tx_port:{i:02x}000000:{i:02x}000000" for i in (2, 3, 4)],
         # Linux xdp_fwd: the devmap holds every link of the forwarding
         # table (tests/lit/loader/Inputs/fib.fib).
         "xdp_fwd.maps": [f"xdp_tx_ports:{i:02x}000000:{i:02x}000000" for i in (1, 2, 3, 4)],

@@ -167,4 +167,25 @@ for entry in "${OBJECTS[@]}"; do
     fi
   done
 done
+# The programs that call bpf_fib_lookup, again in a network namespace with
+# routes, neighbours and links (tests/lit/loader/Inputs/fib-netns.py, the
+# table of Inputs/fib.fib): the kernel looks up there, the host back end in
+# the same table given as --fib, over traffic to every kind of route.
+FIB=()
+for spec in "linux-xdp_fwd:xdp_fwd_prog:xdp_fwd.maps" "linux-xdp_fwd:xdp_fwd_direct_prog:xdp_fwd.maps" \
+            "tutorial-packet03:xdp_router_func:xdp-tutorial-router.maps"; do
+  IFS=: read -r name prog maps <<<"$spec"
+  [ -f "$W/obj/$name.o" ] || continue
+  kobj=$W/obj/$name.o
+  [ -f "$W/obj/$name.btfmaps.o" ] && kobj=$W/obj/$name.btfmaps.o
+  FIB+=("$W/obj/$name.o,$kobj:$prog+$W/maps/$maps")
+done
+if [ ${#FIB[@]} -gt 0 ]; then
+  mkdir -p "$W/fib"
+  if ! python3 tests/lit/loader/Inputs/fib-netns.py progs "$LOADER" tests/lit/loader/Inputs/fib.fib \
+      "$W/fib" "${FIB[@]}" >"$W/fib/log" 2>&1; then
+    failures=$((failures + 1))
+  fi
+  sed 's/^/bpf_fib_lookup in a namespace: /' "$W/fib/log"
+fi
 [ $failures -eq 0 ] || { echo "realworld: $failures failure(s); work files in $W"; exit 1; }
