@@ -674,8 +674,79 @@ sys.exit(0 if ok else 1)" /tmp/fwd.json "$how"; then
   return $status
 }
 
+# Real-world objects (docs/MAPS.md): after `scripts/realworld.sh SRC` and
+# `prepare` here, stage each program's .gpu.o, its map entries and the host
+# back end's results on the same traffic; on the device, run each on the GPU
+# one packet a batch (the host's order: Katran's LRU and flood counters
+# depend on it) and in one batch, and compare.
+# Map dump lines holding clock values: what the mask matches beyond its
+# group 1 is not compared (tests/lit/loader/Inputs/differential.py --mask).
+mask_rw() {
+  if [[ -n $1 ]]; then sed -E "s/$1/\\1T/"; else cat; fi
+}
+
+prepare_realworld() {
+  local rw=${RW_WORK:-/tmp/ebpf-gpu-realworld} dst=$CARRY/realworld
+  [[ -s $rw/manifest ]] || { echo "no $rw/manifest: run scripts/realworld.sh SRC first" >&2; exit 2; }
+  [[ -x $CARRY/bin/ebpf-gpu-loader ]] || { echo "run scripts/gpu-check.sh prepare first" >&2; exit 2; }
+  rm -rf "$dst" && mkdir -p "$dst"
+  cp "$rw/traffic.pcap" "$dst/"
+  : >"$dst/list"
+  local name prog mapfile args mask id a maps
+  while IFS='|' read -r name prog mapfile args mask; do
+    id=$name.$prog
+    maps=()
+    cp "$rw/obj/$id.gpu.o" "$dst/"
+    if [[ -n $mapfile ]]; then
+      cp "$mapfile" "$dst/$id.maps"
+      maps=(--map-file "$dst/$id.maps")
+    fi
+    read -ra a <<<"$args"
+    build/tools/ebpf-gpu-loader run "$rw/obj/$name.o" --section "$prog" "${a[@]}" "${maps[@]}" \
+      --backend host --pcap "$rw/traffic.pcap" --verdicts "build/rw.$id.txt" \
+      --out "build/rw.$id.pcap" --dump-maps "build/rw.$id.maps" </dev/null >/dev/null
+    cat "build/rw.$id.txt" "build/rw.$id.pcap" | sha256sum | cut -d' ' -f1 >"$dst/$id.packets.sha256"
+    mask_rw "$mask" <"build/rw.$id.maps" | sha256sum | cut -d' ' -f1 >"$dst/$id.maps.sha256"
+    echo "$id|$mask" >>"$dst/list"
+  done <"$rw/manifest"
+  echo "staged $(wc -l <"$dst/list") real-world programs in $dst"
+}
+
+device_realworld() {
+  local r=$CARRY/realworld bin=$CARRY/bin out=${OUT:-/tmp/gpu-check} status=0 id mask maps
+  mkdir -p "$out"
+  echo "== real-world objects on the GPU against the host back end"
+  while IFS='|' read -r id mask; do
+    maps=()
+    [[ -f $r/$id.maps ]] && maps=(--map-file "$r/$id.maps")
+    "$bin/ebpf-gpu-loader" run "$r/$id.gpu.o" --pcap "$r/traffic.pcap" "${maps[@]}" --batch 1 \
+      --verdicts "/tmp/rw.$id.txt" --out "/tmp/rw.$id.pcap" --dump-maps "/tmp/rw.$id.maps" \
+      </dev/null >/dev/null ||
+      { echo "$id: the GPU run failed"; status=1; continue; }
+    if [[ $(cat "/tmp/rw.$id.txt" "/tmp/rw.$id.pcap" | sha256sum | cut -d' ' -f1) == $(cat "$r/$id.packets.sha256") &&
+          $(mask_rw "$mask" <"/tmp/rw.$id.maps" | sha256sum | cut -d' ' -f1) == $(cat "$r/$id.maps.sha256") ]]; then
+      echo "$id: $(wc -l <"/tmp/rw.$id.txt") packets one a batch, GPU and host agree (verdicts, packets, maps)"
+    else
+      echo "$id: one packet a batch, GPU and host DIFFER"
+      cp "/tmp/rw.$id.txt" "/tmp/rw.$id.maps" "$out/" || true
+      status=1
+    fi
+    "$bin/ebpf-gpu-loader" run "$r/$id.gpu.o" --pcap "$r/traffic.pcap" "${maps[@]}" \
+      --verdicts "/tmp/rw.$id.b.txt" --out "/tmp/rw.$id.b.pcap" </dev/null >/dev/null ||
+      { echo "$id: the GPU run in one batch failed"; status=1; continue; }
+    if [[ $(cat "/tmp/rw.$id.b.txt" "/tmp/rw.$id.b.pcap" | sha256sum | cut -d' ' -f1) == $(cat "$r/$id.packets.sha256") ]]; then
+      echo "$id: one batch, GPU and host agree (verdicts, packets)"
+    else
+      echo "$id: one batch, verdicts or packets differ from the host's serial run"
+    fi
+  done <"$r/list"
+  return $status
+}
+
 case "${1:-}" in
 prepare) prepare ;;
+prepare-realworld) prepare_realworld ;;
+device-realworld) device_realworld ;;
 device) device ;;
 prepare-daemon) prepare_daemon ;;
 device-daemon)
@@ -687,7 +758,7 @@ device-daemon-faults)
   device_daemon_faults "${OUT:-/tmp/gpu-check}"
   ;;
 *)
-  echo "usage: $0 prepare|device|prepare-daemon|device-daemon|device-daemon-faults" >&2
+  echo "usage: $0 prepare|device|prepare-daemon|device-daemon|device-daemon-faults|prepare-realworld|device-realworld" >&2
   exit 2
   ;;
 esac

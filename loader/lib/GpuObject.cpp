@@ -5,6 +5,7 @@
 // offset bounds-checked.
 
 #include "ebpf-gpu/Loader/GpuObject.h"
+#include "ebpf-gpu/Support/OutputPath.h"
 #include "ebpf-gpu/Support/ReadFile.h"
 
 #include "Sha256.h"
@@ -296,16 +297,18 @@ Expected<GpuObjectSpec> readGpuObjectFile(const std::string &Path) {
 }
 
 MaybeError writeFileAtomically(const std::string &Path, const std::vector<uint8_t> &Bytes) {
-  std::string Tmp = Path + ".tmp." + std::to_string(getpid());
+  std::string Tmp = stagingPath(Path, ".tmp." + std::to_string(getpid()));
+  bool Staged = Tmp != Path;
   {
     std::ofstream Out(Tmp, std::ios::binary);
     Out.write(reinterpret_cast<const char *>(Bytes.data()), std::streamsize(Bytes.size()));
     if (!Out) {
-      std::remove(Tmp.c_str());
+      if (Staged)
+        std::remove(Tmp.c_str());
       return Error(Path + ": cannot write: " + std::strerror(errno));
     }
   }
-  if (std::rename(Tmp.c_str(), Path.c_str()) != 0) {
+  if (Staged && std::rename(Tmp.c_str(), Path.c_str()) != 0) {
     std::remove(Tmp.c_str());
     return Error(Path + ": cannot write: " + std::strerror(errno));
   }

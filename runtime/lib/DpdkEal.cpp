@@ -8,6 +8,8 @@
 
 #include "DpdkEal.h"
 
+#include "ebpf-gpu/Support/OutputPath.h"
+
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_log.h>
@@ -105,8 +107,10 @@ Expected<DeviceSpec> parseDevice(const std::string &Spec) {
     std::string Arg = Spec.substr(Pos + 1, Next == std::string::npos ? Next : Next - Pos - 1);
     if (Pcap && Arg.rfind("tx_pcap=", 0) == 0) {
       std::string Path = Arg.substr(8);
-      D.Outputs.push_back({Path, Path + ".tmp"});
-      Arg = "tx_pcap=" + Path + ".tmp";
+      std::string Tmp = stagingPath(Path, ".tmp");
+      if (Tmp != Path)
+        D.Outputs.push_back({Path, Tmp});
+      Arg = "tx_pcap=" + Tmp;
     }
     D.Eal += "," + Arg;
     Pos = Next;

@@ -4,6 +4,8 @@
 
 #include "ebpf-gpu/Runtime/Packets.h"
 
+#include "ebpf-gpu/Support/OutputPath.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cerrno>
@@ -207,7 +209,8 @@ Expected<PacketBatch> readPcap(const std::string &Path) {
 }
 
 MaybeError writePcap(const std::string &Path, const PacketBatch &Batch, unsigned Actions) {
-  std::string Tmp = Path + ".tmp";
+  std::string Tmp = stagingPath(Path, ".tmp");
+  bool Staged = Tmp != Path;
   std::FILE *F = std::fopen(Tmp.c_str(), "wb");
   if (!F)
     return Error(Path + ": " + std::strerror(errno));
@@ -224,8 +227,9 @@ MaybeError writePcap(const std::string &Path, const PacketBatch &Batch, unsigned
          (Batch.length(I) == 0 || std::fwrite(Batch.data(I), Batch.length(I), 1, F) == 1);
   }
   Ok = std::fclose(F) == 0 && Ok;
-  if (!Ok || std::rename(Tmp.c_str(), Path.c_str()) != 0) {
-    std::remove(Tmp.c_str());
+  if (!Ok || (Staged && std::rename(Tmp.c_str(), Path.c_str()) != 0)) {
+    if (Staged)
+      std::remove(Tmp.c_str());
     return Error(Path + ": cannot write the capture");
   }
   return std::nullopt;

@@ -62,6 +62,17 @@ cl::opt<EmitKind> Emit(
 cl::opt<std::string> GpuArch("target",
                              cl::desc("GPU target for PTX (default sm_70: every GPU from Volta on)"),
                              cl::value_desc("sm_XX"), cl::init("sm_70"), cl::cat(Category));
+cl::list<std::string> InnerMaps(
+    "inner-map",
+    cl::desc("OUTER=MAP: the map of maps OUTER, defined without __array(values, ...), holds "
+             "maps shaped as the object's map MAP (as user space sets libbpf's inner map "
+             "before load); repeatable"),
+    cl::value_desc("OUTER=MAP"), cl::cat(Category));
+cl::list<std::string> MapSizes(
+    "map-size",
+    cl::desc("MAP=ENTRIES: max_entries of the object's map MAP, as user space sets it before "
+             "load (maps the object leaves at 0); repeatable"),
+    cl::value_desc("MAP=ENTRIES"), cl::cat(Category));
 cl::opt<bool> NoVerify("no-verify",
                        cl::desc("Skip the safety verifier (for testing back ends on programs "
                                 "outside its reach; a .gpu.o is marked unverified)"),
@@ -115,7 +126,20 @@ std::vector<uint8_t> parseHex(StringRef Text) {
 
 object::ObjectSpec readInput() {
   if (Input == InputKind::Elf) {
-    ebpfgpu::Expected<object::ObjectSpec> Obj = object::readObjectFile(InputPath);
+    object::ReadOptions Opts;
+    for (const std::string &A : InnerMaps) {
+      auto T = object::parseInnerMapTemplate(A);
+      if (!T)
+        fail(T.error().message(), 2);
+      Opts.InnerMapTemplates.push_back(std::move(*T));
+    }
+    for (const std::string &A : MapSizes) {
+      auto S = object::parseMapSize(A);
+      if (!S)
+        fail(S.error().message(), 2);
+      Opts.MaxEntries.push_back(std::move(*S));
+    }
+    ebpfgpu::Expected<object::ObjectSpec> Obj = object::readObjectFile(InputPath, Opts);
     if (!Obj)
       fail(Obj.error().message());
     if (Obj->Programs.empty())

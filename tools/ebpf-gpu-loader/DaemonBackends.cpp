@@ -31,16 +31,17 @@ namespace {
 /// its file while that still holds them, else from a private copy (the file
 /// was replaced since).
 Expected<std::unique_ptr<runtime::BatchExecutor>>
-remakeHost(const std::string &Path, const std::string &Section, const std::vector<uint8_t> &Bytes) {
+remakeHost(const std::string &Path, const std::string &Section, const std::vector<uint8_t> &Bytes,
+           const object::ReadOptions &Read) {
   if (readBytes(Path) == Bytes)
-    return makeHostExecutor(Path, Section, HostReclaim::EachBatch);
+    return makeHostExecutor(Path, Section, HostReclaim::EachBatch, Read);
   char Tmp[] = "/tmp/ebpf-gpu-daemon-XXXXXX";
   int Fd = mkstemp(Tmp);
   if (Fd < 0)
     return Error(Path + ": changed since it was loaded, and no temporary copy can be made");
   bool Ok = write(Fd, Bytes.data(), Bytes.size()) == ssize_t(Bytes.size());
   close(Fd);
-  auto E = Ok ? makeHostExecutor(Tmp, Section, HostReclaim::EachBatch)
+  auto E = Ok ? makeHostExecutor(Tmp, Section, HostReclaim::EachBatch, Read)
               : Expected<std::unique_ptr<runtime::BatchExecutor>>(
                     Error(Path + ": changed since it was loaded, and writing a copy failed"));
   unlink(Tmp);
@@ -55,6 +56,14 @@ Expected<LoadedBackend> DaemonBackends::load(const LoadRequest &R) {
   if (!GpuObj && loader::isGpuObjectFile(R.Path))
     return GpuObj.takeError(); // a .gpu.o, but damaged
   std::string B = R.Backend.empty() ? (GpuObj ? "gpu" : "host") : R.Backend;
+  if (GpuObj && (!R.InnerMaps.empty() || !R.MapSizes.empty()))
+    return Error("inner_maps and map_sizes apply to eBPF objects; a .gpu.o has its maps from "
+                 "ebpf-gpu-cc (give them there)");
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
+  object::ReadOptions Read;
+  Read.InnerMapTemplates = R.InnerMaps;
+  Read.MaxEntries = R.MapSizes;
+#endif
   LoadedBackend L;
   L.Backend = B;
   if (B == "host") {
@@ -65,19 +74,19 @@ Expected<LoadedBackend> DaemonBackends::load(const LoadRequest &R) {
       return Error("gpu_mode and gpu_path are options of the gpu back end");
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
     std::vector<uint8_t> Bytes = readBytes(R.Path);
-    auto Obj = object::readObjectFile(R.Path);
+    auto Obj = object::readObjectFile(R.Path, Read);
     if (!Obj)
       return Obj.takeError();
     L.Btf = Obj->Btf;
-    auto E = makeHostExecutor(R.Path, R.Section, HostReclaim::EachBatch);
+    auto E = makeHostExecutor(R.Path, R.Section, HostReclaim::EachBatch, Read);
     if (!E)
       return E.takeError();
     L.Exec = std::move(*E);
     const object::ProgramSpec *Spec = Obj->findProgram(L.Exec->programName());
     L.Section = Spec ? Spec->Section : R.Section;
     L.Describe = "host JIT";
-    L.Remake = [Path = R.Path, Section = L.Section, Bytes = std::move(Bytes)] {
-      return remakeHost(Path, Section, Bytes);
+    L.Remake = [Path = R.Path, Section = L.Section, Bytes = std::move(Bytes), Read] {
+      return remakeHost(Path, Section, Bytes, Read);
     };
     return L;
 #else
@@ -87,7 +96,7 @@ Expected<LoadedBackend> DaemonBackends::load(const LoadRequest &R) {
 #ifdef EBPF_GPU_HAVE_CUDA
   if (!GpuObj) {
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
-    GpuObj = compileForGpu(R.Path, R.Section);
+    GpuObj = compileForGpu(R.Path, R.Section, Read);
     if (!GpuObj)
       return GpuObj.takeError();
 #else

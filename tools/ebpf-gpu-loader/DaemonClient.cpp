@@ -36,6 +36,7 @@ int usage(const std::string &Msg) {
       stderr,
       "usage: %s [--socket PATH] [--json] COMMAND\n"
       "  prog load PROG.o|PROG.gpu.o [--section S] [--backend host|gpu] [--name N]\n"
+      "            [--inner-map OUTER=MAP]... [--map-size MAP=ENTRIES]... (eBPF objects)\n"
       "            [--gpu-mode launch|persistent] [--gpu-path copy|mapped] [--watchdog-ms MS]\n"
       "            [--blocks N] [--launch-size N]\n"
       "  prog list | prog show ID | prog unload ID | prog replace ID NEW_ID\n"
@@ -312,6 +313,13 @@ int clientCommand(int argc, char **argv) {
         Args.set("blocks", Id("--blocks"));
       else if (O == "--launch-size")
         Args.set("launch_size", Id("--launch-size"));
+      else if (O == "--inner-map" || O == "--map-size") {
+        // Repeatable: joined with commas into one string argument.
+        std::string Key = O == "--inner-map" ? "inner_maps" : "map_sizes";
+        std::string V = Need(O == "--inner-map" ? "OUTER=MAP" : "MAP=ENTRIES");
+        const Value *Prev = Args.get(Key);
+        Args.set(Key, Prev ? Prev->text() + "," + V : V);
+      }
       else
         return usage("prog load: unknown option '" + O + "'");
     }

@@ -9,6 +9,7 @@
 #include "ebpf-gpu/Loader/MapEntries.h"
 #include "ebpf-gpu/Loader/MapMemory.h"
 
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -44,6 +45,14 @@ const char *mapTypeName(uint32_t T) {
     return "devmap";
   case EBPFGPU_MAP_DEVMAP_HASH:
     return "devmap_hash";
+  case EBPFGPU_MAP_PERF_EVENT_ARRAY:
+    return "perf_event_array";
+  case EBPFGPU_MAP_ARRAY_OF_MAPS:
+    return "array_of_maps";
+  case EBPFGPU_MAP_HASH_OF_MAPS:
+    return "hash_of_maps";
+  case EBPFGPU_MAP_RINGBUF:
+    return "ringbuf";
   default:
     return "unknown";
   }
@@ -205,6 +214,29 @@ Expected<Value> DaemonState::dispatch(const std::string &Cmd, const Value &Args)
 
 // ---- programs --------------------------------------------------------------
 
+namespace {
+
+/// "A=B,C=D" as (A, B), (C, D); errors name the argument.
+Expected<std::vector<std::pair<std::string, std::string>>> pairsArg(const std::string &Text,
+                                                                    const std::string &Arg) {
+  std::vector<std::pair<std::string, std::string>> Out;
+  size_t Pos = 0;
+  while (!Text.empty() && Pos <= Text.size()) {
+    size_t End = Text.find(',', Pos);
+    std::string Item = Text.substr(Pos, End == std::string::npos ? End : End - Pos);
+    size_t Eq = Item.find('=');
+    if (Eq == std::string::npos || Eq == 0 || Eq + 1 == Item.size())
+      return Error(Arg + ": expected NAME=VALUE[,NAME=VALUE...], not '" + Text + "'");
+    Out.emplace_back(Item.substr(0, Eq), Item.substr(Eq + 1));
+    if (End == std::string::npos)
+      break;
+    Pos = End + 1;
+  }
+  return Out;
+}
+
+} // namespace
+
 Expected<Value> DaemonState::progLoad(const Value &Args) {
   auto Path = stringArg(Args, "path");
   if (!Path)
@@ -214,7 +246,9 @@ Expected<Value> DaemonState::progLoad(const Value &Args) {
   auto Name = stringArg(Args, "name", false);
   auto Mode = stringArg(Args, "gpu_mode", false);
   auto DataPath = stringArg(Args, "gpu_path", false);
-  for (auto *S : {&Section, &Backend, &Name, &Mode, &DataPath})
+  auto InnerMaps = stringArg(Args, "inner_maps", false);
+  auto MapSizes = stringArg(Args, "map_sizes", false);
+  for (auto *S : {&Section, &Backend, &Name, &Mode, &DataPath, &InnerMaps, &MapSizes})
     if (!*S)
       return S->takeError();
   auto Watchdog = numberArg(Args, "watchdog_ms", 1000, 1, 3600000);
@@ -241,6 +275,20 @@ Expected<Value> DaemonState::progLoad(const Value &Args) {
   R.Blocks = uint32_t(*Blocks);
   R.LaunchSize = uint32_t(*LaunchSize);
   R.AllowUnverified = Opts.AllowUnverified;
+  auto Inner = pairsArg(*InnerMaps, "inner_maps");
+  if (!Inner)
+    return Inner.takeError();
+  R.InnerMaps = std::move(*Inner);
+  auto Sizes = pairsArg(*MapSizes, "map_sizes");
+  if (!Sizes)
+    return Sizes.takeError();
+  for (const auto &[Map, N] : *Sizes) {
+    char *End = nullptr;
+    unsigned long long E = std::strtoull(N.c_str(), &End, 10);
+    if (*End || !std::isdigit(static_cast<unsigned char>(N[0])) || E == 0 || E > 0x7fffffffu)
+      return Error("map_sizes: '" + Map + "=" + N + "': entries from 1 to 2147483647");
+    R.MapSizes.emplace_back(Map, uint32_t(E));
+  }
   std::vector<std::shared_ptr<void>> Quiet = quiesceOthers(nullptr);
   auto L = Backends.load(R);
   Quiet.clear();

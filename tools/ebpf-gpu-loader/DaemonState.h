@@ -58,6 +58,10 @@ struct LoadRequest {
   /// blocks, the most packets a launch takes (0: the whole batch).
   std::string GpuMode, GpuPath;
   uint32_t WatchdogMs = 1000, Blocks = 0, LaunchSize = 0;
+  /// eBPF objects: inner map templates (OUTER, MAP) and max_entries set
+  /// before load (MAP, N), as `run --inner-map/--map-size`.
+  std::vector<std::pair<std::string, std::string>> InnerMaps;
+  std::vector<std::pair<std::string, uint32_t>> MapSizes;
   /// Accept a .gpu.o compiled with --no-verify (the daemon's test-only
   /// --allow-unverified).
   bool AllowUnverified = false;

@@ -259,8 +259,9 @@ private:
 } // namespace
 
 Expected<std::unique_ptr<BatchExecutor>>
-makeHostExecutor(const std::string &Object, const std::string &Section, HostReclaim Reclaim) {
-  Expected<object::ObjectSpec> Obj = object::readObjectFile(Object);
+makeHostExecutor(const std::string &Object, const std::string &Section, HostReclaim Reclaim,
+                 const object::ReadOptions &Read) {
+  Expected<object::ObjectSpec> Obj = object::readObjectFile(Object, Read);
   if (!Obj)
     return Obj.takeError();
   Expected<const object::ProgramSpec *> P = chooseVerified(*Obj, Object, Section);
@@ -274,8 +275,9 @@ makeHostExecutor(const std::string &Object, const std::string &Section, HostRecl
 }
 
 Expected<loader::GpuObjectSpec> compileForGpu(const std::string &Object,
-                                              const std::string &Section) {
-  Expected<object::ObjectSpec> Obj = object::readObjectFile(Object);
+                                              const std::string &Section,
+                                              const object::ReadOptions &Read) {
+  Expected<object::ObjectSpec> Obj = object::readObjectFile(Object, Read);
   if (!Obj)
     return Obj.takeError();
   Expected<const object::ProgramSpec *> P = chooseVerified(*Obj, Object, Section);

@@ -16,6 +16,9 @@
 #include "ebpf-gpu/Loader/GpuRunner.h"
 #endif
 #include "ebpf-gpu/Runtime/BatchExecutor.h"
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
+#include "ebpf-gpu/Object/Object.h"
+#endif
 
 #include <memory>
 #include <string>
@@ -29,15 +32,17 @@ namespace ebpfgpu::tools {
 /// share the program and reclaim when none is inside a batch).
 enum class HostReclaim { EachPacket, EachBatch };
 
-/// Reads `Object`, chooses `Section` (or its only program), verifies and
-/// JIT-compiles it.
+/// Reads `Object` (with `Read`: inner map templates), chooses `Section` (or
+/// its only program), verifies and JIT-compiles it.
 Expected<std::unique_ptr<runtime::BatchExecutor>>
-makeHostExecutor(const std::string &Object, const std::string &Section, HostReclaim Reclaim);
+makeHostExecutor(const std::string &Object, const std::string &Section, HostReclaim Reclaim,
+                 const object::ReadOptions &Read = {});
 
 /// Reads `Object`, chooses and verifies a program, and compiles it for the
 /// GPU in process.
 Expected<loader::GpuObjectSpec> compileForGpu(const std::string &Object,
-                                              const std::string &Section);
+                                              const std::string &Section,
+                                              const object::ReadOptions &Read = {});
 #endif
 
 #ifdef EBPF_GPU_HAVE_CUDA

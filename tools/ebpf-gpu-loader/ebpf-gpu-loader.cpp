@@ -25,6 +25,7 @@
 #include "ebpf-gpu/Loader/MapEntries.h"
 #include "ebpf-gpu/Loader/MapMemory.h"
 #include "ebpf-gpu/Runtime/Packets.h"
+#include "ebpf-gpu/Support/OutputPath.h"
 
 #ifdef EBPF_GPU_HAVE_CUDA
 #include "ebpf-gpu/Loader/GpuLoader.h"
@@ -45,6 +46,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unistd.h>
 
 using namespace ebpfgpu;
 using runtime::PacketBatch;
@@ -93,6 +95,13 @@ int usage(const std::string &Msg) {
                "                      maps of maps: MAP:KEY:@INNER, the map the slot holds;\n"
                "                      repeatable\n"
                "  --map-file FILE     --map-set for each line MAP:KEY:VALUE of FILE ('#' comments)\n"
+               "  --inner-map OUTER=MAP\n"
+               "                      eBPF objects: the map of maps OUTER, defined without\n"
+               "                      __array(values, ...), holds maps shaped as MAP (what user\n"
+               "                      space gives libbpf as the inner map); its slots start empty\n"
+               "  --map-size MAP=ENTRIES\n"
+               "                      eBPF objects: max_entries of MAP, as user space sets it\n"
+               "                      before load (maps the object leaves at 0)\n"
                "  --fib FILE          host, gpu: the forwarding table bpf_fib_lookup reads (links,\n"
                "                      routes, neighbours; docs/MAPS.md); the kernel back end reads\n"
                "                      its network namespace's (run it under ip netns exec)\n"
@@ -128,6 +137,10 @@ struct RunOptions {
   std::string TraceFile; ///< --trace: where bpf_trace_printk lines go (default stderr)
   std::string EventsFile; ///< --events: where ringbuf/perf event records go
   std::vector<MapEntry> MapEntries; ///< --map-set, in order
+  /// --inner-map OUTER=MAP: inner map templates of maps of maps (eBPF objects)
+  std::vector<std::pair<std::string, std::string>> InnerMaps;
+  /// --map-size MAP=ENTRIES: max_entries set before load (eBPF objects)
+  std::vector<std::pair<std::string, uint32_t>> MapSizes;
   std::string FibFile;              ///< --fib: bpf_fib_lookup's table
   std::vector<uint8_t> Fib;         ///< its block (loader/Fib.h)
   std::optional<uint32_t> IngressIfindex; ///< --ingress-ifindex
@@ -155,6 +168,48 @@ int collectLibbpfLog(enum libbpf_print_level Level, const char *Fmt, va_list Arg
   int N = std::vsnprintf(Buf, sizeof(Buf), Fmt, Args);
   LibbpfLog += Buf;
   return N;
+}
+
+object::ReadOptions readOptions(const RunOptions &O) {
+  object::ReadOptions R;
+  R.InnerMapTemplates = O.InnerMaps;
+  R.MaxEntries = O.MapSizes;
+  return R;
+}
+
+/// --map-size and --inner-map on the kernel back end: sizes set on libbpf's
+/// maps; for --inner-map, a map of TEMPLATE's shape made for
+/// libbpf to create OUTER with (bpf_map__set_inner_map_fd), as user space
+/// does; closed by the caller after the load. Fails on names that are no
+/// maps of the object.
+std::vector<int> setKernelInnerMaps(struct bpf_object *Obj, const RunOptions &O) {
+  std::vector<int> Fds;
+  for (const auto &[Name, Entries] : O.MapSizes) {
+    struct bpf_map *M = bpf_object__find_map_by_name(Obj, Name.c_str());
+    if (!M)
+      fail("--map-size " + Name + "=" + std::to_string(Entries) +
+           ": the object has no map named '" + Name + "'");
+    if (int Err = bpf_map__set_max_entries(M, Entries))
+      fail("--map-size " + Name + ": " + std::strerror(-Err));
+  }
+  for (const auto &[OuterName, TemplateName] : O.InnerMaps) {
+    struct bpf_map *Outer = bpf_object__find_map_by_name(Obj, OuterName.c_str());
+    struct bpf_map *T = bpf_object__find_map_by_name(Obj, TemplateName.c_str());
+    if (!Outer || !T)
+      fail("--inner-map " + OuterName + "=" + TemplateName + ": the object has no map named '" +
+           (Outer ? TemplateName : OuterName) + "'");
+    LIBBPF_OPTS(bpf_map_create_opts, Opts, .map_flags = bpf_map__map_flags(T));
+    int Fd = bpf_map_create(bpf_map__type(T), (OuterName + "_inner").substr(0, 15).c_str(),
+                            bpf_map__key_size(T), bpf_map__value_size(T),
+                            bpf_map__max_entries(T), &Opts);
+    if (Fd < 0)
+      fail("--inner-map " + OuterName + "=" + TemplateName +
+           ": the kernel refused a map of that shape: " + std::strerror(errno));
+    if (int Err = bpf_map__set_inner_map_fd(Outer, Fd))
+      fail("--inner-map " + OuterName + "=" + TemplateName + ": " + std::strerror(-Err));
+    Fds.push_back(Fd);
+  }
+  return Fds;
 }
 
 /// The kernel back end: load with libbpf, BPF_PROG_TEST_RUN per packet.
@@ -294,12 +349,20 @@ void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
   libbpf_set_print(collectLibbpfLog);
   struct bpf_object *Obj = bpf_object__open_file(O.Object.c_str(), nullptr);
   if (!Obj)
-    fail(O.Object + ": kernel back end: cannot open: " + std::strerror(errno));
+    fail(O.Object + ": kernel back end: cannot open: " + std::strerror(errno) +
+         (LibbpfLog.empty() ? "" : "\n" + LibbpfLog));
   // With program arrays, every program loads (tail calls may reach any,
   // and libbpf fills the arrays' static slots); otherwise only the chosen.
   bool TailCalls = false;
   struct bpf_map *Map;
-  bpf_object__for_each_map(Map, Obj) TailCalls |= bpf_map__type(Map) == BPF_MAP_TYPE_PROG_ARRAY;
+  bpf_object__for_each_map(Map, Obj) {
+    TailCalls |= bpf_map__type(Map) == BPF_MAP_TYPE_PROG_ARRAY;
+    // A one-shot run starts from the object's own maps, as the host and
+    // GPU back ends do: libbpf would otherwise pin LIBBPF_PIN_BY_NAME maps
+    // under /sys/fs/bpf, leave them there, and reuse whatever an earlier
+    // run (or another program with a map of that name) left in them.
+    bpf_map__set_pin_path(Map, nullptr);
+  }
   struct bpf_program *Chosen = nullptr, *P;
   int Count = 0;
   bpf_object__for_each_program(P, Obj) {
@@ -321,7 +384,11 @@ void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
   }
   ProgName = bpf_program__name(Chosen);
   bpf_program__set_type(Chosen, BPF_PROG_TYPE_XDP);
-  if (int Err = bpf_object__load(Obj)) {
+  std::vector<int> InnerFds = setKernelInnerMaps(Obj, O);
+  int LoadErr = bpf_object__load(Obj);
+  for (int Fd : InnerFds)
+    close(Fd);
+  if (int Err = LoadErr) {
     bpf_object__close(Obj);
     std::string Why = Err == -EPERM ? "permission denied (needs root or CAP_BPF)"
                                     : std::string(std::strerror(-Err));
@@ -517,6 +584,25 @@ int runCommand(int argc, char **argv) {
     }
     else if (A == "--events")
       Value(O.EventsFile);
+    else if (A == "--inner-map") {
+      std::string V;
+      Value(V);
+      size_t Eq = V.find('=');
+      if (Eq == std::string::npos || Eq == 0 || Eq + 1 == V.size())
+        return usage("--inner-map needs OUTER=MAP, not '" + V + "'");
+      O.InnerMaps.emplace_back(V.substr(0, Eq), V.substr(Eq + 1));
+    } else if (A == "--map-size") {
+      std::string V;
+      Value(V);
+      size_t Eq = V.find('=');
+      std::string N = Eq == std::string::npos ? "" : V.substr(Eq + 1);
+      char *End = nullptr;
+      unsigned long long E = N.empty() ? 0 : std::strtoull(N.c_str(), &End, 10);
+      if (Eq == 0 || N.empty() || *End || !std::isdigit(static_cast<unsigned char>(N[0])) ||
+          E == 0 || E > 0x7fffffffu)
+        return usage("--map-size needs MAP=ENTRIES (1 to 2147483647), not '" + V + "'");
+      O.MapSizes.emplace_back(V.substr(0, Eq), uint32_t(E));
+    }
     else if (A == "--map-set") {
       std::string V;
       Value(V);
@@ -569,6 +655,9 @@ int runCommand(int argc, char **argv) {
   Expected<loader::GpuObjectSpec> GpuObj = gpuObjectAt(O.Object);
   if (!GpuObj && loader::isGpuObjectFile(O.Object))
     fail(GpuObj.error().message()); // a .gpu.o, but damaged
+  if (GpuObj && (!O.InnerMaps.empty() || !O.MapSizes.empty()))
+    return usage("--inner-map and --map-size apply to eBPF objects; a .gpu.o has its maps "
+                 "from ebpf-gpu-cc (give them there)");
   if (O.Backend.empty())
     O.Backend = GpuObj ? "gpu" : "host";
   if (O.Backend != "gpu" && O.Backend != "host" && O.Backend != "kernel")
@@ -597,7 +686,7 @@ int runCommand(int argc, char **argv) {
 #ifdef EBPF_GPU_HAVE_CUDA
     if (!GpuObj) {
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
-      GpuObj = tools::compileForGpu(O.Object, O.Section);
+      GpuObj = tools::compileForGpu(O.Object, O.Section, readOptions(O));
       if (!GpuObj)
         fail(GpuObj.error().message());
 #else
@@ -627,7 +716,8 @@ int runCommand(int argc, char **argv) {
            " back end the eBPF object");
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
     if (O.Backend == "host") {
-      auto Exec = tools::makeHostExecutor(O.Object, O.Section, tools::HostReclaim::EachPacket);
+      auto Exec = tools::makeHostExecutor(O.Object, O.Section, tools::HostReclaim::EachPacket,
+                                          readOptions(O));
       if (!Exec)
         fail(Exec.error().message());
       ProgName = (*Exec)->programName();
@@ -662,7 +752,7 @@ int runCommand(int argc, char **argv) {
       fail(E->message());
   }
   if (!O.Verdicts.empty()) {
-    std::string Tmp = O.Verdicts + ".tmp";
+    std::string Tmp = stagingPath(O.Verdicts, ".tmp");
     {
       std::ofstream V(Tmp);
       for (size_t I = 0; I < Batch->size(); ++I)
@@ -671,7 +761,7 @@ int runCommand(int argc, char **argv) {
       if (!V)
         fail(O.Verdicts + ": cannot write");
     }
-    if (std::rename(Tmp.c_str(), O.Verdicts.c_str()) != 0)
+    if (Tmp != O.Verdicts && std::rename(Tmp.c_str(), O.Verdicts.c_str()) != 0)
       fail(O.Verdicts + ": cannot write");
   }
 

@@ -108,18 +108,24 @@ void Provenance::transfer(AbsState &S, uint32_t Pc) const {
   auto ClobberCall = [&] {
     // A bpf-to-bpf call, or a helper without a prototype, may write the
     // stack through any pointer it gets; a helper writes only through its
-    // UninitMem arguments, within the size that follows them (map helpers
+    // UninitMem and InOutMem arguments, within the size that follows them (map helpers
     // write none: spilled pointers, the context's above all, survive).
     const platform::HelperProto *H =
         I.isHelperCall() ? Platform->helper(I.Imm) : nullptr;
-    for (unsigned R = 1; R <= 5; ++R) {
+    // A function that writes only its own frame cannot reach the caller's
+    // spills, whatever stack pointers it is given (Katran's jhash reads a
+    // key on the caller's stack, with the context spilled beside it).
+    bool KeepsSlots = I.isLocalCall() &&
+                      FrameLocal[functionAt(uint32_t(int64_t(Pc) + 1 + I.Imm))];
+    for (unsigned R = 1; R <= 5 && !KeepsSlots; ++R) {
       if (!S.Regs[R].isStackDerived())
         continue;
       if (!H) {
         S.Slots.clear();
         break;
       }
-      if (R - 1 >= H->Checks.size() || H->Checks[R - 1] != platform::ArgCheck::UninitMem)
+      if (R - 1 >= H->Checks.size() || (H->Checks[R - 1] != platform::ArgCheck::UninitMem &&
+                                         H->Checks[R - 1] != platform::ArgCheck::InOutMem))
         continue;
       const AbsValue &Size = R < 5 ? S.Regs[R + 1] : AbsValue();
       if (S.Regs[R].K != AbsValue::Stack || !Size.isConst() || Size.Value < 0 ||
@@ -391,6 +397,28 @@ Expected<Provenance> Provenance::analyze(const object::ProgramSpec &Prog,
   Visit(0);
   if (Cycle)
     return std::move(*Cycle);
+
+  // Callees come before their callers in PostOrder.
+  P.FrameLocal.assign(N, false);
+  for (size_t F : PostOrder) {
+    bool Local = true;
+    for (uint32_t Pc = Funcs[F].Begin; Pc < Funcs[F].End && Local; ++Pc) {
+      const Insn &I = Prog.Insns[Pc];
+      if (I.LddwHigh)
+        continue;
+      if (I.cls() == isa::ST || I.cls() == isa::STX)
+        Local = I.Dst == isa::FramePointer;
+      else if (I.isLocalCall())
+        Local = P.FrameLocal[P.functionAt(uint32_t(int64_t(Pc) + 1 + I.Imm))];
+      else if (I.isHelperCall()) {
+        const platform::HelperProto *H = Platform.helper(I.Imm);
+        Local = H && std::none_of(H->Checks.begin(), H->Checks.end(), [](platform::ArgCheck C) {
+                  return C == platform::ArgCheck::UninitMem || C == platform::ArgCheck::InOutMem;
+                });
+      }
+    }
+    P.FrameLocal[F] = Local;
+  }
 
   std::map<size_t, AbsState> CalleeEntries;
   AbsState Entry;

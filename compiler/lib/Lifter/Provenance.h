@@ -112,6 +112,10 @@ private:
   std::vector<std::vector<uint32_t>> Leaders;
   std::map<uint32_t, AbsState> BlockIn;
   std::vector<unsigned> Frames;
+  /// Per function: it (and every function it calls) writes memory only in
+  /// its own frame (stores based on r10, helpers that write no memory), so
+  /// a call to it leaves the caller's spills as they were.
+  std::vector<bool> FrameLocal;
 };
 
 } // namespace ebpfgpu::compiler

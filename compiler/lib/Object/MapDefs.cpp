@@ -144,8 +144,9 @@ MaybeError parseBtfMapDef(const struct btf *B, uint32_t TypeId, MapSpec &M,
   if (M.Type == MapTypeProgArray && M.ValueSize == 0)
     M.ValueSize = 4; // program references, as the kernel's fds
   if (M.Type == MapTypeArrayOfMaps || M.Type == MapTypeHashOfMaps) {
-    if (M.Inner.empty())
-      return Error("map of maps without an inner map definition (__array(values, ...))");
+    // Without __array(values, ...), the inner definition comes from a
+    // template the user names (readObjectFile's ReadOptions), as user space
+    // gives libbpf one (bpf_map__set_inner_map_fd); checked after reading.
     // The values of a map of maps are map references: 4 bytes, as the kernel's fds.
     if (M.ValueSize == 0)
       M.ValueSize = 4;

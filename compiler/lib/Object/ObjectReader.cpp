@@ -8,6 +8,8 @@
 #include "ebpf-gpu/Support/ReadFile.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 
@@ -31,8 +33,90 @@ const ProgramSpec *ObjectSpec::findProgram(const std::string &Name) const {
   return nullptr;
 }
 
+namespace {
+
+/// Gives each map of maps its inner definition from the named templates;
+/// errors on a name that is no map, a template that cannot be an inner map,
+/// and a map of maps left without an inner definition.
+MaybeError applyInnerMapTemplates(std::vector<MapSpec> &Maps, const ReadOptions &Opts) {
+  auto Find = [&](const std::string &N) -> MapSpec * {
+    for (MapSpec &M : Maps)
+      if (M.Name == N && M.Origin != MapOrigin::GlobalData)
+        return &M;
+    return nullptr;
+  };
+  auto IsMapOfMaps = [](const MapSpec &M) {
+    return M.Type == MapTypeArrayOfMaps || M.Type == MapTypeHashOfMaps;
+  };
+  for (const auto &[OuterName, TemplateName] : Opts.InnerMapTemplates) {
+    MapSpec *Outer = Find(OuterName);
+    const MapSpec *Template = Find(TemplateName);
+    std::string Ctx = "--inner-map " + OuterName + "=" + TemplateName + ": ";
+    if (!Outer)
+      return Error(Ctx + "the object has no map named '" + OuterName + "'");
+    if (!IsMapOfMaps(*Outer))
+      return Error(Ctx + "map '" + OuterName + "' is a " + mapTypeName(Outer->Type) +
+                   ", not a map of maps");
+    if (!Outer->Inner.empty())
+      return Error(Ctx + "map '" + OuterName +
+                   "' has an inner map definition of its own (__array(values, ...))");
+    if (!Template)
+      return Error(Ctx + "the object has no map named '" + TemplateName + "'");
+    if (IsMapOfMaps(*Template) || Template->Type == MapTypeProgArray)
+      return Error(Ctx + "a " + mapTypeName(Template->Type) + " cannot be an inner map");
+    MapSpec Inner = *Template;
+    Inner.Name = Outer->Name + ".inner";
+    Inner.InitialValue.clear();
+    Inner.InitialPrograms.clear();
+    Inner.InitialMaps.clear();
+    Outer->Inner.push_back(std::move(Inner));
+  }
+  for (const MapSpec &M : Maps)
+    if (IsMapOfMaps(M) && M.Inner.empty())
+      return Error("map '" + M.Name +
+                   "': map of maps without an inner map definition (__array(values, ...)); "
+                   "name a map of the object whose shape its maps have with --inner-map " +
+                   M.Name + "=MAP");
+  return std::nullopt;
+}
+
+/// Sets the sizes the user gives; errors on a name that is no map of the
+/// object, and on global data (its size is the section's).
+MaybeError applyMapSizes(std::vector<MapSpec> &Maps, const ReadOptions &Opts) {
+  for (const auto &[Name, Entries] : Opts.MaxEntries) {
+    auto It = std::find_if(Maps.begin(), Maps.end(), [&, &Name = Name](const MapSpec &M) {
+      return M.Name == Name && M.Origin != MapOrigin::GlobalData;
+    });
+    if (It == Maps.end())
+      return Error("--map-size " + Name + "=" + std::to_string(Entries) +
+                   ": the object has no map named '" + Name + "'");
+    It->MaxEntries = Entries;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+Expected<std::pair<std::string, uint32_t>> parseMapSize(const std::string &Arg) {
+  size_t Eq = Arg.find('=');
+  std::string V = Eq == std::string::npos ? "" : Arg.substr(Eq + 1);
+  char *End = nullptr;
+  unsigned long long N = V.empty() ? 0 : std::strtoull(V.c_str(), &End, 10);
+  if (Eq == 0 || V.empty() || *End || !std::isdigit(static_cast<unsigned char>(V[0])) || N == 0 ||
+      N > 0x7fffffffu)
+    return Error("--map-size '" + Arg + "': expected MAP=ENTRIES (1 to 2147483647)");
+  return std::make_pair(Arg.substr(0, Eq), uint32_t(N));
+}
+
+Expected<std::pair<std::string, std::string>> parseInnerMapTemplate(const std::string &Arg) {
+  size_t Eq = Arg.find('=');
+  if (Eq == std::string::npos || Eq == 0 || Eq + 1 == Arg.size())
+    return Error("--inner-map '" + Arg + "': expected OUTER=MAP");
+  return std::make_pair(Arg.substr(0, Eq), Arg.substr(Eq + 1));
+}
+
 Expected<ObjectSpec> readObjectMemory(const uint8_t *Data, size_t Size,
-                                      const std::string &Name) {
+                                      const std::string &Name, const ReadOptions &Opts) {
   Expected<ElfFile> Elf = readElf(Data, Size);
   if (!Elf)
     return Elf.takeError().withContext(Name);
@@ -41,6 +125,10 @@ Expected<ObjectSpec> readObjectMemory(const uint8_t *Data, size_t Size,
   Expected<MapTable> Maps = readMaps(*Elf);
   if (!Maps)
     return Maps.takeError().withContext(Name);
+  if (MaybeError E = applyMapSizes(Maps->Maps, Opts))
+    return std::move(*E).withContext(Name);
+  if (MaybeError E = applyInnerMapTemplates(Maps->Maps, Opts))
+    return std::move(*E).withContext(Name);
   Expected<LineTable> Lines = readLineInfo(*Elf);
   if (!Lines)
     return Lines.takeError().withContext(Name);
@@ -57,11 +145,11 @@ Expected<ObjectSpec> readObjectMemory(const uint8_t *Data, size_t Size,
   return Obj;
 }
 
-Expected<ObjectSpec> readObjectFile(const std::string &Path) {
+Expected<ObjectSpec> readObjectFile(const std::string &Path, const ReadOptions &Opts) {
   auto Bytes = readFileBytes(Path);
   if (!Bytes)
     return Bytes.takeError();
-  return readObjectMemory(Bytes->data(), Bytes->size(), Path);
+  return readObjectMemory(Bytes->data(), Bytes->size(), Path, Opts);
 }
 
 } // namespace ebpfgpu::object

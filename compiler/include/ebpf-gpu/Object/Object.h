@@ -106,11 +106,32 @@ struct ObjectSpec {
   const ProgramSpec *findProgram(const std::string &Name) const;
 };
 
+/// What the user adds to an object when reading it, as user space does to a
+/// libbpf object between open and load.
+struct ReadOptions {
+  /// (outer, template): the map of maps `outer`, defined without
+  /// `__array(values, ...)`, holds maps shaped as the object's map
+  /// `template` (libbpf: bpf_map__set_inner_map_fd with a map of that
+  /// shape). Its slots start empty.
+  std::vector<std::pair<std::string, std::string>> InnerMapTemplates;
+  /// (map, entries): max_entries set before load (libbpf:
+  /// bpf_map__set_max_entries), e.g. the kernel's xdp_sample maps, which
+  /// the object leaves at 0 for user space to size by the CPU count.
+  std::vector<std::pair<std::string, uint32_t>> MaxEntries;
+};
+
+/// Parses "OUTER=TEMPLATE" (the tools' --inner-map argument).
+Expected<std::pair<std::string, std::string>> parseInnerMapTemplate(const std::string &Arg);
+/// Parses "MAP=ENTRIES" (the tools' --map-size argument; 1 to 2^31-1).
+Expected<std::pair<std::string, uint32_t>> parseMapSize(const std::string &Arg);
+
 /// Reads an eBPF ELF object. Errors name the file and, where it applies, the
-/// section and instruction ("prog.o: section xdp: pc 3: ...").
-Expected<ObjectSpec> readObjectFile(const std::string &Path);
+/// section and instruction ("prog.o: section xdp: pc 3: ..."); a map of maps
+/// without an inner definition or template is an error that says how to
+/// give one.
+Expected<ObjectSpec> readObjectFile(const std::string &Path, const ReadOptions &Opts = {});
 Expected<ObjectSpec> readObjectMemory(const uint8_t *Data, size_t Size,
-                                      const std::string &Name);
+                                      const std::string &Name, const ReadOptions &Opts = {});
 
 /// Kernel name of a map type ("hash", "array", ...), or "type N".
 std::string mapTypeName(uint32_t Type);

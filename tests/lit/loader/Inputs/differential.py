@@ -5,7 +5,11 @@
 # maps and global data after the run, and the event records (ringbuf, perf
 # event arrays) in order.
 # Arguments: OBJECT:PROGRAM pairs, each optionally +MAPFILE (map entries the
-# loader sets before the run, --map-file). Prints one line per program;
+# loader sets before the run, --map-file); OBJECT may be OBJ_A,OBJ_B for a
+# second back end that runs another build of the same program (the kernel
+# cannot load through libbpf 1.x an object with legacy "maps" definitions:
+# scripts/realworld.sh gives it the same source with BTF-defined maps).
+# Prints one line per program;
 # exits 1 on the first difference, naming the packet.
 
 import argparse
@@ -43,9 +47,10 @@ def main():
     a, b = args.backends.split(",")
     for spec in args.programs:
         spec, _, map_file = spec.partition("+")
-        obj, prog = spec.rsplit(":", 1)
+        objs, prog = spec.rsplit(":", 1)
+        obj_a, _, obj_b = objs.partition(",")
         res = {}
-        for be in (a, b):
+        for be, obj in ((a, obj_a), (b, obj_b or obj_a)):
             base = os.path.join(args.work, f"{prog}.{be}")
             extra = ["--batch", args.batch] if be == "gpu" and args.batch else []
             extra += args.loader_arg

@@ -9,11 +9,13 @@
 # Inputs/fib.fib, then runs the case program (one bpf_fib_lookup call a
 # packet) and the router sample on the kernel back end inside the namespace
 # and on the host back end with the file, and compares verdicts, output
-# bytes and maps packet for packet. The namespace is deleted however the
-# run ends. `cases`, `router-traffic` and `decode` make and read the
-# packets (also for the tests without a kernel).
+# bytes and maps packet for packet; `progs` does the same for other programs
+# that call bpf_fib_lookup. The namespace is deleted however the run ends.
+# `cases`, `router-traffic` and `decode` make and read the packets (also for
+# the tests without a kernel).
 #
 # usage: fib-netns.py diff LOADER CASES.o ROUTER.o FIB-EXPECTED WORKDIR [MORE.pcap]
+#        fib-netns.py progs LOADER FIB-EXPECTED WORKDIR OBJ[,KERNEL_OBJ]:PROG[+MAPFILE]...
 #        fib-netns.py cases OUT.pcap [--with-src]
 #        fib-netns.py router-traffic OUT.pcap
 #        fib-netns.py decode CASES-OUT.pcap
@@ -335,23 +337,65 @@ def compare(what, kdir, hdir):
     return diffs
 
 
+def make_ns(ns, expected_fib, work):
+    """Builds the namespace and writes its table as WORK/ns.fib; its path."""
+    sh(["ip", "netns", "add", ns])
+    for key, value in PRE_SYSCTLS:
+        sh(["ip", "netns", "exec", ns, "sysctl", "-q", "-w", f"{key}={value}"])
+    for cmd in SETUP:
+        sh(["ip", "-n", ns] + cmd.split())
+    for key, value in SYSCTLS:
+        sh(["ip", "netns", "exec", ns, "sysctl", "-q", "-w", f"{key}={value}"])
+    fib = os.path.join(work, "ns.fib")
+    with open(fib, "w") as f:
+        f.write(dump_fib(ns))
+    if open(fib).read() != open(expected_fib).read():
+        print(f"the namespace's table differs from {expected_fib}: see {fib}")
+    else:
+        print(f"the namespace's table is {os.path.basename(expected_fib)}")
+    return fib
+
+
+def progs(loader, expected_fib, work, *specs):
+    """Other programs that call bpf_fib_lookup (OBJ[,KERNEL_OBJ]:PROG[+MAPFILE]
+    each, as differential.py takes them) over the router traffic from the
+    LAN and WAN links: the kernel inside the namespace, the host back end
+    with its table."""
+    ns = f"ebpfgpu-fib-{os.getpid()}"
+    try:
+        fib = make_ns(ns, expected_fib, work)
+        pcap = os.path.join(work, "router.pcap")
+        frames = router_frames()
+        write_pcap(pcap, frames)
+        diffs = []
+        for spec in specs:
+            spec, _, map_file = spec.partition("+")
+            objs, prog = spec.rsplit(":", 1)
+            obj, _, kobj = objs.partition(",")
+            for ingress in (LAN, WAN):
+                k = os.path.join(work, f"{prog}{ingress}.kernel")
+                h = os.path.join(work, f"{prog}{ingress}.host")
+                extra = ["--section", prog, "--ingress-ifindex", str(ingress)]
+                extra += ["--map-file", map_file] if map_file else []
+                kv = run_loader(loader, kobj or obj, "kernel", pcap, k, ns=ns, extra=extra)
+                run_loader(loader, obj, "host", pcap, h, extra=extra + ["--fib", fib])
+                d = compare(f"{prog} from {ingress}", k, h)
+                diffs += d
+                counts = {v: kv.count(v) for v in sorted(set(kv))}
+                print(f"{prog} from ifindex {ingress}: {len(frames)} packets, "
+                      + ", ".join(f"{v} {n}" for v, n in counts.items())
+                      + f"; {len(d)} differences between host and kernel")
+        for d in diffs:
+            print(d)
+        return 1 if diffs else 0
+    finally:
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
 def diff(loader, cases_obj, router_obj, expected_fib, work, more_pcap=None):
     ns = f"ebpfgpu-fib-{os.getpid()}"
-    sh(["ip", "netns", "add", ns])
     try:
-        for key, value in PRE_SYSCTLS:
-            sh(["ip", "netns", "exec", ns, "sysctl", "-q", "-w", f"{key}={value}"])
-        for cmd in SETUP:
-            sh(["ip", "-n", ns] + cmd.split())
-        for key, value in SYSCTLS:
-            sh(["ip", "netns", "exec", ns, "sysctl", "-q", "-w", f"{key}={value}"])
-        fib = os.path.join(work, "ns.fib")
-        with open(fib, "w") as f:
-            f.write(dump_fib(ns))
-        if open(fib).read() != open(expected_fib).read():
-            print(f"the namespace's table differs from {expected_fib}: see {fib}")
-        else:
-            print(f"the namespace's table is {os.path.basename(expected_fib)}")
+        fib = make_ns(ns, expected_fib, work)
 
         frames = case_frames()
         pcap = os.path.join(work, "cases.pcap")
@@ -408,6 +452,8 @@ def main():
     cmd = sys.argv[1]
     if cmd == "diff":
         return diff(*sys.argv[2:])
+    if cmd == "progs":
+        return progs(*sys.argv[2:])
     if cmd == "cases":
         frames = case_frames("--with-src" in sys.argv)
         write_pcap(sys.argv[2], [fr for _, fr in frames])
