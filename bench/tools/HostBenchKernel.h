@@ -31,7 +31,8 @@ struct Outcome {
 struct KernelResult {
   uint64_t Packets = 0;
   int Cpu = -1;
-  double NsPerPacket = 0;
+  /// Median over the packets of each packet's mean run; and their mean.
+  double NsPerPacket = 0, NsMean = 0;
   std::string CheckNote;
 };
 
