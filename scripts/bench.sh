@@ -23,8 +23,8 @@
 # one core and on every core of the GPU machine (host.json).
 # Knobs for the device half: BENCH_PACKETS (default 4000000), BENCH_REPS
 # (200), BENCH_E2E (32,256,4096,65536), BENCH_E2E_REPS (500), BENCH_HOST_REPS
-# (10), BENCH_HOST_SECONDS (4: per program and thread count, no repetition
-# starts past it once 3 are timed). For prepare: BENCH_KERNEL_JIT=0 skips
+# (10), BENCH_HOST_SECONDS (3: per program, thread count and prefetch
+# distance, no repetition starts past it once 3 are timed). For prepare: BENCH_KERNEL_JIT=0 skips
 # the kernel-JIT run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -207,8 +207,11 @@ device() {
   gzip -dc "$CARRY/bin/ebpf-gpu-host-bench.gz" >/tmp/ebpf-gpu-host-bench
   chmod +x /tmp/ebpf-gpu-host-bench
   # A failure here costs the report its GPU-vs-CPU table, not the GPU runs.
+  # Prefetch 0 is the runtime's own loop; 8: the next packets' first bytes
+  # fetched ahead, as a CPU data plane would.
   if ! /tmp/ebpf-gpu-host-bench --suite "$CARRY/host-suite.txt" --pcap "$pcap" --threads 1,all \
-    --reps "${BENCH_HOST_REPS:-10}" --warmup 2 --max-seconds "${BENCH_HOST_SECONDS:-4}" \
+    --prefetch 0,8 --reps "${BENCH_HOST_REPS:-10}" --warmup 2 \
+    --max-seconds "${BENCH_HOST_SECONDS:-3}" \
     --json "$out/host.json" | tee "$out/host.txt"; then
     echo "host back end: FAILED (above); the report has no GPU-vs-CPU table" >&2
     rm -f "$out/host.json"

@@ -118,7 +118,8 @@ KernelResult runKernel(const Entry &E, const runtime::PacketBatch &Batch,
       bpf_program__set_autoload(P, false);
   }
   if (!Chosen || (E.Section.empty() && Count > 1))
-    fail(Where + E.Object + ": " + (Chosen ? "several programs; give section=" : "no such program"));
+    fail(Where + E.Object + ": " +
+         (Chosen ? "several programs; give section=" : "no such program"));
   bpf_program__set_type(Chosen, BPF_PROG_TYPE_XDP);
   if (int Err = bpf_object__load(Obj))
     fail(Where + "the kernel refused the program: " +

@@ -14,8 +14,11 @@ for arg in sys.argv[2:]:
     if counts != progs[name]["actions"]:
         sys.exit(f"{name}: the loader counted {counts}, the bench {progs[name]['actions']}")
     print(f"{name}: the loader's verdict counts")
-threads = sorted({t["threads"] for p in doc["programs"] for t in p["host"]})
+runs = sorted({(t["threads"], t["prefetch"]) for p in doc["programs"] for t in p["host"]})
 for p in doc["programs"]:
-    if sorted(t["threads"] for t in p["host"]) != threads or any(t["mpps"] <= 0 for t in p["host"]):
-        sys.exit(f"{p['name']}: not timed at every thread count")
-print(f"{len(progs)} programs, {' and '.join(map(str, threads))} threads timed")
+    if sorted((t["threads"], t["prefetch"]) for t in p["host"]) != runs or any(t["mpps"] <= 0 for t in p["host"]):
+        sys.exit(f"{p['name']}: not timed at every thread count and prefetch distance")
+threads = sorted({r[0] for r in runs})
+prefetch = sorted({r[1] for r in runs})
+print(f"{len(progs)} programs, {' and '.join(map(str, threads))} threads timed, "
+      f"prefetch {' and '.join(map(str, prefetch))}")
