@@ -4,7 +4,8 @@
 // back end (the LLVM ORC JIT, compiler/HostJit.h) runs the suite's XDP
 // programs on packets resident in host memory, on 1 thread and on N
 // threads (each thread pinned to its own CPU, a contiguous share of the
-// packets each), warm-up then repetitions, median Mpps reported; and, with
+// packets each), warm-up then repetitions, median Mpps reported (with
+// --prefetch D, each thread also prefetches the packet D ahead); and, with
 // --kernel, the same programs through the Linux kernel's own JIT with
 // BPF_PROG_TEST_RUN (`repeat` runs of each of a sample of the packets,
 // timed by the kernel itself: not the NIC path). Verdicts are checked
