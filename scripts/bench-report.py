@@ -47,6 +47,117 @@ def gpps(mpps):
     return "%.2f" % (mpps / 1000.0)
 
 
+def gpu_vs_cpu(w, host, pairs, n):
+    """The GPU suite's resident throughput against the host back end on 1 and all cores."""
+    counts = sorted({t["threads"] for p in host["programs"] for t in p["host"]})
+    dists = sorted({t.get("prefetch", 0) for p in host["programs"] for t in p["host"]})
+    most = max(counts)
+    w("## GPU vs CPU: the host back end on the GPU machine's CPU")
+    w("")
+    w("The same %d packets, resident in host memory in the same buffers, through the host back end" % host["packets"])
+    w("(the program JIT-compiled for this CPU by LLVM's ORC JIT; `bench/tools/ebpf-gpu-host-bench.cpp`) on")
+    w("one core and on all %d cores (%s), measured in the same `scripts/bench.sh device` run as the GPU" % (
+        host["cpus"], host["cpu"]))
+    w("numbers above. One thread per core, pinned, each a contiguous share of the packets; a pass is timed")
+    w("from the start signal to the last thread's end; the bytes programs can have written are restored")
+    w("before every pass, outside the timed span (as on the GPU). %d warm-up passes, then up to %d timed" % (
+        host["warmup"], host["reps"]))
+    w("(fewer past a time budget: the count is in the table); median; Mpps = packets / median pass.")
+    w("*prefetch 0* is the runtime's own host loop (context, call, verdict: nothing fetched ahead);")
+    w("*prefetch D* also prefetches the packet D ahead's first bytes, as a CPU data plane would. The")
+    w("packets are in DRAM, not in the cache a NIC would have written them to, so the CPU waits for each")
+    w("packet's first line unless it prefetches.")
+    w("Verdicts checked first, on these packets: the filter, LB and router give every packet the same")
+    w("verdict, redirect target, bounds and output bytes on %d threads as on one; the firewall settles on" % most)
+    w("one thread and then decides exactly alike on %d; the count-min sketch's verdicts (a 1-thread pass," % most)
+    w("then a %d-thread pass, from a zero sketch) are within bounds computed from the packets." % most)
+    w("All threads share one program and its maps, as the runtime's `forward` workers do. **Per-CPU maps")
+    w("have one copy on the host back end**: with several threads every thread updates the same per-CPU")
+    w("values without synchronisation (counts may be lost; the LB's, router's and sketch's counters move")
+    w("between cores' caches); no verdict depends on them. The GPU column is the compiled program's kernel")
+    w("throughput on packets resident in GPU memory (the first table): neither side includes getting")
+    w("packets in or out.")
+    w("")
+    gpu = {p["name"]: p for p in pairs}
+    head = "| program | GPU compiled Mpps |"
+    rule = "|---|---|"
+    for d in dists:
+        head += " host 1 core Mpps (prefetch %d) | host %d cores Mpps (prefetch %d) | %d cores / 1 core | GPU / 1 core | GPU / %d cores |" % (
+            d, most, d, most, most)
+        rule += "---|---|---|---|---|"
+    w(head + " timed passes |")
+    w(rule + "---|")
+    for p in host["programs"]:
+        by = {(t["threads"], t.get("prefetch", 0)): t for t in p["host"]}
+        g = gpu.get(p["name"], {}).get("compiled_mpps")
+        row = "| %s | %s |" % (p["name"], "%.1f" % g if g else "-")
+        reps = []
+        for d in dists:
+            one, all_ = by.get((1, d)), by.get((most, d))
+            if not one or not all_:
+                row += " - | - | - | - | - |"
+                continue
+            row += " %.2f | %.2f | %.2f | %s | %s |" % (
+                one["mpps"], all_["mpps"], all_["mpps"] / one["mpps"],
+                "%.0fx" % (g / one["mpps"]) if g else "-", "%.1fx" % (g / all_["mpps"]) if g else "-")
+            reps += [str(one["reps"]), str(all_["reps"])]
+        w(row + " %s |" % " / ".join(reps))
+    w("")
+    if host["packets"] != n:
+        w("(The host ran %d packets, the GPU %d: the ratios compare rates.)" % (host["packets"], n))
+        w("")
+
+
+def kernel_vs_host(w, kj, lscpu_path, command_path):
+    """The kernel's JIT through BPF_PROG_TEST_RUN against the host back end, same machine."""
+    model, cpus = kj["cpu"], kj["cpus"]
+    if lscpu_path and os.path.exists(lscpu_path):
+        info = dict(l.split(":", 1) for l in open(lscpu_path) if ":" in l)
+        model = info.get("Model name", model).strip()
+        cpus = info.get("CPU(s)", cpus).strip()
+        hyper = info.get("Hypervisor vendor", "").strip()
+        if hyper:
+            model += " (a %s virtual machine)" % hyper
+    command = open(command_path).read().strip() if command_path and os.path.exists(command_path) else "?"
+    w("## The Linux kernel's JIT vs the host back end (on the build machine, not the GPU machine)")
+    w("")
+    w("Measured by `scripts/bench.sh prepare` on **%s, %s CPUs** (%s), where BPF test runs are" % (
+        model, cpus, kj["kernel_settings"]))
+    w("allowed (the GPU machine gives no BPF privileges we rely on): a same-machine ratio, not comparable")
+    w("with the GPU machine's numbers above. `BPF_PROG_TEST_RUN` with `repeat` %d on each of %d packets" % (
+        kj["kernel_repeat"], kj["programs"][0]["kernel"]["packets"] if kj["programs"] else 0))
+    w("spread over %d packets of the same generator (`--seed 9`), pinned to one CPU; the kernel times the" % kj["packets"])
+    w("runs itself (no system call inside) and reports their mean; the table gives the median of that over")
+    w("the packets (robust to a run a neighbour interrupted; means in kernel-jit.json). A packet's runs see it as the previous")
+    w("run left it (the router lowers its TTL each time; the firewall's and sketch's state builds up). The")
+    w("host back end then runs the same packets on the same CPU the same way, timed around each packet's")
+    w("runs (it sets up a fresh context every run; the kernel does not). For the filter, LB and router the")
+    w("kernel's verdict, length and bytes on each packet's first run equal the host back end's. This is")
+    w("not the NIC path: no driver, no DMA, no page pool. The streaming column is the host back end on all")
+    w("%d packets on one thread (a pass over buffers in memory, as in the GPU-machine table)." % kj["packets"])
+    w("")
+    w("Command: `%s`" % command)
+    w("")
+    base = next((p for p in kj["programs"] if p["name"] == "pass_all"), None)
+    if base:
+        w("`pass_all` is `return XDP_PASS;` (samples/xdp_pass_drop.c): what the kernel's test-run loop and")
+        w("the host's call and context cost by themselves; the net columns take it off the others.")
+        w("")
+    w("| program | kernel JIT ns/packet (Mpps) | host JIT ns/packet (Mpps), same packets and runs | kernel / host time | net of pass_all: kernel / host ns | host JIT streaming, 1 thread, Mpps |")
+    w("|---|---|---|---|---|---|")
+    for p in kj["programs"]:
+        k, h = p["kernel"], p["host_repeat"]
+        one = {t["threads"]: t for t in p["host"]}.get(1)
+        net = "-"
+        if base and p is not base:
+            net = "%.1f / %.1f" % (k["ns_per_packet"] - base["kernel"]["ns_per_packet"],
+                                   h["ns_per_packet"] - base["host_repeat"]["ns_per_packet"])
+        w("| %s | %.1f (%.1f) | %.1f (%.1f) | %.2f | %s | %s |" % (
+            p["name"], k["ns_per_packet"], k["mpps"], h["ns_per_packet"], h["mpps"],
+            k["ns_per_packet"] / h["ns_per_packet"], net, "%.2f" % one["mpps"] if one else "-"))
+    w("")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", required=True)
@@ -57,6 +168,10 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--plots", help="folder for PNG plots (skipped without matplotlib)")
     ap.add_argument("--runner", help="ebpf-gpu-runner-bench --json output (the GPU batch path)")
+    ap.add_argument("--host", help="ebpf-gpu-host-bench --json output from the GPU machine (1 and all cores)")
+    ap.add_argument("--kernel-jit", help="ebpf-gpu-host-bench --kernel --json output (build machine)")
+    ap.add_argument("--kernel-jit-lscpu", help="lscpu of the machine that measured --kernel-jit")
+    ap.add_argument("--kernel-jit-command", help="file with the command that measured --kernel-jit")
     ap.add_argument("--forward", help="JSON lines of `forward --json` runs through the gen port, "
                     "each with 'batch' and 'how' (mode:path[:zero-copy]) added")
     a = ap.parse_args()
@@ -132,6 +247,12 @@ def main():
         acts = ", ".join("%s %d" % (names[i], v) for i, v in enumerate(p["actions"]) if v)
         w("- %s: %s (compiled verdicts: %s)" % (p["name"], p["check_note"], acts))
     w("")
+    host = json.load(open(a.host)) if a.host and os.path.exists(a.host) else None
+    if host:
+        gpu_vs_cpu(w, host, pairs, n)
+    kjit = json.load(open(a.kernel_jit)) if a.kernel_jit and os.path.exists(a.kernel_jit) else None
+    if kjit:
+        kernel_vs_host(w, kjit, a.kernel_jit_lscpu, a.kernel_jit_command)
     if a.ptxas and os.path.isdir(a.ptxas):
         w("## Kernel resources (ptxas -v, sm_90)")
         w("")
@@ -234,6 +355,7 @@ def main():
         if src:
             w("- %s: `%s`, twin `%s`" % (p["name"], src[0], src[1]))
     w("- harness: `bench/tools/ebpf-gpu-bench.cpp`; suite: written by `scripts/bench.sh prepare`")
+    w("- CPU side: `bench/tools/ebpf-gpu-host-bench.cpp` (host back end; `--kernel`: the kernel's JIT)")
     w("")
 
     plots = []

@@ -14,8 +14,18 @@
 #       time is kept, then kernel timings on packets resident in GPU memory
 #       and end-to-end batches), write $OUT/bench.json, $OUT/PERFORMANCE.md
 #       (docs/PERFORMANCE.md, regenerated) and plots when matplotlib is there.
+# The CPU side: `prepare` also builds ebpf-gpu-host-bench with LLVM linked
+# in (the host back end is the ORC JIT; nothing of LLVM is on the GPU
+# machine), carried gzipped, and times the Linux kernel's JIT
+# (BPF_PROG_TEST_RUN) against the host back end HERE, where BPF test runs
+# are allowed (kernel-jit.json: this machine's numbers, labelled so);
+# `device` runs the host back end on the same packets as the GPU suite on
+# one core and on every core of the GPU machine (host.json).
 # Knobs for the device half: BENCH_PACKETS (default 4000000), BENCH_REPS
-# (200), BENCH_E2E (32,256,4096,65536), BENCH_E2E_REPS (500).
+# (200), BENCH_E2E (32,256,4096,65536), BENCH_E2E_REPS (500), BENCH_HOST_REPS
+# (10), BENCH_HOST_SECONDS (3: per program, thread count and prefetch
+# distance, no repetition starts past it once 3 are timed). For prepare: BENCH_KERNEL_JIT=0 skips
+# the kernel-JIT run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/dpdk-carry.sh
@@ -28,6 +38,48 @@ PAIRS=(
   "conntrack xdp_conntrack.o: conntrack cuda_conntrack"
   "ddos_cms xdp_ddos_cms.o: ddos_cms cuda_ddos_cms"
 )
+# How each program's verdicts are checked (ebpf-gpu-bench and -host-bench).
+declare -A CHECK=([conntrack]=converge [ddos_cms]=cms:400)
+
+# The suite of ebpf-gpu-host-bench: the same programs, sections and map
+# files, as eBPF objects in folder $1 (map files in $2).
+host_suite() {
+  local entry name obj section twin kernel
+  echo "# name  eBPF object, section, map file, how verdicts are checked"
+  for entry in "${PAIRS[@]}"; do
+    read -r name obj twin kernel <<<"$entry"
+    section=${obj#*:} obj=${obj%%:*}
+    echo "$name object=$1/$obj${section:+ section=$section}$([[ -f samples/${obj%.o}.maps ]] &&
+      echo " maps=$2/${obj%.o}.maps") check=${CHECK[$name]:-exact}"
+  done
+}
+
+# The kernel's JIT against the host back end, on this machine (root and a
+# kernel that test-runs XDP): BPF_PROG_TEST_RUN with repeat on 256 of the
+# twin check's 100,000 packets, the host back end the same way on the same
+# packets and CPU, and the host back end streaming them on one thread
+# (wall time ~1 minute, mostly the kernel's RCU waits around each test run).
+kernel_jit() {
+  local cmd=(build/bench/ebpf-gpu-host-bench --suite build/bench-host-suite.txt
+    --pcap build/bench-twin-traffic.pcap --threads 1 --reps 5 --warmup 1 --kernel
+    --json "$CARRY/kernel-jit.json")
+  # First a program that only returns XDP_PASS: what the test-run loop
+  # (and the host's call and context) cost by themselves.
+  { echo "pass_all object=build/samples/xdp_pass_drop.o section=xdp_pass_all"
+    host_suite build/samples samples; } >build/bench-host-suite.txt
+  if [[ ${BENCH_KERNEL_JIT:-1} == 0 ]]; then
+    echo "kernel JIT: skipped (BENCH_KERNEL_JIT=0)"
+  elif "${cmd[@]}" >"$CARRY/kernel-jit.txt" 2>&1; then
+    cat "$CARRY/kernel-jit.txt"
+    lscpu >"$CARRY/kernel-jit-lscpu.txt"
+    echo "build/tools/ebpf-gpu-trafgen -o build/bench-twin-traffic.pcap --count 100000 --seed 9;" \
+      "${cmd[*]}" >"$CARRY/kernel-jit.cmd"
+  else
+    echo "kernel JIT: not measured (needs root and BPF_PROG_TEST_RUN):" >&2
+    cat "$CARRY/kernel-jit.txt" >&2
+    rm -f "$CARRY/kernel-jit.json"
+  fi
+}
 
 # The twins' logic, serially on the host, against the host back end running
 # the sample itself: same verdicts, lengths and output bytes on every packet
@@ -72,10 +124,17 @@ prepare() {
     -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null
   ninja -C build-gpu ebpf-gpu-trafgen ebpf-gpu-bench ebpf-gpu-runner-bench
+  # The host back end's harness carries the LLVM components it uses, linked
+  # statically (as gpu-check.sh's conformance plugin), stripped, gzipped.
+  cmake -S . -B build-static -G Ninja -DCMAKE_BUILD_TYPE=Release -DEBPF_GPU_STATIC_LLVM=ON \
+    -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null
+  ninja -C build-static ebpf-gpu-host-bench
   rm -rf "$CARRY"
   mkdir -p "$CARRY"/{bin,programs,ptxas}
   cp build-gpu/tools/ebpf-gpu-trafgen build-gpu/bench/ebpf-gpu-bench \
     build-gpu/bench/ebpf-gpu-runner-bench "$CARRY/bin/"
+  strip -o "$CARRY/bin/ebpf-gpu-host-bench" build-static/bench/ebpf-gpu-host-bench
+  gzip -9 "$CARRY/bin/ebpf-gpu-host-bench"
   # The runtime's end-to-end runs need the DPDK loader.
   dpdk_carry "$CARRY/dpdk.tar.xz"
   local nvcc=/usr/local/cuda/bin/nvcc ptxas=/usr/local/cuda/bin/ptxas p=$CARRY/programs
@@ -103,6 +162,12 @@ prepare() {
       >"$CARRY/ptxas/$name.compiled.funcs.txt"
   done
   cp samples/xdp_lb.maps samples/xdp_router.maps "$p/"
+  for entry in "${PAIRS[@]}"; do
+    read -r name obj twin kernel <<<"$entry"
+    cp "build/samples/${obj%%:*}" "$p/"
+  done
+  host_suite "$p" "$p" >"$CARRY/host-suite.txt"
+  kernel_jit
   cat >"$CARRY/suite.txt" <<SUITE
 # name  compiled program, twin, tables for both, how verdicts are checked
 port_filter compiled=$p/port_filter.gpu.o ptx=$p/port_filter.cuda.ptx kernel=cuda_port_filter
@@ -136,6 +201,22 @@ device() {
     --reps "${BENCH_REPS:-200}" --warmup 20 \
     --e2e "${BENCH_E2E:-32,256,4096,65536}" --e2e-reps "${BENCH_E2E_REPS:-500}" \
     --json "$out/bench.json" | tee "$out/bench.txt"
+  # The host back end (LLVM ORC JIT) on the same packets, resident in host
+  # memory: one core, then every core.
+  echo "== $(date +%T) host back end: 1 core and all $(nproc) cores"
+  gzip -dc "$CARRY/bin/ebpf-gpu-host-bench.gz" >/tmp/ebpf-gpu-host-bench
+  chmod +x /tmp/ebpf-gpu-host-bench
+  # A failure here costs the report its GPU-vs-CPU table, not the GPU runs.
+  # Prefetch 0 is the runtime's own loop; 8: the next packets' first bytes
+  # fetched ahead, as a CPU data plane would.
+  if ! /tmp/ebpf-gpu-host-bench --suite "$CARRY/host-suite.txt" --pcap "$pcap" --threads 1,all \
+    --prefetch 0,8 --reps "${BENCH_HOST_REPS:-10}" --warmup 2 \
+    --max-seconds "${BENCH_HOST_SECONDS:-3}" \
+    --json "$out/host.json" | tee "$out/host.txt"; then
+    echo "host back end: FAILED (above); the report has no GPU-vs-CPU table" >&2
+    rm -f "$out/host.json"
+  fi
+  rm -f /tmp/ebpf-gpu-host-bench
   rm -f "$pcap"
   # The runtime runs take their packets from 200,000 of the same traffic.
   pcap=/tmp/bench-runtime.pcap
@@ -178,15 +259,21 @@ PY
   done
   rm -f "$pcap"
   echo "== $(date +%T) report"
+  # The kernel JIT was measured by prepare, on the build machine.
+  local kjit=()
+  [[ -f $CARRY/kernel-jit.json ]] && kjit=(--kernel-jit "$CARRY/kernel-jit.json"
+    --kernel-jit-lscpu "$CARRY/kernel-jit-lscpu.txt" --kernel-jit-command "$CARRY/kernel-jit.cmd")
   python3 "$CARRY/bench-report.py" --json "$out/bench.json" --gpu "$out/gpu.txt" \
     --runner "$out/runner.json" --forward "$out/forward.jsonl" \
-    --ptxas "$CARRY/ptxas" --commit "$(cat "$CARRY/commit")" \
+    --ptxas "$CARRY/ptxas" --commit "$(cat "$CARRY/commit")" --host "$out/host.json" \
+    ${kjit[@]+"${kjit[@]}"} \
     --command "scripts/bench.sh prepare; scripts/bench.sh device" \
     --out "$out/PERFORMANCE.md" --plots "$out"
   # What comes back from the device machine is a few files: the plots and
   # the data in one archive each.
   (cd "$out" && tar -cf plots.tar --remove-files ./*.png 2>/dev/null || true)
-  (cd "$out" && tar -cf data.tar --remove-files bench.json gpu.txt runner.json runner.txt \
+  (cd "$out" && tar -cf data.tar --remove-files bench.json gpu.txt host.json host.txt \
+    runner.json runner.txt \
     forward.jsonl forward.err 2>/dev/null || true)
   echo "wrote $out/PERFORMANCE.md (copy to docs/PERFORMANCE.md; plots.tar to docs/perf/)"
 }

@@ -24,7 +24,8 @@ config.test_exec_root = os.path.join(config.ebpf_gpu_bin_root, "tests", "lit")
 
 tools = os.path.join(config.ebpf_gpu_bin_root, "tools")
 config.environment["PATH"] = os.pathsep.join(
-    [tools, config.llvm_bin_dir, config.environment.get("PATH", os.environ["PATH"])])
+    [tools, os.path.join(config.ebpf_gpu_bin_root, "bench"), config.llvm_bin_dir,
+     config.environment.get("PATH", os.environ["PATH"])])
 
 bpf_cflags = f"-O2 -g -target bpf -I/usr/include/{config.multiarch}"
 config.substitutions.append(("%clang-bpf", f"{config.clang} {bpf_cflags}"))

@@ -1,0 +1,688 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// ebpf-gpu-host-bench: the CPU side of the benchmarks (issue 7). The host
+// back end (the LLVM ORC JIT, compiler/HostJit.h) runs the suite's XDP
+// programs on packets resident in host memory, on 1 thread and on N
+// threads (each thread pinned to its own CPU, a contiguous share of the
+// packets each), warm-up then repetitions, median Mpps reported (with
+// --prefetch D, each thread also prefetches the packet D ahead); and, with
+// --kernel, the same programs through the Linux kernel's own JIT with
+// BPF_PROG_TEST_RUN (`repeat` runs of each of a sample of the packets,
+// timed by the kernel itself: not the NIC path). Verdicts are checked
+// before any time is kept (how: below). The packets' bytes are restored
+// before every pass, outside the timed span (programs rewrite them).
+//
+// What one host pass is: every packet's context set up as the loader's
+// host back end does (PacketBatch::prepareContext), the JIT-compiled
+// program called, its verdict, redirect target and packet bounds stored.
+// All threads share one compiled program and its maps, as the loader's
+// `forward` workers do. Per-CPU maps have ONE copy on the host back end,
+// so with several threads every thread updates the same per-CPU value with
+// plain (unsynchronised) loads and stores: counts may be lost and those
+// cache lines move between cores. None of the suite's verdicts depends on
+// a per-CPU value (they are statistics); the report says so.
+//
+// Checks, per program (the suite's check= word):
+//   exact     a 1-thread pass is the reference (the loader's
+//             `run --backend host` computes the same); an N-thread pass
+//             must give every packet the same verdict, redirect target,
+//             bounds and output bytes
+//   converge  1-thread passes until two decide alike (at most 8), then an
+//             N-thread pass must decide exactly as the settled pass
+//   cms:T     count-min sketch (samples/xdp_ddos_cms.c) with threshold T:
+//             a 1-thread pass and then an N-thread pass from a zero sketch
+//             are checked against bounds computed here from the packets
+//
+// usage: ebpf-gpu-host-bench --suite FILE --pcap IN.pcap [options]
+// Suite lines: NAME object=PROG.o [section=S] [maps=FILE] [check=...]
+//   ('#' comments); maps= is a map file as the loader's --map-file.
+
+#include "ebpf-gpu/Compiler/HostJit.h"
+#include "ebpf-gpu/Loader/MapEntries.h"
+#include "ebpf-gpu/Object/Object.h"
+#include "ebpf-gpu/Runtime/Packets.h"
+#include "ebpf-gpu/Verifier/Verifier.h"
+
+#include "llvm/Support/Error.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sched.h>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "HostBenchKernel.h"
+
+using namespace ebpfgpu;
+using namespace ebpfgpu::hostbench;
+
+namespace {
+
+[[noreturn]] void fail(const std::string &Msg, int Code = 1) {
+  std::fprintf(stderr, "ebpf-gpu-host-bench: error: %s\n", Msg.c_str());
+  std::exit(Code);
+}
+
+template <typename T> T check(Expected<T> V, const std::string &Context) {
+  if (!V)
+    fail(Context + ": " + V.error().message());
+  return std::move(*V);
+}
+
+void check(MaybeError E, const std::string &Context) {
+  if (E)
+    fail(Context + ": " + E->message());
+}
+
+struct Options {
+  std::string Suite, Pcap, Json;
+  uint64_t Packets = 0, Reps = 20, Warmup = 3;
+  double MaxSeconds = 10; ///< per program and thread count, repetitions stop past it
+  std::vector<unsigned> Threads;
+  /// Timed passes: prefetch the packet this many ahead (0: none), each.
+  std::vector<unsigned> Prefetches{0};
+  bool Kernel = false;
+  uint64_t KernelPackets = 256, KernelRepeat = 32;
+};
+
+std::vector<std::string> split(const std::string &S, char Sep) {
+  std::vector<std::string> Out;
+  std::stringstream In(S);
+  std::string Part;
+  while (std::getline(In, Part, Sep))
+    Out.push_back(Part);
+  return Out;
+}
+
+std::vector<Entry> readSuite(const std::string &Path) {
+  std::ifstream In(Path);
+  if (!In)
+    fail(Path + ": cannot read");
+  std::vector<Entry> Out;
+  std::string Line;
+  for (unsigned N = 1; std::getline(In, Line); ++N) {
+    Line = Line.substr(0, Line.find('#'));
+    std::istringstream Words(Line);
+    std::string W;
+    if (!(Words >> W))
+      continue;
+    std::string Where = Path + ":" + std::to_string(N) + ": ";
+    Entry E;
+    E.Name = W;
+    while (Words >> W) {
+      size_t Eq = W.find('=');
+      if (Eq == std::string::npos)
+        fail(Where + "expected KEY=VALUE, not '" + W + "'");
+      std::string K = W.substr(0, Eq), V = W.substr(Eq + 1);
+      if (K == "object") E.Object = V;
+      else if (K == "section") E.Section = V;
+      else if (K == "maps") E.MapFile = V;
+      else if (K == "check") E.Check = V;
+      else fail(Where + "unknown key '" + K + "'");
+    }
+    if (E.Object.empty())
+      fail(Where + E.Name + " needs object=");
+    if (E.Check != "exact" && E.Check != "converge" &&
+        (E.Check.rfind("cms:", 0) != 0 || E.Check.size() == 4 ||
+         E.Check.find_first_not_of("0123456789", 4) != std::string::npos))
+      fail(Where + "check must be exact, converge or cms:THRESHOLD");
+    Out.push_back(std::move(E));
+  }
+  if (Out.empty())
+    fail(Path + ": no programs");
+  return Out;
+}
+
+/// The CPUs this process may run on, in order.
+std::vector<int> allowedCpus() {
+  cpu_set_t Set;
+  CPU_ZERO(&Set);
+  if (sched_getaffinity(0, sizeof(Set), &Set) != 0)
+    fail(std::string("sched_getaffinity: ") + std::strerror(errno));
+  std::vector<int> Out;
+  for (int C = 0; C < CPU_SETSIZE; ++C)
+    if (CPU_ISSET(C, &Set))
+      Out.push_back(C);
+  return Out;
+}
+
+/// The packets, resident in host memory, with a pristine copy of their
+/// buffers to restore before each pass.
+struct Resident {
+  runtime::PacketBatch Batch{64};
+  size_t N = 0;
+  std::vector<uint8_t> Pristine;
+  std::vector<Outcome> Out;
+  std::vector<int> Cpus;
+};
+
+struct Loaded {
+  std::unique_ptr<compiler::HostProgram> Prog;
+  std::string ProgramName;
+};
+
+Loaded load(const Entry &E) {
+  object::ObjectSpec Obj = check(object::readObjectFile(E.Object), E.Object);
+  const object::ProgramSpec *P = nullptr;
+  if (!E.Section.empty())
+    P = Obj.findProgram(E.Section);
+  else if (Obj.Programs.size() == 1)
+    P = &Obj.Programs[0];
+  if (!P)
+    fail(E.Object + ": " +
+         (E.Section.empty() ? "several programs; give section="
+                            : "no program '" + E.Section + "'"));
+  for (const object::ProgramSpec *Q : compiler::programSetFor(Obj, *P).Programs) {
+    verifier::Options VO;
+    VO.License = Obj.License;
+    verifier::Result V = verifier::verify(*Q, Obj.Maps, VO);
+    if (!V.ok())
+      fail(E.Object + ": program " + Q->Name +
+           ": refused by the verifier: " + verifier::formatDiagnostic(*V.Error, *Q));
+  }
+  auto Prog = compiler::HostProgram::compile(compiler::programSetFor(Obj, *P), Obj.Maps,
+                                             compiler::LiftOptions());
+  if (!Prog)
+    fail(E.Object + ": program " + P->Name + ": " + llvm::toString(Prog.takeError()));
+  Loaded L{std::move(*Prog), P->Name};
+  if (!E.MapFile.empty())
+    for (const loader::MapEntry &M : check(loader::readMapFile(E.MapFile), E.MapFile))
+      check(M.Inner.empty() ? L.Prog->updateMap(M.Map, M.Key, M.Value)
+                            : L.Prog->setInnerMap(M.Map, M.Key, M.Inner),
+            E.MapFile + ": map '" + M.Map + "'");
+  return L;
+}
+
+/// Packet I's buffer as it was read, from its start to the tailroom past
+/// the farther of its original end and where the last pass left it: every
+/// byte a program can have written (the rest of the 2 KiB buffer is never
+/// reached, and copying it would cost more than the programs).
+void restore(Resident &R, size_t I) {
+  size_t Stride = R.Batch.stride();
+  size_t End = std::max<size_t>(R.Batch.offset(I) + R.Batch.length(I),
+                                size_t(R.Out[I].Offset) + R.Out[I].Length);
+  End = std::min(Stride, End + runtime::XdpTailroom);
+  std::memcpy(R.Batch.buffer(I), R.Pristine.data() + I * Stride, End);
+}
+
+/// One pass over all packets on `Threads` threads (thread K pinned to the
+/// K-th allowed CPU, packets [K*N/T, (K+1)*N/T)): each restores its share,
+/// all meet, then run; returns the seconds from the start signal to the
+/// last thread's end.
+double pass(Resident &R, const compiler::HostProgram &Prog, unsigned Threads,
+            unsigned Prefetch = 0) {
+  std::atomic<unsigned> Ready{0};
+  std::atomic<bool> Go{false};
+  std::vector<std::chrono::steady_clock::time_point> End(Threads);
+  std::vector<std::string> Errors(Threads);
+  std::vector<std::thread> Pool;
+  for (unsigned K = 0; K < Threads; ++K)
+    Pool.emplace_back([&, K] {
+      cpu_set_t One;
+      CPU_ZERO(&One);
+      CPU_SET(R.Cpus[K], &One);
+      if (sched_setaffinity(0, sizeof(One), &One) != 0)
+        Errors[K] = "cannot pin a thread to CPU " + std::to_string(R.Cpus[K]) + ": " +
+                    std::strerror(errno);
+      size_t Lo = R.N * K / Threads, Hi = R.N * (K + 1) / Threads;
+      for (size_t I = Lo; I < Hi; ++I)
+        restore(R, I);
+      Ready.fetch_add(1, std::memory_order_acq_rel);
+      while (!Go.load(std::memory_order_acquire))
+        std::this_thread::yield();
+      platform::XdpRuntimeContext Ctx;
+      for (size_t I = Lo; I < Hi; ++I) {
+        if (Prefetch && I + Prefetch < Hi)
+          __builtin_prefetch(R.Batch.data(I + Prefetch));
+        R.Batch.prepareContext(I, Ctx);
+        uint64_t V = Prog.runXdp(Ctx);
+        uint64_t Base = reinterpret_cast<uint64_t>(R.Batch.buffer(I));
+        R.Out[I] = {uint32_t(V), uint32_t(Ctx.data - Base), uint32_t(Ctx.data_end - Ctx.data),
+                    Ctx.redirect_target};
+      }
+      End[K] = std::chrono::steady_clock::now();
+    });
+  while (Ready.load(std::memory_order_acquire) != Threads)
+    std::this_thread::yield();
+  auto Start = std::chrono::steady_clock::now();
+  Go.store(true, std::memory_order_release);
+  for (std::thread &T : Pool)
+    T.join();
+  for (const std::string &E : Errors)
+    if (!E.empty())
+      fail(E);
+  return std::chrono::duration<double>(*std::max_element(End.begin(), End.end()) - Start).count();
+}
+
+/// The kernel's way, on the host back end: each of `Sample` packets spread
+/// over the traffic run `Repeat` times in a row on one thread (the packet
+/// as the previous run left it, a fresh context each run), timed around
+/// the runs of each packet; returns the median over the packets of their
+/// mean ns a run (as the kernel half reports). The packets are restored
+/// afterwards.
+double hostRepeat(Resident &R, const compiler::HostProgram &Prog, uint64_t Sample,
+                  uint64_t Repeat) {
+  cpu_set_t One;
+  CPU_ZERO(&One);
+  CPU_SET(R.Cpus[0], &One);
+  if (sched_setaffinity(0, sizeof(One), &One) != 0)
+    fail("cannot pin to CPU " + std::to_string(R.Cpus[0]) + ": " + std::strerror(errno));
+  uint64_t Take = std::min<uint64_t>(Sample, R.N);
+  std::vector<double> Ns;
+  platform::XdpRuntimeContext Ctx;
+  for (uint64_t K = 0; K < Take; ++K) {
+    size_t I = size_t(K * R.N / Take);
+    restore(R, I);
+    auto T0 = std::chrono::steady_clock::now();
+    for (uint64_t Rep = 0; Rep < Repeat; ++Rep) {
+      R.Batch.prepareContext(I, Ctx);
+      Prog.runXdp(Ctx);
+    }
+    auto T1 = std::chrono::steady_clock::now();
+    Ns.push_back(std::chrono::duration<double, std::nano>(T1 - T0).count() / double(Repeat));
+    restore(R, I);
+  }
+  // Back to every allowed CPU, for the passes that follow.
+  cpu_set_t All;
+  CPU_ZERO(&All);
+  for (int C : R.Cpus)
+    CPU_SET(C, &All);
+  sched_setaffinity(0, sizeof(All), &All);
+  std::sort(Ns.begin(), Ns.end());
+  return Ns[Ns.size() / 2];
+}
+
+std::string describe(const Outcome &O) {
+  return "verdict " + std::to_string(O.Verdict) + " offset " + std::to_string(O.Offset) +
+         " length " + std::to_string(O.Length) + " target " + std::to_string(O.Redirect);
+}
+
+void compareExact(const std::string &Who, const Resident &R, const std::vector<Outcome> &Ref,
+                  const std::vector<uint8_t> &RefFrames) {
+  size_t Stride = R.Batch.stride();
+  for (size_t I = 0; I < R.N; ++I) {
+    if (!(R.Out[I] == Ref[I]))
+      fail(Who + ": packet " + std::to_string(I) + ": " + describe(R.Out[I]) +
+           ", the 1-thread reference " + describe(Ref[I]));
+    if (std::memcmp(R.Batch.buffer(I), RefFrames.data() + I * Stride, Stride) != 0)
+      fail(Who + ": packet " + std::to_string(I) + ": output bytes differ from the 1-thread pass");
+  }
+}
+
+/// The count-min bounds (see the top of the file) for pass `Pass` (1 or 2)
+/// from a zero sketch; returns the verdicts the bounds left open.
+uint64_t checkCms(const std::string &Who, const Resident &R, uint64_t Threshold, unsigned Pass) {
+  constexpr uint32_t Rows = 4, Columns = 2048;
+  auto Hash = [](uint32_t V, uint32_t Seed) {
+    uint32_t H = V * 0x9e3779b1u ^ Seed;
+    H ^= H >> 16;
+    H *= 0x85ebca6bu;
+    H ^= H >> 13;
+    return H;
+  };
+  auto Slot = [&](uint32_t Src, uint32_t Row) {
+    return Row * Columns + Hash(Src, Row * 0x5bd1e995u) % Columns;
+  };
+  std::vector<uint64_t> Adds(Rows * Columns, 0);
+  std::vector<int64_t> Source(R.N, -1);
+  for (size_t I = 0; I < R.N; ++I) {
+    const uint8_t *D = R.Pristine.data() + I * R.Batch.stride() + R.Batch.offset(I);
+    if (R.Batch.length(I) < 34 || D[12] != 0x08 || D[13] != 0x00)
+      continue;
+    uint32_t Src;
+    std::memcpy(&Src, D + 26, 4);
+    Source[I] = Src;
+    for (uint32_t Row = 0; Row < Rows; ++Row)
+      ++Adds[Slot(Src, Row)];
+  }
+  uint64_t Open = 0;
+  for (size_t I = 0; I < R.N; ++I) {
+    uint32_t V = R.Out[I].Verdict;
+    if (Source[I] < 0) {
+      if (V != 1 && V != 2) // XDP_DROP (too short) or XDP_PASS (not IPv4)
+        fail(Who + ": packet " + std::to_string(I) + " (not sketched) got verdict " +
+             std::to_string(V));
+      continue;
+    }
+    uint64_t Lo = UINT64_MAX, Hi = UINT64_MAX;
+    for (uint32_t Row = 0; Row < Rows; ++Row) {
+      uint64_t A = Adds[Slot(uint32_t(Source[I]), Row)];
+      Lo = std::min(Lo, A * (Pass - 1) + 1);
+      Hi = std::min(Hi, A * Pass);
+    }
+    unsigned Want = Lo > Threshold ? 1 : Hi <= Threshold ? 2 : 5;
+    if (Want == 5 && V != 1 && V != 2)
+      fail(Who + ": packet " + std::to_string(I) + " got verdict " + std::to_string(V));
+    if (Want == 5)
+      ++Open;
+    else if (V != Want)
+      fail(Who + ", pass " + std::to_string(Pass) + ": packet " + std::to_string(I) +
+           " must get verdict " + std::to_string(Want) + ", got " + std::to_string(V));
+  }
+  return Open;
+}
+
+struct Timing {
+  unsigned Threads = 0, Prefetch = 0;
+  uint64_t Reps = 0;
+  double Median = 0, Min = 0, P90 = 0; ///< seconds a pass
+};
+
+struct Result {
+  std::string Name, Program, Check, CheckNote;
+  std::array<uint64_t, 5> Actions{};
+  std::vector<Timing> Host;
+  KernelResult Kernel;
+  double HostRepeatNs = 0; ///< the host back end in the kernel's scheme
+};
+
+Result runEntry(Resident &R, const Entry &E, const Options &O) {
+  Result Res;
+  Res.Name = E.Name;
+  Res.Check = E.Check;
+  Loaded L = load(E);
+  Res.Program = L.ProgramName;
+  compiler::HostProgram &Prog = *L.Prog;
+  unsigned Most = *std::max_element(O.Threads.begin(), O.Threads.end());
+  std::string Many = std::to_string(Most) + "-thread pass";
+  bool Stateful = E.Check != "exact";
+  std::vector<Outcome> Ref;
+  std::vector<uint8_t> RefFrames;
+  auto Keep = [&] {
+    Ref = R.Out;
+    RefFrames.assign(R.Batch.frames(), R.Batch.frames() + R.N * R.Batch.stride());
+  };
+  if (E.Check == "exact") {
+    pass(R, Prog, 1);
+    Keep();
+    pass(R, Prog, Most);
+    compareExact(E.Name + ": " + Many, R, Ref, RefFrames);
+    Res.CheckNote = "a " + Many + " gives every packet the 1-thread pass's verdict, target, "
+                    "bounds and output bytes";
+  } else if (E.Check == "converge") {
+    pass(R, Prog, 1);
+    Prog.reclaimMaps();
+    std::vector<Outcome> Prev = R.Out;
+    unsigned Passes = 2;
+    for (;; ++Passes) {
+      if (Passes > 8)
+        fail(E.Name + ": verdicts still change after 8 passes over the packets");
+      pass(R, Prog, 1);
+      Prog.reclaimMaps();
+      if (R.Out == Prev)
+        break;
+      Prev = R.Out;
+    }
+    Keep();
+    pass(R, Prog, Most);
+    Prog.reclaimMaps();
+    compareExact(E.Name + ": " + Many, R, Ref, RefFrames);
+    Res.CheckNote = "settled after " + std::to_string(Passes) + " 1-thread passes; a " + Many +
+                    " then decides exactly alike";
+  } else {
+    uint64_t Threshold = std::strtoull(E.Check.c_str() + 4, nullptr, 10);
+    pass(R, Prog, 1);
+    Ref = R.Out;
+    uint64_t Open = checkCms(E.Name + ": 1-thread pass", R, Threshold, 1);
+    pass(R, Prog, Most);
+    Open += checkCms(E.Name + ": " + Many, R, Threshold, 2);
+    Res.CheckNote = "a 1-thread pass then a " + Many + " from a zero sketch within host-computed "
+                    "bounds; " + std::to_string(Open) + " of " + std::to_string(2 * R.N) +
+                    " verdicts left open by the bounds";
+  }
+  for (const Outcome &V : Ref)
+    ++Res.Actions[std::min<uint32_t>(V.Verdict, 4)];
+  if (MaybeError Err = Prog.checkMaps())
+    fail(E.Name + ": " + Err->message());
+  std::printf("%s: checked: %s; reference verdicts: aborted %llu drop %llu pass %llu tx %llu "
+              "redirect %llu\n",
+              E.Name.c_str(), Res.CheckNote.c_str(), (unsigned long long)Res.Actions[0],
+              (unsigned long long)Res.Actions[1], (unsigned long long)Res.Actions[2],
+              (unsigned long long)Res.Actions[3], (unsigned long long)Res.Actions[4]);
+  std::fflush(stdout);
+
+  for (unsigned T : O.Threads)
+    for (unsigned Pf : O.Prefetches) {
+      std::vector<double> Times;
+      auto Began = std::chrono::steady_clock::now();
+      for (uint64_t Rep = 0; Rep < O.Warmup + O.Reps; ++Rep) {
+        double S = pass(R, Prog, T, Pf);
+        if (Stateful)
+          Prog.reclaimMaps();
+        if (Rep >= O.Warmup)
+          Times.push_back(S);
+        // Bounded: at least 3 timed repetitions, then none starts past the
+        // budget (wall time, restoring the packets included).
+        double Spent =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - Began).count();
+        if (Times.size() >= 3 && Spent > O.MaxSeconds)
+          break;
+      }
+      std::sort(Times.begin(), Times.end());
+      Timing Ti{T, Pf, Times.size(), Times[Times.size() / 2], Times.front(),
+                Times[std::min(Times.size() - 1, Times.size() * 9 / 10)]};
+      Res.Host.push_back(Ti);
+      std::string How = std::to_string(T) + (T == 1 ? " thread" : " threads") +
+                        (Pf ? ", prefetch " + std::to_string(Pf) : "");
+      std::printf("%s: host back end, %-24s %8.2f Mpps (median of %llu, %.4f s a pass)\n",
+                  E.Name.c_str(), (How + ":").c_str(), R.N / Ti.Median / 1e6,
+                  (unsigned long long)Ti.Reps, Ti.Median);
+      std::fflush(stdout);
+    }
+  if (O.Kernel) {
+    Res.Kernel = runKernel(E, R.Batch, R.Pristine, R.N, Ref, RefFrames, O.KernelPackets,
+                           O.KernelRepeat);
+    // Same packets, same scheme, same CPU, right after: a like-for-like ratio.
+    Res.HostRepeatNs = hostRepeat(R, Prog, O.KernelPackets, O.KernelRepeat);
+    if (Stateful)
+      Prog.reclaimMaps();
+    std::printf("%s: kernel JIT (BPF_PROG_TEST_RUN, repeat %llu, %llu packets, CPU %d): "
+                "%.1f ns/packet (median; mean %.1f) = %.2f Mpps; %s\n",
+                E.Name.c_str(), (unsigned long long)O.KernelRepeat,
+                (unsigned long long)Res.Kernel.Packets, Res.Kernel.Cpu, Res.Kernel.NsPerPacket,
+                Res.Kernel.NsMean, 1e3 / Res.Kernel.NsPerPacket, Res.Kernel.CheckNote.c_str());
+    std::printf("%s: host back end, the same packets and repeats, CPU %d: %.1f ns/packet "
+                "(median) = "
+                "%.2f Mpps (kernel JIT / host JIT time: %.3f)\n",
+                E.Name.c_str(), R.Cpus[0], Res.HostRepeatNs, 1e3 / Res.HostRepeatNs,
+                Res.Kernel.NsPerPacket / Res.HostRepeatNs);
+    std::fflush(stdout);
+  }
+  return Res;
+}
+
+std::string jsonString(const std::string &S) {
+  std::string Out = "\"";
+  for (char C : S) {
+    if (C == '"' || C == '\\')
+      Out += '\\';
+    if (static_cast<unsigned char>(C) >= 0x20)
+      Out += C;
+  }
+  return Out + "\"";
+}
+
+/// The first line of a file, or "?".
+std::string firstLine(const std::string &Path) {
+  std::ifstream In(Path);
+  std::string Line;
+  return std::getline(In, Line) ? Line : "?";
+}
+
+/// What the kernel JIT's speed depends on, for the report.
+std::string kernelSettings() {
+  return "Linux " + firstLine("/proc/sys/kernel/osrelease") +
+         ", bpf_jit_enable=" + firstLine("/proc/sys/net/core/bpf_jit_enable") +
+         ", bpf_jit_harden=" + firstLine("/proc/sys/net/core/bpf_jit_harden") +
+         ", bpf_stats_enabled=" + firstLine("/proc/sys/kernel/bpf_stats_enabled") +
+         ", spectre_v2: " + firstLine("/sys/devices/system/cpu/vulnerabilities/spectre_v2");
+}
+
+std::string cpuModel() {
+  std::ifstream In("/proc/cpuinfo");
+  std::string Line;
+  while (std::getline(In, Line))
+    if (Line.rfind("model name", 0) == 0 && Line.find(':') != std::string::npos)
+      return Line.substr(Line.find(':') + 2);
+  return "unknown";
+}
+
+void writeJson(const std::string &Path, const std::vector<Result> &Results, const Options &O,
+               const Resident &R) {
+  std::ostringstream J;
+  J << "{\"cpu\": " << jsonString(cpuModel()) << ", \"cpus\": " << R.Cpus.size()
+    << ", \"kernel_settings\": " << jsonString(O.Kernel ? kernelSettings() : "")
+    << ", \"kernel_packets\": " << O.KernelPackets << ", \"kernel_repeat\": " << O.KernelRepeat
+    << ", \"packets\": " << R.N << ", \"reps\": " << O.Reps << ", \"warmup\": " << O.Warmup
+    << ", \"percpu_note\": "
+    << jsonString("all threads share one compiled program and its maps (as forward's "
+                  "workers); per-CPU maps have one copy on the host back end, so threads "
+                  "update the same per-CPU values unsynchronised (counts may be lost); no "
+                  "verdict depends on them")
+    << ", \"programs\": [";
+  for (size_t I = 0; I < Results.size(); ++I) {
+    const Result &Re = Results[I];
+    J << (I ? ", " : "") << "{\"name\": " << jsonString(Re.Name)
+      << ", \"program\": " << jsonString(Re.Program) << ", \"check\": " << jsonString(Re.Check)
+      << ", \"check_note\": " << jsonString(Re.CheckNote) << ", \"actions\": [";
+    for (size_t K = 0; K < 5; ++K)
+      J << (K ? ", " : "") << Re.Actions[K];
+    J << "], \"host\": [";
+    for (size_t K = 0; K < Re.Host.size(); ++K) {
+      const Timing &T = Re.Host[K];
+      J << (K ? ", " : "") << "{\"threads\": " << T.Threads << ", \"prefetch\": " << T.Prefetch
+        << ", \"reps\": " << T.Reps
+        << ", \"median_s\": " << T.Median << ", \"min_s\": " << T.Min << ", \"p90_s\": " << T.P90
+        << ", \"mpps\": " << R.N / T.Median / 1e6 << "}";
+    }
+    J << "]";
+    if (O.Kernel)
+      J << ", \"kernel\": {\"packets\": " << Re.Kernel.Packets
+        << ", \"repeat\": " << O.KernelRepeat << ", \"cpu\": " << Re.Kernel.Cpu
+        << ", \"ns_per_packet\": " << Re.Kernel.NsPerPacket << ", \"ns_mean\": " << Re.Kernel.NsMean
+        << ", \"mpps\": " << 1e3 / Re.Kernel.NsPerPacket
+        << ", \"check_note\": " << jsonString(Re.Kernel.CheckNote) << "}"
+        << ", \"host_repeat\": {\"ns_per_packet\": " << Re.HostRepeatNs
+        << ", \"mpps\": " << 1e3 / Re.HostRepeatNs << "}";
+    J << "}";
+  }
+  J << "]}\n";
+  std::string Tmp = Path + ".tmp";
+  std::ofstream Out(Tmp);
+  Out << J.str();
+  Out.close();
+  if (!Out || std::rename(Tmp.c_str(), Path.c_str()) != 0) {
+    std::remove(Tmp.c_str());
+    fail(Path + ": cannot write");
+  }
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options O;
+  std::string ThreadList = "1,all", PrefetchList = "0";
+  for (int I = 1; I < argc; ++I) {
+    std::string A = argv[I];
+    auto Val = [&]() -> std::string {
+      if (I + 1 >= argc)
+        fail(A + " needs a value", 2);
+      return argv[++I];
+    };
+    auto Num = [&](uint64_t Least) {
+      std::string V = Val();
+      char *End = nullptr;
+      uint64_t N = std::strtoull(V.c_str(), &End, 10);
+      if (V.empty() || *End || V[0] == '-' || N < Least)
+        fail(A + " needs a whole number of at least " + std::to_string(Least) + ", not '" + V +
+                 "'",
+             2);
+      return N;
+    };
+    if (A == "--suite") O.Suite = Val();
+    else if (A == "--pcap") O.Pcap = Val();
+    else if (A == "--json") O.Json = Val();
+    else if (A == "--packets") O.Packets = Num(1);
+    else if (A == "--reps") O.Reps = Num(1);
+    else if (A == "--warmup") O.Warmup = Num(0);
+    else if (A == "--max-seconds") O.MaxSeconds = double(Num(0));
+    else if (A == "--threads") ThreadList = Val();
+    else if (A == "--prefetch") PrefetchList = Val();
+    else if (A == "--kernel") O.Kernel = true;
+    else if (A == "--kernel-packets") O.KernelPackets = Num(1);
+    else if (A == "--kernel-repeat") O.KernelRepeat = Num(1);
+    else if (A == "-h" || A == "--help") {
+      std::printf("usage: ebpf-gpu-host-bench --suite FILE --pcap IN.pcap [--threads LIST]\n"
+                  "         [--reps N] [--warmup N] [--max-seconds S] [--packets N]\n"
+                  "         [--kernel [--kernel-packets N] [--kernel-repeat N]] [--json OUT]\n"
+                  "  --threads LIST   thread counts, comma-separated; 'all' = every CPU the\n"
+                  "                   process may use (default 1,all)\n"
+                  "  --max-seconds S  per program and thread count: no repetition starts\n"
+                  "                   past S seconds of wall time once 3 are timed (default 10)\n"
+                  "  --prefetch LIST  distances, comma-separated: timed passes prefetch the\n"
+                  "                   packet D ahead (default 0: none, as the runtime's loop)\n"
+                  "  --kernel         also time the Linux kernel's JIT (BPF_PROG_TEST_RUN,\n"
+                  "                   root) on N packets spread over the traffic, each run\n"
+                  "                   `repeat` times (default 256 packets, repeat 32); then\n"
+                  "                   the host back end on them the same way\n");
+      return 0;
+    } else fail("unknown argument " + A + " (see --help)", 2);
+  }
+  if (O.Suite.empty() || O.Pcap.empty())
+    fail("need --suite and --pcap (see --help)", 2);
+  Resident R;
+  R.Cpus = allowedCpus();
+  for (const std::string &T : split(ThreadList, ',')) {
+    char *End = nullptr;
+    unsigned long N = T == "all" ? R.Cpus.size() : std::strtoul(T.c_str(), &End, 10);
+    if (T.empty() || (T != "all" && (*End || T[0] == '-')) || N == 0 || N > R.Cpus.size())
+      fail("--threads: '" + T + "' is not 'all' or a count from 1 to " +
+               std::to_string(R.Cpus.size()) + " (the CPUs this process may use)",
+           2);
+    if (std::find(O.Threads.begin(), O.Threads.end(), unsigned(N)) == O.Threads.end())
+      O.Threads.push_back(unsigned(N));
+  }
+  if (O.Threads.empty())
+    fail("--threads: no thread count given", 2);
+  O.Prefetches.clear();
+  for (const std::string &D : split(PrefetchList, ',')) {
+    char *End = nullptr;
+    unsigned long N = std::strtoul(D.c_str(), &End, 10);
+    if (D.empty() || *End || D[0] == '-' || N > 1024)
+      fail("--prefetch: '" + D + "' is not a distance from 0 to 1024", 2);
+    O.Prefetches.push_back(unsigned(N));
+  }
+  if (O.Prefetches.empty())
+    fail("--prefetch: no distance given", 2);
+  std::vector<Entry> Entries = readSuite(O.Suite);
+  for (const Entry &E : Entries)
+    for (const std::string &F : {E.Object, E.MapFile})
+      if (!F.empty() && !std::ifstream(F))
+        fail(E.Name + ": " + F + ": cannot open file");
+
+  R.Batch = check(runtime::readPcap(O.Pcap), O.Pcap);
+  R.N = O.Packets ? std::min<size_t>(O.Packets, R.Batch.size()) : R.Batch.size();
+  if (R.N == 0)
+    fail(O.Pcap + ": no packets");
+  R.Pristine.assign(R.Batch.frames(), R.Batch.frames() + R.N * R.Batch.stride());
+  R.Out.resize(R.N);
+  std::printf("cpu: %s, %zu CPUs usable; %zu packets (%zu-byte buffers) resident in host memory\n",
+              cpuModel().c_str(), R.Cpus.size(), R.N, R.Batch.stride());
+  if (O.Kernel)
+    std::printf("kernel: %s\n", kernelSettings().c_str());
+  std::fflush(stdout);
+  std::vector<Result> Results;
+  for (const Entry &E : Entries)
+    Results.push_back(runEntry(R, E, O));
+  if (!O.Json.empty())
+    writeJson(O.Json, Results, O, R);
+  return 0;
+}
