@@ -5,6 +5,7 @@
 // offset bounds-checked.
 
 #include "ebpf-gpu/Loader/GpuObject.h"
+#include "ebpf-gpu/Platform/MapAbi.h"
 #include "ebpf-gpu/Support/OutputPath.h"
 #include "ebpf-gpu/Support/ReadFile.h"
 
@@ -32,7 +33,8 @@ std::string metaText(const GpuObjectSpec &S) {
   O << MetaMagic << "\n";
   O << "program " << S.Program << "\nsection " << S.Section << "\nplatform " << S.Platform
     << "\nkernel " << S.Kernel << "\ntarget " << S.Target << "\nstack " << S.StackBytes
-    << "\nverified " << (S.Verified ? "yes" : "no") << "\n";
+    << "\nverified " << (S.Verified ? "yes" : "no") << "\nruntime_abi " << EBPFGPU_RUNTIME_ABI
+    << "\n";
   for (const std::string &H : S.Helpers)
     O << "helper " << H << "\n";
   for (const GpuMapSpec &M : S.Maps) {
@@ -61,6 +63,7 @@ MaybeError parseMeta(const std::string &Text, GpuObjectSpec &S) {
     Out = uint32_t(N);
     return true;
   };
+  uint32_t Abi = 0;
   while (std::getline(In, Line)) {
     std::istringstream L(Line);
     std::string Key, Value;
@@ -75,6 +78,10 @@ MaybeError parseMeta(const std::string &Text, GpuObjectSpec &S) {
       else if (Key == "helper") S.Helpers.push_back(Value);
       else if (Key == "verified") S.Verified = Value == "yes";
       else if (Key == "seal") continue;
+      else if (Key == "runtime_abi") {
+        if (!Num(Value, Abi))
+          return Error("bad runtime ABI '" + Value + "'");
+      }
       else if (Key == "stack") {
         uint32_t N;
         if (!Num(Value, N))
@@ -127,6 +134,11 @@ MaybeError parseMeta(const std::string &Text, GpuObjectSpec &S) {
   }
   if (S.Kernel.empty() || S.Platform.empty())
     return Error("metadata lacks the kernel or platform");
+  if (Abi != EBPFGPU_RUNTIME_ABI)
+    return Error("compiled for map runtime ABI " + std::to_string(Abi) +
+                 (Abi ? "" : " (an older ebpf-gpu-cc)") + "; this loader has ABI " +
+                 std::to_string(EBPFGPU_RUNTIME_ABI) +
+                 " (map layouts and key hashing differ): compile it again");
   return std::nullopt;
 }
 

@@ -32,6 +32,14 @@ enum {
   EBPFGPU_MAP_RINGBUF = 27, /* event records (bpf_ringbuf_*) */
 };
 
+/* What the device code of a .gpu.o and the loader must agree on: map
+ * layouts and control words, element headers, key hashing and compares.
+ * Raised whenever one changes; a .gpu.o records the value it was compiled
+ * with and the loader refuses any other (its host-side map updates would
+ * put keys where the GPU code does not look). 2: word hash, LPM present
+ * bits, pending link in header word 3. */
+#define EBPFGPU_RUNTIME_ABI 2
+
 /* Bytes before the key in a hash element: u32 next element + 1 (0 ends the
  * chain; on the free list, the next free one), u32 hash of the key, u32 LRU
  * tick of the last use, u32 next pending element + 1 (an element unlinked
