@@ -7,6 +7,7 @@
 #     one batch and in batches of 256 through launch:copy, launch:mapped,
 #     persistent:copy and persistent:mapped, its verdicts still the host's;
 #   - the bpf_conformance programs from their precompiled .gpu.o files.
+# Kernels run many times slower under memcheck: the watchdog is 10 minutes.
 # Each process writes its own memcheck log (--log-file), so what the tools
 # print is left as it is; a run passes when its exit status is 0 and every
 # log ends in "ERROR SUMMARY: 0 errors". Usage: scripts/gpu-sanitizer.sh
@@ -40,7 +41,8 @@ while read -r prog; do
     [[ $how != one ]] && args=(--batch 256 --gpu-mode "${how%%:*}" --gpu-data "${how##*:}")
     runs=$((runs + 1))
     if ! "${memcheck[@]}" "$bin/ebpf-gpu-loader" run "$s/$prog.gpu.o" --pcap "$traffic" "${maps[@]}" \
-        "${args[@]}" --verdicts "/tmp/$prog.cs.txt" >/dev/null 2>"$out/$prog.$how.err"; then
+        "${args[@]}" --watchdog-ms 600000 --verdicts "/tmp/$prog.cs.txt" >/dev/null \
+        2>"$out/$prog.$how.err"; then
       echo "$prog $how: memcheck run FAILED (exit or errors; $out/$prog.$how.err)"
       status=1
     elif ! cmp -s "/tmp/$prog.cs.txt" "/tmp/$prog.plain.txt"; then
