@@ -274,7 +274,10 @@ MaybeError KernelProgram::run(PacketBatch &Batch, std::optional<uint32_t> Ingres
                    std::strerror(-Err));
     if (!Batch.setResult(I, Out.data(), Run.data_size_out, Run.retval)) {
       Overflow = {I, Run.data_size_out};
-      return Error("packet " + std::to_string(I) + " grew past its buffer");
+      return Error("packet " + std::to_string(I) + " grew past its buffer (the kernel made it " +
+                   std::to_string(Run.data_size_out) + " bytes long; the other back ends give " +
+                   std::to_string(runtime::XdpTailroom) + " bytes of tailroom past the longest "
+                   "packet)");
     }
     if (EventBatch && (I + 1) % EventBatch == 0)
       if (MaybeError E = TakeEvents())

@@ -24,6 +24,10 @@
 // fails on ebpf-gpu (DESIGN.md) and not in the kernel's test run, a
 // difference compare must report (generated programs stay within it).
 // CHECK-NEXT: grow_tail: differ: packet 0: the kernel made it {{[0-9]+}} bytes long, past its buffer on the host (host: XDP_DROP {{[0-9]+}})
+// `run` on the kernel back end says why it cannot take such a packet.
+// RUN: not ebpf-gpu-loader run %t.o --section grow_tail --pcap %t.pcap --backend kernel 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=GROWN
+// GROWN: error: kernel back end: packet 0 grew past its buffer (the kernel made it {{[0-9]+}} bytes long; the other back ends give 256 bytes of tailroom past the longest packet)
 // SOME: count: both: 8 packets, host and kernel agree
 // SOME-NEXT: neither: neither:
 // NOPE: error: {{.*}}compare.c.tmp.o: no program or section named 'nope'
