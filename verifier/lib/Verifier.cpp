@@ -445,8 +445,21 @@ MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Insn
   const Reg &B = S.Regs[BaseReg];
   std::string Rn = regName(BaseReg);
   std::string Dir = Write ? "write" : "read";
-  int64_t Lo = B.Off + InsnOff + B.SMin, Hi = B.Off + InsnOff + B.SMax;
   std::string W = std::to_string(Size);
+  // The bytes a stack, map value, memory or record access may touch. Only
+  // those pointers carry variable offsets checked against a size; a
+  // scalar's bounds (up to S64Max) must not enter the sum, which is
+  // refused where it would leave int64 (found by fuzz_verifier: UBSan).
+  int64_t Lo = 0, Hi = 0;
+  if (B.K == Kind::Stack || B.K == Kind::MapValue || B.K == Kind::RawMem ||
+      B.K == Kind::AllocMem) {
+    int64_t At;
+    if (__builtin_add_overflow(B.Off, InsnOff, &At) || __builtin_add_overflow(At, B.SMin, &Lo) ||
+        __builtin_add_overflow(At, B.SMax, &Hi) || Hi > S64Max - int64_t(Size))
+      return fail(Pc, Dir + " through " + Rn + " at an offset out of range",
+                  "valid_access(" + Rn + ".offset" + hexOff(InsnOff) + ", width=" + W + ") for " +
+                      Dir);
+  }
   switch (B.K) {
   case Kind::Packet: {
     if (B.SMin < 0)
