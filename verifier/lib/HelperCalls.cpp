@@ -126,6 +126,8 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
         E->Reason = Arg + ": " + E->Reason;
         return E;
       }
+      if (auto E = spilledPointerRead(Pc, S, R, 0, Size, Arg))
+        return E;
       if (H->Checks[A] == platform::ArgCheck::MapKey && Size == 4 &&
           V.K == Kind::Stack && !V.hasVarOff()) {
         const Frame &F = frameOf(S, V);
@@ -187,6 +189,9 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
         E->Reason = Arg + ": " + E->Reason;
         return E;
       }
+      if (!Uninit)
+        if (auto E = spilledPointerRead(Pc, S, R, 0, SizeReg.UMax, Arg))
+          return E;
       // A buffer the helper reads and rewrites must be writable too.
       if (InOut)
         if (auto E = access(Pc, S, R, 0, unsigned(SizeReg.UMax), true,

@@ -546,6 +546,24 @@ MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Insn
   }
 }
 
+MaybeDiag Verifier::spilledPointerRead(uint32_t Pc, State &S, unsigned BaseReg, int64_t Off,
+                                       uint64_t Size, const std::string &What) {
+  const Reg &B = S.Regs[BaseReg];
+  if (B.K != Kind::Stack)
+    return std::nullopt;
+  const Frame &F = frameOf(S, B);
+  int64_t Lo = B.Off + Off + B.SMin + int64_t(isa::MaxStackBytes);
+  int64_t Hi = B.Off + Off + B.SMax + int64_t(isa::MaxStackBytes) + int64_t(Size);
+  for (const auto &[At, Spilled] : F.Spills)
+    if (Spilled.isPointer() && int64_t(At) < Hi && Lo < int64_t(At) + 8)
+      return fail(Pc, "pointer leak: " + What + " reads the " + kindName(Spilled.K) +
+                          " spilled at r10" + hexOff(int64_t(At) - int64_t(isa::MaxStackBytes)) +
+                          " as data",
+                  "no_pointer_leak(stack[" +
+                      std::to_string(int64_t(At) - int64_t(isa::MaxStackBytes)) + "])");
+  return std::nullopt;
+}
+
 MaybeDiag Verifier::load(uint32_t Pc, const Insn &I, State &S) {
   unsigned Size = isa::accessBytes(I.size());
   const Reg B = S.Regs[I.Src];
@@ -580,6 +598,14 @@ MaybeDiag Verifier::load(uint32_t Pc, const Insn &I, State &S) {
   }
   if (auto E = access(Pc, S, I.Src, I.Off, Size, false, "read"))
     return E;
+  // A whole spilled pointer fills as the pointer; any other read of its
+  // bytes would make them a scalar.
+  bool WholeFill = B.K == Kind::Stack && !B.hasVarOff() && Size == 8 &&
+                   (B.Off + I.Off) % 8 == 0;
+  if (!WholeFill)
+    if (auto E = spilledPointerRead(Pc, S, I.Src, I.Off, Size,
+                                    "a " + std::to_string(Size) + "-byte read"))
+      return E;
   if (B.K == Kind::Stack && !B.hasVarOff()) {
     Frame &F = frameOf(S, B);
     unsigned At = unsigned(B.Off + I.Off + int64_t(isa::MaxStackBytes));

@@ -94,6 +94,11 @@ private:
   MaybeDiag access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Off,
                    unsigned Size, bool Write, const char *What,
                    bool AllowUninitStack = false);
+  /// Refuses a read of stack bytes through `BaseReg` (+Off, Size bytes,
+  /// already checked by access()) that would see part of a spilled pointer
+  /// as data: a pointer leak, refused for everyone as a store of one.
+  MaybeDiag spilledPointerRead(uint32_t Pc, State &S, unsigned BaseReg, int64_t Off,
+                               uint64_t Size, const std::string &What);
   MaybeDiag load(uint32_t Pc, const Insn &I, State &S);
   MaybeDiag store(uint32_t Pc, const Insn &I, State &S);
   MaybeDiag atomic(uint32_t Pc, const Insn &I, State &S);
