@@ -148,6 +148,21 @@ MaybeDiag Verifier::spilledPointerRead(uint32_t Pc, State &S, unsigned BaseReg, 
   return std::nullopt;
 }
 
+MaybeDiag Verifier::pointerOverwrite(uint32_t Pc, const Frame &F, int64_t Lo, int64_t Hi,
+                                     bool Exact, const std::string &What) {
+  for (const auto &[At, Spilled] : F.Spills) {
+    int64_t Start = int64_t(At), End = Start + 8;
+    if (Spilled.isPointer() && Start < Hi && Lo < End && (!Exact || Lo > Start || Hi < End))
+      return fail(Pc, "pointer leak: " + What + " may overwrite part of the " +
+                          kindName(Spilled.K) + " spilled at r10" +
+                          hexOff(Start - int64_t(isa::MaxStackBytes)) +
+                          " (the rest would stay behind as data)",
+                  "no_pointer_leak(stack[" +
+                      std::to_string(Start - int64_t(isa::MaxStackBytes)) + "])");
+  }
+  return std::nullopt;
+}
+
 MaybeDiag Verifier::load(uint32_t Pc, const Insn &I, State &S) {
   unsigned Size = isa::accessBytes(I.size());
   const Reg B = S.Regs[I.Src];
@@ -237,6 +252,9 @@ MaybeDiag Verifier::store(uint32_t Pc, const Insn &I, State &S) {
   Frame &F = frameOf(S, B);
   int64_t Lo = B.Off + I.Off + B.SMin + int64_t(isa::MaxStackBytes);
   int64_t Hi = B.Off + I.Off + B.SMax + int64_t(isa::MaxStackBytes) + int64_t(Size);
+  if (auto E = pointerOverwrite(Pc, F, Lo, Hi, !B.hasVarOff(),
+                                "a " + std::to_string(Size) + "-byte write"))
+    return E;
   for (auto It = F.Spills.begin(); It != F.Spills.end();) {
     if (int64_t(It->first) < Hi && Lo < int64_t(It->first) + 8)
       It = F.Spills.erase(It);
@@ -279,6 +297,9 @@ MaybeDiag Verifier::atomic(uint32_t Pc, const Insn &I, State &S) {
   if (auto E = access(Pc, S, I.Dst, I.Off, Size, false, "atomic"))
     return E;
   if (auto E = access(Pc, S, I.Dst, I.Off, Size, true, "atomic"))
+    return E;
+  // The operation reads the old bytes as data (and fetches return them).
+  if (auto E = spilledPointerRead(Pc, S, I.Dst, I.Off, Size, "an atomic operation"))
     return E;
   if (B.K == Kind::Stack) {
     Frame &F = frameOf(S, B);

@@ -6,8 +6,9 @@
 // helper reads only to unprivileged loaders. Found by tests/differential/rich-programs.py
 // (seed 32: 4 of 25,000 programs): bpf_xdp_store_bytes copied the low bytes
 // of a spilled packet pointer into the packet, and the host back end and
-// the kernel wrote their own addresses.
-// RUN: %clang-bpf -c %s -o %t.o
+// the kernel wrote their own addresses. Writes that leave part of a spilled
+// pointer behind are refused too (seed 31: 1 program).
+// RUN: %clang-bpf -mcpu=v3 -c %s -o %t.o
 // RUN: not ebpf-gpu-cc %t.o --section store_bytes 2>&1 | FileCheck %s --check-prefix=STORE
 // STORE: pc 9: pointer leak: bpf_xdp_store_bytes argument 3 (r3) reads the packet pointer spilled at r10-16 as data (no_pointer_leak(stack[-16]))
 // RUN: not ebpf-gpu-cc %t.o --section map_value 2>&1 | FileCheck %s --check-prefix=VALUE
@@ -16,6 +17,12 @@
 // KEY: pointer leak: bpf_map_lookup_elem argument 2 (r2) reads the stack pointer spilled at r10-8 as data (no_pointer_leak(stack[-8]))
 // RUN: not ebpf-gpu-cc %t.o --section partial_fill 2>&1 | FileCheck %s --check-prefix=PARTIAL
 // PARTIAL: pc 1: pointer leak: a 4-byte read reads the ctx spilled at r10-8 as data (no_pointer_leak(stack[-8]))
+// RUN: not ebpf-gpu-cc %t.o --section partial_overwrite 2>&1 | FileCheck %s --check-prefix=OVERWRITE
+// OVERWRITE: pc 1: pointer leak: a 4-byte write may overwrite part of the ctx spilled at r10-8 (the rest would stay behind as data) (no_pointer_leak(stack[-8]))
+// RUN: not ebpf-gpu-cc %t.o --section helper_overwrite 2>&1 | FileCheck %s --check-prefix=HELPER
+// HELPER: pointer leak: bpf_xdp_load_bytes argument 3 (r3) may overwrite part of the ctx spilled at r10-8
+// RUN: not ebpf-gpu-cc %t.o --section atomic_fetch 2>&1 | FileCheck %s --check-prefix=ATOMIC
+// ATOMIC: pc 2: pointer leak: an atomic operation reads the ctx spilled at r10-8 as data (no_pointer_leak(stack[-8]))
 // RUN: ebpf-gpu-cc %t.o --section whole_fill -o %t.gpu.o
 // The kernel as root accepts the helper reads and refuses the partial fill;
 // where both accept, the back ends agree.
@@ -25,6 +32,9 @@
 // KERNEL: map_value: kernel: {{.*}}pointer leak: bpf_map_update_elem
 // KERNEL: map_key: kernel: {{.*}}pointer leak: bpf_map_lookup_elem
 // KERNEL: partial_fill: neither: invalid size of register fill
+// KERNEL: partial_overwrite: kernel: {{.*}}pointer leak: a 4-byte write
+// KERNEL: helper_overwrite: kernel: {{.*}}pointer leak: bpf_xdp_load_bytes
+// KERNEL: atomic_fetch: neither: R0 bitwise operator &= on pointer prohibited
 // KERNEL: whole_fill: both: 4 packets, host and kernel agree
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -80,6 +90,44 @@ SEC("xdp") __attribute__((naked)) int map_key(void) {
 SEC("xdp") __attribute__((naked)) int partial_fill(void) {
   asm volatile("*(u64 *)(r10 - 8) = r1\n"
                "r0 = *(u32 *)(r10 - 8)\n"
+               "r0 &= 1\n"
+               "r0 += 1\n"
+               "exit\n" ::: "memory");
+}
+
+// rich-programs.py seed 31 (1 of 25,000 programs: map contents differed):
+// half of a spilled pointer overwritten, then the whole slot read back
+// as a scalar and stored into a map.
+SEC("xdp") __attribute__((naked)) int partial_overwrite(void) {
+  asm volatile("*(u64 *)(r10 - 8) = r1\n"
+               "*(u32 *)(r10 - 4) = 1\n"
+               "r0 = *(u64 *)(r10 - 8)\n"
+               "r0 &= 1\n"
+               "r0 += 1\n"
+               "exit\n" ::: "memory");
+}
+
+// A helper's output buffer over a spilled pointer: it may write fewer
+// bytes, or none when it fails (an offset past the packet here).
+SEC("xdp") __attribute__((naked)) int helper_overwrite(void) {
+  asm volatile("*(u64 *)(r10 - 8) = r1\n"
+               "r2 = 60000\n"
+               "r3 = r10\n"
+               "r3 += -8\n"
+               "r4 = 8\n"
+               "call 189\n" // bpf_xdp_load_bytes
+               "r0 = *(u64 *)(r10 - 8)\n"
+               "r0 &= 1\n"
+               "r0 += 1\n"
+               "exit\n" ::: "memory");
+}
+
+// A fetching atomic on a spilled pointer returns the pointer as a number.
+SEC("xdp") __attribute__((naked)) int atomic_fetch(void) {
+  asm volatile("*(u64 *)(r10 - 8) = r1\n"
+               "r2 = 0\n"
+               "r2 = atomic_fetch_add((u64 *)(r10 - 8), r2)\n"
+               "r0 = r2\n"
                "r0 &= 1\n"
                "r0 += 1\n"
                "exit\n" ::: "memory");
