@@ -313,10 +313,13 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
   }
   if (ChangesPacket) {
     // The packet moved: every packet pointer must be reloaded from ctx.
+    // The old ones become unreadable, not numbers: their value is an
+    // address (as the kernel does for unprivileged programs; rich-programs
+    // seeds 34 and 37 read a stale spilled one back as a scalar).
     auto Drop = [](Reg &R) {
       if (R.K == Kind::Packet || R.K == Kind::PacketEnd ||
           R.K == Kind::PacketMeta)
-        R = Reg::unknown();
+        R = Reg();
     };
     for (Reg &R : S.Regs)
       Drop(R);

@@ -20,6 +20,13 @@ bool programReadOnly(const object::MapSpec &M) {
   return (M.Flags & object::MapFlagReadOnlyProg) || isRedirectMap(M.Type);
 }
 
+/// A spilled pointer, or one a packet-moving helper made stale (not
+/// initialised: its bytes are still an address).
+bool holdsAddress(const Reg &R) { return R.isPointer() || R.K == Kind::NotInit; }
+std::string spilledName(const Reg &R) {
+  return R.K == Kind::NotInit ? "stale packet pointer" : kindName(R.K);
+}
+
 std::string hexOff(int64_t V) { return (V < 0 ? "-" : "+") + std::to_string(V < 0 ? -V : V); }
 
 } // namespace
@@ -139,8 +146,8 @@ MaybeDiag Verifier::spilledPointerRead(uint32_t Pc, State &S, unsigned BaseReg, 
   int64_t Lo = B.Off + Off + B.SMin + int64_t(isa::MaxStackBytes);
   int64_t Hi = B.Off + Off + B.SMax + int64_t(isa::MaxStackBytes) + int64_t(Size);
   for (const auto &[At, Spilled] : F.Spills)
-    if (Spilled.isPointer() && int64_t(At) < Hi && Lo < int64_t(At) + 8)
-      return fail(Pc, "pointer leak: " + What + " reads the " + kindName(Spilled.K) +
+    if (holdsAddress(Spilled) && int64_t(At) < Hi && Lo < int64_t(At) + 8)
+      return fail(Pc, "pointer leak: " + What + " reads the " + spilledName(Spilled) +
                           " spilled at r10" + hexOff(int64_t(At) - int64_t(isa::MaxStackBytes)) +
                           " as data",
                   "no_pointer_leak(stack[" +
@@ -152,9 +159,9 @@ MaybeDiag Verifier::pointerOverwrite(uint32_t Pc, const Frame &F, int64_t Lo, in
                                      bool Exact, const std::string &What) {
   for (const auto &[At, Spilled] : F.Spills) {
     int64_t Start = int64_t(At), End = Start + 8;
-    if (Spilled.isPointer() && Start < Hi && Lo < End && (!Exact || Lo > Start || Hi < End))
+    if (holdsAddress(Spilled) && Start < Hi && Lo < End && (!Exact || Lo > Start || Hi < End))
       return fail(Pc, "pointer leak: " + What + " may overwrite part of the " +
-                          kindName(Spilled.K) + " spilled at r10" +
+                          spilledName(Spilled) + " spilled at r10" +
                           hexOff(Start - int64_t(isa::MaxStackBytes)) +
                           " (the rest would stay behind as data)",
                   "no_pointer_leak(stack[" +
