@@ -30,6 +30,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DIFFERENTIAL = os.path.join(HERE, "..", "lit", "loader", "Inputs", "differential.py")
@@ -43,14 +44,27 @@ struct {
   __type(key, __u32);
   __type(value, __u64[2]);
 } arr SEC(".maps");
+"""
+HASH = """\
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, %d);
   __type(key, __u32);
   __type(value, __u64);
-} hash SEC(".maps");
-char _license[] SEC("license") = "GPL";
+} hash%d SEC(".maps");
 """
+HASH_SIZES = [4, 16, 64]
+# Every object has the three hash maps (a program uses the one it drew), so
+# that one object holds many programs and a program is the same whether it
+# is checked alone or with others.
+PRELUDE += "".join(HASH % (n, n) for n in HASH_SIZES) + \
+    'char _license[] SEC("license") = "GPL";\n'
+
+# ebpf-gpu gives every packet this much tailroom (runtime/Packets.h,
+# DESIGN.md); a program that grows the tail further may fail on ebpf-gpu
+# where BPF_PROG_TEST_RUN, which has most of a page, succeeds: the
+# generator keeps a program's total growth within it.
+TAILROOM = 256
 
 WIDTH = {1: "u8", 2: "u16", 4: "u32", 8: "u64"}
 
@@ -59,16 +73,18 @@ class Gen:
     """One program. Registers: r6 ctx, r7 data, r8 data_end, r9 the value the
     verdict comes from; r0-r5 are scratch (helpers and calls clobber them)."""
 
-    def __init__(self, rng):
+    def __init__(self, rng, name="prog"):
         self.rng = rng
+        self.name = name  # the program's function; its labels and subprograms bear it
         self.lines = []
         self.label = 0
         self.stack = {}  # 8-byte slot r10-8*k written (k in 1..8): "scalar" or "pkt"
         self.subs = []
+        self.tail_growth = 0  # bytes bpf_xdp_adjust_tail may have added so far
 
     def fresh(self):
         self.label += 1
-        return f".Lx{self.label}"
+        return f".L{self.name}_x{self.label}"
 
     def emit(self, s):
         # '%' starts an operand in inline assembly: modulo is written %%=.
@@ -333,8 +349,14 @@ class Gen:
         r = self.rng
         helper = r.choice([44, 65])
         self.emit("r1 = r6")
-        delta = r.choice([-32, -14, -4, -1, 1, 4, 14, 20]) if helper == 44 else r.choice(
-            [-20, -4, -1, 1, 4, 64, 200])
+        if helper == 44:
+            delta = r.choice([-32, -14, -4, -1, 1, 4, 14, 20])
+        else:
+            # Growth within the tailroom ebpf-gpu promises, whichever calls
+            # succeed (shrinking calls are not counted: they may fail).
+            delta = r.choice([d for d in [-20, -4, -1, 1, 4, 64, 200]
+                              if d <= TAILROOM - self.tail_growth])
+            self.tail_growth += max(delta, 0)
         self.emit(f"r2 = {delta}")
         self.emit(f"call {helper}")
         self.emit("r9 += r0")
@@ -400,7 +422,7 @@ class Gen:
     def call(self):
         r = self.rng
         i = len(self.subs)
-        name = f"sub{i}"
+        name = f"{self.name}_sub{i}"
         kind = r.randrange(4)
         body = []
         if kind == 0:  # scalars in, scalar out
@@ -436,6 +458,7 @@ class Gen:
                 "csum", "adjust", "load_store_bytes", "loop", "call"]
 
     def program(self, n, hash_entries):
+        """The program's functions (C text, without the prelude)."""
         self.emit("r6 = r1")
         self.reload()
         self.emit("r9 = 2")
@@ -444,16 +467,25 @@ class Gen:
         self.emit("r0 = r9")
         self.emit("r0 &= 3")
         self.emit("exit")
-        out = [PRELUDE % hash_entries]
+        out = []
         for name, body in self.subs:
             asm = "\n".join(f'    "{l}\\n"' for l in body).replace(".Lout", f".L{name}_out")
             out.append(f"static __attribute__((naked, noinline, used)) int {name}(void) {{\n"
                        f"  asm volatile(\n{asm}\n    ::: \"memory\");\n}}\n")
         asm = "\n".join(f'    "{l}\\n"' for l in self.lines)
-        out.append('SEC("xdp") __attribute__((naked)) int prog(void) {\n'
+        out.append(f'SEC("xdp") __attribute__((naked)) int {self.name}(void) {{\n'
                    f"  asm volatile(\n{asm}\n"
-                   '    :: [arr] "i"(&arr), [hash] "i"(&hash) : "memory");\n}\n')
+                   f'    :: [arr] "i"(&arr), [hash] "i"(&hash{hash_entries}) : "memory");\n}}\n')
         return "\n".join(out)
+
+
+def generate(seed, i, snippets):
+    """Program i of a seed: its name and functions. The same whichever way
+    it is checked (alone or in a batch)."""
+    import random
+    rng = random.Random(seed * 1000003 + i)
+    name = f"p{i}"
+    return name, Gen(rng, name).program(rng.randrange(1, snippets + 1), rng.choice(HASH_SIZES))
 
 
 def norm(reason):
@@ -479,19 +511,25 @@ def kernel_verdict(obj, pin):
     return False, norm(why)
 
 
-def one(args_i):
-    args, seed, i, work, pcap = args_i
-    import random
-    rng = random.Random(seed * 1000003 + i)
-    src = Gen(rng).program(rng.randrange(1, args.snippets + 1), rng.choice([4, 16, 64]))
-    c = os.path.join(work, f"p{i}.c")
-    o = os.path.join(work, f"p{i}.o")
+def compile_c(args, src, c, o):
     with open(c, "w") as f:
         f.write(src)
     cc = subprocess.run([args.clang, "-O2", "-g", "-target", "bpf", "-mcpu=v4", "-I" + args.include,
                          "-c", c, "-o", o], capture_output=True, text=True)
     if cc.returncode != 0:
-        return i, c, "clang", cc.stderr.strip().splitlines()[0][:200] if cc.stderr else "?"
+        return cc.stderr.strip().splitlines()[0][:200] if cc.stderr.strip() else "?"
+    return None
+
+
+def one(args, seed, i, work, pcap):
+    """The per-program path: clang, ebpf-gpu-cc, bpftool and two loader
+    runs for program i."""
+    name, funcs = generate(seed, i, args.snippets)
+    c = os.path.join(work, f"p{i}.c")
+    o = os.path.join(work, f"p{i}.o")
+    err = compile_c(args, PRELUDE + funcs, c, o)
+    if err:
+        return i, c, "clang", err
     ours = subprocess.run([args.cc, o, "--emit=llvm", "-o", os.devnull], capture_output=True,
                           text=True)
     ours_ok = ours.returncode == 0
@@ -502,7 +540,7 @@ def one(args_i):
     theirs_ok, their_why = kernel_verdict(o, f"/sys/fs/bpf/ebpf_gpu_rich_{os.getpid()}")
     if ours_ok and theirs_ok:
         d = subprocess.run([sys.executable, DIFFERENTIAL, "--loader", args.loader, "--pcap", pcap,
-                            "--work", os.path.join(work, f"d{i}"), f"{o}:prog"],
+                            "--work", os.path.join(work, f"d{i}"), f"{o}:{name}"],
                            capture_output=True, text=True)
         shutil.rmtree(os.path.join(work, f"d{i}"), ignore_errors=True)
         if d.returncode != 0:
@@ -513,6 +551,75 @@ def one(args_i):
     if theirs_ok:
         return i, c, "kernel", our_why
     return i, c, "neither", their_why
+
+
+COMPARE_RESULTS = {"both": "both", "neither": "neither", "kernel": "kernel", "ours": "ours",
+                   "differ": "diff", "error": "crash"}
+
+
+def batch(args, seed, first, count, work, pcap):
+    """The batch path: programs first..first+count-1 as functions of one
+    object (one clang call), checked by one `ebpf-gpu-loader compare`."""
+    progs = [generate(seed, i, args.snippets) for i in range(first, first + count)]
+    alone = {}  # program index -> its own C file (kept when it disagrees)
+    results = []
+
+    def own_file(i, funcs):
+        c = os.path.join(work, f"p{i}.c")
+        with open(c, "w") as f:
+            f.write(PRELUDE + funcs)
+        alone[i] = c
+        return c
+
+    c = os.path.join(work, f"b{first}.c")
+    o = os.path.join(work, f"b{first}.o")
+    if compile_c(args, PRELUDE + "\n".join(f for _, f in progs), c, o):
+        # Find the programs clang refuses; the others go on in one object.
+        good = []
+        for k, (name, funcs) in enumerate(progs):
+            pc = own_file(first + k, funcs)
+            err = compile_c(args, PRELUDE + funcs, pc, pc[:-2] + ".o")
+            if err:
+                results.append((first + k, pc, "clang", err))
+            else:
+                good.append((name, funcs))
+        if not good:
+            return results
+        if compile_c(args, PRELUDE + "\n".join(f for _, f in good), c, o):
+            raise RuntimeError(f"{c}: programs that compile alone do not compile together")
+    index = {name: first + k for k, (name, _) in enumerate(progs)}
+    funcs = dict(progs)
+    r = subprocess.run([args.loader, "compare", o, "--pcap", pcap], capture_output=True, text=True)
+    seen = set()
+    for line in r.stdout.splitlines():
+        m = re.match(r"^(p\d+): (\w+): (.*)$", line)
+        if not m or m.group(1) not in index:
+            continue  # an indented line of a detail
+        name, what, why = m.groups()
+        what = COMPARE_RESULTS[what]
+        seen.add(name)
+        if what == "kernel":
+            why = norm(re.sub(r"^.*?pc \d+: ", "", why))
+        elif what in ("ours", "neither"):
+            why = norm(why)
+        pc = own_file(index[name], funcs[name]) if what in ("ours", "diff", "crash") else ""
+        results.append((index[name], pc, what, why))
+    done = {x[0] for x in results}
+    for name, i in index.items():
+        if i not in done:  # compare died before it got there
+            results.append((i, own_file(i, funcs[name]), "crash",
+                            f"ebpf-gpu-loader compare exit {r.returncode}: "
+                            f"{r.stderr.strip()[-200:]}"))
+    for f in (c, o):
+        os.unlink(f)
+    return results
+
+
+def work_item(item):
+    mode, args, seed, first, count, work, pcap = item
+    if mode == "process":
+        return [one(args, seed, first, work, pcap)]
+    return batch(args, seed, first, count, work, pcap)
 
 
 def main():
@@ -528,28 +635,51 @@ def main():
     ap.add_argument("--include", default="/usr/include/x86_64-linux-gnu")
     ap.add_argument("--keep", help="folder for the programs that disagreed")
     ap.add_argument("--reasons", action="store_true", help="print refusal reasons, grouped")
+    ap.add_argument("--mode", choices=["batch", "process"], default="batch",
+                    help="batch: --batch programs an object, one `ebpf-gpu-loader compare` "
+                    "each; process: per program clang, ebpf-gpu-cc, bpftool and two loader runs")
+    ap.add_argument("--batch", type=int, default=50, help="programs an object in batch mode")
+    ap.add_argument("--first", type=int, default=0, help="index of the first program")
+    ap.add_argument("--timing", action="store_true", help="print the seconds and programs/s")
+    ap.add_argument("--results", help="write 'INDEX RESULT REASON' per program to this file "
+                    "(sorted; the two modes' files on one seed must be the same)")
     args = ap.parse_args()
 
     work = tempfile.mkdtemp(prefix="ebpf-gpu-rich-")
     pcap = os.path.join(work, "p.pcap")
     subprocess.run([args.trafgen, "-o", pcap, "--count", "100", "--seed", str(args.seed)],
                    check=True)
-    jobs = [(args, args.seed, i, work, pcap) for i in range(args.count)]
+    if args.mode == "process":
+        items = [("process", args, args.seed, args.first + i, 1, work, pcap)
+                 for i in range(args.count)]
+    else:
+        items = [("batch", args, args.seed, args.first + i, min(args.batch, args.count - i), work,
+                  pcap) for i in range(0, args.count, args.batch)]
     counts = collections.Counter()
     reasons = {k: collections.Counter() for k in ("ours", "kernel", "neither")}
     failures = []
+    per_program = []
+    start = time.monotonic()
     with multiprocessing.Pool(args.jobs) as pool:
-        for i, c, what, why in pool.imap_unordered(one, jobs):
-            counts[what] += 1
-            if what in reasons:
-                reasons[what][why] += 1
-            if what in ("ours", "diff", "clang", "crash"):
-                failures.append((c, what, why))
-            else:
-                os.unlink(c)
-                o = c[:-2] + ".o"
-                if os.path.exists(o):
-                    os.unlink(o)
+        for results in pool.imap_unordered(work_item, items):
+            for i, c, what, why in results:
+                per_program.append((i, what, why))
+                counts[what] += 1
+                if what in reasons:
+                    reasons[what][why] += 1
+                if what in ("ours", "diff", "clang", "crash"):
+                    failures.append((c, what, why))
+                elif c:
+                    os.unlink(c)
+                    o = c[:-2] + ".o"
+                    if os.path.exists(o):
+                        os.unlink(o)
+    seconds = time.monotonic() - start
+    if args.results:
+        with open(args.results, "w") as f:
+            for i, what, why in sorted(per_program):
+                # Back-end differences and errors carry paths and run details.
+                f.write(f"{i} {what} {why if what in reasons else ''}\n")
     labels = {"ours": "SOUNDNESS: our verifier accepts, the kernel refuses",
               "diff": "back ends differ", "clang": "generator error (clang)",
               "crash": "ebpf-gpu-cc crashed"}
@@ -567,6 +697,9 @@ def main():
     print(f"{args.count} programs: both accept {counts['both']}, both refuse {counts['neither']}, "
           f"only the kernel accepts {counts['kernel']}, only ours accepts {counts['ours']}, "
           f"back-end differences {counts['diff']}, errors {counts['clang'] + counts['crash']}")
+    if args.timing:
+        print(f"{seconds:.1f} s, {args.count / seconds:.1f} programs/s ({args.mode} mode, "
+              f"{args.jobs} jobs)")
     if not failures:
         shutil.rmtree(work)
     return 1 if failures else 0

@@ -101,4 +101,23 @@ TEST(HostJit, XdpContextIsRewritten) {
   EXPECT_EQ((*P)->runXdp(C), 60u);
 }
 
+TEST(HostJit, FailsCleanlyAfterTheJitExists) {
+  // A helper call (its name interned in the JIT) and a program array whose
+  // slot names a program the set lacks: the error comes after the JIT is
+  // built. fuzz_compile found the helper names freed after their pool
+  // (AddressSanitizer: heap-use-after-free) on such returns.
+  object::MapSpec Jumps;
+  Jumps.Name = "jumps";
+  Jumps.Type = object::MapTypeProgArray;
+  Jumps.KeySize = 4;
+  Jumps.ValueSize = 4;
+  Jumps.MaxEntries = 2;
+  Jumps.InitialPrograms = {{0, "absent"}};
+  auto B = encode({{Call, 0, 0, 0, 5}, {Exit, 0, 0, 0, 0}}); // bpf_ktime_get_ns
+  auto P = compiler::HostProgram::compile(program(B), {Jumps}, compiler::LiftOptions());
+  ASSERT_FALSE(bool(P));
+  EXPECT_EQ(llvm::toString(P.takeError()),
+            "program array 'jumps' slot 0 holds 'absent', which is not a program of the object");
+}
+
 } // namespace

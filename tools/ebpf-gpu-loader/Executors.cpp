@@ -258,6 +258,20 @@ private:
 
 } // namespace
 
+namespace {
+/// Lifts and JIT-compiles verified program `P` of `Obj`.
+Expected<std::unique_ptr<BatchExecutor>> compileHost(const object::ObjectSpec &Obj,
+                                                     const std::string &Path,
+                                                     const object::ProgramSpec &P,
+                                                     HostReclaim Reclaim) {
+  auto Prog = compiler::HostProgram::compile(compiler::programSetFor(Obj, P), Obj.Maps,
+                                             compiler::LiftOptions());
+  if (!Prog)
+    return Error(Path + ": program " + P.Name + ": " + llvm::toString(Prog.takeError()));
+  return std::unique_ptr<BatchExecutor>(new HostExecutor(std::move(*Prog), P.Name, Reclaim));
+}
+} // namespace
+
 Expected<std::unique_ptr<BatchExecutor>>
 makeHostExecutor(const std::string &Object, const std::string &Section, HostReclaim Reclaim,
                  const object::ReadOptions &Read) {
@@ -267,11 +281,17 @@ makeHostExecutor(const std::string &Object, const std::string &Section, HostRecl
   Expected<const object::ProgramSpec *> P = chooseVerified(*Obj, Object, Section);
   if (!P)
     return P.takeError();
-  auto Prog = compiler::HostProgram::compile(compiler::programSetFor(*Obj, **P), Obj->Maps,
-                                             compiler::LiftOptions());
-  if (!Prog)
-    return Error(Object + ": program " + (*P)->Name + ": " + llvm::toString(Prog.takeError()));
-  return std::unique_ptr<BatchExecutor>(new HostExecutor(std::move(*Prog), (*P)->Name, Reclaim));
+  return compileHost(*Obj, Object, **P, Reclaim);
+}
+
+Expected<std::unique_ptr<BatchExecutor>> makeHostExecutor(const object::ObjectSpec &Obj,
+                                                          const std::string &Path,
+                                                          const object::ProgramSpec &P,
+                                                          HostReclaim Reclaim) {
+  Expected<const object::ProgramSpec *> V = chooseVerified(Obj, Path, P.Name);
+  if (!V)
+    return V.takeError();
+  return compileHost(Obj, Path, **V, Reclaim);
 }
 
 Expected<loader::GpuObjectSpec> compileForGpu(const std::string &Object,

@@ -23,6 +23,13 @@
 #include <memory>
 #include <string>
 
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
+namespace ebpfgpu::object {
+struct ObjectSpec;
+struct ProgramSpec;
+} // namespace ebpfgpu::object
+#endif
+
 namespace ebpfgpu::tools {
 
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
@@ -37,6 +44,11 @@ enum class HostReclaim { EachPacket, EachBatch };
 Expected<std::unique_ptr<runtime::BatchExecutor>>
 makeHostExecutor(const std::string &Object, const std::string &Section, HostReclaim Reclaim,
                  const object::ReadOptions &Read = {});
+/// The same for program `P` of an object already read from `Path` (many
+/// programs of one object checked in one process: `compare`).
+Expected<std::unique_ptr<runtime::BatchExecutor>>
+makeHostExecutor(const object::ObjectSpec &Obj, const std::string &Path,
+                 const object::ProgramSpec &P, HostReclaim Reclaim);
 
 /// Reads `Object`, chooses and verifies a program, and compiles it for the
 /// GPU in process.

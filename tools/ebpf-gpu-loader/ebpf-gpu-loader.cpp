@@ -17,7 +17,8 @@
 #include "Executors.h"
 #include "Forward.h"
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
-#include "KernelEvents.h"
+#include "Compare.h"
+#include "KernelBackend.h"
 #endif
 
 #include "ebpf-gpu/Loader/Fib.h"
@@ -68,6 +69,8 @@ int usage(const std::string &Msg) {
                "       %s forward PROG.o|PROG.gpu.o --port DEV... [options] [-- EAL-ARGS]"
                " (forward --help)\n"
                "       %s test-run PROG.gpu.o [--mem HEX]\n"
+               "       %s compare PROG.o --pcap IN.pcap [--section NAME]... (ebpf-gpu and the\n"
+               "           kernel on every program: compare --help)\n"
                "       %s daemon [--socket PATH] [options] (daemon --help)\n"
                "       %s [--socket PATH] [--json] prog|net|map|stats ... (a running daemon;"
                " prog --help)\n"
@@ -117,7 +120,7 @@ int usage(const std::string &Msg) {
                "                      and every --batch packets on the kernel), by packet\n"
                "  --json              print the summary as JSON\n"
                "  --allow-unverified  run a .gpu.o compiled with --no-verify (testing only)\n",
-               Tool, Tool, Tool, Tool, Tool);
+               Tool, Tool, Tool, Tool, Tool, Tool);
   return 2;
 }
 
@@ -160,16 +163,6 @@ Expected<loader::GpuObjectSpec> gpuObjectAt(const std::string &Path) {
 
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
 
-std::string LibbpfLog;
-int collectLibbpfLog(enum libbpf_print_level Level, const char *Fmt, va_list Args) {
-  if (Level == LIBBPF_DEBUG)
-    return 0;
-  char Buf[4096];
-  int N = std::vsnprintf(Buf, sizeof(Buf), Fmt, Args);
-  LibbpfLog += Buf;
-  return N;
-}
-
 object::ReadOptions readOptions(const RunOptions &O) {
   object::ReadOptions R;
   R.InnerMapTemplates = O.InnerMaps;
@@ -177,279 +170,28 @@ object::ReadOptions readOptions(const RunOptions &O) {
   return R;
 }
 
-/// --map-size and --inner-map on the kernel back end: sizes set on libbpf's
-/// maps; for --inner-map, a map of TEMPLATE's shape made for
-/// libbpf to create OUTER with (bpf_map__set_inner_map_fd), as user space
-/// does; closed by the caller after the load. Fails on names that are no
-/// maps of the object.
-std::vector<int> setKernelInnerMaps(struct bpf_object *Obj, const RunOptions &O) {
-  std::vector<int> Fds;
-  for (const auto &[Name, Entries] : O.MapSizes) {
-    struct bpf_map *M = bpf_object__find_map_by_name(Obj, Name.c_str());
-    if (!M)
-      fail("--map-size " + Name + "=" + std::to_string(Entries) +
-           ": the object has no map named '" + Name + "'");
-    if (int Err = bpf_map__set_max_entries(M, Entries))
-      fail("--map-size " + Name + ": " + std::strerror(-Err));
-  }
-  for (const auto &[OuterName, TemplateName] : O.InnerMaps) {
-    struct bpf_map *Outer = bpf_object__find_map_by_name(Obj, OuterName.c_str());
-    struct bpf_map *T = bpf_object__find_map_by_name(Obj, TemplateName.c_str());
-    if (!Outer || !T)
-      fail("--inner-map " + OuterName + "=" + TemplateName + ": the object has no map named '" +
-           (Outer ? TemplateName : OuterName) + "'");
-    LIBBPF_OPTS(bpf_map_create_opts, Opts, .map_flags = bpf_map__map_flags(T));
-    int Fd = bpf_map_create(bpf_map__type(T), (OuterName + "_inner").substr(0, 15).c_str(),
-                            bpf_map__key_size(T), bpf_map__value_size(T),
-                            bpf_map__max_entries(T), &Opts);
-    if (Fd < 0)
-      fail("--inner-map " + OuterName + "=" + TemplateName +
-           ": the kernel refused a map of that shape: " + std::strerror(errno));
-    if (int Err = bpf_map__set_inner_map_fd(Outer, Fd))
-      fail("--inner-map " + OuterName + "=" + TemplateName + ": " + std::strerror(-Err));
-    Fds.push_back(Fd);
-  }
-  return Fds;
-}
-
-/// The kernel back end: load with libbpf, BPF_PROG_TEST_RUN per packet.
-/// Kernel per-CPU values come as one copy per possible CPU, each rounded up
-/// to 8 bytes; the common text form shows their sum.
-bool isPercpuType(enum bpf_map_type T) {
-  return T == BPF_MAP_TYPE_PERCPU_ARRAY || T == BPF_MAP_TYPE_PERCPU_HASH ||
-         T == BPF_MAP_TYPE_LRU_PERCPU_HASH;
-}
-
-/// A map's value from the kernel, per-CPU copies summed (as MapMemory does).
-bool kernelLookup(struct bpf_map *M, const void *Key, std::vector<uint8_t> &Value) {
-  uint32_t KS = bpf_map__key_size(M), VS = bpf_map__value_size(M);
-  bool PerCpu = isPercpuType(bpf_map__type(M));
-  uint32_t Stride = (VS + 7u) & ~7u, Cpus = PerCpu ? uint32_t(libbpf_num_possible_cpus()) : 1;
-  std::vector<uint8_t> Raw(size_t(PerCpu ? Stride : VS) * Cpus);
-  if (bpf_map__lookup_elem(M, Key, KS, Raw.data(), Raw.size(), 0) != 0)
-    return false;
-  Value = PerCpu ? loader::sumPerCpuValues(Raw.data(), VS, Stride, Cpus) : Raw;
-  return true;
-}
-
-/// The maps and global data of a loaded object, in the common text form.
-std::string dumpKernelMaps(struct bpf_object *Obj) {
-  std::vector<std::pair<std::string, std::string>> Parts;
-  struct bpf_map *M;
-  // Maps of maps hold kernel map ids: shown as the names of the maps.
-  std::map<uint32_t, std::string> NameOfId;
-  bpf_object__for_each_map(M, Obj) {
-    struct bpf_map_info Info = {};
-    uint32_t Len = sizeof(Info);
-    if (bpf_map__fd(M) >= 0 && bpf_obj_get_info_by_fd(bpf_map__fd(M), &Info, &Len) == 0)
-      NameOfId[Info.id] = bpf_map__name(M);
-  }
-  bpf_object__for_each_map(M, Obj) {
-    enum bpf_map_type T = bpf_map__type(M);
-    uint32_t KS = bpf_map__key_size(M), VS = bpf_map__value_size(M);
-    std::vector<uint8_t> Value;
-    if (ebpfgpu_map_is_outer(T)) {
-      std::vector<std::pair<std::vector<uint8_t>, std::string>> KV;
-      auto Add = [&](const std::vector<uint8_t> &Key) {
-        uint32_t Id = 0;
-        if (bpf_map__lookup_elem(M, Key.data(), KS, &Id, sizeof(Id), 0) != 0)
-          return;
-        auto It = NameOfId.find(Id);
-        KV.push_back({Key, It == NameOfId.end() ? "(map id " + std::to_string(Id) + ")"
-                                                : It->second});
-      };
-      if (T == BPF_MAP_TYPE_ARRAY_OF_MAPS) {
-        for (uint32_t K = 0; K < bpf_map__max_entries(M); ++K)
-          Add(std::vector<uint8_t>(reinterpret_cast<uint8_t *>(&K),
-                                   reinterpret_cast<uint8_t *>(&K) + 4));
-      } else {
-        std::vector<uint8_t> Key(KS), Next(KS);
-        for (void *Prev = nullptr; bpf_map__get_next_key(M, Prev, Next.data(), KS) == 0;
-             Prev = Key.data()) {
-          Add(Next);
-          Key = Next;
-        }
-      }
-      Parts.push_back({bpf_map__name(M), loader::formatOuterEntries(
-                                             bpf_map__name(M), T == BPF_MAP_TYPE_ARRAY_OF_MAPS,
-                                             std::move(KV))});
-      continue;
-    }
-    if (ebpfgpu_map_is_hashed(T)) {
-      std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> KV;
-      std::vector<uint8_t> Key(KS), Next(KS);
-      void *Prev = nullptr;
-      while (bpf_map__get_next_key(M, Prev, Next.data(), KS) == 0) {
-        if (kernelLookup(M, Next.data(), Value))
-          KV.push_back({Next, Value});
-        Key = Next;
-        Prev = Key.data();
-      }
-      Parts.push_back({bpf_map__name(M), loader::formatHashEntries(bpf_map__name(M), KV)});
-      continue;
-    }
-    if (T != BPF_MAP_TYPE_ARRAY && T != BPF_MAP_TYPE_PERCPU_ARRAY && T != BPF_MAP_TYPE_DEVMAP)
-      continue;
-    std::string Name = bpf_map__name(M);
-    if (bpf_map__is_internal(M)) // libbpf names global data "<obj>.<section>"
-      Name = Name.substr(Name.find('.'));
-    uint32_t Entries = bpf_map__max_entries(M);
-    std::vector<uint8_t> Values(size_t(VS) * Entries, 0);
-    for (uint32_t K = 0; K < Entries; ++K)
-      if (kernelLookup(M, &K, Value))
-        std::memcpy(Values.data() + size_t(K) * VS, Value.data(), VS);
-    Parts.push_back({Name, loader::formatArrayMap(Name, Values.data(), VS, VS, Entries)});
-  }
-  std::sort(Parts.begin(), Parts.end());
-  std::string Out;
-  for (auto &P : Parts)
-    Out += P.second;
-  return Out;
-}
-
-/// --map-set on the kernel back end (per-CPU maps: the value on CPU 0).
-void setKernelMapEntries(struct bpf_object *Obj, const RunOptions &O) {
-  for (const MapEntry &E : O.MapEntries) {
-    struct bpf_map *M = bpf_object__find_map_by_name(Obj, E.Map.c_str());
-    if (!M)
-      fail("--map-set: no map named '" + E.Map + "' in the program");
-    uint32_t KS = bpf_map__key_size(M), VS = bpf_map__value_size(M);
-    bool Outer = ebpfgpu_map_is_outer(bpf_map__type(M));
-    if (Outer != !E.Inner.empty())
-      fail("--map-set: map '" + E.Map + "'" +
-           (Outer ? " holds maps: give the inner map's name (@NAME) as the value"
-                  : " does not hold maps (@" + E.Inner + " given)"));
-    if (Outer) {
-      // The kernel takes the inner map's file descriptor.
-      struct bpf_map *In = bpf_object__find_map_by_name(Obj, E.Inner.c_str());
-      if (!In)
-        fail("--map-set: map '" + E.Map + "': no map named '" + E.Inner + "' in the program");
-      int Fd = bpf_map__fd(In);
-      if (E.Key.size() != KS)
-        fail("--map-set: map '" + E.Map + "': takes " + std::to_string(KS) + "-byte keys");
-      if (int Err = bpf_map__update_elem(M, E.Key.data(), KS, &Fd, sizeof(Fd), 0))
-        fail("--map-set: map '" + E.Map + "': the kernel refused the update: " +
-             std::strerror(-Err));
-      continue;
-    }
-    if (E.Key.size() != KS || E.Value.size() != VS)
-      fail("--map-set: map '" + E.Map + "': takes " + std::to_string(KS) + "-byte keys and " +
-           std::to_string(VS) + "-byte values");
-    std::vector<uint8_t> Value = E.Value;
-    if (isPercpuType(bpf_map__type(M)))
-      Value.resize(size_t((VS + 7u) & ~7u) * libbpf_num_possible_cpus(), 0);
-    if (int Err = bpf_map__update_elem(M, E.Key.data(), KS, Value.data(), Value.size(), 0))
-      fail("--map-set: map '" + E.Map + "': the kernel refused the update: " +
-           std::strerror(-Err));
-  }
-}
-
 void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
                std::string &MapsText, std::string &EventsText) {
-  libbpf_set_print(collectLibbpfLog);
-  struct bpf_object *Obj = bpf_object__open_file(O.Object.c_str(), nullptr);
-  if (!Obj)
-    fail(O.Object + ": kernel back end: cannot open: " + std::strerror(errno) +
-         (LibbpfLog.empty() ? "" : "\n" + LibbpfLog));
-  // With program arrays, every program loads (tail calls may reach any,
-  // and libbpf fills the arrays' static slots); otherwise only the chosen.
-  bool TailCalls = false;
-  struct bpf_map *Map;
-  bpf_object__for_each_map(Map, Obj) {
-    TailCalls |= bpf_map__type(Map) == BPF_MAP_TYPE_PROG_ARRAY;
-    // A one-shot run starts from the object's own maps, as the host and
-    // GPU back ends do: libbpf would otherwise pin LIBBPF_PIN_BY_NAME maps
-    // under /sys/fs/bpf, leave them there, and reuse whatever an earlier
-    // run (or another program with a map of that name) left in them.
-    bpf_map__set_pin_path(Map, nullptr);
-  }
-  struct bpf_program *Chosen = nullptr, *P;
-  int Count = 0;
-  bpf_object__for_each_program(P, Obj) {
-    ++Count;
-    bool Match = O.Section.empty() ? Count == 1
-                                   : (O.Section == bpf_program__name(P) ||
-                                      O.Section == bpf_program__section_name(P));
-    if (Match && !Chosen)
-      Chosen = P;
-    else if (TailCalls)
-      bpf_program__set_type(P, BPF_PROG_TYPE_XDP);
-    else
-      bpf_program__set_autoload(P, false);
-  }
-  if (!Chosen || (O.Section.empty() && Count > 1)) {
-    bpf_object__close(Obj);
-    fail(O.Object + ": kernel back end: " +
-         (Chosen ? "several programs; choose one with --section" : "no such program"));
-  }
-  ProgName = bpf_program__name(Chosen);
-  bpf_program__set_type(Chosen, BPF_PROG_TYPE_XDP);
-  std::vector<int> InnerFds = setKernelInnerMaps(Obj, O);
-  int LoadErr = bpf_object__load(Obj);
-  for (int Fd : InnerFds)
-    close(Fd);
-  if (int Err = LoadErr) {
-    bpf_object__close(Obj);
-    std::string Why = Err == -EPERM ? "permission denied (needs root or CAP_BPF)"
-                                    : std::string(std::strerror(-Err));
-    fail(O.Object + ": kernel back end: the kernel refused the program: " + Why +
-         (LibbpfLog.empty() ? "" : "\n" + LibbpfLog));
-  }
-  setKernelMapEntries(Obj, O);
-  // One CPU for every test run: perf records stay in one CPU's buffer, in
-  // order, and BPF_F_CURRENT_CPU names the CPU the host back end's is.
-  if (auto Cpu = tools::pinCurrentThread(); !Cpu) {
-    bpf_object__close(Obj);
-    fail("kernel back end: " + Cpu.error().message());
-  }
-  auto Events = tools::KernelEvents::open(Obj);
-  if (!Events) {
-    bpf_object__close(Obj);
-    fail("kernel back end: " + Events.error().message());
-  }
-  loader::EventLog Log;
-  auto TakeEvents = [&] {
-    loader::EventBatch Run;
-    if (MaybeError E = (*Events)->take(Run)) {
-      bpf_object__close(Obj);
-      fail("kernel back end: " + E->message());
-    }
-    Log.add(Run);
-  };
-  int Fd = bpf_program__fd(Chosen);
-  std::vector<uint8_t> Out(Batch.maxLen() + runtime::XdpHeadroom + runtime::XdpTailroom);
-  for (size_t I = 0; I < Batch.size(); ++I) {
-    LIBBPF_OPTS(bpf_test_run_opts, Run, .data_in = Batch.data(I),
-                .data_out = Out.data(), .data_size_in = Batch.length(I),
-                .data_size_out = uint32_t(Out.size()), .repeat = 1);
-    // The context, only to name the ingress device (the kernel then takes
-    // the packet as received there, in the caller's network namespace).
-    struct xdp_md Ctx = {};
-    if (O.IngressIfindex) {
-      Ctx.data_end = Batch.length(I);
-      Ctx.ingress_ifindex = *O.IngressIfindex;
-      Run.ctx_in = &Ctx;
-      Run.ctx_size_in = sizeof(Ctx);
-    }
-    if (int Err = bpf_prog_test_run_opts(Fd, &Run)) {
-      bpf_object__close(Obj);
-      fail("kernel back end: BPF_PROG_TEST_RUN on packet " + std::to_string(I) + ": " +
-           std::strerror(-Err));
-    }
-    if (!Batch.setResult(I, Out.data(), Run.data_size_out, Run.retval)) {
-      bpf_object__close(Obj);
-      fail("kernel back end: packet " + std::to_string(I) + " grew past its buffer");
-    }
-    if (O.BatchSize && (I + 1) % O.BatchSize == 0)
-      TakeEvents();
-  }
-  TakeEvents();
-  EventsText = Log.take();
-  if (uint64_t Lost = (*Events)->lost())
+  tools::KernelLoadOptions KO;
+  KO.MapSizes = O.MapSizes;
+  KO.InnerMaps = O.InnerMaps;
+  auto Loaded = tools::KernelProgram::load(O.Object, O.Section, KO);
+  if (!Loaded)
+    fail(Loaded.error().message());
+  if (!Loaded->Program)
+    fail(O.Object + ": kernel back end: the kernel refused the program: " + Loaded->Why +
+         (Loaded->Log.empty() ? "" : "\n" + Loaded->Log));
+  tools::KernelProgram &K = *Loaded->Program;
+  ProgName = K.name();
+  if (MaybeError E = K.setMapEntries(O.MapEntries))
+    fail(E->message());
+  uint64_t Lost = 0;
+  if (MaybeError E = K.run(Batch, O.IngressIfindex, O.BatchSize, EventsText, Lost))
+    fail("kernel back end: " + E->message());
+  if (Lost)
     std::fprintf(stderr, "%s: warning: the kernel lost %llu perf event records (its buffers were "
                  "full)\n", Tool, static_cast<unsigned long long>(Lost));
-  MapsText = dumpKernelMaps(Obj);
-  bpf_object__close(Obj);
+  MapsText = K.dumpMaps();
 }
 #endif // EBPF_GPU_LOADER_WITH_COMPILER
 
@@ -813,6 +555,10 @@ int main(int argc, char **argv) {
   }
   if (Cmd == "run")
     return runCommand(argc, argv);
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
+  if (Cmd == "compare")
+    return tools::compareCommand(argc, argv);
+#endif
 #ifdef EBPF_GPU_HAVE_DPDK
   if (Cmd == "forward")
     return tools::forwardCommand(argc, argv);

@@ -126,6 +126,8 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
         E->Reason = Arg + ": " + E->Reason;
         return E;
       }
+      if (auto E = spilledPointerRead(Pc, S, R, 0, Size, Arg))
+        return E;
       if (H->Checks[A] == platform::ArgCheck::MapKey && Size == 4 &&
           V.K == Kind::Stack && !V.hasVarOff()) {
         const Frame &F = frameOf(S, V);
@@ -187,6 +189,9 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
         E->Reason = Arg + ": " + E->Reason;
         return E;
       }
+      if (!Uninit)
+        if (auto E = spilledPointerRead(Pc, S, R, 0, SizeReg.UMax, Arg))
+          return E;
       // A buffer the helper reads and rewrites must be writable too.
       if (InOut)
         if (auto E = access(Pc, S, R, 0, unsigned(SizeReg.UMax), true,
@@ -200,6 +205,9 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
         int64_t Lo = V.Off + V.SMin + int64_t(isa::MaxStackBytes);
         int64_t Hi = V.Off + V.SMax + int64_t(isa::MaxStackBytes) +
                      int64_t(SizeReg.UMax);
+        // A helper may write fewer bytes, or none when it fails.
+        if (auto E = pointerOverwrite(Pc, F, Lo, Hi, /*Exact=*/false, Arg))
+          return E;
         for (int64_t X = Lo; X < Hi; ++X) {
           F.Bytes[size_t(X)] = Slot::Data;
           F.Known[size_t(X)] = -1;
@@ -305,10 +313,13 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
   }
   if (ChangesPacket) {
     // The packet moved: every packet pointer must be reloaded from ctx.
+    // The old ones become unreadable, not numbers: their value is an
+    // address (as the kernel does for unprivileged programs; rich-programs
+    // seeds 34 and 37 read a stale spilled one back as a scalar).
     auto Drop = [](Reg &R) {
       if (R.K == Kind::Packet || R.K == Kind::PacketEnd ||
           R.K == Kind::PacketMeta)
-        R = Reg::unknown();
+        R = Reg();
     };
     for (Reg &R : S.Regs)
       Drop(R);

@@ -94,6 +94,18 @@ private:
   MaybeDiag access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Off,
                    unsigned Size, bool Write, const char *What,
                    bool AllowUninitStack = false);
+  /// Refuses a read of stack bytes through `BaseReg` (+Off, Size bytes,
+  /// already checked by access()) that would see part of a spilled pointer
+  /// as data: a pointer leak, refused for everyone as a store of one.
+  MaybeDiag spilledPointerRead(uint32_t Pc, State &S, unsigned BaseReg, int64_t Off,
+                               uint64_t Size, const std::string &What);
+  /// Refuses a write that may cover frame bytes [Lo, Hi) (offsets from the
+  /// frame's bottom) and may leave part of a spilled pointer behind as
+  /// data: one that covers part of it, or, unless `Exact` (the write covers
+  /// exactly [Lo, Hi): a fixed offset and size, and it cannot fail), any of
+  /// it.
+  MaybeDiag pointerOverwrite(uint32_t Pc, const Frame &F, int64_t Lo, int64_t Hi, bool Exact,
+                             const std::string &What);
   MaybeDiag load(uint32_t Pc, const Insn &I, State &S);
   MaybeDiag store(uint32_t Pc, const Insn &I, State &S);
   MaybeDiag atomic(uint32_t Pc, const Insn &I, State &S);

@@ -141,12 +141,15 @@ HostProgram::compile(const ProgramSet &Set, const std::vector<object::MapSpec> &
     if (!B.DataGlobal.empty())
       DataGlobals.push_back({B.DataGlobal, &M});
   }
-  llvm::orc::SymbolMap Helpers;
   optimizeModule(*Lifted->Module, OptLevel);
 
   auto Jit = llvm::orc::LLJITBuilder().create();
   if (!Jit)
     return Jit.takeError();
+  // After the JIT: its names live in the JIT's string pool, so the map
+  // must go first on every return (fuzz_compile: an error return freed the
+  // pool, then the map's names: heap-use-after-free).
+  llvm::orc::SymbolMap Helpers;
   for (const std::string &Name : Lifted->RuntimeHelpers) {
     void *Addr = hostHelperAddress(Name);
     if (!Addr)

@@ -270,7 +270,18 @@ MaybeError readBtfMaps(const ElfFile &Elf, const ElfSection &Sec, MapTable &T) {
   return std::nullopt;
 }
 
-void readDataSection(const ElfFile &Elf, const ElfSection &Sec, MapTable &T) {
+/// The largest global data section ebpf-gpu takes (each becomes one array
+/// map value, in host and GPU memory). The kernel takes more (a .bss of
+/// 8 MiB loads on Linux 6.18); programs rarely have more than a few KiB.
+constexpr uint64_t MaxDataSectionBytes = 64u << 20;
+
+MaybeError readDataSection(const ElfFile &Elf, const ElfSection &Sec, MapTable &T) {
+  // A .bss section's size is only a header field: it must be checked
+  // before it sizes memory (fuzz_verifier: 0x2d000000000008 bytes).
+  if (Sec.Size > MaxDataSectionBytes)
+    return Error("section " + Sec.Name + ": " + std::to_string(Sec.Size) +
+                 " bytes of global data; at most " + std::to_string(MaxDataSectionBytes) +
+                 " (ebpf-gpu's limit)");
   MapSpec M;
   M.Name = Sec.Name;
   M.Origin = MapOrigin::GlobalData;
@@ -285,6 +296,7 @@ void readDataSection(const ElfFile &Elf, const ElfSection &Sec, MapTable &T) {
   (void)Elf;
   T.ByDataSection[Sec.Index] = T.Maps.size();
   T.Maps.push_back(std::move(M));
+  return std::nullopt;
 }
 
 } // namespace
@@ -298,7 +310,7 @@ Expected<MapTable> readMaps(const ElfFile &Elf) {
     else if (S.Name == ".maps")
       Err = readBtfMaps(Elf, S, T);
     else if (isDataSection(S) && S.Size > 0)
-      readDataSection(Elf, S, T);
+      Err = readDataSection(Elf, S, T);
     if (Err)
       return std::move(*Err);
   }

@@ -15,6 +15,7 @@
 # RUN: %llvm-mc-bpf --defsym=CASE=12 %s -o %t.12.o
 # RUN: %llvm-mc-bpf --defsym=CASE=13 %s -o %t.13.o
 # RUN: %llvm-mc-bpf --defsym=CASE=14 %s -o %t.14.o
+# RUN: %llvm-mc-bpf --defsym=CASE=15 %s -o %t.15.o
 # RUN: not ebpf-gpu-cc %t.1.o 2>&1 | FileCheck %s --check-prefix=OOB
 # OOB: pc 5: packet read of 1 bytes at offset 14 not proven within packet (have 14) (valid_access(r2.offset+14, width=1) for read)
 # RUN: not ebpf-gpu-cc %t.2.o 2>&1 | FileCheck %s --check-prefix=NOCHECK
@@ -43,6 +44,8 @@
 # FALL: pc 0: execution falls off the end of the program (terminates_with(exit))
 # RUN: not ebpf-gpu-cc %t.14.o 2>&1 | FileCheck %s --check-prefix=VAROFF
 # VAROFF: pc 11: packet read through r2, whose variable offset may be negative (-128..127) (nonnegative(r2.offset))
+# RUN: not ebpf-gpu-cc %t.15.o 2>&1 | FileCheck %s --check-prefix=SCALARBASE
+# SCALARBASE: pc 6: read through r4, which is a scalar, not a pointer to memory (valid_access(r4))
 # The kernel refuses them too; as root it allows reading uninitialised stack
 # (3) and returning a pointer (9), which ebpf-gpu refuses for everyone.
 # RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.1.o %}
@@ -57,6 +60,7 @@
 # RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.12.o %}
 # RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.13.o %}
 # RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.14.o %}
+# RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.15.o %}
 
   .section xdp,"ax",@progbits
   .globl prog
@@ -154,6 +158,22 @@ again:
   if r4 > r3 goto out14
   r0 = *(u8 *)(r2 + 0)
 out14:
+  r0 = 2
+  exit
+.endif
+.if CASE == 15
+  # Eight packet bytes as an address: an unknown scalar (bounds up to
+  # INT64_MAX), read at +8. fuzz_verifier found the bounds of such a base
+  # added to the offset (a signed overflow, UBSan) before its kind was
+  # checked.
+  r2 = *(u32 *)(r1 + 0)
+  r3 = *(u32 *)(r1 + 4)
+  r4 = r2
+  r4 += 8
+  if r4 > r3 goto out15
+  r4 = *(u64 *)(r2 + 0)
+  r0 = *(u8 *)(r4 + 8)
+out15:
   r0 = 2
   exit
 .endif

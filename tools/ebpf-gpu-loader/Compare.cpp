@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// `ebpf-gpu-loader compare` (Compare.h). For each program: ebpf-gpu's
+// verifier and host compilation, the kernel's load, and where both accept
+// one run of every packet on each back end, compared as
+// tests/lit/loader/Inputs/differential.py compares two `run`s: every
+// verdict and length, the bytes of every packet that goes out (passed,
+// sent back, redirected), the maps and global data after the run, and the
+// event records in order. Each program gets fresh maps on both sides.
+
+#include "Compare.h"
+#include "Executors.h"
+#include "KernelBackend.h"
+
+#include "ebpf-gpu/Object/Object.h"
+#include "ebpf-gpu/Runtime/Packets.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace ebpfgpu::tools {
+
+using runtime::PacketBatch;
+
+namespace {
+
+constexpr const char *Tool = "ebpf-gpu-loader";
+
+int compareUsage(const std::string &Msg) {
+  if (!Msg.empty())
+    std::fprintf(stderr, "%s: error: %s\n", Tool, Msg.c_str());
+  std::fprintf(stderr,
+               "usage: %s compare PROG.o --pcap IN.pcap [--section NAME]...\n"
+               "  Every program of PROG.o (or each --section) through ebpf-gpu's verifier and\n"
+               "  the kernel's; where both accept, the host back end and BPF_PROG_TEST_RUN run\n"
+               "  the packets and must agree on verdicts, output bytes, maps and events.\n"
+               "  One line per program, 'NAME: RESULT: DETAIL', RESULT one of\n"
+               "    both       both accept and the back ends agree\n"
+               "    neither    both refuse (DETAIL: the kernel's reason)\n"
+               "    kernel     only the kernel accepts (DETAIL: ebpf-gpu's reason)\n"
+               "    ours       only ebpf-gpu accepts: unsound (DETAIL: the kernel's reason)\n"
+               "    differ     both accept, the back ends differ (DETAIL: where)\n"
+               "    error      a back end failed to run it\n"
+               "  Exits 1 when a program gave ours, differ or error. Needs root.\n",
+               Tool);
+  return 2;
+}
+
+std::string lastLine(const std::string &Text) {
+  size_t End = Text.find_last_not_of("\n");
+  if (End == std::string::npos)
+    return "";
+  size_t Start = Text.rfind('\n', End);
+  return Text.substr(Start == std::string::npos ? 0 : Start + 1,
+                     End + 1 - (Start == std::string::npos ? 0 : Start + 1));
+}
+
+std::vector<std::string> splitLines(const std::string &Text) {
+  std::vector<std::string> Lines;
+  size_t Pos = 0;
+  while (Pos < Text.size()) {
+    size_t End = Text.find('\n', Pos);
+    if (End == std::string::npos)
+      End = Text.size();
+    Lines.push_back(Text.substr(Pos, End - Pos));
+    Pos = End + 1;
+  }
+  return Lines;
+}
+
+bool keptVerdict(uint64_t V) {
+  return V == uint64_t(runtime::XdpAction::Pass) || V == uint64_t(runtime::XdpAction::Tx) ||
+         V == uint64_t(runtime::XdpAction::Redirect);
+}
+
+/// Where the host's results (`H`) and the kernel's (`K`) first differ, or
+/// an empty string.
+std::string firstDifference(const PacketBatch &H, const PacketBatch &K, const std::string &HMaps,
+                            const std::string &KMaps, const std::string &HEvents,
+                            const std::string &KEvents) {
+  auto Line = [](const PacketBatch &B, size_t I) {
+    return std::to_string(I) + " " + runtime::xdpActionName(B.verdict(I)) + " " +
+           std::to_string(B.length(I));
+  };
+  for (size_t I = 0; I < H.size() && I < K.size(); ++I)
+    if (H.verdict(I) != K.verdict(I) || H.length(I) != K.length(I))
+      return "packet differs: host: " + Line(H, I) + " / kernel: " + Line(K, I);
+  if (H.size() != K.size())
+    return "host gave " + std::to_string(H.size()) + " verdicts, kernel " +
+           std::to_string(K.size());
+  for (size_t I = 0; I < H.size(); ++I)
+    if (keptVerdict(H.verdict(I)) && std::memcmp(H.data(I), K.data(I), H.length(I)) != 0)
+      return "output packets differ (packet " + std::to_string(I) + ")";
+  if (HMaps != KMaps)
+    return "map contents differ:\n--- host\n" + HMaps + "--- kernel\n" + KMaps;
+  std::vector<std::string> HE = splitLines(HEvents), KE = splitLines(KEvents);
+  for (size_t I = 0; I < HE.size() && I < KE.size(); ++I)
+    if (HE[I] != KE[I])
+      return "event record " + std::to_string(I) + " differs: host: " + HE[I] + " / kernel: " +
+             KE[I];
+  if (HE.size() != KE.size())
+    return "host wrote " + std::to_string(HE.size()) + " event records, kernel " +
+           std::to_string(KE.size());
+  return "";
+}
+
+struct Outcome {
+  std::string Result, Detail;
+};
+
+Outcome compareProgram(const object::ObjectSpec &Obj, const std::string &Path,
+                       const object::ProgramSpec &P, const PacketBatch &Packets) {
+  auto Host = makeHostExecutor(Obj, Path, P, HostReclaim::EachPacket);
+  auto Loaded = KernelProgram::load(Path, P.Name);
+  if (!Loaded)
+    return {"error", Loaded.error().message()};
+  if (!Loaded->Program && !Loaded->VerifierRefused)
+    return {"error", "the kernel refused it without a verifier log: " + Loaded->Why + ": " +
+                         lastLine(Loaded->Log)};
+  std::string KernelWhy = Loaded->Program ? "" : kernelRefusalReason(Loaded->Log);
+  if (!Host)
+    return {Loaded->Program ? "kernel" : "neither",
+            Loaded->Program ? lastLine(Host.error().message()) : KernelWhy};
+  if (!Loaded->Program)
+    return {"ours", KernelWhy};
+
+  runtime::BatchExecutor &Exec = **Host;
+  PacketBatch HostPackets = Packets, KernelPackets = Packets;
+  if (MaybeError E = Exec.run(HostPackets))
+    return {"error", "host back end: " + E->message()};
+  auto Trace = Exec.takeTrace();
+  auto HostEvents = Exec.takeEvents();
+  auto Warnings = Exec.warnings();
+  auto HostMaps = Exec.dumpMaps();
+  for (auto *E : {Trace ? nullptr : &Trace.error(), HostEvents ? nullptr : &HostEvents.error(),
+                  Warnings ? nullptr : &Warnings.error(), HostMaps ? nullptr : &HostMaps.error()})
+    if (E)
+      return {"error", "host back end: " + E->message()};
+  for (const std::string &W : *Warnings)
+    std::fprintf(stderr, "%s: warning: %s: %s\n", Tool, P.Name.c_str(), W.c_str());
+
+  std::string KernelEvents;
+  uint64_t Lost = 0;
+  if (MaybeError E = Loaded->Program->run(KernelPackets, std::nullopt, 0, KernelEvents, Lost)) {
+    if (auto O = Loaded->Program->overflow())
+      return {"differ", "packet " + std::to_string(O->first) + ": the kernel made it " +
+                            std::to_string(O->second) + " bytes long, past its buffer on the host"
+                            " (host: " + runtime::xdpActionName(HostPackets.verdict(O->first)) +
+                            " " + std::to_string(HostPackets.length(O->first)) + ")"};
+    return {"error", "kernel back end: " + E->message()};
+  }
+  if (Lost)
+    return {"error", "kernel back end: lost " + std::to_string(Lost) + " perf event records"};
+  std::string Diff = firstDifference(HostPackets, KernelPackets, *HostMaps,
+                                     Loaded->Program->dumpMaps(), *HostEvents, KernelEvents);
+  if (!Diff.empty())
+    return {"differ", Diff};
+  return {"both", std::to_string(Packets.size()) + " packets, host and kernel agree"};
+}
+
+} // namespace
+
+int compareCommand(int argc, char **argv) {
+  std::string Object, Pcap;
+  std::vector<std::string> Sections;
+  for (int I = 2; I < argc; ++I) {
+    std::string A = argv[I];
+    if ((A == "--pcap" || A == "--section") && I + 1 < argc)
+      (A == "--pcap" ? Pcap : Sections.emplace_back()) = argv[++I];
+    else if (A == "--pcap" || A == "--section")
+      return compareUsage(A + " needs a value");
+    else if (A == "-h" || A == "--help") {
+      compareUsage("");
+      return 0;
+    } else if (A.rfind("-", 0) == 0)
+      return compareUsage("unknown option " + A);
+    else if (Object.empty())
+      Object = A;
+    else
+      return compareUsage("more than one object given ('" + Object + "', '" + A + "')");
+  }
+  if (Object.empty())
+    return compareUsage("no object given");
+  if (Pcap.empty())
+    return compareUsage("no packets given (--pcap)");
+  Expected<PacketBatch> Packets = runtime::readPcap(Pcap);
+  if (!Packets) {
+    std::fprintf(stderr, "%s: error: %s\n", Tool, Packets.error().message().c_str());
+    return 1;
+  }
+  // As `run` on the kernel back end without a context: received on the
+  // loopback device, queue 0.
+  Packets->setIngress(1, 0);
+  Expected<object::ObjectSpec> Obj = object::readObjectFile(Object);
+  if (!Obj) {
+    std::fprintf(stderr, "%s: error: %s\n", Tool, Obj.error().message().c_str());
+    return 1;
+  }
+  std::vector<const object::ProgramSpec *> Chosen;
+  if (Sections.empty())
+    for (const object::ProgramSpec &P : Obj->Programs)
+      Chosen.push_back(&P);
+  for (const std::string &S : Sections) {
+    const object::ProgramSpec *P = Obj->findProgram(S);
+    if (!P) {
+      std::fprintf(stderr, "%s: error: %s: no program or section named '%s'\n", Tool,
+                   Object.c_str(), S.c_str());
+      return 1;
+    }
+    Chosen.push_back(P);
+  }
+  if (Chosen.empty()) {
+    std::fprintf(stderr, "%s: error: %s: no programs\n", Tool, Object.c_str());
+    return 1;
+  }
+  int Status = 0;
+  for (const object::ProgramSpec *P : Chosen) {
+    Outcome O = compareProgram(*Obj, Object, *P, *Packets);
+    if (O.Result == "ours" || O.Result == "differ" || O.Result == "error")
+      Status = 1;
+    // One line a program: a multi-line detail (map dumps) is indented.
+    std::string Detail;
+    for (char C : O.Detail)
+      Detail += C == '\n' ? std::string("\n    ") : std::string(1, C);
+    std::printf("%s: %s: %s\n", P->Name.c_str(), O.Result.c_str(), Detail.c_str());
+    std::fflush(stdout);
+  }
+  return Status;
+}
+
+} // namespace ebpfgpu::tools

@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The kernel back end (KernelBackend.h): libbpf loads, BPF_PROG_TEST_RUN
+// runs, and the maps are read back into the common text form.
+
+#include "KernelBackend.h"
+#include "KernelEvents.h"
+
+#include "ebpf-gpu/Loader/MapMemory.h"
+#include "ebpf-gpu/Platform/MapAbi.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <utility>
+#include <unistd.h>
+
+namespace ebpfgpu::tools {
+
+using runtime::PacketBatch;
+
+namespace {
+
+/// libbpf reports through a plain function: its messages of the load under
+/// way collect here (the loader loads from one thread).
+std::string LibbpfLog;
+int collectLibbpfLog(enum libbpf_print_level Level, const char *Fmt, va_list Args) {
+  if (Level == LIBBPF_DEBUG)
+    return 0;
+  // A verifier log comes as one message, often longer than any fixed
+  // buffer: its last lines say why the program was refused.
+  va_list Copy;
+  va_copy(Copy, Args);
+  int N = std::vsnprintf(nullptr, 0, Fmt, Copy);
+  va_end(Copy);
+  if (N <= 0)
+    return N;
+  size_t At = LibbpfLog.size();
+  LibbpfLog.resize(At + size_t(N) + 1);
+  std::vsnprintf(LibbpfLog.data() + At, size_t(N) + 1, Fmt, Args);
+  LibbpfLog.resize(At + size_t(N));
+  return N;
+}
+
+/// The kernel back end: load with libbpf, BPF_PROG_TEST_RUN per packet.
+/// Kernel per-CPU values come as one copy per possible CPU, each rounded up
+/// to 8 bytes; the common text form shows their sum.
+bool isPercpuType(enum bpf_map_type T) {
+  return T == BPF_MAP_TYPE_PERCPU_ARRAY || T == BPF_MAP_TYPE_PERCPU_HASH ||
+         T == BPF_MAP_TYPE_LRU_PERCPU_HASH;
+}
+
+/// A map's value from the kernel, per-CPU copies summed (as MapMemory does).
+bool kernelLookup(struct bpf_map *M, const void *Key, std::vector<uint8_t> &Value) {
+  uint32_t KS = bpf_map__key_size(M), VS = bpf_map__value_size(M);
+  bool PerCpu = isPercpuType(bpf_map__type(M));
+  uint32_t Stride = (VS + 7u) & ~7u, Cpus = PerCpu ? uint32_t(libbpf_num_possible_cpus()) : 1;
+  std::vector<uint8_t> Raw(size_t(PerCpu ? Stride : VS) * Cpus);
+  if (bpf_map__lookup_elem(M, Key, KS, Raw.data(), Raw.size(), 0) != 0)
+    return false;
+  Value = PerCpu ? loader::sumPerCpuValues(Raw.data(), VS, Stride, Cpus) : Raw;
+  return true;
+}
+
+/// The maps and global data of a loaded object, in the common text form.
+std::string dumpObjectMaps(struct bpf_object *Obj) {
+  std::vector<std::pair<std::string, std::string>> Parts;
+  struct bpf_map *M;
+  // Maps of maps hold kernel map ids: shown as the names of the maps.
+  std::map<uint32_t, std::string> NameOfId;
+  bpf_object__for_each_map(M, Obj) {
+    struct bpf_map_info Info = {};
+    uint32_t Len = sizeof(Info);
+    if (bpf_map__fd(M) >= 0 && bpf_obj_get_info_by_fd(bpf_map__fd(M), &Info, &Len) == 0)
+      NameOfId[Info.id] = bpf_map__name(M);
+  }
+  bpf_object__for_each_map(M, Obj) {
+    enum bpf_map_type T = bpf_map__type(M);
+    uint32_t KS = bpf_map__key_size(M), VS = bpf_map__value_size(M);
+    std::vector<uint8_t> Value;
+    if (ebpfgpu_map_is_outer(T)) {
+      std::vector<std::pair<std::vector<uint8_t>, std::string>> KV;
+      auto Add = [&](const std::vector<uint8_t> &Key) {
+        uint32_t Id = 0;
+        if (bpf_map__lookup_elem(M, Key.data(), KS, &Id, sizeof(Id), 0) != 0)
+          return;
+        auto It = NameOfId.find(Id);
+        KV.push_back({Key, It == NameOfId.end() ? "(map id " + std::to_string(Id) + ")"
+                                                : It->second});
+      };
+      if (T == BPF_MAP_TYPE_ARRAY_OF_MAPS) {
+        for (uint32_t K = 0; K < bpf_map__max_entries(M); ++K)
+          Add(std::vector<uint8_t>(reinterpret_cast<uint8_t *>(&K),
+                                   reinterpret_cast<uint8_t *>(&K) + 4));
+      } else {
+        std::vector<uint8_t> Key(KS), Next(KS);
+        for (void *Prev = nullptr; bpf_map__get_next_key(M, Prev, Next.data(), KS) == 0;
+             Prev = Key.data()) {
+          Add(Next);
+          Key = Next;
+        }
+      }
+      Parts.push_back({bpf_map__name(M), loader::formatOuterEntries(
+                                             bpf_map__name(M), T == BPF_MAP_TYPE_ARRAY_OF_MAPS,
+                                             std::move(KV))});
+      continue;
+    }
+    if (ebpfgpu_map_is_hashed(T)) {
+      std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> KV;
+      std::vector<uint8_t> Key(KS), Next(KS);
+      void *Prev = nullptr;
+      while (bpf_map__get_next_key(M, Prev, Next.data(), KS) == 0) {
+        if (kernelLookup(M, Next.data(), Value))
+          KV.push_back({Next, Value});
+        Key = Next;
+        Prev = Key.data();
+      }
+      Parts.push_back({bpf_map__name(M), loader::formatHashEntries(bpf_map__name(M), KV)});
+      continue;
+    }
+    if (T != BPF_MAP_TYPE_ARRAY && T != BPF_MAP_TYPE_PERCPU_ARRAY && T != BPF_MAP_TYPE_DEVMAP)
+      continue;
+    std::string Name = bpf_map__name(M);
+    if (bpf_map__is_internal(M)) // libbpf names global data "<obj>.<section>"
+      Name = Name.substr(Name.find('.'));
+    uint32_t Entries = bpf_map__max_entries(M);
+    std::vector<uint8_t> Values(size_t(VS) * Entries, 0);
+    for (uint32_t K = 0; K < Entries; ++K)
+      if (kernelLookup(M, &K, Value))
+        std::memcpy(Values.data() + size_t(K) * VS, Value.data(), VS);
+    Parts.push_back({Name, loader::formatArrayMap(Name, Values.data(), VS, VS, Entries)});
+  }
+  std::sort(Parts.begin(), Parts.end());
+  std::string Out;
+  for (auto &P : Parts)
+    Out += P.second;
+  return Out;
+}
+
+} // namespace
+
+namespace {
+
+/// --map-size and --inner-map: sizes set on libbpf's maps; for
+/// --inner-map, a map of the template's shape made for libbpf to create
+/// the outer map with (bpf_map__set_inner_map_fd), as user space does.
+/// The descriptors go to `Fds` (closed by the caller after the load).
+MaybeError setMapShapes(struct bpf_object *Obj, const KernelLoadOptions &O,
+                        std::vector<int> &Fds) {
+  for (const auto &[Name, Entries] : O.MapSizes) {
+    struct bpf_map *M = bpf_object__find_map_by_name(Obj, Name.c_str());
+    if (!M)
+      return Error("--map-size " + Name + "=" + std::to_string(Entries) +
+                   ": the object has no map named '" + Name + "'");
+    if (int Err = bpf_map__set_max_entries(M, Entries))
+      return Error("--map-size " + Name + ": " + std::strerror(-Err));
+  }
+  for (const auto &[OuterName, TemplateName] : O.InnerMaps) {
+    struct bpf_map *Outer = bpf_object__find_map_by_name(Obj, OuterName.c_str());
+    struct bpf_map *T = bpf_object__find_map_by_name(Obj, TemplateName.c_str());
+    if (!Outer || !T)
+      return Error("--inner-map " + OuterName + "=" + TemplateName +
+                   ": the object has no map named '" + (Outer ? TemplateName : OuterName) + "'");
+    LIBBPF_OPTS(bpf_map_create_opts, Opts, .map_flags = bpf_map__map_flags(T));
+    int Fd = bpf_map_create(bpf_map__type(T), (OuterName + "_inner").substr(0, 15).c_str(),
+                            bpf_map__key_size(T), bpf_map__value_size(T),
+                            bpf_map__max_entries(T), &Opts);
+    if (Fd < 0)
+      return Error("--inner-map " + OuterName + "=" + TemplateName +
+                   ": the kernel refused a map of that shape: " + std::strerror(errno));
+    Fds.push_back(Fd);
+    if (int Err = bpf_map__set_inner_map_fd(Outer, Fd))
+      return Error("--inner-map " + OuterName + "=" + TemplateName + ": " +
+                   std::strerror(-Err));
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+Expected<KernelLoad> KernelProgram::load(const std::string &Object, const std::string &Section,
+                                         const KernelLoadOptions &Opts) {
+  libbpf_set_print(collectLibbpfLog);
+  LibbpfLog.clear();
+  struct bpf_object *Obj = bpf_object__open_file(Object.c_str(), nullptr);
+  if (!Obj) {
+    int Err = errno;
+    libbpf_set_print(nullptr);
+    return Error(Object + ": kernel back end: cannot open: " + std::strerror(Err) +
+                 (LibbpfLog.empty() ? "" : "\n" + LibbpfLog));
+  }
+  // With program arrays, every program loads (tail calls may reach any,
+  // and libbpf fills the arrays' static slots); otherwise only the chosen.
+  bool TailCalls = false;
+  struct bpf_map *Map;
+  bpf_object__for_each_map(Map, Obj) {
+    TailCalls |= bpf_map__type(Map) == BPF_MAP_TYPE_PROG_ARRAY;
+    // A run starts from the object's own maps, as the host and GPU back
+    // ends do: libbpf would otherwise pin LIBBPF_PIN_BY_NAME maps under
+    // /sys/fs/bpf, leave them there, and reuse what an earlier run left.
+    bpf_map__set_pin_path(Map, nullptr);
+  }
+  struct bpf_program *Chosen = nullptr, *P;
+  int Count = 0;
+  bpf_object__for_each_program(P, Obj) {
+    ++Count;
+    bool Match = Section.empty() ? Count == 1
+                                 : (Section == bpf_program__name(P) ||
+                                    Section == bpf_program__section_name(P));
+    if (Match && !Chosen)
+      Chosen = P;
+    else if (TailCalls)
+      bpf_program__set_type(P, BPF_PROG_TYPE_XDP);
+    else
+      bpf_program__set_autoload(P, false);
+  }
+  if (!Chosen || (Section.empty() && Count > 1)) {
+    bpf_object__close(Obj);
+    libbpf_set_print(nullptr);
+    return Error(Object + ": kernel back end: " +
+                 (Chosen ? "several programs; choose one with --section" : "no such program"));
+  }
+  std::string Name = bpf_program__name(Chosen);
+  bpf_program__set_type(Chosen, BPF_PROG_TYPE_XDP);
+  std::vector<int> ShapeFds;
+  if (MaybeError E = setMapShapes(Obj, Opts, ShapeFds)) {
+    for (int Fd : ShapeFds)
+      close(Fd);
+    bpf_object__close(Obj);
+    libbpf_set_print(nullptr);
+    return Error(Object + ": kernel back end: " + E->message());
+  }
+  int Err = bpf_object__load(Obj);
+  for (int Fd : ShapeFds)
+    close(Fd);
+  libbpf_set_print(nullptr);
+  KernelLoad L;
+  if (Err) {
+    bpf_object__close(Obj);
+    L.Why = Err == -EPERM ? "permission denied (needs root or CAP_BPF)"
+                          : std::string(std::strerror(-Err));
+    L.Log = std::move(LibbpfLog);
+    L.VerifierRefused = L.Log.find("BEGIN PROG LOAD LOG") != std::string::npos;
+    LibbpfLog.clear();
+    return L;
+  }
+  L.Program.reset(new KernelProgram(Obj, Chosen, std::move(Name)));
+  return L;
+}
+
+KernelProgram::~KernelProgram() { bpf_object__close(Obj); }
+
+MaybeError KernelProgram::setMapEntries(const std::vector<loader::MapEntry> &Entries) {
+  for (const loader::MapEntry &E : Entries) {
+    struct bpf_map *M = bpf_object__find_map_by_name(Obj, E.Map.c_str());
+    if (!M)
+      return Error("--map-set: no map named '" + E.Map + "' in the program");
+    uint32_t KS = bpf_map__key_size(M), VS = bpf_map__value_size(M);
+    bool Outer = ebpfgpu_map_is_outer(bpf_map__type(M));
+    if (Outer != !E.Inner.empty())
+      return Error("--map-set: map '" + E.Map + "'" +
+                   (Outer ? " holds maps: give the inner map's name (@NAME) as the value"
+                          : " does not hold maps (@" + E.Inner + " given)"));
+    if (Outer) {
+      // The kernel takes the inner map's file descriptor.
+      struct bpf_map *In = bpf_object__find_map_by_name(Obj, E.Inner.c_str());
+      if (!In)
+        return Error("--map-set: map '" + E.Map + "': no map named '" + E.Inner +
+                     "' in the program");
+      int Fd = bpf_map__fd(In);
+      if (E.Key.size() != KS)
+        return Error("--map-set: map '" + E.Map + "': takes " + std::to_string(KS) +
+                     "-byte keys");
+      if (int Err = bpf_map__update_elem(M, E.Key.data(), KS, &Fd, sizeof(Fd), 0))
+        return Error("--map-set: map '" + E.Map + "': the kernel refused the update: " +
+                     std::strerror(-Err));
+      continue;
+    }
+    if (E.Key.size() != KS || E.Value.size() != VS)
+      return Error("--map-set: map '" + E.Map + "': takes " + std::to_string(KS) +
+                   "-byte keys and " + std::to_string(VS) + "-byte values");
+    std::vector<uint8_t> Value = E.Value;
+    if (isPercpuType(bpf_map__type(M)))
+      Value.resize(size_t((VS + 7u) & ~7u) * libbpf_num_possible_cpus(), 0);
+    if (int Err = bpf_map__update_elem(M, E.Key.data(), KS, Value.data(), Value.size(), 0))
+      return Error("--map-set: map '" + E.Map + "': the kernel refused the update: " +
+                   std::strerror(-Err));
+  }
+  return std::nullopt;
+}
+
+MaybeError KernelProgram::run(PacketBatch &Batch, std::optional<uint32_t> Ingress,
+                              size_t EventBatch, std::string &EventsText, uint64_t &LostEvents) {
+  // One CPU for every test run: perf records stay in one CPU's buffer, in
+  // order, and BPF_F_CURRENT_CPU names the CPU the host back end's is.
+  if (auto Cpu = pinCurrentThread(); !Cpu)
+    return Cpu.takeError();
+  auto Events = KernelEvents::open(Obj);
+  if (!Events)
+    return Events.takeError();
+  loader::EventLog Log;
+  auto TakeEvents = [&]() -> MaybeError {
+    loader::EventBatch Run;
+    if (MaybeError E = (*Events)->take(Run))
+      return E;
+    Log.add(Run);
+    return std::nullopt;
+  };
+  int Fd = bpf_program__fd(Prog);
+  std::vector<uint8_t> Out(Batch.maxLen() + runtime::XdpHeadroom + runtime::XdpTailroom);
+  for (size_t I = 0; I < Batch.size(); ++I) {
+    LIBBPF_OPTS(bpf_test_run_opts, Run, .data_in = Batch.data(I),
+                .data_out = Out.data(), .data_size_in = Batch.length(I),
+                .data_size_out = uint32_t(Out.size()), .repeat = 1);
+    // The context, only to name the ingress device (the kernel then takes
+    // the packet as received there, in the caller's network namespace).
+    struct xdp_md Ctx = {};
+    if (Ingress) {
+      Ctx.data_end = Batch.length(I);
+      Ctx.ingress_ifindex = *Ingress;
+      Run.ctx_in = &Ctx;
+      Run.ctx_size_in = sizeof(Ctx);
+    }
+    if (int Err = bpf_prog_test_run_opts(Fd, &Run))
+      return Error("BPF_PROG_TEST_RUN on packet " + std::to_string(I) + ": " +
+                   std::strerror(-Err));
+    if (!Batch.setResult(I, Out.data(), Run.data_size_out, Run.retval)) {
+      Overflow = {I, Run.data_size_out};
+      return Error("packet " + std::to_string(I) + " grew past its buffer (the kernel made it " +
+                   std::to_string(Run.data_size_out) + " bytes long; the other back ends give " +
+                   std::to_string(runtime::XdpTailroom) + " bytes of tailroom past the longest "
+                   "packet)");
+    }
+    if (EventBatch && (I + 1) % EventBatch == 0)
+      if (MaybeError E = TakeEvents())
+        return E;
+  }
+  if (MaybeError E = TakeEvents())
+    return E;
+  EventsText = Log.take();
+  LostEvents = (*Events)->lost();
+  return std::nullopt;
+}
+
+std::string KernelProgram::dumpMaps() const { return dumpObjectMaps(Obj); }
+
+std::string kernelRefusalReason(const std::string &Log) {
+  std::vector<std::string> Lines;
+  size_t Pos = 0;
+  while (Pos < Log.size()) {
+    size_t End = Log.find('\n', Pos);
+    if (End == std::string::npos)
+      End = Log.size();
+    std::string L = Log.substr(Pos, End - Pos);
+    if (L.find_first_not_of(" \t") != std::string::npos)
+      Lines.push_back(std::move(L));
+    Pos = End + 1;
+  }
+  for (size_t I = 0; I < Lines.size(); ++I)
+    if (Lines[I].rfind("processed ", 0) == 0 ||
+        Lines[I].find("END PROG LOAD LOG") != std::string::npos)
+      return I ? Lines[I - 1] : "";
+  return "";
+}
+
+} // namespace ebpfgpu::tools

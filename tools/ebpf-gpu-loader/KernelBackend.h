@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The kernel back end of ebpf-gpu-loader: one program of an eBPF object
+// loaded into the Linux kernel with libbpf (its verifier decides), map
+// entries set, packets run one by one with BPF_PROG_TEST_RUN on one CPU,
+// event records collected, maps dumped in the text form the host and GPU
+// back ends write. Shared by `run --backend kernel` and by `compare`, which
+// checks many programs in one process. Errors are returned, never printed.
+
+#ifndef EBPF_GPU_TOOLS_LOADER_KERNELBACKEND_H
+#define EBPF_GPU_TOOLS_LOADER_KERNELBACKEND_H
+
+#include "ebpf-gpu/Loader/MapEntries.h"
+#include "ebpf-gpu/Runtime/Packets.h"
+#include "ebpf-gpu/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+struct bpf_object;
+struct bpf_program;
+
+namespace ebpfgpu::tools {
+
+class KernelProgram;
+
+/// What loading a program into the kernel gave: the program, or the
+/// kernel's refusal (the load's error and libbpf's messages, the verifier's
+/// log among them when the verifier decided).
+struct KernelLoad {
+  std::unique_ptr<KernelProgram> Program;
+  std::string Why;     ///< refused: the load's error (strerror)
+  std::string Log;     ///< refused: libbpf's messages
+  bool VerifierRefused = false; ///< refused with a verifier log
+};
+
+/// What user space sets on an object before load: max_entries of maps the
+/// object leaves to it (--map-size), and the inner map template of maps of
+/// maps defined without one (--inner-map OUTER=TEMPLATE).
+struct KernelLoadOptions {
+  std::vector<std::pair<std::string, uint32_t>> MapSizes;
+  std::vector<std::pair<std::string, std::string>> InnerMaps;
+};
+
+class KernelProgram {
+public:
+  /// Opens `Object` and loads the program `Section` names (its function or
+  /// section name; empty: the object's only program). Objects with program
+  /// arrays load every program (tail calls may reach any); others only the
+  /// chosen one. An Error when the object cannot be opened or has no such
+  /// program; a KernelLoad without a program when the kernel refused it.
+  static Expected<KernelLoad> load(const std::string &Object, const std::string &Section,
+                                   const KernelLoadOptions &Opts = {});
+  ~KernelProgram();
+  KernelProgram(const KernelProgram &) = delete;
+  KernelProgram &operator=(const KernelProgram &) = delete;
+
+  const std::string &name() const { return Name; }
+  /// --map-set entries (per-CPU maps: the value on CPU 0).
+  MaybeError setMapEntries(const std::vector<loader::MapEntry> &Entries);
+  /// Runs every packet of `Batch` through BPF_PROG_TEST_RUN on one CPU and
+  /// stores the results in it. `Ingress`: the ifindex the context names
+  /// (none: no context, the loopback device). Event maps are read every
+  /// `EventBatch` packets (0: at the end); their records go to `Events`.
+  MaybeError run(runtime::PacketBatch &Batch, std::optional<uint32_t> Ingress, size_t EventBatch,
+                 std::string &Events, uint64_t &LostEvents);
+  /// After a run that stopped because the kernel grew a packet past the
+  /// batch's buffer for it (more than the tailroom ebpf-gpu gives): the
+  /// packet and the length the kernel gave it.
+  std::optional<std::pair<size_t, uint32_t>> overflow() const { return Overflow; }
+  /// The maps and global data, in the common text form.
+  std::string dumpMaps() const;
+
+private:
+  KernelProgram(struct bpf_object *Obj, struct bpf_program *Prog, std::string Name)
+      : Obj(Obj), Prog(Prog), Name(std::move(Name)) {}
+  struct bpf_object *Obj;
+  struct bpf_program *Prog;
+  std::string Name;
+  std::optional<std::pair<size_t, uint32_t>> Overflow;
+};
+
+/// The line of a kernel verifier log that says why it refused: the one
+/// before the "processed N insns" summary (or the log's end).
+std::string kernelRefusalReason(const std::string &Log);
+
+} // namespace ebpfgpu::tools
+
+#endif // EBPF_GPU_TOOLS_LOADER_KERNELBACKEND_H

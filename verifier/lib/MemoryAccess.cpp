@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The verifier's memory accesses: loads, stores and atomics through the
+// stack, map values, the packet, ring buffer records and raw memory, each
+// checked against its region's bounds and the stack's initialisation, and
+// the pointer-leak rules (no pointer stored into memory the program or
+// user space can read as data, no spilled pointer's bytes read as data).
+
+#include "VerifierEngine.h"
+
+namespace ebpfgpu::verifier::detail {
+
+using isa::Insn;
+
+namespace {
+
+/// Values the program may read but not write: .rodata, and the targets
+/// of redirect maps.
+bool programReadOnly(const object::MapSpec &M) {
+  return (M.Flags & object::MapFlagReadOnlyProg) || isRedirectMap(M.Type);
+}
+
+/// A spilled pointer, or one a packet-moving helper made stale (not
+/// initialised: its bytes are still an address).
+bool holdsAddress(const Reg &R) { return R.isPointer() || R.K == Kind::NotInit; }
+std::string spilledName(const Reg &R) {
+  return R.K == Kind::NotInit ? "stale packet pointer" : kindName(R.K);
+}
+
+std::string hexOff(int64_t V) { return (V < 0 ? "-" : "+") + std::to_string(V < 0 ? -V : V); }
+
+} // namespace
+
+MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t InsnOff,
+                           unsigned Size, bool Write, const char *What, bool AllowUninitStack) {
+  const Reg &B = S.Regs[BaseReg];
+  std::string Rn = regName(BaseReg);
+  std::string Dir = Write ? "write" : "read";
+  std::string W = std::to_string(Size);
+  // The bytes a stack, map value, memory or record access may touch. Only
+  // those pointers carry variable offsets checked against a size; a
+  // scalar's bounds (up to S64Max) must not enter the sum, which is
+  // refused where it would leave int64 (found by fuzz_verifier: UBSan).
+  int64_t Lo = 0, Hi = 0;
+  if (B.K == Kind::Stack || B.K == Kind::MapValue || B.K == Kind::RawMem ||
+      B.K == Kind::AllocMem) {
+    int64_t At;
+    if (__builtin_add_overflow(B.Off, InsnOff, &At) || __builtin_add_overflow(At, B.SMin, &Lo) ||
+        __builtin_add_overflow(At, B.SMax, &Hi) || Hi > S64Max - int64_t(Size))
+      return fail(Pc, Dir + " through " + Rn + " at an offset out of range",
+                  "valid_access(" + Rn + ".offset" + hexOff(InsnOff) + ", width=" + W + ") for " +
+                      Dir);
+  }
+  switch (B.K) {
+  case Kind::Packet: {
+    if (B.SMin < 0)
+      return fail(Pc, std::string("packet ") + Dir + " through " + Rn +
+                          ", whose variable offset may be negative (" +
+                          std::to_string(B.SMin) + ".." + std::to_string(B.SMax) + ")",
+                  "nonnegative(" + Rn + ".offset)");
+    auto It = S.PacketRange.find(B.Id);
+    int64_t Have = It == S.PacketRange.end() ? 0 : It->second;
+    int64_t At = B.Off + InsnOff;
+    if (At < 0 || At + int64_t(Size) > Have)
+      return fail(Pc, std::string("packet ") + Dir + " of " + W + " bytes at offset " +
+                          std::to_string(At) + (B.Id ? " (after a variable offset)" : "") +
+                          " not proven within packet (have " + std::to_string(Have) + ")",
+                  "valid_access(" + Rn + ".offset" + hexOff(InsnOff) + ", width=" + W + ") for " + Dir);
+    return std::nullopt;
+  }
+  case Kind::PacketMeta: {
+    int64_t At = B.Off + InsnOff;
+    if (At < 0 || At + int64_t(Size) > S.MetaRange)
+      return fail(Pc, std::string("metadata ") + Dir + " of " + W + " bytes at offset " +
+                          std::to_string(At) + " not proven within the metadata (have " +
+                          std::to_string(S.MetaRange) + ")",
+                  "valid_access(meta, width=" + W + ")");
+    return std::nullopt;
+  }
+  case Kind::Stack: {
+    if (Lo < -int64_t(isa::MaxStackBytes) || Hi + int64_t(Size) > 0)
+      return fail(Pc, "stack " + Dir + " of " + W + " bytes at r10" + hexOff(Lo) +
+                          " is outside the 512-byte frame",
+                  "valid_access(stack, off=" + std::to_string(Lo) + ", width=" + W + ")");
+    Frame &F = frameOf(S, B);
+    unsigned First = unsigned(Lo + int64_t(isa::MaxStackBytes));
+    unsigned Last = unsigned(Hi + int64_t(isa::MaxStackBytes)) + Size;
+    if (!Write && !AllowUninitStack) {
+      for (unsigned I = First; I < Last; ++I)
+        if (F.Bytes[I] == Slot::Uninit)
+          return fail(Pc, "stack " + Dir + " of " + W + " bytes at r10" + hexOff(Lo) +
+                              " reads uninitialised byte r10" +
+                              hexOff(int64_t(I) - int64_t(isa::MaxStackBytes)),
+                      "initialized(stack[" + std::to_string(Lo) + ".." +
+                          std::to_string(Hi + int64_t(Size) - 1) + "])");
+    }
+    return std::nullopt;
+  }
+  case Kind::MapValue:
+  case Kind::RawMem: {
+    uint64_t Limit = B.K == Kind::RawMem ? Opts.RawMemSize : Maps[B.Aux].ValueSize;
+    std::string Obj = B.K == Kind::RawMem ? "input memory"
+                                          : "the " + std::to_string(Limit) + "-byte value of map '" +
+                                                Maps[B.Aux].Name + "'";
+    if (Lo < 0 || Hi + int64_t(Size) > int64_t(Limit))
+      return fail(Pc, std::string(B.K == Kind::RawMem ? "memory " : "map value ") + Dir + " of " +
+                          W + " bytes at offset " + std::to_string(Lo) +
+                          (Lo != Hi ? ".." + std::to_string(Hi) : "") + " is outside " + Obj,
+                  "valid_access(" + Rn + ".offset" + hexOff(InsnOff) + ", width=" + W + ") for " + Dir);
+    if (Write && B.K == Kind::MapValue && programReadOnly(Maps[B.Aux]))
+      return fail(Pc, "write to read-only map '" + Maps[B.Aux].Name + "'", "writable(" + Rn + ")");
+    return std::nullopt;
+  }
+  case Kind::AllocMem: {
+    if (Lo < 0 || Hi + int64_t(Size) > int64_t(B.Aux))
+      return fail(Pc, "ring buffer record " + Dir + " of " + W + " bytes at offset " +
+                          std::to_string(Lo) + (Lo != Hi ? ".." + std::to_string(Hi) : "") +
+                          " is outside the " + std::to_string(B.Aux) + "-byte record",
+                  "valid_access(" + Rn + ".offset" + hexOff(InsnOff) + ", width=" + W + ") for " + Dir);
+    return std::nullopt;
+  }
+  case Kind::AllocMemOrNull:
+    return fail(Pc, Rn + " may be null: ring buffer record " + Dir + " without a null check",
+                "not_null(" + Rn + ")");
+  case Kind::MapValueOrNull:
+  case Kind::MapPtrOrNull:
+    return fail(Pc, Rn + " may be null: map value " + Dir + " without a null check",
+                "not_null(" + Rn + ")");
+  case Kind::Ctx:
+    return fail(Pc, std::string("invalid context access: ") + What + " through " + Rn,
+                "valid_access(ctx)");
+  case Kind::NotInit:
+    return fail(Pc, Rn + " is read before it is written", "initialized(" + Rn + ")");
+  default:
+    return fail(Pc, Dir + " through " + Rn + ", which is a " + kindName(B.K) + ", not a pointer to memory",
+                "valid_access(" + Rn + ")");
+  }
+}
+
+MaybeDiag Verifier::spilledPointerRead(uint32_t Pc, State &S, unsigned BaseReg, int64_t Off,
+                                       uint64_t Size, const std::string &What) {
+  const Reg &B = S.Regs[BaseReg];
+  if (B.K != Kind::Stack)
+    return std::nullopt;
+  const Frame &F = frameOf(S, B);
+  int64_t Lo = B.Off + Off + B.SMin + int64_t(isa::MaxStackBytes);
+  int64_t Hi = B.Off + Off + B.SMax + int64_t(isa::MaxStackBytes) + int64_t(Size);
+  for (const auto &[At, Spilled] : F.Spills)
+    if (holdsAddress(Spilled) && int64_t(At) < Hi && Lo < int64_t(At) + 8)
+      return fail(Pc, "pointer leak: " + What + " reads the " + spilledName(Spilled) +
+                          " spilled at r10" + hexOff(int64_t(At) - int64_t(isa::MaxStackBytes)) +
+                          " as data",
+                  "no_pointer_leak(stack[" +
+                      std::to_string(int64_t(At) - int64_t(isa::MaxStackBytes)) + "])");
+  return std::nullopt;
+}
+
+MaybeDiag Verifier::pointerOverwrite(uint32_t Pc, const Frame &F, int64_t Lo, int64_t Hi,
+                                     bool Exact, const std::string &What) {
+  for (const auto &[At, Spilled] : F.Spills) {
+    int64_t Start = int64_t(At), End = Start + 8;
+    if (holdsAddress(Spilled) && Start < Hi && Lo < End && (!Exact || Lo > Start || Hi < End))
+      return fail(Pc, "pointer leak: " + What + " may overwrite part of the " +
+                          spilledName(Spilled) + " spilled at r10" +
+                          hexOff(Start - int64_t(isa::MaxStackBytes)) +
+                          " (the rest would stay behind as data)",
+                  "no_pointer_leak(stack[" +
+                      std::to_string(Start - int64_t(isa::MaxStackBytes)) + "])");
+  }
+  return std::nullopt;
+}
+
+MaybeDiag Verifier::load(uint32_t Pc, const Insn &I, State &S) {
+  unsigned Size = isa::accessBytes(I.size());
+  const Reg B = S.Regs[I.Src];
+  if (auto E = readReg(Pc, S, I.Src))
+    return E;
+  bool Signed = I.mode() == isa::ModeMemSX;
+  Reg Result = Size == 8 ? Reg::unknown()
+               : Signed  ? Reg::scalar(0, U64Max, -(int64_t(1) << (Size * 8 - 1)),
+                                      (int64_t(1) << (Size * 8 - 1)) - 1)
+                         : Reg::scalar(0, (uint64_t(1) << (Size * 8)) - 1, 0,
+                                      int64_t((uint64_t(1) << (Size * 8)) - 1));
+  if (B.K == Kind::Ctx) {
+    if (B.SMin || B.SMax)
+      return fail(Pc, "variable offset into the context", "valid_access(ctx)");
+    if (Opts.Platform->hasContext()) {
+      int64_t Field = B.Off + I.Off;
+      const platform::ContextField *F = Opts.Platform->contextField(Field, Size);
+      if (!F || Signed)
+        return fail(Pc, "invalid context access: read of " + std::to_string(Size) +
+                            " bytes at offset " + std::to_string(Field),
+                    "valid_access(ctx, off=" + std::to_string(Field) + ", width=" +
+                        std::to_string(Size) + ")");
+      if (F->Name == "data")
+        Result = Reg::pointer(Kind::Packet, 0);
+      else if (F->Name == "data_end")
+        Result = Reg::pointer(Kind::PacketEnd, 0);
+      else if (F->Name == "data_meta")
+        Result = Reg::pointer(Kind::PacketMeta, 0);
+      S.Regs[I.Dst] = Result;
+      return std::nullopt;
+    }
+  }
+  if (auto E = access(Pc, S, I.Src, I.Off, Size, false, "read"))
+    return E;
+  // A whole spilled pointer fills as the pointer; any other read of its
+  // bytes would make them a scalar.
+  bool WholeFill = B.K == Kind::Stack && !B.hasVarOff() && Size == 8 &&
+                   (B.Off + I.Off) % 8 == 0;
+  if (!WholeFill)
+    if (auto E = spilledPointerRead(Pc, S, I.Src, I.Off, Size,
+                                    "a " + std::to_string(Size) + "-byte read"))
+      return E;
+  if (B.K == Kind::Stack && !B.hasVarOff()) {
+    Frame &F = frameOf(S, B);
+    unsigned At = unsigned(B.Off + I.Off + int64_t(isa::MaxStackBytes));
+    auto It = F.Spills.find(At & ~7u);
+    if (It != F.Spills.end()) {
+      if (Size == 8 && At % 8 == 0)
+        Result = It->second;
+      else if (It->second.isConst() && !Signed) {
+        uint64_t V = It->second.UMin >> (8 * (At % 8));
+        Result = Reg::constant(Size == 8 ? V : V & ((uint64_t(1) << (Size * 8)) - 1));
+      }
+    }
+  }
+  S.Regs[I.Dst] = Result;
+  return std::nullopt;
+}
+
+MaybeDiag Verifier::store(uint32_t Pc, const Insn &I, State &S) {
+  unsigned Size = isa::accessBytes(I.size());
+  if (auto E = readReg(Pc, S, I.Dst))
+    return E;
+  Reg Value = Reg::constant(uint64_t(int64_t(I.Imm)));
+  if (I.cls() == isa::STX) {
+    if (auto E = readReg(Pc, S, I.Src))
+      return E;
+    Value = S.Regs[I.Src];
+  }
+  const Reg B = S.Regs[I.Dst];
+  if (B.K == Kind::Ctx)
+    return fail(Pc, "the context is read-only: write of " + std::to_string(Size) +
+                        " bytes at offset " + std::to_string(B.Off + I.Off),
+                "valid_access(ctx, off=" + std::to_string(B.Off + I.Off) + ") for write");
+  if (auto E = access(Pc, S, I.Dst, I.Off, Size, true, "write"))
+    return E;
+  if (B.K != Kind::Stack) {
+    if (Value.isPointer())
+      return fail(Pc, "pointer leak: " + regName(I.Src) + " (" + kindName(Value.K) +
+                          ") stored into " +
+                          (B.K == Kind::MapValue ? "a map value"
+                           : B.K == Kind::RawMem ? "memory"
+                                                 : "the packet"),
+                  "no_pointer_leak(" + regName(I.Src) + ")");
+    return std::nullopt;
+  }
+  Frame &F = frameOf(S, B);
+  int64_t Lo = B.Off + I.Off + B.SMin + int64_t(isa::MaxStackBytes);
+  int64_t Hi = B.Off + I.Off + B.SMax + int64_t(isa::MaxStackBytes) + int64_t(Size);
+  if (auto E = pointerOverwrite(Pc, F, Lo, Hi, !B.hasVarOff(),
+                                "a " + std::to_string(Size) + "-byte write"))
+    return E;
+  for (auto It = F.Spills.begin(); It != F.Spills.end();) {
+    if (int64_t(It->first) < Hi && Lo < int64_t(It->first) + 8)
+      It = F.Spills.erase(It);
+    else
+      ++It;
+  }
+  bool Spill = Size == 8 && Lo % 8 == 0 && !B.hasVarOff() &&
+               (Value.isPointer() || Value.K == Kind::Scalar);
+  for (int64_t X = Lo; X < Hi; ++X) {
+    F.Bytes[size_t(X)] = Spill ? Slot::Spill : Slot::Data;
+    F.Known[size_t(X)] = (Value.isConst() && !B.hasVarOff())
+                             ? int16_t((Value.UMin >> (8 * (X - Lo))) & 0xff)
+                             : int16_t(-1);
+  }
+  if (Spill)
+    F.Spills[unsigned(Lo)] = Value;
+  else if (Value.isPointer())
+    return fail(Pc, "partial spill of a pointer (" + regName(I.Src) + ") to the stack",
+                "no_pointer_leak(" + regName(I.Src) + ")");
+  return std::nullopt;
+}
+
+MaybeDiag Verifier::atomic(uint32_t Pc, const Insn &I, State &S) {
+  unsigned Size = isa::accessBytes(I.size());
+  if (auto E = readReg(Pc, S, I.Dst))
+    return E;
+  if (auto E = readReg(Pc, S, I.Src))
+    return E;
+  const Reg B = S.Regs[I.Dst];
+  if (S.Regs[I.Src].isPointer())
+    return fail(Pc, "atomic operation with a pointer operand (" + regName(I.Src) + ")",
+                "no_pointer_leak(" + regName(I.Src) + ")");
+  if (B.K != Kind::Stack && B.K != Kind::MapValue && B.K != Kind::RawMem)
+    return fail(Pc, "atomic operation on " + std::string(kindName(B.K)) + " memory (" +
+                        regName(I.Dst) + ") is not allowed",
+                "atomic_target(" + regName(I.Dst) + ")");
+  if (I.Imm == isa::AtomicCmpXchg)
+    if (auto E = readReg(Pc, S, 0))
+      return E;
+  if (auto E = access(Pc, S, I.Dst, I.Off, Size, false, "atomic"))
+    return E;
+  if (auto E = access(Pc, S, I.Dst, I.Off, Size, true, "atomic"))
+    return E;
+  // The operation reads the old bytes as data (and fetches return them).
+  if (auto E = spilledPointerRead(Pc, S, I.Dst, I.Off, Size, "an atomic operation"))
+    return E;
+  if (B.K == Kind::Stack) {
+    Frame &F = frameOf(S, B);
+    unsigned At = unsigned(B.Off + I.Off + int64_t(isa::MaxStackBytes));
+    F.Spills.erase(At & ~7u);
+    for (unsigned X = At; X < At + Size && X < isa::MaxStackBytes; ++X)
+      F.Known[X] = -1;
+  }
+  Reg Old = Size == 8 ? Reg::unknown() : Reg::scalar(0, 0xffffffffull, 0, 0xffffffffll);
+  if (I.Imm == isa::AtomicCmpXchg)
+    S.Regs[0] = Old;
+  else if (I.Imm & isa::AtomicFetch)
+    S.Regs[I.Src] = Old;
+  return std::nullopt;
+}
+
+} // namespace ebpfgpu::verifier::detail
