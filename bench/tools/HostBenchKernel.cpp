@@ -11,6 +11,7 @@
 // Not the NIC path: no driver, no DMA.
 
 #include "HostBenchKernel.h"
+#include "BenchCommon.h"
 
 #include "ebpf-gpu/Loader/MapEntries.h"
 
@@ -30,10 +31,7 @@ namespace ebpfgpu::hostbench {
 
 namespace {
 
-[[noreturn]] void fail(const std::string &Msg) {
-  std::fprintf(stderr, "ebpf-gpu-host-bench: error: %s\n", Msg.c_str());
-  std::exit(1);
-}
+using bench::fail;
 
 int quietLibbpf(enum libbpf_print_level Level, const char *Fmt, va_list Args) {
   if (Level == LIBBPF_WARN)

@@ -55,25 +55,18 @@
 #include <sstream>
 #include <string>
 
+#include "BenchCommon.h"
+
 using namespace ebpfgpu;
+using namespace ebpfgpu::bench;
 
-namespace {
-
-[[noreturn]] void fail(const std::string &Msg, int Code = 1) {
+[[noreturn]] void ebpfgpu::bench::fail(const std::string &Msg, int Code) {
   std::fprintf(stderr, "ebpf-gpu-bench: error: %s\n", Msg.c_str());
   std::exit(Code);
 }
 
-template <typename T> T check(Expected<T> V, const std::string &Context) {
-  if (!V)
-    fail(Context + ": " + V.error().message());
-  return std::move(*V);
-}
 
-void check(MaybeError E, const std::string &Context) {
-  if (E)
-    fail(Context + ": " + E->message());
-}
+namespace {
 
 struct Stats {
   double Median = 0, Min = 0, P90 = 0, P99 = 0;
@@ -99,15 +92,6 @@ std::vector<MapEntry> readMapFile(const std::string &Path) {
   return std::move(*Entries);
 }
 
-std::vector<std::string> split(const std::string &S, char Sep) {
-  std::vector<std::string> Out;
-  std::stringstream In(S);
-  std::string Part;
-  while (std::getline(In, Part, Sep))
-    Out.push_back(Part);
-  return Out;
-}
-
 struct Pair {
   std::string Name, Compiled, Ptx, Kernel, MapFile, Check = "exact";
   std::vector<std::pair<std::string, std::string>> TwinArrays; ///< map, global
@@ -116,60 +100,31 @@ struct Pair {
 };
 
 std::vector<Pair> readSuite(const std::string &Path) {
-  std::ifstream In(Path);
-  if (!In)
-    fail(Path + ": cannot read");
-  std::vector<Pair> Out;
-  std::string Line;
-  for (unsigned N = 1; std::getline(In, Line); ++N) {
-    Line = Line.substr(0, Line.find('#'));
-    std::istringstream Words(Line);
-    std::string W;
-    if (!(Words >> W))
-      continue;
-    std::string Where = Path + ":" + std::to_string(N) + ": ";
-    Pair P;
-    P.Name = W;
-    while (Words >> W) {
-      size_t Eq = W.find('=');
-      if (Eq == std::string::npos)
-        fail(Where + "expected KEY=VALUE, not '" + W + "'");
-      std::string K = W.substr(0, Eq), V = W.substr(Eq + 1);
-      auto Parts = split(V, ':');
-      if (K == "compiled") P.Compiled = V;
-      else if (K == "ptx") P.Ptx = V;
-      else if (K == "kernel") P.Kernel = V;
-      else if (K == "maps") P.MapFile = V;
-      else if (K == "check") P.Check = V;
-      else if (K == "twin-zero") P.TwinZero.push_back(V);
-      else if (K == "twin-array" && Parts.size() == 2) P.TwinArrays.push_back({Parts[0], Parts[1]});
-      else if (K == "twin-sorted" && Parts.size() == 3) {
-        P.SortedMap = Parts[0];
-        P.SortedGlobal = Parts[1];
-        P.SortedCount = Parts[2];
-      } else
-        fail(Where + "unknown or malformed '" + W + "'");
-    }
-    if (P.Compiled.empty() || P.Ptx.empty() || P.Kernel.empty())
-      fail(Where + P.Name + " needs compiled=, ptx= and kernel=");
-    if (P.Check != "exact" && P.Check != "converge" && P.Check.rfind("cms:", 0) != 0)
-      fail(Where + "check must be exact, converge or cms:THRESHOLD");
-    Out.push_back(std::move(P));
-  }
-  if (Out.empty())
-    fail(Path + ": no benchmark pairs");
-  return Out;
-}
-
-std::string jsonString(const std::string &S) {
-  std::string Out = "\"";
-  for (char C : S) {
-    if (C == '"' || C == '\\')
-      Out += '\\';
-    if (static_cast<unsigned char>(C) >= 0x20)
-      Out += C;
-  }
-  return Out + "\"";
+  return readSuiteFile<Pair>(
+      Path, "benchmark pairs",
+      [](Pair &P, const std::string &K, const std::string &V, const std::string &W,
+         const std::string &Where) {
+        auto Parts = split(V, ':');
+        if (K == "compiled") P.Compiled = V;
+        else if (K == "ptx") P.Ptx = V;
+        else if (K == "kernel") P.Kernel = V;
+        else if (K == "maps") P.MapFile = V;
+        else if (K == "check") P.Check = V;
+        else if (K == "twin-zero") P.TwinZero.push_back(V);
+        else if (K == "twin-array" && Parts.size() == 2) P.TwinArrays.push_back({Parts[0], Parts[1]});
+        else if (K == "twin-sorted" && Parts.size() == 3) {
+          P.SortedMap = Parts[0];
+          P.SortedGlobal = Parts[1];
+          P.SortedCount = Parts[2];
+        } else
+          fail(Where + "unknown or malformed '" + W + "'");
+      },
+      [](const Pair &P, const std::string &Where) {
+        if (P.Compiled.empty() || P.Ptx.empty() || P.Kernel.empty())
+          fail(Where + P.Name + " needs compiled=, ptx= and kernel=");
+        if (P.Check != "exact" && P.Check != "converge" && P.Check.rfind("cms:", 0) != 0)
+          fail(Where + "check must be exact, converge or cms:THRESHOLD");
+      });
 }
 
 struct Options {

@@ -61,26 +61,19 @@
 
 #include "HostBenchKernel.h"
 
+#include "BenchCommon.h"
+
 using namespace ebpfgpu;
-using namespace ebpfgpu::hostbench;
+using namespace ebpfgpu::bench;
 
-namespace {
-
-[[noreturn]] void fail(const std::string &Msg, int Code = 1) {
+[[noreturn]] void ebpfgpu::bench::fail(const std::string &Msg, int Code) {
   std::fprintf(stderr, "ebpf-gpu-host-bench: error: %s\n", Msg.c_str());
   std::exit(Code);
 }
 
-template <typename T> T check(Expected<T> V, const std::string &Context) {
-  if (!V)
-    fail(Context + ": " + V.error().message());
-  return std::move(*V);
-}
+using namespace ebpfgpu::hostbench;
 
-void check(MaybeError E, const std::string &Context) {
-  if (E)
-    fail(Context + ": " + E->message());
-}
+namespace {
 
 struct Options {
   std::string Suite, Pcap, Json;
@@ -93,52 +86,25 @@ struct Options {
   uint64_t KernelPackets = 256, KernelRepeat = 32;
 };
 
-std::vector<std::string> split(const std::string &S, char Sep) {
-  std::vector<std::string> Out;
-  std::stringstream In(S);
-  std::string Part;
-  while (std::getline(In, Part, Sep))
-    Out.push_back(Part);
-  return Out;
-}
-
 std::vector<Entry> readSuite(const std::string &Path) {
-  std::ifstream In(Path);
-  if (!In)
-    fail(Path + ": cannot read");
-  std::vector<Entry> Out;
-  std::string Line;
-  for (unsigned N = 1; std::getline(In, Line); ++N) {
-    Line = Line.substr(0, Line.find('#'));
-    std::istringstream Words(Line);
-    std::string W;
-    if (!(Words >> W))
-      continue;
-    std::string Where = Path + ":" + std::to_string(N) + ": ";
-    Entry E;
-    E.Name = W;
-    while (Words >> W) {
-      size_t Eq = W.find('=');
-      if (Eq == std::string::npos)
-        fail(Where + "expected KEY=VALUE, not '" + W + "'");
-      std::string K = W.substr(0, Eq), V = W.substr(Eq + 1);
-      if (K == "object") E.Object = V;
-      else if (K == "section") E.Section = V;
-      else if (K == "maps") E.MapFile = V;
-      else if (K == "check") E.Check = V;
-      else fail(Where + "unknown key '" + K + "'");
-    }
-    if (E.Object.empty())
-      fail(Where + E.Name + " needs object=");
-    if (E.Check != "exact" && E.Check != "converge" &&
-        (E.Check.rfind("cms:", 0) != 0 || E.Check.size() == 4 ||
-         E.Check.find_first_not_of("0123456789", 4) != std::string::npos))
-      fail(Where + "check must be exact, converge or cms:THRESHOLD");
-    Out.push_back(std::move(E));
-  }
-  if (Out.empty())
-    fail(Path + ": no programs");
-  return Out;
+  return readSuiteFile<Entry>(
+      Path, "programs",
+      [](Entry &E, const std::string &K, const std::string &V, const std::string &,
+         const std::string &Where) {
+        if (K == "object") E.Object = V;
+        else if (K == "section") E.Section = V;
+        else if (K == "maps") E.MapFile = V;
+        else if (K == "check") E.Check = V;
+        else fail(Where + "unknown key '" + K + "'");
+      },
+      [](const Entry &E, const std::string &Where) {
+        if (E.Object.empty())
+          fail(Where + E.Name + " needs object=");
+        if (E.Check != "exact" && E.Check != "converge" &&
+            (E.Check.rfind("cms:", 0) != 0 || E.Check.size() == 4 ||
+             E.Check.find_first_not_of("0123456789", 4) != std::string::npos))
+          fail(Where + "check must be exact, converge or cms:THRESHOLD");
+      });
 }
 
 /// The CPUs this process may run on, in order.
@@ -497,17 +463,6 @@ Result runEntry(Resident &R, const Entry &E, const Options &O) {
     std::fflush(stdout);
   }
   return Res;
-}
-
-std::string jsonString(const std::string &S) {
-  std::string Out = "\"";
-  for (char C : S) {
-    if (C == '"' || C == '\\')
-      Out += '\\';
-    if (static_cast<unsigned char>(C) >= 0x20)
-      Out += C;
-  }
-  return Out + "\"";
 }
 
 /// The first line of a file, or "?".

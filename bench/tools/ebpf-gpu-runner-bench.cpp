@@ -35,25 +35,18 @@
 #include <string>
 #include <vector>
 
+#include "BenchCommon.h"
+
 using namespace ebpfgpu;
+using namespace ebpfgpu::bench;
 
-namespace {
-
-[[noreturn]] void fail(const std::string &Msg, int Code = 1) {
+[[noreturn]] void ebpfgpu::bench::fail(const std::string &Msg, int Code) {
   std::fprintf(stderr, "ebpf-gpu-runner-bench: error: %s\n", Msg.c_str());
   std::exit(Code);
 }
 
-template <typename T> T check(Expected<T> V, const std::string &Context) {
-  if (!V)
-    fail(Context + ": " + V.error().message());
-  return std::move(*V);
-}
 
-void check(MaybeError E, const std::string &Context) {
-  if (E)
-    fail(Context + ": " + E->message());
-}
+namespace {
 
 std::vector<uint32_t> numbers(const std::string &S, const std::string &Opt) {
   std::vector<uint32_t> Out;
