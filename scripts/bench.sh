@@ -278,12 +278,51 @@ PY
   echo "wrote $out/PERFORMANCE.md (copy to docs/PERFORMANCE.md; plots.tar to docs/perf/)"
 }
 
+# Nsight Compute profiles of chosen pairs (on the GPU machine, .bench-carry
+# carried): each pair's first launches (the checks: compiled, then twin)
+# with the full section set, clocks left alone; written to $OUT as the
+# details page and the per-instruction SASS page (warp stall samples), one
+# tar per pair. BENCH_PROFILE names the pairs (default: lb router
+# conntrack), BENCH_PROFILE_PACKETS the packets (default 2000000).
+profile() {
+  local out=${OUT:-/tmp/bench-out} bin=$CARRY/bin pcap=/tmp/bench-traffic.pcap name
+  local ncu
+  ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  if [[ -z $ncu ]]; then
+    echo "bench: no ncu (Nsight Compute) on this machine" >&2
+    return 1
+  fi
+  mkdir -p "$out"
+  "$bin/ebpf-gpu-trafgen" -o "$pcap" --count "${BENCH_PROFILE_PACKETS:-2000000}" --seed 9
+  for name in ${BENCH_PROFILE:-lb router conntrack}; do
+    local dir=/tmp/profile-$name launches=2
+    rm -rf "$dir" && mkdir -p "$dir"
+    grep "^$name " "$CARRY/suite.txt" >"$dir/suite.txt"
+    # Stateful pairs settle first: profile their whole check.
+    [[ $(cat "$dir/suite.txt") == *check=converge* ]] && launches=8
+    echo "== $(date +%T) profile $name ($launches launches)"
+    "$ncu" --clock-control none --set full --import-source no \
+      -k regex:'ebpfgpu_xdp_batch|cuda_' -c "$launches" -o "$dir/$name" \
+      "$bin/ebpf-gpu-bench" --suite "$dir/suite.txt" --pcap "$pcap" --reps 1 --warmup 0 \
+      >"$dir/run.txt" 2>&1 || { tail -20 "$dir/run.txt" >&2; return 1; }
+    "$ncu" -i "$dir/$name.ncu-rep" --page details >"$dir/details.txt"
+    "$ncu" -i "$dir/$name.ncu-rep" --page source --csv --print-source sass >"$dir/sass.csv" 2>&1 || true
+    "$ncu" -i "$dir/$name.ncu-rep" --page raw --csv >"$dir/raw.csv" 2>&1 || true
+    rm -f "$dir/$name.ncu-rep"
+    grep -E "Duration|Registers Per|Achieved Occupancy|Memory Throughput|DRAM Throughput|Warp Cycles Per Issued" \
+      "$dir/details.txt" | head -40
+    tar -czf "$out/profile-$name.tar.gz" -C /tmp "profile-$name"
+  done
+  rm -f "$pcap"
+}
+
 case "${1:-}" in
 prepare) prepare ;;
+profile) profile ;;
 check-twins) check_twins ;;
 device) device ;;
 *)
-  echo "usage: $0 prepare|device|check-twins" >&2
+  echo "usage: $0 prepare|device|profile|check-twins" >&2
   exit 2
   ;;
 esac

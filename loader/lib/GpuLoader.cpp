@@ -212,6 +212,7 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev, const Gpu
   // block at a time: its grid has a thread per packet.
   CUdeviceptr GroupsGlobal = 0;
   size_t GroupsSize = 0;
+  uint32_t PerSmBlocks = 0;
   bool Grouped = P->IsXdp && A.cuModuleGetGlobal(&GroupsGlobal, &GroupsSize, Mod,
                                                  EBPFGPU_CPU_GROUPS_GLOBAL) == CUDA_SUCCESS;
   if ((PerCpu || Grouped) && P->IsXdp) {
@@ -224,7 +225,8 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev, const Gpu
     int PerSm = 0;
     EBPFGPU_CHECK(A, cuOccupancyMaxActiveBlocksPerMultiprocessor, &PerSm, Fn,
                   int(GpuBlockThreads), 0);
-    uint32_t Resident = uint32_t(std::max(PerSm, 1)) * Dev.multiprocessors() * GpuBlockThreads;
+    PerSmBlocks = uint32_t(std::max(PerSm, 1));
+    uint32_t Resident = PerSmBlocks * Dev.multiprocessors() * GpuBlockThreads;
     P->CpuSlots = Slots = std::min(Slots, Resident);
   }
   if (Grouped) {
@@ -233,6 +235,10 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev, const Gpu
                    std::to_string(GroupsSize) + " bytes, not " +
                    std::to_string(sizeof(ebpfgpu_cpu_groups)));
     ebpfgpu_cpu_groups G{0, Slots / GpuBlockThreads, 0};
+    // A word of groups per multiprocessor when the groups are exactly the
+    // blocks resident at once (not cut by the per-CPU copies' budget).
+    if (G.groups == PerSmBlocks * Dev.multiprocessors() && PerSmBlocks <= 32)
+      G.per_sm = PerSmBlocks;
     CUdeviceptr T;
     EBPFGPU_CHECK(A, cuMemAlloc, &T, size_t(G.groups) * 4);
     P->CpuGroups = T;

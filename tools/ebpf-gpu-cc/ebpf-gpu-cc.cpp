@@ -80,6 +80,12 @@ cl::opt<bool> NoVerify("no-verify",
 cl::opt<uint64_t> MemSize("mem-size",
                           cl::desc("Raw platform: bytes of memory r1 points to (for the verifier)"),
                           cl::init(0), cl::cat(Category));
+cl::opt<unsigned> MaxRegisters(
+    "max-registers",
+    cl::desc("Registers a GPU thread may use (PTX .maxnreg, as nvcc's -maxrregcount; 16-255; "
+             "default: ptxas chooses). Fewer let more threads share a multiprocessor, at the "
+             "price of spills"),
+    cl::value_desc("N"), cl::init(0), cl::cat(Category));
 cl::opt<unsigned> OptLevel("O", cl::desc("Optimisation level 0-3 (default 2)"), cl::Prefix,
                            cl::init(2), cl::cat(Category));
 cl::opt<std::string> PlatformName("platform",
@@ -247,6 +253,8 @@ int main(int argc, char **argv) {
     return 2;
   if (OptLevel > 3)
     fail("-O" + Twine(OptLevel) + ": optimisation level must be 0 to 3", 2);
+  if (MaxRegisters && (MaxRegisters < 16 || MaxRegisters > 255))
+    fail("--max-registers=" + Twine(MaxRegisters) + ": must be 16 to 255", 2);
   const platform::Platform *Plat = platform::findPlatform(PlatformName);
   if (!Plat)
     fail("--platform=" + PlatformName + ": unknown platform (xdp or raw)", 2);
@@ -280,6 +288,7 @@ int main(int argc, char **argv) {
   compiler::GpuOptions Gpu;
   Gpu.Arch = GpuArch;
   Gpu.OptLevel = OptLevel;
+  Gpu.MaxRegisters = MaxRegisters;
 
   std::string Text;
   raw_string_ostream OS(Text);

@@ -302,10 +302,14 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
   LiftOptions GpuLift = Lift;
   GpuLift.PacketAddrSpace = 1; // packets live in device or mapped host memory: global
   GpuLift.LoopGuard = true;
+  GpuLift.TagMapValueLoads = true;
   auto Lifted = liftProgramSet(Set, Maps, GpuLift, Ctx);
   if (!Lifted)
     return Lifted.takeError();
   llvm::Module &M = *Lifted->Module;
+  // Values of hashed maps that programs change are read past the L1 cache,
+  // as the map helpers read those maps' elements (MapHelpers.inc).
+  strengthenMapValueLoads(M);
   M.setTargetTriple(Triple);
   M.setDataLayout((*TM)->createDataLayout());
   // Per-CPU maps the loader binds: the batch kernel claims groups of CPUs.
@@ -360,6 +364,15 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
                       Groups);
     addXdpPersistentKernel(M);
     Out.KernelName = EBPFGPU_XDP_KERNEL;
+    if (Gpu.MaxRegisters) {
+      llvm::NamedMDNode *Notes = M.getOrInsertNamedMetadata("nvvm.annotations");
+      for (const char *Name : {EBPFGPU_XDP_KERNEL, EBPFGPU_XDP_PERSISTENT_KERNEL})
+        Notes->addOperand(llvm::MDNode::get(
+            Ctx, {llvm::ValueAsMetadata::get(M.getFunction(Name)),
+                  llvm::MDString::get(Ctx, "maxnreg"),
+                  llvm::ConstantAsMetadata::get(
+                      llvm::ConstantInt::get(llvm::Type::getInt32Ty(Ctx), Gpu.MaxRegisters))}));
+    }
   } else {
     addRawKernel(M, Entry);
     Out.KernelName = EBPFGPU_RAW_KERNEL;

@@ -529,7 +529,11 @@ llvm::Error FunctionLifter::liftLoad(uint32_t Pc, const Insn &I, const AbsState 
     return llvm::Error::success();
   }
   Type *Ty = llvm::IntegerType::get(P.Ctx, Size * 8);
-  Value *V = B.CreateAlignedLoad(Ty, *Addr, accessAlign(Base, I.Off, Size));
+  llvm::LoadInst *V = B.CreateAlignedLoad(Ty, *Addr, accessAlign(Base, I.Off, Size));
+  if (P.Opts.TagMapValueLoads && Base.K == AbsValue::MapElem &&
+      ebpfgpu_map_is_hashed(P.Maps[Base.Index].Type))
+    V->setMetadata(StrongValueLoadTag,
+                   llvm::MDNode::get(P.Ctx, llvm::ValueAsMetadata::get(P.mapShapeGlobal(Base.Index))));
   setReg(I.Dst, I.mode() == isa::ModeMemSX ? B.CreateSExt(V, I64) : B.CreateZExt(V, I64));
   return llvm::Error::success();
 }
@@ -865,6 +869,30 @@ llvm::Expected<LiftedProgram> ProgramLifter::run() {
 }
 
 } // namespace
+
+unsigned strengthenMapValueLoads(llvm::Module &M) {
+  unsigned Made = 0;
+  for (llvm::Function &F : M)
+    for (llvm::BasicBlock &BB : F)
+      for (llvm::Instruction &I : BB) {
+        llvm::MDNode *Tag = I.getMetadata(StrongValueLoadTag);
+        if (!Tag)
+          continue;
+        I.setMetadata(StrongValueLoadTag, nullptr);
+        auto *Shape = llvm::dyn_cast_or_null<llvm::GlobalVariable>(
+            llvm::cast<llvm::ValueAsMetadata>(Tag->getOperand(0))->getValue());
+        // The shape's last field is `stable`; anything unreadable is not.
+        auto *Init = Shape && Shape->hasInitializer() ? Shape->getInitializer() : nullptr;
+        auto *Stable = Init ? llvm::dyn_cast_or_null<llvm::ConstantInt>(Init->getAggregateElement(
+                                  sizeof(ebpfgpu_map_shape) / 4 - 1))
+                            : nullptr;
+        if (!Stable || Stable->isZero()) {
+          llvm::cast<llvm::LoadInst>(I).setVolatile(true);
+          ++Made;
+        }
+      }
+  return Made;
+}
 
 llvm::Expected<LiftedProgram> liftProgram(const object::ProgramSpec &Prog,
                                           const std::vector<object::MapSpec> &Maps,

@@ -21,6 +21,11 @@ struct GpuOptions {
   /// PTX target; the default is JIT-compiled by every GPU from Volta on.
   std::string Arch = "sm_70";
   unsigned OptLevel = 2;
+  /// Registers a thread of the XDP kernels may use (PTX .maxnreg), 0 for
+  /// what ptxas chooses. Fewer registers let more threads share a
+  /// multiprocessor (the hashed-map programs, latency-bound, gain from
+  /// that) at the price of spills to local memory.
+  unsigned MaxRegisters = 0;
 };
 
 struct GpuProgram {

@@ -51,15 +51,18 @@
  * group when it ends, so the grid can have a thread per packet while no
  * two running threads share a slice. The loader allocates the table
  * (zeroed) with `groups` = its CPUs / ntid and writes the global before
- * the first launch. The persistent kernel does not use it: its blocks are
- * all resident and thread t is CPU t; the two kernels of one program must
- * not run at once. */
+ * the first launch. With `per_sm` (1-32) groups a multiprocessor (the
+ * blocks one holds at once), the table instead has groups / per_sm words
+ * of per_sm bits, one a group (set while held): a block looks first in
+ * the word of its multiprocessor. The persistent kernel does not use it:
+ * its blocks are all resident and thread t is CPU t; the two kernels of
+ * one program must not run at once. */
 #define EBPFGPU_CPU_GROUPS_GLOBAL "ebpfgpu_cpu_groups"
 
 struct ebpfgpu_cpu_groups {
-  uint64_t table; /* device address of `groups` u32 words */
+  uint64_t table; /* device address of the table: `groups` u32 words, or groups / per_sm */
   uint32_t groups;
-  uint32_t reserved;
+  uint32_t per_sm; /* 0: a word a group; else a bit a group, per_sm to a word */
 };
 
 struct ebpfgpu_packet_desc {
