@@ -23,6 +23,21 @@ SAMPLES = {
     "router": ("samples/xdp_router.c", "bench/cuda/router.cu"),
     "conntrack": ("samples/xdp_conntrack.c", "bench/cuda/conntrack.cu"),
     "ddos_cms": ("samples/xdp_ddos_cms.c", "bench/cuda/ddos_cms.cu"),
+    "rate_limit": ("samples/xdp_rate_limit.c", "bench/cuda/rate_limit.cu"),
+}
+
+# Why a compiled program can trail its twin, by program: what its PTX
+# shows (scripts/bench.sh prepare keeps both; ebpf-gpu-cc --emit=ptx).
+STRUCTURE = {
+    "lb": "a per-CPU array (per-CPU slices claimed a block at a time: a claim and an acquire fence "
+          "before the block's packets, a barrier on each side) where the twin counts in shared memory",
+    "router": "an LPM trie: one hashed bucket probe (link, hash, key words: dependent loads) per prefix "
+              "length present, longest first, where the twin scans a 4-entry sorted table held in L1",
+    "conntrack": "an LRU hash with chained buckets (strong loads through L2 for every link, hash and key "
+                 "word, a bucket lock and fences on insert and delete) where the twin probes an open-addressed "
+                 "table with weak loads",
+    "ddos_cms": "four array lookups and atomics, as the twin, plus a per-CPU counter (group claim)",
+    "rate_limit": "an LRU hash as the firewall's, its bucket read with strong loads through L2",
 }
 
 
@@ -158,12 +173,69 @@ def kernel_vs_host(w, kj, lscpu_path, command_path):
     w("")
 
 
+def twin_kernel(kernels):
+    return next((k for k in kernels if k != "ebpfgpu_xdp_batch"), None)
+
+
+def stall_text(k, n=3):
+    return ", ".join("%s %.0f%%" % (r, 100 * v) for r, v in list(k.get("stalls", {}).items())[:n])
+
+
+def profile_diagnosis(kernels):
+    """What the profile says about a compiled kernel against its twin."""
+    c, t = kernels.get("ebpfgpu_xdp_batch"), kernels.get(twin_kernel(kernels))
+    if not c or not t:
+        return "profile incomplete"
+    out = ["profile: %.0f us vs %.0f us under ncu" % (c.get("duration_us", 0), t.get("duration_us", 0))]
+    if c.get("occupancy_pct", 0) + 10 < t.get("occupancy_pct", 0):
+        out.append("occupancy %.0f%% vs %.0f%% (%d registers vs %d)" % (
+            c["occupancy_pct"], t["occupancy_pct"], c.get("registers", 0), t.get("registers", 0)))
+    cs, ts = c.get("stalls", {}), t.get("stalls", {})
+    for reason, what in (("barrier", "waiting at barriers (the per-CPU group claim before a block's packets)"),
+                         ("membar", "memory fences (bucket locks, group release)"),
+                         ("long_sb", "waiting on memory (L1 misses, L2 and DRAM round trips)")):
+        if cs.get(reason, 0) > ts.get(reason, 0) + 0.05:
+            out.append("%s: %.0f%% of warp samples vs %.0f%%" % (what, 100 * cs[reason], 100 * ts.get(reason, 0)))
+    if c.get("samples") and t.get("samples"):
+        out.append("warp samples %d vs %d (%.2fx the twin's)" % (c["samples"], t["samples"], c["samples"] / t["samples"]))
+    hot = c.get("hot", [])[:3]
+    if hot:
+        out.append("hottest compiled SASS: " + "; ".join("`%s` %.0f%% (%s)" % (h["sass"], 100 * h["share"], h["reason"]) for h in hot))
+    return ", ".join(out)
+
+
+def profile_section(w, pairs, profiles):
+    w("## Where the time goes (Nsight Compute)")
+    w("")
+    w("`ncu --set full --clock-control none` on each pair's checked launches (`scripts/bench.sh profile`,")
+    w("in the same device run; a converging pair's last, settled pass). Durations are under the profiler.")
+    w("Stall shares are of all warp samples (long_sb: waiting on a memory load; barrier: at bar.sync;")
+    w("membar: at a fence). Per-instruction pages: `profiles.tar.gz` beside this report's data.")
+    w("")
+    w("| program | kernel | us | registers | occupancy achieved / theoretical | warp samples | top stalls |")
+    w("|---|---|---|---|---|---|---|")
+    for p in pairs:
+        ks = profiles.get(p["name"])
+        if not ks:
+            continue
+        for label, name in (("compiled", "ebpfgpu_xdp_batch"), ("twin", twin_kernel(ks))):
+            k = ks.get(name)
+            if not k:
+                continue
+            w("| %s | %s `%s` | %.1f | %d | %.0f%% / %.0f%% | %d | %s |" % (
+                p["name"], label, name, k.get("duration_us", 0), k.get("registers", 0),
+                k.get("occupancy_pct", 0), k.get("theoretical_occupancy_pct", 0), k.get("samples", 0),
+                stall_text(k)))
+    w("")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", required=True)
     ap.add_argument("--gpu", help="nvidia-smi line")
     ap.add_argument("--ptxas", help="folder of ptxas -v logs, NAME.compiled.txt / NAME.cuda.txt")
     ap.add_argument("--commit", default="unknown")
+    ap.add_argument("--profiles", help="folder of profile-NAME.json (scripts/ncu-summary.py)")
     ap.add_argument("--command", default="scripts/bench.sh prepare; scripts/bench.sh device")
     ap.add_argument("--out", required=True)
     ap.add_argument("--plots", help="folder for PNG plots (skipped without matplotlib)")
@@ -204,9 +276,10 @@ def main():
     w("- Correctness before any time is kept, per pair (the harness stops on the first failure):")
     w("  - order-independent programs (filter, LB, router): every verdict, data offset, length, redirect")
     w("    target and every output byte of every packet equal between compiled program and twin;")
-    w("  - the stateful firewall: each program runs passes over the packets until two passes decide alike")
-    w("    (its flow table has settled: every flow's SYN seen), then the settled verdicts and bytes must be")
-    w("    equal; the twin's refused-insert counter must be 0 (its table never fills);")
+    w("  - the stateful firewall and the rate limiter: each program runs passes over the packets until two")
+    w("    passes decide alike (the firewall's flow table has settled: every flow's SYN seen; every source's")
+    w("    bucket is empty), then the settled verdicts and bytes must be equal; the twin's refused-insert")
+    w("    counter must be 0 (its table never fills);")
     w("  - the count-min sketch: verdicts depend on the order packets reach the counters, so each program's")
     w("    verdicts in two passes from zero sketches are checked against bounds computed on the host from the")
     w("    packets (drop when the source's estimate before the pass is past the threshold, pass when its")
@@ -214,11 +287,13 @@ def main():
     w("    and the twin's sketch must hold every addition.")
     w("- Timing: %d warm-up then %d repetitions, interleaved (compiled, twin, compiled, ...) so drift hits" % (data["warmup"], data["reps"]))
     w("  both alike; each launch timed with CUDA events around `cuLaunchKernel`; median reported (min and p90")
-    w("  beside it). Throughput = packets / median. Stateful programs keep their state across repetitions,")
-    w("  as in service (the firewall's table settled, the sketch counting on).")
-    w("- Grids: the loader gives a program with per-CPU maps (LB, router, count-min) no more threads than")
-    w("  the GPU holds at once, each taking packets i, i+T, ...; other programs and all twins get a thread per")
-    w("  packet. Twins count in shared memory per block and add to global counters once per block.")
+    w("  beside it). Throughput = packets / median. The firewall and the rate limiter are timed from their")
+    w("  settled state: it is saved once both programs have settled (the compiled program's maps, the twin's")
+    w("  tables) and restored before every timed launch, outside the timed span, so every repetition does")
+    w("  the same work. The sketch counts on across repetitions, as in service.")
+    w("- Grids: a thread per packet for every program and twin. Programs with per-CPU maps (LB, router,")
+    w("  count-min) run each block as a group of per-CPU slices it claims (docs/MAPS.md). Twins count in")
+    w("  shared memory per block and add to global counters once per block.")
     w("- End to end: batches of %d-byte frames (each packet's first bytes, as a runtime that stages headers" % data["e2e_frame"])
     w("  copies them) and their descriptors in pinned host memory; per batch: copy in, kernel, verdicts out on")
     w("  one stream, host waits; host clock around the whole, %d batches per size after %d warm-up," % (data["e2e_reps"], data["warmup"]))
@@ -253,6 +328,14 @@ def main():
     kjit = json.load(open(a.kernel_jit)) if a.kernel_jit and os.path.exists(a.kernel_jit) else None
     if kjit:
         kernel_vs_host(w, kjit, a.kernel_jit_lscpu, a.kernel_jit_command)
+    profiles = {}
+    if a.profiles and os.path.isdir(a.profiles):
+        for p in pairs:
+            f = os.path.join(a.profiles, "profile-%s.json" % p["name"])
+            if os.path.exists(f):
+                profiles[p["name"]] = json.load(open(f))["kernels"]
+    if profiles:
+        profile_section(w, pairs, profiles)
     if a.ptxas and os.path.isdir(a.ptxas):
         w("## Kernel resources (ptxas -v, sm_90)")
         w("")
@@ -271,10 +354,11 @@ def main():
     else:
         for p in below:
             note = []
-            if p.get("compiled_grid") and p.get("cuda_grid") and p["compiled_grid"] < p["cuda_grid"]:
-                note.append("the compiled program has per-CPU maps, so it runs on %d threads that loop over the "
-                            "packets while the twin has a thread per packet (%d): the port filter measured 12%% "
-                            "slower on such a capped grid (docs/GPU.md)" % (p["compiled_grid"], p["cuda_grid"]))
+            if p["name"] in STRUCTURE:
+                note.append("structure: " + STRUCTURE[p["name"]])
+            prof = profiles.get(p["name"])
+            if prof:
+                note.append(profile_diagnosis(prof))
             rc = ptxas_resources(os.path.join(a.ptxas or "", p["name"] + ".compiled.txt")) if a.ptxas else None
             rt = ptxas_resources(os.path.join(a.ptxas or "", p["name"] + ".cuda.txt")) if a.ptxas else None
             if rc and rt and rc["stack"] > rt["stack"]:
@@ -283,14 +367,7 @@ def main():
                 note.append("the compiled kernel has a %d-byte stack frame in local memory and %d registers "
                             "(twin: %d, %d); from its PTX: %s" % (rc["stack"], rc["regs"], rt["stack"], rt["regs"],
                                                                   extra or "see ebpf-gpu-cc --emit=ptx"))
-            if p["name"] in ("conntrack",):
-                note.append("the compiled LRU hash (chained buckets, FNV-1a over the 16-byte key, bucket lock "
-                            "on insert) against the twin's open addressing with a word hash")
-            if p["name"] in ("router",):
-                note.append("the compiled LPM trie looks up each prefix length present in hashed buckets; the "
-                            "twin scans a 4-entry sorted table from L1")
-            w("- %s: %.3fx. Candidate causes: %s. (Confirm from the PTX: `ebpf-gpu-cc --emit=ptx`, and a "
-              "profile: `ncu --set full` on the harness.)" % (p["name"], p["ratio"], "; ".join(note) or "to be analysed"))
+            w("- %s: %.3fx. %s." % (p["name"], p["ratio"], "; ".join(note) or "not analysed (no profile)"))
     w("")
     if any(p["e2e"] for p in pairs):
         w("## End to end: copy in + kernel + verdicts out, one stream")

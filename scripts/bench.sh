@@ -37,9 +37,10 @@ PAIRS=(
   "router xdp_router.o:xdp_router router cuda_router"
   "conntrack xdp_conntrack.o: conntrack cuda_conntrack"
   "ddos_cms xdp_ddos_cms.o: ddos_cms cuda_ddos_cms"
+  "rate_limit xdp_rate_limit.o: rate_limit cuda_rate_limit"
 )
 # How each program's verdicts are checked (ebpf-gpu-bench and -host-bench).
-declare -A CHECK=([conntrack]=converge [ddos_cms]=cms:400)
+declare -A CHECK=([conntrack]=converge [ddos_cms]=cms:400 [rate_limit]=converge:6)
 
 # The suite of ebpf-gpu-host-bench: the same programs, sections and map
 # files, as eBPF objects in folder $1 (map files in $2).
@@ -166,6 +167,23 @@ prepare() {
     read -r name obj twin kernel <<<"$entry"
     cp "build/samples/${obj%%:*}" "$p/"
   done
+  # Register-budget variants (ebpf-gpu-cc --max-registers), timed by
+  # `device` against the same twins in a suite of their own (not in the
+  # report): BENCH_VARIANTS="NAME:REGISTERS ..." (default below; none: skip).
+  : >"$CARRY/suite-variants.txt"
+  local variant vname regs line
+  for variant in ${BENCH_VARIANTS-conntrack:40 conntrack:32 rate_limit:40 rate_limit:32}; do
+    [[ $variant == none ]] && break
+    vname=${variant%%:*} regs=${variant#*:}
+    for entry in "${PAIRS[@]}"; do
+      read -r name obj twin kernel <<<"$entry"
+      [[ $name == "$vname" ]] || continue
+      section=${obj#*:} obj=${obj%%:*} sect=()
+      [[ -n $section ]] && sect=(--section "$section")
+      build/tools/ebpf-gpu-cc "build/samples/$obj" "${sect[@]}" --target=sm_90 \
+        --max-registers="$regs" -o "$p/$name.r$regs.gpu.o"
+    done
+  done
   host_suite "$p" "$p" >"$CARRY/host-suite.txt"
   kernel_jit
   cat >"$CARRY/suite.txt" <<SUITE
@@ -173,9 +191,18 @@ prepare() {
 port_filter compiled=$p/port_filter.gpu.o ptx=$p/port_filter.cuda.ptx kernel=cuda_port_filter
 lb compiled=$p/lb.gpu.o ptx=$p/lb.cuda.ptx kernel=cuda_lb maps=$p/xdp_lb.maps twin-array=backend_macs:lb_macs twin-array=tx_ports:lb_ports
 router compiled=$p/router.gpu.o ptx=$p/router.cuda.ptx kernel=cuda_router maps=$p/xdp_router.maps twin-sorted=routes:router_routes:router_route_count
-conntrack compiled=$p/conntrack.gpu.o ptx=$p/conntrack.cuda.ptx kernel=cuda_conntrack twin-zero=ct_refused check=converge
+conntrack compiled=$p/conntrack.gpu.o ptx=$p/conntrack.cuda.ptx kernel=cuda_conntrack twin-zero=ct_refused twin-state=ct_slots check=converge
 ddos_cms compiled=$p/ddos_cms.gpu.o ptx=$p/ddos_cms.cuda.ptx kernel=cuda_ddos_cms check=cms:400
+rate_limit compiled=$p/rate_limit.gpu.o ptx=$p/rate_limit.cuda.ptx kernel=cuda_rate_limit twin-zero=rl_refused twin-state=rl_slots check=converge:6
 SUITE
+  # The variants' suite: each as its pair's line with the variant's object.
+  for variant in ${BENCH_VARIANTS-conntrack:40 conntrack:32 rate_limit:40 rate_limit:32}; do
+    [[ $variant == none ]] && break
+    vname=${variant%%:*} regs=${variant#*:}
+    line=$(grep "^$vname " "$CARRY/suite.txt") || continue
+    line=${line/compiled=$p\/$vname.gpu.o/compiled=$p/$vname.r$regs.gpu.o}
+    echo "${vname}_r$regs ${line#* }" >>"$CARRY/suite-variants.txt"
+  done
   cp scripts/bench-report.py "$CARRY/"
   git rev-parse --short HEAD >"$CARRY/commit" 2>/dev/null || echo unknown >"$CARRY/commit"
   du -sh "$CARRY"
@@ -201,6 +228,16 @@ device() {
     --reps "${BENCH_REPS:-200}" --warmup 20 \
     --e2e "${BENCH_E2E:-32,256,4096,65536}" --e2e-reps "${BENCH_E2E_REPS:-500}" \
     --json "$out/bench.json" | tee "$out/bench.txt"
+  if [[ -s $CARRY/suite-variants.txt ]]; then
+    echo "== $(date +%T) register-budget variants (not in the report)"
+    "$bin/ebpf-gpu-bench" --suite "$CARRY/suite-variants.txt" --pcap "$pcap" \
+      --reps "${BENCH_REPS:-200}" --warmup 20 | tee "$out/variants.txt" || true
+  fi
+  # Where the kernels' time goes: Nsight Compute on every pair (the report's
+  # profile section; ~2.5 minutes). BENCH_PROFILE=none skips it.
+  if [[ ${BENCH_PROFILE:-} != none ]]; then
+    profile "$out/profile" || true
+  fi
   # The host back end (LLVM ORC JIT) on the same packets, resident in host
   # memory: one core, then every core.
   echo "== $(date +%T) host back end: 1 core and all $(nproc) cores"
@@ -266,6 +303,7 @@ PY
   python3 "$CARRY/bench-report.py" --json "$out/bench.json" --gpu "$out/gpu.txt" \
     --runner "$out/runner.json" --forward "$out/forward.jsonl" \
     --ptxas "$CARRY/ptxas" --commit "$(cat "$CARRY/commit")" --host "$out/host.json" \
+    --profiles "$out/profile" \
     ${kjit[@]+"${kjit[@]}"} \
     --command "scripts/bench.sh prepare; scripts/bench.sh device" \
     --out "$out/PERFORMANCE.md" --plots "$out"
@@ -274,46 +312,56 @@ PY
   (cd "$out" && tar -cf plots.tar --remove-files ./*.png 2>/dev/null || true)
   (cd "$out" && tar -cf data.tar --remove-files bench.json gpu.txt host.json host.txt \
     runner.json runner.txt \
-    forward.jsonl forward.err 2>/dev/null || true)
+    forward.jsonl forward.err variants.txt profile 2>/dev/null || true)
   echo "wrote $out/PERFORMANCE.md (copy to docs/PERFORMANCE.md; plots.tar to docs/perf/)"
 }
 
 # Nsight Compute profiles of chosen pairs (on the GPU machine, .bench-carry
-# carried): each pair's first launches (the checks: compiled, then twin)
-# with the full section set, clocks left alone; written to $OUT as the
-# details page and the per-instruction SASS page (warp stall samples), one
-# tar per pair. BENCH_PROFILE names the pairs (default: lb router
-# conntrack), BENCH_PROFILE_PACKETS the packets (default 2000000).
+# carried): each pair's first launches (the checks: compiled, then twin;
+# a converging pair's settle passes) with the full section set, clocks
+# left alone. For each pair, in $1 (default $OUT): profile-NAME.json, the
+# summary scripts/bench-report.py reads (scripts/ncu-summary.py), and in
+# profiles.tar.gz the details page and the per-instruction SASS page with
+# warp stall samples. BENCH_PROFILE names the pairs (default: all),
+# BENCH_PROFILE_PACKETS the packets (default 2000000). Returns 1 when the
+# machine has no ncu.
 profile() {
-  local out=${OUT:-/tmp/bench-out} bin=$CARRY/bin pcap=/tmp/bench-traffic.pcap name
-  local ncu
+  local out=${1:-${OUT:-/tmp/bench-out}} bin=$CARRY/bin pcap=/tmp/bench-profile.pcap name
+  local ncu raw=/tmp/bench-profiles names
   ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
   if [[ -z $ncu ]]; then
-    echo "bench: no ncu (Nsight Compute) on this machine" >&2
+    echo "bench: no ncu (Nsight Compute) on this machine: no profiles" >&2
     return 1
   fi
+  names=${BENCH_PROFILE:-$(awk '!/^#/ && NF {print $1}' "$CARRY/suite.txt")}
   mkdir -p "$out"
+  rm -rf "$raw" && mkdir -p "$raw"
   "$bin/ebpf-gpu-trafgen" -o "$pcap" --count "${BENCH_PROFILE_PACKETS:-2000000}" --seed 9
-  for name in ${BENCH_PROFILE:-lb router conntrack}; do
-    local dir=/tmp/profile-$name launches=2
-    rm -rf "$dir" && mkdir -p "$dir"
+  for name in $names; do
+    local dir=$raw/$name launches=2
+    mkdir -p "$dir"
     grep "^$name " "$CARRY/suite.txt" >"$dir/suite.txt"
-    # Stateful pairs settle first: profile their whole check.
-    [[ $(cat "$dir/suite.txt") == *check=converge* ]] && launches=8
+    # Stateful pairs settle first (up to N + 6 passes each for converge:N):
+    # profile their whole check, the settled passes last.
+    if [[ $(cat "$dir/suite.txt") =~ check=converge(:([0-9]+))? ]]; then
+      launches=$((2 * (${BASH_REMATCH[2]:-2} + 6)))
+    fi
     echo "== $(date +%T) profile $name ($launches launches)"
-    "$ncu" --clock-control none --set full --import-source no \
+    if ! "$ncu" --clock-control none --set full --import-source no \
       -k regex:'ebpfgpu_xdp_batch|cuda_' -c "$launches" -o "$dir/$name" \
       "$bin/ebpf-gpu-bench" --suite "$dir/suite.txt" --pcap "$pcap" --reps 1 --warmup 0 \
-      >"$dir/run.txt" 2>&1 || { tail -20 "$dir/run.txt" >&2; return 1; }
+      >"$dir/run.txt" 2>&1; then
+      tail -20 "$dir/run.txt" >&2
+      echo "profile $name: FAILED" >&2
+      continue
+    fi
     "$ncu" -i "$dir/$name.ncu-rep" --page details >"$dir/details.txt"
     "$ncu" -i "$dir/$name.ncu-rep" --page source --csv --print-source sass >"$dir/sass.csv" 2>&1 || true
-    "$ncu" -i "$dir/$name.ncu-rep" --page raw --csv >"$dir/raw.csv" 2>&1 || true
     rm -f "$dir/$name.ncu-rep"
-    grep -E "Duration|Registers Per|Achieved Occupancy|Memory Throughput|DRAM Throughput|Warp Cycles Per Issued" \
-      "$dir/details.txt" | head -40
-    tar -czf "$out/profile-$name.tar.gz" -C /tmp "profile-$name"
+    python3 scripts/ncu-summary.py "$dir" >"$out/profile-$name.json" || rm -f "$out/profile-$name.json"
   done
-  rm -f "$pcap"
+  tar -czf "$out/profiles.tar.gz" -C "$raw" .
+  rm -rf "$raw" "$pcap"
 }
 
 case "${1:-}" in

@@ -25,6 +25,16 @@ __device__ __forceinline__ unsigned le32(const unsigned char *p) {
   return unsigned(p[0]) | (p[1] << 8) | (p[2] << 16) | (unsigned(p[3]) << 24);
 }
 
+#ifdef __CUDACC__
+/// The GPU's global nanosecond timer, the clock bpf_ktime_get_ns reads on
+/// the GPU (the host shim has its own).
+__device__ __forceinline__ unsigned long long nowNs() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+#endif
+
 struct Result {
   unsigned action;
   unsigned redirect;

@@ -10,6 +10,7 @@
 #define EBPF_GPU_BENCH_CUDA_HOST_SHIM_H
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 
 #define __device__
@@ -40,5 +41,11 @@ inline unsigned atomicExch(unsigned *P, unsigned V) {
   return Old;
 }
 using std::min;
+/// The twins' clock (on the GPU, %globaltimer).
+inline unsigned long long nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 #endif // EBPF_GPU_BENCH_CUDA_HOST_SHIM_H

@@ -148,6 +148,10 @@ int main(int argc, char **argv) {
   if (ct_refused)
     die("the flow table refused inserts");
 #endif
+#ifdef TWIN_RATE_LIMIT
+  if (rl_refused)
+    die("the bucket table refused sources");
+#endif
   std::fclose(F);
   std::fclose(V);
   std::fclose(O);

@@ -12,6 +12,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,22 @@ std::vector<T> readSuiteFile(const std::string &Path, const char *What, FieldFn 
   if (Out.empty())
     fail(Path + ": no " + What);
   return Out;
+}
+
+/// A suite's check=converge[:N]: 0 for another check, else the fewest
+/// passes before two alike count as settled (2 by default; a rate limiter
+/// with a burst of B tokens needs B + 1: a source seen once a pass passes
+/// B passes in a row before it settles on drop). Fails on a malformed N.
+inline unsigned convergePasses(const std::string &Check, const std::string &Where) {
+  if (Check == "converge")
+    return 2;
+  if (Check.rfind("converge:", 0) != 0)
+    return 0;
+  char *End = nullptr;
+  unsigned long N = std::strtoul(Check.c_str() + 9, &End, 10);
+  if (Check.size() == 9 || *End || N < 2 || N > 32)
+    fail(Where + "converge:N needs N from 2 to 32");
+  return unsigned(N);
 }
 
 } // namespace ebpfgpu::bench

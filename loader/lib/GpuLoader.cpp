@@ -617,7 +617,60 @@ MaybeError GpuProgram::readGlobal(const std::string &Name, size_t Offset, void *
   return std::nullopt;
 }
 
+void GpuProgram::freeSavedState() {
+  for (const Saved &S : SavedState)
+    Dev.api().cuMemFree(S.Copy);
+  SavedState.clear();
+  StateSaved = false;
+}
+
+MaybeError GpuProgram::saveState(const std::vector<std::string> &Globals) {
+  freeSavedState();
+  std::vector<Saved> Want;
+  for (const DeviceMap &D : Maps)
+    if (D.DataAddr)
+      Want.push_back({D.DataAddr, 0, D.DataSize});
+    else if (D.Storage)
+      Want.push_back({D.Storage, 0, D.Layout.Bytes});
+  for (const std::string &Name : Globals) {
+    CUdeviceptr At = 0;
+    size_t Bytes = 0;
+    if (Dev.api().cuModuleGetGlobal(&At, &Bytes, static_cast<CUmodule>(Module), Name.c_str()) !=
+        CUDA_SUCCESS)
+      return Error("the module has no global '" + Name + "'");
+    Want.push_back({At, 0, Bytes});
+  }
+  const CudaApi &A = Dev.api();
+  for (Saved &S : Want) {
+    if (!S.Bytes)
+      continue;
+    CUdeviceptr Copy;
+    if (CUresult R = A.cuMemAlloc(&Copy, S.Bytes); R != CUDA_SUCCESS) {
+      freeSavedState();
+      return A.error("cuMemAlloc", R);
+    }
+    S.Copy = Copy;
+    SavedState.push_back(S);
+    if (CUresult R = A.cuMemcpyDtoD(S.Copy, S.At, S.Bytes); R != CUDA_SUCCESS) {
+      freeSavedState();
+      return A.error("cuMemcpyDtoD", R);
+    }
+  }
+  StateSaved = true;
+  return std::nullopt;
+}
+
+MaybeError GpuProgram::restoreState() {
+  if (!StateSaved)
+    return Error("no saved state to restore");
+  for (const Saved &S : SavedState)
+    if (S.Bytes)
+      EBPFGPU_CHECK(Dev.api(), cuMemcpyDtoD, S.At, S.Copy, S.Bytes);
+  return std::nullopt;
+}
+
 GpuProgram::~GpuProgram() {
+  freeSavedState();
   if (TraceLog)
     Dev.api().cuMemFree(TraceLog);
   if (Fib)

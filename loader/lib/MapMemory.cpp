@@ -156,6 +156,7 @@ MapLayout mapLayout(const MapShape &S, uint32_t Slices, uint64_t Base) {
     Off += size_t(H.prefix_bits + 1) * 4;
     Off = (Off + 7) & ~size_t(7);
     Off += size_t(EBPFGPU_LPM_PRESENT_WORDS(H.prefix_bits)) * 8; // ebpfgpu_lpm_present
+    Off += size_t(EBPFGPU_LPM_LIST_MAX) * (8 + ((S.KeySize - 4 + 7) & ~7u)); // ebpfgpu_lpm_list
   }
   Off = (Off + 7) & ~size_t(7);
   H.elems = Base + Off;
@@ -209,6 +210,12 @@ void reclaimHashMap(const MapLayout &L, uint8_t *Storage) {
           Bits |= uint64_t(1) << B;
       std::memcpy(Present + 8 * W, &Bits, 8);
     }
+    // The prefix list, current again (programs' updates made it stale).
+    ebpfgpu_map Here = H;
+    auto At = [&](uint64_t A) { return reinterpret_cast<uint64_t>(Storage + (A - Base)); };
+    Here.control = At(H.control), Here.buckets = At(H.buckets), Here.locks = At(H.locks);
+    Here.elems = At(H.elems), Here.prefix_counts = At(H.prefix_counts);
+    rebuildLpmList(Here);
   }
 }
 
@@ -269,6 +276,25 @@ MaybeError checkMapIntegrity(const std::string &Name, const MapLayout &L, const 
     if (uint32_t N = load32(Storage + (H.prefix_counts - Base) + 4 * Len); N != LpmKeys[Len])
       return Fault(std::to_string(LpmKeys[Len]) + " keys of prefix length " +
                    std::to_string(Len) + " linked, its count says " + std::to_string(N));
+  // A current prefix list holds every linked key, longest first.
+  if (uint32_t Word = load32(Control + 4 * EBPFGPU_CTL_LPM_LIST);
+      Word && H.type == EBPFGPU_MAP_LPM_TRIE) {
+    if (Word - 1 != Linked || Linked > EBPFGPU_LPM_LIST_MAX)
+      return Fault("the prefix list holds " + std::to_string(Word - 1) + " keys, " +
+                   std::to_string(Linked) + " are linked");
+    const uint32_t Stride = ebpfgpu_lpm_entry_stride(&H);
+    const uint8_t *List = Storage + (reinterpret_cast<uint64_t>(ebpfgpu_lpm_list(&H)) - Base);
+    for (uint32_t I = 0; I < Linked; ++I) {
+      const uint8_t *Entry = List + size_t(I) * Stride;
+      uint32_t Elem = load32(Entry + 4);
+      const uint8_t *K = Elems + size_t(Elem) * H.elem_stride + EBPFGPU_ELEM_HEADER;
+      if (Elem >= H.pool_size || Seen[Elem] != 1 || load32(K) != load32(Entry) ||
+          std::memcmp(K + 4, Entry + 8, H.key_size - 4) != 0 ||
+          (I && load32(Entry) > load32(Entry - Stride)))
+        return Fault("prefix list entry " + std::to_string(I) +
+                     " is not a linked key in longest-first order");
+    }
+  }
   uint32_t Listed = 0;
   for (unsigned List : {EBPFGPU_CTL_FREE, EBPFGPU_CTL_PENDING})
     for (uint32_t At = load32(Control + 4 * List); At != 0; ++Listed) {
@@ -285,14 +311,60 @@ MaybeError checkMapIntegrity(const std::string &Name, const MapLayout &L, const 
   return std::nullopt;
 }
 
+void rebuildLpmList(ebpfgpu_map &M) {
+  if (M.type != EBPFGPU_MAP_LPM_TRIE)
+    return;
+  auto *Control = reinterpret_cast<uint8_t *>(M.control);
+  uint8_t *Word = Control + 4 * EBPFGPU_CTL_LPM_LIST;
+  store32(Word, 0);
+  // A well-formed map: the live count bounds the walk (and a big trie
+  // costs one load, not a walk of its buckets).
+  uint32_t Live = load32(Control + 4 * EBPFGPU_CTL_LIVE);
+  if (Live > EBPFGPU_LPM_LIST_MAX)
+    return;
+  struct Entry {
+    uint32_t Len, Elem;
+    const uint8_t *Data;
+  };
+  std::vector<Entry> Keys;
+  const auto *Buckets = reinterpret_cast<const uint8_t *>(M.buckets);
+  const auto *Elems = reinterpret_cast<const uint8_t *>(M.elems);
+  for (uint32_t B = 0; B < M.nbuckets; ++B)
+    for (uint32_t At = load32(Buckets + 4 * B); At != 0;) {
+      if (Keys.size() == EBPFGPU_LPM_LIST_MAX || At > M.pool_size)
+        return; // more keys than counted: no list
+      const uint8_t *E = Elems + size_t(At - 1) * M.elem_stride;
+      Keys.push_back({load32(E + EBPFGPU_ELEM_HEADER), At - 1, E + EBPFGPU_ELEM_HEADER + 4});
+      At = load32(E);
+    }
+  std::stable_sort(Keys.begin(), Keys.end(),
+                   [](const Entry &X, const Entry &Y) { return X.Len > Y.Len; });
+  const uint32_t Stride = ebpfgpu_lpm_entry_stride(&M), Data = M.key_size - 4;
+  uint8_t *List = ebpfgpu_lpm_list(&M);
+  std::memset(List, 0, size_t(EBPFGPU_LPM_LIST_MAX) * Stride);
+  for (size_t I = 0; I < Keys.size(); ++I) {
+    uint8_t *Out = List + I * Stride;
+    store32(Out, Keys[I].Len);
+    store32(Out + 4, Keys[I].Elem);
+    std::memcpy(Out + 8, Keys[I].Data, Data); // stored keys are masked already
+  }
+  store32(Word, uint32_t(Keys.size()) + 1);
+}
+
 int64_t hostMapUpdate(ebpfgpu_map &M, const uint8_t *Key, const uint8_t *Value, uint64_t Flags) {
   ebpfgpu_xdp_ctx Ctx{};
-  return loader_map_update_elem(&Ctx, &M, Key, Value, Flags);
+  int64_t Rc = loader_map_update_elem(&Ctx, &M, Key, Value, Flags);
+  if (Rc == 0)
+    rebuildLpmList(M);
+  return Rc;
 }
 
 int64_t hostMapDelete(ebpfgpu_map &M, const uint8_t *Key) {
   ebpfgpu_xdp_ctx Ctx{};
-  return loader_map_delete_elem(&Ctx, &M, Key);
+  int64_t Rc = loader_map_delete_elem(&Ctx, &M, Key);
+  if (Rc == 0)
+    rebuildLpmList(M);
+  return Rc;
 }
 
 const uint8_t *hostMapLookup(ebpfgpu_map &M, const uint8_t *Key) {

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 using namespace ebpfgpu;
@@ -207,6 +208,71 @@ TEST(MapMemory, LpmWalksOnlyThePresentLengths) {
   Broken = checkMapIntegrity("m", M.L, M.Storage.data());
   ASSERT_TRUE(Broken.has_value());
   EXPECT_EQ(Broken->message(), "map 'm': 1 keys of prefix length 8 linked, its count says 5");
+}
+
+uint32_t lpmListWord(Block &M) {
+  uint32_t X;
+  std::memcpy(&X, reinterpret_cast<uint8_t *>(M.h().control) + 4 * EBPFGPU_CTL_LPM_LIST, 4);
+  return X;
+}
+
+TEST(MapMemory, LpmPrefixListMatchesTheHashedLookup) {
+  Block M({EBPFGPU_MAP_LPM_TRIE, 8, 8, 64, 1});
+  EXPECT_EQ(lpmListWord(M), 0u); // a new map: no list (lookups use the buckets)
+  // The host's updates keep the list current: longest prefix first.
+  const std::vector<std::pair<uint32_t, std::array<uint8_t, 4>>> Routes = {
+      {16, {10, 1, 0, 0}}, {24, {10, 1, 2, 0}}, {8, {10, 0, 0, 0}}, {32, {10, 1, 2, 3}},
+      {17, {192, 168, 128, 0}}, {0, {0, 0, 0, 0}}};
+  for (size_t I = 0; I < Routes.size(); ++I) {
+    auto &[Len, A] = Routes[I];
+    ASSERT_EQ(hostMapUpdate(M.h(), prefix(Len, A[0], A[1], A[2], A[3]).data(), u64(Len).data(), 0), 0);
+    EXPECT_EQ(lpmListWord(M), I + 2);
+  }
+  const uint8_t *List = ebpfgpu_lpm_list(&M.h());
+  const uint32_t Stride = ebpfgpu_lpm_entry_stride(&M.h());
+  EXPECT_EQ(Stride, 16u);
+  std::vector<uint32_t> Lens;
+  for (uint32_t I = 0; I < Routes.size(); ++I) {
+    uint32_t L;
+    std::memcpy(&L, List + I * Stride, 4);
+    Lens.push_back(L);
+  }
+  EXPECT_EQ(Lens, (std::vector<uint32_t>{32, 24, 17, 16, 8, 0}));
+  EXPECT_FALSE(checkMapIntegrity("m", M.L, M.Storage.data()).has_value());
+  // A header that says the map is stable (as a program that never changes
+  // it sees it) scans the list; it must answer as the buckets do.
+  ebpfgpu_map Stable = M.h();
+  Stable.stable = 1;
+  for (uint32_t Len : {32u, 31u, 24u, 23u, 17u, 16u, 9u, 8u, 0u})
+    for (std::array<uint8_t, 4> A : std::vector<std::array<uint8_t, 4>>{
+             {10, 1, 2, 3}, {10, 1, 2, 9}, {10, 1, 7, 7}, {10, 9, 9, 9}, {192, 168, 200, 1},
+             {192, 168, 1, 1}, {11, 0, 0, 0}}) {
+      std::vector<uint8_t> K = prefix(Len, A[0], A[1], A[2], A[3]);
+      const uint8_t *ByList = hostMapLookup(Stable, K.data());
+      const uint8_t *ByBuckets = hostMapLookup(M.h(), K.data());
+      ASSERT_EQ(ByList, ByBuckets) << "/" << Len << " " << int(A[0]) << "." << int(A[1]) << "."
+                                   << int(A[2]) << "." << int(A[3]);
+    }
+  // A replaced value is a new element: the list follows it.
+  ASSERT_EQ(hostMapUpdate(M.h(), prefix(24, 10, 1, 2, 0).data(), u64(99).data(), 0), 0);
+  EXPECT_EQ(value64(hostMapLookup(Stable, prefix(32, 10, 1, 2, 77).data())), 99u);
+  // Past EBPFGPU_LPM_LIST_MAX keys there is no list; back under it, again.
+  for (uint8_t I = 0; I < EBPFGPU_LPM_LIST_MAX; ++I)
+    ASSERT_EQ(hostMapUpdate(M.h(), prefix(32, 20, 0, 0, I).data(), u64(I).data(), 0), 0);
+  EXPECT_EQ(lpmListWord(M), 0u);
+  EXPECT_EQ(value64(hostMapLookup(Stable, prefix(32, 20, 0, 0, 5).data())), 5u);
+  EXPECT_FALSE(checkMapIntegrity("m", M.L, M.Storage.data()).has_value());
+  for (uint8_t I = 0; I < EBPFGPU_LPM_LIST_MAX; ++I)
+    ASSERT_EQ(hostMapDelete(M.h(), prefix(32, 20, 0, 0, I).data()), 0);
+  EXPECT_EQ(lpmListWord(M), Routes.size() + 1);
+  EXPECT_EQ(value64(hostMapLookup(Stable, prefix(32, 20, 0, 0, 5).data())), 0u); // the /0 route
+  // The integrity check reads the list: an entry out of order is a fault.
+  uint8_t *Mutable = ebpfgpu_lpm_list(&M.h());
+  std::swap_ranges(Mutable, Mutable + Stride, Mutable + Stride);
+  auto Broken = checkMapIntegrity("m", M.L, M.Storage.data());
+  ASSERT_TRUE(Broken.has_value());
+  EXPECT_EQ(Broken->message(),
+            "map 'm': prefix list entry 1 is not a linked key in longest-first order");
 }
 
 TEST(MapMemory, LpmPresentLengthsSpanWords) {

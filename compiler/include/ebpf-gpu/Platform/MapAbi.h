@@ -48,7 +48,8 @@ enum {
 #define EBPFGPU_ELEM_HEADER 16
 /* Control words at the start of a hashed map's block (u32 each). */
 #define EBPFGPU_CTL_FRESH 0   /* never-used elements handed out */
-#define EBPFGPU_CTL_POOL_LOCK 1 /* unused: the pool is lock-free */
+#define EBPFGPU_CTL_LPM_LIST 1 /* LPM tries: 1 + the keys in the prefix list when it is
+                                  * current (ebpfgpu_lpm_list), else 0 */
 #define EBPFGPU_CTL_FREE 2    /* free list head + 1 */
 #define EBPFGPU_CTL_PENDING 3 /* unlinked this run, free after it + 1 */
 #define EBPFGPU_CTL_LIVE 4    /* keys linked */
@@ -166,6 +167,24 @@ static inline int ebpfgpu_map_is_hashed(uint32_t type) {
 #define EBPFGPU_LPM_PRESENT_WORDS(prefix_bits) (((prefix_bits) + 64u) / 64u)
 static inline uint64_t *ebpfgpu_lpm_present(const struct ebpfgpu_map *m) {
   return (uint64_t *)(m->prefix_counts + (((m->prefix_bits + 1u) * 4u + 7u) & ~7u));
+}
+
+/* LPM tries with at most EBPFGPU_LPM_LIST_MAX keys also keep them as a
+ * list, longest prefix first: a lookup in a trie that no program changes
+ * (`stable`) scans it and takes the first entry that matches, a few loads
+ * every thread of a warp shares, where the hashed lookup makes a chain of
+ * dependent loads per prefix length present. The loader builds the list
+ * between runs (after its own updates, and when it reclaims); an update or
+ * delete by a program marks it stale (EBPFGPU_CTL_LPM_LIST = 0) and
+ * lookups go back to the hashed buckets. An entry: the prefix length
+ * (u32), the element's index (u32), the key's data masked to the length,
+ * zero-padded to 8 bytes. */
+#define EBPFGPU_LPM_LIST_MAX 32u
+static inline uint32_t ebpfgpu_lpm_entry_stride(const struct ebpfgpu_map *m) {
+  return 8u + ((m->key_size - 4u + 7u) & ~7u);
+}
+static inline uint8_t *ebpfgpu_lpm_list(const struct ebpfgpu_map *m) {
+  return (uint8_t *)(ebpfgpu_lpm_present(m) + EBPFGPU_LPM_PRESENT_WORDS(m->prefix_bits));
 }
 
 /* Sets the header fields that follow from the shape alone, as the layout

@@ -222,6 +222,15 @@ public:
   MaybeError accessMap(const std::string &Map,
                        const std::function<MaybeError(ebpfgpu_map &, bool &)> &Op);
 
+  /// Between batches: keeps a device copy of every map's contents and
+  /// global data, and of the module globals named in `Globals` (a
+  /// hand-written kernel's tables), replacing any earlier copy;
+  /// restoreState puts it back. A benchmark starts each timed run of a
+  /// stateful program from one state this way.
+  MaybeError saveState(const std::vector<std::string> &Globals = {});
+  /// Between batches: the state saveState kept (fails when none was kept).
+  MaybeError restoreState();
+
   /// Makes every kernel of this program still running trap at its next
   /// loop guard (GpuAbi.h: EBPFGPU_ABORT_GLOBAL): the way to end a kernel
   /// that hangs, after which the context has a sticky error and can only
@@ -252,6 +261,13 @@ private:
     std::vector<std::string> InnerNames;
   };
   std::vector<DeviceMap> Maps;
+  struct Saved {
+    uint64_t At = 0, Copy = 0; ///< the state's device address, its copy (owned)
+    size_t Bytes = 0;
+  };
+  std::vector<Saved> SavedState;
+  bool StateSaved = false;
+  void freeSavedState();
   DeviceMap *findMap(const std::string &Name);
   MaybeError setEntry(const DeviceMap &D, const std::vector<uint8_t> &Key,
                       const std::vector<uint8_t> &Value);

@@ -66,9 +66,17 @@ MaybeError checkMapIntegrity(const std::string &Name, const MapLayout &L, const 
 /// header names, with the programs' semantics and return codes (0 or a
 /// negative errno); only while no program runs on it. Per-CPU maps: the
 /// value of CPU 0 (an update gives a new key zeros on the other CPUs).
+/// An LPM trie's updates and deletes also bring its prefix list up to date
+/// (rebuildLpmList).
 int64_t hostMapUpdate(ebpfgpu_map &M, const uint8_t *Key, const uint8_t *Value, uint64_t Flags);
 int64_t hostMapDelete(ebpfgpu_map &M, const uint8_t *Key);
 const uint8_t *hostMapLookup(ebpfgpu_map &M, const uint8_t *Key);
+
+/// An LPM trie (other maps: nothing) in host memory at the addresses its
+/// header names: its prefix list (MapAbi.h: ebpfgpu_lpm_list) rebuilt from
+/// the linked keys, or marked stale when it has more than
+/// EBPFGPU_LPM_LIST_MAX; only while no program runs on it.
+void rebuildLpmList(ebpfgpu_map &M);
 
 /// Calls `Visit` with every entry of a map block in host memory at the
 /// addresses its header names, while no program runs on it: every index of
