@@ -207,7 +207,7 @@ def profile_diagnosis(kernels):
 def profile_section(w, pairs, profiles):
     w("## Where the time goes (Nsight Compute)")
     w("")
-    w("`ncu --set full --clock-control none` on each pair's checked launches (`scripts/bench.sh profile`,")
+    w("`ncu --clock-control none (speed of light, occupancy, warp states, source counters)` on each pair's checked launches (`scripts/bench.sh profile`,")
     w("in the same device run; a converging pair's last, settled pass). Durations are under the profiler.")
     w("Stall shares are of all warp samples (long_sb: waiting on a memory load; barrier: at bar.sync;")
     w("membar: at a fence). Per-instruction pages: `profiles.tar.gz` beside this report's data.")

@@ -318,8 +318,9 @@ PY
 
 # Nsight Compute profiles of chosen pairs (on the GPU machine, .bench-carry
 # carried): each pair's first launches (the checks: compiled, then twin;
-# a converging pair's settle passes) with the full section set, clocks
-# left alone. For each pair, in $1 (default $OUT): profile-NAME.json, the
+# a converging pair's settle passes) with the sections the report reads
+# (speed of light, launch, occupancy, warp states, source counters with
+# stall samples, memory workload), clocks left alone. For each pair, in $1 (default $OUT): profile-NAME.json, the
 # summary scripts/bench-report.py reads (scripts/ncu-summary.py), and in
 # profiles.tar.gz the details page and the per-instruction SASS page with
 # warp stall samples. BENCH_PROFILE names the pairs (default: all),
@@ -347,7 +348,9 @@ profile() {
       launches=$((2 * (${BASH_REMATCH[2]:-2} + 6)))
     fi
     echo "== $(date +%T) profile $name ($launches launches)"
-    if ! "$ncu" --clock-control none --set full --import-source no \
+    if ! "$ncu" --clock-control none --import-source no --section SpeedOfLight \
+      --section LaunchStats --section Occupancy --section WarpStateStats \
+      --section SourceCounters --section MemoryWorkloadAnalysis \
       -k regex:'ebpfgpu_xdp_batch|cuda_' -c "$launches" -o "$dir/$name" \
       "$bin/ebpf-gpu-bench" --suite "$dir/suite.txt" --pcap "$pcap" --reps 1 --warmup 0 \
       >"$dir/run.txt" 2>&1; then
