@@ -35,6 +35,23 @@ __device__ __forceinline__ unsigned long long nowNs() {
 }
 #endif
 
+#ifdef __CUDACC__
+/// 8 or 16 bytes (aligned) in one strong load (ld.volatile: from L2, never
+/// a stale L1 line), for words another thread publishes.
+__device__ __forceinline__ uint2 loadVolatile2(const void *p) {
+  uint2 v;
+  asm volatile("ld.volatile.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));
+  return v;
+}
+__device__ __forceinline__ uint4 loadVolatile4(const void *p) {
+  uint4 v;
+  asm volatile("ld.volatile.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p));
+  return v;
+}
+#endif
+
 struct Result {
   unsigned action;
   unsigned redirect;

@@ -8,7 +8,8 @@
 // The flow table is what a CUDA engineer would write: open addressing with
 // linear probing over ct_slots (a power of two, twice the eBPF map's 4096
 // entries), each slot claimed by a CAS on its state word (empty -> busy ->
-// live; deleted slots become tombstones and are not reused), counters
+// live; deleted slots become tombstones and are not reused; state and key
+// read together with one strong 16-byte load), counters
 // updated with atomics. Readers that meet a slot being filled wait for it
 // (independent thread scheduling, sm_70 and later). Unlike the LRU hash it
 // does not evict: an insert that finds no free slot within the probe limit
@@ -42,20 +43,28 @@ __device__ __forceinline__ unsigned hashFlow(unsigned s, unsigned d, unsigned p)
   return h ^ (h >> 13);
 }
 
-__device__ __forceinline__ unsigned loadState(const Slot &S) {
-  return *reinterpret_cast<const volatile unsigned *>(&S.state);
+/// The slot's state and key, in one strong (volatile: from L2, not a
+/// possibly stale L1 line) 16-byte load: a key read with plain loads after
+/// its slot turned live could come from a line cached while the slot was
+/// empty (a flow missed, or placed twice).
+__device__ __forceinline__ uint4 loadHead(const Slot &S) {
+  return loadVolatile4(&S.state);
+}
+
+__device__ __forceinline__ bool holds(uint4 head, unsigned s, unsigned d, unsigned p) {
+  return head.x == Live && head.y == s && head.z == d && head.w == p;
 }
 
 /// The live slot holding the flow, or null. Waits out slots being filled.
 __device__ Slot *find(unsigned h, unsigned s, unsigned d, unsigned p) {
   for (unsigned k = 0; k < CtMaxProbe; ++k) {
     Slot &S = ct_slots[(h + k) & (CtSlots - 1)];
-    unsigned st = loadState(S);
-    while (st == Busy)
-      st = loadState(S);
-    if (st == Empty)
+    uint4 head = loadHead(S);
+    while (head.x == Busy)
+      head = loadHead(S);
+    if (head.x == Empty)
       return nullptr;
-    if (st == Live && S.saddr == s && S.daddr == d && S.ports == p)
+    if (holds(head, s, d, p))
       return &S;
   }
   return nullptr;
@@ -65,10 +74,10 @@ __device__ Slot *find(unsigned h, unsigned s, unsigned d, unsigned p) {
 __device__ void insert(unsigned h, unsigned s, unsigned d, unsigned p, unsigned len) {
   for (unsigned k = 0; k < CtMaxProbe; ++k) {
     Slot &S = ct_slots[(h + k) & (CtSlots - 1)];
-    unsigned st = loadState(S);
-    if (st == Empty) {
-      st = atomicCAS(&S.state, Empty, Busy);
-      if (st == Empty) {
+    uint4 head = loadHead(S);
+    if (head.x == Empty) {
+      head.x = atomicCAS(&S.state, Empty, Busy);
+      if (head.x == Empty) {
         S.saddr = s, S.daddr = d, S.ports = p;
         S.packets = 1, S.bytes = len;
         __threadfence();
@@ -76,9 +85,9 @@ __device__ void insert(unsigned h, unsigned s, unsigned d, unsigned p, unsigned 
         return;
       }
     }
-    while (st == Busy)
-      st = loadState(S);
-    if (st == Live && S.saddr == s && S.daddr == d && S.ports == p)
+    while (head.x == Busy)
+      head = loadHead(S);
+    if (holds(head, s, d, p))
       return;
   }
   atomicAdd(&ct_refused, 1u);

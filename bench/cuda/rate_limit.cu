@@ -6,9 +6,9 @@
 // or is dropped; non-IPv4 passes. Same decisions as the compiled program.
 // The buckets are what a CUDA engineer would write: open addressing with
 // linear probing over rl_slots (twice the eBPF map's 1024 entries), a slot
-// claimed by a CAS on its key word's state (empty -> busy -> live), the
-// bucket then read and written with plain loads and stores, racy as the
-// eBPF program's own (a few packets of a burst may pass twice when many
+// claimed by a CAS on its state word (empty -> busy -> live; state and
+// source read together with one strong load), the tokens then read and
+// written with plain loads and stores, racy as the eBPF program's own (a few packets of a burst may pass twice when many
 // arrive at once). A source the table cannot place within the probe limit
 // is counted in rl_refused, which the harness requires to stay 0. A source
 // seen first by several packets at once: each writes a fresh bucket, as
@@ -35,8 +35,12 @@ __device__ unsigned long long rl_stats[2]; // passed, dropped
 
 namespace {
 
-__device__ __forceinline__ unsigned loadState(const Bucket &B) {
-  return *reinterpret_cast<const volatile unsigned *>(&B.state);
+/// The slot's state and source, in one strong (volatile: from L2, not a
+/// possibly stale L1 line) load: a source read with a plain load after
+/// its slot turned live could come from a line cached while the slot was
+/// empty, and the source would be placed twice.
+__device__ __forceinline__ uint2 loadHead(const Bucket &B) {
+  return loadVolatile2(&B.state);
 }
 
 __device__ __forceinline__ unsigned hashSource(unsigned s) {
@@ -53,10 +57,10 @@ __device__ Bucket *bucketFor(unsigned s, unsigned long long now, bool *fresh) {
   *fresh = false;
   for (unsigned k = 0; k < RlMaxProbe; ++k) {
     Bucket &B = rl_slots[(h + k) & (RlSlots - 1)];
-    unsigned st = loadState(B);
-    if (st == Empty) {
-      st = atomicCAS(&B.state, Empty, Busy);
-      if (st == Empty) {
+    uint2 head = loadHead(B);
+    if (head.x == Empty) {
+      head.x = atomicCAS(&B.state, Empty, Busy);
+      if (head.x == Empty) {
         B.saddr = s;
         B.tokens = Burst - 1;
         B.refilled_ns = now;
@@ -66,9 +70,9 @@ __device__ Bucket *bucketFor(unsigned s, unsigned long long now, bool *fresh) {
         return &B;
       }
     }
-    while (st == Busy)
-      st = loadState(B);
-    if (B.saddr == s)
+    while (head.x == Busy)
+      head = loadHead(B);
+    if (head.y == s)
       return &B;
   }
   return nullptr;

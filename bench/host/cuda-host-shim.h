@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 
 #define __device__
 #define __global__
@@ -41,6 +42,22 @@ inline unsigned atomicExch(unsigned *P, unsigned V) {
   return Old;
 }
 using std::min;
+struct uint2 {
+  unsigned x, y;
+};
+struct uint4 {
+  unsigned x, y, z, w;
+};
+inline uint2 loadVolatile2(const void *P) {
+  uint2 V;
+  std::memcpy(&V, P, sizeof(V));
+  return V;
+}
+inline uint4 loadVolatile4(const void *P) {
+  uint4 V;
+  std::memcpy(&V, P, sizeof(V));
+  return V;
+}
 /// The twins' clock (on the GPU, %globaltimer).
 inline unsigned long long nowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
