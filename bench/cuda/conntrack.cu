@@ -84,6 +84,7 @@ __device__ void insert(unsigned h, unsigned s, unsigned d, unsigned p, unsigned 
         atomicExch(&S.state, Live);
         return;
       }
+      head = loadHead(S); // taken meanwhile: read its state and key afresh
     }
     while (head.x == Busy)
       head = loadHead(S);

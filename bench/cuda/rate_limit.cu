@@ -69,6 +69,7 @@ __device__ Bucket *bucketFor(unsigned s, unsigned long long now, bool *fresh) {
         *fresh = true;
         return &B;
       }
+      head = loadHead(B); // taken meanwhile: read its state and key afresh
     }
     while (head.x == Busy)
       head = loadHead(B);

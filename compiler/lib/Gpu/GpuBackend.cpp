@@ -56,8 +56,11 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> makeTargetMachine(const Gpu
   if (!STI || !STI->isCPUStringValid(O.Arch))
     return makeError("unknown GPU target '" + O.Arch + "' (e.g. sm_70, sm_80, sm_90)");
   auto Level = O.OptLevel == 0 ? llvm::CodeGenOptLevel::None : llvm::CodeGenOptLevel::Aggressive;
+  // PTX 6.3 at least: the device library's warp-aggregated atomics use
+  // activemask (PTX 6.2); sm_70/sm_72 would otherwise get PTX 6.0.
+  const char *Features = O.Arch == "sm_70" || O.Arch == "sm_72" ? "+ptx63" : "";
   return std::unique_ptr<llvm::TargetMachine>(T->createTargetMachine(
-      Triple, O.Arch, "", llvm::TargetOptions(), std::nullopt, std::nullopt, Level));
+      Triple, O.Arch, Features, llvm::TargetOptions(), std::nullopt, std::nullopt, Level));
 }
 
 /// Links the helpers the module declares from the device library.
@@ -303,6 +306,7 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
   GpuLift.PacketAddrSpace = 1; // packets live in device or mapped host memory: global
   GpuLift.LoopGuard = true;
   GpuLift.TagMapValueLoads = true;
+  GpuLift.WarpAtomicAdds = true;
   auto Lifted = liftProgramSet(Set, Maps, GpuLift, Ctx);
   if (!Lifted)
     return Lifted.takeError();
@@ -351,10 +355,12 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
     llvm::GlobalVariable *Groups = nullptr;
     if (PerCpu) {
       auto *Ty = llvm::ArrayType::get(llvm::Type::getInt8Ty(Ctx), sizeof(ebpfgpu_cpu_groups));
+      // Constant memory: read through the constant cache, which no fence
+      // or L1 invalidation touches (the loader writes it before launches).
       Groups = new llvm::GlobalVariable(M, Ty, false, llvm::GlobalValue::ExternalLinkage,
                                         llvm::ConstantAggregateZero::get(Ty),
                                         EBPFGPU_CPU_GROUPS_GLOBAL, nullptr,
-                                        llvm::GlobalValue::NotThreadLocal, 1);
+                                        llvm::GlobalValue::NotThreadLocal, 4);
       Groups->setAlignment(llvm::Align(8));
     }
     addXdpBatchKernel(M,

@@ -531,7 +531,8 @@ llvm::Error FunctionLifter::liftLoad(uint32_t Pc, const Insn &I, const AbsState 
   Type *Ty = llvm::IntegerType::get(P.Ctx, Size * 8);
   llvm::LoadInst *V = B.CreateAlignedLoad(Ty, *Addr, accessAlign(Base, I.Off, Size));
   if (P.Opts.TagMapValueLoads && Base.K == AbsValue::MapElem &&
-      ebpfgpu_map_is_hashed(P.Maps[Base.Index].Type))
+      (ebpfgpu_map_is_hashed(P.Maps[Base.Index].Type) ||
+       ebpfgpu_map_is_percpu(P.Maps[Base.Index].Type)))
     V->setMetadata(StrongValueLoadTag,
                    llvm::MDNode::get(P.Ctx, llvm::ValueAsMetadata::get(P.mapShapeGlobal(Base.Index))));
   setReg(I.Dst, I.mode() == isa::ModeMemSX ? B.CreateSExt(V, I64) : B.CreateZExt(V, I64));
@@ -575,6 +576,16 @@ llvm::Error FunctionLifter::liftAtomic(uint32_t Pc, const Insn &I, const AbsStat
   case isa::AtomicAnd: Op = llvm::AtomicRMWInst::And; break;
   case isa::AtomicXor: Op = llvm::AtomicRMWInst::Xor; break;
   default: Op = llvm::AtomicRMWInst::Xchg; break;
+  }
+  if (I.Imm == isa::AtomicAdd && P.Opts.WarpAtomicAdds) {
+    // No result: the device library adds once per warp and address.
+    const char *Name = Size == 8 ? "ebpfgpu_warp_add_u64" : "ebpfgpu_warp_add_u32";
+    auto *Generic = llvm::PointerType::get(P.Ctx, 0);
+    llvm::FunctionCallee F = P.M->getOrInsertFunction(
+        Name, llvm::FunctionType::get(Type::getVoidTy(P.Ctx), {Generic, Ty}, false));
+    B.CreateCall(F, {B.CreatePointerBitCastOrAddrSpaceCast(*Addr, Generic),
+                     B.CreateTrunc(reg(I.Src), Ty)});
+    return llvm::Error::success();
   }
   Value *Old = B.CreateAtomicRMW(Op, *Addr, B.CreateTrunc(reg(I.Src), Ty), A, Order);
   if (I.Imm & isa::AtomicFetch)
@@ -881,12 +892,18 @@ unsigned strengthenMapValueLoads(llvm::Module &M) {
         I.setMetadata(StrongValueLoadTag, nullptr);
         auto *Shape = llvm::dyn_cast_or_null<llvm::GlobalVariable>(
             llvm::cast<llvm::ValueAsMetadata>(Tag->getOperand(0))->getValue());
-        // The shape's last field is `stable`; anything unreadable is not.
+        // The shape's first field is the type, its last `stable`; anything
+        // unreadable is neither stable nor shared.
         auto *Init = Shape && Shape->hasInitializer() ? Shape->getInitializer() : nullptr;
-        auto *Stable = Init ? llvm::dyn_cast_or_null<llvm::ConstantInt>(Init->getAggregateElement(
-                                  sizeof(ebpfgpu_map_shape) / 4 - 1))
-                            : nullptr;
-        if (!Stable || Stable->isZero()) {
+        auto Field = [&](unsigned K) {
+          return Init ? llvm::dyn_cast_or_null<llvm::ConstantInt>(Init->getAggregateElement(K))
+                      : nullptr;
+        };
+        auto *Type = Field(0), *Stable = Field(sizeof(ebpfgpu_map_shape) / 4 - 1);
+        // Per-CPU values: a CPU's slice moves between multiprocessors with
+        // its group, which the claim no longer fences (CpuGroups.inc).
+        bool PerCpu = !Type || ebpfgpu_map_is_percpu(uint32_t(Type->getZExtValue()));
+        if (PerCpu || !Stable || Stable->isZero()) {
           llvm::cast<llvm::LoadInst>(I).setVolatile(true);
           ++Made;
         }

@@ -73,6 +73,48 @@ static inline uint32_t ebpfgpu_load_acquire(uint32_t *p) {
 static inline void ebpfgpu_store_release(uint32_t *p, uint32_t v) {
   __asm__ volatile("st.release.gpu.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
+/* An atomic add whose result no one reads (BPF_ADD without BPF_FETCH:
+ * `__sync_fetch_and_add(&counter, n)` with the result unused), aggregated
+ * across the warp: the threads adding to the same address at once (match)
+ * sum their amounts (the same amount: a multiply; otherwise shuffles) and
+ * one of them adds the sum. Counters many packets hit (a rate limiter's
+ * drop count, a firewall's hot flows) otherwise serialise one atomic per
+ * packet at one L2 slice: 1.5M drops of xdp_rate_limit took 1.3 ms on
+ * the H100 where the hand-written twin, counting per block, took 0.12.
+ * Relaxed, as the kernel's arm64 JIT makes these adds (STADD). */
+static inline __attribute__((always_inline)) uint64_t ebpfgpu_warp_sum(uint32_t peers, uint64_t v) {
+  int same;
+  __nvvm_match_all_sync_i64p(peers, v, &same);
+  if (same)
+    return v * (uint64_t)__builtin_popcount(peers);
+  uint64_t sum = 0;
+  for (uint32_t m = peers; m; m &= m - 1) {
+    int src = __builtin_ctz(m);
+    uint32_t lo = __nvvm_shfl_sync_idx_i32(peers, (uint32_t)v, src, 0x1f);
+    uint32_t hi = __nvvm_shfl_sync_idx_i32(peers, (uint32_t)(v >> 32), src, 0x1f);
+    sum += (uint64_t)hi << 32 | lo;
+  }
+  return sum;
+}
+
+__attribute__((always_inline)) void ebpfgpu_warp_add_u64(uint64_t *p, uint64_t v) {
+  const uint32_t peers = __nvvm_match_any_sync_i64(__nvvm_activemask(), (uint64_t)p);
+  const uint32_t lane = __nvvm_read_ptx_sreg_laneid();
+  if (peers != 1u << lane)
+    v = ebpfgpu_warp_sum(peers, v);
+  if ((uint32_t)__builtin_ctz(peers) == lane)
+    __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
+
+__attribute__((always_inline)) void ebpfgpu_warp_add_u32(uint32_t *p, uint32_t v) {
+  const uint32_t peers = __nvvm_match_any_sync_i64(__nvvm_activemask(), (uint64_t)p);
+  const uint32_t lane = __nvvm_read_ptx_sreg_laneid();
+  if (peers != 1u << lane)
+    v = (uint32_t)ebpfgpu_warp_sum(peers, v);
+  if ((uint32_t)__builtin_ctz(peers) == lane)
+    __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
+
 #include "XdpHelpers.inc"
 #include "MapHelpers.inc"
 #include "PersistentLoop.inc"

@@ -34,21 +34,26 @@ struct LiftOptions {
   /// program) can be stopped from the host. GPUs only: a host thread is not
   /// stopped that way.
   bool LoopGuard = false;
-  /// The program's loads from values of hashed maps are tagged
+  /// The program's loads from values of hashed and per-CPU maps are tagged
   /// (StrongValueLoadTag) with the map's shape global, so that a GPU back
   /// end can make them strong where a program changes the map while others
   /// read it (MapHelpers.inc: ebpfgpu_load_link): see
   /// strengthenMapValueLoads.
   bool TagMapValueLoads = false;
+  /// Atomic adds whose old value the program does not fetch call
+  /// ebpfgpu_warp_add_u64/_u32 (GPU device library: one add per warp and
+  /// address) instead of an atomicrmw.
+  bool WarpAtomicAdds = false;
 };
 
 /// The metadata kind of TagMapValueLoads: one operand, the map's shape
 /// global (struct ebpfgpu_map_shape as [N x i32]).
 inline constexpr const char *StrongValueLoadTag = "ebpfgpu.map_value";
 
-/// Makes every tagged load from a map whose shape says it is not stable
-/// volatile (a strong load, not served from the GPU's L1 cache), and drops
-/// the tags. Returns how many loads it made volatile.
+/// Makes every tagged load from a per-CPU map, or from a map whose shape
+/// says it is not stable, volatile (a strong load, not served from the
+/// GPU's L1 cache), and drops the tags. Returns how many loads it made
+/// volatile.
 unsigned strengthenMapValueLoads(llvm::Module &M);
 
 /// Names of the module globals a loader binds after code generation.
