@@ -29,15 +29,20 @@ SAMPLES = {
 # Why a compiled program can trail its twin, by program: what its PTX
 # shows (scripts/bench.sh prepare keeps both; ebpf-gpu-cc --emit=ptx).
 STRUCTURE = {
-    "lb": "a per-CPU array (per-CPU slices claimed a block at a time: a claim and an acquire fence "
-          "before the block's packets, a barrier on each side) where the twin counts in shared memory",
+    "lb": "a per-CPU array: each block claims a group of per-CPU slices before its packets (a bit of "
+          "its multiprocessor's word: two L2 round trips while the block's warps wait at a barrier) and "
+          "frees it after them (a release), where the twin counts in shared memory",
     "router": "an LPM trie: one hashed bucket probe (link, hash, key words: dependent loads) per prefix "
               "length present, longest first, where the twin scans a 4-entry sorted table held in L1",
     "conntrack": "an LRU hash with chained buckets (strong loads through L2 for every link, hash and key "
                  "word, a bucket lock and fences on insert and delete) where the twin probes an open-addressed "
-                 "table with weak loads",
+                 "table (one strong 16-byte load a slot); and more registers (--max-registers=32 measured "
+                 "faster for it: suite-variants)",
     "ddos_cms": "four array lookups and atomics, as the twin, plus a per-CPU counter (group claim)",
-    "rate_limit": "an LRU hash as the firewall's, its bucket read with strong loads through L2",
+    "rate_limit": "an LRU hash as the firewall's: each lookup follows strong loads through L2 (the link, "
+                  "then the hash and key), and the program's own reads of the bucket (tokens, refill time) are "
+                  "strong loads too, where the twin reads a hot source's tokens with plain loads the L1 cache "
+                  "serves",
 }
 
 
@@ -239,6 +244,8 @@ def main():
     ap.add_argument("--command", default="scripts/bench.sh prepare; scripts/bench.sh device")
     ap.add_argument("--out", required=True)
     ap.add_argument("--plots", help="folder for PNG plots (skipped without matplotlib)")
+    ap.add_argument("--plotted", help="folder holding the plots one run already drew from the same data "
+                    "(listed, not drawn again: a report regenerated without matplotlib)")
     ap.add_argument("--runner", help="ebpf-gpu-runner-bench --json output (the GPU batch path)")
     ap.add_argument("--host", help="ebpf-gpu-host-bench --json output from the GPU machine (1 and all cores)")
     ap.add_argument("--kernel-jit", help="ebpf-gpu-host-bench --kernel --json output (build machine)")
@@ -486,6 +493,11 @@ def main():
                 plots.append(("perf-modes.png", "GPU batch path by batch size, mode and data path"))
         except Exception as e:  # plots are optional
             print("bench-report: no plots (%s)" % e, file=sys.stderr)
+    if not plots and a.plotted:
+        titles = {"perf-kernel.png": "Kernel throughput, compiled vs hand-written",
+                  "perf-e2e.png": "End to end by batch size",
+                  "perf-modes.png": "GPU batch path by batch size, mode and data path"}
+        plots = [(f, t) for f, t in titles.items() if os.path.exists(os.path.join(a.plotted, f))]
     if plots:
         w("## Plots")
         w("")
