@@ -21,4 +21,21 @@
 #define EBPFGPU_XDP_ABORTED 0
 #define EBPFGPU_XDP_REDIRECT 4
 
+/* The context's CPU (per-CPU slices, bpf_get_smp_processor_id). The
+ * GPU's batch kernel for programs with per-CPU maps starts its packets
+ * while thread 0 of the block is still claiming the block's CPUs
+ * (CpuGroups.inc): cpu_id is then EBPFGPU_CPU_PENDING, and the first use
+ * waits for the claim. Everywhere else it is the CPU. */
+#define EBPFGPU_CPU_PENDING 0xfffffffeu
+#if defined(__NVPTX__)
+static uint32_t ebpfgpu_claimed_cpu(void);
+static inline uint32_t ebpfgpu_cpu(struct ebpfgpu_xdp_ctx *c) {
+  if (c->cpu_id == EBPFGPU_CPU_PENDING)
+    c->cpu_id = ebpfgpu_claimed_cpu();
+  return c->cpu_id;
+}
+#else
+static inline uint32_t ebpfgpu_cpu(struct ebpfgpu_xdp_ctx *c) { return c->cpu_id; }
+#endif
+
 #endif /* EBPF_GPU_RUNTIME_HELPERDEFS_H */
