@@ -178,6 +178,20 @@ def kernel_vs_host(w, kj, lscpu_path, command_path):
     w("")
 
 
+def read_variants(path):
+    """(pair, registers) -> (compiled ms, twin ms) from ebpf-gpu-bench's table."""
+    out = {}
+    for line in open(path):
+        f = line.split()
+        m = re.match(r"^(\w+)_r(\d+)$", f[0]) if f else None
+        if m and len(f) >= 9:
+            try:
+                out[(m.group(1), int(m.group(2)))] = (float(f[1]), float(f[5]))
+            except ValueError:
+                pass
+    return out
+
+
 def twin_kernel(kernels):
     return next((k for k in kernels if k != "ebpfgpu_xdp_batch"), None)
 
@@ -241,6 +255,8 @@ def main():
     ap.add_argument("--ptxas", help="folder of ptxas -v logs, NAME.compiled.txt / NAME.cuda.txt")
     ap.add_argument("--commit", default="unknown")
     ap.add_argument("--profiles", help="folder of profile-NAME.json (scripts/ncu-summary.py)")
+    ap.add_argument("--variants", help="ebpf-gpu-bench's output for the register-budget variants "
+                    "(suite-variants.txt: NAME_rN = the pair compiled with --max-registers=N)")
     ap.add_argument("--command", default="scripts/bench.sh prepare; scripts/bench.sh device")
     ap.add_argument("--out", required=True)
     ap.add_argument("--plots", help="folder for PNG plots (skipped without matplotlib)")
@@ -354,6 +370,23 @@ def main():
             f = lambda r: ("%d" % r["regs"], "%d / %d / %d" % (r["stack"], r["spill_st"], r["spill_ld"])) if r else ("?", "?")
             w("| %s | %s | %s | %s | %s |" % ((p["name"],) + f(rc) + f(rt)))
         w("")
+    variants = read_variants(a.variants) if a.variants and os.path.exists(a.variants) else {}
+    if variants:
+        w("## Register budgets (`ebpf-gpu-cc --max-registers=N`)")
+        w("")
+        w("The same pairs with the compiled program built with a register budget (PTX `.maxnreg`, as")
+        w("nvcc's `-maxrregcount`): fewer registers let more threads share a multiprocessor, at the price")
+        w("of spills to local memory. Same run, same packets, same checks; the default build is the table")
+        w("above. No budget is the compiler's default: it helps the firewall and hurts the rate limiter.")
+        w("")
+        w("| program | budget | compiled median ms | twin median ms | compiled / twin | default build compiled / twin |")
+        w("|---|---|---|---|---|---|")
+        by_name = {p["name"]: p for p in pairs}
+        for (name, regs), v in sorted(variants.items()):
+            base = by_name.get(name)
+            w("| %s | %d | %.4f | %.4f | %.3f | %s |" % (name, regs, v[0], v[1], v[1] / v[0],
+                                                     "%.3f" % base["ratio"] if base else "-"))
+        w("")
     w("## Below 0.9x")
     w("")
     if not below:
@@ -363,6 +396,10 @@ def main():
             note = []
             if p["name"] in STRUCTURE:
                 note.append("structure: " + STRUCTURE[p["name"]])
+            tuned = [(r, v[1] / v[0]) for (n, r), v in variants.items() if n == p["name"]]
+            if tuned:
+                best = max(tuned, key=lambda x: x[1])
+                note.append("with `--max-registers=%d`: %.3fx (Register budgets, above)" % best)
             prof = profiles.get(p["name"])
             if prof:
                 note.append(profile_diagnosis(prof))

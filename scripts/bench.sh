@@ -303,7 +303,7 @@ PY
   python3 "$CARRY/bench-report.py" --json "$out/bench.json" --gpu "$out/gpu.txt" \
     --runner "$out/runner.json" --forward "$out/forward.jsonl" \
     --ptxas "$CARRY/ptxas" --commit "$(cat "$CARRY/commit")" --host "$out/host.json" \
-    --profiles "$out/profile" \
+    --profiles "$out/profile" --variants "$out/variants.txt" \
     ${kjit[@]+"${kjit[@]}"} \
     --command "scripts/bench.sh prepare; scripts/bench.sh device" \
     --out "$out/PERFORMANCE.md" --plots "$out"
