@@ -255,6 +255,11 @@ def main():
     ap.add_argument("--ptxas", help="folder of ptxas -v logs, NAME.compiled.txt / NAME.cuda.txt")
     ap.add_argument("--commit", default="unknown")
     ap.add_argument("--profiles", help="folder of profile-NAME.json (scripts/ncu-summary.py)")
+    ap.add_argument("--compile-times", help="NAME MEDIAN_MS MIN_MS lines: ebpf-gpu-cc to .gpu.o "
+                    "(scripts/bench.sh prepare, build machine)")
+    ap.add_argument("--compile-machine", help="the build machine, a line (cores, CPU)")
+    ap.add_argument("--load-json", help="an ebpf-gpu-bench --json whose load times to report instead "
+                    "of --json's (a run made for them)")
     ap.add_argument("--variants", help="ebpf-gpu-bench's output for the register-budget variants "
                     "(suite-variants.txt: NAME_rN = the pair compiled with --max-registers=N)")
     ap.add_argument("--command", default="scripts/bench.sh prepare; scripts/bench.sh device")
@@ -369,6 +374,33 @@ def main():
             rt = ptxas_resources(os.path.join(a.ptxas, p["name"] + ".cuda.txt"))
             f = lambda r: ("%d" % r["regs"], "%d / %d / %d" % (r["stack"], r["spill_st"], r["spill_ld"])) if r else ("?", "?")
             w("| %s | %s | %s | %s | %s |" % ((p["name"],) + f(rc) + f(rt)))
+        w("")
+    load_src = json.load(open(a.load_json)) if a.load_json and os.path.exists(a.load_json) else data
+    loads = {p["name"]: p for p in load_src["pairs"] if "compiled_load_ms" in p}
+    compiles = {}
+    if a.compile_times and os.path.exists(a.compile_times):
+        for line in open(a.compile_times):
+            f = line.split()
+            if len(f) == 3:
+                compiles[f[0]] = (float(f[1]), float(f[2]))
+    if loads or compiles:
+        w("## Compile and load times")
+        w("")
+        machine = open(a.compile_machine).read().split(None, 1) if a.compile_machine and os.path.exists(a.compile_machine) else []
+        w("*compile*: `ebpf-gpu-cc PROG.o --target=sm_90 -o PROG.gpu.o` (verify, lift, optimise, NVPTX), 5 runs")
+        w("on the build machine%s (`scripts/bench.sh prepare`), median (fastest). *load*: `GpuProgram::load`" %
+          (" (%s cores,%s)" % (machine[0], machine[1].rstrip()) if len(machine) == 2 else ""))
+        w("on the GPU machine: the driver JIT-compiles the PTX (`cuModuleLoadDataEx`), the maps are allocated")
+        w("and bound; the twin's the same way%s." % (
+            " (measured in a separate run of the same suite: `--load-json`)" if load_src is not data else ""))
+        w("")
+        w("| program | compile ms | load ms, compiled | load ms, twin |")
+        w("|---|---|---|---|")
+        for p in pairs:
+            c, l = compiles.get(p["name"]), loads.get(p["name"])
+            w("| %s | %s | %s | %s |" % (p["name"], "%.1f (%.1f)" % c if c else "-",
+                                         "%.1f" % l["compiled_load_ms"] if l else "-",
+                                         "%.1f" % l["cuda_load_ms"] if l else "-"))
         w("")
     variants = read_variants(a.variants) if a.variants and os.path.exists(a.variants) else {}
     if variants:

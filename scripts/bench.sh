@@ -162,6 +162,24 @@ prepare() {
     echo "called functions: ${funcs:-none}; calls: $(grep -c 'call.uni' "build/bench-$name.compiled.ptx" || true); local depots: ${depots:-none}" \
       >"$CARRY/ptxas/$name.compiled.funcs.txt"
   done
+  # Compile times of ebpf-gpu-cc (this machine): each program 5 times to a
+  # .gpu.o, median and fastest, ms.
+  : >"$CARRY/compile-times.txt"
+  for entry in "${PAIRS[@]}"; do
+    read -r name obj twin kernel <<<"$entry"
+    section=${obj#*:} obj=${obj%%:*} sect=()
+    [[ -n $section ]] && sect=(--section "$section")
+    local times=() k t0
+    for k in 1 2 3 4 5; do
+      t0=$(date +%s%N)
+      build/tools/ebpf-gpu-cc "build/samples/$obj" "${sect[@]}" --target=sm_90 -o "build/bench-$name.timed.gpu.o"
+      times+=($((($(date +%s%N) - t0) / 1000)))
+    done
+    rm -f "build/bench-$name.timed.gpu.o"
+    printf '%s\n' "${times[@]}" | sort -n | awk -v n="$name" '{v[NR]=$1} END {printf "%s %.1f %.1f\n", n, v[3]/1000, v[1]/1000}' \
+      >>"$CARRY/compile-times.txt"
+  done
+  (nproc; grep -m1 "model name" /proc/cpuinfo | cut -d: -f2) | tr '\n' ' ' >"$CARRY/compile-machine.txt"
   cp samples/xdp_lb.maps samples/xdp_router.maps "$p/"
   for entry in "${PAIRS[@]}"; do
     read -r name obj twin kernel <<<"$entry"
@@ -304,6 +322,7 @@ PY
     --runner "$out/runner.json" --forward "$out/forward.jsonl" \
     --ptxas "$CARRY/ptxas" --commit "$(cat "$CARRY/commit")" --host "$out/host.json" \
     --profiles "$out/profile" --variants "$out/variants.txt" \
+    --compile-times "$CARRY/compile-times.txt" --compile-machine "$CARRY/compile-machine.txt" \
     ${kjit[@]+"${kjit[@]}"} \
     --command "scripts/bench.sh prepare; scripts/bench.sh device" \
     --out "$out/PERFORMANCE.md" --plots "$out"

@@ -160,6 +160,9 @@ struct Resident {
 struct Loaded {
   std::unique_ptr<loader::GpuProgram> A, B; ///< compiled, twin
   std::string ProgramName;
+  /// Wall time of GpuProgram::load (the driver's JIT of the PTX, the maps
+  /// allocated and bound), compiled and twin, ms.
+  double LoadA = 0, LoadB = 0;
 };
 
 Loaded load(loader::GpuDevice &Dev, const Pair &P) {
@@ -174,8 +177,14 @@ Loaded load(loader::GpuDevice &Dev, const Pair &P) {
   Hand.Platform = "xdp";
   Hand.Kernel = P.Kernel;
   Hand.Ptx.assign(std::istreambuf_iterator<char>(PtxIn), {});
-  L.A = check(loader::GpuProgram::load(Dev, Spec), P.Compiled);
-  L.B = check(loader::GpuProgram::load(Dev, Hand), P.Ptx);
+  auto Timed = [](auto Load, double &Ms) {
+    auto T0 = std::chrono::steady_clock::now();
+    auto Prog = Load();
+    Ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - T0).count();
+    return Prog;
+  };
+  L.A = Timed([&] { return check(loader::GpuProgram::load(Dev, Spec), P.Compiled); }, L.LoadA);
+  L.B = Timed([&] { return check(loader::GpuProgram::load(Dev, Hand), P.Ptx); }, L.LoadB);
   if (P.MapFile.empty())
     return L;
   std::vector<MapEntry> Entries = readMapFile(P.MapFile);
@@ -371,6 +380,7 @@ struct PairResult {
   std::vector<E2e> E2es;
   std::array<uint64_t, 5> Actions{};
   uint64_t GridA = 0, GridB = 0; ///< threads a launch over the resident packets has
+  double LoadA = 0, LoadB = 0;   ///< GpuProgram::load, ms
 };
 
 PairResult runPair(loader::GpuDevice &Dev, Resident &R, const Pair &P, const Options &O) {
@@ -379,6 +389,8 @@ PairResult runPair(loader::GpuDevice &Dev, Resident &R, const Pair &P, const Opt
   Res.Check = P.Check;
   Loaded L = load(Dev, P);
   Res.Program = L.ProgramName;
+  Res.LoadA = L.LoadA;
+  Res.LoadB = L.LoadB;
   Res.GridA = L.A->launchThreads(uint32_t(R.N));
   Res.GridB = L.B->launchThreads(uint32_t(R.N));
   bool Stateful = P.Check != "exact";
@@ -518,6 +530,10 @@ void printResults(const std::vector<PairResult> &Results, const Options &O, size
     std::printf("%-14s %11.4f %11.4f %11.4f %10.1f %11.4f %11.4f %10.1f %8.3f\n",
                 R.Name.c_str(), R.A.Median, R.A.Min, R.A.P90, N / (R.A.Median * 1e3), R.B.Median,
                 R.B.Min, N / (R.B.Median * 1e3), R.B.Median / R.A.Median);
+  std::printf("\nload (GpuProgram::load: the driver's JIT of the PTX, maps allocated and bound), "
+              "ms\n");
+  for (const PairResult &R : Results)
+    std::printf("%-14s compiled %8.2f   CUDA %8.2f\n", R.Name.c_str(), R.LoadA, R.LoadB);
   if (O.E2eSizes.empty())
     return;
   std::printf("\nend to end (copy in + kernel + verdicts out, one stream, %u-byte frames, "
@@ -554,7 +570,8 @@ void writeJson(const std::string &Path, const std::vector<PairResult> &Results,
       << ", \"compiled_mpps\": " << N / (R.A.Median * 1e3)
       << ", \"cuda_mpps\": " << N / (R.B.Median * 1e3)
       << ", \"ratio\": " << R.B.Median / R.A.Median << ", \"compiled_grid\": " << R.GridA
-      << ", \"cuda_grid\": " << R.GridB << ", \"e2e\": [";
+      << ", \"cuda_grid\": " << R.GridB << ", \"compiled_load_ms\": " << R.LoadA
+      << ", \"cuda_load_ms\": " << R.LoadB << ", \"e2e\": [";
     for (size_t K = 0; K < R.E2es.size(); ++K) {
       const PairResult::E2e &E = R.E2es[K];
       J << (K ? ", " : "") << "{\"batch\": " << E.Batch << ", \"compiled_us\": " << St(E.A)
