@@ -389,7 +389,7 @@ def main():
         machine = open(a.compile_machine).read().split(None, 1) if a.compile_machine and os.path.exists(a.compile_machine) else []
         w("*compile*: `ebpf-gpu-cc PROG.o --target=sm_90 -o PROG.gpu.o` (verify, lift, optimise, NVPTX), 5 runs")
         w("on the build machine%s (`scripts/bench.sh prepare`), median (fastest). *load*: `GpuProgram::load`" %
-          (" (%s cores,%s)" % (machine[0], machine[1].rstrip()) if len(machine) == 2 else ""))
+          (" (%s cores, %s)" % (machine[0], machine[1].strip()) if len(machine) == 2 else ""))
         w("on the GPU machine: the driver JIT-compiles the PTX (`cuModuleLoadDataEx`), the maps are allocated")
         w("and bound; the twin's the same way%s." % (
             " (measured in a separate run of the same suite: `--load-json`)" if load_src is not data else ""))
