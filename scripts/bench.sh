@@ -23,7 +23,7 @@
 # one core and on every core of the GPU machine (host.json).
 # Knobs for the device half: BENCH_PACKETS (default 4000000), BENCH_REPS
 # (200), BENCH_E2E (32,256,4096,65536), BENCH_E2E_REPS (500), BENCH_HOST_REPS
-# (10), BENCH_HOST_SECONDS (3: per program, thread count and prefetch
+# (10), BENCH_HOST_SECONDS (2: per program, thread count and prefetch
 # distance, no repetition starts past it once 3 are timed). For prepare: BENCH_KERNEL_JIT=0 skips
 # the kernel-JIT run.
 set -euo pipefail
@@ -266,7 +266,7 @@ device() {
   # fetched ahead, as a CPU data plane would.
   if ! /tmp/ebpf-gpu-host-bench --suite "$CARRY/host-suite.txt" --pcap "$pcap" --threads 1,all \
     --prefetch 0,8 --reps "${BENCH_HOST_REPS:-10}" --warmup 2 \
-    --max-seconds "${BENCH_HOST_SECONDS:-3}" \
+    --max-seconds "${BENCH_HOST_SECONDS:-2}" \
     --json "$out/host.json" | tee "$out/host.txt"; then
     echo "host back end: FAILED (above); the report has no GPU-vs-CPU table" >&2
     rm -f "$out/host.json"
@@ -361,10 +361,11 @@ profile() {
     local dir=$raw/$name launches=2
     mkdir -p "$dir"
     grep "^$name " "$CARRY/suite.txt" >"$dir/suite.txt"
-    # Stateful pairs settle first (up to N + 6 passes each for converge:N):
-    # profile their whole check, the settled passes last.
+    # Stateful pairs settle first (N or N + 1 passes each for converge:N on
+    # the suite's traffic), then one timed launch each from the settled
+    # state: profile all of it, the settled launches last.
     if [[ $(cat "$dir/suite.txt") =~ check=converge(:([0-9]+))? ]]; then
-      launches=$((2 * (${BASH_REMATCH[2]:-2} + 6)))
+      launches=$((2 * (${BASH_REMATCH[2]:-2} + 2)))
     fi
     echo "== $(date +%T) profile $name ($launches launches)"
     if ! "$ncu" --clock-control none --import-source no --section SpeedOfLight \
