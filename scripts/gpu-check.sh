@@ -50,9 +50,15 @@ prepare() {
   /usr/local/cuda/bin/nvcc -ptx -arch=sm_90 -O3 -Icompiler/include \
     bench/cuda/port_filter.cu -o "$CARRY/bench/port_filter.cuda.ptx"
   cp tests/conformance/run-conformance.py "$CARRY/"
-  local suite=../shared/conformance
-  cp -r "$suite/tests" "$suite/hex" "$suite/negative" "$CARRY/conformance/"
-  for hex in "$suite"/hex/*.hex; do
+  # The suite as the build found it: ../shared/conformance (assembled
+  # already) or the upstream one scripts/setup.sh fetched (assembled by the build).
+  local suite=../shared/conformance hex=../shared/conformance/hex
+  if [[ ! -d $hex ]]; then
+    suite=.deps/bpf_conformance hex=build/tests/conformance-hex
+  fi
+  cp -r "$suite/tests" "$suite/negative" "$CARRY/conformance/"
+  cp -r "$hex" "$CARRY/conformance/hex"
+  for hex in "$CARRY"/conformance/hex/*.hex; do
     build/tools/ebpf-gpu-cc --input=hex --platform=raw --no-verify "$hex" \
       -o "$CARRY/conformance/$(basename "$hex" .hex).gpu.o"
   done

@@ -8,7 +8,7 @@ set -euo pipefail
 # and libpcap's static dependencies (dbus) ask for -lsystemd. iproute2: the
 # runtime's veth tests make network namespaces with ip(8).
 PKGS=(
-  build-essential cmake ninja-build ccache pkg-config python3 iproute2
+  build-essential cmake ninja-build ccache pkg-config python3 iproute2 git ca-certificates
   llvm-19-dev llvm-19-tools clang-19 libclang-rt-19-dev
   libbpf-dev libelf-dev zlib1g-dev libzstd-dev
   libdpdk-dev libpcap-dev libsystemd-dev libgtest-dev bpftool
@@ -69,6 +69,38 @@ if [[ $(id -u) -eq 0 && -d /sys/fs/bpf ]] && ! mountpoint -q /sys/fs/bpf; then
   else
     echo "setup: cannot mount a BPF filesystem at /sys/fs/bpf; kernel differential tests are skipped"
   fi
+fi
+
+# The bpf_conformance suite (Alan-Jowett/bpf_conformance, MIT), a pinned
+# dependency as in ubpf: this workplace's copy at ../shared/conformance where
+# it exists, otherwise the upstream repository at the pinned commit in
+# .deps/bpf_conformance (the build assembles its programs with the suite's own
+# assembler). Without either the conformance tests fail, saying so.
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CONFORMANCE_COMMIT=f558566280d8e76c95a502cfd8014264d8668130
+CONFORMANCE_URL=${EBPF_GPU_CONFORMANCE_URL:-https://github.com/Alan-Jowett/bpf_conformance.git}
+CONFORMANCE_DIR=$ROOT/.deps/bpf_conformance
+fetch_conformance() {
+  local tmp=$CONFORMANCE_DIR.tmp
+  rm -rf "$tmp"
+  mkdir -p "$tmp"
+  git -C "$tmp" init -q &&
+    git -C "$tmp" fetch -q --depth 1 "$CONFORMANCE_URL" "$CONFORMANCE_COMMIT" &&
+    git -C "$tmp" -c advice.detachedHead=false checkout -q FETCH_HEAD &&
+    [[ $(git -C "$tmp" rev-parse HEAD) == "$CONFORMANCE_COMMIT" ]] || { rm -rf "$tmp"; return 1; }
+  rm -rf "$CONFORMANCE_DIR"
+  mv "$tmp" "$CONFORMANCE_DIR"
+}
+if [[ -d $ROOT/../shared/conformance/tests ]]; then
+  :
+elif [[ -d $CONFORMANCE_DIR/.git ]] &&
+     [[ $(git -C "$CONFORMANCE_DIR" rev-parse HEAD 2>/dev/null) == "$CONFORMANCE_COMMIT" ]]; then
+  :
+elif fetch_conformance; then
+  echo "setup: bpf_conformance ${CONFORMANCE_COMMIT:0:7} fetched into .deps/bpf_conformance"
+else
+  echo "setup: cannot fetch bpf_conformance from $CONFORMANCE_URL: the conformance tests will fail" \
+       "(set EBPF_GPU_CONFORMANCE_URL to a reachable copy, or configure -DEBPF_GPU_CONFORMANCE_DIR=DIR)"
 fi
 
 if [[ -x /usr/local/cuda/bin/ptxas ]]; then

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 #
-# Runs the bpf_conformance data (../shared/conformance) through a plugin that
-# follows the suite's plugin contract: program hex on stdin, input memory hex
-# as the first argument, r0 in hex on stdout. Checks every test's result and
-# that every raw negative program is refused (non-zero exit, no crash).
-# Exit status: 0 all passed, 1 some failed, 77 the data is absent (skip).
+# Runs the bpf_conformance suite (tests/NAME.data with the programs assembled
+# in hex/NAME.hex, or in --hex DIR) through a plugin that follows the suite's
+# plugin contract: program hex on stdin, input memory hex as the first
+# argument, r0 in hex on stdout. Checks every test's result and that every raw
+# negative program is refused (non-zero exit, no crash).
+# Exit status: 0 all passed, 1 some failed or the suite is absent.
 
 import argparse
 import concurrent.futures
@@ -66,9 +67,9 @@ def run_gpu_object(loader, obj, mem_hex, timeout):
     return p.returncode, p.stdout, p.stderr
 
 
-def check_test(plugin, suite, name, timeout, gpu_objects=None, options=""):
+def check_test(plugin, suite, hex_dir, name, timeout, gpu_objects=None, options=""):
     data = sections(os.path.join(suite, "tests", name + ".data"))
-    with open(os.path.join(suite, "hex", name + ".hex")) as f:
+    with open(os.path.join(hex_dir, name + ".hex")) as f:
         program = "".join(f.read().split())
     mem = hex_bytes(data.get("mem", []))
     if gpu_objects:
@@ -108,7 +109,9 @@ def check_negative(plugin, suite, name, timeout):
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--plugin", required=True)
-    ap.add_argument("--suite", required=True, help="the conformance data folder")
+    ap.add_argument("--suite", required=True,
+                    help="the suite's folder (tests/, negative/, and hex/ unless --hex)")
+    ap.add_argument("--hex", help="the assembled programs (default: SUITE/hex)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--timeout", type=float, default=30)
     ap.add_argument("--gpu-objects",
@@ -121,9 +124,13 @@ def main():
     args = ap.parse_args()
 
     tests_dir = os.path.join(args.suite, "tests")
-    if not os.path.isdir(tests_dir):
-        print(f"conformance: SKIP: no conformance data at {args.suite}")
-        return 77
+    hex_dir = args.hex or os.path.join(args.suite, "hex")
+    if not os.path.isdir(tests_dir) or not os.path.isdir(hex_dir):
+        print(f"conformance: no bpf_conformance suite at '{args.suite}' (tests/ and assembled "
+              f"programs in {hex_dir}): run scripts/setup.sh, which fetches "
+              "Alan-Jowett/bpf_conformance at its pinned commit into .deps/bpf_conformance, "
+              "or configure with -DEBPF_GPU_CONFORMANCE_DIR=DIR")
+        return 1
     tests = sorted(f[:-5] for f in os.listdir(tests_dir) if f.endswith(".data"))
     neg_dir = os.path.join(args.suite, "negative")
     negatives = []
@@ -133,7 +140,7 @@ def main():
 
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         results = list(pool.map(
-            lambda n: (n, check_test(args.plugin, args.suite, n, args.timeout, args.gpu_objects,
+            lambda n: (n, check_test(args.plugin, args.suite, hex_dir, n, args.timeout, args.gpu_objects,
                                      args.plugin_options)),
             tests))
         neg_results = list(pool.map(
