@@ -417,6 +417,16 @@ MaybeError GpuProgram::reclaimMaps() {
   return std::nullopt;
 }
 
+bool GpuProgram::needsHostBetweenBatches() const {
+  if (TraceLog)
+    return true;
+  for (const DeviceMap &D : Maps)
+    if (!D.DataAddr &&
+        (ebpfgpu_map_is_hashed(D.Layout.Header.type) || ebpfgpu_map_is_event(D.Shape.Type)))
+      return true;
+  return false;
+}
+
 unsigned GpuProgram::blocksFor(uint32_t Packets) const {
   uint32_t Wanted = (Packets + GpuBlockThreads - 1) / GpuBlockThreads;
   if (CpuGroups)

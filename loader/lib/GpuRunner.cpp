@@ -233,7 +233,7 @@ GpuRunner::~GpuRunner() {
       A.cuStreamDestroy(static_cast<CUstream>(S));
 }
 
-MaybeError GpuRunner::run(uint32_t Count, size_t FrameBytes, BatchTiming *Timing) {
+MaybeError GpuRunner::checkBatch(uint32_t Count, size_t FrameBytes) {
   if (Count > Opts.MaxPackets || FrameBytes > Opts.MaxFrameBytes)
     return Error("batch too large for the GPU runner: " + std::to_string(Count) + " packets, " +
                  std::to_string(FrameBytes) + " bytes of frames (room for " +
@@ -246,10 +246,72 @@ MaybeError GpuRunner::run(uint32_t Count, size_t FrameBytes, BatchTiming *Timing
       return Error("packet " + std::to_string(I) + ": buffer outside the frames passed in");
     D.buffer += DevFrames;
   }
+  return std::nullopt;
+}
+
+MaybeError GpuRunner::run(uint32_t Count, size_t FrameBytes, BatchTiming *Timing) {
+  if (MaybeError E = checkBatch(Count, FrameBytes))
+    return E;
   if (Count == 0)
     return std::nullopt;
   return Opts.Mode == GpuMode::Launch ? runLaunch(Count, FrameBytes, Timing)
                                       : runPersistent(Count, FrameBytes, Timing);
+}
+
+MaybeError GpuRunner::start(uint32_t Count, size_t FrameBytes, bool InPlace) {
+  if (Opts.Mode != GpuMode::Launch)
+    return Error("GpuRunner::start needs launch mode");
+  if (Pending)
+    return Error("GpuRunner::start: a batch is still in flight");
+  if (Stuck)
+    return Error("a GPU batch kernel stopped answering earlier; no batch can run");
+  if (InPlace) {
+    if (Opts.Path != GpuDataPath::Mapped)
+      return Error("packets in place need the mapped data path");
+    if (Count > Opts.MaxPackets)
+      return Error("batch too large for the GPU runner: " + std::to_string(Count) +
+                   " packets (room for " + std::to_string(Opts.MaxPackets) + ")");
+    FrameBytes = 0;
+  } else if (MaybeError E = checkBatch(Count, FrameBytes)) {
+    return E;
+  }
+  PendingCount = Count;
+  PendingSince = Clock::now();
+  if (Count == 0) {
+    Pending = false;
+    return std::nullopt;
+  }
+  if (MaybeError E = enqueueLaunch(Count, FrameBytes, nullptr))
+    return E;
+  Pending = true;
+  return std::nullopt;
+}
+
+Expected<bool> GpuRunner::done(bool Wait) {
+  if (!Pending)
+    return true;
+  const CudaApi &A = Dev.api();
+  for (unsigned Spins = 0;; ++Spins) {
+    CUresult R = A.cuStreamQuery(static_cast<CUstream>(Stream));
+    if (R == CUDA_SUCCESS) {
+      Pending = false;
+      return true;
+    }
+    if (R != CUDA_ERROR_NOT_READY) {
+      Pending = false;
+      return A.error("batch kernel", R);
+    }
+    if ((!Wait || (Spins & 63) == 63) && Opts.WatchdogMs && msSince(PendingSince) > Opts.WatchdogMs) {
+      Stuck = true;
+      Pending = false;
+      return Error("watchdog: the GPU batch kernel did not finish its " +
+                   std::to_string(PendingCount) + " packets within " +
+                   std::to_string(Opts.WatchdogMs) + " ms");
+    }
+    if (!Wait)
+      return false;
+    EBPFGPU_CPU_PAUSE();
+  }
 }
 
 MaybeError GpuRunner::runInPlace(uint32_t Count, BatchTiming *Timing) {
@@ -264,36 +326,23 @@ MaybeError GpuRunner::runInPlace(uint32_t Count, BatchTiming *Timing) {
                                       : runPersistent(Count, 0, Timing);
 }
 
-MaybeError GpuRunner::runLaunch(uint32_t Count, size_t FrameBytes, BatchTiming *Timing) {
+MaybeError GpuRunner::enqueueLaunch(uint32_t Count, size_t FrameBytes, void **EvArg) {
   const CudaApi &A = Dev.api();
-  if (Stuck)
-    return Error("a GPU batch kernel stopped answering earlier; no batch can run");
   CUstream S = static_cast<CUstream>(Stream);
+  CUevent *Ev = reinterpret_cast<CUevent *>(EvArg);
   const bool Copy = Opts.Path == GpuDataPath::Copy;
-  CUevent Ev[4] = {};
   auto Record = [&](int I) -> MaybeError {
-    if (Timing)
+    if (Ev)
       EBPFGPU_CHECK(A, cuEventRecord, Ev[I], S);
     return std::nullopt;
   };
-  struct Events {
-    const CudaApi &A;
-    CUevent *E;
-    ~Events() {
-      for (int I = 0; I < 4; ++I)
-        if (E[I])
-          A.cuEventDestroy(E[I]);
-    }
-  } Owned{A, Ev};
-  if (Timing)
-    for (CUevent &E : Ev)
-      EBPFGPU_CHECK(A, cuEventCreate, &E, CU_EVENT_DEFAULT);
   if (MaybeError E = Record(0))
     return E;
   if (Copy) {
     EBPFGPU_CHECK(A, cuMemcpyHtoDAsync, DevDescs, HostDescs, Count * sizeof(ebpfgpu_packet_desc),
                   S);
-    EBPFGPU_CHECK(A, cuMemcpyHtoDAsync, DevFrames, HostFrames, FrameBytes, S);
+    if (FrameBytes)
+      EBPFGPU_CHECK(A, cuMemcpyHtoDAsync, DevFrames, HostFrames, FrameBytes, S);
   }
   if (MaybeError E = Record(1))
     return E;
@@ -309,9 +358,31 @@ MaybeError GpuRunner::runLaunch(uint32_t Count, size_t FrameBytes, BatchTiming *
   if (Copy) {
     EBPFGPU_CHECK(A, cuMemcpyDtoHAsync, HostVerdicts, DevVerdicts,
                   Count * sizeof(ebpfgpu_verdict), S);
-    EBPFGPU_CHECK(A, cuMemcpyDtoHAsync, HostFrames, DevFrames, FrameBytes, S);
+    if (FrameBytes)
+      EBPFGPU_CHECK(A, cuMemcpyDtoHAsync, HostFrames, DevFrames, FrameBytes, S);
   }
-  if (MaybeError E = Record(3))
+  return Record(3);
+}
+
+MaybeError GpuRunner::runLaunch(uint32_t Count, size_t FrameBytes, BatchTiming *Timing) {
+  const CudaApi &A = Dev.api();
+  if (Stuck)
+    return Error("a GPU batch kernel stopped answering earlier; no batch can run");
+  CUevent Ev[4] = {};
+  struct Events {
+    const CudaApi &A;
+    CUevent *E;
+    ~Events() {
+      for (int I = 0; I < 4; ++I)
+        if (E[I])
+          A.cuEventDestroy(E[I]);
+    }
+  } Owned{A, Ev};
+  if (Timing)
+    for (CUevent &E : Ev)
+      EBPFGPU_CHECK(A, cuEventCreate, &E, CU_EVENT_DEFAULT);
+  if (MaybeError E = enqueueLaunch(Count, FrameBytes, Timing ? reinterpret_cast<void **>(Ev)
+                                                            : nullptr))
     return E;
   if (MaybeError E = waitLaunch(Count))
     return E;

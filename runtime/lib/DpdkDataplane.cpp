@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// The daemon's data plane over DPDK: workers started once on the EAL's
-// lcores, each polling the rx queues (tasks) assigned to it; ports
-// hot-plugged and removed by the control thread; programs switched between
-// batches; everything a worker may still see retired only after a grace
-// period (every worker passed a quiescent point, i.e. the top of its loop,
-// which lies between batches).
+// The one data plane over DPDK (Dataplane.h): workers started once on the
+// EAL's lcores, each polling the rx queues (tasks) assigned to it; ports
+// hot-plugged and removed by the control thread; per task a ring of batch
+// slots in flight in the back end; programs switched between batches;
+// everything a worker may still see retired only after a grace period.
+//
+// A task's slots, in ring order: the one being filled (Fill), then those in
+// flight, oldest first. A worker polls its oldest in-flight slot without
+// waiting, receives into the filling slot, submits it when it is full or
+// its first packet has waited the timeout, and waits for the oldest only
+// when every slot is busy.
 
 #include "ebpf-gpu/Runtime/Dataplane.h"
 
 #include "Counters.h"
 #include "DpdkEal.h"
+#include "DpdkGenerator.h"
 #include "DpdkPort.h"
 
 #include <rte_branch_prediction.h>
@@ -23,6 +29,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_pause.h>
+#include <rte_prefetch.h>
 #include <rte_spinlock.h>
 
 #include <algorithm>
@@ -31,6 +38,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <optional>
 #include <thread>
 
 namespace ebpfgpu::runtime {
@@ -38,10 +47,15 @@ namespace ebpfgpu::runtime {
 namespace {
 
 constexpr uint16_t RxBurst = 32;
-constexpr uint16_t RxDescs = 512, TxDescs = 512;
+constexpr uint16_t RxDescs = 1024, TxDescs = 1024;
+/// tx bursts that accept nothing before the rest of the packets are dropped.
 constexpr unsigned TxStallLimit = 64;
-constexpr unsigned MbufCache = 256;
+constexpr unsigned MbufCache = 512;
 constexpr uint32_t DefaultMbufs = 32767;
+/// Packets a task takes from the Count budget at once (one atomic
+/// operation per chunk, not per burst).
+constexpr uint64_t BudgetChunk = 256;
+constexpr unsigned MaxDepth = 16;
 
 /// Where a worker sends: a device's ethdev id and its tx queues.
 struct TxTarget {
@@ -52,14 +66,43 @@ struct TxTarget {
   SharedCounter Packets, Bytes, Full;
 };
 
+/// An exception device, shared by the ports that name it.
+struct ExceptionPort {
+  dpdk::DeviceSpec Dev;
+  TxTarget Tx;
+  unsigned Users = 0;
+};
+
+/// A program bound to a port: the executor and one lane per task (rx
+/// queue), made by the control thread, retired under a grace period.
+struct Binding {
+  std::shared_ptr<BatchExecutor> Exec;
+  std::vector<std::unique_ptr<BatchLane>> Lanes;
+  /// Batches submitted on it and not yet acted on, over all tasks.
+  std::atomic<uint64_t> InFlight{0};
+};
+
 struct Port;
+
+/// A batch being received, or in flight in the back end.
+struct Slot {
+  explicit Slot(uint32_t MaxFrame) : Batch(MaxFrame) {}
+  PacketBatch Batch;
+  std::vector<rte_mbuf *> Held;
+  uint64_t StartTsc = 0; ///< its first packet received
+  Binding *B = nullptr;  ///< in flight on this program
+};
 
 /// One rx queue of one port, polled by one worker.
 struct Task {
-  Task(Port &P, uint16_t Queue, unsigned Worker, uint32_t BatchSize, uint32_t MaxFrame)
-      : P(P), Queue(Queue), Worker(Worker), Batch(MaxFrame), Scratch(MaxFrame) {
-    Batch.reserve(BatchSize);
-    Held.reserve(BatchSize);
+  Task(Port &P, uint16_t Queue, unsigned Index, unsigned Worker, uint32_t BatchSize,
+       uint32_t MaxFrame, unsigned Depth)
+      : P(P), Queue(Queue), Index(Index), Worker(Worker), Scratch(MaxFrame) {
+    for (unsigned D = 0; D < Depth; ++D) {
+      Slots.push_back(std::make_unique<Slot>(MaxFrame));
+      Slots.back()->Batch.reserve(BatchSize);
+      Slots.back()->Held.reserve(BatchSize);
+    }
     Free.reserve(BatchSize);
     Dest.resize(BatchSize);
     Out.resize(BatchSize);
@@ -67,38 +110,54 @@ struct Task {
   }
   Port &P;
   const uint16_t Queue;
+  const unsigned Index;  ///< in its port's task list (its lane's index)
   const unsigned Worker;
-  PacketBatch Batch;
-  std::vector<rte_mbuf *> Held, Free, Out;
+  std::vector<std::unique_ptr<Slot>> Slots;
+  unsigned Fill = 0, InFlight = 0;
+  std::vector<rte_mbuf *> Free, Out;
   std::vector<uint32_t> OutLens;
-  /// Per held packet: where it goes (a port id, ExceptionDest, or NoDest).
+  /// Per packet of the batch acted on: where it goes (a port id,
+  /// ExceptionDest, or NoDest).
   std::vector<uint8_t> Dest;
   std::vector<uint8_t> Scratch;
-  uint64_t BatchStart = 0;
   /// The port's batch timeout in TSC cycles.
   uint64_t TimeoutTsc = 0;
+  /// Packets this task may still receive under DataplaneOptions::Count.
+  uint64_t Allowance = 0;
+  uint64_t LastRxTsc = 0, LastReapTsc = 0;
   /// Back-end failures: when the last was reported, and how many batches
   /// failed since (a failed back end fails every batch until it is
   /// replaced: one line a second, not one a batch).
   uint64_t FailReportedTsc = 0, FailsUnreported = 0;
+  std::string FirstFailure;
+  std::atomic<bool> Failed{false};
   /// Detach: the worker stops receiving, runs what it holds, says so.
   std::atomic<bool> StopRx{false}, Stopped{false};
 
   Counter RxPackets, RxBytes, ActPackets[NumXdpActions], ActBytes[NumXdpActions], Invalid;
   Counter Oversized, RedirectUnknown, PassDropped, ExecFailed, Batches, BackendNs;
+  Counter FirstRxTsc, LastDoneTsc;
   LatencyHistogram Latency;
+
+  Slot &filling() { return *Slots[Fill]; }
+  unsigned oldest() const {
+    return (Fill + unsigned(Slots.size()) - InFlight) % unsigned(Slots.size());
+  }
 };
 
 struct Port {
   uint32_t Id = 0;
   AttachOptions Options;
-  dpdk::DeviceSpec Dev, ExcDev;
-  bool HasException = false;
-  TxTarget Tx, ExcTx;
+  dpdk::DeviceSpec Dev;
+  ExceptionPort *Exc = nullptr;
+  TxTarget Tx;
   /// What workers run; Owner keeps it alive (replaced under a grace period).
-  std::atomic<BatchExecutor *> Prog{nullptr};
-  std::shared_ptr<BatchExecutor> Owner;
+  std::atomic<Binding *> Prog{nullptr};
+  std::unique_ptr<Binding> Owner;
+  /// False while attached with AttachOptions::Paused.
+  std::atomic<bool> Receiving{true};
   std::vector<std::unique_ptr<Task>> Tasks;
+  std::unique_ptr<dpdk::Generator> Gen;
 };
 
 constexpr uint8_t ExceptionDest = 0xfe, NoDest = 0xff;
@@ -123,29 +182,47 @@ struct Dataplane::Impl {
   std::unique_ptr<dpdk::Eal> Eal;
   rte_mempool *Pool = nullptr;
   std::vector<std::unique_ptr<Worker>> Workers;
+  std::vector<unsigned> GenLcores; ///< kept for a generator port
+  bool GenInUse = false;
   /// Ports by id (= ifindex); what REDIRECT looks up.
   std::array<std::atomic<Port *>, MaxDataplanePorts + 1> Table{};
   std::vector<std::unique_ptr<Port>> Ports; ///< owned (control thread)
+  std::map<std::string, std::unique_ptr<ExceptionPort>> Exceptions;
+  /// Executors given the pool's memory (ZeroCopy), told to forget it at
+  /// the end.
+  std::vector<std::weak_ptr<BatchExecutor>> GivenMemory;
   std::atomic<bool> Quit{false};
+  /// Packets left to receive under O.Count.
+  std::atomic<uint64_t> Budget{0};
   bool Running = false;
-  uint64_t Hz = 1;
+  uint64_t Hz = 1, StartTsc = 0, ReapTsc = 0;
 
   static int main(void *Arg) {
     auto *W = static_cast<Worker *>(Arg);
     return static_cast<Impl *>(W->Owner)->loop(*W);
   }
   int loop(Worker &W);
-  bool poll(Worker &W, Task &T);
-  void gather(Task &T, rte_mbuf **Rx, uint16_t N);
-  void flush(Worker &W, Task &T);
+  void poll(Worker &W, Task &T);
+  uint16_t allowance(Task &T, uint16_t Want, uint64_t Now);
+  void gather(Task &T, Slot &S, rte_mbuf **Rx, uint16_t N);
+  void submit(Task &T);
+  void reap(Worker &W, Task &T, bool WaitOne);
+  void drain(Worker &W, Task &T);
+  void failBatch(Task &T, Slot &S, BatchExecutor &Exec, const Error &E);
+  void act(Worker &W, Task &T, Slot &S);
   void send(Worker &W, TxTarget &To, rte_mbuf **Pkts, const uint32_t *Lens, size_t N);
 
   void synchronize();
+  void retire(std::unique_ptr<Binding> B);
+  Expected<std::unique_ptr<Binding>> bind(std::shared_ptr<BatchExecutor> Exec, size_t Tasks);
+  MaybeError giveMemory(const std::shared_ptr<BatchExecutor> &Exec);
   MaybeError probe(const dpdk::DeviceSpec &D, uint16_t &EthId);
   void closeDevice(uint16_t EthId);
   MaybeError setUp(const dpdk::DeviceSpec &D, uint16_t EthId, uint16_t RxQueues, TxTarget &Tx);
+  Expected<ExceptionPort *> openException(const std::string &Given);
+  void releaseException(ExceptionPort *X, bool Keep);
   void publish(Worker &W, std::unique_ptr<TaskList> L);
-  void finishOutputs(const Port &P, bool Keep);
+  static void finishOutputs(const dpdk::DeviceSpec &D, bool Keep);
   PortStats snapshot(const Port &P) const;
   void closePort(Port &P, bool KeepOutputs);
 };
@@ -153,7 +230,8 @@ struct Dataplane::Impl {
 int Dataplane::Impl::loop(Worker &W) {
   static const TaskList Empty;
   while (!Quit.load(std::memory_order_relaxed)) {
-    // The quiescent point: no batch of this worker is in flight here.
+    // The quiescent point: every program this worker read in an earlier
+    // turn is either done with or counted in its binding's InFlight.
     W.Epoch.fetch_add(1, std::memory_order_seq_cst);
     const TaskList *L = W.Tasks.load(std::memory_order_acquire);
     if (!L || L->empty()) {
@@ -166,97 +244,192 @@ int Dataplane::Impl::loop(Worker &W) {
   // Stopping: the batches held are run and acted on, none taken anew.
   const TaskList *L = W.Tasks.load(std::memory_order_acquire);
   for (Task *T : L ? *L : Empty)
-    flush(W, *T);
+    drain(W, *T);
   W.Epoch.fetch_add(1, std::memory_order_seq_cst);
   W.Offline.store(true, std::memory_order_seq_cst);
   return 0;
 }
 
-bool Dataplane::Impl::poll(Worker &W, Task &T) {
-  if (unlikely(T.StopRx.load(std::memory_order_acquire))) {
-    if (!T.Stopped.load(std::memory_order_relaxed)) {
-      flush(W, T);
-      T.Stopped.store(true, std::memory_order_release);
-    }
-    return false;
+uint16_t Dataplane::Impl::allowance(Task &T, uint16_t Want, uint64_t Now) {
+  if (T.Allowance == 0) {
+    uint64_t Left = Budget.load(std::memory_order_relaxed), Take;
+    do {
+      if (Left == 0)
+        return 0;
+      Take = std::min(Left, BudgetChunk);
+    } while (!Budget.compare_exchange_weak(Left, Left - Take, std::memory_order_relaxed));
+    T.Allowance = Take;
   }
-  const AttachOptions &O = T.P.Options;
-  uint16_t Want = uint16_t(std::min<size_t>(RxBurst, O.BatchSize - T.Held.size()));
-  rte_mbuf *Rx[RxBurst];
-  uint16_t N = rte_eth_rx_burst(T.P.Tx.EthId, T.Queue, Rx, Want);
-  uint64_t Now = rte_rdtsc();
-  const uint64_t Timeout = T.TimeoutTsc;
-  if (N == 0) {
-    if (!T.Held.empty() && Now - T.BatchStart >= Timeout)
-      flush(W, T);
-    return false;
-  }
-  if (T.Held.empty())
-    T.BatchStart = Now;
-  gather(T, Rx, N);
-  if (T.Held.size() >= O.BatchSize || Now - T.BatchStart >= Timeout)
-    flush(W, T);
-  return true;
+  return uint16_t(std::min<uint64_t>(Want, T.Allowance));
 }
 
-void Dataplane::Impl::gather(Task &T, rte_mbuf **Rx, uint16_t N) {
+void Dataplane::Impl::poll(Worker &W, Task &T) {
+  if (unlikely(T.StopRx.load(std::memory_order_acquire))) {
+    if (!T.Stopped.load(std::memory_order_relaxed)) {
+      drain(W, T);
+      T.Stopped.store(true, std::memory_order_release);
+    }
+    return;
+  }
+  uint64_t Now = rte_rdtsc();
+  // Asking the back end costs a driver call: at most every ReapTsc, unless
+  // every slot is busy.
+  if (T.InFlight == T.Slots.size() || (T.InFlight && Now - T.LastReapTsc >= ReapTsc)) {
+    reap(W, T, /*WaitOne=*/T.InFlight == T.Slots.size());
+    T.LastReapTsc = Now;
+  }
+  if (unlikely(!T.P.Receiving.load(std::memory_order_relaxed)))
+    return;
+  Slot &S = T.filling();
+  const uint32_t BatchSize = T.P.Options.BatchSize;
+  uint16_t Want = uint16_t(std::min<size_t>(RxBurst, BatchSize - S.Held.size()));
+  if (O.Count)
+    Want = allowance(T, Want, Now);
+  rte_mbuf *Rx[RxBurst];
+  uint16_t N = Want ? rte_eth_rx_burst(T.P.Tx.EthId, T.Queue, Rx, Want) : 0;
+  if (N == 0) {
+    if (!S.Held.empty() && Now - S.StartTsc >= T.TimeoutTsc)
+      submit(T);
+    // A task that receives nothing gives its share of the budget back, so
+    // that busier queues can take it.
+    if (T.Allowance && Now - T.LastRxTsc >= Hz / 1000) {
+      Budget.fetch_add(T.Allowance, std::memory_order_relaxed);
+      T.Allowance = 0;
+    }
+    return;
+  }
+  T.LastRxTsc = Now;
+  if (O.Count)
+    T.Allowance -= N;
+  if (unlikely(T.FirstRxTsc.get() == 0))
+    T.FirstRxTsc.add(Now);
+  if (S.Held.empty())
+    S.StartTsc = Now;
+  gather(T, S, Rx, N);
+  if (S.Held.size() >= BatchSize || Now - S.StartTsc >= T.TimeoutTsc)
+    submit(T);
+}
+
+void Dataplane::Impl::gather(Task &T, Slot &S, rte_mbuf **Rx, uint16_t N) {
   uint64_t Bytes = 0;
+  const uint32_t MaxFrame = O.MaxFrame;
   for (uint16_t I = 0; I < N; ++I) {
     rte_mbuf *M = Rx[I];
     uint32_t Len = rte_pktmbuf_pkt_len(M);
     Bytes += Len;
-    if (unlikely(Len > O.MaxFrame)) {
+    if (unlikely(Len > MaxFrame)) {
       T.Oversized.add(1);
       rte_pktmbuf_free(M);
       continue;
     }
-    const auto *Data = static_cast<const uint8_t *>(rte_pktmbuf_read(M, 0, Len, T.Scratch.data()));
-    T.Batch.add(Data, Len);
-    T.Held.push_back(M);
+    if (O.ZeroCopy && M->nb_segs == 1) {
+      S.Batch.addExternal(static_cast<uint8_t *>(M->buf_addr), M->buf_len, M->data_off, Len);
+    } else {
+      // Contiguous in the mbuf (one segment) or copied into Scratch.
+      const auto *Data =
+          static_cast<const uint8_t *>(rte_pktmbuf_read(M, 0, Len, T.Scratch.data()));
+      S.Batch.add(Data, Len);
+    }
+    S.Held.push_back(M);
   }
   T.RxPackets.add(N);
   T.RxBytes.add(Bytes);
 }
 
-void Dataplane::Impl::flush(Worker &W, Task &T) {
-  if (T.Held.empty())
+void Dataplane::Impl::failBatch(Task &T, Slot &S, BatchExecutor &Exec, const Error &E) {
+  uint64_t Now = rte_rdtsc();
+  if (!T.Failed.load(std::memory_order_relaxed)) {
+    T.FirstFailure = std::string(Exec.backendName()) + " back end: " + E.message();
+    T.Failed.store(true, std::memory_order_release);
+  }
+  if (T.FailReportedTsc == 0 || Now - T.FailReportedTsc >= Hz) {
+    std::fprintf(stderr, "ebpf-gpu-loader: error: port %u: %s back end: %s", T.P.Id,
+                 Exec.backendName(), E.message().c_str());
+    if (T.FailsUnreported)
+      std::fprintf(stderr, " (and %llu batches failed since the last report)",
+                   static_cast<unsigned long long>(T.FailsUnreported));
+    std::fprintf(stderr, "\n");
+    T.FailReportedTsc = Now;
+    T.FailsUnreported = 0;
+  } else {
+    ++T.FailsUnreported;
+  }
+  T.ExecFailed.add(S.Held.size());
+  rte_pktmbuf_free_bulk(S.Held.data(), unsigned(S.Held.size()));
+  S.Held.clear();
+  S.Batch.clear();
+}
+
+void Dataplane::Impl::submit(Task &T) {
+  Slot &S = T.filling();
+  if (S.Held.empty())
     return;
   // The program is read once per batch: a replace takes effect between
-  // batches, and this one runs wholly on what it read here.
-  BatchExecutor *Exec = T.P.Prog.load(std::memory_order_acquire);
+  // batches, and this one runs wholly on what it read here. Counted in
+  // flight before the next quiescent point, so a retiring program waits
+  // for it.
+  Binding *B = T.P.Prog.load(std::memory_order_acquire);
+  B->InFlight.fetch_add(1, std::memory_order_relaxed);
   uint64_t Start = rte_rdtsc();
-  MaybeError Failed = Exec->run(T.Batch);
-  uint64_t Ran = rte_rdtsc();
-  T.BackendNs.add((Ran - Start) * 1000000000 / Hz);
+  MaybeError E = B->Lanes[T.Index]->submit(T.Fill, S.Batch);
+  T.BackendNs.add((rte_rdtsc() - Start) * 1000000000 / Hz);
   T.Batches.add(1);
-  if (unlikely(Failed)) {
-    if (T.FailReportedTsc == 0 || Ran - T.FailReportedTsc >= Hz) {
-      std::fprintf(stderr, "ebpf-gpu-loader: error: port %u: %s back end: %s", T.P.Id,
-                   Exec->backendName(), Failed->message().c_str());
-      if (T.FailsUnreported)
-        std::fprintf(stderr, " (and %llu batches failed since the last report)",
-                     static_cast<unsigned long long>(T.FailsUnreported));
-      std::fprintf(stderr, "\n");
-      T.FailReportedTsc = Ran;
-      T.FailsUnreported = 0;
-    } else {
-      ++T.FailsUnreported;
-    }
-    T.ExecFailed.add(T.Held.size());
-    rte_pktmbuf_free_bulk(T.Held.data(), unsigned(T.Held.size()));
-    T.Held.clear();
-    T.Batch.clear();
+  if (unlikely(E)) {
+    failBatch(T, S, *B->Exec, *E);
+    B->InFlight.fetch_sub(1, std::memory_order_release);
     return;
   }
+  S.B = B;
+  T.Fill = (T.Fill + 1) % unsigned(T.Slots.size());
+  ++T.InFlight;
+}
+
+void Dataplane::Impl::reap(Worker &W, Task &T, bool WaitOne) {
+  while (T.InFlight) {
+    unsigned I = T.oldest();
+    Slot &S = *T.Slots[I];
+    Binding *B = S.B;
+    uint64_t Start = rte_rdtsc();
+    Expected<bool> Done = B->Lanes[T.Index]->poll(I, WaitOne);
+    if (WaitOne)
+      T.BackendNs.add((rte_rdtsc() - Start) * 1000000000 / Hz);
+    if (!Done)
+      failBatch(T, S, *B->Exec, Done.takeError());
+    else if (!*Done)
+      return;
+    else
+      act(W, T, S);
+    S.B = nullptr;
+    --T.InFlight;
+    B->InFlight.fetch_sub(1, std::memory_order_release);
+    WaitOne = false;
+  }
+}
+
+void Dataplane::Impl::drain(Worker &W, Task &T) {
+  if (!T.filling().Held.empty()) {
+    if (T.InFlight == T.Slots.size())
+      reap(W, T, /*WaitOne=*/true);
+    submit(T);
+  }
+  while (T.InFlight)
+    reap(W, T, /*WaitOne=*/true);
+}
+
+void Dataplane::Impl::act(Worker &W, Task &T, Slot &S) {
+  PacketBatch &Batch = S.Batch;
+  const size_t Count = S.Held.size();
   uint64_t Packets[NumXdpActions] = {}, Bytes[NumXdpActions] = {};
   uint64_t Invalid = 0, Unknown = 0, PassDropped = 0, Oversized = 0;
-  // Where REDIRECT and TX go, read from the table once: a port detached
-  // meanwhile stays open until this batch has passed a quiescent point.
+  // Where REDIRECT and TX go, read from the table once per batch: a port
+  // detached meanwhile stays open until this batch has passed a quiescent
+  // point.
   Port *Used[MaxDataplanePorts + 1] = {};
   bool UsedException = false;
-  for (size_t I = 0; I < T.Held.size(); ++I) {
-    uint64_t V = T.Batch.verdict(I);
-    uint32_t Len = T.Batch.length(I);
+  const bool HasException = T.P.Exc != nullptr;
+  for (size_t I = 0; I < Count; ++I) {
+    uint64_t V = Batch.verdict(I);
+    uint32_t Len = Batch.length(I);
     if (unlikely(V >= NumXdpActions)) {
       ++Invalid;
       V = uint64_t(XdpAction::Aborted);
@@ -270,7 +443,7 @@ void Dataplane::Impl::flush(Worker &W, Task &T) {
       Used[D] = &T.P;
       break;
     case XdpAction::Redirect: {
-      uint64_t Ifindex = T.Batch.redirectTarget(I);
+      uint64_t Ifindex = Batch.redirectTarget(I);
       Port *To = Ifindex >= 1 && Ifindex <= MaxDataplanePorts
                      ? Table[Ifindex].load(std::memory_order_acquire)
                      : nullptr;
@@ -283,7 +456,7 @@ void Dataplane::Impl::flush(Worker &W, Task &T) {
       break;
     }
     case XdpAction::Pass:
-      if (T.P.HasException)
+      if (HasException)
         D = ExceptionDest;
       else
         ++PassDropped;
@@ -292,10 +465,17 @@ void Dataplane::Impl::flush(Worker &W, Task &T) {
     case XdpAction::Drop:
       break;
     }
-    rte_mbuf *M = T.Held[I];
-    if (D != NoDest && unlikely(!dpdk::storeResult(M, T.Batch.data(I), Len))) {
-      ++Oversized;
-      D = NoDest;
+    rte_mbuf *M = S.Held[I];
+    if (D != NoDest) {
+      if (Batch.isExternal(I)) {
+        // The program ran in the mbuf itself: only its bounds move.
+        M->data_off = uint16_t(Batch.offset(I));
+        M->data_len = uint16_t(Len);
+        M->pkt_len = Len;
+      } else if (unlikely(!dpdk::storeResult(M, Batch.data(I), Len))) {
+        ++Oversized;
+        D = NoDest;
+      }
     }
     T.Dest[I] = D;
     if (D == NoDest)
@@ -308,10 +488,10 @@ void Dataplane::Impl::flush(Worker &W, Task &T) {
   T.Free.clear();
   auto SendTo = [&](uint8_t D, TxTarget &To) {
     size_t N = 0;
-    for (size_t I = 0; I < T.Held.size(); ++I)
+    for (size_t I = 0; I < Count; ++I)
       if (T.Dest[I] == D) {
-        T.Out[N] = T.Held[I];
-        T.OutLens[N++] = T.Batch.length(I);
+        T.Out[N] = S.Held[I];
+        T.OutLens[N++] = Batch.length(I);
       }
     send(W, To, T.Out.data(), T.OutLens.data(), N);
   };
@@ -319,7 +499,7 @@ void Dataplane::Impl::flush(Worker &W, Task &T) {
     if (Used[D])
       SendTo(uint8_t(D), Used[D]->Tx);
   if (UsedException)
-    SendTo(ExceptionDest, T.P.ExcTx);
+    SendTo(ExceptionDest, T.P.Exc->Tx);
   for (unsigned A = 0; A < NumXdpActions; ++A)
     if (Packets[A]) {
       T.ActPackets[A].add(Packets[A]);
@@ -331,9 +511,11 @@ void Dataplane::Impl::flush(Worker &W, Task &T) {
     T.PassDropped.add(PassDropped);
     T.Oversized.add(Oversized);
   }
-  T.Held.clear();
-  T.Batch.clear();
-  T.Latency.record((rte_rdtsc() - T.BatchStart) * 1000000000 / Hz);
+  S.Held.clear();
+  Batch.clear();
+  uint64_t Done = rte_rdtsc();
+  T.Latency.record((Done - S.StartTsc) * 1000000000 / Hz);
+  T.LastDoneTsc.add(Done - T.LastDoneTsc.get());
 }
 
 void Dataplane::Impl::send(Worker &W, TxTarget &To, rte_mbuf **Pkts, const uint32_t *Lens,
@@ -374,6 +556,60 @@ void Dataplane::Impl::synchronize() {
       std::this_thread::sleep_for(std::chrono::microseconds(20));
 }
 
+void Dataplane::Impl::retire(std::unique_ptr<Binding> B) {
+  if (!B)
+    return;
+  // No worker reads it anew after a grace period; the batches already
+  // submitted on it end while their workers go on.
+  synchronize();
+  while (B->InFlight.load(std::memory_order_acquire) != 0)
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  B->Lanes.clear();
+  if (B->Exec.use_count() == 1)
+    for (auto &G : GivenMemory)
+      if (G.lock() == B->Exec)
+        B->Exec->forgetPacketMemory();
+}
+
+Expected<std::unique_ptr<Binding>> Dataplane::Impl::bind(std::shared_ptr<BatchExecutor> Exec,
+                                                         size_t Tasks) {
+  if (MaybeError E = giveMemory(Exec))
+    return std::move(*E);
+  auto B = std::make_unique<Binding>();
+  for (size_t T = 0; T < Tasks; ++T) {
+    auto L = Exec->openLane(O.Depth);
+    if (!L)
+      return L.takeError().withContext(std::string(Exec->backendName()) + " back end");
+    B->Lanes.push_back(std::move(*L));
+  }
+  B->Exec = std::move(Exec);
+  return B;
+}
+
+MaybeError Dataplane::Impl::giveMemory(const std::shared_ptr<BatchExecutor> &Exec) {
+  if (!O.ZeroCopy)
+    return std::nullopt;
+  for (auto &G : GivenMemory)
+    if (G.lock() == Exec)
+      return std::nullopt;
+  struct Ranges {
+    BatchExecutor &Exec;
+    MaybeError Failure;
+  } R{*Exec, std::nullopt};
+  rte_mempool_mem_iter(
+      Pool,
+      [](rte_mempool *, void *Opaque, rte_mempool_memhdr *Hdr, unsigned) {
+        auto *Rs = static_cast<Ranges *>(Opaque);
+        if (!Rs->Failure)
+          Rs->Failure = Rs->Exec.usePacketMemory(Hdr->addr, Hdr->len);
+      },
+      &R);
+  GivenMemory.push_back(Exec);
+  if (R.Failure)
+    return std::move(*R.Failure).withContext("zero-copy packet memory");
+  return std::nullopt;
+}
+
 void Dataplane::Impl::publish(Worker &W, std::unique_ptr<TaskList> L) {
   W.Tasks.store(L.get(), std::memory_order_release);
   synchronize(); // nobody iterates the old list any more
@@ -384,8 +620,10 @@ MaybeError Dataplane::Impl::probe(const dpdk::DeviceSpec &D, uint16_t &EthId) {
   Eal->captureLog();
   int R = rte_dev_probe(D.Eal.c_str());
   if (R != 0 && R != -EEXIST) {
-    Error E(dpdk::withLog("port '" + D.Given + "': cannot probe the device: " + std::strerror(-R),
-                          *Eal));
+    // DPDK's log says why; its return code alone is often a stray errno.
+    std::string Log = Eal->takeLog();
+    Error E("port '" + D.Given + "': no such device" +
+            (Log.empty() ? std::string(": ") + std::strerror(-R) : " (" + Log + ")"));
     Eal->logToStderr();
     return E;
   }
@@ -434,18 +672,65 @@ MaybeError Dataplane::Impl::setUp(const dpdk::DeviceSpec &D, uint16_t EthId, uin
   return std::nullopt;
 }
 
-void Dataplane::Impl::finishOutputs(const Port &P, bool Keep) {
-  for (const dpdk::DeviceSpec *D : {&P.Dev, &P.ExcDev})
-    for (const auto &[Final, Tmp] : D->Outputs)
-      if (!Keep || std::rename(Tmp.c_str(), Final.c_str()) != 0)
-        std::remove(Tmp.c_str());
+Expected<ExceptionPort *> Dataplane::Impl::openException(const std::string &Given) {
+  auto D = dpdk::parseDevice(Given);
+  if (!D)
+    return D.takeError();
+  if (D->Generator)
+    return Error("port '" + Given + "': the generator cannot be an exception port");
+  if (auto It = Exceptions.find(D->Name); It != Exceptions.end()) {
+    ++It->second->Users;
+    return It->second.get();
+  }
+  for (const auto &Q : Ports)
+    if (Q->Dev.Name == D->Name)
+      return Error("device " + D->Name + " is already in use (port " + std::to_string(Q->Id) +
+                   ")");
+  auto X = std::make_unique<ExceptionPort>();
+  X->Dev = std::move(*D);
+  uint16_t EthId;
+  MaybeError E = probe(X->Dev, EthId);
+  if (!E) {
+    E = setUp(X->Dev, EthId, 1, X->Tx);
+    if (E)
+      closeDevice(EthId);
+  }
+  if (E) {
+    finishOutputs(X->Dev, false);
+    return std::move(*E);
+  }
+  X->Users = 1;
+  ExceptionPort *Raw = X.get();
+  Exceptions[X->Dev.Name] = std::move(X);
+  return Raw;
+}
+
+void Dataplane::Impl::releaseException(ExceptionPort *X, bool Keep) {
+  if (!X || --X->Users)
+    return;
+  closeDevice(X->Tx.EthId);
+  finishOutputs(X->Dev, Keep);
+  Exceptions.erase(X->Dev.Name);
+}
+
+void Dataplane::Impl::finishOutputs(const dpdk::DeviceSpec &D, bool Keep) {
+  for (const auto &[Final, Tmp] : D.Outputs)
+    if (!Keep || std::rename(Tmp.c_str(), Final.c_str()) != 0)
+      std::remove(Tmp.c_str());
 }
 
 void Dataplane::Impl::closePort(Port &P, bool KeepOutputs) {
+  if (P.Gen)
+    P.Gen->stop();
   closeDevice(P.Tx.EthId);
-  if (P.HasException)
-    closeDevice(P.ExcTx.EthId);
-  finishOutputs(P, KeepOutputs);
+  if (P.Gen) {
+    P.Gen.reset(); // its rings, after the port made of them
+    GenInUse = false;
+  }
+  finishOutputs(P.Dev, KeepOutputs);
+  releaseException(P.Exc, KeepOutputs);
+  P.Exc = nullptr;
+  retire(std::move(P.Owner));
 }
 
 PortStats Dataplane::Impl::snapshot(const Port &P) const {
@@ -454,13 +739,16 @@ PortStats Dataplane::Impl::snapshot(const Port &P) const {
   S.Device = P.Options.Device;
   S.Exception = P.Options.Exception;
   S.Options = P.Options;
-  S.Exec = P.Owner.get();
-  S.Program = P.Owner ? P.Owner->programName() : "";
+  S.Exec = P.Owner ? P.Owner->Exec.get() : nullptr;
+  S.Program = S.Exec ? S.Exec->programName() : "";
   S.TxPackets = P.Tx.Packets.get();
   S.TxBytes = P.Tx.Bytes.get();
   S.TxFull = P.Tx.Full.get();
-  S.PassTxPackets = P.ExcTx.Packets.get();
-  S.PassTxFull = P.ExcTx.Full.get();
+  if (P.Exc) {
+    // Over every port sharing the exception device.
+    S.PassTxPackets = P.Exc->Tx.Packets.get();
+    S.PassTxFull = P.Exc->Tx.Full.get();
+  }
   rte_eth_stats St;
   if (rte_eth_stats_get(P.Tx.EthId, &St) == 0) {
     S.RxNoMbuf = St.rx_nombuf;
@@ -468,6 +756,13 @@ PortStats Dataplane::Impl::snapshot(const Port &P) const {
     S.RxErrors = St.ierrors;
     S.TxErrors = St.oerrors;
   }
+  if (P.Gen) {
+    S.Generated = P.Gen->generated();
+    S.GenNoMbuf = P.Gen->noMbuf();
+  }
+  auto Ns = [&](uint64_t Tsc) {
+    return Tsc > StartTsc ? (Tsc - StartTsc) * 1000000000 / Hz : 0;
+  };
   for (const auto &T : P.Tasks) {
     QueueStats Q;
     Q.Queue = T->Queue;
@@ -486,6 +781,10 @@ PortStats Dataplane::Impl::snapshot(const Port &P) const {
     Q.RedirectUnknown = T->RedirectUnknown.get();
     Q.PassDropped = T->PassDropped.get();
     Q.ExecFailed = T->ExecFailed.get();
+    Q.FirstRxNs = Ns(T->FirstRxTsc.get());
+    Q.LastDoneNs = Ns(T->LastDoneTsc.get());
+    if (S.FirstFailure.empty() && T->Failed.load(std::memory_order_acquire))
+      S.FirstFailure = T->FirstFailure;
     S.Queues.push_back(std::move(Q));
   }
   return S;
@@ -498,6 +797,8 @@ Dataplane::~Dataplane() { stop(); }
 Expected<std::unique_ptr<Dataplane>> Dataplane::start(const DataplaneOptions &O) {
   if (O.Workers < 1 || O.Workers > MaxDataplaneWorkers)
     return Error("workers must be 1 to " + std::to_string(MaxDataplaneWorkers));
+  if (O.Depth < 1 || O.Depth > MaxDepth)
+    return Error("batches in flight per queue must be 1 to " + std::to_string(MaxDepth));
   auto I = std::make_unique<Impl>();
   I->O = O;
   uint32_t Mbufs = O.Mbufs ? O.Mbufs : DefaultMbufs;
@@ -508,15 +809,16 @@ Expected<std::unique_ptr<Dataplane>> Dataplane::start(const DataplaneOptions &O)
   // scanned at all (a machine's NICs stay untouched).
   if (O.Pci)
     Extra.insert(Extra.begin(), "--allow=0000:00:00.0"); // probe none at start
-  auto E = dpdk::Eal::init({}, O.Workers + 1, MemoryMb, Extra);
+  const unsigned Lcores = O.Workers + O.GenLcores + 1;
+  auto E = dpdk::Eal::init({}, Lcores, MemoryMb, Extra);
   if (!E)
     return E.takeError();
   I->Eal = std::move(*E);
-  if (rte_lcore_count() < O.Workers + 1)
-    return Error("the data plane needs " + std::to_string(O.Workers + 1) +
-                 " lcores (the workers and the main one); the EAL has " +
+  if (rte_lcore_count() < Lcores)
+    return Error("the data plane needs " + std::to_string(Lcores) +
+                 " lcores (the workers, the generator's and the main one); the EAL has " +
                  std::to_string(rte_lcore_count()));
-  I->Pool = rte_pktmbuf_pool_create("ebpfgpu_daemon", Mbufs, MbufCache, 0, uint16_t(DataRoom),
+  I->Pool = rte_pktmbuf_pool_create("ebpfgpu_mbufs", Mbufs, MbufCache, 0, uint16_t(DataRoom),
                                     int(rte_socket_id()));
   if (!I->Pool)
     return Error(dpdk::withLog("cannot allocate " + std::to_string(Mbufs) + " mbufs of " +
@@ -524,6 +826,9 @@ Expected<std::unique_ptr<Dataplane>> Dataplane::start(const DataplaneOptions &O)
                                *I->Eal));
   I->Eal->logToStderr();
   I->Hz = rte_get_tsc_hz();
+  I->StartTsc = rte_rdtsc();
+  I->ReapTsc = I->Hz / 500000; // 2 us
+  I->Budget = O.Count;
   for (unsigned W = 0; W < O.Workers; ++W) {
     auto Wk = std::make_unique<Worker>();
     Wk->Index = W;
@@ -534,8 +839,11 @@ Expected<std::unique_ptr<Dataplane>> Dataplane::start(const DataplaneOptions &O)
   size_t Next = 0;
   unsigned Lcore;
   RTE_LCORE_FOREACH_WORKER(Lcore) {
-    if (Next == I->Workers.size())
-      break;
+    if (Next == I->Workers.size()) {
+      if (I->GenLcores.size() < O.GenLcores)
+        I->GenLcores.push_back(Lcore);
+      continue;
+    }
     Worker *W = I->Workers[Next].get();
     W->Owner = I.get();
     if (int R = rte_eal_remote_launch(Impl::main, W, Lcore)) {
@@ -552,6 +860,14 @@ Expected<std::unique_ptr<Dataplane>> Dataplane::start(const DataplaneOptions &O)
 
 unsigned Dataplane::workers() const { return unsigned(P->Workers.size()); }
 
+uint64_t Dataplane::received() const {
+  uint64_t N = 0;
+  for (const auto &Pt : P->Ports)
+    for (const auto &T : Pt->Tasks)
+      N += T->RxPackets.get();
+  return N;
+}
+
 Expected<uint32_t> Dataplane::attach(const AttachOptions &O, std::shared_ptr<BatchExecutor> Exec) {
   Impl &I = *P;
   if (!I.Running)
@@ -563,20 +879,20 @@ Expected<uint32_t> Dataplane::attach(const AttachOptions &O, std::shared_ptr<Bat
   auto Dev = dpdk::parseDevice(O.Device);
   if (!Dev)
     return Dev.takeError();
-  std::optional<dpdk::DeviceSpec> Exc;
-  if (!O.Exception.empty()) {
-    auto X = dpdk::parseDevice(O.Exception);
-    if (!X)
-      return X.takeError();
-    if (X->Name == Dev->Name)
-      return Error("port '" + O.Device + "': its exception port is the port itself");
-    Exc = std::move(*X);
-  }
   for (const auto &Q : I.Ports)
-    for (const dpdk::DeviceSpec *D : {&Q->Dev, &Q->ExcDev})
-      if (!D->Name.empty() && (D->Name == Dev->Name || (Exc && D->Name == Exc->Name)))
-        return Error("device " + D->Name + " is already in use (port " + std::to_string(Q->Id) +
-                     ")");
+    if (Q->Dev.Name == Dev->Name)
+      return Error("device " + Dev->Name + " is already in use (port " + std::to_string(Q->Id) +
+                   ")");
+  if (I.Exceptions.count(Dev->Name))
+    return Error("device " + Dev->Name + " is already in use (an exception port)");
+  if (Dev->Generator) {
+    if (I.GenInUse)
+      return Error("at most one generator port");
+    if (I.GenLcores.empty())
+      return Error("port '" + O.Device + "': the data plane has no lcore for a generator");
+    if (!O.GenPackets)
+      return Error("port '" + O.Device + "': no packets for the generator to send (--gen-pcap)");
+  }
   uint32_t Id = 1;
   while (Id <= MaxDataplanePorts && I.Table[Id].load())
     ++Id;
@@ -587,31 +903,42 @@ Expected<uint32_t> Dataplane::attach(const AttachOptions &O, std::shared_ptr<Bat
   Pt->Id = Id;
   Pt->Options = O;
   Pt->Dev = *Dev;
+  Pt->Receiving = !O.Paused;
   uint16_t EthId;
-  if (MaybeError E = I.probe(Pt->Dev, EthId))
+  if (Dev->Generator) {
+    auto G = dpdk::Generator::create(Dev->Name, *O.GenPackets, std::min(O.GenFrame, I.O.MaxFrame),
+                                     uint16_t(O.Queues), uint16_t(I.Workers.size()),
+                                     unsigned(I.GenLcores.size()), I.Pool);
+    if (!G)
+      return G.takeError();
+    Pt->Gen = std::move(*G);
+    EthId = Pt->Gen->port();
+  } else if (MaybeError E = I.probe(Pt->Dev, EthId)) {
     return std::move(*E);
-  if (MaybeError E = I.setUp(Pt->Dev, EthId, uint16_t(O.Queues), Pt->Tx)) {
+  }
+  auto Undo = [&](Error E) -> Error {
+    if (Pt->Gen)
+      Pt->Gen->stop();
     I.closeDevice(EthId);
-    I.finishOutputs(*Pt, false);
-    return std::move(*E);
+    Pt->Gen.reset();
+    I.finishOutputs(Pt->Dev, false);
+    I.releaseException(Pt->Exc, false);
+    return E;
+  };
+  if (MaybeError E = I.setUp(Pt->Dev, EthId, uint16_t(O.Queues), Pt->Tx))
+    return Undo(std::move(*E));
+  if (!O.Exception.empty()) {
+    auto X = I.openException(O.Exception);
+    if (!X)
+      return Undo(X.takeError());
+    if ((*X)->Dev.Name == Dev->Name)
+      return Undo(Error("port '" + O.Device + "': its exception port is the port itself"));
+    Pt->Exc = *X;
   }
-  if (Exc) {
-    Pt->ExcDev = *Exc;
-    Pt->HasException = true;
-    uint16_t ExcId;
-    MaybeError E = I.probe(Pt->ExcDev, ExcId);
-    if (!E) {
-      E = I.setUp(Pt->ExcDev, ExcId, 1, Pt->ExcTx);
-      if (E)
-        I.closeDevice(ExcId);
-    }
-    if (E) {
-      I.closeDevice(EthId);
-      I.finishOutputs(*Pt, false);
-      return std::move(*E);
-    }
-  }
-  Pt->Owner = std::move(Exec);
+  auto B = I.bind(std::move(Exec), O.Queues);
+  if (!B)
+    return Undo(B.takeError());
+  Pt->Owner = std::move(*B);
   Pt->Prog.store(Pt->Owner.get(), std::memory_order_release);
   // Each rx queue to the worker with the fewest.
   std::vector<size_t> Load(I.Workers.size());
@@ -621,12 +948,20 @@ Expected<uint32_t> Dataplane::attach(const AttachOptions &O, std::shared_ptr<Bat
   for (uint32_t Q = 0; Q < O.Queues; ++Q) {
     size_t W = size_t(std::min_element(Load.begin(), Load.end()) - Load.begin());
     ++Load[W];
-    Pt->Tasks.push_back(
-        std::make_unique<Task>(*Pt, uint16_t(Q), unsigned(W), O.BatchSize, I.O.MaxFrame));
-    Pt->Tasks.back()->Batch.setIngress(Id, Q);
+    Pt->Tasks.push_back(std::make_unique<Task>(*Pt, uint16_t(Q), unsigned(Q), unsigned(W),
+                                               O.BatchSize, I.O.MaxFrame, I.O.Depth));
+    for (auto &S : Pt->Tasks.back()->Slots)
+      S->Batch.setIngress(Id, Q);
     Pt->Tasks.back()->TimeoutTsc = I.Hz * O.TimeoutUs / 1000000;
     Added[W].push_back(Pt->Tasks.back().get());
   }
+  if (Pt->Gen)
+    if (MaybeError E = Pt->Gen->start(I.GenLcores)) {
+      Error Err = std::move(*E);
+      I.retire(std::move(Pt->Owner));
+      return Undo(std::move(Err));
+    }
+  I.GenInUse = I.GenInUse || Pt->Gen != nullptr;
   Port *Raw = Pt.get();
   I.Ports.push_back(std::move(Pt));
   I.Table[Id].store(Raw, std::memory_order_release);
@@ -640,22 +975,32 @@ Expected<uint32_t> Dataplane::attach(const AttachOptions &O, std::shared_ptr<Bat
   return Id;
 }
 
+MaybeError Dataplane::resume(uint32_t Id) {
+  Port *Pt = Id >= 1 && Id <= MaxDataplanePorts ? P->Table[Id].load() : nullptr;
+  if (!Pt)
+    return Error("no port " + std::to_string(Id));
+  Pt->Receiving.store(true, std::memory_order_release);
+  return std::nullopt;
+}
+
 MaybeError Dataplane::replace(uint32_t Id, std::shared_ptr<BatchExecutor> Exec) {
   Impl &I = *P;
   Port *Pt = Id >= 1 && Id <= MaxDataplanePorts ? I.Table[Id].load() : nullptr;
   if (!Pt)
     return Error("no port " + std::to_string(Id));
-  std::shared_ptr<BatchExecutor> Old = std::move(Pt->Owner);
-  Pt->Owner = std::move(Exec);
+  auto B = I.bind(std::move(Exec), Pt->Tasks.size());
+  if (!B)
+    return B.takeError();
+  std::unique_ptr<Binding> Old = std::move(Pt->Owner);
+  Pt->Owner = std::move(*B);
   Pt->Prog.store(Pt->Owner.get(), std::memory_order_seq_cst);
-  // Batches that read the old program before the switch end before every
-  // worker passes its next quiescent point.
-  I.synchronize();
-  Old.reset();
+  // Batches that read the old program before the switch end (retire waits
+  // for them) before it is released.
+  I.retire(std::move(Old));
   return std::nullopt;
 }
 
-Expected<PortStats> Dataplane::detach(uint32_t Id) {
+Expected<PortStats> Dataplane::detach(uint32_t Id, bool KeepOutputs) {
   Impl &I = *P;
   Port *Pt = Id >= 1 && Id <= MaxDataplanePorts ? I.Table[Id].load() : nullptr;
   if (!Pt)
@@ -677,10 +1022,21 @@ Expected<PortStats> Dataplane::detach(uint32_t Id) {
   // No batch that found this port in the table is still sending to it.
   I.synchronize();
   PortStats Final = I.snapshot(*Pt);
-  I.closePort(*Pt, true);
+  I.closePort(*Pt, KeepOutputs);
   I.Ports.erase(
       std::find_if(I.Ports.begin(), I.Ports.end(), [&](const auto &Q) { return Q.get() == Pt; }));
   return Final;
+}
+
+void Dataplane::stopReceiving() {
+  Impl &I = *P;
+  for (auto &Pt : I.Ports)
+    for (auto &T : Pt->Tasks)
+      T->StopRx.store(true, std::memory_order_release);
+  for (auto &Pt : I.Ports)
+    for (auto &T : Pt->Tasks)
+      while (!T->Stopped.load(std::memory_order_acquire) && !I.Workers[T->Worker]->Offline.load())
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
 }
 
 std::vector<PortStats> Dataplane::stats() const {
@@ -704,6 +1060,9 @@ void Dataplane::stop() {
   if (!I.Running)
     return;
   I.Running = false;
+  for (auto &Pt : I.Ports)
+    if (Pt->Gen)
+      Pt->Gen->stop();
   I.Quit = true;
   rte_eal_mp_wait_lcore();
   for (auto &Pt : I.Ports)
@@ -711,6 +1070,10 @@ void Dataplane::stop() {
   I.Ports.clear();
   for (auto &W : I.Workers)
     W->Owned.reset();
+  for (auto &G : I.GivenMemory)
+    if (auto Exec = G.lock())
+      Exec->forgetPacketMemory();
+  I.GivenMemory.clear();
   if (I.Pool)
     rte_mempool_free(I.Pool);
   I.Pool = nullptr;

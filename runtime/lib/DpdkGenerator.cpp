@@ -7,26 +7,32 @@
 #include <rte_errno.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
+#include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_pause.h>
+#include <rte_prefetch.h>
 #include <rte_ring.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace ebpfgpu::runtime::dpdk {
 
 namespace {
-constexpr unsigned Burst = 32;
-constexpr unsigned RingSize = 1024;
+constexpr unsigned Burst = 64;
+constexpr unsigned RingSize = 2048;
 } // namespace
 
 Expected<std::unique_ptr<Generator>> Generator::create(const std::string &Name,
                                                        const PacketBatch &Templates,
                                                        uint32_t FrameSize, uint16_t RxQueues,
-                                                       uint16_t TxQueues, rte_mempool *Pool) {
+                                                       uint16_t TxQueues, unsigned Lcores,
+                                                       rte_mempool *Pool) {
   if (Templates.size() == 0)
     return Error("port '" + Name + "': the generator has no packets to send (--gen-pcap)");
+  if (Lcores == 0)
+    return Error("port '" + Name + "': the generator needs at least one lcore");
   std::unique_ptr<Generator> G(new Generator());
   G->Pool = Pool;
   G->FrameSize = FrameSize;
@@ -47,19 +53,33 @@ Expected<std::unique_ptr<Generator>> Generator::create(const std::string &Name,
     return rte_ring_create(RingName.c_str(), RingSize, int(rte_socket_id()), Flags);
   };
   for (uint16_t Q = 0; Q < RxQueues; ++Q) {
-    // One producer (the generator), one consumer (the queue's worker).
+    // One producer (its generator lcore), one consumer (the queue's worker).
     rte_ring *R = Ring("rx" + std::to_string(Q), RING_F_SP_ENQ | RING_F_SC_DEQ);
     if (!R)
       return Error("port '" + Name + "': cannot make its rx ring: " + rte_strerror(rte_errno));
     G->Rx.push_back(R);
   }
   for (uint16_t Q = 0; Q < TxQueues; ++Q) {
-    // Workers may share a tx queue (under the forwarder's lock).
+    // Workers may share a tx queue (under the data plane's lock); one
+    // generator lcore drains it.
     rte_ring *R = Ring("tx" + std::to_string(Q), RING_F_SC_DEQ);
     if (!R)
       return Error("port '" + Name + "': cannot make its tx ring: " + rte_strerror(rte_errno));
     G->Tx.push_back(R);
   }
+  Lcores = std::min<unsigned>(Lcores, RxQueues);
+  for (unsigned L = 0; L < Lcores; ++L) {
+    auto P = std::make_unique<Part>();
+    P->G = G.get();
+    // Lcores start at different templates, so that each ring's traffic
+    // is the whole mix and not the same packets on every queue at once.
+    P->Next = (G->Count * L / Lcores) % G->Count;
+    G->Parts.push_back(std::move(P));
+  }
+  for (uint16_t Q = 0; Q < RxQueues; ++Q)
+    G->Parts[Q % Lcores]->Rx.push_back(G->Rx[Q]);
+  for (uint16_t Q = 0; Q < TxQueues; ++Q)
+    G->Parts[Q % Lcores]->Tx.push_back(G->Tx[Q]);
   int Port = rte_eth_from_rings(Name.c_str(), G->Rx.data(), RxQueues, G->Tx.data(), TxQueues,
                                 rte_socket_id());
   if (Port < 0)
@@ -68,53 +88,98 @@ Expected<std::unique_ptr<Generator>> Generator::create(const std::string &Name,
   return G;
 }
 
-Generator::~Generator() {
-  rte_mbuf *M[Burst];
-  for (rte_ring *R : Rx) {
-    while (unsigned N = rte_ring_dequeue_burst(R, reinterpret_cast<void **>(M), Burst, nullptr))
-      rte_pktmbuf_free_bulk(M, N);
-    rte_ring_free(R);
+MaybeError Generator::start(const std::vector<unsigned> &Lcores) {
+  if (Lcores.size() < Parts.size())
+    return Error("the generator needs " + std::to_string(Parts.size()) + " lcore(s) of its own");
+  for (size_t I = 0; I < Parts.size(); ++I) {
+    Parts[I]->Lcore = Lcores[I];
+    if (rte_eal_remote_launch(Generator::main, Parts[I].get(), Lcores[I]) != 0) {
+      stop();
+      return Error("cannot start the generator on lcore " + std::to_string(Lcores[I]));
+    }
+    Parts[I]->Running = true;
   }
-  for (rte_ring *R : Tx) {
-    while (unsigned N = rte_ring_dequeue_burst(R, reinterpret_cast<void **>(M), Burst, nullptr))
-      rte_pktmbuf_free_bulk(M, N);
-    rte_ring_free(R);
-  }
+  return std::nullopt;
 }
 
-int Generator::main(void *Self) { return static_cast<Generator *>(Self)->loop(); }
+void Generator::stop() {
+  Quit.store(true, std::memory_order_relaxed);
+  for (auto &P : Parts)
+    if (P->Running) {
+      rte_eal_wait_lcore(P->Lcore);
+      P->Running = false;
+    }
+}
 
-int Generator::loop() {
+uint64_t Generator::generated() const {
+  uint64_t N = 0;
+  for (const auto &P : Parts)
+    N += P->Generated.load(std::memory_order_relaxed);
+  return N;
+}
+
+uint64_t Generator::noMbuf() const {
+  uint64_t N = 0;
+  for (const auto &P : Parts)
+    N += P->NoMbuf.load(std::memory_order_relaxed);
+  return N;
+}
+
+Generator::~Generator() {
+  stop();
   rte_mbuf *M[Burst];
-  size_t Next = 0, Queue = 0;
+  for (auto *Rings : {&Rx, &Tx})
+    for (rte_ring *R : *Rings) {
+      while (unsigned N = rte_ring_dequeue_burst(R, reinterpret_cast<void **>(M), Burst, nullptr))
+        rte_pktmbuf_free_bulk(M, N);
+      rte_ring_free(R);
+    }
+}
+
+int Generator::main(void *Arg) {
+  auto *P = static_cast<Part *>(Arg);
+  P->G->loop(*P);
+  return 0;
+}
+
+void Generator::loop(Part &P) {
+  rte_mbuf *M[Burst];
+  size_t Next = P.Next, Queue = 0;
+  uint64_t Generated = 0, NoMbuf = 0;
+  const uint8_t *Templates = Frames.data();
+  const uint32_t Size = FrameSize;
   while (!Quit.load(std::memory_order_relaxed)) {
     // What the program sent back out of the port: freed.
-    for (rte_ring *R : Tx)
-      if (unsigned N = rte_ring_dequeue_burst(R, reinterpret_cast<void **>(M), Burst, nullptr))
+    for (rte_ring *R : P.Tx)
+      if (unsigned N = rte_ring_sc_dequeue_burst(R, reinterpret_cast<void **>(M), Burst, nullptr))
         rte_pktmbuf_free_bulk(M, N);
-    rte_ring *R = Rx[Queue];
-    Queue = (Queue + 1) % Rx.size();
+    rte_ring *R = P.Rx[Queue];
+    if (++Queue == P.Rx.size())
+      Queue = 0;
     if (rte_ring_free_count(R) < Burst) {
       rte_pause();
       continue;
     }
     if (rte_pktmbuf_alloc_bulk(Pool, M, Burst) != 0) {
-      NoMbuf.fetch_add(1, std::memory_order_relaxed);
+      P.NoMbuf.store(++NoMbuf, std::memory_order_relaxed);
       rte_pause();
       continue;
     }
+    for (unsigned I = 0; I < Burst; ++I)
+      __builtin_prefetch(rte_pktmbuf_mtod(M[I], uint8_t *), 1, 3); // to be written
     for (unsigned I = 0; I < Burst; ++I) {
-      std::memcpy(rte_pktmbuf_mtod(M[I], uint8_t *), Frames.data() + Next * FrameSize, FrameSize);
-      M[I]->data_len = uint16_t(FrameSize);
-      M[I]->pkt_len = FrameSize;
-      Next = Next + 1 == Count ? 0 : Next + 1;
+      std::memcpy(rte_pktmbuf_mtod(M[I], uint8_t *), Templates + Next * Size, Size);
+      M[I]->data_len = uint16_t(Size);
+      M[I]->pkt_len = Size;
+      if (++Next == Count)
+        Next = 0;
     }
     unsigned Sent = rte_ring_sp_enqueue_burst(R, reinterpret_cast<void **>(M), Burst, nullptr);
     if (Sent < Burst)
       rte_pktmbuf_free_bulk(M + Sent, Burst - Sent);
-    Generated.fetch_add(Sent, std::memory_order_relaxed);
+    Generated += Sent;
+    P.Generated.store(Generated, std::memory_order_relaxed);
   }
-  return 0;
 }
 
 } // namespace ebpfgpu::runtime::dpdk

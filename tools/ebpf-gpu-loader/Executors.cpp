@@ -311,6 +311,44 @@ Expected<loader::GpuObjectSpec> compileForGpu(const std::string &Object,
 }
 #endif // EBPF_GPU_LOADER_WITH_COMPILER
 
+namespace {
+
+class NullExecutor final : public BatchExecutor {
+public:
+  MaybeError run(PacketBatch &Batch) override {
+    for (size_t I = 0; I < Batch.size(); ++I)
+      Batch.setOutcome(I, Batch.offset(I), Batch.length(I), uint64_t(runtime::XdpAction::Drop), 0);
+    return std::nullopt;
+  }
+  Expected<std::string> dumpMaps() override { return std::string(); }
+  MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &,
+                       const std::vector<uint8_t> &) override {
+    return Error("no map " + Map + " (the null back end runs no program)");
+  }
+  MaybeError setFib(const std::vector<uint8_t> &) override { return std::nullopt; }
+  MaybeError setInnerMap(const std::string &Outer, const std::vector<uint8_t> &,
+                         const std::string &) override {
+    return Error("no map " + Outer + " (the null back end runs no program)");
+  }
+  MaybeError checkMaps() override { return std::nullopt; }
+  Expected<std::string> takeTrace() override { return std::string(); }
+  Expected<std::string> takeEvents() override { return std::string(); }
+  Expected<std::vector<std::string>> warnings() override { return std::vector<std::string>(); }
+  std::vector<runtime::MapInfo> maps() const override { return {}; }
+  MaybeError accessMap(const std::string &Name, const runtime::MapOperation &) override {
+    return Error("no map " + Name + " (the null back end runs no program)");
+  }
+  const std::string &programName() const override { return Name; }
+  const char *backendName() const override { return "null"; }
+
+private:
+  std::string Name = "(none)";
+};
+
+} // namespace
+
+std::unique_ptr<BatchExecutor> makeNullExecutor() { return std::make_unique<NullExecutor>(); }
+
 #ifdef EBPF_GPU_HAVE_CUDA
 namespace {
 
@@ -348,6 +386,8 @@ public:
     }
     return std::nullopt;
   }
+
+  Expected<std::unique_ptr<runtime::BatchLane>> openLane(unsigned Depth) override;
 
   Expected<std::string> dumpMaps() override {
     std::lock_guard Lock(Launching);
@@ -521,6 +561,7 @@ public:
   }
 
 private:
+  friend class GpuLane;
   /// Each packet's buffer in the runner's frames: XDP's headroom, the
   /// packet, XDP's tailroom, rounded up to 64 bytes; only what a batch
   /// holds crosses PCIe.
@@ -694,6 +735,154 @@ private:
   TraceCollector Trace;
   EventCollector Events;
 };
+
+/// A worker's own way to the GPU (GpuExecOptions::AsyncLanes): a launch-mode
+/// runner per slot, each with its stream and pinned buffers, so that the
+/// worker's batches and other workers' run on the GPU while it receives
+/// and acts on others. Only for programs whose batches need nothing from
+/// the host between them (GpuProgram::needsHostBetweenBatches).
+class GpuLane final : public runtime::BatchLane {
+public:
+  GpuLane(GpuExecutor &X, unsigned Depth) : X(X), Slots(Depth) {}
+  ~GpuLane() override {
+    if (X.Dev->bindThread())
+      return;
+    for (Slot &S : Slots)
+      S.Runner.reset(); // waits for a batch still in flight
+  }
+  unsigned depth() const override { return unsigned(Slots.size()); }
+
+  MaybeError submit(unsigned Index, PacketBatch &Batch) override {
+    if (MaybeError E = X.Dev->bindThread())
+      return E;
+    Slot &S = Slots[Index];
+    S.Batch = &Batch;
+    const uint32_t Count = uint32_t(Batch.size());
+    S.InPlace = inPlace(Batch);
+    size_t Bytes = 0;
+    if (!S.InPlace)
+      for (uint32_t K = 0; K < Count; ++K)
+        Bytes += GpuExecutor::bufferBytes(Batch.length(K));
+    if (MaybeError E = ensureRunner(S, std::max<uint32_t>(Count, 1), Bytes))
+      return E;
+    ebpfgpu_packet_desc *Descs = S.Runner->descs();
+    const uint32_t Ifindex = Batch.ingressIfindex(), Queue = Batch.rxQueueIndex();
+    if (S.InPlace) {
+      for (uint32_t K = 0; K < Count; ++K) {
+        ebpfgpu_packet_desc &D = Descs[K];
+        D = {};
+        D.buffer = X.mappedAddress(Batch.buffer(K), Batch.bufferSize(K));
+        D.data_offset = Batch.offset(K);
+        D.length = Batch.length(K);
+        D.buffer_size = Batch.bufferSize(K);
+        D.ingress_ifindex = Ifindex;
+        D.rx_queue_index = Queue;
+      }
+    } else {
+      uint8_t *Frames = S.Runner->frames();
+      size_t At = 0;
+      for (uint32_t K = 0; K < Count; ++K) {
+        uint32_t Len = Batch.length(K);
+        ebpfgpu_packet_desc &D = Descs[K];
+        D = {};
+        D.buffer = At;
+        D.data_offset = runtime::XdpHeadroom;
+        D.length = Len;
+        D.buffer_size = uint32_t(GpuExecutor::bufferBytes(Len));
+        D.ingress_ifindex = Ifindex;
+        D.rx_queue_index = Queue;
+        std::memcpy(Frames + At + runtime::XdpHeadroom, Batch.data(K), Len);
+        At += D.buffer_size;
+      }
+      Bytes = At;
+    }
+    S.Bytes = Bytes;
+    return S.Runner->start(Count, Bytes, S.InPlace);
+  }
+
+  Expected<bool> poll(unsigned Index, bool Wait) override {
+    Slot &S = Slots[Index];
+    if (!S.Runner || !S.Batch)
+      return true;
+    if (MaybeError E = X.Dev->bindThread())
+      return std::move(*E);
+    auto Done = S.Runner->done(Wait);
+    if (!Done) {
+      S.Batch = nullptr;
+      return Done.takeError();
+    }
+    if (!*Done)
+      return false;
+    PacketBatch &Batch = *S.Batch;
+    S.Batch = nullptr;
+    const ebpfgpu_verdict *V = S.Runner->verdicts();
+    const uint8_t *Frames = S.Runner->frames();
+    size_t At = 0;
+    for (size_t K = 0; K < Batch.size(); ++K) {
+      if (!S.InPlace) {
+        size_t Buffer = GpuExecutor::bufferBytes(Batch.length(K));
+        if (V[K].data_offset > Buffer || V[K].length > Buffer - V[K].data_offset)
+          return Error("packet " + std::to_string(K) + " left its buffer");
+        std::memcpy(Batch.buffer(K) + V[K].data_offset, Frames + At + V[K].data_offset,
+                    V[K].length);
+        At += Buffer;
+      }
+      if (!Batch.setOutcome(K, V[K].data_offset, V[K].length, V[K].action, V[K].redirect_target))
+        return Error("packet " + std::to_string(K) + " left its buffer");
+    }
+    return true;
+  }
+
+private:
+  struct Slot {
+    std::unique_ptr<loader::GpuRunner> Runner;
+    PacketBatch *Batch = nullptr; ///< in flight
+    bool InPlace = false;
+    size_t Bytes = 0;
+  };
+
+  /// Mapped path, every packet in mapped packet memory (mbufs).
+  bool inPlace(const PacketBatch &Batch) const {
+    if (X.Opts.Path != loader::GpuDataPath::Mapped || X.PacketRanges.empty())
+      return false;
+    for (size_t K = 0; K < Batch.size(); ++K)
+      if (!Batch.isExternal(K) || !X.mappedAddress(Batch.buffer(K), Batch.bufferSize(K)))
+        return false;
+    return true;
+  }
+
+  MaybeError ensureRunner(Slot &S, uint32_t Count, size_t Bytes) {
+    if (S.Runner && S.Runner->options().MaxPackets >= Count &&
+        S.Runner->options().MaxFrameBytes >= Bytes)
+      return std::nullopt;
+    loader::GpuRunnerOptions RO;
+    RO.Mode = loader::GpuMode::Launch;
+    RO.Path = X.Opts.Path;
+    RO.WatchdogMs = X.Opts.WatchdogMs;
+    RO.MaxPackets = std::max(Count, S.Runner ? S.Runner->options().MaxPackets : 0);
+    RO.MaxFrameBytes = std::max(Bytes, S.Runner ? S.Runner->options().MaxFrameBytes : 0);
+    S.Runner.reset();
+    auto R = loader::GpuRunner::create(*X.Dev, *X.Prog, RO);
+    if (!R)
+      return R.takeError().withContext("gpu back end");
+    S.Runner = std::move(*R);
+    return std::nullopt;
+  }
+
+  GpuExecutor &X;
+  std::vector<Slot> Slots;
+};
+
+Expected<std::unique_ptr<runtime::BatchLane>> GpuExecutor::openLane(unsigned Depth) {
+  bool Async = Opts.AsyncLanes && Opts.Mode == loader::GpuMode::Launch && Opts.LaunchSize == 0 &&
+               Depth > 0 && !Prog->needsHostBetweenBatches();
+  if (!Async)
+    return BatchExecutor::openLane(Depth);
+  std::lock_guard Lock(Launching);
+  if (MaybeError E = Dev->bindThread())
+    return std::move(*E);
+  return std::unique_ptr<runtime::BatchLane>(new GpuLane(*this, Depth));
+}
 
 } // namespace
 

@@ -77,7 +77,17 @@ struct GpuExecOptions {
   /// A CUDA context of the executor's own instead of the GPU's primary
   /// one, so that abandonGpuExecutor can stop it alone (the daemon).
   bool OwnContext = false;
+  /// openLane gives each worker runners of its own with batches in flight
+  /// at once (launch mode, programs that need the host between batches
+  /// excepted: theirs go one at a time through run()). Off in the daemon,
+  /// whose fault recovery halts and abandons the executor's one runner.
+  bool AsyncLanes = false;
 };
+
+/// A back end without a program: every packet's verdict is XDP_DROP and
+/// nothing runs. `forward --backend null` measures the ports and the data
+/// plane alone with it (their ceiling beside a real back end's figures).
+std::unique_ptr<runtime::BatchExecutor> makeNullExecutor();
 
 /// Opens GPU 0 and loads `Spec` (an XDP program); in persistent mode the
 /// kernel starts here. Each run() reclaims hash-map deletions between

@@ -54,11 +54,15 @@ int usage(const std::string &Msg) {
                "counted as pass_dropped)\n"
                "  --section NAME      program (function or section name) when the "
                "object has several\n"
-               "  --backend gpu|host  gpu: the GPU (default for a .gpu.o); host: this "
-               "CPU (JIT)\n"
+               "  --backend gpu|host|null\n"
+               "                      gpu: the GPU (default for a .gpu.o); host: this CPU (JIT);\n"
+               "                      null: no program, every packet dropped (the ceiling of\n"
+               "                      the ports and the data plane alone)\n"
                "  --queues N          rx queues per port, one worker lcore each "
                "(default 1)\n"
                "  --batch N           packets per batch (default 256)\n"
+               "  --depth N           batches each queue keeps in flight in the back end "
+               "(default 3)\n"
                "  --timeout-us T      run a partial batch once its first packet waited "
                "T us (default 100)\n"
                "  --count N           stop after N packets\n"
@@ -85,6 +89,7 @@ int usage(const std::string &Msg) {
                "                      this process filling its rx ring) sends, over and over\n"
                "  --gen-frame BYTES   the generator's frames: its packets cut or padded to BYTES\n"
                "                      (default 64)\n"
+               "  --gen-lcores N      lcores filling the generator's rx rings (default 1)\n"
                "  --fib FILE          the forwarding table bpf_fib_lookup reads (docs/MAPS.md);\n"
                "                      port i (from 0, --port order) is ifindex i + 1\n"
                "  --json              print the summary as JSON\n"
@@ -169,7 +174,8 @@ void printJson(const runtime::ForwardReport &R, const std::string &Prog, const c
     std::printf(", \"generated\": %llu, \"gen_no_mbuf\": %llu",
                 (unsigned long long)R.Generated, (unsigned long long)R.GenNoMbuf);
   if (P50Us >= 0)
-    std::printf(", \"gpu_batch_latency_us\": {\"p50\": %.2f, \"p99\": %.2f}", P50Us, P99Us);
+    std::printf(", \"batches\": %llu, \"batch_latency_us\": {\"p50\": %.2f, \"p99\": %.2f}",
+                (unsigned long long)R.Batches, P50Us, P99Us);
   std::printf("}\n");
 }
 
@@ -262,6 +268,10 @@ int forwardCommand(int argc, char **argv) {
       O.Queues = uint32_t(Number(1, runtime::MaxForwardQueues));
     else if (A == "--batch")
       O.BatchSize = uint32_t(Number(1, runtime::MaxForwardBatch));
+    else if (A == "--depth")
+      O.Depth = uint32_t(Number(1, runtime::MaxForwardDepth));
+    else if (A == "--gen-lcores")
+      O.GenLcores = uint32_t(Number(1, runtime::MaxForwardQueues));
     else if (A == "--timeout-us")
       O.TimeoutUs = uint32_t(Number(0, 10000000));
     else if (A == "--count")
@@ -319,8 +329,8 @@ int forwardCommand(int argc, char **argv) {
     fail(GpuObj.error().message()); // a .gpu.o, but damaged
   if (Backend.empty())
     Backend = GpuObj ? "gpu" : "host";
-  if (Backend != "gpu" && Backend != "host")
-    return usage("--backend must be gpu or host");
+  if (Backend != "gpu" && Backend != "host" && Backend != "null")
+    return usage("--backend must be gpu, host or null");
 
   std::unique_ptr<runtime::BatchExecutor> Exec;
   if (Backend == "gpu") {
@@ -347,6 +357,7 @@ int forwardCommand(int argc, char **argv) {
     GO.WatchdogMs = WatchdogMs;
     GO.MaxFrame = O.MaxFrame;
     GO.TimeKernel = false; // the batch path's latency, not the kernel's share
+    GO.AsyncLanes = true;  // each worker its own runners, batches in flight
     auto E = makeGpuExecutor(*GpuObj, GO);
     if (!E)
       fail(E.error().message());
@@ -354,6 +365,8 @@ int forwardCommand(int argc, char **argv) {
 #else
     fail("this loader was built without CUDA support (no cuda.h at build time)");
 #endif
+  } else if (Backend == "null") {
+    Exec = makeNullExecutor();
   } else {
     if (GpuObj)
       fail(Object + ": a .gpu.o holds GPU code only; give the host back end "
@@ -399,13 +412,13 @@ int forwardCommand(int argc, char **argv) {
   Expected<runtime::ForwardReport> R = runtime::forward(*Exec, O, Hooks);
   if (!R)
     fail(R.error().message());
+  // Batch latency as the data plane sees it: a batch's first packet
+  // received to its last one sent or freed.
   double P50 = -1, P99 = -1;
-#ifdef EBPF_GPU_HAVE_CUDA
-  if (Backend == "gpu") {
-    P50 = gpuLatencyUs(*Exec, 50);
-    P99 = gpuLatencyUs(*Exec, 99);
+  if (R->Batches) {
+    P50 = double(runtime::LatencyHistogram::quantile(R->Latency, 0.50)) / 1000.0;
+    P99 = double(runtime::LatencyHistogram::quantile(R->Latency, 0.99)) / 1000.0;
   }
-#endif
   if (Json) {
     printJson(*R, Exec->programName(), Exec->backendName(), P50, P99);
   } else {
@@ -414,7 +427,9 @@ int forwardCommand(int argc, char **argv) {
       std::printf("  generator: %llu frames made, %llu bursts without a free mbuf\n",
                   (unsigned long long)R->Generated, (unsigned long long)R->GenNoMbuf);
     if (P50 >= 0)
-      std::printf("  gpu batch latency: p50 %.1f us, p99 %.1f us\n", P50, P99);
+      std::printf("  %llu batches; batch latency (first packet in to last out): p50 %.1f us, "
+                  "p99 %.1f us\n",
+                  (unsigned long long)R->Batches, P50, P99);
   }
   return 0;
 }

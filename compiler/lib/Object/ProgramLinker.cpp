@@ -31,9 +31,9 @@ public:
 
 private:
   struct Piece {
-    size_t Sec;
-    uint32_t Begin, End;
-    uint32_t Linked;
+    size_t Sec = 0;
+    uint32_t Begin = 0, End = 0;
+    uint32_t Linked = 0;
   };
 
   uint32_t functionEnd(const ElfSection &Sec, uint32_t Idx) const;

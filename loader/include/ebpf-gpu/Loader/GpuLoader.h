@@ -192,6 +192,11 @@ public:
   /// Between batches: returns what the last batch deleted from hash maps
   /// to their free lists (no thread may still hold those elements).
   MaybeError reclaimMaps();
+  /// Whether batches need the host between them (reclaimMaps, takeTrace,
+  /// takeEvents can find work: hashed maps, event maps, bpf_trace_printk):
+  /// such a program's batches run one at a time, each followed by that
+  /// work; others may have several batches in flight at once.
+  bool needsHostBetweenBatches() const;
   /// Per hashed map with any: "NAME: N" updates refused so far because a
   /// batch unlinked every spare element (starvedUpdates).
   Expected<std::vector<std::string>> starvedMaps() const;

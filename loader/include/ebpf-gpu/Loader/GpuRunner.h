@@ -22,6 +22,7 @@
 
 #include "ebpf-gpu/Loader/GpuLoader.h"
 
+#include <chrono>
 #include <memory>
 
 namespace ebpfgpu::loader {
@@ -83,6 +84,17 @@ public:
   /// for the buffers.
   MaybeError runInPlace(uint32_t Count, BatchTiming *Timing = nullptr);
 
+  /// Launch mode, without waiting: queues what run() (InPlace false) or
+  /// runInPlace() (true) does on the runner's stream and returns; the
+  /// runner's buffers (and, in place, the packets) must stay untouched
+  /// until done() says the batch is done. One batch at a time per runner:
+  /// a data plane worker keeps several runners for several in flight.
+  MaybeError start(uint32_t Count, size_t FrameBytes, bool InPlace);
+  /// Whether the batch start() queued is done (`Wait`: returns only when
+  /// it is). Fails on a driver error, or once the batch has run longer
+  /// than the watchdog allows (as run(): every later batch fails too).
+  Expected<bool> done(bool Wait);
+
   /// Ends the runner's kernels: a persistent kernel is asked to stop and
   /// given the watchdog's time; a kernel that does not end (or that the
   /// watchdog already gave up on) is aborted (GpuProgram::abortKernels) and
@@ -104,6 +116,11 @@ private:
   MaybeError allocate();
   MaybeError startPersistent();
   MaybeError runLaunch(uint32_t Count, size_t FrameBytes, BatchTiming *Timing);
+  /// Checks a batch's descriptors and makes their buffers device addresses.
+  MaybeError checkBatch(uint32_t Count, size_t FrameBytes);
+  /// Queues a launch-mode batch (copies in, kernel, copies back), with
+  /// timing events where Ev is given.
+  MaybeError enqueueLaunch(uint32_t Count, size_t FrameBytes, void **Ev);
   MaybeError runPersistent(uint32_t Count, size_t FrameBytes, BatchTiming *Timing);
   /// True when the work queued on stream `S` ended within `Ms`.
   bool waitStopped(void *S, uint32_t Ms);
@@ -124,6 +141,10 @@ private:
   ebpfgpu_ring *Ring = nullptr;
   uint64_t DevRing = 0, DevSync = 0;
   uint32_t NextBatch = 1;
+  /// start(): the batch in flight, since when, and how many packets.
+  bool Pending = false;
+  uint32_t PendingCount = 0;
+  std::chrono::steady_clock::time_point PendingSince;
   bool Running = false, Stuck = false, Halted = false, Aborted = false;
   uint32_t GridThreads = 0;
 };

@@ -41,6 +41,30 @@ struct MapInfo {
 /// map (the GPU copies the block back then).
 using MapOperation = std::function<MaybeError(ebpfgpu_map &Map, bool &Changed)>;
 
+/// One packet path's own way into a back end, with up to `depth()` batches
+/// in flight at once (slots 0..depth()-1): a data plane worker submits a
+/// batch, goes on receiving the next one, and acts on the oldest when
+/// poll() says it is done. Each worker owns its lanes (a GPU lane has its
+/// own streams and pinned buffers), so workers never wait for each other
+/// in the back end. A lane is used by one thread at a time and must not
+/// outlive its executor.
+class BatchLane {
+public:
+  virtual ~BatchLane() = default;
+  /// Batches this lane can have in flight (slots); a lane whose back end
+  /// cannot overlap batches runs each to its end in submit().
+  virtual unsigned depth() const = 0;
+  /// Starts the program over `Batch` in slot `Slot` (not in flight). The
+  /// batch and the packet buffers it points to must stay untouched until
+  /// poll() says the slot is done. An error means the batch did not start.
+  virtual MaybeError submit(unsigned Slot, PacketBatch &Batch) = 0;
+  /// True when slot `Slot`'s batch is done: its verdicts and bytes are in
+  /// the batch, as run() leaves them. `Wait`: returns only then. An error
+  /// (a device fault, a watchdog) means the batch failed; the slot is free
+  /// again either way.
+  virtual Expected<bool> poll(unsigned Slot, bool Wait) = 0;
+};
+
 class BatchExecutor {
 public:
   virtual ~BatchExecutor() = default;
@@ -53,6 +77,12 @@ public:
   /// fault), not that a program refused a packet; the batch's verdicts are
   /// then unspecified.
   virtual MaybeError run(PacketBatch &Batch) = 0;
+
+  /// A lane of up to `Depth` batches in flight for one worker. The default
+  /// runs each batch synchronously in submit() through run();
+  /// back ends that can overlap batches with the worker's own work (the
+  /// GPU) return deeper lanes. Safe to call while other threads call run().
+  virtual Expected<std::unique_ptr<BatchLane>> openLane(unsigned Depth);
 
   /// The program's maps and global data as text (loader/MapMemory.h). Not
   /// to be called while run() is in progress.

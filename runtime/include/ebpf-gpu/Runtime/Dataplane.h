@@ -1,17 +1,27 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// The daemon's data plane: DPDK's EAL brought up once, a fixed set of
-// worker lcores started once, and ports that come and go while it runs
-// (DPDK hot-plug: rte_dev_probe of a vdev or PCI device, then
-// rte_eth_dev_stop/close and rte_dev_remove). Each port runs one program
-// (a BatchExecutor); each of its rx queues is polled by one worker. The
-// program of a port can be replaced while traffic runs: a worker reads the
-// port's program once at the start of each batch, and the old program is
-// released only after every worker has passed a quiescent point (between
-// two batches) since the switch, so no batch is lost or runs half on one
-// program, and no program is freed while a batch runs on it. Worker task
-// lists and ports are retired the same way (QSBR: quiescent-state-based
-// reclamation). Verdicts are acted on as by `forward` (DpdkForwarder.h).
+// The one data plane, of the daemon and of `forward` (DpdkForwarder.h):
+// DPDK's EAL brought up once, a fixed set of worker lcores started once,
+// and ports that come and go while it runs (DPDK hot-plug: rte_dev_probe of
+// a vdev or PCI device, then rte_eth_dev_stop/close and rte_dev_remove; or
+// the in-process generator port). Each port runs one program (a
+// BatchExecutor); each of its rx queues is polled by one worker, which
+// keeps up to `Depth` batches of it in flight in the back end through a
+// lane of its own (BatchLane): it receives and stages batch N+1 and acts on
+// batch N-1 while the back end runs batch N, and waits only when every
+// slot is busy. Verdicts are acted on in bursts: DROP and ABORTED freed,
+// TX out of the ingress port, REDIRECT to the port whose id the program
+// named, PASS to the port's exception port; every packet received ends in
+// one action counter and, when sent, in one sent or error counter.
+//
+// The program of a port can be replaced while traffic runs: a worker reads
+// the port's program (with its lanes) once per batch, and counts the
+// batches it has in flight on it; the old program is released once every
+// worker has passed a quiescent point since the switch and none of its
+// batches is in flight, so no batch is lost or runs half on one program,
+// and no program is freed while a batch runs on it. Worker task lists and
+// ports are retired the same way (QSBR: quiescent-state-based
+// reclamation).
 //
 // Thread-safety: one control thread calls every method; the workers are
 // the Dataplane's own.
@@ -39,8 +49,19 @@ constexpr uint32_t MaxDataplaneWorkers = 64;
 struct DataplaneOptions {
   /// Worker lcores, started once.
   unsigned Workers = 1;
+  /// Batches each rx queue may have in flight in the back end at once.
+  unsigned Depth = 3;
+  /// Lcores kept for a generator port's loops (attach with "gen").
+  unsigned GenLcores = 0;
   /// Mbufs in the one pool every port draws from (0: 32767).
   uint32_t Mbufs = 0;
+  /// Stop receiving after this many packets over all ports (0: no limit).
+  uint64_t Count = 0;
+  /// Run programs on packets in their mbufs (one segment) rather than on
+  /// copies; a back end that can (the GPU's mapped path) gets the pool's
+  /// memory (BatchExecutor::usePacketMemory) when a port is attached. The
+  /// program then has the mbuf's headroom (128 bytes) rather than XDP's 256.
+  bool ZeroCopy = false;
   /// Frames longer than this are dropped and counted as oversized.
   uint32_t MaxFrame = 2048;
   /// Scan the PCI bus (PCI ports can then be attached); without it the
@@ -54,8 +75,17 @@ struct AttachOptions {
   /// The port: a PCI address or a vdev string, as for `forward --port`.
   std::string Device;
   /// Where XDP_PASS packets go (transmit only); empty: freed and counted.
+  /// Ports that name the same exception device share it.
   std::string Exception;
   uint32_t Queues = 1, BatchSize = 256, TimeoutUs = 100;
+  /// Device "gen": the traffic the generator sends (its packets cut or
+  /// padded to GenFrame bytes, over and over) on DataplaneOptions::GenLcores
+  /// lcores. Must outlive the port.
+  const PacketBatch *GenPackets = nullptr;
+  uint32_t GenFrame = 64;
+  /// Attach without receiving yet: resume() starts it (e.g. once every
+  /// port a program redirects to is attached too).
+  bool Paused = false;
 };
 
 /// Counters of one rx queue (one worker's work on one port).
@@ -71,6 +101,9 @@ struct QueueStats {
   /// sent or freed.
   LatencyHistogram::Counts Latency{};
   uint64_t Oversized = 0, RedirectUnknown = 0, PassDropped = 0, ExecFailed = 0;
+  /// Nanoseconds since the data plane started: the first packet received
+  /// and the end of the last batch acted on (0: none yet).
+  uint64_t FirstRxNs = 0, LastDoneNs = 0;
 };
 
 struct PortStats {
@@ -85,6 +118,11 @@ struct PortStats {
   uint64_t PassTxPackets = 0, PassTxFull = 0;
   /// The driver's own counters.
   uint64_t RxNoMbuf = 0, RxMissed = 0, RxErrors = 0, TxErrors = 0;
+  /// The generator port's source: frames it made, bursts it found no mbuf
+  /// for.
+  uint64_t Generated = 0, GenNoMbuf = 0;
+  /// The first back-end failure of a batch of this port (empty: none).
+  std::string FirstFailure;
   std::vector<QueueStats> Queues;
 
   /// Sums over the queues.
@@ -107,19 +145,27 @@ public:
   /// (DPDK's reason included) for a device DPDK does not know or cannot
   /// open, one already in use, options it cannot meet.
   Expected<uint32_t> attach(const AttachOptions &O, std::shared_ptr<BatchExecutor> Exec);
+  /// Starts receiving on port `Id`, attached with AttachOptions::Paused.
+  MaybeError resume(uint32_t Id);
   /// Switches port `Id` to `Exec` between batches; returns once no worker
   /// runs a batch on the old program any more (which is then released).
   MaybeError replace(uint32_t Id, std::shared_ptr<BatchExecutor> Exec);
   /// Stops polling port `Id`, runs the batches its workers hold, closes its
-  /// devices (net_pcap output files are complete and renamed) and returns
-  /// its final counters.
-  Expected<PortStats> detach(uint32_t Id);
+  /// devices (net_pcap output files are complete and renamed, or removed
+  /// when !KeepOutputs) and returns its final counters.
+  Expected<PortStats> detach(uint32_t Id, bool KeepOutputs = true);
+
+  /// Every port stops receiving and runs and acts on the batches it holds;
+  /// returns once none is left (ports stay attached, their counters final).
+  void stopReceiving();
 
   /// Every port's counters now (read without stopping the workers).
   std::vector<PortStats> stats() const;
   /// The port with this id or ethdev name / device string, or 0.
   uint32_t findPort(const std::string &NameOrId) const;
   unsigned workers() const;
+  /// Packets received on every port so far (what Count limits).
+  uint64_t received() const;
 
   /// Workers stop taking new batches, run the ones they hold, and exit;
   /// every port is closed (net_pcap files complete); the EAL is cleaned up.

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// The DPDK data path: EAL set-up, ports (PCI NICs or vdevs: net_pcap,
-// net_ring, net_null, net_af_packet, net_tap), one worker lcore per rx
-// queue gathering rx bursts into batches, a BatchExecutor running the
-// program over each batch, and the verdicts acted on (DROP and ABORTED
+// `forward`: the data plane (Dataplane.h) over a fixed set of ports (PCI
+// NICs or vdevs: net_pcap, net_ring, net_null, net_af_packet, net_tap, or
+// the in-process generator), one worker lcore per rx queue gathering rx
+// bursts into batches with up to Depth of them in flight in the back end,
+// one program for every port, and the verdicts acted on (DROP and ABORTED
 // free, TX sends back out of the ingress port, REDIRECT to the port whose
 // ifindex the program named, PASS to the exception port). Every packet
 // received ends in exactly one action counter and, when it was to be sent,
@@ -13,6 +14,7 @@
 #define EBPF_GPU_RUNTIME_DPDKFORWARDER_H
 
 #include "ebpf-gpu/Runtime/BatchExecutor.h"
+#include "ebpf-gpu/Runtime/LatencyHistogram.h"
 #include "ebpf-gpu/Runtime/Packets.h"
 #include "ebpf-gpu/Support/Error.h"
 
@@ -29,6 +31,7 @@ constexpr uint32_t MaxForwardBatch = 65536;
 constexpr uint32_t MaxForwardQueues = 64;
 constexpr uint32_t MaxForwardPorts = 32;
 constexpr uint32_t MinForwardFrame = 64, MaxForwardFrame = 9216;
+constexpr uint32_t MaxForwardDepth = 16;
 
 struct ForwardOptions {
   /// Ports, in ifindex order (the first is ifindex 1, as bpf_redirect
@@ -44,6 +47,8 @@ struct ForwardOptions {
   uint32_t Queues = 1;
   /// Packets per batch, and how long a partial batch waits for more.
   uint32_t BatchSize = 256;
+  /// Batches each rx queue may have in flight in the back end at once.
+  uint32_t Depth = 3;
   uint32_t TimeoutUs = 100;
   /// Stop after this many packets were received (0: no limit).
   uint64_t Count = 0;
@@ -65,6 +70,8 @@ struct ForwardOptions {
   /// packets it sends, cut or padded to GenFrame bytes, over and over.
   const PacketBatch *GenPackets = nullptr;
   uint32_t GenFrame = 64;
+  /// Lcores filling the `gen` port's rx rings (each owns every N-th ring).
+  uint32_t GenLcores = 1;
   /// Extra EAL arguments, after the forwarder's own (so they win).
   std::vector<std::string> EalArgs;
   /// Set (from a signal handler, say) to stop; polled by every worker.
@@ -98,6 +105,10 @@ struct ForwardReport {
   uint64_t PassDropped = 0;
   /// Packets of batches the back end failed on: freed.
   uint64_t ExecFailed = 0;
+  /// Batches run, and their latency: first packet received to the last
+  /// one sent or freed (every queue's batches together).
+  uint64_t Batches = 0;
+  LatencyHistogram::Counts Latency{};
   /// The `gen` port's source: frames it made, bursts it found no mbuf for.
   uint64_t Generated = 0, GenNoMbuf = 0;
   unsigned Workers = 0;
