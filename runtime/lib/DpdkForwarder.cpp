@@ -209,6 +209,8 @@ Expected<ForwardReport> forward(BatchExecutor &Exec, const ForwardOptions &O,
     uint64_t Now = D.received();
     if (O.Count && Now >= O.Count)
       break;
+    if (O.DurationMs && Clock::now() - Start >= std::chrono::milliseconds(O.DurationMs))
+      break;
     if (Now != Seen) {
       Seen = Now;
       LastChange = Clock::now();

@@ -753,7 +753,7 @@ public:
   unsigned depth() const override { return unsigned(Slots.size()); }
 
   MaybeError submit(unsigned Index, PacketBatch &Batch) override {
-    if (MaybeError E = X.Dev->bindThread())
+    if (MaybeError E = bind())
       return E;
     Slot &S = Slots[Index];
     S.Batch = &Batch;
@@ -804,7 +804,7 @@ public:
     Slot &S = Slots[Index];
     if (!S.Runner || !S.Batch)
       return true;
-    if (MaybeError E = X.Dev->bindThread())
+    if (MaybeError E = bind())
       return std::move(*E);
     auto Done = S.Runner->done(Wait);
     if (!Done) {
@@ -841,6 +841,17 @@ private:
     size_t Bytes = 0;
   };
 
+  /// The executor's context current on this thread: set once per thread
+  /// that uses the lane (its worker), not at every call.
+  MaybeError bind() {
+    if (Bound == std::this_thread::get_id())
+      return std::nullopt;
+    if (MaybeError E = X.Dev->bindThread())
+      return E;
+    Bound = std::this_thread::get_id();
+    return std::nullopt;
+  }
+
   /// Mapped path, every packet in mapped packet memory (mbufs).
   bool inPlace(const PacketBatch &Batch) const {
     if (X.Opts.Path != loader::GpuDataPath::Mapped || X.PacketRanges.empty())
@@ -871,6 +882,7 @@ private:
 
   GpuExecutor &X;
   std::vector<Slot> Slots;
+  std::thread::id Bound;
 };
 
 Expected<std::unique_ptr<runtime::BatchLane>> GpuExecutor::openLane(unsigned Depth) {

@@ -12,6 +12,7 @@
 
 #include "ebpf-gpu/Loader/Fib.h"
 #include "ebpf-gpu/Loader/GpuObject.h"
+#include "ebpf-gpu/Loader/MapEntries.h"
 #include "ebpf-gpu/Runtime/DpdkForwarder.h"
 
 #include <atomic>
@@ -66,6 +67,7 @@ int usage(const std::string &Msg) {
                "  --timeout-us T      run a partial batch once its first packet waited "
                "T us (default 100)\n"
                "  --count N           stop after N packets\n"
+               "  --duration-ms MS    stop MS ms after the ports start\n"
                "  --idle-ms MS        stop when no packet arrived for MS ms (ends a run "
                "over pcap files)\n"
                "  --max-frame BYTES   longer frames are dropped and counted as "
@@ -90,6 +92,8 @@ int usage(const std::string &Msg) {
                "  --gen-frame BYTES   the generator's frames: its packets cut or padded to BYTES\n"
                "                      (default 64)\n"
                "  --gen-lcores N      lcores filling the generator's rx rings (default 1)\n"
+               "  --map-file FILE     map entries set before the run: lines MAP:KEYHEX:VALUEHEX\n"
+               "                      (or MAP:KEYHEX:@INNER), '#' comments, as for run\n"
                "  --fib FILE          the forwarding table bpf_fib_lookup reads (docs/MAPS.md);\n"
                "                      port i (from 0, --port order) is ifindex i + 1\n"
                "  --json              print the summary as JSON\n"
@@ -234,6 +238,7 @@ int forwardCommand(int argc, char **argv) {
   runtime::ForwardOptions O;
   std::string Object, Section, Backend;
   std::string FibFile;
+  std::vector<loader::MapEntry> MapEntries;
   bool Json = false, AllowUnverified = false;
   int64_t StatsMs = -1;
   std::string GpuMode = "launch", GpuData = "copy", GenPcap;
@@ -276,6 +281,8 @@ int forwardCommand(int argc, char **argv) {
       O.TimeoutUs = uint32_t(Number(0, 10000000));
     else if (A == "--count")
       O.Count = Number(1, UINT64_MAX);
+    else if (A == "--duration-ms")
+      O.DurationMs = uint32_t(Number(1, 86400000));
     else if (A == "--idle-ms")
       O.IdleMs = uint32_t(Number(1, 86400000));
     else if (A == "--max-frame")
@@ -302,7 +309,12 @@ int forwardCommand(int argc, char **argv) {
       GenPcap = Value();
     else if (A == "--gen-frame")
       O.GenFrame = uint32_t(Number(runtime::MinForwardFrame, runtime::MaxForwardFrame));
-    else if (A == "--fib")
+    else if (A == "--map-file") {
+      auto Entries = loader::readMapFile(Value());
+      if (!Entries)
+        fail(Entries.error().message());
+      MapEntries.insert(MapEntries.end(), Entries->begin(), Entries->end());
+    } else if (A == "--fib")
       FibFile = Value();
     else if (A == "--json")
       Json = true;
@@ -389,6 +401,10 @@ int forwardCommand(int argc, char **argv) {
     GenPackets = std::move(*B);
     O.GenPackets = &*GenPackets;
   }
+  for (const loader::MapEntry &E : MapEntries)
+    if (MaybeError Err = E.Inner.empty() ? Exec->updateMap(E.Map, E.Key, E.Value)
+                                         : Exec->setInnerMap(E.Map, E.Key, E.Inner))
+      fail("--map-file: " + Err->message());
   // The ports are the links bpf_fib_lookup sees: port i is ifindex i + 1.
   if (!FibFile.empty()) {
     auto Fib = loader::readFibFile(FibFile);

@@ -52,6 +52,8 @@ struct ForwardOptions {
   uint32_t TimeoutUs = 100;
   /// Stop after this many packets were received (0: no limit).
   uint64_t Count = 0;
+  /// Stop this long after the ports start (0: never): a benchmark's run.
+  uint32_t DurationMs = 0;
   /// Stop when no worker received a packet for this long (0: never); ends
   /// a run over pcap files, whose rx reports nothing once the file is read.
   uint32_t IdleMs = 0;

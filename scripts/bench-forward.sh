@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# End to end through `ebpf-gpu-loader forward` and its generator port
+# (issue 20: line rate end to end), in two halves:
+#   scripts/bench-forward.sh prepare  (here) the LLVM-free loader with DPDK
+#       (GPU back end), a loader with LLVM linked in (host back end), the
+#       programs compiled for sm_90 and as eBPF objects, the traffic, in
+#       .fwd-carry/
+#   scripts/bench-forward.sh device   (on the GPU machine, .fwd-carry
+#       carried) the generator's ceiling (the null back end), the port
+#       filter through the GPU by workers x batch x control mode, the host
+#       back end on the same cores and traffic, the load balancer and the
+#       stateful firewall through both, and batch latency; one JSON line a
+#       run in $OUT/forward-scaling.jsonl and a table on stdout.
+# Knobs: FWD_MS (each run's traffic, default 1500 ms), FWD_WORKERS
+# (default "1 2 4 8"), FWD_BATCHES (default "256 4096 65536"), FWD_GEN
+# (generator lcores, default 4), FWD_SECTIONS (default "ceiling gpu host
+# programs latency").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CARRY=.fwd-carry
+PROGRAMS=(
+  "port_filter xdp_port_filter.o"
+  "lb xdp_lb.o"
+  "conntrack xdp_conntrack.o"
+)
+
+prepare() {
+  . scripts/dpdk-carry.sh
+  bash scripts/build.sh
+  rm -rf "$CARRY"
+  mkdir -p "$CARRY/programs"
+  dpdk_carry "$CARRY/dpdk.tar.xz"
+  # The host back end is the ORC JIT: a loader with LLVM (and libbpf,
+  # libelf) linked in statically, DPDK too.
+  cmake -S . -B build-static -G Ninja -DCMAKE_BUILD_TYPE=Release -DEBPF_GPU_STATIC_LLVM=ON \
+    -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null
+  ninja -C build-static ebpf-gpu-loader
+  local host=build-static/host-carry
+  rm -rf "$host" && mkdir -p "$host/lib"
+  strip -o "$host/ebpf-gpu-loader" build-static/tools/ebpf-gpu-loader
+  ldd build-static/tools/ebpf-gpu-loader | awk '$3 ~ /^\// {print $3}' |
+    grep -vE '/(libc|libm|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so' | xargs -r cp -L -t "$host/lib/"
+  strip "$host"/lib/*
+  tar -cf - -C "$host" . | xz -T2 -6 >"$CARRY/host.tar.xz"
+  local entry name obj
+  for entry in "${PROGRAMS[@]}"; do
+    read -r name obj <<<"$entry"
+    build/tools/ebpf-gpu-cc "build/samples/$obj" --target=sm_90 -o "$CARRY/programs/$name.gpu.o"
+    cp "build/samples/$obj" "$CARRY/programs/$name.o"
+  done
+  cp samples/xdp_lb.maps "$CARRY/programs/lb.maps"
+  # 20,000 packets of the mixed traffic (Zipf flows); the generator cuts
+  # them to 64-byte frames.
+  build/tools/ebpf-gpu-trafgen -o "$CARRY/traffic.pcap" --count 20000 --seed 9 >/dev/null
+  du -sh "$CARRY"
+}
+
+# One forward run: NAME BACKEND PROGRAM WORKERS BATCH [extra args]; one
+# JSON line to the results, one line of text to stdout.
+run() {
+  local name=$1 backend=$2 prog=$3 workers=$4 batch=$5
+  shift 5
+  local dir=/tmp/fwd object=$CARRY/programs/$prog.gpu.o maps=()
+  if [[ $backend != gpu ]]; then
+    dir=/tmp/fwd-host object=$CARRY/programs/$prog.o
+  fi
+  [[ -f $CARRY/programs/$prog.maps ]] && maps=(--map-file "$CARRY/programs/$prog.maps")
+  if LD_LIBRARY_PATH=$dir/lib timeout -k 5 90 "$dir/ebpf-gpu-loader" forward "$object" --backend "$backend" \
+      --port gen --gen-pcap "$CARRY/traffic.pcap" --gen-frame 64 --gen-lcores "${FWD_GEN:-4}" \
+      --queues "$workers" --batch "$batch" --duration-ms "${FWD_MS:-1500}" "${maps[@]}" "$@" \
+      --json >/tmp/fwd.json 2>/tmp/fwd.err; then
+    python3 - /tmp/fwd.json "$name" "$backend" "$prog" "$workers" "$batch" "$*" \
+      >>"$OUT/forward-scaling.jsonl" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r.update(name=sys.argv[2], backend=sys.argv[3], prog=sys.argv[4], workers=int(sys.argv[5]),
+         batch=int(sys.argv[6]), args=sys.argv[7])
+mpps = r["packets"] / r["busy_seconds"] / 1e6 if r["busy_seconds"] else 0
+r["mpps"] = mpps
+l = r.get("batch_latency_us", {})
+lost = r["packets"] - sum(a["packets"] for a in r["actions"].values())
+print("%-10s %-5s %-12s workers %2d batch %6d %-34s %8.2f Mpps  p50 %8.1f us  p99 %8.1f us"
+      "  gen %6.1f Mpps  unaccounted %d" % (
+    r["name"], r["backend"], r["prog"], r["workers"], r["batch"], r["args"], mpps,
+    l.get("p50", -1), l.get("p99", -1), r.get("generated", 0) / r["seconds"] / 1e6, lost),
+    file=sys.stderr)
+print(json.dumps(r))
+PY
+  else
+    echo "$name $backend $prog workers $workers batch $batch $*: FAILED" >&2
+    cat /tmp/fwd.err >&2
+  fi
+}
+
+device() {
+  : "${OUT:?OUT must name the output folder}"
+  mkdir -p /tmp/fwd && tar -xJf "$CARRY/dpdk.tar.xz" -C /tmp/fwd
+  mkdir -p /tmp/fwd-host && tar -xJf "$CARRY/host.tar.xz" -C /tmp/fwd-host
+  # Hugepages, as in production (the loader falls back to --no-huge).
+  echo 4096 >/proc/sys/vm/nr_hugepages 2>/dev/null || true
+  mkdir -p /mnt/huge && (mountpoint -q /mnt/huge || mount -t hugetlbfs nodev /mnt/huge) || true
+  grep -E "HugePages_(Total|Free)" /proc/meminfo || true
+  nproc; nvidia-smi --query-gpu=name --format=csv,noheader || true
+  : >"$OUT/forward-scaling.jsonl"
+  local sections=${FWD_SECTIONS:-ceiling gpu host programs latency} w b
+  local workers=${FWD_WORKERS:-1 2 4 8} batches=${FWD_BATCHES:-256 4096 65536}
+  for section in $sections; do
+    echo "== $(date +%T) $section" >&2
+    case $section in
+    ceiling) # the generator and the data plane alone
+      for w in $workers; do run ceiling null port_filter "$w" 4096 --zero-copy; done
+      FWD_GEN=1 run ceiling null port_filter 8 4096 --zero-copy
+      FWD_GEN=2 run ceiling null port_filter 8 4096 --zero-copy ;;
+    gpu)
+      for b in $batches; do
+        for w in $workers; do
+          run gpu gpu port_filter "$w" "$b" --gpu-mode launch --gpu-data mapped --zero-copy
+        done
+      done
+      run gpu gpu port_filter 8 4096 --gpu-mode launch --gpu-data copy
+      run gpu gpu port_filter 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy --depth 1
+      run gpu gpu port_filter 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy --depth 6
+      for w in 1 4; do
+        run gpu gpu port_filter "$w" 4096 --gpu-mode persistent --gpu-data mapped --zero-copy
+      done ;;
+    host)
+      for w in $workers; do run host host port_filter "$w" 4096 --zero-copy; done ;;
+    programs)
+      for p in lb conntrack; do
+        run programs gpu "$p" 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy
+        run programs host "$p" 8 4096 --zero-copy
+      done ;;
+    latency)
+      run latency gpu port_filter 1 256 --gpu-mode launch --gpu-data mapped --zero-copy --timeout-us 20
+      run latency gpu port_filter 1 256 --gpu-mode persistent --gpu-data mapped --zero-copy --timeout-us 20
+      run latency gpu port_filter 1 32 --gpu-mode persistent --gpu-data mapped --zero-copy --timeout-us 5 ;;
+    esac
+  done
+}
+
+case "${1:-}" in
+prepare) prepare ;;
+device) device ;;
+*)
+  echo "usage: $0 prepare|device" >&2
+  exit 2
+  ;;
+esac
