@@ -119,9 +119,18 @@ MaybeError GpuRunner::allocate() {
     if (MaybeError E = DeviceAlloc(DescBytes, DevDescs))
       return E;
   }
-  if (Mapped || Persistent)
-    return DevicePointer(HostVerdicts, DevVerdicts);
-  return DeviceAlloc(VerdictBytes, DevVerdicts);
+  if (MaybeError E = (Mapped || Persistent) ? DevicePointer(HostVerdicts, DevVerdicts)
+                                            : DeviceAlloc(VerdictBytes, DevVerdicts))
+    return E;
+  if (Opts.Mode == GpuMode::Launch) {
+    if (MaybeError E = HostAlloc(64, true, &H))
+      return E;
+    DoneWord = static_cast<uint32_t *>(H);
+    *DoneWord = 0;
+    if (MaybeError E = DevicePointer(H, DevDoneWord))
+      return E;
+  }
+  return std::nullopt;
 }
 
 MaybeError GpuRunner::startPersistent() {
@@ -225,7 +234,8 @@ GpuRunner::~GpuRunner() {
   if (DevSync)
     A.cuMemFree(DevSync);
   for (void *H : {static_cast<void *>(HostFrames), static_cast<void *>(HostDescs),
-                  static_cast<void *>(HostVerdicts), static_cast<void *>(Ring)})
+                  static_cast<void *>(HostVerdicts), static_cast<void *>(Ring),
+                  static_cast<void *>(DoneWord)})
     if (H)
       A.cuMemFreeHost(H);
   for (void *S : {Stream, KernelStream})
@@ -283,7 +293,19 @@ MaybeError GpuRunner::start(uint32_t Count, size_t FrameBytes, bool InPlace) {
   }
   if (MaybeError E = enqueueLaunch(Count, FrameBytes, nullptr))
     return E;
+  if (DoneWord && DoneWordWorks) {
+    const CudaApi &A = Dev.api();
+    CUresult R = A.cuStreamWriteValue32(static_cast<CUstream>(Stream), DevDoneWord, DoneSeq + 1,
+                                        CU_STREAM_WRITE_VALUE_DEFAULT);
+    if (R == CUDA_SUCCESS)
+      ++DoneSeq;
+    else if (R == CUDA_ERROR_NOT_SUPPORTED)
+      DoneWordWorks = false; // this batch and later ones: cuStreamQuery
+    else
+      return A.error("cuStreamWriteValue32", R);
+  }
   Pending = true;
+  LastQuery = PendingSince;
   return std::nullopt;
 }
 
@@ -292,6 +314,22 @@ Expected<bool> GpuRunner::done(bool Wait) {
     return true;
   const CudaApi &A = Dev.api();
   for (unsigned Spins = 0;; ++Spins) {
+    if (DoneWord && DoneWordWorks) {
+      auto *Word = reinterpret_cast<std::atomic<uint32_t> *>(DoneWord);
+      if (Word->load(std::memory_order_acquire) == DoneSeq) {
+        Pending = false;
+        return true;
+      }
+      // The driver is asked only now and then: for a faulted kernel (its
+      // word never comes) and the watchdog.
+      if ((Spins & 1023) != 1023 && msSince(LastQuery) < 1) {
+        if (!Wait)
+          return false;
+        EBPFGPU_CPU_PAUSE();
+        continue;
+      }
+      LastQuery = Clock::now();
+    }
     CUresult R = A.cuStreamQuery(static_cast<CUstream>(Stream));
     if (R == CUDA_SUCCESS) {
       Pending = false;

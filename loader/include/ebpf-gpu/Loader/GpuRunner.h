@@ -145,6 +145,19 @@ private:
   bool Pending = false;
   uint32_t PendingCount = 0;
   std::chrono::steady_clock::time_point PendingSince;
+  /// start() ends each batch with a write of its number (DoneSeq) into
+  /// this word of mapped pinned memory (cuStreamWriteValue32, after a
+  /// system-scope fence), so that done() reads host memory instead of
+  /// asking the driver (cuStreamQuery takes the context's lock: eight
+  /// workers asking a million times a second queued on it). Null where
+  /// the driver cannot (done() then asks cuStreamQuery).
+  uint32_t *DoneWord = nullptr;
+  uint64_t DevDoneWord = 0;
+  uint32_t DoneSeq = 0;
+  bool DoneWordWorks = true;
+  /// When done() last asked the driver about a batch the word has not
+  /// announced yet (a faulted kernel never writes it).
+  std::chrono::steady_clock::time_point LastQuery;
   bool Running = false, Stuck = false, Halted = false, Aborted = false;
   uint32_t GridThreads = 0;
 };
