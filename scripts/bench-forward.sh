@@ -112,7 +112,12 @@ device() {
     ceiling) # the generator and the data plane alone
       for w in $workers; do run ceiling null port_filter "$w" 4096 --zero-copy; done
       FWD_GEN=1 run ceiling null port_filter 8 4096 --zero-copy
-      FWD_GEN=2 run ceiling null port_filter 8 4096 --zero-copy ;;
+      FWD_GEN=2 run ceiling null port_filter 8 4096 --zero-copy
+      FWD_GEN=6 run ceiling null port_filter 8 4096 --zero-copy
+      # Small mbufs (a pool that fits the caches better), small batches.
+      run ceiling null port_filter 1 4096 --zero-copy --max-frame 128
+      FWD_GEN=6 run ceiling null port_filter 8 4096 --zero-copy --max-frame 128
+      run ceiling null port_filter 1 256 --zero-copy ;;
     gpu)
       for b in $batches; do
         for w in $workers; do

@@ -331,7 +331,10 @@ void Dataplane::Impl::poll(Worker &W, Task &T) {
   if (S.Held.empty())
     S.StartTsc = Now;
   gather(T, S, Rx, N);
-  if (S.Held.size() >= BatchSize || Now - S.StartTsc >= T.TimeoutTsc)
+  // A partial batch goes at its timeout only once the queue is drained (a
+  // burst came back short): a worker that falls behind fills its batches
+  // rather than sending small ones, which would cost it more per packet.
+  if (S.Held.size() >= BatchSize || (N < Want && Now - S.StartTsc >= T.TimeoutTsc))
     submit(T);
 }
 

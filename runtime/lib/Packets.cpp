@@ -24,17 +24,6 @@ const char *xdpActionName(uint64_t Code) {
 PacketBatch::PacketBatch(uint32_t MaxLen)
     : MaxLen(MaxLen), Stride((XdpHeadroom + MaxLen + XdpTailroom + 63) & ~size_t(63)) {}
 
-void PacketBatch::push(uint8_t *Ext, uint32_t Size, uint32_t Offset, uint32_t Len,
-                       uint64_t TimestampNs) {
-  External.push_back(Ext);
-  Sizes.push_back(Size);
-  Offsets.push_back(Offset);
-  Lengths.push_back(Len);
-  Verdicts.push_back(0);
-  Timestamps.push_back(TimestampNs);
-  Redirects.push_back(0);
-}
-
 bool PacketBatch::add(const uint8_t *Data, uint32_t Len, uint64_t TimestampNs) {
   if (Len > MaxLen)
     return false;
@@ -51,13 +40,6 @@ bool PacketBatch::add(const uint8_t *Data, uint32_t Len, uint64_t TimestampNs) {
   Slots.push_back(Slot);
   push(nullptr, 0, XdpHeadroom, Len, TimestampNs);
   return true;
-}
-
-void PacketBatch::addExternal(uint8_t *Buffer, uint32_t BufferSize, uint32_t DataOffset,
-                              uint32_t Len) {
-  assert(Buffer && size_t(DataOffset) + Len <= BufferSize);
-  Slots.push_back(0);
-  push(Buffer, BufferSize, DataOffset, Len, 0);
 }
 
 void PacketBatch::reserve(size_t N) {

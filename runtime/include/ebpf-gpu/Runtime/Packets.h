@@ -12,6 +12,7 @@
 #include "ebpf-gpu/Support/Error.h"
 
 #include <array>
+#include <cassert>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -44,7 +45,12 @@ public:
   /// `DataOffset` in it. The program reads and writes it in place; the
   /// buffer must outlive the batch's use of it. Its headroom and tailroom
   /// are what the buffer has around the packet.
-  void addExternal(uint8_t *Buffer, uint32_t BufferSize, uint32_t DataOffset, uint32_t Len);
+  void addExternal(uint8_t *Buffer, uint32_t BufferSize, uint32_t DataOffset, uint32_t Len) {
+    // Inline: the data plane adds every packet it receives this way.
+    assert(Buffer && size_t(DataOffset) + Len <= BufferSize);
+    Slots.push_back(0);
+    push(Buffer, BufferSize, DataOffset, Len, 0);
+  }
   /// Room for `N` packets, so that adding up to N allocates nothing.
   void reserve(size_t N);
   /// Empties the batch and keeps its memory, for the next batch.
@@ -96,7 +102,15 @@ public:
   uint64_t redirectTarget(size_t I) const { return Redirects[I]; }
 
 private:
-  void push(uint8_t *Ext, uint32_t Size, uint32_t Offset, uint32_t Len, uint64_t TimestampNs);
+  void push(uint8_t *Ext, uint32_t Size, uint32_t Offset, uint32_t Len, uint64_t TimestampNs) {
+    External.push_back(Ext);
+    Sizes.push_back(Size);
+    Offsets.push_back(Offset);
+    Lengths.push_back(Len);
+    Verdicts.push_back(0);
+    Timestamps.push_back(TimestampNs);
+    Redirects.push_back(0);
+  }
 
   uint32_t MaxLen;
   size_t Stride;
