@@ -124,6 +124,9 @@ device() {
           run gpu gpu port_filter "$w" "$b" --gpu-mode launch --gpu-data mapped --zero-copy
         done
       done
+      CUDA_DEVICE_MAX_CONNECTIONS=8 run gpu gpu port_filter 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy
+      FWD_GEN=6 run gpu gpu port_filter 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy
+      FWD_GEN=6 run gpu gpu port_filter 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy --max-frame 128
       run gpu gpu port_filter 8 4096 --gpu-mode launch --gpu-data copy
       run gpu gpu port_filter 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy --depth 1
       run gpu gpu port_filter 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy --depth 6

@@ -370,6 +370,11 @@ int forwardCommand(int argc, char **argv) {
     GO.MaxFrame = O.MaxFrame;
     GO.TimeKernel = false; // the batch path's latency, not the kernel's share
     GO.AsyncLanes = true;  // each worker its own runners, batches in flight
+    // Every worker keeps --depth batches in flight, each on a stream of its
+    // own: the driver maps streams onto 8 hardware queues by default, where
+    // one stream's wait for its kernel holds back the others' launches.
+    // Before the driver starts; a value the user set wins.
+    setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
     auto E = makeGpuExecutor(*GpuObj, GO);
     if (!E)
       fail(E.error().message());
