@@ -81,10 +81,20 @@ mpps = r["packets"] / r["busy_seconds"] / 1e6 if r["busy_seconds"] else 0
 r["mpps"] = mpps
 l = r.get("batch_latency_us", {})
 lost = r["packets"] - sum(a["packets"] for a in r["actions"].values())
+# Worker time per packet: all of it (workers x busy time), and the parts
+# spent starting batches, waiting for a slot and acting on verdicts; the
+# rest is receiving and staging.
+w = r.get("worker_ns", {})
+n = max(r["packets"], 1)
+total = r["workers"] * r["busy_seconds"] * 1e9 / n
+sub, wait, act = (w.get(k, 0) / n for k in ("submit", "wait", "act"))
+r["ns_per_packet"] = dict(total=total, submit=sub, wait=wait, act=act,
+                          rx=total - sub - wait - act)
 print("%-10s %-5s %-12s workers %2d batch %6d %-34s %8.2f Mpps  p50 %8.1f us  p99 %8.1f us"
-      "  gen %6.1f Mpps  unaccounted %d" % (
+      "  gen %6.1f Mpps  unaccounted %d  ns/pkt: %.1f = rx %.1f + submit %.1f + wait %.1f + act %.1f" % (
     r["name"], r["backend"], r["prog"], r["workers"], r["batch"], r["args"], mpps,
-    l.get("p50", -1), l.get("p99", -1), r.get("generated", 0) / r["seconds"] / 1e6, lost),
+    l.get("p50", -1), l.get("p99", -1), r.get("generated", 0) / r["seconds"] / 1e6, lost,
+    total, total - sub - wait - act, sub, wait, act),
     file=sys.stderr)
 print(json.dumps(r))
 PY

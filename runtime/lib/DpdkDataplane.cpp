@@ -135,7 +135,8 @@ struct Task {
   std::atomic<bool> StopRx{false}, Stopped{false};
 
   Counter RxPackets, RxBytes, ActPackets[NumXdpActions], ActBytes[NumXdpActions], Invalid;
-  Counter Oversized, RedirectUnknown, PassDropped, ExecFailed, Batches, BackendNs;
+  Counter Oversized, RedirectUnknown, PassDropped, ExecFailed, Batches;
+  Counter SubmitTsc, WaitTsc, ActTsc; ///< TSC cycles spent there
   Counter FirstRxTsc, LastDoneTsc;
   LatencyHistogram Latency;
 
@@ -404,7 +405,7 @@ void Dataplane::Impl::submit(Task &T) {
   B->InFlight.fetch_add(1, std::memory_order_relaxed);
   uint64_t Start = rte_rdtsc();
   MaybeError E = B->Lanes[T.Index]->submit(T.Fill, S.Batch);
-  T.BackendNs.add((rte_rdtsc() - Start) * 1000000000 / Hz);
+  T.SubmitTsc.add(rte_rdtsc() - Start);
   T.Batches.add(1);
   if (unlikely(E)) {
     failBatch(T, S, *B->Exec, *E);
@@ -423,14 +424,17 @@ void Dataplane::Impl::reap(Worker &W, Task &T, bool WaitOne) {
     Binding *B = S.B;
     uint64_t Start = rte_rdtsc();
     Expected<bool> Done = B->Lanes[T.Index]->poll(I, WaitOne);
+    uint64_t Polled = rte_rdtsc();
     if (WaitOne)
-      T.BackendNs.add((rte_rdtsc() - Start) * 1000000000 / Hz);
-    if (!Done)
+      T.WaitTsc.add(Polled - Start);
+    if (!Done) {
       failBatch(T, S, *B->Exec, Done.takeError());
-    else if (!*Done)
+    } else if (!*Done) {
       return;
-    else
+    } else {
       act(W, T, S);
+      T.ActTsc.add(rte_rdtsc() - Polled);
+    }
     S.B = nullptr;
     --T.InFlight;
     B->InFlight.fetch_sub(1, std::memory_order_release);
@@ -807,7 +811,10 @@ PortStats Dataplane::Impl::snapshot(const Port &P) const {
     }
     Q.Actions.Invalid = T->Invalid.get();
     Q.Batches = T->Batches.get();
-    Q.BackendNs = T->BackendNs.get();
+    Q.SubmitNs = T->SubmitTsc.get() * 1000000000 / Hz;
+    Q.WaitNs = T->WaitTsc.get() * 1000000000 / Hz;
+    Q.ActNs = T->ActTsc.get() * 1000000000 / Hz;
+    Q.BackendNs = Q.SubmitNs + Q.WaitNs;
     T->Latency.addTo(Q.Latency);
     Q.Oversized = T->Oversized.get();
     Q.RedirectUnknown = T->RedirectUnknown.get();

@@ -79,6 +79,9 @@ ForwardReport report(const std::vector<PortStats> &Ports, const ForwardOptions &
         First = std::min(First, Q.FirstRxNs);
       Last = std::max(Last, Q.LastDoneNs);
       R.Batches += Q.Batches;
+      R.SubmitNs += Q.SubmitNs;
+      R.WaitNs += Q.WaitNs;
+      R.ActNs += Q.ActNs;
       for (unsigned B = 0; B < LatencyHistogram::Buckets; ++B)
         R.Latency[B] += Q.Latency[B];
     }

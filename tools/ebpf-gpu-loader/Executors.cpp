@@ -459,7 +459,14 @@ public:
     if (!D)
       return D.takeError();
     const auto *Lo = static_cast<const uint8_t *>(Addr);
-    PacketRanges.push_back({Lo, Lo + Bytes, *D});
+    PacketRange R{Lo, Lo + Bytes, *D};
+    // Sorted by address: a pool in hugepages comes in many chunks, and
+    // every packet of a batch is looked up.
+    PacketRanges.insert(std::upper_bound(PacketRanges.begin(), PacketRanges.end(), R,
+                                         [](const PacketRange &A, const PacketRange &B) {
+                                           return A.Lo < B.Lo;
+                                         }),
+                        R);
     return std::nullopt;
   }
   void forgetPacketMemory() override {
@@ -591,12 +598,27 @@ private:
   }
 
   /// The device address of `Len` bytes at `Host` when they lie in packet
-  /// memory the GPU maps; 0 otherwise.
-  uint64_t mappedAddress(const uint8_t *Host, size_t Len) const {
-    for (const PacketRange &R : PacketRanges)
-      if (Host >= R.Lo && Len <= size_t(R.Hi - Host))
+  /// memory the GPU maps; 0 otherwise. `Hint`: the range the caller's last
+  /// packet was in (packets of a batch mostly share one), tried first.
+  uint64_t mappedAddress(const uint8_t *Host, size_t Len, size_t &Hint) const {
+    if (Hint < PacketRanges.size()) {
+      const PacketRange &R = PacketRanges[Hint];
+      if (Host >= R.Lo && Host < R.Hi && Len <= size_t(R.Hi - Host))
         return R.Dev + uint64_t(Host - R.Lo);
-    return 0;
+    }
+    auto It = std::upper_bound(PacketRanges.begin(), PacketRanges.end(), Host,
+                               [](const uint8_t *H, const PacketRange &R) { return H < R.Lo; });
+    if (It == PacketRanges.begin())
+      return 0;
+    --It;
+    if (Host >= It->Hi || Len > size_t(It->Hi - Host))
+      return 0;
+    Hint = size_t(It - PacketRanges.begin());
+    return It->Dev + uint64_t(Host - It->Lo);
+  }
+  uint64_t mappedAddress(const uint8_t *Host, size_t Len) const {
+    size_t Hint = SIZE_MAX;
+    return mappedAddress(Host, Len, Hint);
   }
 
   /// Mapped path, every packet in mapped packet memory (mbufs): the kernel
@@ -607,9 +629,11 @@ private:
     if (MaybeError E = ensureRunner(Count, 0))
       return std::move(*E).withContext("gpu back end");
     ebpfgpu_packet_desc *Descs = Runner->descs();
+    size_t Hint = SIZE_MAX;
     for (uint32_t K = 0; K < Count; ++K) {
       size_t I = First + K;
-      uint64_t Dev = Batch.isExternal(I) ? mappedAddress(Batch.buffer(I), Batch.bufferSize(I)) : 0;
+      uint64_t Dev =
+          Batch.isExternal(I) ? mappedAddress(Batch.buffer(I), Batch.bufferSize(I), Hint) : 0;
       if (!Dev)
         return false;
       ebpfgpu_packet_desc &D = Descs[K];
@@ -758,46 +782,55 @@ public:
     Slot &S = Slots[Index];
     S.Batch = &Batch;
     const uint32_t Count = uint32_t(Batch.size());
-    S.InPlace = inPlace(Batch);
-    size_t Bytes = 0;
-    if (!S.InPlace)
-      for (uint32_t K = 0; K < Count; ++K)
-        Bytes += GpuExecutor::bufferBytes(Batch.length(K));
-    if (MaybeError E = ensureRunner(S, std::max<uint32_t>(Count, 1), Bytes))
-      return E;
-    ebpfgpu_packet_desc *Descs = S.Runner->descs();
     const uint32_t Ifindex = Batch.ingressIfindex(), Queue = Batch.rxQueueIndex();
+    // Mapped path with every packet in mapped packet memory (mbufs): the
+    // kernel runs them where they are; otherwise they are copied into the
+    // runner's frames.
+    S.InPlace = X.Opts.Path == loader::GpuDataPath::Mapped && !X.PacketRanges.empty();
     if (S.InPlace) {
-      for (uint32_t K = 0; K < Count; ++K) {
+      if (MaybeError E = ensureRunner(S, std::max<uint32_t>(Count, 1), 0))
+        return E;
+      ebpfgpu_packet_desc *Descs = S.Runner->descs();
+      for (uint32_t K = 0; K < Count && S.InPlace; ++K) {
+        uint64_t Dev = Batch.isExternal(K)
+                           ? X.mappedAddress(Batch.buffer(K), Batch.bufferSize(K), Hint)
+                           : 0;
         ebpfgpu_packet_desc &D = Descs[K];
         D = {};
-        D.buffer = X.mappedAddress(Batch.buffer(K), Batch.bufferSize(K));
+        D.buffer = Dev;
         D.data_offset = Batch.offset(K);
         D.length = Batch.length(K);
         D.buffer_size = Batch.bufferSize(K);
         D.ingress_ifindex = Ifindex;
         D.rx_queue_index = Queue;
+        S.InPlace = Dev != 0;
       }
-    } else {
-      uint8_t *Frames = S.Runner->frames();
-      size_t At = 0;
-      for (uint32_t K = 0; K < Count; ++K) {
-        uint32_t Len = Batch.length(K);
-        ebpfgpu_packet_desc &D = Descs[K];
-        D = {};
-        D.buffer = At;
-        D.data_offset = runtime::XdpHeadroom;
-        D.length = Len;
-        D.buffer_size = uint32_t(GpuExecutor::bufferBytes(Len));
-        D.ingress_ifindex = Ifindex;
-        D.rx_queue_index = Queue;
-        std::memcpy(Frames + At + runtime::XdpHeadroom, Batch.data(K), Len);
-        At += D.buffer_size;
-      }
-      Bytes = At;
+      if (S.InPlace)
+        return S.Runner->start(Count, 0, true);
     }
-    S.Bytes = Bytes;
-    return S.Runner->start(Count, Bytes, S.InPlace);
+    size_t Bytes = 0;
+    for (uint32_t K = 0; K < Count; ++K)
+      Bytes += GpuExecutor::bufferBytes(Batch.length(K));
+    if (MaybeError E = ensureRunner(S, std::max<uint32_t>(Count, 1), Bytes))
+      return E;
+    ebpfgpu_packet_desc *Descs = S.Runner->descs();
+    uint8_t *Frames = S.Runner->frames();
+    size_t At = 0;
+    for (uint32_t K = 0; K < Count; ++K) {
+      uint32_t Len = Batch.length(K);
+      ebpfgpu_packet_desc &D = Descs[K];
+      D = {};
+      D.buffer = At;
+      D.data_offset = runtime::XdpHeadroom;
+      D.length = Len;
+      D.buffer_size = uint32_t(GpuExecutor::bufferBytes(Len));
+      D.ingress_ifindex = Ifindex;
+      D.rx_queue_index = Queue;
+      std::memcpy(Frames + At + runtime::XdpHeadroom, Batch.data(K), Len);
+      At += D.buffer_size;
+    }
+    S.Bytes = At;
+    return S.Runner->start(Count, At, false);
   }
 
   Expected<bool> poll(unsigned Index, bool Wait) override {
@@ -852,16 +885,6 @@ private:
     return std::nullopt;
   }
 
-  /// Mapped path, every packet in mapped packet memory (mbufs).
-  bool inPlace(const PacketBatch &Batch) const {
-    if (X.Opts.Path != loader::GpuDataPath::Mapped || X.PacketRanges.empty())
-      return false;
-    for (size_t K = 0; K < Batch.size(); ++K)
-      if (!Batch.isExternal(K) || !X.mappedAddress(Batch.buffer(K), Batch.bufferSize(K)))
-        return false;
-    return true;
-  }
-
   MaybeError ensureRunner(Slot &S, uint32_t Count, size_t Bytes) {
     if (S.Runner && S.Runner->options().MaxPackets >= Count &&
         S.Runner->options().MaxFrameBytes >= Bytes)
@@ -883,6 +906,7 @@ private:
   GpuExecutor &X;
   std::vector<Slot> Slots;
   std::thread::id Bound;
+  size_t Hint = SIZE_MAX; ///< the packet range the last packet was in
 };
 
 Expected<std::unique_ptr<runtime::BatchLane>> GpuExecutor::openLane(unsigned Depth) {

@@ -180,6 +180,9 @@ void printJson(const runtime::ForwardReport &R, const std::string &Prog, const c
   if (P50Us >= 0)
     std::printf(", \"batches\": %llu, \"batch_latency_us\": {\"p50\": %.2f, \"p99\": %.2f}",
                 (unsigned long long)R.Batches, P50Us, P99Us);
+  std::printf(", \"worker_ns\": {\"submit\": %llu, \"wait\": %llu, \"act\": %llu}",
+              (unsigned long long)R.SubmitNs, (unsigned long long)R.WaitNs,
+              (unsigned long long)R.ActNs);
   std::printf("}\n");
 }
 

@@ -95,8 +95,10 @@ struct QueueStats {
   uint64_t RxPackets = 0, RxBytes = 0;
   ActionStats Actions;
   uint64_t Batches = 0;
-  /// Time inside BatchExecutor::run.
-  uint64_t BackendNs = 0;
+  /// Time in the back end: starting batches (BatchLane::submit; a
+  /// synchronous lane runs them there), waiting for one when every slot is
+  /// busy; and acting on verdicts (freeing, sending).
+  uint64_t BackendNs = 0, SubmitNs = 0, WaitNs = 0, ActNs = 0;
   /// Batch latency: first packet of the batch received to the last one
   /// sent or freed.
   LatencyHistogram::Counts Latency{};

@@ -111,6 +111,9 @@ struct ForwardReport {
   /// one sent or freed (every queue's batches together).
   uint64_t Batches = 0;
   LatencyHistogram::Counts Latency{};
+  /// Workers' time, summed: starting batches in the back end, waiting for
+  /// one with every slot busy, acting on verdicts (Dataplane.h QueueStats).
+  uint64_t SubmitNs = 0, WaitNs = 0, ActNs = 0;
   /// The `gen` port's source: frames it made, bursts it found no mbuf for.
   uint64_t Generated = 0, GenNoMbuf = 0;
   unsigned Workers = 0;
