@@ -910,8 +910,10 @@ private:
 };
 
 Expected<std::unique_ptr<runtime::BatchLane>> GpuExecutor::openLane(unsigned Depth) {
-  bool Async = Opts.AsyncLanes && Opts.Mode == loader::GpuMode::Launch && Opts.LaunchSize == 0 &&
-               Depth > 0 && !Prog->needsHostBetweenBatches();
+  // A lane runs each batch as one launch (the data plane's batches are at
+  // most its batch size, which is what LaunchSize is set to there).
+  bool Async = Opts.AsyncLanes && Opts.Mode == loader::GpuMode::Launch && Depth > 0 &&
+               !Prog->needsHostBetweenBatches();
   if (!Async)
     return BatchExecutor::openLane(Depth);
   std::lock_guard Lock(Launching);
