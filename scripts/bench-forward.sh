@@ -15,7 +15,8 @@
 #       run in $OUT/forward-scaling.jsonl and a table on stdout.
 # Knobs: FWD_MS (each run's traffic, default 1500 ms), FWD_WORKERS
 # (default "1 2 4 8"), FWD_BATCHES (default "256 4096 65536"), FWD_GEN
-# (generator lcores, default 4), FWD_SECTIONS (default "ceiling gpu host
+# (generator lcores, default 6: with 8 workers and the main lcore, 15 of the
+# GPU machine's 16 CPUs), FWD_SECTIONS (default "ceiling gpu host
 # programs latency").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -68,7 +69,7 @@ run() {
   fi
   [[ -f $CARRY/programs/$prog.maps ]] && maps=(--map-file "$CARRY/programs/$prog.maps")
   if LD_LIBRARY_PATH=$dir/lib timeout -k 5 90 "$dir/ebpf-gpu-loader" forward "$object" --backend "$backend" \
-      --port gen --gen-pcap "$CARRY/traffic.pcap" --gen-frame 64 --gen-lcores "${FWD_GEN:-4}" \
+      --port gen --gen-pcap "$CARRY/traffic.pcap" --gen-frame 64 --gen-lcores "${FWD_GEN:-6}" \
       --queues "$workers" --batch "$batch" --duration-ms "${FWD_MS:-1500}" "${maps[@]}" "$@" \
       --json >/tmp/fwd.json 2>/tmp/fwd.err; then
     python3 - /tmp/fwd.json "$name" "$backend" "$prog" "$workers" "$batch" "$*" \
@@ -113,6 +114,7 @@ device() {
   mkdir -p /mnt/huge && (mountpoint -q /mnt/huge || mount -t hugetlbfs nodev /mnt/huge) || true
   grep -E "HugePages_(Total|Free)" /proc/meminfo || true
   nproc; nvidia-smi --query-gpu=name --format=csv,noheader || true
+  lscpu | grep -E "^(Model name|Thread|Core|Socket|L2|L3|NUMA node0)" || true
   : >"$OUT/forward-scaling.jsonl"
   local sections=${FWD_SECTIONS:-ceiling gpu host programs latency} w b
   local workers=${FWD_WORKERS:-1 2 4 8} batches=${FWD_BATCHES:-256 4096 65536}
@@ -121,12 +123,9 @@ device() {
     case $section in
     ceiling) # the generator and the data plane alone
       for w in $workers; do run ceiling null port_filter "$w" 4096 --zero-copy; done
-      FWD_GEN=1 run ceiling null port_filter 8 4096 --zero-copy
-      FWD_GEN=2 run ceiling null port_filter 8 4096 --zero-copy
-      FWD_GEN=6 run ceiling null port_filter 8 4096 --zero-copy
-      # Small mbufs (a pool that fits the caches better), small batches.
-      run ceiling null port_filter 1 4096 --zero-copy --max-frame 128
-      FWD_GEN=6 run ceiling null port_filter 8 4096 --zero-copy --max-frame 128
+      for g in 1 2 4; do FWD_GEN=$g run ceiling null port_filter 8 4096 --zero-copy; done
+      # Mbufs sized for 64-byte frames (a pool that fits the caches better).
+      for w in $workers; do run ceiling null port_filter "$w" 4096 --zero-copy --max-frame 128; done
       run ceiling null port_filter 1 256 --zero-copy ;;
     gpu)
       for b in $batches; do
@@ -134,9 +133,10 @@ device() {
           run gpu gpu port_filter "$w" "$b" --gpu-mode launch --gpu-data mapped --zero-copy
         done
       done
+      for w in $workers; do
+        run gpu gpu port_filter "$w" 4096 --gpu-mode launch --gpu-data mapped --zero-copy --max-frame 128
+      done
       CUDA_DEVICE_MAX_CONNECTIONS=8 run gpu gpu port_filter 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy
-      FWD_GEN=6 run gpu gpu port_filter 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy
-      FWD_GEN=6 run gpu gpu port_filter 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy --max-frame 128
       run gpu gpu port_filter 8 4096 --gpu-mode launch --gpu-data copy
       run gpu gpu port_filter 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy --depth 1
       run gpu gpu port_filter 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy --depth 6

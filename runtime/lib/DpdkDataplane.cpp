@@ -46,7 +46,7 @@ namespace ebpfgpu::runtime {
 
 namespace {
 
-constexpr uint16_t RxBurst = 32;
+constexpr uint16_t RxBurst = 64;
 constexpr uint16_t RxDescs = 1024, TxDescs = 1024;
 /// tx bursts that accept nothing before the rest of the packets are dropped.
 constexpr unsigned TxStallLimit = 64;

@@ -795,14 +795,10 @@ public:
         uint64_t Dev = Batch.isExternal(K)
                            ? X.mappedAddress(Batch.buffer(K), Batch.bufferSize(K), Hint)
                            : 0;
-        ebpfgpu_packet_desc &D = Descs[K];
-        D = {};
-        D.buffer = Dev;
-        D.data_offset = Batch.offset(K);
-        D.length = Batch.length(K);
-        D.buffer_size = Batch.bufferSize(K);
-        D.ingress_ifindex = Ifindex;
-        D.rx_queue_index = Queue;
+        // Built whole and stored at once: the descriptors are pinned memory
+        // the GPU reads, written once per packet.
+        Descs[K] = ebpfgpu_packet_desc{Dev, Batch.offset(K), Batch.length(K),
+                                       Batch.bufferSize(K), Ifindex, Queue, 0};
         S.InPlace = Dev != 0;
       }
       if (S.InPlace)
