@@ -90,7 +90,12 @@ struct Slot {
   PacketBatch Batch;
   std::vector<rte_mbuf *> Held;
   uint64_t StartTsc = 0; ///< its first packet received
-  Binding *B = nullptr;  ///< in flight on this program
+  /// The program it runs on, read at its first packet (counted in the
+  /// binding's InFlight from then until it is acted on).
+  Binding *B = nullptr;
+  /// Staged as descriptors in the lane (BatchLane::stage) rather than in
+  /// Batch: mbufs read in place, one descriptor written per packet.
+  ebpfgpu_packet_desc *Descs = nullptr;
 };
 
 /// One rx queue of one port, polled by one worker.
@@ -230,12 +235,14 @@ struct Dataplane::Impl {
   int loop(Worker &W);
   void poll(Worker &W, Task &T);
   uint16_t allowance(Task &T, uint16_t Want, uint64_t Now);
+  void open(Task &T, Slot &S);
   void gather(Task &T, Slot &S, rte_mbuf **Rx, uint16_t N);
+  static void unstage(Slot &S);
   void submit(Task &T);
   void reap(Worker &W, Task &T, bool WaitOne);
   void drain(Worker &W, Task &T);
   void failBatch(Task &T, Slot &S, BatchExecutor &Exec, const Error &E);
-  void act(Worker &W, Task &T, Slot &S);
+  void act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *Staged);
   void send(Worker &W, TxTarget &To, rte_mbuf **Pkts, const uint32_t *Lens, size_t N);
 
   void synchronize();
@@ -329,14 +336,40 @@ void Dataplane::Impl::poll(Worker &W, Task &T) {
     T.Allowance -= N;
   if (unlikely(T.FirstRxTsc.get() == 0))
     T.FirstRxTsc.add(Now);
-  if (S.Held.empty())
+  if (S.Held.empty()) {
     S.StartTsc = Now;
+    open(T, S);
+  }
   gather(T, S, Rx, N);
   // A partial batch goes at its timeout only once the queue is drained (a
   // burst came back short): a worker that falls behind fills its batches
   // rather than sending small ones, which would cost it more per packet.
   if (S.Held.size() >= BatchSize || (N < Want && Now - S.StartTsc >= T.TimeoutTsc))
     submit(T);
+}
+
+void Dataplane::Impl::open(Task &T, Slot &S) {
+  if (S.B)
+    return; // opened already (its first packets were all dropped)
+  // The program is read once per batch, at its first packet: a replace
+  // takes effect between batches, and this one runs wholly on what it
+  // read here. Counted in flight before the next quiescent point, so a
+  // retiring program waits for it.
+  Binding *B = T.P.Prog.load(std::memory_order_acquire);
+  B->InFlight.fetch_add(1, std::memory_order_relaxed);
+  S.B = B;
+  S.Descs = O.ZeroCopy ? B->Lanes[T.Index]->stage(T.Fill, T.P.Options.BatchSize) : nullptr;
+}
+
+void Dataplane::Impl::unstage(Slot &S) {
+  // Back to a PacketBatch (a packet that cannot be read in place came):
+  // the packets staged so far move into it.
+  for (size_t I = 0; I < S.Held.size(); ++I) {
+    rte_mbuf *M = S.Held[I];
+    S.Batch.addExternal(static_cast<uint8_t *>(M->buf_addr), M->buf_len, M->data_off,
+                        rte_pktmbuf_pkt_len(M));
+  }
+  S.Descs = nullptr;
 }
 
 void Dataplane::Impl::gather(Task &T, Slot &S, rte_mbuf **Rx, uint16_t N) {
@@ -346,6 +379,39 @@ void Dataplane::Impl::gather(Task &T, Slot &S, rte_mbuf **Rx, uint16_t N) {
   // for all of the burst's at once.
   for (uint16_t I = 0; I < N; ++I)
     rte_prefetch0(Rx[I]);
+  if (S.Descs) {
+    const uint32_t Ifindex = S.Batch.ingressIfindex(), Queue = S.Batch.rxQueueIndex();
+    uint16_t I = 0;
+    for (; I < N; ++I) {
+      rte_mbuf *M = Rx[I];
+      uint32_t Len = rte_pktmbuf_pkt_len(M);
+      Bytes += Len;
+      if (unlikely(Len > MaxFrame)) {
+        T.Oversized.add(1);
+        rte_pktmbuf_free(M);
+        continue;
+      }
+      if (unlikely(M->nb_segs != 1 || M->pool != Pool || !RTE_MBUF_DIRECT(M))) {
+        unstage(S);
+        Bytes -= Len; // counted again below
+        break;
+      }
+      S.Descs[S.Held.size()] = ebpfgpu_packet_desc{reinterpret_cast<uint64_t>(M->buf_addr),
+                                                   M->data_off,      Len, M->buf_len,
+                                                   Ifindex,          Queue, 0};
+      S.Held.push_back(M);
+    }
+    if (I == N) {
+      T.RxPackets.add(N);
+      T.RxBytes.add(Bytes);
+      return;
+    }
+    T.RxPackets.add(I);
+    T.RxBytes.add(Bytes);
+    Rx += I;
+    N = uint16_t(N - I);
+    Bytes = 0;
+  }
   for (uint16_t I = 0; I < N; ++I) {
     rte_mbuf *M = Rx[I];
     uint32_t Len = rte_pktmbuf_pkt_len(M);
@@ -397,22 +463,20 @@ void Dataplane::Impl::submit(Task &T) {
   Slot &S = T.filling();
   if (S.Held.empty())
     return;
-  // The program is read once per batch: a replace takes effect between
-  // batches, and this one runs wholly on what it read here. Counted in
-  // flight before the next quiescent point, so a retiring program waits
-  // for it.
-  Binding *B = T.P.Prog.load(std::memory_order_acquire);
-  B->InFlight.fetch_add(1, std::memory_order_relaxed);
+  Binding *B = S.B;
+  BatchLane &Lane = *B->Lanes[T.Index];
   uint64_t Start = rte_rdtsc();
-  MaybeError E = B->Lanes[T.Index]->submit(T.Fill, S.Batch);
+  MaybeError E = S.Descs ? Lane.submitStaged(T.Fill, uint32_t(S.Held.size()))
+                         : Lane.submit(T.Fill, S.Batch);
   T.SubmitTsc.add(rte_rdtsc() - Start);
   T.Batches.add(1);
   if (unlikely(E)) {
     failBatch(T, S, *B->Exec, *E);
+    S.B = nullptr;
+    S.Descs = nullptr;
     B->InFlight.fetch_sub(1, std::memory_order_release);
     return;
   }
-  S.B = B;
   T.Fill = (T.Fill + 1) % unsigned(T.Slots.size());
   ++T.InFlight;
 }
@@ -432,10 +496,11 @@ void Dataplane::Impl::reap(Worker &W, Task &T, bool WaitOne) {
     } else if (!*Done) {
       return;
     } else {
-      act(W, T, S);
+      act(W, T, S, S.Descs ? B->Lanes[T.Index]->verdicts(I) : nullptr);
       T.ActTsc.add(rte_rdtsc() - Polled);
     }
     S.B = nullptr;
+    S.Descs = nullptr;
     --T.InFlight;
     B->InFlight.fetch_sub(1, std::memory_order_release);
     WaitOne = false;
@@ -447,12 +512,17 @@ void Dataplane::Impl::drain(Worker &W, Task &T) {
     if (T.InFlight == T.Slots.size())
       reap(W, T, /*WaitOne=*/true);
     submit(T);
+  } else if (Slot &S = T.filling(); S.B) {
+    // Opened, but every packet it got was dropped before the program.
+    S.B->InFlight.fetch_sub(1, std::memory_order_release);
+    S.B = nullptr;
+    S.Descs = nullptr;
   }
   while (T.InFlight)
     reap(W, T, /*WaitOne=*/true);
 }
 
-void Dataplane::Impl::act(Worker &W, Task &T, Slot &S) {
+void Dataplane::Impl::act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *Staged) {
   PacketBatch &Batch = S.Batch;
   const size_t Count = S.Held.size();
   uint64_t Packets[NumXdpActions] = {}, Bytes[NumXdpActions] = {};
@@ -464,8 +534,10 @@ void Dataplane::Impl::act(Worker &W, Task &T, Slot &S) {
   bool UsedException = false;
   const bool HasException = T.P.Exc != nullptr;
   for (size_t I = 0; I < Count; ++I) {
-    uint64_t V = Batch.verdict(I);
-    uint32_t Len = Batch.length(I);
+    // Staged batches' verdicts are the lane's (each checked to stay in its
+    // mbuf); the others', the PacketBatch's.
+    uint64_t V = Staged ? Staged[I].action : Batch.verdict(I);
+    uint32_t Len = Staged ? Staged[I].length : Batch.length(I);
     if (unlikely(V >= NumXdpActions)) {
       ++Invalid;
       V = uint64_t(XdpAction::Aborted);
@@ -479,7 +551,7 @@ void Dataplane::Impl::act(Worker &W, Task &T, Slot &S) {
       Used[D] = &T.P;
       break;
     case XdpAction::Redirect: {
-      uint64_t Ifindex = Batch.redirectTarget(I);
+      uint64_t Ifindex = Staged ? Staged[I].redirect_target : Batch.redirectTarget(I);
       Port *To = Ifindex >= 1 && Ifindex <= MaxDataplanePorts
                      ? Table[Ifindex].load(std::memory_order_acquire)
                      : nullptr;
@@ -503,7 +575,11 @@ void Dataplane::Impl::act(Worker &W, Task &T, Slot &S) {
     }
     rte_mbuf *M = S.Held[I];
     if (D != NoDest) {
-      if (Batch.isExternal(I)) {
+      if (Staged) {
+        M->data_off = uint16_t(Staged[I].data_offset);
+        M->data_len = uint16_t(Len);
+        M->pkt_len = Len;
+      } else if (Batch.isExternal(I)) {
         // The program ran in the mbuf itself: only its bounds move.
         M->data_off = uint16_t(Batch.offset(I));
         M->data_len = uint16_t(Len);
@@ -527,7 +603,7 @@ void Dataplane::Impl::act(Worker &W, Task &T, Slot &S) {
     for (size_t I = 0; I < Count; ++I)
       if (T.Dest[I] == D) {
         T.Out[N] = S.Held[I];
-        T.OutLens[N++] = Batch.length(I);
+        T.OutLens[N++] = rte_pktmbuf_pkt_len(S.Held[I]);
       }
     send(W, To, T.Out.data(), T.OutLens.data(), N);
   };

@@ -801,8 +801,12 @@ public:
                                        Batch.bufferSize(K), Ifindex, Queue, 0};
         S.InPlace = Dev != 0;
       }
-      if (S.InPlace)
-        return S.Runner->start(Count, 0, true);
+      if (S.InPlace) {
+        if (MaybeError E = S.Runner->start(Count, 0, true))
+          return E;
+        S.InFlight = true;
+        return std::nullopt;
+      }
     }
     size_t Bytes = 0;
     for (uint32_t K = 0; K < Count; ++K)
@@ -826,22 +830,74 @@ public:
       At += D.buffer_size;
     }
     S.Bytes = At;
-    return S.Runner->start(Count, At, false);
+    if (MaybeError E = S.Runner->start(Count, At, false))
+      return E;
+    S.InFlight = true;
+    return std::nullopt;
+  }
+
+  ebpfgpu_packet_desc *stage(unsigned Index, uint32_t Capacity) override {
+    if (X.Opts.Path != loader::GpuDataPath::Mapped || X.PacketRanges.empty() || bind())
+      return nullptr;
+    Slot &S = Slots[Index];
+    if (ensureRunner(S, std::max<uint32_t>(Capacity, 1), 0))
+      return nullptr;
+    return S.Runner->descs();
+  }
+
+  MaybeError submitStaged(unsigned Index, uint32_t Count) override {
+    if (MaybeError E = bind())
+      return E;
+    Slot &S = Slots[Index];
+    ebpfgpu_packet_desc *Descs = S.Runner->descs();
+    // Host buffer addresses become device ones; one outside the mapped
+    // packet memory would fault the GPU.
+    for (uint32_t K = 0; K < Count; ++K) {
+      ebpfgpu_packet_desc &D = Descs[K];
+      uint64_t Dev = X.mappedAddress(reinterpret_cast<const uint8_t *>(D.buffer), D.buffer_size,
+                                     Hint);
+      if (!Dev || D.data_offset > D.buffer_size || D.length > D.buffer_size - D.data_offset)
+        return Error("packet " + std::to_string(K) + ": buffer outside the mapped packet memory");
+      D.buffer = Dev;
+    }
+    S.Staged = Count;
+    S.InPlace = true;
+    S.Batch = nullptr;
+    if (MaybeError E = S.Runner->start(Count, 0, true))
+      return E;
+    S.InFlight = true;
+    return std::nullopt;
+  }
+
+  const ebpfgpu_verdict *verdicts(unsigned Index) const override {
+    return Slots[Index].Runner ? Slots[Index].Runner->verdicts() : nullptr;
   }
 
   Expected<bool> poll(unsigned Index, bool Wait) override {
     Slot &S = Slots[Index];
-    if (!S.Runner || !S.Batch)
+    if (!S.Runner || !S.InFlight)
       return true;
     if (MaybeError E = bind())
       return std::move(*E);
     auto Done = S.Runner->done(Wait);
     if (!Done) {
+      S.InFlight = false;
       S.Batch = nullptr;
       return Done.takeError();
     }
     if (!*Done)
       return false;
+    S.InFlight = false;
+    if (!S.Batch) {
+      // Staged: every packet must have stayed inside its buffer.
+      const ebpfgpu_verdict *V = S.Runner->verdicts();
+      const ebpfgpu_packet_desc *D = S.Runner->descs();
+      for (uint32_t K = 0; K < S.Staged; ++K)
+        if (V[K].data_offset > D[K].buffer_size ||
+            V[K].length > D[K].buffer_size - V[K].data_offset)
+          return Error("packet " + std::to_string(K) + " left its buffer");
+      return true;
+    }
     PacketBatch &Batch = *S.Batch;
     S.Batch = nullptr;
     const ebpfgpu_verdict *V = S.Runner->verdicts();
@@ -865,8 +921,9 @@ public:
 private:
   struct Slot {
     std::unique_ptr<loader::GpuRunner> Runner;
-    PacketBatch *Batch = nullptr; ///< in flight
-    bool InPlace = false;
+    PacketBatch *Batch = nullptr; ///< in flight (null: staged descriptors)
+    bool InFlight = false, InPlace = false;
+    uint32_t Staged = 0;
     size_t Bytes = 0;
   };
 

@@ -11,6 +11,7 @@
 #ifndef EBPF_GPU_RUNTIME_BATCHEXECUTOR_H
 #define EBPF_GPU_RUNTIME_BATCHEXECUTOR_H
 
+#include "ebpf-gpu/Platform/GpuAbi.h"
 #include "ebpf-gpu/Platform/MapAbi.h"
 #include "ebpf-gpu/Runtime/Packets.h"
 #include "ebpf-gpu/Support/Error.h"
@@ -63,6 +64,23 @@ public:
   /// (a device fault, a watchdog) means the batch failed; the slot is free
   /// again either way.
   virtual Expected<bool> poll(unsigned Slot, bool Wait) = 0;
+
+  /// Staging without a PacketBatch, for packets in the memory given to
+  /// BatchExecutor::usePacketMemory (mbufs read in place): slot `Slot`'s
+  /// descriptors, room for `Capacity`, which the caller fills with the
+  /// packets' host buffer addresses (GpuAbi.h; the lane makes them device
+  /// addresses, refusing a buffer outside that memory) and starts with
+  /// submitStaged(). All the host writes per packet is one descriptor.
+  /// Null: the lane takes PacketBatches only.
+  virtual ebpfgpu_packet_desc *stage(unsigned Slot, uint32_t Capacity) { return nullptr; }
+  /// Starts the first `Count` descriptors staged in slot `Slot`.
+  virtual MaybeError submitStaged(unsigned Slot, uint32_t Count) {
+    return Error("this back end takes batches only");
+  }
+  /// Once poll() said a staged batch is done: a verdict per descriptor,
+  /// checked to leave each packet inside its buffer. Valid until the slot
+  /// is staged again.
+  virtual const ebpfgpu_verdict *verdicts(unsigned Slot) const { return nullptr; }
 };
 
 class BatchExecutor {
