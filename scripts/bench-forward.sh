@@ -136,6 +136,9 @@ device() {
       for w in $workers; do
         run gpu gpu port_filter "$w" 4096 --gpu-mode launch --gpu-data mapped --zero-copy --max-frame 128
       done
+      # Every CPU: 8 workers, 7 generator lcores, the main one.
+      FWD_GEN=7 run gpu null port_filter 8 4096 --zero-copy --max-frame 128
+      FWD_GEN=7 run gpu gpu port_filter 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy --max-frame 128
       CUDA_DEVICE_MAX_CONNECTIONS=8 run gpu gpu port_filter 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy
       run gpu gpu port_filter 8 4096 --gpu-mode launch --gpu-data copy
       run gpu gpu port_filter 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy --depth 1

@@ -391,7 +391,8 @@ void Dataplane::Impl::gather(Task &T, Slot &S, rte_mbuf **Rx, uint16_t N) {
         rte_pktmbuf_free(M);
         continue;
       }
-      if (unlikely(M->nb_segs != 1 || M->pool != Pool || !RTE_MBUF_DIRECT(M))) {
+      if (unlikely(M->nb_segs != 1 || M->pool != Pool || !RTE_MBUF_DIRECT(M) ||
+                   rte_mbuf_refcnt_read(M) != 1)) {
         unstage(S);
         Bytes -= Len; // counted again below
         break;
@@ -595,8 +596,15 @@ void Dataplane::Impl::act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *St
     else if (D == ExceptionDest)
       UsedException = true;
   }
-  if (!T.Free.empty())
-    freeMbufs(Pool, T.Free.data(), T.Free.size());
+  if (!T.Free.empty()) {
+    // A staged batch's mbufs were checked plain when received (one
+    // segment, direct, one reference, from the pool): straight back.
+    if (Staged)
+      rte_mempool_put_bulk(Pool, reinterpret_cast<void **>(T.Free.data()),
+                           unsigned(T.Free.size()));
+    else
+      freeMbufs(Pool, T.Free.data(), T.Free.size());
+  }
   T.Free.clear();
   auto SendTo = [&](uint8_t D, TxTarget &To) {
     size_t N = 0;
