@@ -72,12 +72,12 @@ run() {
       --port gen --gen-pcap "$CARRY/traffic.pcap" --gen-frame 64 --gen-lcores "${FWD_GEN:-6}" \
       --queues "$workers" --batch "$batch" --duration-ms "${FWD_MS:-1500}" "${maps[@]}" "$@" \
       --json >/tmp/fwd.json 2>/tmp/fwd.err; then
-    python3 - /tmp/fwd.json "$name" "$backend" "$prog" "$workers" "$batch" "$*" \
+    python3 - /tmp/fwd.json "$name" "$backend" "$prog" "$workers" "$batch" "$*" "${FWD_GEN:-6}" \
       >>"$OUT/forward-scaling.jsonl" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 r.update(name=sys.argv[2], backend=sys.argv[3], prog=sys.argv[4], workers=int(sys.argv[5]),
-         batch=int(sys.argv[6]), args=sys.argv[7])
+         batch=int(sys.argv[6]), args=sys.argv[7], gen_lcores=int(sys.argv[8]))
 mpps = r["packets"] / r["busy_seconds"] / 1e6 if r["busy_seconds"] else 0
 r["mpps"] = mpps
 l = r.get("batch_latency_us", {})
@@ -91,9 +91,9 @@ total = r["workers"] * r["busy_seconds"] * 1e9 / n
 sub, wait, act = (w.get(k, 0) / n for k in ("submit", "wait", "act"))
 r["ns_per_packet"] = dict(total=total, submit=sub, wait=wait, act=act,
                           rx=total - sub - wait - act)
-print("%-10s %-5s %-12s workers %2d batch %6d %-34s %8.2f Mpps  p50 %8.1f us  p99 %8.1f us"
+print("%-10s %-5s %-12s gen %d workers %2d batch %6d %-34s %8.2f Mpps  p50 %8.1f us  p99 %8.1f us"
       "  gen %6.1f Mpps  unaccounted %d  ns/pkt: %.1f = rx %.1f + submit %.1f + wait %.1f + act %.1f" % (
-    r["name"], r["backend"], r["prog"], r["workers"], r["batch"], r["args"], mpps,
+    r["name"], r["backend"], r["prog"], r["gen_lcores"], r["workers"], r["batch"], r["args"], mpps,
     l.get("p50", -1), l.get("p99", -1), r.get("generated", 0) / r["seconds"] / 1e6, lost,
     total, total - sub - wait - act, sub, wait, act),
     file=sys.stderr)
@@ -159,6 +159,7 @@ device() {
       run latency gpu port_filter 1 32 --gpu-mode persistent --gpu-data mapped --zero-copy --timeout-us 5 ;;
     esac
   done
+  python3 scripts/forward-report.py "$OUT/forward-scaling.jsonl" >"$OUT/forward-scaling.md"
 }
 
 case "${1:-}" in

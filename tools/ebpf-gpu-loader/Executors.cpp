@@ -313,12 +313,55 @@ Expected<loader::GpuObjectSpec> compileForGpu(const std::string &Object,
 
 namespace {
 
+/// The null back end's lane: staged descriptors get XDP_DROP verdicts in
+/// submitStaged, so the data plane's in-place path is measured as the
+/// GPU's lanes use it, without the GPU.
+class NullLane final : public runtime::BatchLane {
+public:
+  explicit NullLane(unsigned Depth) : Slots(Depth) {}
+  unsigned depth() const override { return unsigned(Slots.size()); }
+  MaybeError submit(unsigned Slot, PacketBatch &Batch) override {
+    for (size_t I = 0; I < Batch.size(); ++I)
+      Batch.setOutcome(I, Batch.offset(I), Batch.length(I), uint64_t(runtime::XdpAction::Drop), 0);
+    return std::nullopt;
+  }
+  Expected<bool> poll(unsigned Slot, bool Wait) override { return true; }
+  ebpfgpu_packet_desc *stage(unsigned Slot, uint32_t Capacity) override {
+    Staged &S = Slots[Slot];
+    if (S.Descs.size() < Capacity) {
+      S.Descs.resize(Capacity);
+      S.Verdicts.resize(Capacity);
+    }
+    return S.Descs.data();
+  }
+  MaybeError submitStaged(unsigned Slot, uint32_t Count) override {
+    Staged &S = Slots[Slot];
+    for (uint32_t K = 0; K < Count; ++K)
+      S.Verdicts[K] = ebpfgpu_verdict{uint32_t(runtime::XdpAction::Drop), S.Descs[K].data_offset,
+                                      S.Descs[K].length, 0};
+    return std::nullopt;
+  }
+  const ebpfgpu_verdict *verdicts(unsigned Slot) const override {
+    return Slots[Slot].Verdicts.data();
+  }
+
+private:
+  struct Staged {
+    std::vector<ebpfgpu_packet_desc> Descs;
+    std::vector<ebpfgpu_verdict> Verdicts;
+  };
+  std::vector<Staged> Slots;
+};
+
 class NullExecutor final : public BatchExecutor {
 public:
   MaybeError run(PacketBatch &Batch) override {
     for (size_t I = 0; I < Batch.size(); ++I)
       Batch.setOutcome(I, Batch.offset(I), Batch.length(I), uint64_t(runtime::XdpAction::Drop), 0);
     return std::nullopt;
+  }
+  Expected<std::unique_ptr<runtime::BatchLane>> openLane(unsigned Depth) override {
+    return std::unique_ptr<runtime::BatchLane>(new NullLane(std::max(Depth, 1u)));
   }
   Expected<std::string> dumpMaps() override { return std::string(); }
   MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &,
