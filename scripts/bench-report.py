@@ -272,6 +272,8 @@ def main():
     ap.add_argument("--kernel-jit", help="ebpf-gpu-host-bench --kernel --json output (build machine)")
     ap.add_argument("--kernel-jit-lscpu", help="lscpu of the machine that measured --kernel-jit")
     ap.add_argument("--kernel-jit-command", help="file with the command that measured --kernel-jit")
+    ap.add_argument("--forward-scaling",
+                    help="markdown of scripts/bench-forward.sh (forward-scaling.md), included as is")
     ap.add_argument("--forward", help="JSON lines of `forward --json` runs through the gen port, "
                     "each with 'batch' and 'how' (mode:path[:zero-copy]) added")
     a = ap.parse_args()
@@ -490,16 +492,24 @@ def main():
         w("core of the same process keeps full (DPDK rings through `rte_eth_from_rings`), batches, runs the")
         w("batch on the GPU and acts on the verdicts (XDP_PASS without an exception port: freed and counted).")
         w("*zero-copy*: the program runs on the mbufs in place (their pool mapped for the GPU), with no copy")
-        w("into a batch. Mpps over the busy time (first packet received to last batch done); latency from the")
-        w("GPU back end (staging + run + results back into the batch).")
+        w("into a batch. Mpps over the busy time (first packet received to last batch done); batch latency")
+        w("from the data plane (a batch's first packet received to its last one sent or freed). How this")
+        w("scales with workers: `scripts/bench-forward.sh` (its section below, when given).")
         w("")
-        w("| batch | mode:path | packets | Mpps | GPU batch p50 / p99 us |")
+        w("| batch | mode:path | packets | Mpps | batch p50 / p99 us |")
         w("|---|---|---|---|---|")
         for f in forward:
-            l = f.get("gpu_batch_latency_us", {})
+            # batch_latency_us since the one data plane; gpu_batch_latency_us before.
+            l = f.get("batch_latency_us", f.get("gpu_batch_latency_us", {}))
             w("| %d | %s | %d | %.2f | %.1f / %.1f |" % (
                 f["batch"], f["how"], f["packets"], f["packets"] / f["busy_seconds"] / 1e6,
                 l.get("p50", -1), l.get("p99", -1)))
+        w("")
+    if a.forward_scaling:
+        # scripts/bench-forward.sh's tables (scripts/forward-report.py), as they are.
+        with open(a.forward_scaling) as f:
+            for line in f.read().rstrip("\n").split("\n"):
+                w(line)
         w("")
     w("## Sources")
     w("")

@@ -300,8 +300,8 @@ device() {
 import json, sys
 r = json.load(open(sys.argv[1]))
 r["batch"], r["how"] = int(sys.argv[2]), sys.argv[3]
-l = r.get("gpu_batch_latency_us", {})
-print("forward %-28s batch %6d: %8.2f Mpps, GPU batch p50 %.1f us p99 %.1f us" % (
+l = r.get("batch_latency_us", {})
+print("forward %-28s batch %6d: %8.2f Mpps, batch p50 %.1f us p99 %.1f us" % (
     r["how"], r["batch"], r["packets"] / r["busy_seconds"] / 1e6, l.get("p50", -1), l.get("p99", -1)),
     file=sys.stderr)
 print(json.dumps(r))
