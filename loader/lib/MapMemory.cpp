@@ -621,10 +621,10 @@ std::vector<std::string> EventLog::warnings() const {
   return Out;
 }
 
-HostMap::HostMap(std::string Name, const MapShape &S) : Name(std::move(Name)) {
-  Layout = mapLayout(S, 1, 0);
+HostMap::HostMap(std::string Name, const MapShape &S, uint32_t Slices) : Name(std::move(Name)) {
+  Layout = mapLayout(S, Slices, 0);
   Storage.assign(Layout.Bytes ? Layout.Bytes : 1, 0);
-  Layout = mapLayout(S, 1, reinterpret_cast<uint64_t>(Storage.data()));
+  Layout = mapLayout(S, Slices, reinterpret_cast<uint64_t>(Storage.data()));
 }
 
 void HostMap::setInnerMaps(std::vector<std::string> Names, const std::vector<HostMap *> &Maps) {

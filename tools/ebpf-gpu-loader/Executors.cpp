@@ -137,11 +137,21 @@ public:
   HostExecutor(std::unique_ptr<compiler::HostProgram> Prog, std::string Name, HostReclaim Reclaim)
       : Prog(std::move(Prog)), Name(std::move(Name)), Reclaim(Reclaim) {}
 
-  MaybeError run(PacketBatch &Batch) override {
+  MaybeError run(PacketBatch &Batch) override { return runOn(Batch, 0); }
+
+  /// A lane runs its batches in submit(), as CPU `Cpu` of the program's
+  /// per-CPU maps: lanes get CPUs 0, 1, ... in the order they are opened
+  /// (wrapping past the program's CPUs, where they would share a slice).
+  Expected<std::unique_ptr<runtime::BatchLane>> openLane(unsigned Depth) override {
+    uint32_t Cpu = NextCpu.fetch_add(1) % Prog->cpus();
+    return std::unique_ptr<runtime::BatchLane>(new HostLane(*this, std::max(Depth, 1u), Cpu));
+  }
+
+  MaybeError runOn(PacketBatch &Batch, uint32_t Cpu) {
     if (Reclaim == HostReclaim::EachPacket) {
       std::unique_lock Lock(Running);
       for (size_t I = 0; I < Batch.size(); ++I) {
-        runOne(Batch, I);
+        runOne(Batch, I, Cpu);
         Prog->reclaimMaps();
         Trace.add(Prog->takeTrace());
       }
@@ -154,7 +164,7 @@ public:
         std::this_thread::yield();
       std::shared_lock Lock(Running);
       for (size_t I = 0; I < Batch.size(); ++I)
-        runOne(Batch, I);
+        runOne(Batch, I, Cpu);
     }
     // Deleted hash elements go back to the free lists only when no worker
     // is inside a batch; a worker that finds others running leaves it to
@@ -240,16 +250,42 @@ private:
     Events.add(B);
     return std::nullopt;
   }
-  void runOne(PacketBatch &Batch, size_t I) {
+  void runOne(PacketBatch &Batch, size_t I, uint32_t Cpu) {
     platform::XdpRuntimeContext Ctx;
     Batch.prepareContext(I, Ctx);
+    Ctx.cpu_id = Cpu;
     uint64_t V = Prog->runXdp(Ctx);
     Batch.finish(I, Ctx, V);
   }
 
+  /// One worker's lane: its batches run in submit() as its CPU.
+  class HostLane final : public runtime::BatchLane {
+  public:
+    HostLane(HostExecutor &X, unsigned Depth, uint32_t Cpu) : X(X), Cpu(Cpu), Failures(Depth) {}
+    unsigned depth() const override { return unsigned(Failures.size()); }
+    MaybeError submit(unsigned Slot, PacketBatch &Batch) override {
+      Failures[Slot] = X.runOn(Batch, Cpu);
+      return std::nullopt;
+    }
+    Expected<bool> poll(unsigned Slot, bool Wait) override {
+      if (Failures[Slot]) {
+        Error E = std::move(*Failures[Slot]);
+        Failures[Slot].reset();
+        return E;
+      }
+      return true;
+    }
+
+  private:
+    HostExecutor &X;
+    const uint32_t Cpu;
+    std::vector<MaybeError> Failures;
+  };
+
   std::unique_ptr<compiler::HostProgram> Prog;
   std::string Name;
   HostReclaim Reclaim;
+  std::atomic<uint32_t> NextCpu{0};
   std::shared_mutex Running;
   std::atomic<unsigned> OperatorsWaiting{0};
   TraceCollector Trace;
@@ -263,9 +299,9 @@ namespace {
 Expected<std::unique_ptr<BatchExecutor>> compileHost(const object::ObjectSpec &Obj,
                                                      const std::string &Path,
                                                      const object::ProgramSpec &P,
-                                                     HostReclaim Reclaim) {
+                                                     HostReclaim Reclaim, uint32_t Cpus = 1) {
   auto Prog = compiler::HostProgram::compile(compiler::programSetFor(Obj, P), Obj.Maps,
-                                             compiler::LiftOptions());
+                                             compiler::LiftOptions(), 2, Cpus);
   if (!Prog)
     return Error(Path + ": program " + P.Name + ": " + llvm::toString(Prog.takeError()));
   return std::unique_ptr<BatchExecutor>(new HostExecutor(std::move(*Prog), P.Name, Reclaim));
@@ -274,14 +310,14 @@ Expected<std::unique_ptr<BatchExecutor>> compileHost(const object::ObjectSpec &O
 
 Expected<std::unique_ptr<BatchExecutor>>
 makeHostExecutor(const std::string &Object, const std::string &Section, HostReclaim Reclaim,
-                 const object::ReadOptions &Read) {
+                 const object::ReadOptions &Read, uint32_t Cpus) {
   Expected<object::ObjectSpec> Obj = object::readObjectFile(Object, Read);
   if (!Obj)
     return Obj.takeError();
   Expected<const object::ProgramSpec *> P = chooseVerified(*Obj, Object, Section);
   if (!P)
     return P.takeError();
-  return compileHost(*Obj, Object, **P, Reclaim);
+  return compileHost(*Obj, Object, **P, Reclaim, Cpus);
 }
 
 Expected<std::unique_ptr<BatchExecutor>> makeHostExecutor(const object::ObjectSpec &Obj,

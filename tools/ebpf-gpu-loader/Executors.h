@@ -40,10 +40,13 @@ namespace ebpfgpu::tools {
 enum class HostReclaim { EachPacket, EachBatch };
 
 /// Reads `Object` (with `Read`: inner map templates), chooses `Section` (or
-/// its only program), verifies and JIT-compiles it.
+/// its only program), verifies and JIT-compiles it. `Cpus`: the workers that
+/// run it at once (the data plane's): per-CPU maps keep a slice each and
+/// each lane (openLane) runs its batches as one of them, so that their
+/// per-CPU updates never race; run() is CPU 0.
 Expected<std::unique_ptr<runtime::BatchExecutor>>
 makeHostExecutor(const std::string &Object, const std::string &Section, HostReclaim Reclaim,
-                 const object::ReadOptions &Read = {});
+                 const object::ReadOptions &Read = {}, uint32_t Cpus = 1);
 /// The same for program `P` of an object already read from `Path` (many
 /// programs of one object checked in one process: `compare`).
 Expected<std::unique_ptr<runtime::BatchExecutor>>

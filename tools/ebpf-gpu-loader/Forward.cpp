@@ -96,6 +96,8 @@ int usage(const std::string &Msg) {
                "                      (or MAP:KEYHEX:@INNER), '#' comments, as for run\n"
                "  --fib FILE          the forwarding table bpf_fib_lookup reads (docs/MAPS.md);\n"
                "                      port i (from 0, --port order) is ifindex i + 1\n"
+               "  --dump-maps         print the program's maps after the run (per-CPU maps: the\n"
+               "                      sum of every CPU's slice), as run does\n"
                "  --json              print the summary as JSON\n"
                "  --allow-unverified  run a .gpu.o compiled with --no-verify (testing "
                "only)\n"
@@ -145,7 +147,7 @@ std::string actionsJson(const runtime::ActionStats &A) {
 std::string deviceName(const std::string &Spec) { return Spec.substr(0, Spec.find(',')); }
 
 void printJson(const runtime::ForwardReport &R, const std::string &Prog, const char *Backend,
-               double P50Us, double P99Us) {
+               double P50Us, double P99Us, const std::string *Maps) {
   std::printf("{\"program\": %s, \"backend\": \"%s\", \"packets\": %llu, "
               "\"actions\": %s, "
               "\"invalid_verdicts\": %llu, \"seconds\": %.6f, "
@@ -183,6 +185,8 @@ void printJson(const runtime::ForwardReport &R, const std::string &Prog, const c
   std::printf(", \"worker_ns\": {\"submit\": %llu, \"wait\": %llu, \"act\": %llu}",
               (unsigned long long)R.SubmitNs, (unsigned long long)R.WaitNs,
               (unsigned long long)R.ActNs);
+  if (Maps)
+    std::printf(", \"maps\": %s", jsonString(*Maps).c_str());
   std::printf("}\n");
 }
 
@@ -242,6 +246,7 @@ int forwardCommand(int argc, char **argv) {
   std::string Object, Section, Backend;
   std::string FibFile;
   std::vector<loader::MapEntry> MapEntries;
+  bool DumpMaps = false;
   bool Json = false, AllowUnverified = false;
   int64_t StatsMs = -1;
   std::string GpuMode = "launch", GpuData = "copy", GenPcap;
@@ -319,6 +324,8 @@ int forwardCommand(int argc, char **argv) {
       MapEntries.insert(MapEntries.end(), Entries->begin(), Entries->end());
     } else if (A == "--fib")
       FibFile = Value();
+    else if (A == "--dump-maps")
+      DumpMaps = true;
     else if (A == "--json")
       Json = true;
     else if (A == "--allow-unverified")
@@ -392,7 +399,10 @@ int forwardCommand(int argc, char **argv) {
       fail(Object + ": a .gpu.o holds GPU code only; give the host back end "
                     "the eBPF object");
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
-    auto E = makeHostExecutor(Object, Section, HostReclaim::EachBatch);
+    // A slice of each per-CPU map per worker: workers run the program at
+    // once and never update one value together.
+    auto E = makeHostExecutor(Object, Section, HostReclaim::EachBatch, {},
+                              uint32_t(O.Ports.size() * O.Queues));
     if (!E)
       fail(E.error().message());
     Exec = std::move(*E);
@@ -443,8 +453,15 @@ int forwardCommand(int argc, char **argv) {
     P50 = double(runtime::LatencyHistogram::quantile(R->Latency, 0.50)) / 1000.0;
     P99 = double(runtime::LatencyHistogram::quantile(R->Latency, 0.99)) / 1000.0;
   }
+  std::string Maps;
+  if (DumpMaps) {
+    auto M = Exec->dumpMaps();
+    if (!M)
+      fail("--dump-maps: " + M.error().message());
+    Maps = std::move(*M);
+  }
   if (Json) {
-    printJson(*R, Exec->programName(), Exec->backendName(), P50, P99);
+    printJson(*R, Exec->programName(), Exec->backendName(), P50, P99, DumpMaps ? &Maps : nullptr);
   } else {
     printText(*R, Exec->programName(), Object, Exec->backendName());
     if (R->Generated)
@@ -455,6 +472,8 @@ int forwardCommand(int argc, char **argv) {
                   "p99 %.1f us\n",
                   (unsigned long long)R->Batches, P50, P99);
   }
+  if (DumpMaps && !Json)
+    std::printf("%s", Maps.c_str());
   return 0;
 }
 

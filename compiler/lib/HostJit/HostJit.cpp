@@ -106,15 +106,15 @@ std::string HostProgram::dumpMaps() const {
 
 llvm::Expected<std::unique_ptr<HostProgram>>
 HostProgram::compile(const object::ProgramSpec &Prog, const std::vector<object::MapSpec> &Maps,
-                     const LiftOptions &Opts, unsigned OptLevel) {
+                     const LiftOptions &Opts, unsigned OptLevel, uint32_t Cpus) {
   ProgramSet Set;
   Set.Programs = {&Prog};
-  return compile(Set, Maps, Opts, OptLevel);
+  return compile(Set, Maps, Opts, OptLevel, Cpus);
 }
 
 llvm::Expected<std::unique_ptr<HostProgram>>
 HostProgram::compile(const ProgramSet &Set, const std::vector<object::MapSpec> &Maps,
-                     const LiftOptions &Opts, unsigned OptLevel) {
+                     const LiftOptions &Opts, unsigned OptLevel, uint32_t Cpus) {
   static const bool TargetsReady = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
@@ -127,6 +127,7 @@ HostProgram::compile(const ProgramSet &Set, const std::vector<object::MapSpec> &
   if (!Lifted)
     return Lifted.takeError();
   std::unique_ptr<HostProgram> P(new HostProgram());
+  P->Cpus = std::max<uint32_t>(Cpus, 1);
   std::vector<std::pair<std::string, loader::HostMap *>> ObjectGlobals;
   std::vector<std::pair<std::string, const object::MapSpec *>> DataGlobals;
   for (const MapBinding &B : Lifted->Maps) {
@@ -135,7 +136,7 @@ HostProgram::compile(const ProgramSet &Set, const std::vector<object::MapSpec> &
       loader::MapShape Shape{M.Type, M.KeySize, M.ValueSize, M.MaxEntries, M.Flags};
       if (MaybeError E = loader::checkMapSupported(M.Name, Shape))
         return llvm::createStringError(llvm::inconvertibleErrorCode(), E->message());
-      P->Maps.push_back(std::make_unique<loader::HostMap>(M.Name, Shape));
+      P->Maps.push_back(std::make_unique<loader::HostMap>(M.Name, Shape, P->Cpus));
       ObjectGlobals.push_back({B.ObjectGlobal, P->Maps.back().get()});
     }
     if (!B.DataGlobal.empty())

@@ -38,14 +38,19 @@ public:
 
   /// Lifts, optimises and JIT-compiles `Prog`. Fails with the helper's name
   /// when the program calls a helper the host runtime does not provide.
+  /// `Cpus`: the CPUs the program runs on at once (runXdp's context names
+  /// one in cpu_id, 0..Cpus-1): per-CPU maps keep a slice each, so that
+  /// threads running the program at once never update one value together.
   static llvm::Expected<std::unique_ptr<HostProgram>>
   compile(const object::ProgramSpec &Prog, const std::vector<object::MapSpec> &Maps,
-          const LiftOptions &Opts, unsigned OptLevel = 2);
+          const LiftOptions &Opts, unsigned OptLevel = 2, uint32_t Cpus = 1);
   /// The same for programs that tail-call each other: one unit whose entry
   /// is the set's entry program; program arrays get the object's slots.
   static llvm::Expected<std::unique_ptr<HostProgram>>
   compile(const ProgramSet &Set, const std::vector<object::MapSpec> &Maps,
-          const LiftOptions &Opts, unsigned OptLevel = 2);
+          const LiftOptions &Opts, unsigned OptLevel = 2, uint32_t Cpus = 1);
+  /// The CPUs per-CPU maps have slices for.
+  uint32_t cpus() const { return Cpus; }
 
   /// Runs an XDP program on `Ctx` and returns r0.
   uint64_t runXdp(platform::XdpRuntimeContext &Ctx) const {
@@ -104,6 +109,7 @@ private:
   std::unique_ptr<llvm::orc::LLJIT> Jit;
   EntryFn Entry = nullptr;
   std::vector<std::unique_ptr<loader::HostMap>> Maps;
+  uint32_t Cpus = 1;
   std::vector<DataView> Data;
   /// bpf_trace_printk's log (header and lines); empty when unused.
   std::vector<uint64_t> TraceBlock;

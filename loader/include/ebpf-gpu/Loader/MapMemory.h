@@ -166,7 +166,9 @@ private:
 /// per-CPU maps. Owns them; not thread-safe.
 class HostMap {
 public:
-  HostMap(std::string Name, const MapShape &S);
+  /// `Slices`: the copies a per-CPU map keeps (one per CPU of the runtime
+  /// that runs the program; other maps keep one).
+  HostMap(std::string Name, const MapShape &S, uint32_t Slices = 1);
   HostMap(const HostMap &) = delete;
   HostMap &operator=(const HostMap &) = delete;
 
