@@ -39,7 +39,7 @@ private:
 
 } // namespace
 
-Expected<std::unique_ptr<BatchLane>> BatchExecutor::openLane(unsigned Depth) {
+Expected<std::unique_ptr<BatchLane>> BatchExecutor::openLane(unsigned Depth, unsigned Worker) {
   return std::unique_ptr<BatchLane>(new SynchronousLane(*this, std::max(Depth, 1u)));
 }
 

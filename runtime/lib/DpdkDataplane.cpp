@@ -247,7 +247,10 @@ struct Dataplane::Impl {
 
   void synchronize();
   void retire(std::unique_ptr<Binding> B);
-  Expected<std::unique_ptr<Binding>> bind(std::shared_ptr<BatchExecutor> Exec, size_t Tasks);
+  /// The program with a lane for each of `Workers` (a task's worker, by
+  /// task index).
+  Expected<std::unique_ptr<Binding>> bind(std::shared_ptr<BatchExecutor> Exec,
+                                          const std::vector<unsigned> &Workers);
   MaybeError giveMemory(const std::shared_ptr<BatchExecutor> &Exec);
   MaybeError probe(const dpdk::DeviceSpec &D, uint16_t &EthId);
   void closeDevice(uint16_t EthId);
@@ -692,12 +695,12 @@ void Dataplane::Impl::retire(std::unique_ptr<Binding> B) {
 }
 
 Expected<std::unique_ptr<Binding>> Dataplane::Impl::bind(std::shared_ptr<BatchExecutor> Exec,
-                                                         size_t Tasks) {
+                                                         const std::vector<unsigned> &Workers) {
   if (MaybeError E = giveMemory(Exec))
     return std::move(*E);
   auto B = std::make_unique<Binding>();
-  for (size_t T = 0; T < Tasks; ++T) {
-    auto L = Exec->openLane(O.Depth);
+  for (unsigned W : Workers) {
+    auto L = Exec->openLane(O.Depth, W);
     if (!L)
       return L.takeError().withContext(std::string(Exec->backendName()) + " back end");
     B->Lanes.push_back(std::move(*L));
@@ -1058,21 +1061,26 @@ Expected<uint32_t> Dataplane::attach(const AttachOptions &O, std::shared_ptr<Bat
       return Undo(Error("port '" + O.Device + "': its exception port is the port itself"));
     Pt->Exc = *X;
   }
-  auto B = I.bind(std::move(Exec), O.Queues);
-  if (!B)
-    return Undo(B.takeError());
-  Pt->Owner = std::move(*B);
-  Pt->Prog.store(Pt->Owner.get(), std::memory_order_release);
   // Each rx queue to the worker with the fewest.
   std::vector<size_t> Load(I.Workers.size());
   for (size_t W = 0; W < I.Workers.size(); ++W)
     Load[W] = I.Workers[W]->Owned->size();
-  std::vector<std::vector<Task *>> Added(I.Workers.size());
+  std::vector<unsigned> TaskWorker;
   for (uint32_t Q = 0; Q < O.Queues; ++Q) {
     size_t W = size_t(std::min_element(Load.begin(), Load.end()) - Load.begin());
     ++Load[W];
-    Pt->Tasks.push_back(std::make_unique<Task>(*Pt, uint16_t(Q), unsigned(Q), unsigned(W),
-                                               O.BatchSize, I.O.MaxFrame, I.O.Depth));
+    TaskWorker.push_back(unsigned(W));
+  }
+  auto B = I.bind(std::move(Exec), TaskWorker);
+  if (!B)
+    return Undo(B.takeError());
+  Pt->Owner = std::move(*B);
+  Pt->Prog.store(Pt->Owner.get(), std::memory_order_release);
+  std::vector<std::vector<Task *>> Added(I.Workers.size());
+  for (uint32_t Q = 0; Q < O.Queues; ++Q) {
+    unsigned W = TaskWorker[Q];
+    Pt->Tasks.push_back(std::make_unique<Task>(*Pt, uint16_t(Q), unsigned(Q), W, O.BatchSize,
+                                               I.O.MaxFrame, I.O.Depth));
     for (auto &S : Pt->Tasks.back()->Slots)
       S->Batch.setIngress(Id, Q);
     Pt->Tasks.back()->TimeoutTsc = I.Hz * O.TimeoutUs / 1000000;
@@ -1111,7 +1119,10 @@ MaybeError Dataplane::replace(uint32_t Id, std::shared_ptr<BatchExecutor> Exec) 
   Port *Pt = Id >= 1 && Id <= MaxDataplanePorts ? I.Table[Id].load() : nullptr;
   if (!Pt)
     return Error("no port " + std::to_string(Id));
-  auto B = I.bind(std::move(Exec), Pt->Tasks.size());
+  std::vector<unsigned> TaskWorker;
+  for (const auto &T : Pt->Tasks)
+    TaskWorker.push_back(T->Worker);
+  auto B = I.bind(std::move(Exec), TaskWorker);
   if (!B)
     return B.takeError();
   std::unique_ptr<Binding> Old = std::move(Pt->Owner);

@@ -139,12 +139,15 @@ public:
 
   MaybeError run(PacketBatch &Batch) override { return runOn(Batch, 0); }
 
-  /// A lane runs its batches in submit(), as CPU `Cpu` of the program's
-  /// per-CPU maps: lanes get CPUs 0, 1, ... in the order they are opened
-  /// (wrapping past the program's CPUs, where they would share a slice).
-  Expected<std::unique_ptr<runtime::BatchLane>> openLane(unsigned Depth) override {
-    uint32_t Cpu = NextCpu.fetch_add(1) % Prog->cpus();
-    return std::unique_ptr<runtime::BatchLane>(new HostLane(*this, std::max(Depth, 1u), Cpu));
+  /// A lane runs its batches in submit(), as its worker's CPU of the
+  /// program's per-CPU maps (a worker runs one batch at a time).
+  Expected<std::unique_ptr<runtime::BatchLane>> openLane(unsigned Depth, unsigned Worker) override {
+    // Workers past the program's CPUs would share a slice: refused rather
+    // than racing.
+    if (Worker >= Prog->cpus())
+      return Error("host back end: worker " + std::to_string(Worker) + " has no per-CPU slice (the "
+                   "program was compiled for " + std::to_string(Prog->cpus()) + " worker(s))");
+    return std::unique_ptr<runtime::BatchLane>(new HostLane(*this, std::max(Depth, 1u), Worker));
   }
 
   MaybeError runOn(PacketBatch &Batch, uint32_t Cpu) {
@@ -285,7 +288,6 @@ private:
   std::unique_ptr<compiler::HostProgram> Prog;
   std::string Name;
   HostReclaim Reclaim;
-  std::atomic<uint32_t> NextCpu{0};
   std::shared_mutex Running;
   std::atomic<unsigned> OperatorsWaiting{0};
   TraceCollector Trace;
@@ -396,7 +398,7 @@ public:
       Batch.setOutcome(I, Batch.offset(I), Batch.length(I), uint64_t(runtime::XdpAction::Drop), 0);
     return std::nullopt;
   }
-  Expected<std::unique_ptr<runtime::BatchLane>> openLane(unsigned Depth) override {
+  Expected<std::unique_ptr<runtime::BatchLane>> openLane(unsigned Depth, unsigned) override {
     return std::unique_ptr<runtime::BatchLane>(new NullLane(std::max(Depth, 1u)));
   }
   Expected<std::string> dumpMaps() override { return std::string(); }
@@ -466,7 +468,7 @@ public:
     return std::nullopt;
   }
 
-  Expected<std::unique_ptr<runtime::BatchLane>> openLane(unsigned Depth) override;
+  Expected<std::unique_ptr<runtime::BatchLane>> openLane(unsigned Depth, unsigned Worker) override;
 
   Expected<std::string> dumpMaps() override {
     std::lock_guard Lock(Launching);
@@ -1041,13 +1043,14 @@ private:
   size_t Hint = SIZE_MAX; ///< the packet range the last packet was in
 };
 
-Expected<std::unique_ptr<runtime::BatchLane>> GpuExecutor::openLane(unsigned Depth) {
+Expected<std::unique_ptr<runtime::BatchLane>> GpuExecutor::openLane(unsigned Depth,
+                                                                    unsigned Worker) {
   // A lane runs each batch as one launch (the data plane's batches are at
   // most its batch size, which is what LaunchSize is set to there).
   bool Async = Opts.AsyncLanes && Opts.Mode == loader::GpuMode::Launch && Depth > 0 &&
                !Prog->needsHostBetweenBatches();
   if (!Async)
-    return BatchExecutor::openLane(Depth);
+    return BatchExecutor::openLane(Depth, Worker);
   std::lock_guard Lock(Launching);
   if (MaybeError E = Dev->bindThread())
     return std::move(*E);

@@ -96,11 +96,13 @@ public:
   /// then unspecified.
   virtual MaybeError run(PacketBatch &Batch) = 0;
 
-  /// A lane of up to `Depth` batches in flight for one worker. The default
+  /// A lane of up to `Depth` batches in flight for data plane worker
+  /// `Worker` (0, 1, ...; back ends with per-CPU state, the host's per-CPU
+  /// maps, run its batches as that worker's CPU). The default
   /// runs each batch synchronously in submit() through run();
   /// back ends that can overlap batches with the worker's own work (the
   /// GPU) return deeper lanes. Safe to call while other threads call run().
-  virtual Expected<std::unique_ptr<BatchLane>> openLane(unsigned Depth);
+  virtual Expected<std::unique_ptr<BatchLane>> openLane(unsigned Depth, unsigned Worker = 0);
 
   /// The program's maps and global data as text (loader/MapMemory.h). Not
   /// to be called while run() is in progress.
