@@ -15,12 +15,13 @@ namespace {
 
 class SynchronousLane final : public BatchLane {
 public:
-  SynchronousLane(BatchExecutor &Exec, unsigned Depth) : Exec(Exec), Failures(Depth) {}
+  SynchronousLane(std::function<MaybeError(PacketBatch &)> Run, unsigned Depth)
+      : Run(std::move(Run)), Failures(std::max(Depth, 1u)) {}
   unsigned depth() const override { return unsigned(Failures.size()); }
   MaybeError submit(unsigned Slot, PacketBatch &Batch) override {
     // The outcome waits for poll(): a failure is the batch's, reported
     // where the caller collects its batches.
-    Failures[Slot] = Exec.run(Batch);
+    Failures[Slot] = Run(Batch);
     return std::nullopt;
   }
   Expected<bool> poll(unsigned Slot, bool Wait) override {
@@ -33,14 +34,19 @@ public:
   }
 
 private:
-  BatchExecutor &Exec;
+  std::function<MaybeError(PacketBatch &)> Run;
   std::vector<MaybeError> Failures; ///< per slot, until polled
 };
 
 } // namespace
 
+std::unique_ptr<BatchLane> makeSynchronousLane(std::function<MaybeError(PacketBatch &)> Run,
+                                               unsigned Depth) {
+  return std::make_unique<SynchronousLane>(std::move(Run), Depth);
+}
+
 Expected<std::unique_ptr<BatchLane>> BatchExecutor::openLane(unsigned Depth, unsigned Worker) {
-  return std::unique_ptr<BatchLane>(new SynchronousLane(*this, std::max(Depth, 1u)));
+  return makeSynchronousLane([this](PacketBatch &Batch) { return run(Batch); }, Depth);
 }
 
 } // namespace ebpfgpu::runtime

@@ -375,6 +375,15 @@ void Dataplane::Impl::unstage(Slot &S) {
   S.Descs = nullptr;
 }
 
+/// A frame longer than the data plane takes is freed and counted.
+static inline bool admit(Task &T, rte_mbuf *M, uint32_t Len, uint32_t MaxFrame) {
+  if (likely(Len <= MaxFrame))
+    return true;
+  T.Oversized.add(1);
+  rte_pktmbuf_free(M);
+  return false;
+}
+
 void Dataplane::Impl::gather(Task &T, Slot &S, rte_mbuf **Rx, uint16_t N) {
   uint64_t Bytes = 0;
   const uint32_t MaxFrame = O.MaxFrame;
@@ -389,11 +398,8 @@ void Dataplane::Impl::gather(Task &T, Slot &S, rte_mbuf **Rx, uint16_t N) {
       rte_mbuf *M = Rx[I];
       uint32_t Len = rte_pktmbuf_pkt_len(M);
       Bytes += Len;
-      if (unlikely(Len > MaxFrame)) {
-        T.Oversized.add(1);
-        rte_pktmbuf_free(M);
+      if (unlikely(!admit(T, M, Len, MaxFrame)))
         continue;
-      }
       if (unlikely(M->nb_segs != 1 || M->pool != Pool || !RTE_MBUF_DIRECT(M) ||
                    rte_mbuf_refcnt_read(M) != 1)) {
         unstage(S);
@@ -420,11 +426,8 @@ void Dataplane::Impl::gather(Task &T, Slot &S, rte_mbuf **Rx, uint16_t N) {
     rte_mbuf *M = Rx[I];
     uint32_t Len = rte_pktmbuf_pkt_len(M);
     Bytes += Len;
-    if (unlikely(Len > MaxFrame)) {
-      T.Oversized.add(1);
-      rte_pktmbuf_free(M);
+    if (unlikely(!admit(T, M, Len, MaxFrame)))
       continue;
-    }
     if (O.ZeroCopy && M->nb_segs == 1) {
       S.Batch.addExternal(static_cast<uint8_t *>(M->buf_addr), M->buf_len, M->data_off, Len);
     } else {

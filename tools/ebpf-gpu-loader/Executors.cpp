@@ -147,7 +147,8 @@ public:
     if (Worker >= Prog->cpus())
       return Error("host back end: worker " + std::to_string(Worker) + " has no per-CPU slice (the "
                    "program was compiled for " + std::to_string(Prog->cpus()) + " worker(s))");
-    return std::unique_ptr<runtime::BatchLane>(new HostLane(*this, std::max(Depth, 1u), Worker));
+    return runtime::makeSynchronousLane(
+        [this, Worker](PacketBatch &Batch) { return runOn(Batch, Worker); }, Depth);
   }
 
   MaybeError runOn(PacketBatch &Batch, uint32_t Cpu) {
@@ -260,30 +261,6 @@ private:
     uint64_t V = Prog->runXdp(Ctx);
     Batch.finish(I, Ctx, V);
   }
-
-  /// One worker's lane: its batches run in submit() as its CPU.
-  class HostLane final : public runtime::BatchLane {
-  public:
-    HostLane(HostExecutor &X, unsigned Depth, uint32_t Cpu) : X(X), Cpu(Cpu), Failures(Depth) {}
-    unsigned depth() const override { return unsigned(Failures.size()); }
-    MaybeError submit(unsigned Slot, PacketBatch &Batch) override {
-      Failures[Slot] = X.runOn(Batch, Cpu);
-      return std::nullopt;
-    }
-    Expected<bool> poll(unsigned Slot, bool Wait) override {
-      if (Failures[Slot]) {
-        Error E = std::move(*Failures[Slot]);
-        Failures[Slot].reset();
-        return E;
-      }
-      return true;
-    }
-
-  private:
-    HostExecutor &X;
-    const uint32_t Cpu;
-    std::vector<MaybeError> Failures;
-  };
 
   std::unique_ptr<compiler::HostProgram> Prog;
   std::string Name;

@@ -83,6 +83,11 @@ public:
   virtual const ebpfgpu_verdict *verdicts(unsigned Slot) const { return nullptr; }
 };
 
+/// A lane whose batches run to their end in submit() through `Run` (a
+/// failure is the batch's, told by poll()), with `Depth` slots.
+std::unique_ptr<BatchLane> makeSynchronousLane(std::function<MaybeError(PacketBatch &)> Run,
+                                               unsigned Depth);
+
 class BatchExecutor {
 public:
   virtual ~BatchExecutor() = default;
