@@ -85,7 +85,7 @@ fetch_conformance() {
   rm -rf "$tmp"
   mkdir -p "$tmp"
   git -C "$tmp" init -q &&
-    git -C "$tmp" fetch -q --depth 1 "$CONFORMANCE_URL" "$CONFORMANCE_COMMIT" &&
+    git -C "$tmp" fetch -q --depth 1 "$CONFORMANCE_URL" "$CONFORMANCE_COMMIT" 2>/dev/null &&
     git -C "$tmp" -c advice.detachedHead=false checkout -q FETCH_HEAD &&
     [[ $(git -C "$tmp" rev-parse HEAD) == "$CONFORMANCE_COMMIT" ]] || { rm -rf "$tmp"; return 1; }
   rm -rf "$CONFORMANCE_DIR"
