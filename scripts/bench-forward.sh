@@ -16,7 +16,7 @@
 # Knobs: FWD_MS (each run's traffic, default 1500 ms), FWD_WORKERS
 # (default "1 2 4 8"), FWD_BATCHES (default "256 4096 65536"), FWD_GEN
 # (generator lcores, default 6: with 8 workers and the main lcore, 15 of the
-# GPU machine's 16 CPUs), FWD_SECTIONS (default "ceiling gpu host
+# GPU machine's 16 CPUs), FWD_SECTIONS (default "ceiling replay gpu host
 # programs latency").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -116,7 +116,7 @@ device() {
   nproc; nvidia-smi --query-gpu=name --format=csv,noheader || true
   lscpu | grep -E "^(Model name|Thread|Core|Socket|L2|L3|NUMA node0)" || true
   : >"$OUT/forward-scaling.jsonl"
-  local sections=${FWD_SECTIONS:-ceiling gpu host programs latency} w b
+  local sections=${FWD_SECTIONS:-ceiling replay gpu host programs latency} w b
   local workers=${FWD_WORKERS:-1 2 4 8} batches=${FWD_BATCHES:-256 4096 65536}
   for section in $sections; do
     echo "== $(date +%T) $section" >&2
@@ -127,6 +127,16 @@ device() {
       # Mbufs sized for 64-byte frames (a pool that fits the caches better).
       for w in $workers; do run ceiling null port_filter "$w" 4096 --zero-copy --max-frame 128; done
       run ceiling null port_filter 1 256 --zero-copy ;;
+    replay) # the generator replaying its frames (--gen-replay), on 4 lcores
+      for g in 1 2 4; do FWD_GEN=$g run replay null port_filter 8 4096 --zero-copy --gen-replay; done
+      for w in $workers; do
+        FWD_GEN=4 run replay gpu port_filter "$w" 4096 --gpu-mode launch --gpu-data mapped --zero-copy --gen-replay
+      done
+      FWD_GEN=4 run replay host port_filter 8 4096 --zero-copy --gen-replay
+      FWD_GEN=6 run replay gpu port_filter 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy --gen-replay
+      FWD_GEN=4 run replay gpu port_filter 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy --gen-replay --max-frame 128
+      FWD_GEN=4 run replay gpu conntrack 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy --gen-replay
+      FWD_GEN=4 run replay host conntrack 8 4096 --zero-copy --gen-replay ;;
     gpu)
       for b in $batches; do
         for w in $workers; do
@@ -156,7 +166,11 @@ device() {
     latency)
       run latency gpu port_filter 1 256 --gpu-mode launch --gpu-data mapped --zero-copy --timeout-us 20
       run latency gpu port_filter 1 256 --gpu-mode persistent --gpu-data mapped --zero-copy --timeout-us 20
-      run latency gpu port_filter 1 32 --gpu-mode persistent --gpu-data mapped --zero-copy --timeout-us 5 ;;
+      run latency gpu port_filter 1 32 --gpu-mode persistent --gpu-data mapped --zero-copy --timeout-us 5
+      # One batch in flight: no batch waits behind another.
+      run latency gpu port_filter 1 256 --gpu-mode launch --gpu-data mapped --zero-copy --timeout-us 20 --depth 1
+      run latency gpu port_filter 1 32 --gpu-mode persistent --gpu-data mapped --zero-copy --timeout-us 5 --depth 1
+      run latency gpu port_filter 1 32 --gpu-mode launch --gpu-data mapped --zero-copy --timeout-us 5 --depth 1 ;;
     esac
   done
   python3 scripts/forward-report.py "$OUT/forward-scaling.jsonl" >"$OUT/forward-scaling.md"

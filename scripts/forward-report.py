@@ -121,6 +121,9 @@ def main():
     lines += scaling_table(runs, "gpu", "gpu", zc, batches, workers) + [""]
     lines += ["The same with mbufs sized for 64-byte frames (`--max-frame 128`):", ""]
     lines += scaling_table(runs, "gpu", "gpu", zc + " --max-frame 128", batches, workers) + [""]
+    lines += ["The same, the generator replaying its frames on 4 lcores (`--gen-replay`):", ""]
+    lines += scaling_table(runs, "replay", "gpu", zc + " --gen-replay", batches, workers, gen=4)
+    lines += [""]
     lines += ["Host back end (the JIT on the same worker cores), port filter, batch 4096:", ""]
     lines += scaling_table(runs, "host", "host", "--zero-copy", batches, workers) + [""]
     lines += ["Ceiling: the generator and the data plane with the null back end (no program):", ""]
@@ -133,6 +136,8 @@ def main():
             ("GPU, 2 KiB mbufs", series_of(runs, "gpu", "gpu", zc, 4096, workers)),
             ("GPU, mbufs for 64 B", series_of(runs, "gpu", "gpu", zc + " --max-frame 128", 4096,
                                               workers)),
+            ("GPU, replaying generator", series_of(runs, "replay", "gpu", zc + " --gen-replay",
+                                                   4096, workers, gen=4)),
             ("host JIT", series_of(runs, "host", "host", "--zero-copy", 4096, workers)),
             ("null (ceiling), 64 B", series_of(runs, "ceiling", "null",
                                                "--zero-copy --max-frame 128", 4096, workers)),

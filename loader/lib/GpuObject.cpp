@@ -35,6 +35,8 @@ std::string metaText(const GpuObjectSpec &S) {
     << "\nkernel " << S.Kernel << "\ntarget " << S.Target << "\nstack " << S.StackBytes
     << "\nverified " << (S.Verified ? "yes" : "no") << "\nruntime_abi " << EBPFGPU_RUNTIME_ABI
     << "\n";
+  if (S.PacketsReadOnly)
+    O << "packets read-only\n";
   for (const std::string &H : S.Helpers)
     O << "helper " << H << "\n";
   for (const GpuMapSpec &M : S.Maps) {
@@ -77,6 +79,11 @@ MaybeError parseMeta(const std::string &Text, GpuObjectSpec &S) {
       else if (Key == "target") S.Target = Value;
       else if (Key == "helper") S.Helpers.push_back(Value);
       else if (Key == "verified") S.Verified = Value == "yes";
+      else if (Key == "packets") {
+        if (Value != "read-only")
+          return Error("bad packet access '" + Value + "'");
+        S.PacketsReadOnly = true;
+      }
       else if (Key == "seal") continue;
       else if (Key == "runtime_abi") {
         if (!Num(Value, Abi))

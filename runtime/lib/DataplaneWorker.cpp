@@ -313,6 +313,8 @@ void Dataplane::Impl::act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *St
   Port *Used[MaxDataplanePorts + 1] = {};
   bool UsedException = false;
   const bool HasException = T.P.Exc != nullptr;
+  // A copy of a packet the program cannot have changed is not copied back.
+  const bool ReadOnly = S.B->Exec->readsOnlyPackets();
   for (size_t I = 0; I < Count; ++I) {
     // Staged batches' verdicts are the lane's (each checked to stay in its
     // mbuf); the others', the PacketBatch's.
@@ -364,7 +366,8 @@ void Dataplane::Impl::act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *St
         M->data_off = uint16_t(Batch.offset(I));
         M->data_len = uint16_t(Len);
         M->pkt_len = Len;
-      } else if (unlikely(!dpdk::storeResult(M, Batch.data(I), Len))) {
+      } else if (!ReadOnly &&
+                 unlikely(!dpdk::storeResult(M, Batch.data(I), Len))) {
         ++Oversized;
         D = NoDest;
       }

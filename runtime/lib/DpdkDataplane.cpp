@@ -229,6 +229,8 @@ PortStats Dataplane::Impl::snapshot(const Port &P) const {
   if (P.Gen) {
     S.Generated = P.Gen->generated();
     S.GenNoMbuf = P.Gen->noMbuf();
+    S.GenWritten = P.Gen->written();
+    S.GenReplay = P.Gen->replaying();
   }
   auto Ns = [&](uint64_t Tsc) {
     return Tsc > StartTsc ? (Tsc - StartTsc) * 1000000000 / Hz : 0;
@@ -381,7 +383,8 @@ Expected<uint32_t> Dataplane::attach(const AttachOptions &O, std::shared_ptr<Bat
   if (Dev->Generator) {
     auto G = dpdk::Generator::create(Dev->Name, *O.GenPackets, std::min(O.GenFrame, I.O.MaxFrame),
                                      uint16_t(O.Queues), uint16_t(I.Workers.size()),
-                                     unsigned(I.GenLcores.size()), I.Pool);
+                                     unsigned(I.GenLcores.size()), I.Pool,
+                                     O.GenReplay && Exec->readsOnlyPackets());
     if (!G)
       return G.takeError();
     Pt->Gen = std::move(*G);
@@ -469,6 +472,9 @@ MaybeError Dataplane::replace(uint32_t Id, std::shared_ptr<BatchExecutor> Exec) 
   std::vector<unsigned> TaskWorker;
   for (const auto &T : Pt->Tasks)
     TaskWorker.push_back(T->Worker);
+  // Before the program can see a replayed frame: it may write it.
+  if (Pt->Gen && !Exec->readsOnlyPackets())
+    Pt->Gen->rewriteFrames();
   auto B = I.bind(std::move(Exec), TaskWorker);
   if (!B)
     return B.takeError();

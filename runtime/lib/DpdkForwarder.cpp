@@ -87,6 +87,8 @@ ForwardReport report(const std::vector<PortStats> &Ports, const ForwardOptions &
     }
     R.Generated += P.Generated;
     R.GenNoMbuf += P.GenNoMbuf;
+    R.GenWritten += P.GenWritten;
+    R.GenReplay = R.GenReplay || P.GenReplay;
     R.RxPackets += PR.RxPackets;
     R.RxBytes += PR.RxBytes;
     for (unsigned A = 0; A < NumXdpActions; ++A) {
@@ -184,6 +186,7 @@ Expected<ForwardReport> forward(BatchExecutor &Exec, const ForwardOptions &O,
     A.TimeoutUs = O.TimeoutUs;
     A.GenPackets = O.GenPackets;
     A.GenFrame = O.GenFrame;
+    A.GenReplay = O.GenReplay;
     A.Paused = true; // until every port is there to be redirected to
     auto Id = D.attach(A, Borrowed);
     if (!Id)

@@ -22,19 +22,25 @@ namespace ebpfgpu::runtime::dpdk {
 namespace {
 constexpr unsigned Burst = 64;
 constexpr unsigned RingSize = 2048;
+/// In an mbuf's hash field (its first line) while it holds a frame this
+/// generator wrote: replay sends it again only with this tag.
+constexpr uint32_t ReplayTag = 0xeb9f6e17;
 } // namespace
 
 Expected<std::unique_ptr<Generator>> Generator::create(const std::string &Name,
                                                        const PacketBatch &Templates,
                                                        uint32_t FrameSize, uint16_t RxQueues,
                                                        uint16_t TxQueues, unsigned Lcores,
-                                                       rte_mempool *Pool) {
+                                                       rte_mempool *Pool, bool Replay) {
   if (Templates.size() == 0)
     return Error("port '" + Name + "': the generator has no packets to send (--gen-pcap)");
   if (Lcores == 0)
     return Error("port '" + Name + "': the generator needs at least one lcore");
   std::unique_ptr<Generator> G(new Generator());
   G->Pool = Pool;
+  G->Replay = Replay;
+  G->Headroom =
+      uint16_t(std::min<uint32_t>(RTE_PKTMBUF_HEADROOM, rte_pktmbuf_data_room_size(Pool)));
   G->FrameSize = FrameSize;
   G->Count = Templates.size();
   G->Frames.resize(G->Count * FrameSize);
@@ -118,6 +124,13 @@ uint64_t Generator::generated() const {
   return N;
 }
 
+uint64_t Generator::written() const {
+  uint64_t N = 0;
+  for (const auto &P : Parts)
+    N += P->Written.load(std::memory_order_relaxed);
+  return N;
+}
+
 uint64_t Generator::noMbuf() const {
   uint64_t N = 0;
   for (const auto &P : Parts)
@@ -142,12 +155,37 @@ int Generator::main(void *Arg) {
   return 0;
 }
 
+bool Generator::fill(rte_mbuf *B, size_t &Next, bool Replay) const {
+  const uint32_t Size = FrameSize;
+  // Replay: one of ours, as it left (nothing writes a frame while every
+  // bound program reads only, and these are the fields that say where it
+  // lies), so it goes again as it is.
+  if (Replay && B->hash.fdir.hi == ReplayTag && B->port == Port && B->data_off == Headroom &&
+      B->pkt_len == Size && B->data_len == Size && B->nb_segs == 1)
+    return true;
+  // Raw mbufs: a pool's mbufs have one segment, no next and one reference
+  // already (DPDK's invariant), so only the first cache line is written,
+  // as a NIC's rx path does (rte_pktmbuf_reset would write the second too).
+  B->data_off = Headroom;
+  B->ol_flags &= RTE_MBUF_F_EXTERNAL;
+  B->packet_type = 0;
+  B->vlan_tci = 0;
+  B->vlan_tci_outer = 0;
+  B->port = Port;
+  B->data_len = uint16_t(Size);
+  B->pkt_len = Size;
+  B->hash.fdir.lo = uint32_t(Next);
+  B->hash.fdir.hi = ReplayTag;
+  std::memcpy(rte_pktmbuf_mtod(B, uint8_t *), Frames.data() + Next * Size, Size);
+  if (++Next == Count)
+    Next = 0;
+  return false;
+}
+
 void Generator::loop(Part &P) {
   rte_mbuf *M[Burst];
   size_t Next = P.Next, Queue = 0;
-  uint64_t Generated = 0, NoMbuf = 0;
-  const uint8_t *Templates = Frames.data();
-  const uint32_t Size = FrameSize;
+  uint64_t Generated = 0, NoMbuf = 0, Written = 0;
   const size_t DataAt = sizeof(rte_mbuf) + rte_pktmbuf_priv_size(Pool) + RTE_PKTMBUF_HEADROOM;
   while (!Quit.load(std::memory_order_relaxed)) {
     // What the program sent back out of the port: freed.
@@ -161,40 +199,30 @@ void Generator::loop(Part &P) {
       rte_pause();
       continue;
     }
-    // Raw mbufs: a pool's mbufs have one segment, no next and one
-    // reference already (DPDK's invariant), so only the first cache line is
-    // written, as a NIC's rx path does (rte_pktmbuf_reset would write the
-    // second too).
     if (rte_mempool_get_bulk(Pool, reinterpret_cast<void **>(M), Burst) != 0) {
       P.NoMbuf.store(++NoMbuf, std::memory_order_relaxed);
       rte_pause();
       continue;
     }
-    // Both lines to be written, asked for at once (the data's address
-    // follows from the mbuf's: it is not read to find it).
+    const bool Replaying = Replay.load(std::memory_order_relaxed);
+    // The lines to be read or written, asked for at once (the data's
+    // address follows from the mbuf's: it is not read to find it).
     for (unsigned I = 0; I < Burst; ++I) {
-      __builtin_prefetch(M[I], 1, 3);
-      __builtin_prefetch(reinterpret_cast<uint8_t *>(M[I]) + DataAt, 1, 3);
+      if (Replaying) {
+        __builtin_prefetch(M[I], 0, 3);
+      } else {
+        __builtin_prefetch(M[I], 1, 3);
+        __builtin_prefetch(reinterpret_cast<uint8_t *>(M[I]) + DataAt, 1, 3);
+      }
     }
-    for (unsigned I = 0; I < Burst; ++I) {
-      rte_mbuf *B = M[I];
-      B->data_off = uint16_t(std::min<uint32_t>(RTE_PKTMBUF_HEADROOM, B->buf_len));
-      B->ol_flags &= RTE_MBUF_F_EXTERNAL;
-      B->packet_type = 0;
-      B->vlan_tci = 0;
-      B->vlan_tci_outer = 0;
-      B->port = Port;
-      B->data_len = uint16_t(Size);
-      B->pkt_len = Size;
-      std::memcpy(rte_pktmbuf_mtod(B, uint8_t *), Templates + Next * Size, Size);
-      if (++Next == Count)
-        Next = 0;
-    }
+    for (unsigned I = 0; I < Burst; ++I)
+      Written += !fill(M[I], Next, Replaying);
     unsigned Sent = rte_ring_sp_enqueue_burst(R, reinterpret_cast<void **>(M), Burst, nullptr);
     if (Sent < Burst)
       rte_pktmbuf_free_bulk(M + Sent, Burst - Sent);
     Generated += Sent;
     P.Generated.store(Generated, std::memory_order_relaxed);
+    P.Written.store(Written, std::memory_order_relaxed);
   }
 }
 

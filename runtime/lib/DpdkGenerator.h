@@ -10,6 +10,16 @@
 // caches keep that off the shared ring). It measures the runtime and the
 // back end without a NIC or a pcap file in the way: the packets are made
 // by cores of the same process, as on a NIC's rx ring.
+//
+// Two ways to fill a frame. Copy (the default) writes each mbuf's first
+// line and copies its frame from the next template: the traffic is the
+// templates in order, exactly. Replay sends mbufs that already hold one of
+// its frames as they are: only their first line is read, to check that
+// this generator wrote them last (its port, bounds and tag) and that
+// nothing moved them; any other mbuf is written as by Copy. A frame stays
+// as sent only while the program leaves packets alone, so replay is for
+// programs the verifier proved read-only (rewriteFrames() turns it off
+// for good). The mix is then the templates' in proportion, not in order.
 
 #ifndef EBPF_GPU_RUNTIME_LIB_DPDKGENERATOR_H
 #define EBPF_GPU_RUNTIME_LIB_DPDKGENERATOR_H
@@ -23,6 +33,7 @@
 #include <string>
 #include <vector>
 
+struct rte_mbuf;
 struct rte_mempool;
 struct rte_ring;
 
@@ -36,7 +47,7 @@ public:
                                                      const PacketBatch &Templates,
                                                      uint32_t FrameSize, uint16_t RxQueues,
                                                      uint16_t TxQueues, unsigned Lcores,
-                                                     rte_mempool *Pool);
+                                                     rte_mempool *Pool, bool Replay);
   /// Stops the lcores (if start() ran) and frees what the rings hold.
   ~Generator();
   Generator(const Generator &) = delete;
@@ -47,11 +58,17 @@ public:
   /// Stops the loops and waits for them.
   void stop();
   uint16_t port() const { return Port; }
+  /// From now on every frame is written anew (a program that may change
+  /// packets is bound): replay stops.
+  void rewriteFrames() { Replay.store(false, std::memory_order_relaxed); }
+  bool replaying() const { return Replay.load(std::memory_order_relaxed); }
   unsigned lcores() const { return unsigned(Parts.size()); }
 
-  /// Frames put on the rx rings, and bursts no mbuf was free for.
+  /// Frames put on the rx rings, bursts no mbuf was free for, and frames
+  /// written (all of them but those replayed).
   uint64_t generated() const;
   uint64_t noMbuf() const;
+  uint64_t written() const;
 
 private:
   /// One lcore's share: its rings and counters, on lines of its own.
@@ -59,7 +76,7 @@ private:
     Generator *G = nullptr;
     std::vector<rte_ring *> Rx, Tx;
     size_t Next = 0; ///< the next template
-    std::atomic<uint64_t> Generated{0}, NoMbuf{0};
+    std::atomic<uint64_t> Generated{0}, NoMbuf{0}, Written{0};
     unsigned Lcore = 0;
     bool Running = false;
   };
@@ -67,6 +84,9 @@ private:
   Generator() = default;
   static int main(void *Part);
   void loop(Part &P);
+  /// Makes `B` the next template's frame; true when it already was one of
+  /// this generator's frames, untouched since (Replay).
+  bool fill(rte_mbuf *B, size_t &Next, bool Replay) const;
 
   std::vector<rte_ring *> Rx, Tx;
   std::vector<std::unique_ptr<Part>> Parts;
@@ -75,6 +95,8 @@ private:
   uint32_t FrameSize = 0;
   size_t Count = 0;
   uint16_t Port = 0;
+  uint16_t Headroom = 0; ///< data_off of a frame it writes
+  std::atomic<bool> Replay{false};
   std::atomic<bool> Quit{false};
 };
 

@@ -50,6 +50,16 @@ TEST(GpuObject, RoundTrips) {
   EXPECT_EQ(R->Maps[0].ObjectGlobal, "");
   EXPECT_EQ(R->Ptx, sampleSpec().Ptx);
   EXPECT_EQ(R->Btf, sampleSpec().Btf);
+  EXPECT_FALSE(R->PacketsReadOnly);
+}
+
+TEST(GpuObject, RoundTripsReadOnlyPackets) {
+  loader::GpuObjectSpec S = sampleSpec();
+  S.PacketsReadOnly = true;
+  std::vector<uint8_t> Bytes = loader::writeGpuObject(S);
+  auto R = loader::readGpuObjectMemory(Bytes.data(), Bytes.size(), "x.gpu.o");
+  ASSERT_TRUE(R) << R.error().message();
+  EXPECT_TRUE(R->PacketsReadOnly);
 }
 
 TEST(GpuObject, RoundTripsInnerMapTables) {

@@ -92,4 +92,51 @@ TEST(Verifier, LongProgramVerifiesQuickly) {
               static_cast<unsigned long long>(R.StatesStored));
 }
 
+TEST(Verifier, TellsWhetherAProgramWritesThePacket) {
+  // r2 = ctx->data; r3 = ctx->data_end; r4 = r2 + 1; if r4 > r3 goto out;
+  // then the byte at r2 is read (r5 = *(u8 *)(r2 + 0)) or, with Store, also
+  // written; out: r0 = XDP_PASS; exit.
+  auto Prog = [](bool Store, bool OnlyOnOnePath) {
+    std::vector<uint8_t> B =
+        encode({{0x61, 2, 1, 0, 0},
+                {0x61, 3, 1, 4, 0},
+                {MovX64, 4, 2, 0, 0},
+                {AddK64, 4, 0, 0, 1},
+                {0x2d, 4, 3, int16_t(OnlyOnOnePath ? 3 : 2), 0},
+                {0x71, 5, 2, 0, 0}});
+    std::vector<uint8_t> Tail;
+    if (OnlyOnOnePath) // only when the byte is 7
+      Tail = encode({{0x55, 5, 0, 1, 7}});
+    std::vector<uint8_t> W = encode({{0x72, 2, 0, 0, Store ? 1 : 0}});
+    if (!Store)
+      W = encode({{MovK64, 5, 0, 0, 1}}); // same length, no store
+    std::vector<uint8_t> End =
+        encode({{MovK64, 0, 0, 0, 2}, {Exit, 0, 0, 0, 0}});
+    B.insert(B.end(), Tail.begin(), Tail.end());
+    B.insert(B.end(), W.begin(), W.end());
+    B.insert(B.end(), End.begin(), End.end());
+    return B;
+  };
+  verifier::Result Read =
+      verifyBytes(Prog(false, false), 0, platform::xdpPlatform());
+  ASSERT_TRUE(Read.ok()) << Read.Error->Reason;
+  EXPECT_FALSE(Read.WritesPacket);
+  verifier::Result Write =
+      verifyBytes(Prog(true, false), 0, platform::xdpPlatform());
+  ASSERT_TRUE(Write.ok()) << Write.Error->Reason;
+  EXPECT_TRUE(Write.WritesPacket);
+  verifier::Result Sometimes =
+      verifyBytes(Prog(true, true), 0, platform::xdpPlatform());
+  ASSERT_TRUE(Sometimes.ok()) << Sometimes.Error->Reason;
+  EXPECT_TRUE(Sometimes.WritesPacket);
+  // bpf_xdp_adjust_head(ctx, 0) moves the packet's start: a change too.
+  auto Adjust = encode({{MovK64, 2, 0, 0, 0},
+                        {Call, 0, 0, 0, 44},
+                        {MovK64, 0, 0, 0, 2},
+                        {Exit, 0, 0, 0, 0}});
+  verifier::Result Moved = verifyBytes(Adjust, 0, platform::xdpPlatform());
+  ASSERT_TRUE(Moved.ok()) << Moved.Error->Reason;
+  EXPECT_TRUE(Moved.WritesPacket);
+}
+
 } // namespace

@@ -276,12 +276,15 @@ int main(int argc, char **argv) {
     return R;
   };
   // A program that tail-calls brings every program it may reach: all are
-  // verified.
+  // verified. The set leaves packets as they came only if each does.
+  bool ReadOnlyPackets = false;
   if (Emit != EmitKind::Insns && Emit != EmitKind::Maps && Emit != EmitKind::VerifierLog &&
-      !NoVerify)
+      !NoVerify) {
+    ReadOnlyPackets = true;
     for (const object::ProgramSpec *P :
          compiler::programSetFor(Obj, *selectPrograms(Obj, false)[0]).Programs)
-      Verify(*P, false);
+      ReadOnlyPackets &= !Verify(*P, false).WritesPacket;
+  }
 
   compiler::LiftOptions Lift;
   Lift.Platform = Plat;
@@ -334,6 +337,7 @@ int main(int argc, char **argv) {
     auto G = compiler::buildGpuObject(Obj, *P, Lift, Gpu, !NoVerify);
     if (!G)
       fail(InputPath + ": program " + P->Name + ": " + toString(G.takeError()));
+    G->PacketsReadOnly = ReadOnlyPackets;
     std::string Out = OutputPath;
     if (Out.empty()) {
       StringRef Stem = sys::path::stem(InputPath);

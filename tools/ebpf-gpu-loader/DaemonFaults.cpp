@@ -39,7 +39,8 @@ bool FaultInjection::fails(uint64_t Batch) const {
 GuardedExecutor::GuardedExecutor(std::shared_ptr<runtime::BatchExecutor> In, FaultInjection Inject,
                                  std::function<void()> OnFault)
     : Inner(std::move(In)), MapList(Inner->maps()), Name(Inner->programName()),
-      Backend(Inner->backendName()), Inject(std::move(Inject)), OnFault(std::move(OnFault)) {}
+      Backend(Inner->backendName()), ReadOnlyPackets(Inner->readsOnlyPackets()),
+      Inject(std::move(Inject)), OnFault(std::move(OnFault)) {}
 
 MaybeError GuardedExecutor::refuse(size_t Packets) {
   FailedBatches.fetch_add(1, std::memory_order_relaxed);

@@ -61,6 +61,7 @@ public:
   std::shared_ptr<void> quiesce() override;
   const std::string &programName() const override { return Name; }
   const char *backendName() const override { return Backend.c_str(); }
+  bool readsOnlyPackets() const override { return ReadOnlyPackets; }
 
   // The control thread.
   bool faulted() const { return Faulted.load(std::memory_order_acquire); }
@@ -85,6 +86,7 @@ private:
   std::shared_ptr<runtime::BatchExecutor> Inner;
   std::vector<runtime::MapInfo> MapList;
   std::string Name, Backend;
+  bool ReadOnlyPackets = false; ///< the program's, whichever back end runs it
   FaultInjection Inject;
   std::function<void()> OnFault;
   std::atomic<bool> Faulted{false};

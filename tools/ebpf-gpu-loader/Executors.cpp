@@ -102,9 +102,12 @@ ebpfgpu_map globalDataHeader(uint32_t Size, uint64_t Bytes) {
   return H;
 }
 
-/// The program `Section` names in `Obj` (or its only one), verified.
+/// The program `Section` names in `Obj` (or its only one), verified;
+/// `ReadOnlyPackets`, when given, is told whether the verifier proved that
+/// no program it may reach changes a packet.
 Expected<const object::ProgramSpec *>
-chooseVerified(const object::ObjectSpec &Obj, const std::string &Path, const std::string &Section) {
+chooseVerified(const object::ObjectSpec &Obj, const std::string &Path, const std::string &Section,
+               bool *ReadOnlyPackets = nullptr) {
   const object::ProgramSpec *P = nullptr;
   if (!Section.empty())
     P = Obj.findProgram(Section);
@@ -121,6 +124,7 @@ chooseVerified(const object::ObjectSpec &Obj, const std::string &Path, const std
   }
   // A program that tail-calls brings every program it may reach: all are
   // verified.
+  bool ReadOnly = true;
   for (const object::ProgramSpec *Q : compiler::programSetFor(Obj, *P).Programs) {
     verifier::Options VO;
     VO.License = Obj.License;
@@ -128,14 +132,19 @@ chooseVerified(const object::ObjectSpec &Obj, const std::string &Path, const std
     if (!V.ok())
       return Error(Path + ": program " + Q->Name +
                    ": refused by the verifier: " + verifier::formatDiagnostic(*V.Error, *Q));
+    ReadOnly &= !V.WritesPacket;
   }
+  if (ReadOnlyPackets)
+    *ReadOnlyPackets = ReadOnly;
   return P;
 }
 
 class HostExecutor final : public BatchExecutor {
 public:
-  HostExecutor(std::unique_ptr<compiler::HostProgram> Prog, std::string Name, HostReclaim Reclaim)
-      : Prog(std::move(Prog)), Name(std::move(Name)), Reclaim(Reclaim) {}
+  HostExecutor(std::unique_ptr<compiler::HostProgram> Prog, std::string Name, HostReclaim Reclaim,
+               bool ReadOnlyPackets)
+      : Prog(std::move(Prog)), Name(std::move(Name)), Reclaim(Reclaim),
+        ReadOnlyPackets(ReadOnlyPackets) {}
 
   MaybeError run(PacketBatch &Batch) override { return runOn(Batch, 0); }
 
@@ -244,6 +253,7 @@ public:
   Expected<std::vector<std::string>> warnings() override { return Events.warnings(); }
   const std::string &programName() const override { return Name; }
   const char *backendName() const override { return "host"; }
+  bool readsOnlyPackets() const override { return ReadOnlyPackets; }
 
 private:
   /// With no run in progress (Running held): the event maps' records.
@@ -265,6 +275,7 @@ private:
   std::unique_ptr<compiler::HostProgram> Prog;
   std::string Name;
   HostReclaim Reclaim;
+  bool ReadOnlyPackets;
   std::shared_mutex Running;
   std::atomic<unsigned> OperatorsWaiting{0};
   TraceCollector Trace;
@@ -278,12 +289,14 @@ namespace {
 Expected<std::unique_ptr<BatchExecutor>> compileHost(const object::ObjectSpec &Obj,
                                                      const std::string &Path,
                                                      const object::ProgramSpec &P,
-                                                     HostReclaim Reclaim, uint32_t Cpus = 1) {
+                                                     HostReclaim Reclaim, bool ReadOnlyPackets,
+                                                     uint32_t Cpus = 1) {
   auto Prog = compiler::HostProgram::compile(compiler::programSetFor(Obj, P), Obj.Maps,
                                              compiler::LiftOptions(), 2, Cpus);
   if (!Prog)
     return Error(Path + ": program " + P.Name + ": " + llvm::toString(Prog.takeError()));
-  return std::unique_ptr<BatchExecutor>(new HostExecutor(std::move(*Prog), P.Name, Reclaim));
+  return std::unique_ptr<BatchExecutor>(
+      new HostExecutor(std::move(*Prog), P.Name, Reclaim, ReadOnlyPackets));
 }
 } // namespace
 
@@ -293,20 +306,22 @@ makeHostExecutor(const std::string &Object, const std::string &Section, HostRecl
   Expected<object::ObjectSpec> Obj = object::readObjectFile(Object, Read);
   if (!Obj)
     return Obj.takeError();
-  Expected<const object::ProgramSpec *> P = chooseVerified(*Obj, Object, Section);
+  bool ReadOnly = false;
+  Expected<const object::ProgramSpec *> P = chooseVerified(*Obj, Object, Section, &ReadOnly);
   if (!P)
     return P.takeError();
-  return compileHost(*Obj, Object, **P, Reclaim, Cpus);
+  return compileHost(*Obj, Object, **P, Reclaim, ReadOnly, Cpus);
 }
 
 Expected<std::unique_ptr<BatchExecutor>> makeHostExecutor(const object::ObjectSpec &Obj,
                                                           const std::string &Path,
                                                           const object::ProgramSpec &P,
                                                           HostReclaim Reclaim) {
-  Expected<const object::ProgramSpec *> V = chooseVerified(Obj, Path, P.Name);
+  bool ReadOnly = false;
+  Expected<const object::ProgramSpec *> V = chooseVerified(Obj, Path, P.Name, &ReadOnly);
   if (!V)
     return V.takeError();
-  return compileHost(Obj, Path, **V, Reclaim);
+  return compileHost(Obj, Path, **V, Reclaim, ReadOnly);
 }
 
 Expected<loader::GpuObjectSpec> compileForGpu(const std::string &Object,
@@ -315,13 +330,15 @@ Expected<loader::GpuObjectSpec> compileForGpu(const std::string &Object,
   Expected<object::ObjectSpec> Obj = object::readObjectFile(Object, Read);
   if (!Obj)
     return Obj.takeError();
-  Expected<const object::ProgramSpec *> P = chooseVerified(*Obj, Object, Section);
+  bool ReadOnly = false;
+  Expected<const object::ProgramSpec *> P = chooseVerified(*Obj, Object, Section, &ReadOnly);
   if (!P)
     return P.takeError();
   auto G = compiler::buildGpuObject(*Obj, **P, compiler::LiftOptions(), compiler::GpuOptions(),
                                     /*Verified=*/true);
   if (!G)
     return Error(Object + ": program " + (*P)->Name + ": " + llvm::toString(G.takeError()));
+  G->PacketsReadOnly = ReadOnly;
   return std::move(*G);
 }
 #endif // EBPF_GPU_LOADER_WITH_COMPILER
@@ -398,6 +415,7 @@ public:
   }
   const std::string &programName() const override { return Name; }
   const char *backendName() const override { return "null"; }
+  bool readsOnlyPackets() const override { return true; }
 
 private:
   std::string Name = "(none)";
@@ -414,7 +432,8 @@ class GpuExecutor final : public BatchExecutor {
 public:
   GpuExecutor(std::unique_ptr<loader::GpuDevice> Dev, std::unique_ptr<loader::GpuProgram> Prog,
               std::string Name, const GpuExecOptions &Opts, const loader::GpuObjectSpec &Spec)
-      : Dev(std::move(Dev)), Prog(std::move(Prog)), Name(std::move(Name)), Opts(Opts) {
+      : Dev(std::move(Dev)), Prog(std::move(Prog)), Name(std::move(Name)), Opts(Opts),
+        ReadOnlyPackets(Spec.PacketsReadOnly) {
     Latencies.reserve(MaxLatencies); // nothing allocated per batch
     Timed = Opts.TimeKernel;
     for (const loader::GpuMapSpec &M : Spec.Maps) {
@@ -547,6 +566,7 @@ public:
 
   const std::string &programName() const override { return Name; }
   const char *backendName() const override { return "gpu"; }
+  bool readsOnlyPackets() const override { return ReadOnlyPackets; }
   double kernelMs() const { return KernelMs; }
   /// The `Percent` percentile of the launches' latency (microseconds, from
   /// the batch staged in pinned memory to its verdicts on the host); -1
@@ -806,6 +826,7 @@ private:
   static constexpr uint32_t ReadOnlyProg = 1u << 7;
   std::string Name;
   GpuExecOptions Opts;
+  bool ReadOnlyPackets;
   std::vector<runtime::MapInfo> MapList;
   std::mutex Launching;
   double KernelMs = 0;

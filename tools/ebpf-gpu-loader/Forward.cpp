@@ -92,6 +92,9 @@ int usage(const std::string &Msg) {
                "  --gen-frame BYTES   the generator's frames: its packets cut or padded to BYTES\n"
                "                      (default 64)\n"
                "  --gen-lcores N      lcores filling the generator's rx rings (default 1)\n"
+               "  --gen-replay        the generator sends its frames again as they are instead\n"
+               "                      of writing each (only for a program proven to read packets\n"
+               "                      only; the templates' mix in proportion, not in order)\n"
                "  --map-file FILE     map entries set before the run: lines MAP:KEYHEX:VALUEHEX\n"
                "                      (or MAP:KEYHEX:@INNER), '#' comments, as for run\n"
                "  --fib FILE          the forwarding table bpf_fib_lookup reads (docs/MAPS.md);\n"
@@ -177,8 +180,10 @@ void printJson(const runtime::ForwardReport &R, const std::string &Prog, const c
               (unsigned long long)R.Oversized, (unsigned long long)R.RedirectUnknown,
               (unsigned long long)R.PassDropped, (unsigned long long)R.ExecFailed);
   if (R.Generated)
-    std::printf(", \"generated\": %llu, \"gen_no_mbuf\": %llu",
-                (unsigned long long)R.Generated, (unsigned long long)R.GenNoMbuf);
+    std::printf(", \"generated\": %llu, \"gen_no_mbuf\": %llu, \"gen_written\": %llu, "
+                "\"gen_replay\": %s",
+                (unsigned long long)R.Generated, (unsigned long long)R.GenNoMbuf,
+                (unsigned long long)R.GenWritten, R.GenReplay ? "true" : "false");
   if (P50Us >= 0)
     std::printf(", \"batches\": %llu, \"batch_latency_us\": {\"p50\": %.2f, \"p99\": %.2f}",
                 (unsigned long long)R.Batches, P50Us, P99Us);
@@ -315,6 +320,8 @@ int forwardCommand(int argc, char **argv) {
       O.ZeroCopy = true;
     else if (A == "--gen-pcap")
       GenPcap = Value();
+    else if (A == "--gen-replay")
+      O.GenReplay = true;
     else if (A == "--gen-frame")
       O.GenFrame = uint32_t(Number(runtime::MinForwardFrame, runtime::MaxForwardFrame));
     else if (A == "--map-file") {
@@ -465,8 +472,11 @@ int forwardCommand(int argc, char **argv) {
   } else {
     printText(*R, Exec->programName(), Object, Exec->backendName());
     if (R->Generated)
-      std::printf("  generator: %llu frames made, %llu bursts without a free mbuf\n",
-                  (unsigned long long)R->Generated, (unsigned long long)R->GenNoMbuf);
+      std::printf("  generator: %llu frames made (%llu written, %s), %llu bursts without a free "
+                  "mbuf\n",
+                  (unsigned long long)R->Generated, (unsigned long long)R->GenWritten,
+                  R->GenReplay ? "the others replayed" : "no replay",
+                  (unsigned long long)R->GenNoMbuf);
     if (P50 >= 0)
       std::printf("  %llu batches; batch latency (first packet in to last out): p50 %.1f us, "
                   "p99 %.1f us\n",

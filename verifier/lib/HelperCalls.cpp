@@ -312,6 +312,7 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
     S.Regs[0] = Reg::unknown();
   }
   if (ChangesPacket) {
+    Res.WritesPacket = true;
     // The packet moved: every packet pointer must be reloaded from ctx.
     // The old ones become unreadable, not numbers: their value is an
     // address (as the kernel does for unprivileged programs; rich-programs

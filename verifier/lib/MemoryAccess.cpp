@@ -66,6 +66,7 @@ MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Insn
                           std::to_string(At) + (B.Id ? " (after a variable offset)" : "") +
                           " not proven within packet (have " + std::to_string(Have) + ")",
                   "valid_access(" + Rn + ".offset" + hexOff(InsnOff) + ", width=" + W + ") for " + Dir);
+    Res.WritesPacket |= Write;
     return std::nullopt;
   }
   case Kind::PacketMeta: {
@@ -75,6 +76,7 @@ MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Insn
                           std::to_string(At) + " not proven within the metadata (have " +
                           std::to_string(S.MetaRange) + ")",
                   "valid_access(meta, width=" + W + ")");
+    Res.WritesPacket |= Write;
     return std::nullopt;
   }
   case Kind::Stack: {

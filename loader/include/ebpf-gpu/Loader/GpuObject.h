@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The `.gpu.o` artifact: one ELF file holding a compiled program's PTX, its
-// metadata (name, section, platform, kernel, stack use, helpers) and its map
-// specs, plus the object's BTF for pretty-printing. Written by ebpf-gpu-cc,
+// metadata (name, section, platform, kernel, stack use, helpers, whether it
+// may write packets) and its map specs, plus the object's BTF for
+// pretty-printing. Written by ebpf-gpu-cc,
 // read by the loader without LLVM. Sections: `.ebpfgpu.meta` (text, one
 // `key value` per line, `map key=value ...` per map, and last a `seal`: the
 // SHA-256 of the metadata before it, the PTX and the BTF, checked on every
@@ -49,6 +50,10 @@ struct GpuObjectSpec {
   /// False when compiled with --no-verify: the loader refuses to run it
   /// unless told to (tests of the back ends only).
   bool Verified = false;
+  /// True when the verifier proved that no program of the set changes a
+  /// packet (verifier::Result::WritesPacket false for each): a data path
+  /// may then keep frames as they are. False when unknown.
+  bool PacketsReadOnly = false;
   std::vector<std::string> Helpers;
   std::vector<GpuMapSpec> Maps;
   std::string Ptx;

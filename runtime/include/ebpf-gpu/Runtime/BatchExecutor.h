@@ -165,6 +165,11 @@ public:
   /// around them. Null: nothing to stop.
   virtual std::shared_ptr<void> quiesce() { return nullptr; }
 
+  /// True when the program is proven to leave every packet as it came (no
+  /// byte written, no bound moved): a data path may then keep frames as
+  /// they are. False when it may change them, or nobody proved it.
+  virtual bool readsOnlyPackets() const { return false; }
+
   /// The program's name (function or section) and the back end's name
   /// ("host", "gpu").
   virtual const std::string &programName() const = 0;

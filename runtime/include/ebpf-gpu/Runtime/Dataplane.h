@@ -83,6 +83,10 @@ struct AttachOptions {
   /// lcores. Must outlive the port.
   const PacketBatch *GenPackets = nullptr;
   uint32_t GenFrame = 64;
+  /// The generator replays the frames it wrote rather than writing each
+  /// anew (DpdkGenerator.h), while every program bound to the port is
+  /// proven to read packets only (BatchExecutor::readsOnlyPackets).
+  bool GenReplay = false;
   /// Attach without receiving yet: resume() starts it (e.g. once every
   /// port a program redirects to is attached too).
   bool Paused = false;
@@ -121,8 +125,9 @@ struct PortStats {
   /// The driver's own counters.
   uint64_t RxNoMbuf = 0, RxMissed = 0, RxErrors = 0, TxErrors = 0;
   /// The generator port's source: frames it made, bursts it found no mbuf
-  /// for.
-  uint64_t Generated = 0, GenNoMbuf = 0;
+  /// for, frames it wrote (the others replayed), and whether it replays.
+  uint64_t Generated = 0, GenNoMbuf = 0, GenWritten = 0;
+  bool GenReplay = false;
   /// The first back-end failure of a batch of this port (empty: none).
   std::string FirstFailure;
   std::vector<QueueStats> Queues;

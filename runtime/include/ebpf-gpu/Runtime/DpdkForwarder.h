@@ -72,6 +72,8 @@ struct ForwardOptions {
   /// packets it sends, cut or padded to GenFrame bytes, over and over.
   const PacketBatch *GenPackets = nullptr;
   uint32_t GenFrame = 64;
+  /// The generator replays its frames (AttachOptions::GenReplay).
+  bool GenReplay = false;
   /// Lcores filling the `gen` port's rx rings (each owns every N-th ring).
   uint32_t GenLcores = 1;
   /// Extra EAL arguments, after the forwarder's own (so they win).
@@ -114,8 +116,10 @@ struct ForwardReport {
   /// Workers' time, summed: starting batches in the back end, waiting for
   /// one with every slot busy, acting on verdicts (Dataplane.h QueueStats).
   uint64_t SubmitNs = 0, WaitNs = 0, ActNs = 0;
-  /// The `gen` port's source: frames it made, bursts it found no mbuf for.
-  uint64_t Generated = 0, GenNoMbuf = 0;
+  /// The `gen` port's source: frames it made, bursts it found no mbuf for,
+  /// frames it wrote (the others replayed), whether it replayed.
+  uint64_t Generated = 0, GenNoMbuf = 0, GenWritten = 0;
+  bool GenReplay = false;
   unsigned Workers = 0;
   /// The whole run, and from its first packet received to its last batch
   /// done (what packet rates are measured over: no start-up, no idle end).

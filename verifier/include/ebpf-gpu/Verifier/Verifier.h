@@ -53,6 +53,12 @@ struct Result {
   uint64_t InsnsProcessed = 0;
   uint64_t StatesStored = 0;
   uint64_t PathsPruned = 0;
+  /// Whether some path may change the packet: a write through a packet or
+  /// metadata pointer (a store, an atomic, a helper filling a buffer that
+  /// is the packet), or a helper that moves its bounds or stores bytes
+  /// (xdp_adjust_head/tail/meta, xdp_store_bytes). False proves the
+  /// program leaves every packet as it came.
+  bool WritesPacket = false;
   /// With Options::Log: one line per processed instruction.
   std::string Log;
   bool ok() const { return !Error; }
