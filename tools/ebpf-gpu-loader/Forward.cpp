@@ -149,8 +149,14 @@ std::string actionsJson(const runtime::ActionStats &A) {
 /// The device name of a port string (what comes before its arguments).
 std::string deviceName(const std::string &Spec) { return Spec.substr(0, Spec.find(',')); }
 
+/// Percentiles of the GPU back end's synchronous runs (GpuExecutor::run: a
+/// batch staged, run and its verdicts back), -1 when none ran that way.
+struct RoundTrip {
+  double P50 = -1, P99 = -1;
+};
+
 void printJson(const runtime::ForwardReport &R, const std::string &Prog, const char *Backend,
-               double P50Us, double P99Us, const std::string *Maps) {
+               double P50Us, double P99Us, const RoundTrip &Gpu, const std::string *Maps) {
   std::printf("{\"program\": %s, \"backend\": \"%s\", \"packets\": %llu, "
               "\"actions\": %s, "
               "\"invalid_verdicts\": %llu, \"seconds\": %.6f, "
@@ -187,6 +193,8 @@ void printJson(const runtime::ForwardReport &R, const std::string &Prog, const c
   if (P50Us >= 0)
     std::printf(", \"batches\": %llu, \"batch_latency_us\": {\"p50\": %.2f, \"p99\": %.2f}",
                 (unsigned long long)R.Batches, P50Us, P99Us);
+  if (Gpu.P50 >= 0)
+    std::printf(", \"gpu_round_trip_us\": {\"p50\": %.2f, \"p99\": %.2f}", Gpu.P50, Gpu.P99);
   std::printf(", \"worker_ns\": {\"submit\": %llu, \"wait\": %llu, \"act\": %llu}",
               (unsigned long long)R.SubmitNs, (unsigned long long)R.WaitNs,
               (unsigned long long)R.ActNs);
@@ -460,6 +468,13 @@ int forwardCommand(int argc, char **argv) {
     P50 = double(runtime::LatencyHistogram::quantile(R->Latency, 0.50)) / 1000.0;
     P99 = double(runtime::LatencyHistogram::quantile(R->Latency, 0.99)) / 1000.0;
   }
+  RoundTrip Gpu;
+#ifdef EBPF_GPU_HAVE_CUDA
+  if (Backend == "gpu") {
+    Gpu.P50 = gpuLatencyUs(*Exec, 50);
+    Gpu.P99 = gpuLatencyUs(*Exec, 99);
+  }
+#endif
   std::string Maps;
   if (DumpMaps) {
     auto M = Exec->dumpMaps();
@@ -468,7 +483,8 @@ int forwardCommand(int argc, char **argv) {
     Maps = std::move(*M);
   }
   if (Json) {
-    printJson(*R, Exec->programName(), Exec->backendName(), P50, P99, DumpMaps ? &Maps : nullptr);
+    printJson(*R, Exec->programName(), Exec->backendName(), P50, P99, Gpu,
+              DumpMaps ? &Maps : nullptr);
   } else {
     printText(*R, Exec->programName(), Object, Exec->backendName());
     if (R->Generated)
@@ -481,6 +497,10 @@ int forwardCommand(int argc, char **argv) {
       std::printf("  %llu batches; batch latency (first packet in to last out): p50 %.1f us, "
                   "p99 %.1f us\n",
                   (unsigned long long)R->Batches, P50, P99);
+    if (Gpu.P50 >= 0)
+      std::printf("  GPU round trip (a batch staged to its verdicts back): p50 %.1f us, p99 %.1f "
+                  "us\n",
+                  Gpu.P50, Gpu.P99);
   }
   if (DumpMaps && !Json)
     std::printf("%s", Maps.c_str());
