@@ -94,6 +94,17 @@ prepare() {
   build/tools/ebpf-gpu-loader run build/samples/xdp_conntrack.o --backend host \
     --pcap build/gpu-check-ct.pcap --verdicts build/ct.host.txt --dump-maps build/ct.host.maps >/dev/null
   cat build/ct.host.txt build/ct.host.maps | sha256sum | cut -d' ' -f1 >"$CARRY/samples/ct.sha256"
+  # The same firewall through forward's pipelined lanes, one packet a batch
+  # from one queue: the GPU's hash map is reclaimed on the device after
+  # every batch, on the one stream of its batches; the host's result is
+  # what that must give (the generator sends the pcap in order).
+  build/tools/ebpf-gpu-loader forward build/samples/xdp_conntrack.o --backend host --port gen \
+    --gen-pcap build/gpu-check-ct.pcap --gen-lcores 1 --queues 1 --batch 1 --count 20000 \
+    --check-maps --dump-maps --json 2>/dev/null | python3 -c "
+import json, sys
+r = json.load(sys.stdin)
+print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()}, 'maps': r['maps']}, sort_keys=True))" \
+    >"$CARRY/samples/ct-forward.host.json"
   # The count-min sketch drops by what it counted so far: also one a batch.
   build/tools/ebpf-gpu-cc build/samples/xdp_ddos_cms.o -o "$CARRY/samples/xdp_ddos_cms.gpu.o"
   build/tools/ebpf-gpu-loader run build/samples/xdp_ddos_cms.o --backend host \
@@ -668,6 +679,40 @@ sys.exit(0 if ok else 1)" /tmp/fwd.json "$how"; then
       echo "forward $how: FAILED"; cat "$out/fwd.err"; status=1
     fi
   done
+  echo "== forward, a hash map reclaimed on the device: the stateful firewall through pipelined lanes"
+  # One queue, one packet a batch, 4 in flight: the host's result exactly.
+  if LD_LIBRARY_PATH=/tmp/dpdk/lib timeout -k 5 120 /tmp/dpdk/ebpf-gpu-loader forward \
+      "$s/xdp_conntrack.gpu.o" --port gen --gen-pcap /tmp/ct.pcap --gen-lcores 1 --queues 1 \
+      --batch 1 --depth 4 --count 20000 --gpu-mode launch --gpu-data mapped --zero-copy \
+      --check-maps --dump-maps --json >/tmp/ctf.json 2>"$out/ctf.err" &&
+     python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1])); want = json.load(open(sys.argv[2]))
+got = {'actions': {a: v['packets'] for a, v in r['actions'].items()}, 'maps': r['maps']}
+ok = got == want
+print('forward xdp_conntrack, 1 queue, batch 1, depth 4: %d packets, verdicts and flows %s' % (r['packets'], 'as the host back end' if ok else 'DIFFER from the host back end'))
+sys.exit(0 if ok else 1)" /tmp/ctf.json "$CARRY/samples/ct-forward.host.json"; then
+    :
+  else
+    echo "forward xdp_conntrack (device reclaim): FAILED"; cat "$out/ctf.err"; status=1
+  fi
+  # Four workers, four batches in flight each: every packet counted and the
+  # map sound after 400,000 packets of churn (deletes, re-inserts).
+  if LD_LIBRARY_PATH=/tmp/dpdk/lib timeout -k 5 120 /tmp/dpdk/ebpf-gpu-loader forward \
+      "$s/xdp_conntrack.gpu.o" --port gen --gen-pcap /tmp/ct.pcap --gen-lcores 2 --queues 4 \
+      --batch 256 --depth 4 --count 400000 --gpu-mode launch --gpu-data mapped --zero-copy \
+      --check-maps --json >/tmp/ctf4.json 2>"$out/ctf4.err" &&
+     python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))
+n = sum(v['packets'] for v in r['actions'].values())
+ok = r['packets'] == 400000 and n == 400000
+print('forward xdp_conntrack, 4 workers, depth 4: %d packets, %d in actions, map structure checked: %s' % (r['packets'], n, 'ok' if ok else 'WRONG'))
+sys.exit(0 if ok else 1)" /tmp/ctf4.json; then
+    :
+  else
+    echo "forward xdp_conntrack, 4 workers (device reclaim): FAILED"; cat "$out/ctf4.err"; status=1
+  fi
   if [[ ${GPU_CHECK_SKIP_DAEMON:-0} == 1 ]]; then
     echo "== the daemon skipped (GPU_CHECK_SKIP_DAEMON=1; scripts/gpu-check.sh device-daemon runs it alone)"
     return $status

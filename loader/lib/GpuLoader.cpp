@@ -145,6 +145,18 @@ void GpuDevice::unmapHostMemory(void *Addr) {
   Mapped.erase(It);
 }
 
+Expected<void *> GpuDevice::createStream() {
+  CUstream S;
+  EBPFGPU_CHECK(*Api, cuStreamCreate, &S, CU_STREAM_NON_BLOCKING);
+  return static_cast<void *>(S);
+}
+
+void GpuDevice::synchronizeStream(void *Stream) {
+  Api->cuStreamSynchronize(static_cast<CUstream>(Stream));
+}
+
+void GpuDevice::destroyStream(void *Stream) { Api->cuStreamDestroy(static_cast<CUstream>(Stream)); }
+
 bool GpuDevice::destroyContext() {
   if (!Own || !Context)
     return false;
@@ -353,7 +365,39 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev, const Gpu
         return std::move(*E);
     }
   }
+  // The device reclaims the hashed maps when none is an LPM trie (whose
+  // reclaim rebuilds tables on the host) and the module has the kernel.
+  std::vector<uint64_t> Hashed;
+  bool HostOnly = false;
+  for (const DeviceMap &D : P->Maps)
+    if (!D.DataAddr && ebpfgpu_map_is_hashed(D.Layout.Header.type)) {
+      Hashed.push_back(D.Header);
+      HostOnly |= D.Layout.Header.type == EBPFGPU_MAP_LPM_TRIE;
+    }
+  CUfunction Reclaim;
+  if (!Hashed.empty() && !HostOnly && Hashed.size() <= GpuBlockThreads &&
+      A.cuModuleGetFunction(&Reclaim, Mod, EBPFGPU_RECLAIM_KERNEL) == CUDA_SUCCESS) {
+    CUdeviceptr T;
+    EBPFGPU_CHECK(A, cuMemAlloc, &T, Hashed.size() * 8);
+    P->ReclaimTable = T;
+    EBPFGPU_CHECK(A, cuMemcpyHtoD, T, Hashed.data(), Hashed.size() * 8);
+    P->ReclaimCount = uint32_t(Hashed.size());
+    P->ReclaimKernel = Reclaim;
+  }
   return P;
+}
+
+MaybeError GpuProgram::enqueueReclaim(void *Stream) const {
+  if (!ReclaimKernel)
+    return Error("the program's maps are reclaimed by the host, not on the device");
+  const CudaApi &A = Dev.api();
+  CUdeviceptr Table = ReclaimTable;
+  uint32_t Count = ReclaimCount;
+  void *Args[] = {&Table, &Count};
+  // A thread a map (at most GpuBlockThreads of them: load() checks).
+  EBPFGPU_CHECK(A, cuLaunchKernel, static_cast<CUfunction>(ReclaimKernel), 1, 1, 1,
+                (Count + 31) / 32 * 32, 1, 1, 0, static_cast<CUstream>(Stream), Args, nullptr);
+  return std::nullopt;
 }
 
 GpuProgram::DeviceMap *GpuProgram::findMap(const std::string &Name) {
@@ -421,8 +465,8 @@ bool GpuProgram::needsHostBetweenBatches() const {
   if (TraceLog)
     return true;
   for (const DeviceMap &D : Maps)
-    if (!D.DataAddr &&
-        (ebpfgpu_map_is_hashed(D.Layout.Header.type) || ebpfgpu_map_is_event(D.Shape.Type)))
+    if (!D.DataAddr && ((ebpfgpu_map_is_hashed(D.Layout.Header.type) && !ReclaimKernel) ||
+                        ebpfgpu_map_is_event(D.Shape.Type)))
       return true;
   return false;
 }
@@ -687,6 +731,8 @@ GpuProgram::~GpuProgram() {
     Dev.api().cuMemFree(Fib);
   if (CpuGroups)
     Dev.api().cuMemFree(CpuGroups);
+  if (ReclaimTable)
+    Dev.api().cuMemFree(ReclaimTable);
   for (const DeviceMap &D : Maps)
     for (uint64_t P : {D.Header, D.Storage, D.InnerTable})
       if (P)

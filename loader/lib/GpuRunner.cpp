@@ -72,9 +72,16 @@ Expected<std::unique_ptr<GpuRunner>> GpuRunner::create(GpuDevice &Dev, GpuProgra
 
 MaybeError GpuRunner::allocate() {
   const CudaApi &A = Dev.api();
-  CUstream S;
-  EBPFGPU_CHECK(A, cuStreamCreate, &S, CU_STREAM_NON_BLOCKING);
-  Stream = S;
+  if (Opts.Stream && Opts.Mode == GpuMode::Launch) {
+    Stream = Opts.Stream;
+    OwnsStream = false;
+  } else {
+    CUstream S;
+    EBPFGPU_CHECK(A, cuStreamCreate, &S, CU_STREAM_NON_BLOCKING);
+    Stream = S;
+  }
+  if (Opts.ReclaimAfter && !Prog.reclaimsOnDevice())
+    return Error("the program's maps cannot be reclaimed on the device");
   const bool Mapped = Opts.Path == GpuDataPath::Mapped;
   const bool Persistent = Opts.Mode == GpuMode::Persistent;
   auto HostAlloc = [&](size_t Bytes, bool DeviceMapped, void **Out) -> MaybeError {
@@ -238,7 +245,7 @@ GpuRunner::~GpuRunner() {
                   static_cast<void *>(DoneWord)})
     if (H)
       A.cuMemFreeHost(H);
-  for (void *S : {Stream, KernelStream})
+  for (void *S : {OwnsStream ? Stream : nullptr, KernelStream})
     if (S)
       A.cuStreamDestroy(static_cast<CUstream>(S));
 }
@@ -293,6 +300,9 @@ MaybeError GpuRunner::start(uint32_t Count, size_t FrameBytes, bool InPlace) {
   }
   if (MaybeError E = enqueueLaunch(Count, FrameBytes, nullptr))
     return E;
+  if (Opts.ReclaimAfter)
+    if (MaybeError E = Prog.enqueueReclaim(Stream))
+      return E;
   if (DoneWord && DoneWordWorks) {
     const CudaApi &A = Dev.api();
     CUresult R = A.cuStreamWriteValue32(static_cast<CUstream>(Stream), DevDoneWord, DoneSeq + 1,

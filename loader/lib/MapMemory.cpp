@@ -190,14 +190,11 @@ void reclaimHashMap(const MapLayout &L, uint8_t *Storage) {
   uint64_t Base = H.control; // the block starts with the control words
   uint8_t *Control = Storage + (H.control - Base);
   uint8_t *Elems = Storage + (H.elems - Base);
-  uint8_t *Pending = Control + 4 * EBPFGPU_CTL_PENDING, *Free = Control + 4 * EBPFGPU_CTL_FREE;
-  for (uint32_t At; (At = load32(Pending)) != 0;) {
-    uint8_t *E = Elems + size_t(At - 1) * H.elem_stride;
-    store32(Pending, load32(E + 12)); // MapAbi.h: the pending link is word 3
-    store32(E + 12, 0);
-    store32(E, load32(Free));
-    store32(Free, At);
-  }
+  // The device's splice (MapHelpers.inc), on the host copy.
+  ebpfgpu_map Here = H;
+  Here.control = reinterpret_cast<uint64_t>(Control);
+  Here.elems = reinterpret_cast<uint64_t>(Elems);
+  ebpfgpu_hash_reclaim(&Here);
   if (H.type == EBPFGPU_MAP_LPM_TRIE) {
     // The lengths present, exact again: deletes left their bits set.
     const uint8_t *Counts = Storage + (H.prefix_counts - Base);
@@ -295,19 +292,31 @@ MaybeError checkMapIntegrity(const std::string &Name, const MapLayout &L, const 
                      " is not a linked key in longest-first order");
     }
   }
-  uint32_t Listed = 0;
-  for (unsigned List : {EBPFGPU_CTL_FREE, EBPFGPU_CTL_PENDING})
+  uint32_t Listed = 0, PendingLast = 0;
+  for (unsigned List : {EBPFGPU_CTL_FREE, EBPFGPU_CTL_PENDING}) {
+    uint32_t Last = 0;
     for (uint32_t At = load32(Control + 4 * List); At != 0; ++Listed) {
       if (At > Handed || Seen[At - 1])
         return Fault("free or pending list holds element " + std::to_string(At - 1) +
                      (At > Handed ? ", never handed out" : ", also in use"));
       Seen[At - 1] = 2;
-      At = load32(Elems + size_t(At - 1) * H.elem_stride + (List == EBPFGPU_CTL_PENDING ? 12 : 0));
+      Last = At;
+      At = load32(Elems + size_t(At - 1) * H.elem_stride + 12); // both through word 3
     }
+    if (List == EBPFGPU_CTL_PENDING)
+      PendingLast = Last;
+  }
   if (Linked + Listed != Handed)
     return Fault(std::to_string(Handed - Linked - Listed) + " elements lost (" +
                  std::to_string(Handed) + " handed out, " + std::to_string(Linked) + " linked, " +
                  std::to_string(Listed) + " free or pending)");
+  // The reclaim splices the pending list at its tail.
+  if (uint32_t Tail = load32(Control + 4 * EBPFGPU_CTL_PENDING_TAIL); Tail != PendingLast)
+    return Fault(PendingLast ? "the pending list ends at element " +
+                                   std::to_string(PendingLast - 1) + ", its tail word says " +
+                                   (Tail ? std::to_string(Tail - 1) : "none")
+                             : "the pending list is empty, its tail word says " +
+                                   std::to_string(int64_t(Tail) - 1));
   return std::nullopt;
 }
 

@@ -119,6 +119,30 @@ TEST(MapMemory, IntegrityCheckFindsBrokenBlocks) {
   E = checkMapIntegrity("m", M.L, M.Storage.data());
   ASSERT_TRUE(E.has_value());
   EXPECT_EQ(E->message(), "map 'm': 25 elements linked, the live count says 0");
+  // A pending list whose tail word is wrong (a reclaim would splice at it).
+  M.Storage = Saved;
+  std::memcpy(M.Storage.data() + 4 * EBPFGPU_CTL_PENDING_TAIL, &Zero, 4);
+  E = checkMapIntegrity("m", M.L, M.Storage.data());
+  ASSERT_TRUE(E.has_value());
+  EXPECT_EQ(E->message(), "map 'm': the pending list ends at element 2, its tail word says none");
+}
+
+TEST(MapMemory, ReclaimSplicesThePendingList) {
+  // Deleted elements wait on the pending list (linked through header word
+  // 3, its tail kept); one splice puts them all on the free list, whose
+  // next allocations take them back: the pool is never exhausted by churn.
+  Block M({EBPFGPU_MAP_HASH, 4, 8, 16, 0});
+  for (uint32_t Round = 0; Round < 20; ++Round) {
+    for (uint32_t K = 0; K < 16; ++K)
+      ASSERT_EQ(hostMapUpdate(M.h(), u32(Round * 16 + K).data(), u64(K).data(), 0), 0)
+          << "round " << Round << " key " << K;
+    for (uint32_t K = 0; K < 16; ++K)
+      ASSERT_EQ(hostMapDelete(M.h(), u32(Round * 16 + K).data()), 0);
+    ASSERT_FALSE(checkMapIntegrity("m", M.L, M.Storage.data()).has_value());
+    reclaimHashMap(M.L, M.Storage.data());
+    auto E = checkMapIntegrity("m", M.L, M.Storage.data());
+    ASSERT_FALSE(E.has_value()) << E->message();
+  }
 }
 
 TEST(MapMemory, LpmFindsTheLongestPrefix) {

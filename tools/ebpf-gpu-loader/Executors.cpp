@@ -447,7 +447,37 @@ public:
   // before its device.
   ~GpuExecutor() override {
     Runner.reset();
+    if (LaneStream && !Dev->bindThread()) {
+      Dev->synchronizeStream(LaneStream);
+      Dev->destroyStream(LaneStream);
+    }
     Prog.reset();
+  }
+
+  /// Host operations on the maps: every lane batch on LaneStream done and
+  /// none started meanwhile (LaneGate), no run() either (Launching).
+  struct MapsLock {
+    std::unique_lock<std::shared_mutex> Gate;
+    std::unique_lock<std::mutex> Launch;
+  };
+  MapsLock lockMaps() {
+    MapsLock L{std::unique_lock(LaneGate), std::unique_lock(Launching)};
+    if (LaneStream && !Dev->bindThread())
+      Dev->synchronizeStream(LaneStream);
+    return L;
+  }
+
+  /// The stream of every lane batch of a program whose maps the device
+  /// reclaims (made at the first such lane, under Launching): a reclaim
+  /// kernel follows each batch there, so no batch runs beside one.
+  Expected<void *> laneStream() {
+    if (!LaneStream) {
+      auto S = Dev->createStream();
+      if (!S)
+        return S.takeError();
+      LaneStream = *S;
+    }
+    return LaneStream;
   }
 
   MaybeError run(PacketBatch &Batch) override {
@@ -467,20 +497,20 @@ public:
   Expected<std::unique_ptr<runtime::BatchLane>> openLane(unsigned Depth, unsigned Worker) override;
 
   Expected<std::string> dumpMaps() override {
-    std::lock_guard Lock(Launching);
+    MapsLock Lock = lockMaps();
     if (MaybeError E = Dev->bindThread())
       return std::move(*E);
     return Prog->dumpMaps();
   }
   MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
                        const std::vector<uint8_t> &Value) override {
-    std::lock_guard Lock(Launching);
+    MapsLock Lock = lockMaps();
     if (MaybeError E = Dev->bindThread())
       return std::move(*E);
     return Prog->updateMap(Map, Key, Value);
   }
   MaybeError setFib(const std::vector<uint8_t> &Block) override {
-    std::lock_guard Lock(Launching);
+    MapsLock Lock = lockMaps();
     if (MaybeError E = Dev->bindThread())
       return E;
     return Prog->setFib(Block);
@@ -488,13 +518,13 @@ public:
 
   MaybeError setInnerMap(const std::string &Outer, const std::vector<uint8_t> &Key,
                          const std::string &Inner) override {
-    std::lock_guard Lock(Launching);
+    MapsLock Lock = lockMaps();
     if (MaybeError E = Dev->bindThread())
       return E;
     return Prog->setInnerMap(Outer, Key, Inner);
   }
   MaybeError checkMaps() override {
-    std::lock_guard Lock(Launching);
+    MapsLock Lock = lockMaps();
     if (MaybeError E = Dev->bindThread())
       return std::move(*E);
     return Prog->checkMaps();
@@ -558,7 +588,7 @@ public:
 
   std::vector<runtime::MapInfo> maps() const override { return MapList; }
   MaybeError accessMap(const std::string &Map, const runtime::MapOperation &Op) override {
-    std::lock_guard Lock(Launching);
+    MapsLock Lock = lockMaps();
     if (MaybeError E = Dev->bindThread())
       return E;
     return Prog->accessMap(Map, Op);
@@ -829,6 +859,8 @@ private:
   bool ReadOnlyPackets;
   std::vector<runtime::MapInfo> MapList;
   std::mutex Launching;
+  void *LaneStream = nullptr; ///< laneStream(), owned
+  std::shared_mutex LaneGate; ///< shared: a lane launching on LaneStream
   double KernelMs = 0;
   /// Launch mode splits each launch's time with device events (they add a
   /// little); the batch path's latency is measured without them.
@@ -843,7 +875,11 @@ private:
 /// runner per slot, each with its stream and pinned buffers, so that the
 /// worker's batches and other workers' run on the GPU while it receives
 /// and acts on others. Only for programs whose batches need nothing from
-/// the host between them (GpuProgram::needsHostBetweenBatches).
+/// the host between them (GpuProgram::needsHostBetweenBatches). A program
+/// whose hashed maps the device reclaims has every batch of every lane on
+/// one stream, each followed by the reclaim kernel: its batches run one
+/// after another on the GPU (none beside a reclaim), while the workers
+/// receive, stage and act on others.
 class GpuLane final : public runtime::BatchLane {
 public:
   GpuLane(GpuExecutor &X, unsigned Depth) : X(X), Slots(Depth) {}
@@ -881,7 +917,7 @@ public:
         S.InPlace = Dev != 0;
       }
       if (S.InPlace) {
-        if (MaybeError E = S.Runner->start(Count, 0, true))
+        if (MaybeError E = start(S, Count, 0, true))
           return E;
         S.InFlight = true;
         return std::nullopt;
@@ -909,7 +945,7 @@ public:
       At += D.buffer_size;
     }
     S.Bytes = At;
-    if (MaybeError E = S.Runner->start(Count, At, false))
+    if (MaybeError E = start(S, Count, At, false))
       return E;
     S.InFlight = true;
     return std::nullopt;
@@ -942,7 +978,7 @@ public:
     S.Staged = Count;
     S.InPlace = true;
     S.Batch = nullptr;
-    if (MaybeError E = S.Runner->start(Count, 0, true))
+    if (MaybeError E = start(S, Count, 0, true))
       return E;
     S.InFlight = true;
     return std::nullopt;
@@ -1006,6 +1042,15 @@ private:
     size_t Bytes = 0;
   };
 
+  /// Starts the slot's batch; on the lane stream, never beside a host
+  /// operation on the maps (GpuExecutor::lockMaps).
+  MaybeError start(Slot &S, uint32_t Count, size_t Bytes, bool InPlace) {
+    if (!X.LaneStream)
+      return S.Runner->start(Count, Bytes, InPlace);
+    std::shared_lock Gate(X.LaneGate);
+    return S.Runner->start(Count, Bytes, InPlace);
+  }
+
   /// The executor's context current on this thread: set once per thread
   /// that uses the lane (its worker), not at every call.
   MaybeError bind() {
@@ -1025,6 +1070,10 @@ private:
     RO.Mode = loader::GpuMode::Launch;
     RO.Path = X.Opts.Path;
     RO.WatchdogMs = X.Opts.WatchdogMs;
+    // A program whose maps the device reclaims: every batch on the
+    // executor's one lane stream, each followed by the reclaim.
+    RO.Stream = X.Prog->reclaimsOnDevice() ? X.LaneStream : nullptr;
+    RO.ReclaimAfter = RO.Stream != nullptr;
     RO.MaxPackets = std::max(Count, S.Runner ? S.Runner->options().MaxPackets : 0);
     RO.MaxFrameBytes = std::max(Bytes, S.Runner ? S.Runner->options().MaxFrameBytes : 0);
     S.Runner.reset();
@@ -1052,6 +1101,9 @@ Expected<std::unique_ptr<runtime::BatchLane>> GpuExecutor::openLane(unsigned Dep
   std::lock_guard Lock(Launching);
   if (MaybeError E = Dev->bindThread())
     return std::move(*E);
+  if (Prog->reclaimsOnDevice())
+    if (auto S = laneStream(); !S)
+      return S.takeError().withContext("gpu back end");
   return std::unique_ptr<runtime::BatchLane>(new GpuLane(*this, Depth));
 }
 

@@ -99,6 +99,8 @@ int usage(const std::string &Msg) {
                "                      (or MAP:KEYHEX:@INNER), '#' comments, as for run\n"
                "  --fib FILE          the forwarding table bpf_fib_lookup reads (docs/MAPS.md);\n"
                "                      port i (from 0, --port order) is ifindex i + 1\n"
+               "  --check-maps        after the run, check the structure of every hashed map\n"
+               "                      (links, counts, free lists); a broken one fails the run\n"
                "  --dump-maps         print the program's maps after the run (per-CPU maps: the\n"
                "                      sum of every CPU's slice), as run does\n"
                "  --json              print the summary as JSON\n"
@@ -259,7 +261,7 @@ int forwardCommand(int argc, char **argv) {
   std::string Object, Section, Backend;
   std::string FibFile;
   std::vector<loader::MapEntry> MapEntries;
-  bool DumpMaps = false;
+  bool DumpMaps = false, CheckMaps = false;
   bool Json = false, AllowUnverified = false;
   int64_t StatsMs = -1;
   std::string GpuMode = "launch", GpuData = "copy", GenPcap;
@@ -341,6 +343,8 @@ int forwardCommand(int argc, char **argv) {
       FibFile = Value();
     else if (A == "--dump-maps")
       DumpMaps = true;
+    else if (A == "--check-maps")
+      CheckMaps = true;
     else if (A == "--json")
       Json = true;
     else if (A == "--allow-unverified")
@@ -468,6 +472,9 @@ int forwardCommand(int argc, char **argv) {
     P50 = double(runtime::LatencyHistogram::quantile(R->Latency, 0.50)) / 1000.0;
     P99 = double(runtime::LatencyHistogram::quantile(R->Latency, 0.99)) / 1000.0;
   }
+  if (CheckMaps)
+    if (MaybeError E = Exec->checkMaps())
+      fail(std::string(Exec->backendName()) + " back end: " + E->message());
   RoundTrip Gpu;
 #ifdef EBPF_GPU_HAVE_CUDA
   if (Backend == "gpu") {

@@ -260,6 +260,23 @@ void addXdpPersistentKernel(llvm::Module &M) {
   B.CreateRetVoid();
 }
 
+/// ebpfgpu_reclaim: the device library's reclaim of hashed maps.
+constexpr const char *ReclaimName = "ebpfgpu_reclaim_maps";
+void addReclaimKernel(llvm::Module &M) {
+  llvm::LLVMContext &C = M.getContext();
+  auto *Generic = llvm::PointerType::get(C, 0);
+  auto *FnTy = llvm::FunctionType::get(llvm::Type::getVoidTy(C),
+                                       {Generic, llvm::Type::getInt32Ty(C)}, false);
+  auto *K = llvm::Function::Create(FnTy, llvm::GlobalValue::ExternalLinkage,
+                                   EBPFGPU_RECLAIM_KERNEL, M);
+  K->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  llvm::IRBuilder<> B(llvm::BasicBlock::Create(C, "entry", K));
+  llvm::Function *Body = M.getFunction(ReclaimName);
+  assert(Body && !Body->isDeclaration() && "device library without the reclaim");
+  B.CreateCall(Body, {K->getArg(0), K->getArg(1)});
+  B.CreateRetVoid();
+}
+
 /// ebpfgpu_raw_run: thread 0 runs the program with r1 = mem, r2 = len.
 void addRawKernel(llvm::Module &M, llvm::Function *Prog) {
   llvm::LLVMContext &C = M.getContext();
@@ -324,6 +341,9 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
   if (Lift.Platform->hasContext()) { // XDP: the persistent kernel's loop is needed too
     M.getOrInsertFunction(PersistentLoopName, llvm::FunctionType::get(
         llvm::Type::getVoidTy(Ctx), {GenericTy, GenericTy, llvm::Type::getInt64Ty(Ctx)}, false));
+    M.getOrInsertFunction(ReclaimName,
+                          llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx),
+                                                  {GenericTy, llvm::Type::getInt32Ty(Ctx)}, false));
     if (PerCpu)
       M.getOrInsertFunction(GroupsLoopName,
                             llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx),
@@ -369,6 +389,7 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
                                      PointerGlobal("fib_lookup", EBPFGPU_FIB_GLOBAL)),
                       Groups);
     addXdpPersistentKernel(M);
+    addReclaimKernel(M);
     Out.KernelName = EBPFGPU_XDP_KERNEL;
     if (Gpu.MaxRegisters) {
       llvm::NamedMDNode *Notes = M.getOrInsertNamedMetadata("nvvm.annotations");
@@ -386,7 +407,7 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
   // Only the kernel and the globals the loader binds stay visible.
   for (llvm::Function &F : M)
     if (!F.isDeclaration() && F.getName() != Out.KernelName &&
-        F.getName() != EBPFGPU_XDP_PERSISTENT_KERNEL)
+        F.getName() != EBPFGPU_XDP_PERSISTENT_KERNEL && F.getName() != EBPFGPU_RECLAIM_KERNEL)
       F.setLinkage(llvm::GlobalValue::InternalLinkage);
   std::string Msg;
   llvm::raw_string_ostream MsgOS(Msg);

@@ -118,6 +118,13 @@ __attribute__((always_inline)) void ebpfgpu_warp_add_u32(uint32_t *p, uint32_t v
 #include "XdpHelpers.inc"
 #include "MapHelpers.inc"
 #include "PersistentLoop.inc"
+
+/* The reclaim kernel's body (GpuAbi.h: EBPFGPU_RECLAIM_KERNEL). */
+void ebpfgpu_reclaim_maps(struct ebpfgpu_map *const *maps, uint32_t count) {
+  const uint32_t t = __nvvm_read_ptx_sreg_tid_x();
+  if (t < count)
+    ebpfgpu_hash_reclaim(maps[t]);
+}
 #include "CpuGroups.inc"
 #include "FibHelpers.inc"
 #include "EventHelpers.inc"

@@ -28,6 +28,12 @@
  * batches the host posts in `ring` until the host sets ring->stop. Every
  * block must be resident at once (the loader sizes the grid so). */
 #define EBPFGPU_XDP_PERSISTENT_KERNEL "ebpfgpu_xdp_persistent"
+/* XDP: ebpfgpu_reclaim(struct ebpfgpu_map *const *maps, uint32_t count),
+ * one thread a map: the elements earlier batches retired from hashed maps
+ * (not LPM tries) join the free lists (ebpfgpu_hash_reclaim). Launched on
+ * the stream of the batches, after them: nothing may run on the maps
+ * meanwhile. Modules compiled before it lack it (the host reclaims). */
+#define EBPFGPU_RECLAIM_KERNEL "ebpfgpu_reclaim"
 /* Programs that call bpf_trace_printk: a u64 module global holding the
  * device address of their struct ebpfgpu_trace_log (XdpContext.h). */
 #define EBPFGPU_TRACE_LOG_GLOBAL "ebpfgpu_trace_log"

@@ -37,14 +37,16 @@ enum {
  * Raised whenever one changes; a .gpu.o records the value it was compiled
  * with and the loader refuses any other (its host-side map updates would
  * put keys where the GPU code does not look). 2: word hash, LPM present
- * bits, pending link in header word 3. */
-#define EBPFGPU_RUNTIME_ABI 2
+ * bits, pending link in header word 3. 3: free list linked through header
+ * word 3 too, the pending list's tail kept (EBPFGPU_CTL_PENDING_TAIL), so
+ * that a reclaim is one splice (ebpfgpu_hash_reclaim). */
+#define EBPFGPU_RUNTIME_ABI 3
 
 /* Bytes before the key in a hash element: u32 next element + 1 (0 ends the
- * chain; on the free list, the next free one), u32 hash of the key, u32 LRU
- * tick of the last use, u32 next pending element + 1 (an element unlinked
- * this run; its chain link stays for readers still on it). Keys start
- * 8-byte aligned. */
+ * chain), u32 hash of the key, u32 LRU tick of the last use, u32 next
+ * pending element + 1 (an element unlinked this run; its chain link stays
+ * for readers still on it) or, on the free list, the next free one. Keys
+ * start 8-byte aligned. */
 #define EBPFGPU_ELEM_HEADER 16
 /* Control words at the start of a hashed map's block (u32 each). */
 #define EBPFGPU_CTL_FRESH 0   /* never-used elements handed out */
@@ -57,7 +59,9 @@ enum {
 #define EBPFGPU_CTL_HAND 6    /* LRU: the bucket the next eviction scan starts at */
 #define EBPFGPU_CTL_STARVED 7 /* updates refused (E2BIG) because one run unlinked every
                                  spare element: they return only when the run ends */
-#define EBPFGPU_CTL_WORDS 8
+#define EBPFGPU_CTL_PENDING_TAIL 8 /* the pending list's last element + 1 (the
+                                      first retired since the list was empty) */
+#define EBPFGPU_CTL_WORDS 9
 /* bpf_tail_call: at most this many tail calls per packet (the kernel's). */
 #define EBPFGPU_MAX_TAIL_CALLS 33
 /* LPM keys: u32 prefix length, then at most this many data bytes. */

@@ -47,6 +47,11 @@ public:
   /// stays mapped until unmapHostMemory(Addr) or the device is closed.
   Expected<uint64_t> mapHostMemory(void *Addr, size_t Bytes);
   void unmapHostMemory(void *Addr);
+  /// A non-blocking stream (a CUstream) for runners to share
+  /// (GpuRunnerOptions::Stream), waited for and destroyed by its owner.
+  Expected<void *> createStream();
+  void synchronizeStream(void *Stream);
+  void destroyStream(void *Stream);
   /// Own context only: destroys it now with everything made in it (device
   /// and pinned memory, modules, streams; a kernel still running in it
   /// stops). The device's programs, runners and batches must then be
@@ -193,10 +198,21 @@ public:
   /// to their free lists (no thread may still hold those elements).
   MaybeError reclaimMaps();
   /// Whether batches need the host between them (reclaimMaps, takeTrace,
-  /// takeEvents can find work: hashed maps, event maps, bpf_trace_printk):
-  /// such a program's batches run one at a time, each followed by that
-  /// work; others may have several batches in flight at once.
+  /// takeEvents can find work: hashed maps the device cannot reclaim,
+  /// event maps, bpf_trace_printk): such a program's batches run one at a
+  /// time, each followed by that work; others may have several batches in
+  /// flight at once.
   bool needsHostBetweenBatches() const;
+  /// Whether the module's reclaim kernel (GpuAbi.h: EBPFGPU_RECLAIM_KERNEL)
+  /// can return what batches retired from every hashed map of the program
+  /// (LPM tries aside: their reclaim rebuilds host-made tables) to the free
+  /// lists: batches then need no host between them for their maps, only
+  /// a reclaim kernel after them on the same stream, before the next.
+  bool reclaimsOnDevice() const { return ReclaimKernel != nullptr; }
+  /// Launches the reclaim on `Stream` (a CUstream): after the batches
+  /// before it on that stream, before those after. Nothing else may run on
+  /// the maps meanwhile: every batch of the program must go on that stream.
+  MaybeError enqueueReclaim(void *Stream) const;
   /// Per hashed map with any: "NAME: N" updates refused so far because a
   /// batch unlinked every spare element (starvedUpdates).
   Expected<std::vector<std::string>> starvedMaps() const;
@@ -283,6 +299,9 @@ private:
   uint64_t TraceLog = 0;  ///< device memory owned: bpf_trace_printk's log, or 0
   uint64_t Fib = 0;       ///< device memory owned: bpf_fib_lookup's table, or 0
   uint64_t CpuGroups = 0; ///< device memory owned: the per-CPU group table, or 0
+  void *ReclaimKernel = nullptr; ///< EBPFGPU_RECLAIM_KERNEL when reclaimsOnDevice()
+  uint64_t ReclaimTable = 0;     ///< device memory owned: the hashed maps' headers
+  uint32_t ReclaimCount = 0;
   bool UsesFib = false;   ///< the module has the EBPFGPU_FIB_GLOBAL pointer
   uint32_t *AbortWord = nullptr; ///< mapped pinned host memory owned, or null
   void *Module = nullptr;

@@ -49,6 +49,13 @@ struct GpuRunnerOptions {
   /// A batch not done after this long fails the run, and every later one
   /// (0: launch mode waits for ever).
   uint32_t WatchdogMs = 1000;
+  /// Launch mode: the CUstream to run on, shared with other runners and
+  /// left to its owner (null: a stream of the runner's own).
+  void *Stream = nullptr;
+  /// Launch mode, start(): the program's reclaim kernel after each batch,
+  /// on the same stream (GpuProgram::enqueueReclaim; every batch of the
+  /// program must then go on that one stream).
+  bool ReclaimAfter = false;
 };
 
 class GpuRunner {
@@ -131,6 +138,7 @@ private:
   GpuProgram &Prog;
   GpuRunnerOptions Opts;
   void *Stream = nullptr;       ///< copies, and launch-mode kernels
+  bool OwnsStream = true;       ///< false: GpuRunnerOptions::Stream
   void *KernelStream = nullptr; ///< the persistent kernel
   uint8_t *HostFrames = nullptr;
   ebpfgpu_packet_desc *HostDescs = nullptr;
