@@ -91,11 +91,13 @@ total = r["workers"] * r["busy_seconds"] * 1e9 / n
 sub, wait, act = (w.get(k, 0) / n for k in ("submit", "wait", "act"))
 r["ns_per_packet"] = dict(total=total, submit=sub, wait=wait, act=act,
                           rx=total - sub - wait - act)
+rt = r.get("gpu_round_trip_us", {})
 print("%-10s %-5s %-12s gen %d workers %2d batch %6d %-34s %8.2f Mpps  p50 %8.1f us  p99 %8.1f us"
-      "  gen %6.1f Mpps  unaccounted %d  ns/pkt: %.1f = rx %.1f + submit %.1f + wait %.1f + act %.1f" % (
+      "  gen %6.1f Mpps  unaccounted %d  ns/pkt: %.1f = rx %.1f + submit %.1f + wait %.1f + act %.1f%s" % (
     r["name"], r["backend"], r["prog"], r["gen_lcores"], r["workers"], r["batch"], r["args"], mpps,
     l.get("p50", -1), l.get("p99", -1), r.get("generated", 0) / r["seconds"] / 1e6, lost,
-    total, total - sub - wait - act, sub, wait, act),
+    total, total - sub - wait - act, sub, wait, act,
+    "  GPU round trip p50 %.1f p99 %.1f us" % (rt["p50"], rt["p99"]) if rt else ""),
     file=sys.stderr)
 print(json.dumps(r))
 PY
@@ -170,7 +172,12 @@ device() {
       # One batch in flight: no batch waits behind another.
       run latency gpu port_filter 1 256 --gpu-mode launch --gpu-data mapped --zero-copy --timeout-us 20 --depth 1
       run latency gpu port_filter 1 32 --gpu-mode persistent --gpu-data mapped --zero-copy --timeout-us 5 --depth 1
-      run latency gpu port_filter 1 32 --gpu-mode launch --gpu-data mapped --zero-copy --timeout-us 5 --depth 1 ;;
+      run latency gpu port_filter 1 32 --gpu-mode launch --gpu-data mapped --zero-copy --timeout-us 5 --depth 1
+      # The latency mode: a persistent kernel of one block (no other block to
+      # wake and count back in), small batches.
+      run latency gpu port_filter 1 32 --gpu-mode persistent --gpu-blocks 1 --gpu-data mapped --zero-copy --timeout-us 5
+      run latency gpu port_filter 1 64 --gpu-mode persistent --gpu-blocks 1 --gpu-data mapped --zero-copy --timeout-us 5
+      run latency gpu port_filter 2 32 --gpu-mode persistent --gpu-blocks 1 --gpu-data mapped --zero-copy --timeout-us 5 ;;
     esac
   done
   python3 scripts/forward-report.py "$OUT/forward-scaling.jsonl" >"$OUT/forward-scaling.md"

@@ -129,6 +129,18 @@ def main():
     lines += ["Ceiling: the generator and the data plane with the null back end (no program):", ""]
     lines += scaling_table(runs, "ceiling", "null", "--zero-copy", batches, workers) + [""]
     lines += scaling_table(runs, "ceiling", "null", "--zero-copy --max-frame 128", batches, workers)
+    lat = [r for r in runs if r["name"] == "latency"]
+    if lat:
+        lines += ["", "Batch latency (first packet in to last out) and, for runs through the "
+                  "executor's runner, its GPU round trip (a batch staged to its verdicts back), "
+                  "one worker unless named:", "",
+                  "| mode and options | workers | batch | Mpps | batch p50 / p99 (us) | GPU round trip p50 / p99 (us) |",
+                  "|---|---|---|---|---|---|"]
+        for r in lat:
+            l, g = r.get("batch_latency_us", {}), r.get("gpu_round_trip_us")
+            lines.append("| `%s` | %d | %d | %.2f | %.1f / %.1f | %s |" % (
+                r["args"], r["workers"], r["batch"], mpps(r), l.get("p50", -1), l.get("p99", -1),
+                "%.1f / %.1f" % (g["p50"], g["p99"]) if g else "-"))
     lines += ["", "Every run:", ""] + run_table(runs)
     print("\n".join(lines))
     if a.svg:

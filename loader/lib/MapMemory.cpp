@@ -146,6 +146,7 @@ MapLayout mapLayout(const MapShape &S, uint32_t Slices, uint64_t Base) {
   H.pool_size = poolSize(S);
   size_t Off = 0;
   H.control = Base + Off;
+  static_assert(EBPFGPU_CTL_WORDS % 2 == 0, "the buckets and what follows stay 8-byte aligned");
   Off += EBPFGPU_CTL_WORDS * 4;
   H.buckets = Base + Off;
   Off += size_t(Buckets) * 4;

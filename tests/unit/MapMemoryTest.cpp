@@ -513,3 +513,17 @@ TEST(MapMemory, EventStreamsAreTakenInOrderAndEmptied) {
   EXPECT_FALSE(checkMapSupported("r", {EBPFGPU_MAP_RINGBUF, 0, 0, 8192, 0}));
   EXPECT_FALSE(checkMapSupported("p", {EBPFGPU_MAP_PERF_EVENT_ARRAY, 4, 4, 0, 0}));
 }
+
+TEST(MapMemory, LayoutKeepsWordsAligned) {
+  // The GPU faults on a misaligned u64 (CUDA_ERROR_MISALIGNED_ADDRESS); the
+  // host does not: the layout must keep an LPM trie's u64 present words and
+  // every element 8-byte aligned whatever the control block's size.
+  for (uint32_t KeySize : {5u, 8u, 20u}) {
+    MapLayout L = mapLayout({EBPFGPU_MAP_LPM_TRIE, KeySize, 8, 100, 1}, 1, 0);
+    EXPECT_EQ(reinterpret_cast<uint64_t>(ebpfgpu_lpm_present(&L.Header)) % 8, 0u) << KeySize;
+    EXPECT_EQ(L.Header.elems % 8, 0u) << KeySize;
+  }
+  MapLayout H = mapLayout({EBPFGPU_MAP_HASH, 4, 8, 64, 0}, 1, 0);
+  EXPECT_EQ(H.Header.elems % 8, 0u);
+  EXPECT_EQ(H.Header.buckets % 8, 0u);
+}

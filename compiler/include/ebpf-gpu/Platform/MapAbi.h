@@ -61,7 +61,10 @@ enum {
                                  spare element: they return only when the run ends */
 #define EBPFGPU_CTL_PENDING_TAIL 8 /* the pending list's last element + 1 (the
                                       first retired since the list was empty) */
-#define EBPFGPU_CTL_WORDS 9
+/* Word 9 is unused: an even count keeps what follows the control words
+ * (buckets, locks, an LPM trie's counts and then its u64 present words)
+ * 8-byte aligned. */
+#define EBPFGPU_CTL_WORDS 10
 /* bpf_tail_call: at most this many tail calls per packet (the kernel's). */
 #define EBPFGPU_MAX_TAIL_CALLS 33
 /* LPM keys: u32 prefix length, then at most this many data bytes. */
