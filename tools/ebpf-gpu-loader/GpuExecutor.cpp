@@ -1,0 +1,751 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The GPU (CUDA driver) implementation of runtime::BatchExecutor: one
+// runner for run(), and lanes of launch-mode runners for the data plane's
+// workers (batches in flight).
+
+#include "Executors.h"
+
+#include "Collectors.h"
+
+#ifdef EBPF_GPU_HAVE_CUDA
+#include "ebpf-gpu/Loader/GpuLoader.h"
+#include "ebpf-gpu/Loader/GpuRunner.h"
+#endif
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <mutex>
+#include <shared_mutex>
+#include <thread>
+#include <vector>
+
+namespace ebpfgpu::tools {
+
+using runtime::BatchExecutor;
+using runtime::PacketBatch;
+
+#ifdef EBPF_GPU_HAVE_CUDA
+namespace {
+
+class GpuExecutor final : public BatchExecutor {
+public:
+  GpuExecutor(std::unique_ptr<loader::GpuDevice> Dev, std::unique_ptr<loader::GpuProgram> Prog,
+              std::string Name, const GpuExecOptions &Opts, const loader::GpuObjectSpec &Spec)
+      : Dev(std::move(Dev)), Prog(std::move(Prog)), Name(std::move(Name)), Opts(Opts),
+        ReadOnlyPackets(Spec.PacketsReadOnly) {
+    Latencies.reserve(MaxLatencies); // nothing allocated per batch
+    Timed = Opts.TimeKernel;
+    for (const loader::GpuMapSpec &M : Spec.Maps) {
+      bool Data = M.Origin == "data";
+      MapList.push_back({M.Name, Data ? uint32_t(EBPFGPU_MAP_ARRAY) : M.Type, Data ? 4 : M.KeySize,
+                         M.ValueSize, Data ? 1 : M.MaxEntries, M.Flags, Data,
+                         Data && (M.Flags & ReadOnlyProg)});
+    }
+  }
+  // The runner (its persistent kernel) before the program, the program
+  // before its device.
+  ~GpuExecutor() override {
+    Runner.reset();
+    if (LaneStream && !Dev->bindThread()) {
+      Dev->synchronizeStream(LaneStream);
+      Dev->destroyStream(LaneStream);
+    }
+    Prog.reset();
+  }
+
+  /// Host operations on the maps: every lane batch on LaneStream done and
+  /// none started meanwhile (LaneGate), no run() either (Launching).
+  struct MapsLock {
+    std::unique_lock<std::shared_mutex> Gate;
+    std::unique_lock<std::mutex> Launch;
+  };
+  MapsLock lockMaps() {
+    MapsLock L{std::unique_lock(LaneGate), std::unique_lock(Launching)};
+    if (LaneStream && !Dev->bindThread())
+      Dev->synchronizeStream(LaneStream);
+    return L;
+  }
+
+  /// The stream of every lane batch of a program whose maps the device
+  /// reclaims (made at the first such lane, under Launching): a reclaim
+  /// kernel follows each batch there, so no batch runs beside one.
+  Expected<void *> laneStream() {
+    if (!LaneStream) {
+      auto S = Dev->createStream();
+      if (!S)
+        return S.takeError();
+      LaneStream = *S;
+    }
+    return LaneStream;
+  }
+
+  MaybeError run(PacketBatch &Batch) override {
+    std::lock_guard Lock(Launching);
+    if (MaybeError E = Dev->bindThread())
+      return E;
+    size_t N = Batch.size();
+    size_t Step = Opts.LaunchSize ? Opts.LaunchSize : std::max<size_t>(N, 1);
+    for (size_t First = 0; First < N; First += Step) {
+      uint32_t Count = uint32_t(std::min(Step, N - First));
+      if (MaybeError E = runLaunch(Batch, First, Count))
+        return E;
+    }
+    return std::nullopt;
+  }
+
+  Expected<std::unique_ptr<runtime::BatchLane>> openLane(unsigned Depth, unsigned Worker) override;
+
+  Expected<std::string> dumpMaps() override {
+    MapsLock Lock = lockMaps();
+    if (MaybeError E = Dev->bindThread())
+      return std::move(*E);
+    return Prog->dumpMaps();
+  }
+  MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
+                       const std::vector<uint8_t> &Value) override {
+    MapsLock Lock = lockMaps();
+    if (MaybeError E = Dev->bindThread())
+      return std::move(*E);
+    return Prog->updateMap(Map, Key, Value);
+  }
+  MaybeError setFib(const std::vector<uint8_t> &Block) override {
+    MapsLock Lock = lockMaps();
+    if (MaybeError E = Dev->bindThread())
+      return E;
+    return Prog->setFib(Block);
+  }
+
+  MaybeError setInnerMap(const std::string &Outer, const std::vector<uint8_t> &Key,
+                         const std::string &Inner) override {
+    MapsLock Lock = lockMaps();
+    if (MaybeError E = Dev->bindThread())
+      return E;
+    return Prog->setInnerMap(Outer, Key, Inner);
+  }
+  MaybeError checkMaps() override {
+    MapsLock Lock = lockMaps();
+    if (MaybeError E = Dev->bindThread())
+      return std::move(*E);
+    return Prog->checkMaps();
+  }
+  Expected<std::string> takeTrace() override {
+    std::lock_guard Lock(Launching);
+    return Trace.take();
+  }
+  Expected<std::string> takeEvents() override {
+    std::lock_guard Lock(Launching);
+    return Events.take();
+  }
+  Expected<std::vector<std::string>> warnings() override {
+    std::lock_guard Lock(Launching);
+    if (MaybeError E = Dev->bindThread())
+      return std::move(*E);
+    auto Starved = Prog->starvedMaps();
+    if (!Starved)
+      return Starved.takeError();
+    std::vector<std::string> Out = Events.warnings();
+    for (const std::string &M : *Starved)
+      Out.push_back("map " + M + " updates refused (E2BIG) because one launch unlinked every "
+                    "spare element; smaller batches avoid it");
+    return Out;
+  }
+  MaybeError usePacketMemory(void *Addr, size_t Bytes) override {
+    std::lock_guard Lock(Launching);
+    if (MaybeError E = Dev->bindThread())
+      return E;
+    // Only the mapped path reads packets in place; the copy path stages
+    // them whatever memory they are in.
+    if (Opts.Path != loader::GpuDataPath::Mapped)
+      return std::nullopt;
+    // Page-locking waits for the device to be idle: a persistent kernel
+    // stops first (measured on the H100: cuMemHostRegister under it never
+    // returned) and starts again on the next batch.
+    Runner.reset();
+    auto D = Dev->mapHostMemory(Addr, Bytes);
+    if (!D)
+      return D.takeError();
+    const auto *Lo = static_cast<const uint8_t *>(Addr);
+    PacketRange R{Lo, Lo + Bytes, *D};
+    // Sorted by address: a pool in hugepages comes in many chunks, and
+    // every packet of a batch is looked up.
+    PacketRanges.insert(std::upper_bound(PacketRanges.begin(), PacketRanges.end(), R,
+                                         [](const PacketRange &A, const PacketRange &B) {
+                                           return A.Lo < B.Lo;
+                                         }),
+                        R);
+    return std::nullopt;
+  }
+  void forgetPacketMemory() override {
+    std::lock_guard Lock(Launching);
+    if (Dev->bindThread())
+      return;
+    Runner.reset(); // as above: unlocking pages waits for an idle device
+    for (const PacketRange &R : PacketRanges)
+      Dev->unmapHostMemory(const_cast<uint8_t *>(R.Lo));
+    PacketRanges.clear();
+  }
+
+  std::vector<runtime::MapInfo> maps() const override { return MapList; }
+  MaybeError accessMap(const std::string &Map, const runtime::MapOperation &Op) override {
+    MapsLock Lock = lockMaps();
+    if (MaybeError E = Dev->bindThread())
+      return E;
+    return Prog->accessMap(Map, Op);
+  }
+
+  const std::string &programName() const override { return Name; }
+  const char *backendName() const override { return "gpu"; }
+  bool readsOnlyPackets() const override { return ReadOnlyPackets; }
+  double kernelMs() const { return KernelMs; }
+  /// The `Percent` percentile of the launches' latency (microseconds, from
+  /// the batch staged in pinned memory to its verdicts on the host); -1
+  /// before the first launch.
+  double latencyUs(double Percent) {
+    std::lock_guard Lock(Launching);
+    if (Latencies.empty())
+      return -1;
+    std::vector<float> Sorted = Latencies;
+    size_t K = std::min(Sorted.size() - 1, size_t(Percent / 100 * double(Sorted.size())));
+    std::nth_element(Sorted.begin(), Sorted.begin() + K, Sorted.end());
+    return Sorted[K];
+  }
+
+  std::shared_ptr<void> quiesce() override {
+    auto Token = std::make_shared<std::unique_lock<std::mutex>>(Launching);
+    if (Runner && Runner->options().Mode == loader::GpuMode::Persistent && !Dev->bindThread())
+      Runner.reset(); // ensureRunner starts it again at the next batch
+    return Token;
+  }
+
+  /// haltGpuExecutor.
+  std::string halt() {
+    std::lock_guard Lock(Launching);
+    if (!Runner || Dev->bindThread())
+      return "";
+    auto Start = std::chrono::steady_clock::now();
+    bool Halted = Runner->halt();
+    double Ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Start).count();
+    char Text[160];
+    if (!Halted)
+      std::snprintf(Text, sizeof(Text),
+                    "the GPU kernel did not end within %.0f ms of the abort (no loop guard reached)",
+                    Ms);
+    else if (Runner->aborted())
+      std::snprintf(Text, sizeof(Text),
+                    "the hung GPU kernel was aborted at its loop guards and ended in %.1f ms", Ms);
+    else
+      return "";
+    return Text;
+  }
+
+  /// abandonGpuExecutor.
+  std::string abandon() {
+    std::lock_guard Lock(Launching);
+    if (!Dev->ownsContext())
+      return "left as it was (the GPU's primary context is shared)";
+    (void)Dev->bindThread();
+    // A kernel that hangs ends at its next loop guard once aborted;
+    // cuCtxDestroy would wait for it for ever.
+    bool Halted = !Runner || Runner->halt();
+    bool Aborted = Runner && Runner->aborted();
+    // Their memory goes with the context: freeing it again would be an
+    // error (and, after an abort, the context has a sticky error).
+    (void)Runner.release();
+    (void)Prog.release();
+    if (!Halted) {
+      (void)Dev.release();
+      return "its kernel did not stop (no loop guard reached within " +
+             std::to_string(loader::GpuRunner::AbortWaitMs) +
+             " ms of the abort): the old CUDA context is left behind, still running";
+    }
+    Dev->destroyContext();
+    return Aborted ? "the hung kernel aborted and its CUDA context destroyed"
+                   : "its CUDA context destroyed";
+  }
+
+  /// Makes the runner (a persistent kernel starts) for launches of the
+  /// expected size, before the first batch.
+  MaybeError prepare() {
+    std::lock_guard Lock(Launching);
+    if (MaybeError E = Dev->bindThread())
+      return E;
+    uint32_t Packets = uint32_t(Opts.LaunchSize ? Opts.LaunchSize : 256);
+    return ensureRunner(Packets, Packets * bufferBytes(Opts.MaxFrame));
+  }
+
+private:
+  friend class GpuLane;
+  /// Each packet's buffer in the runner's frames: XDP's headroom, the
+  /// packet, XDP's tailroom, rounded up to 64 bytes; only what a batch
+  /// holds crosses PCIe.
+  static size_t bufferBytes(uint32_t Len) {
+    return (runtime::XdpHeadroom + Len + runtime::XdpTailroom + 63) & ~size_t(63);
+  }
+
+  /// A runner with room for `Count` packets of `Bytes` bytes of buffers;
+  /// made again, larger, when a launch needs more.
+  MaybeError ensureRunner(uint32_t Count, size_t Bytes) {
+    if (Runner && Runner->options().MaxPackets >= Count &&
+        Runner->options().MaxFrameBytes >= Bytes)
+      return std::nullopt;
+    loader::GpuRunnerOptions RO;
+    RO.Mode = Opts.Mode;
+    RO.Path = Opts.Path;
+    RO.Blocks = Opts.Blocks;
+    RO.WatchdogMs = Opts.WatchdogMs;
+    RO.MaxPackets = std::max<uint32_t>(Count, Runner ? Runner->options().MaxPackets : 0);
+    RO.MaxFrameBytes = std::max(Bytes, Runner ? Runner->options().MaxFrameBytes : 0);
+    Runner.reset();
+    auto R = loader::GpuRunner::create(*Dev, *Prog, RO);
+    if (!R)
+      return R.takeError();
+    Runner = std::move(*R);
+    return std::nullopt;
+  }
+
+  /// The device address of `Len` bytes at `Host` when they lie in packet
+  /// memory the GPU maps; 0 otherwise. `Hint`: the range the caller's last
+  /// packet was in (packets of a batch mostly share one), tried first.
+  uint64_t mappedAddress(const uint8_t *Host, size_t Len, size_t &Hint) const {
+    if (Hint < PacketRanges.size()) {
+      const PacketRange &R = PacketRanges[Hint];
+      if (Host >= R.Lo && Host < R.Hi && Len <= size_t(R.Hi - Host))
+        return R.Dev + uint64_t(Host - R.Lo);
+    }
+    auto It = std::upper_bound(PacketRanges.begin(), PacketRanges.end(), Host,
+                               [](const uint8_t *H, const PacketRange &R) { return H < R.Lo; });
+    if (It == PacketRanges.begin())
+      return 0;
+    --It;
+    if (Host >= It->Hi || Len > size_t(It->Hi - Host))
+      return 0;
+    Hint = size_t(It - PacketRanges.begin());
+    return It->Dev + uint64_t(Host - It->Lo);
+  }
+  uint64_t mappedAddress(const uint8_t *Host, size_t Len) const {
+    size_t Hint = SIZE_MAX;
+    return mappedAddress(Host, Len, Hint);
+  }
+
+  /// Mapped path, every packet in mapped packet memory (mbufs): the kernel
+  /// runs them where they are. False when the batch does not qualify.
+  Expected<bool> runInPlace(PacketBatch &Batch, size_t First, uint32_t Count) {
+    if (Opts.Path != loader::GpuDataPath::Mapped || PacketRanges.empty())
+      return false;
+    if (MaybeError E = ensureRunner(Count, 0))
+      return std::move(*E).withContext("gpu back end");
+    ebpfgpu_packet_desc *Descs = Runner->descs();
+    size_t Hint = SIZE_MAX;
+    for (uint32_t K = 0; K < Count; ++K) {
+      size_t I = First + K;
+      uint64_t Dev =
+          Batch.isExternal(I) ? mappedAddress(Batch.buffer(I), Batch.bufferSize(I), Hint) : 0;
+      if (!Dev)
+        return false;
+      ebpfgpu_packet_desc &D = Descs[K];
+      D = {};
+      D.buffer = Dev;
+      D.data_offset = Batch.offset(I);
+      D.length = Batch.length(I);
+      D.buffer_size = Batch.bufferSize(I);
+      D.ingress_ifindex = Batch.ingressIfindex();
+      D.rx_queue_index = Batch.rxQueueIndex();
+    }
+    loader::BatchTiming T;
+    auto Started = std::chrono::steady_clock::now();
+    if (MaybeError E = Runner->runInPlace(Count, Timed ? &T : nullptr))
+      return std::move(*E);
+    recordLatency(Started);
+    KernelMs += T.KernelMs;
+    const ebpfgpu_verdict *V = Runner->verdicts();
+    for (uint32_t K = 0; K < Count; ++K)
+      if (!Batch.setOutcome(First + K, V[K].data_offset, V[K].length, V[K].action,
+                            V[K].redirect_target))
+        return Error("packet " + std::to_string(First + K) + " left its buffer");
+    return true;
+  }
+
+  void recordLatency(std::chrono::steady_clock::time_point Started) {
+    if (Latencies.size() < MaxLatencies)
+      Latencies.push_back(float(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - Started)
+              .count()));
+  }
+
+  /// After each launch, whose first packet is the batch's packet `First`.
+  MaybeError maintainMaps(size_t First) {
+    // What this launch deleted from hash maps goes back to the free lists
+    // before the next launch.
+    if (MaybeError E = Prog->reclaimMaps())
+      return E;
+    auto Lines = Prog->takeTrace();
+    if (!Lines)
+      return Lines.takeError();
+    Trace.add(*Lines);
+    // The launch's records, their packet indexes made the batch's.
+    loader::EventBatch B;
+    if (MaybeError E = Prog->takeEvents(uint32_t(First), B))
+      return E;
+    Events.add(B);
+    return std::nullopt;
+  }
+
+  MaybeError runLaunch(PacketBatch &Batch, size_t First, uint32_t Count) {
+    auto InPlace = runInPlace(Batch, First, Count);
+    if (!InPlace)
+      return InPlace.takeError();
+    if (*InPlace)
+      return maintainMaps(First);
+    size_t Bytes = 0;
+    for (uint32_t K = 0; K < Count; ++K)
+      Bytes += bufferBytes(Batch.length(First + K));
+    if (MaybeError E = ensureRunner(Count, Bytes))
+      return E;
+    uint8_t *Frames = Runner->frames();
+    ebpfgpu_packet_desc *Descs = Runner->descs();
+    size_t At = 0;
+    for (uint32_t K = 0; K < Count; ++K) {
+      uint32_t Len = Batch.length(First + K);
+      ebpfgpu_packet_desc &D = Descs[K];
+      D = {};
+      D.buffer = At;
+      D.data_offset = runtime::XdpHeadroom;
+      D.length = Len;
+      D.buffer_size = uint32_t(bufferBytes(Len));
+      D.ingress_ifindex = Batch.ingressIfindex();
+      D.rx_queue_index = Batch.rxQueueIndex();
+      std::memcpy(Frames + At + runtime::XdpHeadroom, Batch.data(First + K), Len);
+      At += D.buffer_size;
+    }
+    loader::BatchTiming T;
+    auto Started = std::chrono::steady_clock::now();
+    if (MaybeError E = Runner->run(Count, At, Timed ? &T : nullptr))
+      return E;
+    recordLatency(Started);
+    KernelMs += T.KernelMs;
+    const ebpfgpu_verdict *V = Runner->verdicts();
+    At = 0;
+    for (uint32_t K = 0; K < Count; ++K) {
+      size_t I = First + K;
+      size_t Buffer = bufferBytes(Batch.length(I));
+      if (V[K].data_offset > Buffer || V[K].length > Buffer - V[K].data_offset)
+        return Error("packet " + std::to_string(I) + " left its buffer");
+      // The packet's final bytes, at the same place in the batch's buffer
+      // (its headroom is XDP's too, its buffer at least as long).
+      std::memcpy(Batch.buffer(I) + V[K].data_offset, Frames + At + V[K].data_offset,
+                  V[K].length);
+      if (!Batch.setOutcome(I, V[K].data_offset, V[K].length, V[K].action, V[K].redirect_target))
+        return Error("packet " + std::to_string(I) + " left its buffer");
+      At += Buffer;
+    }
+    return maintainMaps(First);
+  }
+
+  /// Host memory the runtime's packets live in, mapped for the GPU.
+  struct PacketRange {
+    const uint8_t *Lo, *Hi;
+    uint64_t Dev;
+  };
+  std::vector<PacketRange> PacketRanges;
+  std::unique_ptr<loader::GpuDevice> Dev;
+  std::unique_ptr<loader::GpuProgram> Prog;
+  std::unique_ptr<loader::GpuRunner> Runner;
+  /// BPF_F_RDONLY_PROG (.rodata).
+  static constexpr uint32_t ReadOnlyProg = 1u << 7;
+  std::string Name;
+  GpuExecOptions Opts;
+  bool ReadOnlyPackets;
+  std::vector<runtime::MapInfo> MapList;
+  std::mutex Launching;
+  void *LaneStream = nullptr; ///< laneStream(), owned
+  std::shared_mutex LaneGate; ///< shared: a lane launching on LaneStream
+  double KernelMs = 0;
+  /// Launch mode splits each launch's time with device events (they add a
+  /// little); the batch path's latency is measured without them.
+  bool Timed = true;
+  static constexpr size_t MaxLatencies = size_t(1) << 20;
+  std::vector<float> Latencies; ///< the first MaxLatencies launches, µs
+  TraceCollector Trace;
+  EventCollector Events;
+};
+
+/// A worker's own way to the GPU (GpuExecOptions::AsyncLanes): a launch-mode
+/// runner per slot, each with its stream and pinned buffers, so that the
+/// worker's batches and other workers' run on the GPU while it receives
+/// and acts on others. Only for programs whose batches need nothing from
+/// the host between them (GpuProgram::needsHostBetweenBatches). A program
+/// whose hashed maps the device reclaims has every batch of every lane on
+/// one stream, each followed by the reclaim kernel: its batches run one
+/// after another on the GPU (none beside a reclaim), while the workers
+/// receive, stage and act on others.
+class GpuLane final : public runtime::BatchLane {
+public:
+  GpuLane(GpuExecutor &X, unsigned Depth) : X(X), Slots(Depth) {}
+  ~GpuLane() override {
+    if (X.Dev->bindThread())
+      return;
+    for (Slot &S : Slots)
+      S.Runner.reset(); // waits for a batch still in flight
+  }
+  unsigned depth() const override { return unsigned(Slots.size()); }
+
+  MaybeError submit(unsigned Index, PacketBatch &Batch) override {
+    if (MaybeError E = bind())
+      return E;
+    Slot &S = Slots[Index];
+    S.Batch = &Batch;
+    const uint32_t Count = uint32_t(Batch.size());
+    const uint32_t Ifindex = Batch.ingressIfindex(), Queue = Batch.rxQueueIndex();
+    // Mapped path with every packet in mapped packet memory (mbufs): the
+    // kernel runs them where they are; otherwise they are copied into the
+    // runner's frames.
+    S.InPlace = X.Opts.Path == loader::GpuDataPath::Mapped && !X.PacketRanges.empty();
+    if (S.InPlace) {
+      if (MaybeError E = ensureRunner(S, std::max<uint32_t>(Count, 1), 0))
+        return E;
+      ebpfgpu_packet_desc *Descs = S.Runner->descs();
+      for (uint32_t K = 0; K < Count && S.InPlace; ++K) {
+        uint64_t Dev = Batch.isExternal(K)
+                           ? X.mappedAddress(Batch.buffer(K), Batch.bufferSize(K), Hint)
+                           : 0;
+        // Built whole and stored at once: the descriptors are pinned memory
+        // the GPU reads, written once per packet.
+        Descs[K] = ebpfgpu_packet_desc{Dev, Batch.offset(K), Batch.length(K),
+                                       Batch.bufferSize(K), Ifindex, Queue, 0};
+        S.InPlace = Dev != 0;
+      }
+      if (S.InPlace) {
+        if (MaybeError E = start(S, Count, 0, true))
+          return E;
+        S.InFlight = true;
+        return std::nullopt;
+      }
+    }
+    size_t Bytes = 0;
+    for (uint32_t K = 0; K < Count; ++K)
+      Bytes += GpuExecutor::bufferBytes(Batch.length(K));
+    if (MaybeError E = ensureRunner(S, std::max<uint32_t>(Count, 1), Bytes))
+      return E;
+    ebpfgpu_packet_desc *Descs = S.Runner->descs();
+    uint8_t *Frames = S.Runner->frames();
+    size_t At = 0;
+    for (uint32_t K = 0; K < Count; ++K) {
+      uint32_t Len = Batch.length(K);
+      ebpfgpu_packet_desc &D = Descs[K];
+      D = {};
+      D.buffer = At;
+      D.data_offset = runtime::XdpHeadroom;
+      D.length = Len;
+      D.buffer_size = uint32_t(GpuExecutor::bufferBytes(Len));
+      D.ingress_ifindex = Ifindex;
+      D.rx_queue_index = Queue;
+      std::memcpy(Frames + At + runtime::XdpHeadroom, Batch.data(K), Len);
+      At += D.buffer_size;
+    }
+    S.Bytes = At;
+    if (MaybeError E = start(S, Count, At, false))
+      return E;
+    S.InFlight = true;
+    return std::nullopt;
+  }
+
+  ebpfgpu_packet_desc *stage(unsigned Index, uint32_t Capacity) override {
+    if (X.Opts.Path != loader::GpuDataPath::Mapped || X.PacketRanges.empty() || bind())
+      return nullptr;
+    Slot &S = Slots[Index];
+    if (ensureRunner(S, std::max<uint32_t>(Capacity, 1), 0))
+      return nullptr;
+    return S.Runner->descs();
+  }
+
+  MaybeError submitStaged(unsigned Index, uint32_t Count) override {
+    if (MaybeError E = bind())
+      return E;
+    Slot &S = Slots[Index];
+    ebpfgpu_packet_desc *Descs = S.Runner->descs();
+    // Host buffer addresses become device ones; one outside the mapped
+    // packet memory would fault the GPU.
+    for (uint32_t K = 0; K < Count; ++K) {
+      ebpfgpu_packet_desc &D = Descs[K];
+      uint64_t Dev = X.mappedAddress(reinterpret_cast<const uint8_t *>(D.buffer), D.buffer_size,
+                                     Hint);
+      if (!Dev || D.data_offset > D.buffer_size || D.length > D.buffer_size - D.data_offset)
+        return Error("packet " + std::to_string(K) + ": buffer outside the mapped packet memory");
+      D.buffer = Dev;
+    }
+    S.Staged = Count;
+    S.InPlace = true;
+    S.Batch = nullptr;
+    if (MaybeError E = start(S, Count, 0, true))
+      return E;
+    S.InFlight = true;
+    return std::nullopt;
+  }
+
+  const ebpfgpu_verdict *verdicts(unsigned Index) const override {
+    return Slots[Index].Runner ? Slots[Index].Runner->verdicts() : nullptr;
+  }
+
+  Expected<bool> poll(unsigned Index, bool Wait) override {
+    Slot &S = Slots[Index];
+    if (!S.Runner || !S.InFlight)
+      return true;
+    if (MaybeError E = bind())
+      return std::move(*E);
+    auto Done = S.Runner->done(Wait);
+    if (!Done) {
+      S.InFlight = false;
+      S.Batch = nullptr;
+      return Done.takeError();
+    }
+    if (!*Done)
+      return false;
+    S.InFlight = false;
+    if (!S.Batch) {
+      // Staged: every packet must have stayed inside its buffer.
+      const ebpfgpu_verdict *V = S.Runner->verdicts();
+      const ebpfgpu_packet_desc *D = S.Runner->descs();
+      for (uint32_t K = 0; K < S.Staged; ++K)
+        if (V[K].data_offset > D[K].buffer_size ||
+            V[K].length > D[K].buffer_size - V[K].data_offset)
+          return Error("packet " + std::to_string(K) + " left its buffer");
+      return true;
+    }
+    PacketBatch &Batch = *S.Batch;
+    S.Batch = nullptr;
+    const ebpfgpu_verdict *V = S.Runner->verdicts();
+    const uint8_t *Frames = S.Runner->frames();
+    size_t At = 0;
+    for (size_t K = 0; K < Batch.size(); ++K) {
+      if (!S.InPlace) {
+        size_t Buffer = GpuExecutor::bufferBytes(Batch.length(K));
+        if (V[K].data_offset > Buffer || V[K].length > Buffer - V[K].data_offset)
+          return Error("packet " + std::to_string(K) + " left its buffer");
+        std::memcpy(Batch.buffer(K) + V[K].data_offset, Frames + At + V[K].data_offset,
+                    V[K].length);
+        At += Buffer;
+      }
+      if (!Batch.setOutcome(K, V[K].data_offset, V[K].length, V[K].action, V[K].redirect_target))
+        return Error("packet " + std::to_string(K) + " left its buffer");
+    }
+    return true;
+  }
+
+private:
+  struct Slot {
+    std::unique_ptr<loader::GpuRunner> Runner;
+    PacketBatch *Batch = nullptr; ///< in flight (null: staged descriptors)
+    bool InFlight = false, InPlace = false;
+    uint32_t Staged = 0;
+    size_t Bytes = 0;
+  };
+
+  /// Starts the slot's batch; on the lane stream, never beside a host
+  /// operation on the maps (GpuExecutor::lockMaps).
+  MaybeError start(Slot &S, uint32_t Count, size_t Bytes, bool InPlace) {
+    if (!X.LaneStream)
+      return S.Runner->start(Count, Bytes, InPlace);
+    std::shared_lock Gate(X.LaneGate);
+    return S.Runner->start(Count, Bytes, InPlace);
+  }
+
+  /// The executor's context current on this thread: set once per thread
+  /// that uses the lane (its worker), not at every call.
+  MaybeError bind() {
+    if (Bound == std::this_thread::get_id())
+      return std::nullopt;
+    if (MaybeError E = X.Dev->bindThread())
+      return E;
+    Bound = std::this_thread::get_id();
+    return std::nullopt;
+  }
+
+  MaybeError ensureRunner(Slot &S, uint32_t Count, size_t Bytes) {
+    if (S.Runner && S.Runner->options().MaxPackets >= Count &&
+        S.Runner->options().MaxFrameBytes >= Bytes)
+      return std::nullopt;
+    loader::GpuRunnerOptions RO;
+    RO.Mode = loader::GpuMode::Launch;
+    RO.Path = X.Opts.Path;
+    RO.WatchdogMs = X.Opts.WatchdogMs;
+    // A program whose maps the device reclaims: every batch on the
+    // executor's one lane stream, each followed by the reclaim.
+    RO.Stream = X.Prog->reclaimsOnDevice() ? X.LaneStream : nullptr;
+    RO.ReclaimAfter = RO.Stream != nullptr;
+    RO.MaxPackets = std::max(Count, S.Runner ? S.Runner->options().MaxPackets : 0);
+    RO.MaxFrameBytes = std::max(Bytes, S.Runner ? S.Runner->options().MaxFrameBytes : 0);
+    S.Runner.reset();
+    auto R = loader::GpuRunner::create(*X.Dev, *X.Prog, RO);
+    if (!R)
+      return R.takeError().withContext("gpu back end");
+    S.Runner = std::move(*R);
+    return std::nullopt;
+  }
+
+  GpuExecutor &X;
+  std::vector<Slot> Slots;
+  std::thread::id Bound;
+  size_t Hint = SIZE_MAX; ///< the packet range the last packet was in
+};
+
+Expected<std::unique_ptr<runtime::BatchLane>> GpuExecutor::openLane(unsigned Depth,
+                                                                    unsigned Worker) {
+  // A lane runs each batch as one launch (the data plane's batches are at
+  // most its batch size, which is what LaunchSize is set to there).
+  bool Async = Opts.AsyncLanes && Opts.Mode == loader::GpuMode::Launch && Depth > 0 &&
+               !Prog->needsHostBetweenBatches();
+  if (!Async)
+    return BatchExecutor::openLane(Depth, Worker);
+  std::lock_guard Lock(Launching);
+  if (MaybeError E = Dev->bindThread())
+    return std::move(*E);
+  if (Prog->reclaimsOnDevice())
+    if (auto S = laneStream(); !S)
+      return S.takeError().withContext("gpu back end");
+  return std::unique_ptr<runtime::BatchLane>(new GpuLane(*this, Depth));
+}
+
+} // namespace
+
+Expected<std::unique_ptr<BatchExecutor>> makeGpuExecutor(const loader::GpuObjectSpec &Spec,
+                                                         const GpuExecOptions &Opts) {
+  if (Spec.Platform != "xdp")
+    return Error(Spec.Program + ": not an XDP program (platform " + Spec.Platform + ")");
+  auto Dev = loader::GpuDevice::open(0, Opts.OwnContext);
+  if (!Dev)
+    return Dev.takeError().withContext("gpu back end");
+  auto Prog = loader::GpuProgram::load(**Dev, Spec);
+  if (!Prog)
+    return Prog.takeError().withContext("gpu back end: " + Spec.Program);
+  auto *Exec = new GpuExecutor(std::move(*Dev), std::move(*Prog), Spec.Program, Opts, Spec);
+  std::unique_ptr<BatchExecutor> Owned(Exec);
+  // A persistent kernel starts now, so a program that cannot have one
+  // fails at load time, not at its first packet.
+  if (Opts.Mode == loader::GpuMode::Persistent)
+    if (MaybeError E = Exec->prepare())
+      return std::move(*E).withContext("gpu back end: " + Spec.Program);
+  return Owned;
+}
+
+std::string haltGpuExecutor(BatchExecutor &Exec) {
+  return static_cast<GpuExecutor &>(Exec).halt();
+}
+
+std::string abandonGpuExecutor(BatchExecutor &Exec) {
+  return static_cast<GpuExecutor &>(Exec).abandon();
+}
+
+double gpuKernelMs(const BatchExecutor &Exec) {
+  return static_cast<const GpuExecutor &>(Exec).kernelMs();
+}
+
+double gpuLatencyUs(BatchExecutor &Exec, double Percent) {
+  return static_cast<GpuExecutor &>(Exec).latencyUs(Percent);
+}
+#endif // EBPF_GPU_HAVE_CUDA
+
+} // namespace ebpfgpu::tools
