@@ -797,7 +797,8 @@ Expected<float> GpuBatch::launch(GpuProgram &Prog) {
   CUdeviceptr DescPtr = Descs, VerdictPtr = Verdicts;
   uint32_t N = Count;
   uint64_t Seed = 0x5eed0000ull;
-  void *Args[] = {&DescPtr, &VerdictPtr, &N, &Seed};
+  CUdeviceptr Stage = 0; // packets in device memory: nothing to stage
+  void *Args[] = {&DescPtr, &VerdictPtr, &N, &Seed, &Stage};
   if (auto Err = E0.record())
     return std::move(*Err);
   EBPFGPU_CHECK(A, cuLaunchKernel, static_cast<CUfunction>(Prog.Kernel), Prog.blocksFor(N), 1, 1,
@@ -910,7 +911,8 @@ MaybeError GpuStagedBatch::run(GpuProgram &Prog, uint32_t Count, size_t FrameByt
     return Err;
   CUdeviceptr DescPtr = DevDescs, VerdictPtr = DevVerdicts;
   uint64_t Seed = 0x5eed0000ull;
-  void *Args[] = {&DescPtr, &VerdictPtr, &Count, &Seed};
+  CUdeviceptr Stage = 0; // packets in device memory: nothing to stage
+  void *Args[] = {&DescPtr, &VerdictPtr, &Count, &Seed, &Stage};
   EBPFGPU_CHECK(A, cuLaunchKernel, static_cast<CUfunction>(Prog.Kernel), Prog.blocksFor(Count), 1,
                 1, GpuBlockThreads, 1, 1, 0, S, Args, nullptr);
   if (auto Err = Record(E2))

@@ -142,10 +142,10 @@ MaybeError parseMeta(const std::string &Text, GpuObjectSpec &S) {
   if (S.Kernel.empty() || S.Platform.empty())
     return Error("metadata lacks the kernel or platform");
   if (Abi != EBPFGPU_RUNTIME_ABI)
-    return Error("compiled for map runtime ABI " + std::to_string(Abi) +
+    return Error("compiled for runtime ABI " + std::to_string(Abi) +
                  (Abi ? "" : " (an older ebpf-gpu-cc)") + "; this loader has ABI " +
                  std::to_string(EBPFGPU_RUNTIME_ABI) +
-                 " (map layouts and key hashing differ): compile it again");
+                 " (map layouts, key hashing or kernel arguments differ): compile it again");
   return std::nullopt;
 }
 

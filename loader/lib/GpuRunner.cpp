@@ -129,6 +129,11 @@ MaybeError GpuRunner::allocate() {
   if (MaybeError E = (Mapped || Persistent) ? DevicePointer(HostVerdicts, DevVerdicts)
                                             : DeviceAlloc(VerdictBytes, DevVerdicts))
     return E;
+  // Packets in host memory (mapped) are staged in device memory for the
+  // program (GpuAbi.h: EBPFGPU_STAGE_SLOT), a slot per packet of a batch.
+  if (Mapped)
+    if (MaybeError E = DeviceAlloc(size_t(Opts.MaxPackets) * EBPFGPU_STAGE_SLOT, DevStage))
+      return E;
   if (Opts.Mode == GpuMode::Launch) {
     if (MaybeError E = HostAlloc(64, true, &H))
       return E;
@@ -176,9 +181,9 @@ MaybeError GpuRunner::startPersistent() {
   CUstream KS;
   EBPFGPU_CHECK(A, cuStreamCreate, &KS, CU_STREAM_NON_BLOCKING);
   KernelStream = KS;
-  CUdeviceptr RingArg = DevRing, SyncArg = DevSync;
+  CUdeviceptr RingArg = DevRing, SyncArg = DevSync, Stage = DevStage;
   uint64_t Seed = 0x5eed0000ull;
-  void *Args[] = {&RingArg, &SyncArg, &Seed};
+  void *Args[] = {&RingArg, &SyncArg, &Seed, &Stage};
   EBPFGPU_CHECK(A, cuLaunchKernel, Fn, Blocks, 1, 1, GpuBlockThreads, 1, 1, 0, KS, Args, nullptr);
   Running = true;
   if (CUresult R = A.cuStreamQuery(KS); R != CUDA_ERROR_NOT_READY) {
@@ -240,6 +245,8 @@ GpuRunner::~GpuRunner() {
     A.cuMemFree(DevVerdicts);
   if (DevSync)
     A.cuMemFree(DevSync);
+  if (DevStage)
+    A.cuMemFree(DevStage);
   for (void *H : {static_cast<void *>(HostFrames), static_cast<void *>(HostDescs),
                   static_cast<void *>(HostVerdicts), static_cast<void *>(Ring),
                   static_cast<void *>(DoneWord)})
@@ -394,9 +401,9 @@ MaybeError GpuRunner::enqueueLaunch(uint32_t Count, size_t FrameBytes, void **Ev
   }
   if (MaybeError E = Record(1))
     return E;
-  CUdeviceptr DescPtr = DevDescs, VerdictPtr = DevVerdicts;
+  CUdeviceptr DescPtr = DevDescs, VerdictPtr = DevVerdicts, Stage = DevStage;
   uint64_t Seed = 0x5eed0000ull;
-  void *Args[] = {&DescPtr, &VerdictPtr, &Count, &Seed};
+  void *Args[] = {&DescPtr, &VerdictPtr, &Count, &Seed, &Stage};
   unsigned Blocks = Prog.blocksFor(Count);
   GridThreads = Blocks * GpuBlockThreads;
   EBPFGPU_CHECK(A, cuLaunchKernel, static_cast<CUfunction>(Prog.Kernel), Blocks, 1, 1,

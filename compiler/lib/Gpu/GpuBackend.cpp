@@ -119,15 +119,23 @@ constexpr const char *PacketFnName = "__ebpfgpu_xdp_packet";
 /// The persistent kernel's loop, in the device library (PersistentLoop.inc).
 constexpr const char *PersistentLoopName = "ebpfgpu_persistent_loop";
 
+/// Staging (GpuAbi.h: EBPFGPU_STAGE_SLOT), in the device library.
+constexpr const char *StageInName = "ebpfgpu_stage_in";
+constexpr const char *StageOutName = "ebpfgpu_stage_out";
+
+/// With `Stage`, a packet the device library can stage runs on its copy in
+/// device memory (ebpfgpu_stage_in) and what it changed goes back
+/// (ebpfgpu_stage_out); only for programs that keep packet bounds.
 llvm::Function *addXdpPacketFn(llvm::Module &M, llvm::Function *Prog,
-                               llvm::GlobalVariable *TraceLog, llvm::GlobalVariable *Fib) {
+                               llvm::GlobalVariable *TraceLog, llvm::GlobalVariable *Fib,
+                               bool Stage) {
   llvm::LLVMContext &C = M.getContext();
   auto *I8 = llvm::Type::getInt8Ty(C);
   auto *I32 = llvm::Type::getInt32Ty(C);
   auto *I64 = llvm::Type::getInt64Ty(C);
   auto *Ptr = llvm::PointerType::get(C, 0);
   auto *FnTy =
-      llvm::FunctionType::get(llvm::Type::getVoidTy(C), {Ptr, Ptr, I32, I32, I64}, false);
+      llvm::FunctionType::get(llvm::Type::getVoidTy(C), {Ptr, Ptr, I32, I32, I64, Ptr}, false);
   llvm::Function *F = M.getFunction(PacketFnName);
   if (!F)
     F = llvm::Function::Create(FnTy, llvm::GlobalValue::InternalLinkage, PacketFnName, M);
@@ -135,7 +143,7 @@ llvm::Function *addXdpPacketFn(llvm::Module &M, llvm::Function *Prog,
   F->setLinkage(llvm::GlobalValue::InternalLinkage);
   F->addFnAttr(llvm::Attribute::AlwaysInline);
   llvm::Value *Desc = F->getArg(0), *Out = F->getArg(1), *Cpu = F->getArg(2);
-  llvm::Value *Index = F->getArg(3), *Random = F->getArg(4);
+  llvm::Value *Index = F->getArg(3), *Random = F->getArg(4), *Slot = F->getArg(5);
   llvm::IRBuilder<> B(llvm::BasicBlock::Create(C, "entry", F));
   auto *Ctx = B.CreateAlloca(llvm::ArrayType::get(I8, sizeof(ebpfgpu_xdp_ctx)), nullptr, "ctx");
   Ctx->setAlignment(llvm::Align(8));
@@ -155,6 +163,17 @@ llvm::Function *addXdpPacketFn(llvm::Module &M, llvm::Function *Prog,
   llvm::Value *Len = B.CreateZExt(Field(Desc, offsetof(ebpfgpu_packet_desc, length), I32), I64);
   llvm::Value *Size = B.CreateZExt(Field(Desc, offsetof(ebpfgpu_packet_desc, buffer_size), I32), I64);
   llvm::Value *Data = B.CreateAdd(Buffer, DataOff);
+  // Where the program sees its buffer: the descriptor's, or, staged, one
+  // placed so that the copy's data lies at the same offset in it (no
+  // room around it: staged programs never move their bounds).
+  llvm::Value *Base = Buffer, *Staged = nullptr, *HostData = Data;
+  if (Stage) {
+    llvm::Value *Copy = B.CreateCall(M.getFunction(StageInName), {Desc, Slot});
+    Staged = B.CreateICmpNE(Copy, B.getInt64(0));
+    Data = B.CreateSelect(Staged, Copy, Data);
+    Base = B.CreateSelect(Staged, B.CreateSub(Copy, DataOff), Buffer);
+    Size = B.CreateSelect(Staged, B.CreateAdd(DataOff, Len), Size);
+  }
   Set(offsetof(ebpfgpu_xdp_ctx, data), Data);
   Set(offsetof(ebpfgpu_xdp_ctx, data_end), B.CreateAdd(Data, Len));
   Set(offsetof(ebpfgpu_xdp_ctx, data_meta), Data);
@@ -163,8 +182,8 @@ llvm::Function *addXdpPacketFn(llvm::Module &M, llvm::Function *Prog,
   Set(offsetof(ebpfgpu_xdp_ctx, rx_queue_index),
       Field(Desc, offsetof(ebpfgpu_packet_desc, rx_queue_index), I32));
   Set(offsetof(ebpfgpu_xdp_ctx, egress_ifindex), B.getInt32(0));
-  Set(offsetof(ebpfgpu_xdp_ctx, buffer_start), Buffer);
-  Set(offsetof(ebpfgpu_xdp_ctx, buffer_end), B.CreateAdd(Buffer, Size));
+  Set(offsetof(ebpfgpu_xdp_ctx, buffer_start), Stage ? B.CreateSelect(Staged, Data, Base) : Base);
+  Set(offsetof(ebpfgpu_xdp_ctx, buffer_end), B.CreateAdd(Base, Size));
   Set(offsetof(ebpfgpu_xdp_ctx, redirect_target), B.getInt64(0));
   Set(offsetof(ebpfgpu_xdp_ctx, random_state), Random);
   Set(offsetof(ebpfgpu_xdp_ctx, cpu_id), Cpu);
@@ -182,10 +201,19 @@ llvm::Function *addXdpPacketFn(llvm::Module &M, llvm::Function *Prog,
   llvm::Value *NewData = Field(Ctx, offsetof(ebpfgpu_xdp_ctx, data), I64);
   llvm::Value *NewEnd = Field(Ctx, offsetof(ebpfgpu_xdp_ctx, data_end), I64);
   Put(offsetof(ebpfgpu_verdict, action), R0);
-  Put(offsetof(ebpfgpu_verdict, data_offset), B.CreateSub(NewData, Buffer));
+  Put(offsetof(ebpfgpu_verdict, data_offset), B.CreateSub(NewData, Base));
   Put(offsetof(ebpfgpu_verdict, length), B.CreateSub(NewEnd, NewData));
   Put(offsetof(ebpfgpu_verdict, redirect_target),
       Field(Ctx, offsetof(ebpfgpu_xdp_ctx, redirect_target), I64));
+  if (Stage) {
+    auto *Out = llvm::BasicBlock::Create(C, "stage_out", F);
+    auto *Done = llvm::BasicBlock::Create(C, "done", F);
+    B.CreateCondBr(Staged, Out, Done);
+    B.SetInsertPoint(Out);
+    B.CreateCall(M.getFunction(StageOutName), {Slot, HostData, B.CreateTrunc(Len, I32)});
+    B.CreateBr(Done);
+    B.SetInsertPoint(Done);
+  }
   B.CreateRetVoid();
   return F;
 }
@@ -206,7 +234,8 @@ void addXdpBatchKernel(llvm::Module &M, llvm::Function *Packet, llvm::GlobalVari
   auto *I64 = llvm::Type::getInt64Ty(C);
   auto *Global = llvm::PointerType::get(C, 1);
   auto *Generic = llvm::PointerType::get(C, 0);
-  auto *FnTy = llvm::FunctionType::get(llvm::Type::getVoidTy(C), {Global, Global, I32, I64}, false);
+  auto *FnTy =
+      llvm::FunctionType::get(llvm::Type::getVoidTy(C), {Global, Global, I32, I64, Global}, false);
   auto *K = llvm::Function::Create(FnTy, llvm::GlobalValue::ExternalLinkage, EBPFGPU_XDP_KERNEL, M);
   K->setCallingConv(llvm::CallingConv::PTX_Kernel);
   llvm::Value *Descs = K->getArg(0), *Verdicts = K->getArg(1);
@@ -217,7 +246,8 @@ void addXdpBatchKernel(llvm::Module &M, llvm::Function *Packet, llvm::GlobalVari
     assert(Loop && !Loop->isDeclaration() && "device library without the per-CPU group loop");
     B.CreateCall(Loop, {B.CreateAddrSpaceCast(Descs, Generic),
                         B.CreateAddrSpaceCast(Verdicts, Generic), K->getArg(2), K->getArg(3),
-                        B.CreateAddrSpaceCast(Groups, Generic)});
+                        B.CreateAddrSpaceCast(Groups, Generic),
+                        B.CreateAddrSpaceCast(K->getArg(4), Generic)});
     B.CreateRetVoid();
     return;
   }
@@ -235,8 +265,14 @@ void addXdpBatchKernel(llvm::Module &M, llvm::Function *Packet, llvm::GlobalVari
   llvm::Value *Desc = B.CreateGEP(I8, Descs, B.CreateMul(Index, B.getInt64(sizeof(ebpfgpu_packet_desc))));
   llvm::Value *Out = B.CreateGEP(I8, Verdicts, B.CreateMul(Index, B.getInt64(sizeof(ebpfgpu_verdict))));
   llvm::Value *Random = B.CreateXor(K->getArg(3), B.CreateMul(Index, B.getInt64(0x9e3779b97f4a7c15ull)));
+  // Packet i's staging slot, or null without a staging area.
+  llvm::Value *Stage = K->getArg(4);
+  llvm::Value *SlotAt = B.CreateGEP(I8, Stage, B.CreateMul(Index, B.getInt64(EBPFGPU_STAGE_SLOT)));
+  llvm::Value *Slot = B.CreateSelect(
+      B.CreateICmpEQ(Stage, llvm::ConstantPointerNull::get(Global)),
+      llvm::ConstantPointerNull::get(Generic), B.CreateAddrSpaceCast(SlotAt, Generic));
   B.CreateCall(Packet, {B.CreateAddrSpaceCast(Desc, Generic), B.CreateAddrSpaceCast(Out, Generic),
-                        Cpu, Tid, Random});
+                        Cpu, Tid, Random, Slot});
   llvm::Value *Next = B.CreateAdd(Tid, Stride);
   Tid->addIncoming(Next, B.GetInsertBlock());
   B.CreateCondBr(B.CreateICmpULT(Next, K->getArg(2)), Run, Done);
@@ -249,14 +285,15 @@ void addXdpPersistentKernel(llvm::Module &M) {
   llvm::LLVMContext &C = M.getContext();
   auto *I64 = llvm::Type::getInt64Ty(C);
   auto *Generic = llvm::PointerType::get(C, 0);
-  auto *FnTy = llvm::FunctionType::get(llvm::Type::getVoidTy(C), {Generic, Generic, I64}, false);
+  auto *FnTy =
+      llvm::FunctionType::get(llvm::Type::getVoidTy(C), {Generic, Generic, I64, Generic}, false);
   auto *K = llvm::Function::Create(FnTy, llvm::GlobalValue::ExternalLinkage,
                                    EBPFGPU_XDP_PERSISTENT_KERNEL, M);
   K->setCallingConv(llvm::CallingConv::PTX_Kernel);
   llvm::IRBuilder<> B(llvm::BasicBlock::Create(C, "entry", K));
   llvm::Function *Loop = M.getFunction(PersistentLoopName);
   assert(Loop && !Loop->isDeclaration() && "device library without the persistent loop");
-  B.CreateCall(Loop, {K->getArg(0), K->getArg(1), K->getArg(2)});
+  B.CreateCall(Loop, {K->getArg(0), K->getArg(1), K->getArg(2), K->getArg(3)});
   B.CreateRetVoid();
 }
 
@@ -338,9 +375,27 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
   for (const MapBinding &B : Lifted->Maps)
     PerCpu |= !B.ObjectGlobal.empty() && ebpfgpu_map_is_percpu(Maps[B.MapIndex].Type);
   auto *GenericTy = llvm::PointerType::get(Ctx, 0);
+  // Packets are staged in device memory unless a program may move their
+  // bounds (its room is the real buffer's).
+  bool Stage = true;
+  for (const char *H : {"xdp_adjust_head", "xdp_adjust_tail", "xdp_adjust_meta"})
+    Stage &= !std::count(Lifted->HelpersUsed.begin(), Lifted->HelpersUsed.end(), H);
   if (Lift.Platform->hasContext()) { // XDP: the persistent kernel's loop is needed too
-    M.getOrInsertFunction(PersistentLoopName, llvm::FunctionType::get(
-        llvm::Type::getVoidTy(Ctx), {GenericTy, GenericTy, llvm::Type::getInt64Ty(Ctx)}, false));
+    M.getOrInsertFunction(PersistentLoopName,
+                          llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx),
+                                                  {GenericTy, GenericTy,
+                                                   llvm::Type::getInt64Ty(Ctx), GenericTy},
+                                                  false));
+    if (Stage) {
+      M.getOrInsertFunction(StageInName,
+                            llvm::FunctionType::get(llvm::Type::getInt64Ty(Ctx),
+                                                    {GenericTy, GenericTy}, false));
+      M.getOrInsertFunction(StageOutName,
+                            llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx),
+                                                    {GenericTy, llvm::Type::getInt64Ty(Ctx),
+                                                     llvm::Type::getInt32Ty(Ctx)},
+                                                    false));
+    }
     M.getOrInsertFunction(ReclaimName,
                           llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx),
                                                   {GenericTy, llvm::Type::getInt32Ty(Ctx)}, false));
@@ -348,7 +403,8 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
       M.getOrInsertFunction(GroupsLoopName,
                             llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx),
                                                     {GenericTy, GenericTy, llvm::Type::getInt32Ty(Ctx),
-                                                     llvm::Type::getInt64Ty(Ctx), GenericTy},
+                                                     llvm::Type::getInt64Ty(Ctx), GenericTy,
+                                                     GenericTy},
                                                     false));
   }
   if (llvm::Error E = linkDeviceHelpers(M))
@@ -386,7 +442,7 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
     addXdpBatchKernel(M,
                       addXdpPacketFn(M, Entry,
                                      PointerGlobal("trace_printk", EBPFGPU_TRACE_LOG_GLOBAL),
-                                     PointerGlobal("fib_lookup", EBPFGPU_FIB_GLOBAL)),
+                                     PointerGlobal("fib_lookup", EBPFGPU_FIB_GLOBAL), Stage),
                       Groups);
     addXdpPersistentKernel(M);
     addReclaimKernel(M);

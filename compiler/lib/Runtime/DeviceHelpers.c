@@ -117,6 +117,7 @@ __attribute__((always_inline)) void ebpfgpu_warp_add_u32(uint32_t *p, uint32_t v
 
 #include "XdpHelpers.inc"
 #include "MapHelpers.inc"
+#include "Staging.inc"
 #include "PersistentLoop.inc"
 
 /* The reclaim kernel's body (GpuAbi.h: EBPFGPU_RECLAIM_KERNEL). */

@@ -18,13 +18,16 @@
 #endif
 
 /* Kernel names. XDP: ebpfgpu_xdp_batch(const struct ebpfgpu_packet_desc *descs,
- * struct ebpfgpu_verdict *verdicts, uint32_t count, uint64_t seed).
+ * struct ebpfgpu_verdict *verdicts, uint32_t count, uint64_t seed,
+ * uint8_t *stage), `stage` null or EBPFGPU_STAGE_SLOT bytes of device
+ * memory per packet of the batch (below).
  * Raw (conformance): ebpfgpu_raw_run(void *mem, uint64_t len, uint64_t *r0),
  * run by thread 0 only. */
 #define EBPFGPU_XDP_KERNEL "ebpfgpu_xdp_batch"
 #define EBPFGPU_RAW_KERNEL "ebpfgpu_raw_run"
 /* XDP, persistent mode: ebpfgpu_xdp_persistent(struct ebpfgpu_ring *ring,
- * struct ebpfgpu_ring_sync *sync, uint64_t seed). Launched once; runs the
+ * struct ebpfgpu_ring_sync *sync, uint64_t seed, uint8_t *stage), `stage`
+ * as the batch kernel's for the largest batch. Launched once; runs the
  * batches the host posts in `ring` until the host sets ring->stop. Every
  * block must be resident at once (the loader sizes the grid so). */
 #define EBPFGPU_XDP_PERSISTENT_KERNEL "ebpfgpu_xdp_persistent"
@@ -70,6 +73,18 @@ struct ebpfgpu_cpu_groups {
   uint32_t groups;
   uint32_t per_sm; /* 0: a word a group; else a bit a group, per_sm to a word */
 };
+
+/* Staging: packets in host memory (the mapped data path) cost a PCIe round
+ * trip for each load that misses the caches, one after another as a
+ * program parses its headers, and a PCIe write for each store (byte stores
+ * of a MAC address: one each). A packet whose 16-byte chunks span at most
+ * EBPFGPU_STAGE_BYTES, in a 16-byte aligned buffer, is copied into its slot
+ * of device memory with independent 16-byte loads, runs there, and only the
+ * chunks it changed go back, as 16-byte stores. Not for programs that move
+ * packet bounds (xdp_adjust_*: their room is the buffer's). A slot: the
+ * copy the program runs on, then the bytes as they came. */
+#define EBPFGPU_STAGE_BYTES 256u
+#define EBPFGPU_STAGE_SLOT (2u * EBPFGPU_STAGE_BYTES)
 
 struct ebpfgpu_packet_desc {
   uint64_t buffer;      /* device address of the packet's buffer (headroom first) */

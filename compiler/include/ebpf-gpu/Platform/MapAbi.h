@@ -39,8 +39,9 @@ enum {
  * put keys where the GPU code does not look). 2: word hash, LPM present
  * bits, pending link in header word 3. 3: free list linked through header
  * word 3 too, the pending list's tail kept (EBPFGPU_CTL_PENDING_TAIL), so
- * that a reclaim is one splice (ebpfgpu_hash_reclaim). */
-#define EBPFGPU_RUNTIME_ABI 3
+ * that a reclaim is one splice (ebpfgpu_hash_reclaim). 4: the XDP kernels
+ * take a staging area (GpuAbi.h: EBPFGPU_STAGE_SLOT). */
+#define EBPFGPU_RUNTIME_ABI 4
 
 /* Bytes before the key in a hash element: u32 next element + 1 (0 ends the
  * chain), u32 hash of the key, u32 LRU tick of the last use, u32 next

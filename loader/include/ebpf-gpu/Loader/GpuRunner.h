@@ -145,6 +145,8 @@ private:
   ebpfgpu_verdict *HostVerdicts = nullptr;
   /// Device addresses: device memory (copy) or the mapped host buffers.
   uint64_t DevFrames = 0, DevDescs = 0, DevVerdicts = 0;
+  /// Mapped path: device memory to stage packets in (owned), else 0.
+  uint64_t DevStage = 0;
   /// Persistent mode.
   ebpfgpu_ring *Ring = nullptr;
   uint64_t DevRing = 0, DevSync = 0;
