@@ -163,6 +163,8 @@ device() {
     programs)
       for p in lb conntrack; do
         run programs gpu "$p" 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy
+        # Beside it, packets read and written where they are (no staging).
+        run programs gpu "$p" 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy --gpu-stage off
         run programs host "$p" 8 4096 --zero-copy
       done ;;
     latency)

@@ -661,10 +661,11 @@ PY
   "$bin/ebpf-gpu-trafgen" -o /tmp/gen.pcap --count 1000 --seed 5 >/dev/null
   local how mode path zc
   for how in launch:copy launch:mapped launch:mapped:zero-copy persistent:copy \
-             persistent:mapped persistent:mapped:zero-copy; do
-    IFS=: read -r mode path zc <<<"$how"
+             persistent:mapped persistent:mapped:zero-copy launch:mapped:zero-copy:unstaged; do
+    IFS=: read -r mode path zc unstaged <<<"$how"
     local extra=()
     [[ -n $zc ]] && extra=(--zero-copy)
+    [[ -n $unstaged ]] && extra+=(--gpu-stage off)
     if LD_LIBRARY_PATH=/tmp/dpdk/lib timeout -k 5 60 /tmp/dpdk/ebpf-gpu-loader forward \
         "$s/xdp_mac_swap.gpu.o" --port gen --gen-pcap /tmp/gen.pcap --gen-frame 128 --batch 64 \
         --count 100000 --gpu-mode "$mode" --gpu-data "$path" "${extra[@]}" --json >/tmp/fwd.json 2>"$out/fwd.err" &&

@@ -131,7 +131,7 @@ MaybeError GpuRunner::allocate() {
     return E;
   // Packets in host memory (mapped) are staged in device memory for the
   // program (GpuAbi.h: EBPFGPU_STAGE_SLOT), a slot per packet of a batch.
-  if (Mapped)
+  if (Mapped && Opts.Stage)
     if (MaybeError E = DeviceAlloc(size_t(Opts.MaxPackets) * EBPFGPU_STAGE_SLOT, DevStage))
       return E;
   if (Opts.Mode == GpuMode::Launch) {

@@ -85,6 +85,9 @@ struct GpuExecOptions {
   /// excepted: theirs go one at a time through run()). Off in the daemon,
   /// whose fault recovery halts and abandons the executor's one runner.
   bool AsyncLanes = false;
+  /// Mapped path: small packets staged in device memory for the program
+  /// (GpuRunnerOptions::Stage); false runs them in place.
+  bool Stage = true;
 };
 
 /// A back end without a program: every packet's verdict is XDP_DROP and

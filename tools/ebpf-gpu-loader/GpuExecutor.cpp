@@ -297,6 +297,7 @@ private:
     RO.Path = Opts.Path;
     RO.Blocks = Opts.Blocks;
     RO.WatchdogMs = Opts.WatchdogMs;
+    RO.Stage = Opts.Stage;
     RO.MaxPackets = std::max<uint32_t>(Count, Runner ? Runner->options().MaxPackets : 0);
     RO.MaxFrameBytes = std::max(Bytes, Runner ? Runner->options().MaxFrameBytes : 0);
     Runner.reset();
@@ -672,6 +673,7 @@ private:
     RO.Mode = loader::GpuMode::Launch;
     RO.Path = X.Opts.Path;
     RO.WatchdogMs = X.Opts.WatchdogMs;
+    RO.Stage = X.Opts.Stage;
     // A program whose maps the device reclaims: every batch on the
     // executor's one lane stream, each followed by the reclaim.
     RO.Stream = X.Prog->reclaimsOnDevice() ? X.LaneStream : nullptr;

@@ -56,6 +56,9 @@ struct GpuRunnerOptions {
   /// on the same stream (GpuProgram::enqueueReclaim; every batch of the
   /// program must then go on that one stream).
   bool ReclaimAfter = false;
+  /// Mapped path: stage small packets in device memory for the program
+  /// (GpuAbi.h: EBPFGPU_STAGE_SLOT); false runs every packet in place.
+  bool Stage = true;
 };
 
 class GpuRunner {
