@@ -134,6 +134,7 @@ device() {
       for w in $workers; do
         FWD_GEN=4 run replay gpu port_filter "$w" 4096 --gpu-mode launch --gpu-data mapped --zero-copy --gen-replay
       done
+      FWD_GEN=4 run replay gpu port_filter 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy --gen-replay --gpu-stage off
       FWD_GEN=4 run replay host port_filter 8 4096 --zero-copy --gen-replay
       FWD_GEN=6 run replay gpu port_filter 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy --gen-replay
       FWD_GEN=4 run replay gpu port_filter 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy --gen-replay --max-frame 128

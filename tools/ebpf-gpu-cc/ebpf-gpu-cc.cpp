@@ -292,6 +292,7 @@ int main(int argc, char **argv) {
   Gpu.Arch = GpuArch;
   Gpu.OptLevel = OptLevel;
   Gpu.MaxRegisters = MaxRegisters;
+  Gpu.PacketsReadOnly = ReadOnlyPackets;
 
   std::string Text;
   raw_string_ostream OS(Text);
@@ -337,7 +338,6 @@ int main(int argc, char **argv) {
     auto G = compiler::buildGpuObject(Obj, *P, Lift, Gpu, !NoVerify);
     if (!G)
       fail(InputPath + ": program " + P->Name + ": " + toString(G.takeError()));
-    G->PacketsReadOnly = ReadOnlyPackets;
     std::string Out = OutputPath;
     if (Out.empty()) {
       StringRef Stem = sys::path::stem(InputPath);

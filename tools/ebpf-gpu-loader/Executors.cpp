@@ -278,11 +278,11 @@ Expected<loader::GpuObjectSpec> compileForGpu(const std::string &Object,
   Expected<const object::ProgramSpec *> P = chooseVerified(*Obj, Object, Section, &ReadOnly);
   if (!P)
     return P.takeError();
-  auto G = compiler::buildGpuObject(*Obj, **P, compiler::LiftOptions(), compiler::GpuOptions(),
-                                    /*Verified=*/true);
+  compiler::GpuOptions Gpu;
+  Gpu.PacketsReadOnly = ReadOnly;
+  auto G = compiler::buildGpuObject(*Obj, **P, compiler::LiftOptions(), Gpu, /*Verified=*/true);
   if (!G)
     return Error(Object + ": program " + (*P)->Name + ": " + llvm::toString(G.takeError()));
-  G->PacketsReadOnly = ReadOnly;
   return std::move(*G);
 }
 #endif // EBPF_GPU_LOADER_WITH_COMPILER

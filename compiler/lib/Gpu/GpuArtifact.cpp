@@ -28,6 +28,7 @@ llvm::Expected<loader::GpuObjectSpec> buildGpuObject(const object::ObjectSpec &O
   S.Target = Gpu.Arch;
   S.StackBytes = G->StackBytes;
   S.Verified = Verified;
+  S.PacketsReadOnly = Verified && Gpu.PacketsReadOnly;
   S.Helpers = G->HelpersUsed;
   S.Ptx = std::move(G->Ptx);
   S.Btf = Obj.Btf;

@@ -128,7 +128,7 @@ constexpr const char *StageOutName = "ebpfgpu_stage_out";
 /// (ebpfgpu_stage_out); only for programs that keep packet bounds.
 llvm::Function *addXdpPacketFn(llvm::Module &M, llvm::Function *Prog,
                                llvm::GlobalVariable *TraceLog, llvm::GlobalVariable *Fib,
-                               bool Stage) {
+                               bool Stage, bool ReadOnly) {
   llvm::LLVMContext &C = M.getContext();
   auto *I8 = llvm::Type::getInt8Ty(C);
   auto *I32 = llvm::Type::getInt32Ty(C);
@@ -168,7 +168,8 @@ llvm::Function *addXdpPacketFn(llvm::Module &M, llvm::Function *Prog,
   // room around it: staged programs never move their bounds).
   llvm::Value *Base = Buffer, *Staged = nullptr, *HostData = Data;
   if (Stage) {
-    llvm::Value *Copy = B.CreateCall(M.getFunction(StageInName), {Desc, Slot});
+    llvm::Value *Copy =
+        B.CreateCall(M.getFunction(StageInName), {Desc, Slot, B.getInt32(ReadOnly ? 0 : 1)});
     Staged = B.CreateICmpNE(Copy, B.getInt64(0));
     Data = B.CreateSelect(Staged, Copy, Data);
     Base = B.CreateSelect(Staged, B.CreateSub(Copy, DataOff), Buffer);
@@ -205,7 +206,7 @@ llvm::Function *addXdpPacketFn(llvm::Module &M, llvm::Function *Prog,
   Put(offsetof(ebpfgpu_verdict, length), B.CreateSub(NewEnd, NewData));
   Put(offsetof(ebpfgpu_verdict, redirect_target),
       Field(Ctx, offsetof(ebpfgpu_xdp_ctx, redirect_target), I64));
-  if (Stage) {
+  if (Stage && !ReadOnly) {
     auto *Out = llvm::BasicBlock::Create(C, "stage_out", F);
     auto *Done = llvm::BasicBlock::Create(C, "done", F);
     B.CreateCondBr(Staged, Out, Done);
@@ -389,7 +390,9 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
     if (Stage) {
       M.getOrInsertFunction(StageInName,
                             llvm::FunctionType::get(llvm::Type::getInt64Ty(Ctx),
-                                                    {GenericTy, GenericTy}, false));
+                                                    {GenericTy, GenericTy,
+                                                     llvm::Type::getInt32Ty(Ctx)},
+                                                    false));
       M.getOrInsertFunction(StageOutName,
                             llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx),
                                                     {GenericTy, llvm::Type::getInt64Ty(Ctx),
@@ -442,7 +445,8 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
     addXdpBatchKernel(M,
                       addXdpPacketFn(M, Entry,
                                      PointerGlobal("trace_printk", EBPFGPU_TRACE_LOG_GLOBAL),
-                                     PointerGlobal("fib_lookup", EBPFGPU_FIB_GLOBAL), Stage),
+                                     PointerGlobal("fib_lookup", EBPFGPU_FIB_GLOBAL), Stage,
+                                     Gpu.PacketsReadOnly),
                       Groups);
     addXdpPersistentKernel(M);
     addReclaimKernel(M);

@@ -26,6 +26,10 @@ struct GpuOptions {
   /// multiprocessor (the hashed-map programs, latency-bound, gain from
   /// that) at the price of spills to local memory.
   unsigned MaxRegisters = 0;
+  /// The verifier proved that no program of the set changes a packet
+  /// (verifier::Result::WritesPacket): a staged packet then needs no copy
+  /// as it came and no write-back. Recorded in the `.gpu.o` too.
+  bool PacketsReadOnly = false;
 };
 
 struct GpuProgram {
