@@ -419,11 +419,15 @@ device() {
       cp "/tmp/$prog.gpu.txt" "$out/" || true
       status=1
     fi
-    # The same in batches of 256 through every control-flow mode and data path.
-    local how agree=()
-    for how in launch:copy launch:mapped persistent:copy persistent:mapped; do
+    # The same in batches of 256 through every control-flow mode and data path,
+    # and on the mapped path with small packets staged in GPU memory and not
+    # (--gpu-stage: auto stages only programs that may write packets).
+    local how agree=() mode data stage
+    for how in launch:copy launch:mapped persistent:copy persistent:mapped launch:mapped:on \
+               launch:mapped:off persistent:mapped:on; do
+      IFS=: read -r mode data stage <<<"$how"
       "$bin/ebpf-gpu-loader" run "$s/$prog.gpu.o" --pcap "$traffic" "${maps[@]}" --batch 256 \
-        --gpu-mode "${how%%:*}" --gpu-data "${how##*:}" --out "/tmp/$prog.m.pcap" \
+        --gpu-mode "$mode" --gpu-data "$data" --gpu-stage "${stage:-auto}" --out "/tmp/$prog.m.pcap" \
         --verdicts "/tmp/$prog.m.txt" --dump-maps "/tmp/$prog.m.maps" >/dev/null || true
       if [[ $(digest "/tmp/$prog.m.txt") == $(cat "$s/$prog.host.txt.sha256") &&
             $(digest "/tmp/$prog.m.pcap") == $(cat "$s/$prog.host.pcap.sha256") &&

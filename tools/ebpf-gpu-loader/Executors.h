@@ -86,9 +86,20 @@ struct GpuExecOptions {
   /// whose fault recovery halts and abandons the executor's one runner.
   bool AsyncLanes = false;
   /// Mapped path: small packets staged in device memory for the program
-  /// (GpuRunnerOptions::Stage); false runs them in place.
-  bool Stage = true;
+  /// (GpuRunnerOptions::Stage), or run in place. Auto stages them for a
+  /// program that may write packets (its byte stores would each cross PCIe;
+  /// the LB gained 64%) and not for one proven read-only (in place it keeps
+  /// the GPU's work per packet lower: the port filter and the firewall
+  /// lost 10-12% staged, H200, docs/PERFORMANCE.md).
+  enum class Staging { Auto, On, Off } Stage = Staging::Auto;
 };
+
+/// "on", "off", anything else Auto (the options' parsers check the word).
+inline GpuExecOptions::Staging parseStaging(const std::string &Word) {
+  return Word == "on"    ? GpuExecOptions::Staging::On
+         : Word == "off" ? GpuExecOptions::Staging::Off
+                         : GpuExecOptions::Staging::Auto;
+}
 
 /// A back end without a program: every packet's verdict is XDP_DROP and
 /// nothing runs. `forward --backend null` measures the ports and the data

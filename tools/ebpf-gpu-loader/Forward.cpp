@@ -83,9 +83,10 @@ int usage(const std::string &Msg) {
                "                      gpu: batches copied to GPU memory (default), or read "
                "in pinned host memory\n"
                "  --gpu-blocks N      gpu, persistent: blocks of the kernel (default: one per SM)\n"
-               "  --gpu-stage on|off  gpu, mapped: small packets copied into GPU memory for the\n"
-               "                      program, changed bytes written back (default on), or every\n"
-               "                      packet read and written where it is\n"
+               "  --gpu-stage auto|on|off\n"
+               "                      gpu, mapped: small packets copied into GPU memory for the\n"
+               "                      program, changed bytes written back; auto (default): for a\n"
+               "                      program that may write packets, not one proven read-only\n"
                "  --watchdog-ms MS    gpu: a batch not done by then fails, either mode (default "
                "1000)\n"
                "  --zero-copy         run the program on packets in their mbufs (no copies; the\n"
@@ -269,7 +270,7 @@ int forwardCommand(int argc, char **argv) {
   int64_t StatsMs = -1;
   std::string GpuMode = "launch", GpuData = "copy", GenPcap;
   uint32_t GpuBlocks = 0, WatchdogMs = 1000;
-  bool GpuStage = true;
+  std::string GpuStage = "auto";
   for (int I = 2; I < argc; ++I) {
     std::string A = argv[I];
     auto Value = [&]() -> std::string {
@@ -328,9 +329,9 @@ int forwardCommand(int argc, char **argv) {
         return usage("--gpu-data must be copy or mapped");
     } else if (A == "--gpu-stage") {
       std::string V = Value();
-      if (V != "on" && V != "off")
-        return usage("--gpu-stage must be on or off");
-      GpuStage = V == "on";
+      if (V != "auto" && V != "on" && V != "off")
+        return usage("--gpu-stage must be auto, on or off");
+      GpuStage = V;
     } else if (A == "--gpu-blocks")
       GpuBlocks = uint32_t(Number(1, 1000000));
     else if (A == "--watchdog-ms")
@@ -404,7 +405,7 @@ int forwardCommand(int argc, char **argv) {
     loader::parseGpuMode(GpuMode, GO.Mode);
     loader::parseGpuDataPath(GpuData, GO.Path);
     GO.Blocks = GpuBlocks;
-    GO.Stage = GpuStage;
+    GO.Stage = parseStaging(GpuStage);
     GO.WatchdogMs = WatchdogMs;
     GO.MaxFrame = O.MaxFrame;
     GO.TimeKernel = false; // the batch path's latency, not the kernel's share

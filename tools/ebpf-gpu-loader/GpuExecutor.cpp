@@ -56,6 +56,12 @@ public:
     Prog.reset();
   }
 
+  /// Whether runners on the mapped path stage packets (GpuExecOptions::Stage).
+  bool stages() const {
+    return Opts.Stage == GpuExecOptions::Staging::On ||
+           (Opts.Stage == GpuExecOptions::Staging::Auto && !ReadOnlyPackets);
+  }
+
   /// Host operations on the maps: every lane batch on LaneStream done and
   /// none started meanwhile (LaneGate), no run() either (Launching).
   struct MapsLock {
@@ -297,7 +303,7 @@ private:
     RO.Path = Opts.Path;
     RO.Blocks = Opts.Blocks;
     RO.WatchdogMs = Opts.WatchdogMs;
-    RO.Stage = Opts.Stage;
+    RO.Stage = stages();
     RO.MaxPackets = std::max<uint32_t>(Count, Runner ? Runner->options().MaxPackets : 0);
     RO.MaxFrameBytes = std::max(Bytes, Runner ? Runner->options().MaxFrameBytes : 0);
     Runner.reset();
@@ -673,7 +679,7 @@ private:
     RO.Mode = loader::GpuMode::Launch;
     RO.Path = X.Opts.Path;
     RO.WatchdogMs = X.Opts.WatchdogMs;
-    RO.Stage = X.Opts.Stage;
+    RO.Stage = X.stages();
     // A program whose maps the device reclaims: every batch on the
     // executor's one lane stream, each followed by the reclaim.
     RO.Stream = X.Prog->reclaimsOnDevice() ? X.LaneStream : nullptr;

@@ -91,9 +91,10 @@ int usage(const std::string &Msg) {
                "                      gpu: batches copied to GPU memory and back (default), or read\n"
                "                      and written by the GPU in pinned host memory\n"
                "  --gpu-blocks N      gpu, persistent: blocks of the kernel (default: one per SM)\n"
-               "  --gpu-stage on|off  gpu, mapped: small packets copied into GPU memory for the\n"
-               "                      program, changed bytes written back (default on), or every\n"
-               "                      packet read and written where it is\n"
+               "  --gpu-stage auto|on|off\n"
+               "                      gpu, mapped: small packets copied into GPU memory for the\n"
+               "                      program, changed bytes written back; auto (default): for a\n"
+               "                      program that may write packets, not one proven read-only\n"
                "  --watchdog-ms MS    gpu: a batch not done by then fails (default 1000)\n"
                "  --map-set MAP:KEY:VALUE\n"
                "                      before the run, set KEY to VALUE in MAP (hex bytes as the\n"
@@ -137,7 +138,7 @@ struct RunOptions {
   size_t BatchSize = 0; ///< gpu: packets per batch (0: all in one)
   std::string GpuMode = "launch", GpuData = "copy"; ///< gpu: --gpu-mode, --gpu-data
   uint32_t GpuBlocks = 0, WatchdogMs = 1000;        ///< gpu: --gpu-blocks, --watchdog-ms
-  bool GpuStage = true;                              ///< gpu: --gpu-stage
+  std::string GpuStage = "auto";                     ///< gpu: --gpu-stage
   bool Json = false;
   bool AllowUnverified = false;
   bool CheckMaps = false;
@@ -382,9 +383,9 @@ int runCommand(int argc, char **argv) {
     } else if (A == "--gpu-stage") {
       std::string V;
       Value(V);
-      if (V != "on" && V != "off")
-        return usage("--gpu-stage must be on or off");
-      O.GpuStage = V == "on";
+      if (V != "auto" && V != "on" && V != "off")
+        return usage("--gpu-stage must be auto, on or off");
+      O.GpuStage = V;
     } else if (A == "--gpu-blocks" || A == "--watchdog-ms") {
       std::string V;
       Value(V);
@@ -453,7 +454,7 @@ int runCommand(int argc, char **argv) {
     loader::parseGpuMode(O.GpuMode, GO.Mode);
     loader::parseGpuDataPath(O.GpuData, GO.Path);
     GO.Blocks = O.GpuBlocks;
-    GO.Stage = O.GpuStage;
+    GO.Stage = tools::parseStaging(O.GpuStage);
     GO.WatchdogMs = O.WatchdogMs;
     auto Exec = tools::makeGpuExecutor(*GpuObj, GO);
     if (!Exec)
