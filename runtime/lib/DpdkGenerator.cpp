@@ -174,7 +174,6 @@ bool Generator::fill(rte_mbuf *B, size_t &Next, bool Replay) const {
   B->port = Port;
   B->data_len = uint16_t(Size);
   B->pkt_len = Size;
-  B->hash.fdir.lo = uint32_t(Next);
   B->hash.fdir.hi = ReplayTag;
   std::memcpy(rte_pktmbuf_mtod(B, uint8_t *), Frames.data() + Next * Size, Size);
   if (++Next == Count)
