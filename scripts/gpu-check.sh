@@ -689,35 +689,58 @@ sys.exit(0 if ok else 1)" /tmp/fwd.json "$how"; then
   if LD_LIBRARY_PATH=/tmp/dpdk/lib timeout -k 5 120 /tmp/dpdk/ebpf-gpu-loader forward \
       "$s/xdp_conntrack.gpu.o" --port gen --gen-pcap /tmp/ct.pcap --gen-lcores 1 --queues 1 \
       --batch 1 --depth 4 --count 20000 --gpu-mode launch --gpu-data mapped --zero-copy \
-      --check-maps --dump-maps --json >/tmp/ctf.json 2>"$out/ctf.err" &&
+      --reclaim-period 7 --check-maps --dump-maps --json >/tmp/ctf.json 2>"$out/ctf.err" &&
      python3 -c "
 import json, sys
 r = json.load(open(sys.argv[1])); want = json.load(open(sys.argv[2]))
 got = {'actions': {a: v['packets'] for a, v in r['actions'].items()}, 'maps': r['maps']}
-ok = got == want
-print('forward xdp_conntrack, 1 queue, batch 1, depth 4: %d packets, verdicts and flows %s' % (r['packets'], 'as the host back end' if ok else 'DIFFER from the host back end'))
+ok = got == want and r.get('gpu_reclaims', 0) >= 20000 // 7
+print('forward xdp_conntrack, 1 queue, batch 1, depth 4, a reclaim every 7 packets (%d): %d packets, verdicts and flows %s' % (r.get('gpu_reclaims', -1), r['packets'], 'as the host back end' if ok else 'DIFFER from the host back end'))
 sys.exit(0 if ok else 1)" /tmp/ctf.json "$CARRY/samples/ct-forward.host.json"; then
     :
   else
     echo "forward xdp_conntrack (device reclaim): FAILED"; cat "$out/ctf.err"; status=1
   fi
-  # Four workers, four batches in flight each: every packet counted and the
-  # map sound after 400,000 packets of churn (deletes, re-inserts).
+  # Four workers, four batches in flight each, each worker on a stream of
+  # its own, a reclaim every 1,000 packets between them (GpuReclaimBarrier):
+  # every packet counted and the map sound after 400,000 packets of churn
+  # (deletes, re-inserts).
   if LD_LIBRARY_PATH=/tmp/dpdk/lib timeout -k 5 120 /tmp/dpdk/ebpf-gpu-loader forward \
       "$s/xdp_conntrack.gpu.o" --port gen --gen-pcap /tmp/ct.pcap --gen-lcores 2 --queues 4 \
       --batch 256 --depth 4 --count 400000 --gpu-mode launch --gpu-data mapped --zero-copy \
-      --check-maps --json >/tmp/ctf4.json 2>"$out/ctf4.err" &&
+      --reclaim-period 1000 --check-maps --json >/tmp/ctf4.json 2>"$out/ctf4.err" &&
      python3 -c "
 import json, sys
 r = json.load(open(sys.argv[1]))
 n = sum(v['packets'] for v in r['actions'].values())
-ok = r['packets'] == 400000 and n == 400000
-print('forward xdp_conntrack, 4 workers, depth 4: %d packets, %d in actions, map structure checked: %s' % (r['packets'], n, 'ok' if ok else 'WRONG'))
+ok = r['packets'] == 400000 and n == 400000 and r.get('gpu_reclaims', 0) >= 300
+print('forward xdp_conntrack, 4 workers, depth 4, %d reclaims: %d packets, %d in actions, map structure checked: %s' % (r.get('gpu_reclaims', -1), r['packets'], n, 'ok' if ok else 'WRONG'))
 sys.exit(0 if ok else 1)" /tmp/ctf4.json; then
     :
   else
     echo "forward xdp_conntrack, 4 workers (device reclaim): FAILED"; cat "$out/ctf4.err"; status=1
   fi
+  # The hash stress through four workers whose batches overlap, a reclaim
+  # every 8,192 packets: a reclaim beside a batch would hand a reader's
+  # element to a writer (a torn value: XDP_ABORTED).
+  "$bin/ebpf-gpu-trafgen" -o /tmp/fstress.pcap --count 100000 --seed 9 --flows 100000
+  if LD_LIBRARY_PATH=/tmp/dpdk/lib timeout -k 5 120 /tmp/dpdk/ebpf-gpu-loader forward \
+      "$s/hash_stress.gpu.o" --port gen --gen-pcap /tmp/fstress.pcap --gen-lcores 2 --queues 4 \
+      --batch 4096 --depth 4 --count 4000000 --gpu-mode launch --gpu-data mapped --zero-copy \
+      --reclaim-period 8192 --check-maps --json >/tmp/fstress.json 2>"$out/fstress.err" &&
+     python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))
+n = sum(v['packets'] for v in r['actions'].values())
+bad = r['actions']['XDP_ABORTED']['packets']
+ok = r['packets'] == 4000000 and n == 4000000 and bad == 0 and r.get('gpu_reclaims', 0) >= 400
+print('forward hash_stress, 4 workers, depth 4, %d reclaims: %d packets, %d aborted (torn or failed), map structure checked: %s' % (r.get('gpu_reclaims', -1), r['packets'], bad, 'ok' if ok else 'WRONG'))
+sys.exit(0 if ok else 1)" /tmp/fstress.json; then
+    :
+  else
+    echo "forward hash_stress, 4 workers (device reclaim): FAILED"; cat "$out/fstress.err"; status=1
+  fi
+  rm -f /tmp/fstress.pcap
   if [[ ${GPU_CHECK_SKIP_DAEMON:-0} == 1 ]]; then
     echo "== the daemon skipped (GPU_CHECK_SKIP_DAEMON=1; scripts/gpu-check.sh device-daemon runs it alone)"
     return $status

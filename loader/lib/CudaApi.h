@@ -58,6 +58,7 @@ struct CudaApi {
   X(cuStreamDestroy, "cuStreamDestroy_v2")                                                    \
   X(cuStreamSynchronize, "cuStreamSynchronize")                                               \
   X(cuStreamQuery, "cuStreamQuery")                                                           \
+  X(cuStreamWaitEvent, "cuStreamWaitEvent")                                                   \
   X(cuStreamWriteValue32, "cuStreamWriteValue32_v2")                                          \
   X(cuMemHostRegister, "cuMemHostRegister_v2")                                                \
   X(cuMemHostUnregister, "cuMemHostUnregister")                                               \

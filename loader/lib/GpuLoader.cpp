@@ -380,6 +380,16 @@ MaybeError GpuProgram::enqueueReclaim(void *Stream) const {
   return std::nullopt;
 }
 
+uint64_t GpuProgram::reclaimSpares() const {
+  if (!ReclaimKernel)
+    return 0;
+  uint64_t Fewest = UINT64_MAX;
+  for (const DeviceMap &D : Maps)
+    if (!D.DataAddr && ebpfgpu_map_is_hashed(D.Layout.Header.type))
+      Fewest = std::min<uint64_t>(Fewest, D.Layout.Header.pool_size - D.Layout.Header.max_entries);
+  return Fewest == UINT64_MAX ? 0 : Fewest;
+}
+
 GpuProgram::DeviceMap *GpuProgram::findMap(const std::string &Name) {
   for (DeviceMap &D : Maps)
     if (D.Name == Name && !D.DataAddr)

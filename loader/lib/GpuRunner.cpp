@@ -80,8 +80,6 @@ MaybeError GpuRunner::allocate() {
     EBPFGPU_CHECK(A, cuStreamCreate, &S, CU_STREAM_NON_BLOCKING);
     Stream = S;
   }
-  if (Opts.ReclaimAfter && !Prog.reclaimsOnDevice())
-    return Error("the program's maps cannot be reclaimed on the device");
   const bool Mapped = Opts.Path == GpuDataPath::Mapped;
   const bool Persistent = Opts.Mode == GpuMode::Persistent;
   auto HostAlloc = [&](size_t Bytes, bool DeviceMapped, void **Out) -> MaybeError {
@@ -307,9 +305,6 @@ MaybeError GpuRunner::start(uint32_t Count, size_t FrameBytes, bool InPlace) {
   }
   if (MaybeError E = enqueueLaunch(Count, FrameBytes, nullptr))
     return E;
-  if (Opts.ReclaimAfter)
-    if (MaybeError E = Prog.enqueueReclaim(Stream))
-      return E;
   if (DoneWord && DoneWordWorks) {
     const CudaApi &A = Dev.api();
     CUresult R = A.cuStreamWriteValue32(static_cast<CUstream>(Stream), DevDoneWord, DoneSeq + 1,

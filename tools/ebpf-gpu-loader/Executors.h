@@ -92,6 +92,10 @@ struct GpuExecOptions {
   /// the GPU's work per packet lower: the port filter and the firewall
   /// lost 10-12% staged, H200, docs/PERFORMANCE.md).
   enum class Staging { Auto, On, Off } Stage = Staging::Auto;
+  /// Async lanes of a program whose hashed maps the device reclaims:
+  /// packets between two reclaims (loader::GpuReclaimBarrier; 0: its
+  /// default, a quarter of the maps' fewest spare elements).
+  uint64_t ReclaimPeriod = 0;
 };
 
 /// "on", "off", anything else Auto (the options' parsers check the word).
@@ -131,6 +135,9 @@ double gpuKernelMs(const runtime::BatchExecutor &Exec);
 /// The `Percent` percentile of its launches' latency in microseconds (the
 /// batch staged, run and its verdicts back on the host); -1 before any.
 double gpuLatencyUs(runtime::BatchExecutor &Exec, double Percent);
+/// Reclaims the device ran between async lanes' batches
+/// (loader::GpuReclaimBarrier), -1 where there is no barrier.
+int64_t gpuReclaims(runtime::BatchExecutor &Exec);
 #endif
 
 } // namespace ebpfgpu::tools

@@ -87,6 +87,8 @@ int usage(const std::string &Msg) {
                "                      gpu, mapped: small packets copied into GPU memory for the\n"
                "                      program, changed bytes written back; auto (default): for a\n"
                "                      program that may write packets, not one proven read-only\n"
+               "  --reclaim-period N  gpu, hash maps: packets between two reclaims of deleted\n"
+               "                      elements on the device (default: a quarter of the spares)\n"
                "  --watchdog-ms MS    gpu: a batch not done by then fails, either mode (default "
                "1000)\n"
                "  --zero-copy         run the program on packets in their mbufs (no copies; the\n"
@@ -159,6 +161,7 @@ std::string deviceName(const std::string &Spec) { return Spec.substr(0, Spec.fin
 /// batch staged, run and its verdicts back), -1 when none ran that way.
 struct RoundTrip {
   double P50 = -1, P99 = -1;
+  int64_t Reclaims = -1; ///< the device's reclaims between batches, -1: none
 };
 
 void printJson(const runtime::ForwardReport &R, const std::string &Prog, const char *Backend,
@@ -201,6 +204,8 @@ void printJson(const runtime::ForwardReport &R, const std::string &Prog, const c
                 (unsigned long long)R.Batches, P50Us, P99Us);
   if (Gpu.P50 >= 0)
     std::printf(", \"gpu_round_trip_us\": {\"p50\": %.2f, \"p99\": %.2f}", Gpu.P50, Gpu.P99);
+  if (Gpu.Reclaims >= 0)
+    std::printf(", \"gpu_reclaims\": %lld", (long long)Gpu.Reclaims);
   std::printf(", \"worker_ns\": {\"submit\": %llu, \"wait\": %llu, \"act\": %llu}",
               (unsigned long long)R.SubmitNs, (unsigned long long)R.WaitNs,
               (unsigned long long)R.ActNs);
@@ -271,6 +276,7 @@ int forwardCommand(int argc, char **argv) {
   std::string GpuMode = "launch", GpuData = "copy", GenPcap;
   uint32_t GpuBlocks = 0, WatchdogMs = 1000;
   std::string GpuStage = "auto";
+  uint64_t ReclaimPeriod = 0;
   for (int I = 2; I < argc; ++I) {
     std::string A = argv[I];
     auto Value = [&]() -> std::string {
@@ -332,7 +338,9 @@ int forwardCommand(int argc, char **argv) {
       if (V != "auto" && V != "on" && V != "off")
         return usage("--gpu-stage must be auto, on or off");
       GpuStage = V;
-    } else if (A == "--gpu-blocks")
+    } else if (A == "--reclaim-period")
+      ReclaimPeriod = Number(1, uint64_t(1) << 40);
+    else if (A == "--gpu-blocks")
       GpuBlocks = uint32_t(Number(1, 1000000));
     else if (A == "--watchdog-ms")
       WatchdogMs = uint32_t(Number(1, 1000000));
@@ -406,6 +414,7 @@ int forwardCommand(int argc, char **argv) {
     loader::parseGpuDataPath(GpuData, GO.Path);
     GO.Blocks = GpuBlocks;
     GO.Stage = parseStaging(GpuStage);
+    GO.ReclaimPeriod = ReclaimPeriod;
     GO.WatchdogMs = WatchdogMs;
     GO.MaxFrame = O.MaxFrame;
     GO.TimeKernel = false; // the batch path's latency, not the kernel's share
@@ -491,6 +500,7 @@ int forwardCommand(int argc, char **argv) {
   if (Backend == "gpu") {
     Gpu.P50 = gpuLatencyUs(*Exec, 50);
     Gpu.P99 = gpuLatencyUs(*Exec, 99);
+    Gpu.Reclaims = gpuReclaims(*Exec);
   }
 #endif
   std::string Maps;

@@ -10,6 +10,7 @@
 
 #ifdef EBPF_GPU_HAVE_CUDA
 #include "ebpf-gpu/Loader/GpuLoader.h"
+#include "ebpf-gpu/Loader/GpuReclaimBarrier.h"
 #include "ebpf-gpu/Loader/GpuRunner.h"
 #endif
 
@@ -18,7 +19,6 @@
 #include <chrono>
 #include <cstring>
 #include <mutex>
-#include <shared_mutex>
 #include <thread>
 #include <vector>
 
@@ -49,10 +49,9 @@ public:
   // before its device.
   ~GpuExecutor() override {
     Runner.reset();
-    if (LaneStream && !Dev->bindThread()) {
-      Dev->synchronizeStream(LaneStream);
-      Dev->destroyStream(LaneStream);
-    }
+    if (Barrier && Dev->bindThread())
+      (void)Barrier.release(); // no context: its streams cannot be waited for
+    Barrier.reset();
     Prog.reset();
   }
 
@@ -62,30 +61,31 @@ public:
            (Opts.Stage == GpuExecOptions::Staging::Auto && !ReadOnlyPackets);
   }
 
-  /// Host operations on the maps: every lane batch on LaneStream done and
-  /// none started meanwhile (LaneGate), no run() either (Launching).
+  /// Host operations on the maps: no run() (Launching), and every lane
+  /// batch done with none started meanwhile (the reclaim barrier's lock).
   struct MapsLock {
-    std::unique_lock<std::shared_mutex> Gate;
     std::unique_lock<std::mutex> Launch;
+    std::unique_lock<std::mutex> Lanes;
   };
   MapsLock lockMaps() {
-    MapsLock L{std::unique_lock(LaneGate), std::unique_lock(Launching)};
-    if (LaneStream && !Dev->bindThread())
-      Dev->synchronizeStream(LaneStream);
+    MapsLock L{std::unique_lock(Launching), {}};
+    if (Barrier && !Dev->bindThread())
+      L.Lanes = Barrier->quiesce();
     return L;
   }
 
-  /// The stream of every lane batch of a program whose maps the device
-  /// reclaims (made at the first such lane, under Launching): a reclaim
-  /// kernel follows each batch there, so no batch runs beside one.
-  Expected<void *> laneStream() {
-    if (!LaneStream) {
-      auto S = Dev->createStream();
-      if (!S)
-        return S.takeError();
-      LaneStream = *S;
+  /// The barrier between the lane batches of a program whose maps the
+  /// device reclaims and its reclaims (made at the first such lane, under
+  /// Launching): each lane queues on a stream of its own, and no batch
+  /// runs beside a reclaim.
+  Expected<loader::GpuReclaimBarrier *> barrier() {
+    if (!Barrier) {
+      auto B = loader::GpuReclaimBarrier::create(*Dev, *Prog, Opts.ReclaimPeriod);
+      if (!B)
+        return B.takeError();
+      Barrier = std::move(*B);
     }
-    return LaneStream;
+    return Barrier.get();
   }
 
   MaybeError run(PacketBatch &Batch) override {
@@ -154,8 +154,8 @@ public:
       return Starved.takeError();
     std::vector<std::string> Out = Events.warnings();
     for (const std::string &M : *Starved)
-      Out.push_back("map " + M + " updates refused (E2BIG) because one launch unlinked every "
-                    "spare element; smaller batches avoid it");
+      Out.push_back("map " + M + " updates refused (E2BIG) because the launches between two "
+                    "reclaims unlinked every spare element; smaller batches avoid it");
     return Out;
   }
   MaybeError usePacketMemory(void *Addr, size_t Bytes) override {
@@ -206,6 +206,10 @@ public:
   const char *backendName() const override { return "gpu"; }
   bool readsOnlyPackets() const override { return ReadOnlyPackets; }
   double kernelMs() const { return KernelMs; }
+  int64_t reclaims() {
+    std::lock_guard Lock(Launching);
+    return Barrier ? int64_t(Barrier->reclaims()) : -1;
+  }
   /// The `Percent` percentile of the launches' latency (microseconds, from
   /// the batch staged in pinned memory to its verdicts on the host); -1
   /// before the first launch.
@@ -468,8 +472,7 @@ private:
   bool ReadOnlyPackets;
   std::vector<runtime::MapInfo> MapList;
   std::mutex Launching;
-  void *LaneStream = nullptr; ///< laneStream(), owned
-  std::shared_mutex LaneGate; ///< shared: a lane launching on LaneStream
+  std::unique_ptr<loader::GpuReclaimBarrier> Barrier; ///< barrier()
   double KernelMs = 0;
   /// Launch mode splits each launch's time with device events (they add a
   /// little); the batch path's latency is measured without them.
@@ -485,18 +488,20 @@ private:
 /// worker's batches and other workers' run on the GPU while it receives
 /// and acts on others. Only for programs whose batches need nothing from
 /// the host between them (GpuProgram::needsHostBetweenBatches). A program
-/// whose hashed maps the device reclaims has every batch of every lane on
-/// one stream, each followed by the reclaim kernel: its batches run one
-/// after another on the GPU (none beside a reclaim), while the workers
-/// receive, stage and act on others.
+/// whose hashed maps the device reclaims has its lane's batches on one
+/// stream of the executor's GpuReclaimBarrier: they overlap other lanes'
+/// batches but never a reclaim.
 class GpuLane final : public runtime::BatchLane {
 public:
-  GpuLane(GpuExecutor &X, unsigned Depth) : X(X), Slots(Depth) {}
+  GpuLane(GpuExecutor &X, unsigned Depth, int Stream)
+      : X(X), Slots(Depth), BarrierStream(Stream) {}
   ~GpuLane() override {
     if (X.Dev->bindThread())
       return;
     for (Slot &S : Slots)
       S.Runner.reset(); // waits for a batch still in flight
+    if (BarrierStream >= 0)
+      X.Barrier->release(unsigned(BarrierStream));
   }
   unsigned depth() const override { return unsigned(Slots.size()); }
 
@@ -651,13 +656,14 @@ private:
     size_t Bytes = 0;
   };
 
-  /// Starts the slot's batch; on the lane stream, never beside a host
-  /// operation on the maps (GpuExecutor::lockMaps).
+  /// Starts the slot's batch; through the reclaim barrier where there is
+  /// one (never beside a reclaim or a host operation on the maps:
+  /// GpuExecutor::lockMaps).
   MaybeError start(Slot &S, uint32_t Count, size_t Bytes, bool InPlace) {
-    if (!X.LaneStream)
+    if (BarrierStream < 0)
       return S.Runner->start(Count, Bytes, InPlace);
-    std::shared_lock Gate(X.LaneGate);
-    return S.Runner->start(Count, Bytes, InPlace);
+    return X.Barrier->launch(unsigned(BarrierStream), Count,
+                             [&] { return S.Runner->start(Count, Bytes, InPlace); });
   }
 
   /// The executor's context current on this thread: set once per thread
@@ -680,10 +686,9 @@ private:
     RO.Path = X.Opts.Path;
     RO.WatchdogMs = X.Opts.WatchdogMs;
     RO.Stage = X.stages();
-    // A program whose maps the device reclaims: every batch on the
-    // executor's one lane stream, each followed by the reclaim.
-    RO.Stream = X.Prog->reclaimsOnDevice() ? X.LaneStream : nullptr;
-    RO.ReclaimAfter = RO.Stream != nullptr;
+    // A program whose maps the device reclaims: the lane's batches on its
+    // stream of the reclaim barrier.
+    RO.Stream = BarrierStream >= 0 ? X.Barrier->stream(unsigned(BarrierStream)) : nullptr;
     RO.MaxPackets = std::max(Count, S.Runner ? S.Runner->options().MaxPackets : 0);
     RO.MaxFrameBytes = std::max(Bytes, S.Runner ? S.Runner->options().MaxFrameBytes : 0);
     S.Runner.reset();
@@ -698,6 +703,7 @@ private:
   std::vector<Slot> Slots;
   std::thread::id Bound;
   size_t Hint = SIZE_MAX; ///< the packet range the last packet was in
+  int BarrierStream;      ///< its stream of X.Barrier, or -1 (none)
 };
 
 Expected<std::unique_ptr<runtime::BatchLane>> GpuExecutor::openLane(unsigned Depth,
@@ -711,10 +717,17 @@ Expected<std::unique_ptr<runtime::BatchLane>> GpuExecutor::openLane(unsigned Dep
   std::lock_guard Lock(Launching);
   if (MaybeError E = Dev->bindThread())
     return std::move(*E);
-  if (Prog->reclaimsOnDevice())
-    if (auto S = laneStream(); !S)
+  int Stream = -1;
+  if (Prog->reclaimsOnDevice()) {
+    auto B = barrier();
+    if (!B)
+      return B.takeError().withContext("gpu back end");
+    auto S = (*B)->addStream();
+    if (!S)
       return S.takeError().withContext("gpu back end");
-  return std::unique_ptr<runtime::BatchLane>(new GpuLane(*this, Depth));
+    Stream = int(*S);
+  }
+  return std::unique_ptr<runtime::BatchLane>(new GpuLane(*this, Depth, Stream));
 }
 
 } // namespace
@@ -754,6 +767,8 @@ double gpuKernelMs(const BatchExecutor &Exec) {
 double gpuLatencyUs(BatchExecutor &Exec, double Percent) {
   return static_cast<GpuExecutor &>(Exec).latencyUs(Percent);
 }
+
+int64_t gpuReclaims(BatchExecutor &Exec) { return static_cast<GpuExecutor &>(Exec).reclaims(); }
 #endif // EBPF_GPU_HAVE_CUDA
 
 } // namespace ebpfgpu::tools

@@ -207,12 +207,17 @@ public:
   /// can return what batches retired from every hashed map of the program
   /// (LPM tries aside: their reclaim rebuilds host-made tables) to the free
   /// lists: batches then need no host between them for their maps, only
-  /// a reclaim kernel after them on the same stream, before the next.
+  /// a reclaim kernel between them, with none beside it (one stream, or
+  /// GpuReclaimBarrier).
   bool reclaimsOnDevice() const { return ReclaimKernel != nullptr; }
   /// Launches the reclaim on `Stream` (a CUstream): after the batches
   /// before it on that stream, before those after. Nothing else may run on
   /// the maps meanwhile: every batch of the program must go on that stream.
   MaybeError enqueueReclaim(void *Stream) const;
+  /// The fewest spare elements (pool beyond max_entries) of the hashed
+  /// maps the device reclaims: how many retirements the batches between
+  /// two reclaims may make before an insert finds a pool empty (0: none).
+  uint64_t reclaimSpares() const;
   /// Per hashed map with any: "NAME: N" updates refused so far because a
   /// batch unlinked every spare element (starvedUpdates).
   Expected<std::vector<std::string>> starvedMaps() const;

@@ -52,10 +52,6 @@ struct GpuRunnerOptions {
   /// Launch mode: the CUstream to run on, shared with other runners and
   /// left to its owner (null: a stream of the runner's own).
   void *Stream = nullptr;
-  /// Launch mode, start(): the program's reclaim kernel after each batch,
-  /// on the same stream (GpuProgram::enqueueReclaim; every batch of the
-  /// program must then go on that one stream).
-  bool ReclaimAfter = false;
   /// Mapped path: stage small packets in device memory for the program
   /// (GpuAbi.h: EBPFGPU_STAGE_SLOT); false runs every packet in place.
   bool Stage = true;
