@@ -168,6 +168,8 @@ MaybeError GpuRunner::startPersistent() {
   Ring = static_cast<ebpfgpu_ring *>(H);
   std::memset(static_cast<void *>(Ring), 0, sizeof(*Ring));
   Ring->slots = EBPFGPU_RING_SLOTS;
+  Ring->descs = DevDescs;
+  Ring->verdicts = DevVerdicts;
   CUdeviceptr P;
   EBPFGPU_CHECK(A, cuMemHostGetDevicePointer, &P, H, 0);
   DevRing = P;
@@ -478,10 +480,9 @@ MaybeError GpuRunner::runPersistent(uint32_t Count, size_t FrameBytes, BatchTimi
   auto T1 = Clock::now();
   const uint32_t Batch = NextBatch++;
   ebpfgpu_ring_slot &Slot = Ring->slot[(Batch - 1) % EBPFGPU_RING_SLOTS];
-  Slot.count = Count;
-  Slot.descs = DevDescs;
-  Slot.verdicts = DevVerdicts;
-  reinterpret_cast<std::atomic<uint32_t> *>(&Slot.ready)->store(Batch, std::memory_order_release);
+  // The batch and its size in one store, after the descriptors.
+  reinterpret_cast<std::atomic<uint64_t> *>(&Slot.post)
+      ->store(uint64_t(Batch) | uint64_t(Count) << 32, std::memory_order_release);
   auto *Done = reinterpret_cast<std::atomic<uint32_t> *>(&Slot.done);
   const uint64_t Beat = reinterpret_cast<std::atomic<uint64_t> *>(&Ring->heartbeat)->load();
   for (unsigned Spins = 0; Done->load(std::memory_order_acquire) != Batch;) {

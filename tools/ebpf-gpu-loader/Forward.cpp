@@ -87,6 +87,7 @@ int usage(const std::string &Msg) {
                "                      gpu, mapped: small packets copied into GPU memory for the\n"
                "                      program, changed bytes written back; auto (default): for a\n"
                "                      program that may write packets, not one proven read-only\n"
+               "                      (persistent mode: every program)\n"
                "  --reclaim-period N  gpu, hash maps: packets between two reclaims of deleted\n"
                "                      elements on the device (default: a quarter of the spares)\n"
                "  --watchdog-ms MS    gpu: a batch not done by then fails, either mode (default "

@@ -58,7 +58,8 @@ public:
   /// Whether runners on the mapped path stage packets (GpuExecOptions::Stage).
   bool stages() const {
     return Opts.Stage == GpuExecOptions::Staging::On ||
-           (Opts.Stage == GpuExecOptions::Staging::Auto && !ReadOnlyPackets);
+           (Opts.Stage == GpuExecOptions::Staging::Auto &&
+            (!ReadOnlyPackets || Opts.Mode == loader::GpuMode::Persistent));
   }
 
   /// Host operations on the maps: no run() (Launching), and every lane

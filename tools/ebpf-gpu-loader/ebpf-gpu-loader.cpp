@@ -95,6 +95,7 @@ int usage(const std::string &Msg) {
                "                      gpu, mapped: small packets copied into GPU memory for the\n"
                "                      program, changed bytes written back; auto (default): for a\n"
                "                      program that may write packets, not one proven read-only\n"
+               "                      (persistent mode: every program)\n"
                "  --watchdog-ms MS    gpu: a batch not done by then fails (default 1000)\n"
                "  --map-set MAP:KEY:VALUE\n"
                "                      before the run, set KEY to VALUE in MAP (hex bytes as the\n"

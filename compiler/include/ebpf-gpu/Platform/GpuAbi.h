@@ -105,41 +105,40 @@ struct ebpfgpu_verdict {
 
 /* Persistent mode: the doorbell ring, in pinned host memory the GPU reads
  * and writes over PCIe. Batches are numbered 1, 2, ...; batch n uses slot
- * (n - 1) % slots. The host fills a slot's count, descs and verdicts, then
- * stores ready = n (release); the kernel runs the batch and stores done = n
- * (release, system scope) once every verdict is written. A slot is reused
- * only after its done was seen. */
+ * (n - 1) % slots and the ring's descriptor and verdict arrays, so one
+ * batch is posted at a time. The host writes the descriptors, then stores
+ * post = n | count << 32 (one release store: the kernel learns the batch
+ * and its size in one PCIe round trip); the kernel runs the batch and
+ * stores done = n (release, system scope) once every verdict is written. */
 #define EBPFGPU_RING_SLOTS 16
 
 struct ebpfgpu_ring_slot {
-  uint32_t ready;    /* host: the batch this slot holds */
+  uint64_t post;     /* host: batch | packets << 32 */
   uint32_t done;     /* GPU: the last batch of this slot that finished */
-  uint32_t count;    /* packets in the batch */
   uint32_t reserved;
-  uint64_t descs;    /* device-visible address of `count` descriptors */
-  uint64_t verdicts; /* device-visible address of `count` verdicts */
 };
 
 struct ebpfgpu_ring {
   uint32_t stop;      /* host: 1 makes the kernel return once idle */
   uint32_t slots;     /* slots in use, 1..EBPFGPU_RING_SLOTS */
-  uint64_t heartbeat; /* GPU: advanced while the kernel waits or works */
+  uint64_t heartbeat; /* GPU: advanced while the kernel waits */
+  uint64_t descs;     /* device-visible address of the descriptors (fixed) */
+  uint64_t verdicts;  /* and of the verdicts */
   struct ebpfgpu_ring_slot slot[EBPFGPU_RING_SLOTS];
 };
 
 /* Device memory, zeroed before the launch: how the blocks agree. Block 0
- * alone reads the ring in host memory; it copies each batch's slot here
- * before it releases `go`, so the other blocks touch device memory only. */
+ * alone reads the ring in host memory; a batch larger than a block goes
+ * to the other blocks through `go`. */
 struct ebpfgpu_ring_sync_slot {
-  uint32_t count;
   uint32_t arrived; /* blocks done with the slot's batch */
-  uint64_t descs;
-  uint64_t verdicts;
+  uint32_t reserved;
 };
 
 struct ebpfgpu_ring_sync {
-  uint32_t go;   /* the newest batch block 0 saw ready */
+  uint64_t go;   /* the newest batch other blocks take part in: batch | packets << 32 */
   uint32_t stop; /* block 0 saw ring->stop */
+  uint32_t reserved;
   struct ebpfgpu_ring_sync_slot slot[EBPFGPU_RING_SLOTS];
 };
 

@@ -40,8 +40,10 @@ enum {
  * bits, pending link in header word 3. 3: free list linked through header
  * word 3 too, the pending list's tail kept (EBPFGPU_CTL_PENDING_TAIL), so
  * that a reclaim is one splice (ebpfgpu_hash_reclaim). 4: the XDP kernels
- * take a staging area (GpuAbi.h: EBPFGPU_STAGE_SLOT). */
-#define EBPFGPU_RUNTIME_ABI 4
+ * take a staging area (GpuAbi.h: EBPFGPU_STAGE_SLOT). 5: the persistent
+ * ring posts a batch's number and size in one word, its arrays are the
+ * ring's (struct ebpfgpu_ring). */
+#define EBPFGPU_RUNTIME_ABI 5
 
 /* Bytes before the key in a hash element: u32 next element + 1 (0 ends the
  * chain), u32 hash of the key, u32 LRU tick of the last use, u32 next
