@@ -421,12 +421,15 @@ device() {
     fi
     # The same in batches of 256 through every control-flow mode and data path,
     # and on the mapped path with small packets staged in GPU memory and not
-    # (--gpu-stage: auto stages only programs that may write packets).
-    local how agree=() mode data stage
+    # (--gpu-stage: auto stages programs that may write packets, and every
+    # program in persistent mode, whose staged packets come with their
+    # descriptors); persistent in batches of 4096 too (blocks beyond block 0).
+    local how agree=() mode data stage batch
     for how in launch:copy launch:mapped persistent:copy persistent:mapped launch:mapped:on \
-               launch:mapped:off persistent:mapped:on; do
-      IFS=: read -r mode data stage <<<"$how"
-      "$bin/ebpf-gpu-loader" run "$s/$prog.gpu.o" --pcap "$traffic" "${maps[@]}" --batch 256 \
+               launch:mapped:off persistent:mapped:on persistent:mapped:off \
+               persistent:mapped:on:4096 persistent:mapped:off:4096; do
+      IFS=: read -r mode data stage batch <<<"$how"
+      "$bin/ebpf-gpu-loader" run "$s/$prog.gpu.o" --pcap "$traffic" "${maps[@]}" --batch "${batch:-256}" \
         --gpu-mode "$mode" --gpu-data "$data" --gpu-stage "${stage:-auto}" --out "/tmp/$prog.m.pcap" \
         --verdicts "/tmp/$prog.m.txt" --dump-maps "/tmp/$prog.m.maps" >/dev/null || true
       if [[ $(digest "/tmp/$prog.m.txt") == $(cat "$s/$prog.host.txt.sha256") &&

@@ -132,6 +132,14 @@ MaybeError GpuRunner::allocate() {
   if (Mapped && Opts.Stage)
     if (MaybeError E = DeviceAlloc(size_t(Opts.MaxPackets) * EBPFGPU_STAGE_SLOT, DevStage))
       return E;
+  // The persistent kernel reads a packet's first bytes with its descriptor.
+  if (Mapped && Opts.Stage && Persistent) {
+    if (MaybeError E = HostAlloc(size_t(Opts.MaxPackets) * EBPFGPU_INLINE_BYTES, true, &H))
+      return E;
+    HostInline = static_cast<uint8_t *>(H);
+    if (MaybeError E = DevicePointer(H, DevInline))
+      return E;
+  }
   if (Opts.Mode == GpuMode::Launch) {
     if (MaybeError E = HostAlloc(64, true, &H))
       return E;
@@ -170,6 +178,7 @@ MaybeError GpuRunner::startPersistent() {
   Ring->slots = EBPFGPU_RING_SLOTS;
   Ring->descs = DevDescs;
   Ring->verdicts = DevVerdicts;
+  Ring->inline_bytes = DevInline;
   CUdeviceptr P;
   EBPFGPU_CHECK(A, cuMemHostGetDevicePointer, &P, H, 0);
   DevRing = P;
@@ -249,7 +258,7 @@ GpuRunner::~GpuRunner() {
     A.cuMemFree(DevStage);
   for (void *H : {static_cast<void *>(HostFrames), static_cast<void *>(HostDescs),
                   static_cast<void *>(HostVerdicts), static_cast<void *>(Ring),
-                  static_cast<void *>(DoneWord)})
+                  static_cast<void *>(DoneWord), static_cast<void *>(HostInline)})
     if (H)
       A.cuMemFreeHost(H);
   for (void *S : {OwnsStream ? Stream : nullptr, KernelStream})
@@ -462,6 +471,21 @@ MaybeError GpuRunner::waitLaunch(uint32_t Count) {
     }
     EBPFGPU_CPU_PAUSE();
   }
+}
+
+void GpuRunner::copyInline(uint32_t K, const uint8_t *Data) {
+  ebpfgpu_packet_desc &D = HostDescs[K];
+  // As ebpfgpu_stage_in would stage it: 16-byte chunks from the data's
+  // aligned start, inside an aligned buffer (a device address keeps its
+  // host address's offset in the page, an offset into frames() too).
+  const uint64_t Start = D.buffer + D.data_offset;
+  const uint64_t Lo = Start & ~uint64_t(15), Hi = (Start + D.length + 15) & ~uint64_t(15);
+  if ((D.buffer & 15) || Hi - Lo > EBPFGPU_INLINE_BYTES || Hi > D.buffer + D.buffer_size) {
+    D.flags = 0;
+    return;
+  }
+  std::memcpy(HostInline + size_t(K) * EBPFGPU_INLINE_BYTES, Data - (Start - Lo), Hi - Lo);
+  D.flags = EBPFGPU_DESC_INLINE;
 }
 
 MaybeError GpuRunner::runPersistent(uint32_t Count, size_t FrameBytes, BatchTiming *Timing) {

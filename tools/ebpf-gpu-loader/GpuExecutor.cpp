@@ -366,6 +366,7 @@ private:
       D.buffer_size = Batch.bufferSize(I);
       D.ingress_ifindex = Batch.ingressIfindex();
       D.rx_queue_index = Batch.rxQueueIndex();
+      Runner->inlinePacket(K, Batch.buffer(I) + Batch.offset(I));
     }
     loader::BatchTiming T;
     auto Started = std::chrono::steady_clock::now();
@@ -431,6 +432,7 @@ private:
       D.ingress_ifindex = Batch.ingressIfindex();
       D.rx_queue_index = Batch.rxQueueIndex();
       std::memcpy(Frames + At + runtime::XdpHeadroom, Batch.data(First + K), Len);
+      Runner->inlinePacket(K, Frames + At + runtime::XdpHeadroom);
       At += D.buffer_size;
     }
     loader::BatchTiming T;

@@ -86,6 +86,17 @@ struct ebpfgpu_cpu_groups {
 #define EBPFGPU_STAGE_BYTES 256u
 #define EBPFGPU_STAGE_SLOT (2u * EBPFGPU_STAGE_BYTES)
 
+/* Persistent mode on the mapped path, staging: the host copies each
+ * packet's 16-byte chunks (from its data's 16-byte aligned start, at most
+ * EBPFGPU_INLINE_BYTES) into a record beside the descriptors
+ * (ebpfgpu_ring::inline_bytes, a record per packet) and sets
+ * EBPFGPU_DESC_INLINE in the descriptor's flags when they hold the whole
+ * packet: the kernel reads descriptor and bytes in one PCIe round trip
+ * (the packet's address no longer waits for the descriptor's) and stages
+ * the packet from them. */
+#define EBPFGPU_INLINE_BYTES 128u
+#define EBPFGPU_DESC_INLINE 1u
+
 struct ebpfgpu_packet_desc {
   uint64_t buffer;      /* device address of the packet's buffer (headroom first) */
   uint32_t data_offset; /* where the packet starts in the buffer */
@@ -93,7 +104,7 @@ struct ebpfgpu_packet_desc {
   uint32_t buffer_size; /* whole buffer: headroom + packet + tailroom */
   uint32_t ingress_ifindex;
   uint32_t rx_queue_index;
-  uint32_t reserved;
+  uint32_t flags; /* EBPFGPU_DESC_INLINE, else 0 */
 };
 
 struct ebpfgpu_verdict {
@@ -124,6 +135,7 @@ struct ebpfgpu_ring {
   uint64_t heartbeat; /* GPU: advanced while the kernel waits */
   uint64_t descs;     /* device-visible address of the descriptors (fixed) */
   uint64_t verdicts;  /* and of the verdicts */
+  uint64_t inline_bytes; /* and of the packets' first bytes (EBPFGPU_INLINE_BYTES), or 0 */
   struct ebpfgpu_ring_slot slot[EBPFGPU_RING_SLOTS];
 };
 

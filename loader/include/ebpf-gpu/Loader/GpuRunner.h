@@ -78,6 +78,16 @@ public:
   /// After run(): a verdict per packet; frames() holds the packets as the
   /// program left them.
   const ebpfgpu_verdict *verdicts() const { return HostVerdicts; }
+  /// Persistent mode, mapped path, staging: after filling descriptor `K`
+  /// (its buffer a device address, or an offset into frames()), copies the
+  /// packet's first bytes from `Data` (the host address of its first byte)
+  /// beside the descriptors and marks it (GpuAbi.h: EBPFGPU_DESC_INLINE),
+  /// where the packet fits; the kernel then reads both in one PCIe round
+  /// trip. Does nothing in other modes.
+  void inlinePacket(uint32_t K, const uint8_t *Data) {
+    if (HostInline)
+      copyInline(K, Data);
+  }
 
   /// Runs the program over `Count` packets whose buffers lie in the first
   /// `FrameBytes` bytes of frames(). Fails on a driver error, a buffer
@@ -146,6 +156,11 @@ private:
   uint64_t DevFrames = 0, DevDescs = 0, DevVerdicts = 0;
   /// Mapped path: device memory to stage packets in (owned), else 0.
   uint64_t DevStage = 0;
+  /// Persistent mode, mapped, staging: the packets' first bytes (pinned,
+  /// mapped; EBPFGPU_INLINE_BYTES a packet), else null.
+  uint8_t *HostInline = nullptr;
+  uint64_t DevInline = 0;
+  void copyInline(uint32_t K, const uint8_t *Data);
   /// Persistent mode.
   ebpfgpu_ring *Ring = nullptr;
   uint64_t DevRing = 0, DevSync = 0;
