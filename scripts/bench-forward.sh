@@ -180,7 +180,11 @@ device() {
       # wake and count back in), small batches.
       run latency gpu port_filter 1 32 --gpu-mode persistent --gpu-blocks 1 --gpu-data mapped --zero-copy --timeout-us 5
       run latency gpu port_filter 1 64 --gpu-mode persistent --gpu-blocks 1 --gpu-data mapped --zero-copy --timeout-us 5
-      run latency gpu port_filter 2 32 --gpu-mode persistent --gpu-blocks 1 --gpu-data mapped --zero-copy --timeout-us 5 ;;
+      run latency gpu port_filter 2 32 --gpu-mode persistent --gpu-blocks 1 --gpu-data mapped --zero-copy --timeout-us 5
+      run latency gpu port_filter 1 16 --gpu-mode persistent --gpu-blocks 1 --gpu-data mapped --zero-copy --timeout-us 5
+      run latency gpu port_filter 1 256 --gpu-mode persistent --gpu-blocks 1 --gpu-data mapped --zero-copy --timeout-us 20
+      run latency gpu port_filter 1 256 --gpu-mode launch --gpu-data mapped --zero-copy --timeout-us 20 --depth 2
+      run latency gpu lb 1 32 --gpu-mode persistent --gpu-blocks 1 --gpu-data mapped --zero-copy --timeout-us 5 ;;
     esac
   done
   python3 scripts/forward-report.py "$OUT/forward-scaling.jsonl" >"$OUT/forward-scaling.md"

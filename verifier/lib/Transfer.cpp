@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The verifier's transfer functions: what an ALU instruction, pointer
+// arithmetic, a branch (and the ranges each side of it learns), a local
+// call and an exit do to the abstract state. The walk that applies them
+// is Verifier.cpp's.
+
+#include "VerifierEngine.h"
+
+namespace ebpfgpu::verifier {
+
+using isa::Insn;
+
+namespace detail {
+
+namespace {
+
+/// The most a packet pointer may move in one addition (the kernel's
+/// MAX_PACKET_OFF).
+constexpr int64_t MaxPacketOff = 0xffff;
+
+} // namespace
+
+MaybeDiag Verifier::readReg(uint32_t Pc, const State &S, unsigned R) const {
+  if (S.Regs[R].K == Kind::NotInit)
+    return fail(Pc, regName(R) + " is read before it is written", "initialized(" + regName(R) + ")");
+  return std::nullopt;
+}
+
+void Verifier::setLinked(State &S, uint32_t Id, const Reg &Value) {
+  if (Id == 0)
+    return;
+  auto Apply = [&](Reg &R) {
+    if (R.K == Kind::Scalar && R.Id == Id)
+      R = Value; // copies share their bounds (and the id)
+  };
+  for (Reg &R : S.Regs)
+    Apply(R);
+  for (Frame &F : S.Frames) {
+    for (auto &[Off, R] : F.Spills)
+      Apply(R);
+    for (Reg &R : F.SavedRegs)
+      Apply(R);
+  }
+}
+
+void Verifier::nullCheck(State &S, uint32_t Id, bool IsNull) {
+  auto Apply = [&](Reg &R) {
+    if ((R.K == Kind::MapValueOrNull || R.K == Kind::MapPtrOrNull ||
+         R.K == Kind::AllocMemOrNull) &&
+        R.Id == Id) {
+      if (IsNull) {
+        // A failed reservation holds nothing to release.
+        if (R.K == Kind::AllocMemOrNull)
+          S.Refs.erase(R.Ref);
+        R = Reg::constant(0);
+      } else {
+        R.K = R.K == Kind::MapValueOrNull   ? Kind::MapValue
+              : R.K == Kind::AllocMemOrNull ? Kind::AllocMem
+                                            : Kind::MapPtr;
+        R.Id = 0;
+      }
+    }
+  };
+  for (Reg &R : S.Regs)
+    Apply(R);
+  for (Frame &F : S.Frames) {
+    for (auto &[Off, R] : F.Spills)
+      Apply(R);
+    for (Reg &R : F.SavedRegs)
+      Apply(R);
+  }
+}
+
+MaybeDiag Verifier::pointerArith(uint32_t Pc, const Insn &I, Reg &D, const Reg &Src,
+                                 unsigned SrcReg) {
+  std::string Dn = regName(I.Dst);
+  bool IsSub = I.op() == isa::Sub;
+  if (Src.isPointer()) {
+    // Pointer difference: the kernel allows it between packet pointers (and
+    // within the stack); the result is a scalar.
+    bool SamePacket = (D.K == Kind::Packet || D.K == Kind::PacketEnd || D.K == Kind::PacketMeta) &&
+                      (Src.K == Kind::Packet || Src.K == Kind::PacketEnd || Src.K == Kind::PacketMeta);
+    if (IsSub && (SamePacket || (D.K == Src.K && D.K == Kind::Stack))) {
+      D = Reg::unknown();
+      return std::nullopt;
+    }
+    return fail(Pc, "arithmetic between two pointers (" + Dn + " " + kindName(D.K) + ", " +
+                        regName(SrcReg) + " " + kindName(Src.K) + ") is not allowed",
+                "pointer_arithmetic");
+  }
+  switch (D.K) {
+  case Kind::Ctx:
+  case Kind::Stack:
+  case Kind::Packet:
+  case Kind::PacketMeta:
+  case Kind::MapValue:
+  case Kind::RawMem:
+  case Kind::AllocMem:
+    break;
+  default:
+    return fail(Pc, "arithmetic on a " + std::string(kindName(D.K)) + " (" + Dn +
+                        ") is not allowed", "pointer_arithmetic");
+  }
+  if (Src.isConst()) {
+    int64_t C = int64_t(Src.UMin);
+    int64_t NewOff;
+    if ((IsSub ? __builtin_sub_overflow(D.Off, C, &NewOff) : __builtin_add_overflow(D.Off, C, &NewOff)) ||
+        NewOff > (int64_t(1) << 29) || NewOff < -(int64_t(1) << 29))
+      return fail(Pc, "pointer offset of " + Dn + " out of range", "pointer_arithmetic");
+    D.Off = NewOff;
+    return std::nullopt;
+  }
+  if (D.K == Kind::Ctx)
+    return fail(Pc, "variable offset into the context (" + Dn + ")", "valid_access(ctx)");
+  if (D.K == Kind::PacketMeta)
+    return fail(Pc, "variable offset into packet metadata (" + Dn + ")", "valid_access(meta)");
+  // Variable part: bounded, and for packets non-negative (as the kernel).
+  int64_t Lo = IsSub ? -Src.SMax : Src.SMin, Hi = IsSub ? -Src.SMin : Src.SMax;
+  if (Src.SMin == S64Min || Src.SMax == S64Max || Src.SMax > MaxPacketOff || Src.SMin < -MaxPacketOff)
+    return fail(Pc, "offset added to " + Dn + " (" + kindName(D.K) + ") is unbounded (" +
+                        regName(SrcReg) + " = " + Src.str() + ")",
+                "bounded(" + regName(SrcReg) + ")");
+  D.SMin += Lo;
+  D.SMax += Hi;
+  if (D.K == Kind::Packet)
+    D.Id = freshId();
+  return std::nullopt;
+}
+
+MaybeDiag Verifier::alu(uint32_t Pc, const Insn &I, State &S) {
+  bool Is64 = I.cls() == isa::ALU64;
+  uint8_t Op = I.op();
+  Reg &D = S.Regs[I.Dst];
+  bool Unary = Op == isa::Neg || Op == isa::End;
+  bool IsMov = Op == isa::Mov;
+  if (!IsMov)
+    if (auto E = readReg(Pc, S, I.Dst))
+      return E;
+  Reg Src;
+  if (Unary) {
+    Src = Reg::constant(0);
+  } else if (I.usesRegSource()) {
+    if (auto E = readReg(Pc, S, I.Src))
+      return E;
+    Src = S.Regs[I.Src];
+  } else {
+    Src = Reg::constant(uint64_t(int64_t(I.Imm)));
+    if (!Is64)
+      Src = Reg::constant(uint32_t(I.Imm));
+  }
+  if (IsMov && I.Off == 0) {
+    if (Is64) {
+      if (Src.K == Kind::Scalar && !Src.isConst()) {
+        // Link copies so a bounds check on one applies to the other.
+        if (Src.Id == 0 && I.usesRegSource())
+          S.Regs[I.Src].Id = Src.Id = freshId();
+      }
+      D = Src;
+      return std::nullopt;
+    }
+    if (Src.isPointer())
+      return fail(Pc, "32-bit move of a pointer (" + regName(I.Src) + ", " + kindName(Src.K) +
+                          ") is not allowed", "pointer_arithmetic");
+    if (Src.K == Kind::Scalar && !Src.isConst() && Src.UMax <= 0xffffffffull) {
+      // A value that fits in 32 bits is copied whole: link the copies, as
+      // the kernel does for such moves.
+      if (Src.Id == 0 && I.usesRegSource())
+        S.Regs[I.Src].Id = Src.Id = freshId();
+      D = Src;
+      return std::nullopt;
+    }
+    D = truncate32(Src);
+    return std::nullopt;
+  }
+  if (Op == isa::End) {
+    if (D.isPointer())
+      return fail(Pc, "byte swap of a pointer (" + regName(I.Dst) + ") is not allowed",
+                  "pointer_arithmetic");
+    unsigned W = unsigned(I.Imm);
+    if (D.isConst()) {
+      uint64_t V = D.UMin;
+      bool Swap = I.cls() == isa::ALU64 || I.usesRegSource();
+      uint64_t Mask = W == 64 ? U64Max : (uint64_t(1) << W) - 1;
+      V &= Mask;
+      if (Swap)
+        V = W == 16 ? __builtin_bswap16(uint16_t(V)) : W == 32 ? __builtin_bswap32(uint32_t(V)) : __builtin_bswap64(V);
+      D = Reg::constant(V);
+    } else {
+      D = W == 64 ? Reg::unknown()
+                  : Reg::scalar(0, (uint64_t(1) << W) - 1, 0, int64_t((uint64_t(1) << W) - 1));
+    }
+    return std::nullopt;
+  }
+  if (D.isPointer() || Src.isPointer()) {
+    auto InPacket = [](const Reg &R) {
+      return R.K == Kind::Packet || R.K == Kind::PacketEnd || R.K == Kind::PacketMeta;
+    };
+    if (!Is64 && Op == isa::Sub && InPacket(D) && InPacket(Src)) {
+      // `(int)(data_end - data)` as clang emits it for ALU32: the low half
+      // of a packet length, which the kernel allows too.
+      D = Reg::scalar(0, 0xffffffffull, 0, 0xffffffffll);
+      return std::nullopt;
+    }
+    if (!Is64)
+      return fail(Pc, "32-bit arithmetic on a pointer (" +
+                          regName(D.isPointer() ? I.Dst : I.Src) + ") is not allowed",
+                  "pointer_arithmetic");
+    if (Op == isa::Add && !D.isPointer()) {
+      // scalar + pointer: the result is the pointer moved by the scalar.
+      markPrecise(S, I.Dst);
+      Reg Scalar = D;
+      D = Src;
+      return pointerArith(Pc, I, D, Scalar, I.Dst);
+    }
+    if ((Op == isa::Add || Op == isa::Sub) && D.isPointer()) {
+      if (I.usesRegSource())
+        markPrecise(S, I.Src);
+      return pointerArith(Pc, I, D, Src, I.Src);
+    }
+    return fail(Pc, "operation on a pointer (" + regName(D.isPointer() ? I.Dst : I.Src) + ", " +
+                        kindName(D.isPointer() ? D.K : Src.K) + ") is not allowed",
+                "pointer_arithmetic");
+  }
+  D = scalarAlu(Op, D, Src, Is64, I.Off);
+  D.Id = 0;
+  return std::nullopt;
+}
+
+MaybeDiag Verifier::localCall(uint32_t Pc, const Insn &I, State &S) {
+  uint32_t Target = uint32_t(int64_t(Pc) + 1 + I.Imm);
+  if (S.Frames.size() >= MaxCallDepth)
+    return fail(Pc, "call depth exceeds " + std::to_string(MaxCallDepth) + " frames",
+                "call_depth");
+  if (Target == 0)
+    return fail(Pc, "recursive call to the function at pc 0 is not allowed", "no_recursion");
+  for (const Frame &F : S.Frames)
+    if (F.ReturnPc != 0 && Insns[F.ReturnPc - 1].isLocalCall() &&
+        int64_t(F.ReturnPc) + Insns[F.ReturnPc - 1].Imm == Target)
+      return fail(Pc, "recursive call to the function at pc " + std::to_string(Target) +
+                          " is not allowed", "no_recursion");
+  Frame Callee;
+  Callee.ReturnPc = Pc + 1;
+  for (unsigned R = 6; R <= 10; ++R)
+    Callee.SavedRegs[R - 6] = S.Regs[R];
+  S.Frames.push_back(Callee);
+  for (unsigned R = 6; R <= 9; ++R)
+    S.Regs[R] = Reg();
+  S.Regs[0] = Reg();
+  S.Regs[isa::FramePointer] = Reg::pointer(Kind::Stack, 0, uint32_t(S.Frames.size() - 1));
+  return std::nullopt;
+}
+
+MaybeDiag Verifier::exitInsn(uint32_t Pc, State &S, bool &Ended, uint32_t &NextPc) {
+  if (auto E = readReg(Pc, S, 0))
+    return E;
+  const Reg &R0 = S.Regs[0];
+  if (R0.isPointer())
+    return fail(Pc, "pointer leak: r0 is a " + std::string(kindName(R0.K)) + " at exit",
+                "no_pointer_leak(r0)");
+  if (S.Frames.size() == 1) {
+    if (!S.Refs.empty())
+      return fail(Pc, "unreleased reference: the ring buffer record reserved at pc " +
+                          std::to_string(S.Refs.begin()->second) +
+                          " is neither submitted nor discarded on this path",
+                  "released(ref " + std::to_string(S.Refs.begin()->first) + ")");
+    Ended = true;
+    return std::nullopt;
+  }
+  Frame Callee = std::move(S.Frames.back());
+  S.Frames.pop_back();
+  for (unsigned R = 6; R <= 10; ++R)
+    S.Regs[R] = Callee.SavedRegs[R - 6];
+  for (unsigned R = 1; R <= 5; ++R)
+    S.Regs[R] = Reg();
+  // Pointers into the callee's frame die with it.
+  auto Kill = [&](Reg &R) {
+    if (R.K == Kind::Stack && R.Aux >= S.Frames.size())
+      R = Reg();
+  };
+  for (Reg &R : S.Regs)
+    Kill(R);
+  for (Frame &F : S.Frames)
+    for (auto &[Off, R] : F.Spills)
+      Kill(R);
+  NextPc = Callee.ReturnPc;
+  return std::nullopt;
+}
+
+bool Verifier::refineScalar(State &S, unsigned R, uint8_t Op, const Reg &Other, bool Is32) {
+  Reg V = S.Regs[R];
+  if (!refineScalarBounds(V, Op, Other, Is32))
+    return false;
+  S.Regs[R] = V;
+  setLinked(S, V.Id, V);
+  return true;
+}
+
+uint8_t negate(uint8_t Op) {
+  switch (Op) {
+  case isa::Jeq: return isa::Jne;
+  case isa::Jne: return isa::Jeq;
+  case isa::Jgt: return isa::Jle;
+  case isa::Jle: return isa::Jgt;
+  case isa::Jge: return isa::Jlt;
+  case isa::Jlt: return isa::Jge;
+  case isa::Jsgt: return isa::Jsle;
+  case isa::Jsle: return isa::Jsgt;
+  case isa::Jsge: return isa::Jslt;
+  case isa::Jslt: return isa::Jsge;
+  case isa::Jset: return NotJset;
+  default: return Op;
+  }
+}
+
+uint8_t swapOperands(uint8_t Op) {
+  switch (Op) {
+  case isa::Jgt: return isa::Jlt;
+  case isa::Jlt: return isa::Jgt;
+  case isa::Jge: return isa::Jle;
+  case isa::Jle: return isa::Jge;
+  case isa::Jsgt: return isa::Jslt;
+  case isa::Jslt: return isa::Jsgt;
+  case isa::Jsge: return isa::Jsle;
+  case isa::Jsle: return isa::Jsge;
+  default: return Op;
+  }
+}
+
+void Verifier::branch(uint32_t Pc, const Insn &I, State &S, std::optional<State> &Taken,
+                      std::optional<State> &NotTaken) {
+  bool Is32 = I.cls() == isa::JMP32;
+  uint8_t Op = I.op();
+  Reg D = S.Regs[I.Dst];
+  Reg Src = I.usesRegSource() ? S.Regs[I.Src] : Reg::constant(uint64_t(int64_t(I.Imm)));
+  Taken = S;
+  NotTaken = S;
+  // Packet bounds: comparing a packet pointer with data_end proves bytes.
+  auto Prove = [&](std::optional<State> &St, const Reg &P) {
+    if (P.K == Kind::Packet) {
+      int64_t &Range = St->PacketRange[P.Id];
+      Range = std::max(Range, P.Off);
+    } else if (P.K == Kind::PacketMeta) {
+      St->MetaRange = std::max(St->MetaRange, P.Off);
+    }
+  };
+  bool PktVsEnd = !Is32 && ((D.K == Kind::Packet && Src.K == Kind::PacketEnd) ||
+                            (D.K == Kind::PacketEnd && Src.K == Kind::Packet) ||
+                            (D.K == Kind::PacketMeta && Src.K == Kind::Packet && Src.Id == 0 && Src.Off == 0) ||
+                            (D.K == Kind::Packet && D.Id == 0 && D.Off == 0 && Src.K == Kind::PacketMeta));
+  if (PktVsEnd) {
+    bool PtrLeft = D.K == Kind::PacketMeta || (D.K == Kind::Packet && Src.K != Kind::PacketMeta);
+    const Reg &Ptr = PtrLeft ? D : Src;
+    // Normalise to "ptr OP end": which outcome means ptr <= end?
+    uint8_t O = PtrLeft ? Op : swapOperands(Op);
+    if (O == isa::Jgt || O == isa::Jge)
+      Prove(NotTaken, Ptr);
+    else if (O == isa::Jlt || O == isa::Jle)
+      Prove(Taken, Ptr);
+    return;
+  }
+  // Null checks of map lookups.
+  bool IsZero = Src.isConst() && Src.UMin == 0;
+  bool OrNull = D.K == Kind::MapValueOrNull || D.K == Kind::MapPtrOrNull ||
+                D.K == Kind::AllocMemOrNull;
+  if (OrNull && IsZero && (Op == isa::Jeq || Op == isa::Jne)) {
+    nullCheck(*Taken, D.Id, Op == isa::Jeq);
+    nullCheck(*NotTaken, D.Id, Op != isa::Jeq);
+    return;
+  }
+  if (D.isPointer() && !OrNull && IsZero && (Op == isa::Jeq || Op == isa::Jne)) {
+    (Op == isa::Jeq ? Taken : NotTaken).reset(); // a valid pointer is never null
+    return;
+  }
+  if (D.K != Kind::Scalar || Src.K != Kind::Scalar)
+    return;
+  // Scalars: refine each side against the other's bounds (and known bits).
+  if (!refineScalar(*Taken, I.Dst, Op, Src, Is32))
+    Taken.reset();
+  if (!refineScalar(*NotTaken, I.Dst, negate(Op), Src, Is32))
+    NotTaken.reset();
+  if (I.usesRegSource()) {
+    if (Taken && !refineScalar(*Taken, I.Src, swapOperands(Op), D, Is32))
+      Taken.reset();
+    if (NotTaken && !refineScalar(*NotTaken, I.Src, swapOperands(negate(Op)), D, Is32))
+      NotTaken.reset();
+  }
+}
+
+} // namespace detail
+
+} // namespace ebpfgpu::verifier
