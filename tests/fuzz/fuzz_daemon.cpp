@@ -13,8 +13,8 @@
 // program, with batches 1 and 3 of each program failing (the daemon's test
 // fault injection), and then the daemon's fault recovery.
 
-#include "../../tools/ebpf-gpu-loader/DaemonState.h"
-#include "../../tools/ebpf-gpu-loader/Json.h"
+#include "DaemonState.h"
+#include "Json.h"
 
 #include "ebpf-gpu/Loader/GpuObject.h"
 #include "ebpf-gpu/Loader/MapMemory.h"

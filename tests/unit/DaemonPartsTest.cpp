@@ -4,8 +4,8 @@
 // latency histogram, map values pretty-printed from BTF, and the guard that
 // contains back-end faults.
 
-#include "../../tools/ebpf-gpu-loader/DaemonFaults.h"
-#include "../../tools/ebpf-gpu-loader/Json.h"
+#include "DaemonFaults.h"
+#include "Json.h"
 
 #include "ebpf-gpu/Loader/BtfFormat.h"
 #include "ebpf-gpu/Object/Object.h"

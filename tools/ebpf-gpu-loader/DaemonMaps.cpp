@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The daemon's map requests: list, show, dump, lookup, update, delete, each
+// answered with a JSON result or one error.
+
+#include "DaemonArgs.h"
+#include "DaemonState.h"
+#include "DaemonText.h"
+
+#include "ebpf-gpu/Loader/MapEntries.h"
+#include "ebpf-gpu/Loader/MapMemory.h"
+
+#include <cstring>
+
+namespace ebpfgpu::tools {
+
+using json::Value;
+using namespace daemon;
+
+Value DaemonState::mapJson(const Map &M) const {
+  return Value::object()
+      .set("id", M.Id)
+      .set("prog_id", M.ProgId)
+      .set("name", M.Info.Name)
+      .set("type", M.Info.GlobalData ? "array" : mapTypeName(M.Info.Type))
+      .set("key_size", M.Info.KeySize)
+      .set("value_size", M.Info.ValueSize)
+      .set("max_entries", M.Info.MaxEntries)
+      .set("flags", M.Info.Flags)
+      .set("global_data", M.Info.GlobalData)
+      .set("read_only", M.Info.ReadOnly)
+      .set("btf_key_type_id", M.KeyType)
+      .set("btf_value_type_id", M.ValueType);
+}
+
+Expected<DaemonState::Map *> DaemonState::mapArg(const Value &Args) {
+  const Value *Id = Args.get("id");
+  const Value *Name = Args.get("name");
+  if (Id && !Id->isNull()) {
+    std::optional<uint64_t> N = Id->u64();
+    auto It = N ? Maps.find(uint32_t(*N)) : Maps.end();
+    if (!N || *N > UINT32_MAX || It == Maps.end())
+      return Error("no map with id " + Id->text());
+    return &It->second;
+  }
+  if (!Name || !Name->isString())
+    return Error("name the map: \"id\" (a number) or \"name\" (a string)");
+  std::vector<Map *> Found;
+  for (auto &[MId, M] : Maps)
+    if (M.Info.Name == Name->text())
+      Found.push_back(&M);
+  if (Found.empty())
+    return Error("no map named '" + Name->text() + "'");
+  if (Found.size() > 1) {
+    std::string Ids;
+    for (Map *M : Found)
+      Ids += (Ids.empty() ? "" : ", ") + std::to_string(M->Id);
+    return Error("several maps are named '" + Name->text() + "' (ids " + Ids + "); name one by id");
+  }
+  return Found[0];
+}
+
+Value DaemonState::entryJson(const Map &M, const uint8_t *Key, const uint8_t *Val) const {
+  Value E = Value::object()
+                .set("key", hexList(Key, M.Info.KeySize))
+                .set("value", hexList(Val, M.Info.ValueSize));
+  const Program &P = Programs.at(M.ProgId);
+  if (!P.Btf || !M.ValueType)
+    return E;
+  Value F = Value::object();
+  std::optional<std::string> K =
+      M.KeyType ? P.Btf->format(M.KeyType, Key, M.Info.KeySize) : std::nullopt;
+  if (K) {
+    if (auto J = json::parse(*K))
+      F.set("key", std::move(*J));
+  } else if (M.Info.KeySize == 4 && !ebpfgpu_map_is_hashed(M.Info.Type)) {
+    uint32_t Index;
+    std::memcpy(&Index, Key, 4);
+    F.set("key", Index); // arrays: the index
+  }
+  if (auto V = P.Btf->format(M.ValueType, Val, M.Info.ValueSize))
+    if (auto J = json::parse(*V))
+      F.set("value", std::move(*J));
+  if (!F.members().empty())
+    E.set("formatted", std::move(F));
+  return E;
+}
+
+Expected<Value> DaemonState::mapList() {
+  Value L = Value::array();
+  for (const auto &[Id, M] : Maps)
+    L.push(mapJson(M));
+  return L;
+}
+
+Expected<Value> DaemonState::mapShow(const Value &Args) {
+  auto M = mapArg(Args);
+  if (!M)
+    return M.takeError();
+  return mapJson(**M);
+}
+
+Expected<Value> DaemonState::mapDump(const Value &Args) {
+  auto M = mapArg(Args);
+  if (!M)
+    return M.takeError();
+  const Map &Mp = **M;
+  Value Entries = Value::array();
+  runtime::BatchExecutor &Exec = *Programs.at(Mp.ProgId).Exec;
+  MaybeError E = Exec.accessMap(Mp.Info.Name, [&](ebpfgpu_map &H, bool &) -> MaybeError {
+    loader::forEachMapEntry(
+        H, [&](const uint8_t *K, const uint8_t *V) { Entries.push(entryJson(Mp, K, V)); });
+    return std::nullopt;
+  });
+  if (E)
+    return std::move(*E);
+  return Value::object().set("map", mapJson(Mp)).set("entries", std::move(Entries));
+}
+
+Expected<Value> DaemonState::mapLookup(const Value &Args) {
+  auto M = mapArg(Args);
+  if (!M)
+    return M.takeError();
+  const Map &Mp = **M;
+  auto Key = bytesArg(Args, "key", Mp.Info.KeySize, Mp.Info.Name);
+  if (!Key)
+    return Key.takeError();
+  std::optional<Value> Found;
+  MaybeError E = Programs.at(Mp.ProgId).Exec->accessMap(
+      Mp.Info.Name, [&](ebpfgpu_map &H, bool &) -> MaybeError {
+        const uint8_t *V = loader::hostMapLookup(H, Key->data());
+        if (!V)
+          return std::nullopt;
+        std::vector<uint8_t> Sum =
+            ebpfgpu_map_is_percpu(H.type)
+                ? loader::sumPerCpuValues(V, H.value_size, H.value_stride, H.nslices)
+                : std::vector<uint8_t>(V, V + H.value_size);
+        Found = entryJson(Mp, Key->data(), Sum.data());
+        return std::nullopt;
+      });
+  if (E)
+    return std::move(*E);
+  if (!Found)
+    return Error("map '" + Mp.Info.Name + "': no such key (ENOENT)");
+  return std::move(*Found);
+}
+
+Expected<Value> DaemonState::mapUpdate(const Value &Args) {
+  auto M = mapArg(Args);
+  if (!M)
+    return M.takeError();
+  const Map &Mp = **M;
+  if (Mp.Info.ReadOnly)
+    return Error("map '" + Mp.Info.Name +
+                 "' is read-only (.rodata is folded into the compiled program)");
+  auto Key = bytesArg(Args, "key", Mp.Info.KeySize, Mp.Info.Name);
+  if (!Key)
+    return Key.takeError();
+  auto Val = bytesArg(Args, "value", Mp.Info.ValueSize, Mp.Info.Name);
+  if (!Val)
+    return Val.takeError();
+  auto FlagName = stringArg(Args, "flags", false);
+  if (!FlagName)
+    return FlagName.takeError();
+  uint64_t Flags = 0; // BPF_ANY
+  if (*FlagName == "noexist")
+    Flags = 1;
+  else if (*FlagName == "exist")
+    Flags = 2;
+  else if (!FlagName->empty() && *FlagName != "any")
+    return Error("flags must be any, noexist or exist");
+  MaybeError E =
+      Programs.at(Mp.ProgId).Exec->accessMap(Mp.Info.Name, [&](ebpfgpu_map &H, bool &Changed) {
+        int64_t Rc = loader::hostMapUpdate(H, Key->data(), Val->data(), Flags);
+        if (Rc != 0)
+          return MaybeError(Error("map '" + Mp.Info.Name + "': update: " + errnoText(Rc)));
+        Changed = true;
+        return MaybeError();
+      });
+  if (E)
+    return std::move(*E);
+  return Value::object().set("map", Mp.Id).set("updated", true);
+}
+
+Expected<Value> DaemonState::mapDelete(const Value &Args) {
+  auto M = mapArg(Args);
+  if (!M)
+    return M.takeError();
+  const Map &Mp = **M;
+  if (!ebpfgpu_map_is_hashed(Mp.Info.Type))
+    return Error("map '" + Mp.Info.Name + "': arrays have no keys to delete (EINVAL)");
+  auto Key = bytesArg(Args, "key", Mp.Info.KeySize, Mp.Info.Name);
+  if (!Key)
+    return Key.takeError();
+  MaybeError E =
+      Programs.at(Mp.ProgId).Exec->accessMap(Mp.Info.Name, [&](ebpfgpu_map &H, bool &Changed) {
+        int64_t Rc = loader::hostMapDelete(H, Key->data());
+        if (Rc != 0)
+          return MaybeError(Error("map '" + Mp.Info.Name + "': delete: " + errnoText(Rc)));
+        Changed = true;
+        return MaybeError();
+      });
+  if (E)
+    return std::move(*E);
+  return Value::object().set("map", Mp.Id).set("deleted", true);
+}
+
+} // namespace ebpfgpu::tools
