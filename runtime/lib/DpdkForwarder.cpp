@@ -10,6 +10,7 @@
 #include "ebpf-gpu/Runtime/Dataplane.h"
 
 #include "DpdkEal.h"
+#include "DpdkGenerator.h"
 
 #include <rte_mbuf.h>
 
@@ -147,13 +148,15 @@ Expected<ForwardReport> forward(BatchExecutor &Exec, const ForwardOptions &O,
   // Enough mbufs for every ring to be full, every worker to hold its
   // batches in flight and a burst, the generator's rings and every lcore
   // cache.
-  constexpr uint64_t Descs = 1024, Burst = 32, Cache = 512, GenRing = 2048;
+  constexpr uint64_t Descs = 1024, Burst = 32, Cache = 512;
   uint64_t Mbufs = O.Mbufs;
   if (!Mbufs) {
     uint64_t Devices = O.Ports.size() + (O.Exception.empty() ? 0 : 1);
     Mbufs = Devices * (Descs * O.Queues + Descs * DO.Workers) +
             uint64_t(DO.Workers) * (uint64_t(O.Depth) * O.BatchSize + Burst) +
-            (GenPorts ? GenRing * (O.Queues + DO.Workers) : 0) +
+            (GenPorts ? uint64_t(dpdk::Generator::RxRingSize) * O.Queues +
+                            uint64_t(dpdk::Generator::TxRingSize) * DO.Workers
+                      : 0) +
             uint64_t(DO.Workers + DO.GenLcores + 1) * Cache * 3 / 2;
     uint64_t Pow = 8192;
     while (Pow - 1 < Mbufs)

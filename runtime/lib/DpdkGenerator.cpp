@@ -21,7 +21,8 @@ namespace ebpfgpu::runtime::dpdk {
 
 namespace {
 constexpr unsigned Burst = 64;
-constexpr unsigned RingSize = 2048;
+/// Bursts a generator lcore frees from one tx ring at a turn.
+constexpr unsigned TxBursts = 16;
 /// In an mbuf's hash field (its first line) while it holds a frame this
 /// generator wrote: replay sends it again only with this tag.
 constexpr uint32_t ReplayTag = 0xeb9f6e17;
@@ -54,13 +55,13 @@ Expected<std::unique_ptr<Generator>> Generator::create(const std::string &Name,
       F[B] = uint8_t(State >> 56) | 1;
     }
   }
-  auto Ring = [&](const std::string &What, unsigned Flags) -> rte_ring * {
+  auto Ring = [&](const std::string &What, unsigned Size, unsigned Flags) -> rte_ring * {
     std::string RingName = Name + "_" + What;
-    return rte_ring_create(RingName.c_str(), RingSize, int(rte_socket_id()), Flags);
+    return rte_ring_create(RingName.c_str(), Size, int(rte_socket_id()), Flags);
   };
   for (uint16_t Q = 0; Q < RxQueues; ++Q) {
     // One producer (its generator lcore), one consumer (the queue's worker).
-    rte_ring *R = Ring("rx" + std::to_string(Q), RING_F_SP_ENQ | RING_F_SC_DEQ);
+    rte_ring *R = Ring("rx" + std::to_string(Q), RxRingSize, RING_F_SP_ENQ | RING_F_SC_DEQ);
     if (!R)
       return Error("port '" + Name + "': cannot make its rx ring: " + rte_strerror(rte_errno));
     G->Rx.push_back(R);
@@ -68,7 +69,7 @@ Expected<std::unique_ptr<Generator>> Generator::create(const std::string &Name,
   for (uint16_t Q = 0; Q < TxQueues; ++Q) {
     // Workers may share a tx queue (under the data plane's lock); one
     // generator lcore drains it.
-    rte_ring *R = Ring("tx" + std::to_string(Q), RING_F_SC_DEQ);
+    rte_ring *R = Ring("tx" + std::to_string(Q), TxRingSize, RING_F_SC_DEQ);
     if (!R)
       return Error("port '" + Name + "': cannot make its tx ring: " + rte_strerror(rte_errno));
     G->Tx.push_back(R);
@@ -187,10 +188,16 @@ void Generator::loop(Part &P) {
   uint64_t Generated = 0, NoMbuf = 0, Written = 0;
   const size_t DataAt = sizeof(rte_mbuf) + rte_pktmbuf_priv_size(Pool) + RTE_PKTMBUF_HEADROOM;
   while (!Quit.load(std::memory_order_relaxed)) {
-    // What the program sent back out of the port: freed.
+    // What the program sent back out of the port: freed, up to TxBursts
+    // bursts a ring (a worker sends a batch's frames at once).
     for (rte_ring *R : P.Tx)
-      if (unsigned N = rte_ring_sc_dequeue_burst(R, reinterpret_cast<void **>(M), Burst, nullptr))
-        rte_pktmbuf_free_bulk(M, N);
+      for (unsigned B = 0; B < TxBursts; ++B) {
+        unsigned N = rte_ring_sc_dequeue_burst(R, reinterpret_cast<void **>(M), Burst, nullptr);
+        if (N)
+          rte_pktmbuf_free_bulk(M, N);
+        if (N < Burst)
+          break;
+      }
     rte_ring *R = P.Rx[Queue];
     if (++Queue == P.Rx.size())
       Queue = 0;

@@ -41,6 +41,10 @@ namespace ebpfgpu::runtime::dpdk {
 
 class Generator {
 public:
+  /// Entries of each rx ring, and of each tx ring: a worker sends a whole
+  /// batch's XDP_TX frames at once (4096 at most by default), which a tx
+  /// ring of 2048 made it wait for the generator to free.
+  static constexpr unsigned RxRingSize = 2048, TxRingSize = 8192;
   /// Makes the port `Name` with `RxQueues` rx and `TxQueues` tx rings and
   /// the frames to send, for `Lcores` generator lcores.
   static Expected<std::unique_ptr<Generator>> create(const std::string &Name,
