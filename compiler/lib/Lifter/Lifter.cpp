@@ -6,6 +6,7 @@
 
 #include "ebpf-gpu/Compiler/Lifter.h"
 
+#include "LifterImpl.h"
 #include "Provenance.h"
 
 #include "ebpf-gpu/ISA/Disassembler.h"
@@ -29,237 +30,7 @@ using llvm::IRBuilder;
 using llvm::Type;
 using llvm::Value;
 
-namespace {
-
-std::string sanitize(const std::string &Name) {
-  std::string S;
-  for (char C : Name)
-    S += (std::isalnum(static_cast<unsigned char>(C)) || C == '_') ? C : '_';
-  return S;
-}
-
-class ProgramLifter;
-
-class FunctionLifter {
-public:
-  FunctionLifter(ProgramLifter &P, size_t FIdx, llvm::Function *Fn);
-  llvm::Error lift();
-
-private:
-  llvm::Error liftInsn(uint32_t Pc, AbsState &S);
-  llvm::Error liftAlu(const Insn &I);
-  llvm::Error liftLoad(uint32_t Pc, const Insn &I, const AbsState &S);
-  llvm::Error liftStore(uint32_t Pc, const Insn &I, const AbsState &S);
-  llvm::Error liftAtomic(uint32_t Pc, const Insn &I, const AbsState &S);
-  llvm::Error liftStackAtomic(const Insn &I, Value *Addr, Type *Ty);
-  llvm::Error liftLddw(uint32_t Pc, const Insn &I);
-  llvm::Error liftHelperCall(uint32_t Pc, int32_t Id, const AbsState &S);
-  llvm::Error liftLocalCall(uint32_t Pc, const Insn &I);
-  void leaveOnTailCall();
-  void guardBackwardJump();
-  Value *condition(const Insn &I);
-  /// Address of `Size` bytes at `Base + Off`, or an error when the access
-  /// can never be valid (stack out of frame, bad context field).
-  llvm::Align accessAlign(const AbsValue &Base, int64_t Off, unsigned Size) const;
-  llvm::Expected<Value *> address(uint32_t Pc, const AbsValue &Base, uint8_t BaseReg,
-                                  int64_t Off, unsigned Size, bool IsWrite);
-
-  Value *reg(unsigned R) { return B.CreateLoad(I64, Regs[R]); }
-  void setReg(unsigned R, Value *V) { B.CreateStore(V, Regs[R]); }
-  Value *reg32(unsigned R) { return B.CreateTrunc(reg(R), I32); }
-  void setReg32(unsigned R, Value *V) { setReg(R, B.CreateZExt(V, I64)); }
-  llvm::Error fail(uint32_t Pc, const std::string &Why);
-
-  ProgramLifter &P;
-  size_t FIdx;
-  llvm::Function *Fn;
-  IRBuilder<> B;
-  Type *I64, *I32;
-  llvm::AllocaInst *Regs[isa::NumRegs] = {};
-  llvm::AllocaInst *Frame = nullptr;
-  unsigned FrameBytes = 0;
-  /// Backward jumps taken in this activation (LiftOptions::LoopGuard).
-  llvm::AllocaInst *Jumps = nullptr;
-  std::map<uint32_t, BasicBlock *> Blocks;
-};
-
-class ProgramLifter {
-public:
-  ProgramLifter(const object::ProgramSpec &Prog, const std::vector<object::MapSpec> &Maps,
-                const LiftOptions &Opts, llvm::LLVMContext &Ctx)
-      : Prog(Prog), Maps(Maps), Opts(Opts), Ctx(Ctx),
-        M(std::make_unique<llvm::Module>(Prog.Name.empty() ? "prog" : Prog.Name, Ctx)) {}
-
-  llvm::Expected<LiftedProgram> run();
-
-  llvm::Error error(uint32_t Pc, const std::string &Why) const {
-    std::string Where;
-    if (const object::LineInfo *L = Prog.lineFor(Pc); L && !L->File.empty()) {
-      std::string File = L->File;
-      if (auto Slash = File.rfind('/'); Slash != std::string::npos)
-        File = File.substr(Slash + 1);
-      Where = File + ":" + std::to_string(L->Line) + ": ";
-    }
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   Where + "pc " + std::to_string(Pc) + ": " + Why);
-  }
-
-  llvm::PointerType *memPtrTy() const {
-    return llvm::PointerType::get(Ctx, Opts.MemoryAddrSpace);
-  }
-  llvm::FunctionCallee helperFunction(const platform::HelperProto &H,
-                                     const std::string &Variant = "");
-  llvm::GlobalVariable *mapObjectGlobal(size_t Index);
-  llvm::GlobalVariable *mapDataGlobal(size_t Index);
-  llvm::GlobalVariable *mapShapeGlobal(size_t Index);
-  llvm::ArrayType *shapeType() const;
-  llvm::Constant *shapeInit(size_t Index, bool Stable) const;
-
-  const object::ProgramSpec &Prog;
-  const std::vector<object::MapSpec> &Maps;
-  const LiftOptions &Opts;
-  llvm::LLVMContext &Ctx;
-  std::unique_ptr<llvm::Module> M;
-  std::vector<FunctionRange> Funcs;
-  std::optional<Provenance> Facts;
-  std::vector<llvm::Function *> LlvmFuncs;
-  std::map<size_t, MapBinding> Bindings;
-  std::set<std::string> Helpers;
-  std::set<std::string> RuntimeHelpers;
-  /// The program calls bpf_tail_call: calls return at once when one of
-  /// them tail-called.
-  bool UsesTailCalls = false;
-  /// Maps some map_update_elem/map_delete_elem call names, and whether a
-  /// call names a map only known at run time (it may be any): what decides
-  /// each shape's `stable` once every function is lifted.
-  std::set<size_t> WrittenMaps;
-  bool WritesUnknownMap = false;
-  std::map<size_t, llvm::GlobalVariable *> Shapes;
-};
-
-/// The runtime function for a map helper on a map the call site knows:
-/// "array_lookup_elem" etc. (MapHelpers.inc), so the GPU module inlines
-/// only that kind's code; empty for other helpers.
-std::string mapHelperVariant(const platform::HelperProto &H, const object::MapSpec &Map) {
-  if (H.Name == "redirect_map")
-    return Map.Type == EBPFGPU_MAP_DEVMAP || Map.Type == EBPFGPU_MAP_DEVMAP_HASH
-               ? "known_redirect_map"
-               : "";
-  std::string Op = H.Name == "map_lookup_elem"   ? "lookup_elem"
-                   : H.Name == "map_update_elem" ? "update_elem"
-                   : H.Name == "map_delete_elem" ? "delete_elem"
-                                                 : "";
-  if (Op.empty())
-    return "";
-  switch (Map.Type) {
-  case EBPFGPU_MAP_ARRAY:
-  case EBPFGPU_MAP_PERCPU_ARRAY:
-  case EBPFGPU_MAP_DEVMAP:
-    return "array_" + Op;
-  case EBPFGPU_MAP_HASH:
-  case EBPFGPU_MAP_PERCPU_HASH:
-  case EBPFGPU_MAP_LRU_HASH:
-  case EBPFGPU_MAP_LRU_PERCPU_HASH:
-  case EBPFGPU_MAP_DEVMAP_HASH:
-    return "hash_" + Op;
-  case EBPFGPU_MAP_LPM_TRIE:
-    return "lpm_" + Op;
-  default:
-    return "";
-  }
-}
-
-llvm::FunctionCallee ProgramLifter::helperFunction(const platform::HelperProto &H,
-                                                   const std::string &Variant) {
-  using platform::ValueType;
-  auto Ty = [&](ValueType V) -> Type * {
-    switch (V) {
-    case ValueType::Void:
-      return Type::getVoidTy(Ctx);
-    case ValueType::Scalar:
-      return Type::getInt64Ty(Ctx);
-    case ValueType::Ptr:
-      return memPtrTy();
-    case ValueType::Map:
-    case ValueType::Ctx:
-      return llvm::PointerType::get(Ctx, 0);
-    }
-    return nullptr;
-  };
-  std::vector<Type *> Args;
-  if (H.ImplicitCtx)
-    Args.push_back(llvm::PointerType::get(Ctx, 0));
-  for (ValueType A : H.Args)
-    Args.push_back(Ty(A));
-  if (!Variant.empty()) // a map the call site knows: its shape follows
-    Args.push_back(llvm::PointerType::get(Ctx, 0));
-  Helpers.insert(H.Name);
-  RuntimeHelpers.insert(Variant.empty() ? H.Name : Variant);
-  return M->getOrInsertFunction(Variant.empty() ? H.runtimeSymbol() : "ebpfgpu_" + Variant,
-                                llvm::FunctionType::get(Ty(H.Ret), Args, false));
-}
-
-llvm::GlobalVariable *ProgramLifter::mapObjectGlobal(size_t Index) {
-  MapBinding &Bd = Bindings[Index];
-  Bd.MapIndex = Index;
-  if (Bd.ObjectGlobal.empty())
-    Bd.ObjectGlobal = "ebpfgpu_map_" + sanitize(Maps[Index].Name);
-  if (auto *G = M->getGlobalVariable(Bd.ObjectGlobal))
-    return G;
-  auto *PtrTy = llvm::PointerType::get(Ctx, 0);
-  auto *G = new llvm::GlobalVariable(*M, PtrTy, false, llvm::GlobalValue::ExternalLinkage,
-                                     llvm::ConstantPointerNull::get(PtrTy), Bd.ObjectGlobal);
-  G->setAlignment(llvm::Align(8));
-  return G;
-}
-
-/// The map's shape (struct ebpfgpu_map_shape) as a constant: the
-/// specialised map helpers take it, and once they are inlined its fields
-/// fold into the code.
-llvm::GlobalVariable *ProgramLifter::mapShapeGlobal(size_t Index) {
-  const object::MapSpec &Map = Maps[Index];
-  std::string Name = "ebpfgpu_shape_" + sanitize(Map.Name);
-  if (auto *G = M->getGlobalVariable(Name, true))
-    return G;
-  auto *G = new llvm::GlobalVariable(*M, shapeType(), true, llvm::GlobalValue::PrivateLinkage,
-                                     shapeInit(Index, false), Name);
-  G->setAlignment(llvm::Align(4));
-  G->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
-  Shapes[Index] = G;
-  return G;
-}
-
-llvm::ArrayType *ProgramLifter::shapeType() const {
-  return llvm::ArrayType::get(Type::getInt32Ty(Ctx), sizeof(ebpfgpu_map_shape) / 4);
-}
-
-llvm::Constant *ProgramLifter::shapeInit(size_t Index, bool Stable) const {
-  const object::MapSpec &Map = Maps[Index];
-  auto *I32 = Type::getInt32Ty(Ctx);
-  return llvm::ConstantArray::get(
-      shapeType(),
-      {llvm::ConstantInt::get(I32, Map.Type), llvm::ConstantInt::get(I32, Map.KeySize),
-       llvm::ConstantInt::get(I32, Map.ValueSize), llvm::ConstantInt::get(I32, Map.MaxEntries),
-       llvm::ConstantInt::get(I32, Map.Flags), llvm::ConstantInt::get(I32, Stable)});
-}
-
-llvm::GlobalVariable *ProgramLifter::mapDataGlobal(size_t Index) {
-  MapBinding &Bd = Bindings[Index];
-  Bd.MapIndex = Index;
-  const object::MapSpec &Map = Maps[Index];
-  if (Bd.DataGlobal.empty())
-    Bd.DataGlobal = "ebpfgpu_data_" + sanitize(Map.Name);
-  if (auto *G = M->getGlobalVariable(Bd.DataGlobal))
-    return G;
-  bool ReadOnly = Map.Flags & object::MapFlagReadOnlyProg;
-  auto *Init = llvm::ConstantDataArray::get(Ctx, llvm::ArrayRef<uint8_t>(Map.InitialValue));
-  auto *G = new llvm::GlobalVariable(*M, Init->getType(), ReadOnly,
-                                     llvm::GlobalValue::ExternalLinkage, Init, Bd.DataGlobal,
-                                     nullptr, llvm::GlobalValue::NotThreadLocal,
-                                     Opts.MemoryAddrSpace);
-  G->setAlignment(llvm::Align(8));
-  return G;
-}
+namespace detail {
 
 FunctionLifter::FunctionLifter(ProgramLifter &P, size_t FIdx, llvm::Function *Fn)
     : P(P), FIdx(FIdx), Fn(Fn), B(P.Ctx), I64(Type::getInt64Ty(P.Ctx)),
@@ -650,78 +421,6 @@ llvm::Error FunctionLifter::liftLddw(uint32_t Pc, const Insn &I) {
   }
 }
 
-llvm::Error FunctionLifter::liftHelperCall(uint32_t Pc, int32_t Id, const AbsState &S) {
-  const platform::HelperProto *H = P.Opts.Platform->helper(Id);
-  if (!H)
-    return fail(Pc, "helper function " + std::to_string(Id) +
-                        " is not supported for " + P.Opts.Platform->name() + " programs");
-  // A map the call site knows (r1 from an LDDW map) picks that kind's helper.
-  std::string Variant;
-  if (!H->Args.empty() && H->Args[0] == platform::ValueType::Map &&
-      S.Regs[1].K == AbsValue::Map)
-    Variant = mapHelperVariant(*H, P.Maps[S.Regs[1].Index]);
-  if (H->Name == "map_update_elem" || H->Name == "map_delete_elem") {
-    if (S.Regs[1].K == AbsValue::Map)
-      P.WrittenMaps.insert(S.Regs[1].Index);
-    else
-      P.WritesUnknownMap = true;
-  }
-  llvm::FunctionCallee Callee = P.helperFunction(*H, Variant);
-  std::vector<Value *> Args;
-  unsigned Hidden = H->ImplicitCtx ? 1 : 0;
-  if (H->ImplicitCtx)
-    Args.push_back(Fn->getArg(0));
-  for (size_t A = 0; A < H->Args.size(); ++A) {
-    unsigned R = unsigned(A + 1);
-    Type *ParamTy = Callee.getFunctionType()->getParamType(unsigned(A) + Hidden);
-    const AbsValue &V = S.Regs[R];
-    switch (H->Args[A]) {
-    case platform::ValueType::Scalar:
-      Args.push_back(reg(R));
-      break;
-    case platform::ValueType::Ctx:
-      if (V.K != AbsValue::Ctx || V.Value != 0)
-        return fail(Pc, "argument " + std::to_string(R) + " of " + H->Name +
-                            " must be the context pointer");
-      Args.push_back(Fn->getArg(0));
-      break;
-    case platform::ValueType::Map:
-      if (V.K == AbsValue::Map) {
-        auto *G = P.mapObjectGlobal(V.Index);
-        Args.push_back(B.CreateLoad(G->getValueType(), G));
-        break;
-      }
-      Args.push_back(B.CreateIntToPtr(reg(R), ParamTy));
-      break;
-    default:
-      if (V.K == AbsValue::Stack || (V.K == AbsValue::MapValue &&
-                                     P.Maps[V.Index].Origin == object::MapOrigin::GlobalData)) {
-        auto Addr = address(Pc, V, uint8_t(R), 0, 1, false);
-        if (!Addr)
-          return Addr.takeError();
-        Args.push_back(B.CreateAddrSpaceCast(*Addr, ParamTy));
-        break;
-      }
-      Args.push_back(B.CreateIntToPtr(reg(R), ParamTy));
-      break;
-    }
-  }
-  if (!Variant.empty())
-    Args.push_back(P.mapShapeGlobal(S.Regs[1].Index));
-  Value *Ret = B.CreateCall(Callee, Args);
-  if (H->Ret == platform::ValueType::Void)
-    Ret = B.getInt64(0);
-  else if (Ret->getType()->isPointerTy())
-    Ret = B.CreatePtrToInt(Ret, I64);
-  setReg(0, Ret);
-  if (H->Name == "tail_call")
-    leaveOnTailCall();
-  // Calls clobber r1-r5 (the verifier refuses reading them); keep them defined.
-  for (unsigned R = 1; R <= 5; ++R)
-    setReg(R, B.getInt64(0));
-  return llvm::Error::success();
-}
-
 llvm::Error FunctionLifter::liftLocalCall(uint32_t Pc, const Insn &I) {
   size_t Callee = P.Facts->functionAt(uint32_t(int64_t(Pc) + 1 + I.Imm));
   std::vector<Value *> Args = {Fn->getArg(0)};
@@ -879,7 +578,10 @@ llvm::Expected<LiftedProgram> ProgramLifter::run() {
   return Out;
 }
 
-} // namespace
+} // namespace detail
+
+using namespace detail;
+
 
 unsigned strengthenMapValueLoads(llvm::Module &M) {
   unsigned Made = 0;

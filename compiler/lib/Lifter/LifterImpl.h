@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The lifter's two classes, private to compiler/lib/Lifter: a FunctionLifter
+// per eBPF function (Lifter.cpp: instructions to IR) and the ProgramLifter
+// that owns what is module-wide (LiftHelpers.cpp: map globals and helper
+// declarations; Lifter.cpp: the run over every function).
+
+#ifndef EBPF_GPU_COMPILER_LIB_LIFTER_LIFTERIMPL_H
+#define EBPF_GPU_COMPILER_LIB_LIFTER_LIFTERIMPL_H
+
+#include "ebpf-gpu/Compiler/Lifter.h"
+
+#include "Provenance.h"
+
+#include "llvm/IR/IRBuilder.h"
+
+#include <cctype>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace ebpfgpu::compiler::detail {
+
+using isa::Insn;
+using llvm::BasicBlock;
+using llvm::IRBuilder;
+using llvm::Type;
+using llvm::Value;
+
+inline std::string sanitize(const std::string &Name) {
+  std::string S;
+  for (char C : Name)
+    S += (std::isalnum(static_cast<unsigned char>(C)) || C == '_') ? C : '_';
+  return S;
+}
+
+class ProgramLifter;
+
+class FunctionLifter {
+public:
+  FunctionLifter(ProgramLifter &P, size_t FIdx, llvm::Function *Fn);
+  llvm::Error lift();
+
+private:
+  llvm::Error liftInsn(uint32_t Pc, AbsState &S);
+  llvm::Error liftAlu(const Insn &I);
+  llvm::Error liftLoad(uint32_t Pc, const Insn &I, const AbsState &S);
+  llvm::Error liftStore(uint32_t Pc, const Insn &I, const AbsState &S);
+  llvm::Error liftAtomic(uint32_t Pc, const Insn &I, const AbsState &S);
+  llvm::Error liftStackAtomic(const Insn &I, Value *Addr, Type *Ty);
+  llvm::Error liftLddw(uint32_t Pc, const Insn &I);
+  llvm::Error liftHelperCall(uint32_t Pc, int32_t Id, const AbsState &S);
+  llvm::Error liftLocalCall(uint32_t Pc, const Insn &I);
+  void leaveOnTailCall();
+  void guardBackwardJump();
+  Value *condition(const Insn &I);
+  /// Address of `Size` bytes at `Base + Off`, or an error when the access
+  /// can never be valid (stack out of frame, bad context field).
+  llvm::Align accessAlign(const AbsValue &Base, int64_t Off, unsigned Size) const;
+  llvm::Expected<Value *> address(uint32_t Pc, const AbsValue &Base, uint8_t BaseReg,
+                                  int64_t Off, unsigned Size, bool IsWrite);
+
+  Value *reg(unsigned R) { return B.CreateLoad(I64, Regs[R]); }
+  void setReg(unsigned R, Value *V) { B.CreateStore(V, Regs[R]); }
+  Value *reg32(unsigned R) { return B.CreateTrunc(reg(R), I32); }
+  void setReg32(unsigned R, Value *V) { setReg(R, B.CreateZExt(V, I64)); }
+  llvm::Error fail(uint32_t Pc, const std::string &Why);
+
+  ProgramLifter &P;
+  size_t FIdx;
+  llvm::Function *Fn;
+  IRBuilder<> B;
+  Type *I64, *I32;
+  llvm::AllocaInst *Regs[isa::NumRegs] = {};
+  llvm::AllocaInst *Frame = nullptr;
+  unsigned FrameBytes = 0;
+  /// Backward jumps taken in this activation (LiftOptions::LoopGuard).
+  llvm::AllocaInst *Jumps = nullptr;
+  std::map<uint32_t, BasicBlock *> Blocks;
+};
+
+class ProgramLifter {
+public:
+  ProgramLifter(const object::ProgramSpec &Prog, const std::vector<object::MapSpec> &Maps,
+                const LiftOptions &Opts, llvm::LLVMContext &Ctx)
+      : Prog(Prog), Maps(Maps), Opts(Opts), Ctx(Ctx),
+        M(std::make_unique<llvm::Module>(Prog.Name.empty() ? "prog" : Prog.Name, Ctx)) {}
+
+  llvm::Expected<LiftedProgram> run();
+
+  llvm::Error error(uint32_t Pc, const std::string &Why) const {
+    std::string Where;
+    if (const object::LineInfo *L = Prog.lineFor(Pc); L && !L->File.empty()) {
+      std::string File = L->File;
+      if (auto Slash = File.rfind('/'); Slash != std::string::npos)
+        File = File.substr(Slash + 1);
+      Where = File + ":" + std::to_string(L->Line) + ": ";
+    }
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   Where + "pc " + std::to_string(Pc) + ": " + Why);
+  }
+
+  llvm::PointerType *memPtrTy() const {
+    return llvm::PointerType::get(Ctx, Opts.MemoryAddrSpace);
+  }
+  llvm::FunctionCallee helperFunction(const platform::HelperProto &H,
+                                     const std::string &Variant = "");
+  llvm::GlobalVariable *mapObjectGlobal(size_t Index);
+  llvm::GlobalVariable *mapDataGlobal(size_t Index);
+  llvm::GlobalVariable *mapShapeGlobal(size_t Index);
+  llvm::ArrayType *shapeType() const;
+  llvm::Constant *shapeInit(size_t Index, bool Stable) const;
+
+  const object::ProgramSpec &Prog;
+  const std::vector<object::MapSpec> &Maps;
+  const LiftOptions &Opts;
+  llvm::LLVMContext &Ctx;
+  std::unique_ptr<llvm::Module> M;
+  std::vector<FunctionRange> Funcs;
+  std::optional<Provenance> Facts;
+  std::vector<llvm::Function *> LlvmFuncs;
+  std::map<size_t, MapBinding> Bindings;
+  std::set<std::string> Helpers;
+  std::set<std::string> RuntimeHelpers;
+  /// The program calls bpf_tail_call: calls return at once when one of
+  /// them tail-called.
+  bool UsesTailCalls = false;
+  /// Maps some map_update_elem/map_delete_elem call names, and whether a
+  /// call names a map only known at run time (it may be any): what decides
+  /// each shape's `stable` once every function is lifted.
+  std::set<size_t> WrittenMaps;
+  bool WritesUnknownMap = false;
+  std::map<size_t, llvm::GlobalVariable *> Shapes;
+};
+
+} // namespace ebpfgpu::compiler::detail
+
+#endif // EBPF_GPU_COMPILER_LIB_LIFTER_LIFTERIMPL_H
