@@ -184,6 +184,10 @@ device() {
       run latency gpu port_filter 1 16 --gpu-mode persistent --gpu-blocks 1 --gpu-data mapped --zero-copy --timeout-us 5
       run latency gpu port_filter 1 256 --gpu-mode persistent --gpu-blocks 1 --gpu-data mapped --zero-copy --timeout-us 20
       run latency gpu port_filter 1 256 --gpu-mode launch --gpu-data mapped --zero-copy --timeout-us 20 --depth 2
+      # Staged: one PCIe round trip for the packet instead of one per
+      # dependent load of the program's parse.
+      run latency gpu port_filter 1 256 --gpu-mode launch --gpu-data mapped --zero-copy --timeout-us 20 --gpu-stage on
+      run latency gpu port_filter 1 256 --gpu-mode launch --gpu-data mapped --zero-copy --timeout-us 20 --depth 2 --gpu-stage on
       run latency gpu lb 1 32 --gpu-mode persistent --gpu-blocks 1 --gpu-data mapped --zero-copy --timeout-us 5 ;;
     esac
   done
