@@ -14,6 +14,7 @@
 #include "DaemonBackends.h"
 #include "DaemonState.h"
 #include "Json.h"
+#include "Options.h"
 
 #include "ebpf-gpu/Runtime/Dataplane.h"
 
@@ -70,18 +71,6 @@ int usage(const std::string &Msg) {
                "  -- EAL-ARGS          passed to DPDK's EAL after the daemon's own\n",
                Tool, DefaultDaemonSocket);
   return 2;
-}
-
-bool parseNumber(const std::string &V, uint64_t Min, uint64_t Max, uint64_t &Out, int Base = 10) {
-  char *End = nullptr;
-  if (V.empty() || V[0] == '-')
-    return false;
-  errno = 0;
-  unsigned long long N = std::strtoull(V.c_str(), &End, Base);
-  if (errno || *End || N < Min || N > Max)
-    return false;
-  Out = N;
-  return true;
 }
 
 struct Client {

@@ -9,6 +9,7 @@
 #include "Forward.h"
 
 #include "Executors.h"
+#include "Options.h"
 
 #include "ebpf-gpu/Loader/Fib.h"
 #include "ebpf-gpu/Loader/GpuObject.h"
@@ -117,17 +118,6 @@ int usage(const std::string &Msg) {
                "--log-level=info)\n",
                Tool);
   return 2;
-}
-
-bool parseNumber(const std::string &V, uint64_t Min, uint64_t Max, uint64_t &Out) {
-  char *End = nullptr;
-  if (V.empty() || V[0] == '-')
-    return false;
-  unsigned long long N = std::strtoull(V.c_str(), &End, 10);
-  if (*End || N < Min || N > Max)
-    return false;
-  Out = N;
-  return true;
 }
 
 std::string jsonString(const std::string &S) {
@@ -274,10 +264,8 @@ int forwardCommand(int argc, char **argv) {
   bool DumpMaps = false, CheckMaps = false;
   bool Json = false, AllowUnverified = false;
   int64_t StatsMs = -1;
-  std::string GpuMode = "launch", GpuData = "copy", GenPcap;
-  uint32_t GpuBlocks = 0, WatchdogMs = 1000;
-  std::string GpuStage = "auto";
-  uint64_t ReclaimPeriod = 0;
+  std::string GenPcap;
+  GpuFlags GpuOpts;
   for (int I = 2; I < argc; ++I) {
     std::string A = argv[I];
     auto Value = [&]() -> std::string {
@@ -296,7 +284,10 @@ int forwardCommand(int argc, char **argv) {
       O.EalArgs.assign(argv + I + 1, argv + argc);
       break;
     }
-    if (A == "--port")
+    if (auto Bad = parseGpuFlag(A, Value, GpuOpts, /*Lanes=*/true)) {
+      if (!Bad->empty())
+        return usage(*Bad);
+    } else if (A == "--port")
       O.Ports.push_back(Value());
     else if (A == "--exception")
       O.Exception = Value();
@@ -326,25 +317,6 @@ int forwardCommand(int argc, char **argv) {
       O.Mbufs = uint32_t(Number(1023, 1u << 30));
     else if (A == "--stats-ms")
       StatsMs = int64_t(Number(0, 86400000));
-    else if (A == "--gpu-mode") {
-      GpuMode = Value();
-      if (GpuMode != "launch" && GpuMode != "persistent")
-        return usage("--gpu-mode must be launch or persistent");
-    } else if (A == "--gpu-data") {
-      GpuData = Value();
-      if (GpuData != "copy" && GpuData != "mapped")
-        return usage("--gpu-data must be copy or mapped");
-    } else if (A == "--gpu-stage") {
-      std::string V = Value();
-      if (V != "auto" && V != "on" && V != "off")
-        return usage("--gpu-stage must be auto, on or off");
-      GpuStage = V;
-    } else if (A == "--reclaim-period")
-      ReclaimPeriod = Number(1, uint64_t(1) << 40);
-    else if (A == "--gpu-blocks")
-      GpuBlocks = uint32_t(Number(1, 1000000));
-    else if (A == "--watchdog-ms")
-      WatchdogMs = uint32_t(Number(1, 1000000));
     else if (A == "--zero-copy")
       O.ZeroCopy = true;
     else if (A == "--gen-pcap")
@@ -411,12 +383,12 @@ int forwardCommand(int argc, char **argv) {
                     "(--allow-unverified overrides, for testing)");
     GpuExecOptions GO;
     GO.LaunchSize = O.BatchSize;
-    loader::parseGpuMode(GpuMode, GO.Mode);
-    loader::parseGpuDataPath(GpuData, GO.Path);
-    GO.Blocks = GpuBlocks;
-    GO.Stage = parseStaging(GpuStage);
-    GO.ReclaimPeriod = ReclaimPeriod;
-    GO.WatchdogMs = WatchdogMs;
+    loader::parseGpuMode(GpuOpts.Mode, GO.Mode);
+    loader::parseGpuDataPath(GpuOpts.Data, GO.Path);
+    GO.Blocks = GpuOpts.Blocks;
+    GO.Stage = parseStaging(GpuOpts.Stage);
+    GO.ReclaimPeriod = GpuOpts.ReclaimPeriod;
+    GO.WatchdogMs = GpuOpts.WatchdogMs;
     GO.MaxFrame = O.MaxFrame;
     GO.TimeKernel = false; // the batch path's latency, not the kernel's share
     GO.AsyncLanes = true;  // each worker its own runners, batches in flight

@@ -16,6 +16,7 @@
 #include "Daemon.h"
 #include "Executors.h"
 #include "Forward.h"
+#include "Options.h"
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
 #include "Compare.h"
 #include "KernelBackend.h"
@@ -137,9 +138,7 @@ struct RunOptions {
   std::string Object, Pcap, Section, Out, Verdicts, MapsFile;
   std::string Backend;
   size_t BatchSize = 0; ///< gpu: packets per batch (0: all in one)
-  std::string GpuMode = "launch", GpuData = "copy"; ///< gpu: --gpu-mode, --gpu-data
-  uint32_t GpuBlocks = 0, WatchdogMs = 1000;        ///< gpu: --gpu-blocks, --watchdog-ms
-  std::string GpuStage = "auto";                     ///< gpu: --gpu-stage
+  tools::GpuFlags Gpu; ///< gpu: --gpu-mode, --gpu-data, --gpu-stage, --gpu-blocks, --watchdog-ms
   bool Json = false;
   bool AllowUnverified = false;
   bool CheckMaps = false;
@@ -299,7 +298,11 @@ int runCommand(int argc, char **argv) {
         std::exit(usage(A + " needs a value"));
       V = argv[++I];
     };
-    if (A == "--pcap")
+    if (auto Bad = tools::parseGpuFlag(
+            A, [&] { std::string V; Value(V); return V; }, O.Gpu, /*Lanes=*/false)) {
+      if (!Bad->empty())
+        return usage(*Bad);
+    } else if (A == "--pcap")
       Value(O.Pcap);
     else if (A == "--section")
       Value(O.Section);
@@ -373,28 +376,6 @@ int runCommand(int argc, char **argv) {
       if (V.empty() || *End || B == 0 || B > (1ull << 26))
         return usage("--batch needs a number of packets from 1 to 67108864");
       O.BatchSize = size_t(B);
-    } else if (A == "--gpu-mode") {
-      Value(O.GpuMode);
-      if (O.GpuMode != "launch" && O.GpuMode != "persistent")
-        return usage("--gpu-mode must be launch or persistent");
-    } else if (A == "--gpu-data") {
-      Value(O.GpuData);
-      if (O.GpuData != "copy" && O.GpuData != "mapped")
-        return usage("--gpu-data must be copy or mapped");
-    } else if (A == "--gpu-stage") {
-      std::string V;
-      Value(V);
-      if (V != "auto" && V != "on" && V != "off")
-        return usage("--gpu-stage must be auto, on or off");
-      O.GpuStage = V;
-    } else if (A == "--gpu-blocks" || A == "--watchdog-ms") {
-      std::string V;
-      Value(V);
-      char *End = nullptr;
-      unsigned long long N = std::strtoull(V.c_str(), &End, 10);
-      if (V.empty() || *End || N == 0 || N > 1000000)
-        return usage(A + " needs a number from 1 to 1000000");
-      (A == "--gpu-blocks" ? O.GpuBlocks : O.WatchdogMs) = uint32_t(N);
     } else if (A.rfind("-", 0) == 0)
       return usage("unknown option " + A);
     else if (O.Object.empty())
@@ -452,11 +433,11 @@ int runCommand(int argc, char **argv) {
     requireVerified(*GpuObj, O.Object, O.AllowUnverified);
     tools::GpuExecOptions GO;
     GO.LaunchSize = O.BatchSize;
-    loader::parseGpuMode(O.GpuMode, GO.Mode);
-    loader::parseGpuDataPath(O.GpuData, GO.Path);
-    GO.Blocks = O.GpuBlocks;
-    GO.Stage = tools::parseStaging(O.GpuStage);
-    GO.WatchdogMs = O.WatchdogMs;
+    loader::parseGpuMode(O.Gpu.Mode, GO.Mode);
+    loader::parseGpuDataPath(O.Gpu.Data, GO.Path);
+    GO.Blocks = O.Gpu.Blocks;
+    GO.Stage = tools::parseStaging(O.Gpu.Stage);
+    GO.WatchdogMs = O.Gpu.WatchdogMs;
     auto Exec = tools::makeGpuExecutor(*GpuObj, GO);
     if (!Exec)
       fail(Exec.error().message());
