@@ -9,8 +9,8 @@
 // event records in order. Each program gets fresh maps on both sides.
 
 #include "Compare.h"
-#include "Executors.h"
-#include "KernelBackend.h"
+#include "ebpf-gpu/Exec/Executors.h"
+#include "ebpf-gpu/Exec/KernelBackend.h"
 
 #include "ebpf-gpu/Object/Object.h"
 #include "ebpf-gpu/Runtime/Packets.h"

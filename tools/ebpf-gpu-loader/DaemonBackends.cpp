@@ -5,7 +5,7 @@
 
 #include "DaemonBackends.h"
 
-#include "Executors.h"
+#include "ebpf-gpu/Exec/Executors.h"
 
 #include "ebpf-gpu/Loader/GpuObject.h"
 #include "ebpf-gpu/Support/ReadFile.h"

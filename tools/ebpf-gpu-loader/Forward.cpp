@@ -8,7 +8,7 @@
 
 #include "Forward.h"
 
-#include "Executors.h"
+#include "ebpf-gpu/Exec/Executors.h"
 #include "Options.h"
 
 #include "ebpf-gpu/Loader/Fib.h"

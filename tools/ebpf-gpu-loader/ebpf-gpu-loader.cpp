@@ -14,12 +14,12 @@
 // command line.
 
 #include "Daemon.h"
-#include "Executors.h"
+#include "ebpf-gpu/Exec/Executors.h"
 #include "Forward.h"
 #include "Options.h"
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
 #include "Compare.h"
-#include "KernelBackend.h"
+#include "ebpf-gpu/Exec/KernelBackend.h"
 #endif
 
 #include "ebpf-gpu/Loader/Fib.h"

@@ -3,7 +3,7 @@
 // The kernel back end (KernelBackend.h): libbpf loads, BPF_PROG_TEST_RUN
 // runs, and the maps are read back into the common text form.
 
-#include "KernelBackend.h"
+#include "ebpf-gpu/Exec/KernelBackend.h"
 #include "KernelEvents.h"
 
 #include "ebpf-gpu/Loader/MapMemory.h"

@@ -4,7 +4,7 @@
 // runner for run(), and lanes of launch-mode runners for the data plane's
 // workers (batches in flight).
 
-#include "Executors.h"
+#include "ebpf-gpu/Exec/Executors.h"
 
 #include "Collectors.h"
 

@@ -4,8 +4,8 @@
 // what a program's runs leave for the caller (trace lines, event records),
 // gathered across workers.
 
-#ifndef EBPF_GPU_TOOLS_LOADER_COLLECTORS_H
-#define EBPF_GPU_TOOLS_LOADER_COLLECTORS_H
+#ifndef EBPF_GPU_EXEC_LIB_COLLECTORS_H
+#define EBPF_GPU_EXEC_LIB_COLLECTORS_H
 
 #include "ebpf-gpu/Loader/TraceLog.h"
 
@@ -69,4 +69,4 @@ private:
 
 } // namespace ebpfgpu::tools
 
-#endif // EBPF_GPU_TOOLS_LOADER_COLLECTORS_H
+#endif // EBPF_GPU_EXEC_LIB_COLLECTORS_H

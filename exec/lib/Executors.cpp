@@ -3,7 +3,7 @@
 // The host (LLVM JIT) and null implementations of runtime::BatchExecutor,
 // and the program loading in front of them (the GPU's: GpuExecutor.cpp).
 
-#include "Executors.h"
+#include "ebpf-gpu/Exec/Executors.h"
 
 #include "Collectors.h"
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER

@@ -7,8 +7,8 @@
 // back ends write. Shared by `run --backend kernel` and by `compare`, which
 // checks many programs in one process. Errors are returned, never printed.
 
-#ifndef EBPF_GPU_TOOLS_LOADER_KERNELBACKEND_H
-#define EBPF_GPU_TOOLS_LOADER_KERNELBACKEND_H
+#ifndef EBPF_GPU_EXEC_KERNELBACKEND_H
+#define EBPF_GPU_EXEC_KERNELBACKEND_H
 
 #include "ebpf-gpu/Loader/MapEntries.h"
 #include "ebpf-gpu/Runtime/Packets.h"
@@ -90,4 +90,4 @@ std::string kernelRefusalReason(const std::string &Log);
 
 } // namespace ebpfgpu::tools
 
-#endif // EBPF_GPU_TOOLS_LOADER_KERNELBACKEND_H
+#endif // EBPF_GPU_EXEC_KERNELBACKEND_H

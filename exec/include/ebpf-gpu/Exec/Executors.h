@@ -8,8 +8,8 @@
 // two paths run a program the same way. Errors are returned with the object
 // path and program name in front; the tool prints them.
 
-#ifndef EBPF_GPU_TOOLS_LOADER_EXECUTORS_H
-#define EBPF_GPU_TOOLS_LOADER_EXECUTORS_H
+#ifndef EBPF_GPU_EXEC_EXECUTORS_H
+#define EBPF_GPU_EXEC_EXECUTORS_H
 
 #include "ebpf-gpu/Loader/GpuObject.h"
 #ifdef EBPF_GPU_HAVE_CUDA
@@ -144,4 +144,4 @@ int64_t gpuReclaims(runtime::BatchExecutor &Exec);
 
 } // namespace ebpfgpu::tools
 
-#endif // EBPF_GPU_TOOLS_LOADER_EXECUTORS_H
+#endif // EBPF_GPU_EXEC_EXECUTORS_H

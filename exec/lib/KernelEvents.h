@@ -6,8 +6,8 @@
 // host and GPU back ends write (loader::EventLog), so the three compare
 // record for record.
 
-#ifndef EBPF_GPU_TOOLS_LOADER_KERNELEVENTS_H
-#define EBPF_GPU_TOOLS_LOADER_KERNELEVENTS_H
+#ifndef EBPF_GPU_EXEC_LIB_KERNELEVENTS_H
+#define EBPF_GPU_EXEC_LIB_KERNELEVENTS_H
 
 #include "ebpf-gpu/Loader/MapMemory.h"
 #include "ebpf-gpu/Support/Error.h"
@@ -52,4 +52,4 @@ Expected<int> pinCurrentThread();
 
 } // namespace ebpfgpu::tools
 
-#endif // EBPF_GPU_TOOLS_LOADER_KERNELEVENTS_H
+#endif // EBPF_GPU_EXEC_LIB_KERNELEVENTS_H
