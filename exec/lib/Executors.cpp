@@ -244,17 +244,36 @@ Expected<std::unique_ptr<BatchExecutor>> compileHost(const object::ObjectSpec &O
 }
 } // namespace
 
-Expected<std::unique_ptr<BatchExecutor>>
-makeHostExecutor(const std::string &Object, const std::string &Section, HostReclaim Reclaim,
-                 const object::ReadOptions &Read, uint32_t Cpus) {
+namespace {
+/// An object read from a file and its program chosen and verified.
+struct VerifiedObject {
+  object::ObjectSpec Obj;
+  const object::ProgramSpec *Prog = nullptr; ///< in Obj
+  bool ReadOnlyPackets = false;
+};
+
+Expected<VerifiedObject> readVerified(const std::string &Object, const std::string &Section,
+                                      const object::ReadOptions &Read) {
   Expected<object::ObjectSpec> Obj = object::readObjectFile(Object, Read);
   if (!Obj)
     return Obj.takeError();
-  bool ReadOnly = false;
-  Expected<const object::ProgramSpec *> P = chooseVerified(*Obj, Object, Section, &ReadOnly);
+  VerifiedObject V{std::move(*Obj)};
+  Expected<const object::ProgramSpec *> P =
+      chooseVerified(V.Obj, Object, Section, &V.ReadOnlyPackets);
   if (!P)
     return P.takeError();
-  return compileHost(*Obj, Object, **P, Reclaim, ReadOnly, Cpus);
+  V.Prog = *P;
+  return V;
+}
+} // namespace
+
+Expected<std::unique_ptr<BatchExecutor>>
+makeHostExecutor(const std::string &Object, const std::string &Section, HostReclaim Reclaim,
+                 const object::ReadOptions &Read, uint32_t Cpus) {
+  Expected<VerifiedObject> V = readVerified(Object, Section, Read);
+  if (!V)
+    return V.takeError();
+  return compileHost(V->Obj, Object, *V->Prog, Reclaim, V->ReadOnlyPackets, Cpus);
 }
 
 Expected<std::unique_ptr<BatchExecutor>> makeHostExecutor(const object::ObjectSpec &Obj,
@@ -271,18 +290,15 @@ Expected<std::unique_ptr<BatchExecutor>> makeHostExecutor(const object::ObjectSp
 Expected<loader::GpuObjectSpec> compileForGpu(const std::string &Object,
                                               const std::string &Section,
                                               const object::ReadOptions &Read) {
-  Expected<object::ObjectSpec> Obj = object::readObjectFile(Object, Read);
-  if (!Obj)
-    return Obj.takeError();
-  bool ReadOnly = false;
-  Expected<const object::ProgramSpec *> P = chooseVerified(*Obj, Object, Section, &ReadOnly);
-  if (!P)
-    return P.takeError();
+  Expected<VerifiedObject> V = readVerified(Object, Section, Read);
+  if (!V)
+    return V.takeError();
   compiler::GpuOptions Gpu;
-  Gpu.PacketsReadOnly = ReadOnly;
-  auto G = compiler::buildGpuObject(*Obj, **P, compiler::LiftOptions(), Gpu, /*Verified=*/true);
+  Gpu.PacketsReadOnly = V->ReadOnlyPackets;
+  auto G = compiler::buildGpuObject(V->Obj, *V->Prog, compiler::LiftOptions(), Gpu,
+                                    /*Verified=*/true);
   if (!G)
-    return Error(Object + ": program " + (*P)->Name + ": " + llvm::toString(G.takeError()));
+    return Error(Object + ": program " + V->Prog->Name + ": " + llvm::toString(G.takeError()));
   return std::move(*G);
 }
 #endif // EBPF_GPU_LOADER_WITH_COMPILER
