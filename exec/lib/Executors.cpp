@@ -242,9 +242,7 @@ Expected<std::unique_ptr<BatchExecutor>> compileHost(const object::ObjectSpec &O
   return std::unique_ptr<BatchExecutor>(
       new HostExecutor(std::move(*Prog), P.Name, Reclaim, ReadOnlyPackets));
 }
-} // namespace
 
-namespace {
 /// An object read from a file and its program chosen and verified.
 struct VerifiedObject {
   object::ObjectSpec Obj;

@@ -125,18 +125,6 @@ void GpuDevice::unmapHostMemory(void *Addr) {
   Mapped.erase(It);
 }
 
-Expected<void *> GpuDevice::createStream() {
-  CUstream S;
-  EBPFGPU_CHECK(*Api, cuStreamCreate, &S, CU_STREAM_NON_BLOCKING);
-  return static_cast<void *>(S);
-}
-
-void GpuDevice::synchronizeStream(void *Stream) {
-  Api->cuStreamSynchronize(static_cast<CUstream>(Stream));
-}
-
-void GpuDevice::destroyStream(void *Stream) { Api->cuStreamDestroy(static_cast<CUstream>(Stream)); }
-
 bool GpuDevice::destroyContext() {
   if (!Own || !Context)
     return false;

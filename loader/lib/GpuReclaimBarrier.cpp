@@ -78,7 +78,11 @@ void GpuReclaimBarrier::release(unsigned Stream) {
   Lanes[Stream].InUse = false;
 }
 
-void *GpuReclaimBarrier::stream(unsigned Stream) const { return Lanes[Stream].Stream; }
+void *GpuReclaimBarrier::stream(unsigned Stream) {
+  // Under the lock: another thread's addStream() may be growing Lanes.
+  std::lock_guard Lock(M);
+  return Lanes[Stream].Stream;
+}
 
 MaybeError GpuReclaimBarrier::launch(unsigned Stream, uint32_t Packets,
                                      const std::function<MaybeError()> &Start) {

@@ -47,11 +47,6 @@ public:
   /// stays mapped until unmapHostMemory(Addr) or the device is closed.
   Expected<uint64_t> mapHostMemory(void *Addr, size_t Bytes);
   void unmapHostMemory(void *Addr);
-  /// A non-blocking stream (a CUstream) for runners to share
-  /// (GpuRunnerOptions::Stream), waited for and destroyed by its owner.
-  Expected<void *> createStream();
-  void synchronizeStream(void *Stream);
-  void destroyStream(void *Stream);
   /// Own context only: destroys it now with everything made in it (device
   /// and pinned memory, modules, streams; a kernel still running in it
   /// stops). The device's programs, runners and batches must then be

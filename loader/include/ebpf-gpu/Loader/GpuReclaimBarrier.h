@@ -48,7 +48,7 @@ public:
   /// Waits for the stream's batches and gives it back (its index may be
   /// handed out again).
   void release(unsigned Stream);
-  void *stream(unsigned Stream) const;
+  void *stream(unsigned Stream);
 
   /// Queues a batch of `Packets` on stream `Stream`: `Start` does the
   /// queuing (a GpuRunner::start on that stream), after the stream was
