@@ -59,9 +59,14 @@ Expected<std::unique_ptr<Generator>> Generator::create(const std::string &Name,
     std::string RingName = Name + "_" + What;
     return rte_ring_create(RingName.c_str(), Size, int(rte_socket_id()), Flags);
   };
+  // More lcores than rx queues: several lcores fill each ring (a
+  // multi-producer ring, one compare-and-swap a burst), so that a run with
+  // few workers can still have a generator faster than they are.
+  const bool SharedRx = Lcores > RxQueues;
   for (uint16_t Q = 0; Q < RxQueues; ++Q) {
-    // One producer (its generator lcore), one consumer (the queue's worker).
-    rte_ring *R = Ring("rx" + std::to_string(Q), RxRingSize, RING_F_SP_ENQ | RING_F_SC_DEQ);
+    // Its producers (generator lcores), one consumer (the queue's worker).
+    rte_ring *R = Ring("rx" + std::to_string(Q), RxRingSize,
+                       (SharedRx ? 0u : unsigned(RING_F_SP_ENQ)) | RING_F_SC_DEQ);
     if (!R)
       return Error("port '" + Name + "': cannot make its rx ring: " + rte_strerror(rte_errno));
     G->Rx.push_back(R);
@@ -74,7 +79,6 @@ Expected<std::unique_ptr<Generator>> Generator::create(const std::string &Name,
       return Error("port '" + Name + "': cannot make its tx ring: " + rte_strerror(rte_errno));
     G->Tx.push_back(R);
   }
-  Lcores = std::min<unsigned>(Lcores, RxQueues);
   for (unsigned L = 0; L < Lcores; ++L) {
     auto P = std::make_unique<Part>();
     P->G = G.get();
@@ -83,8 +87,8 @@ Expected<std::unique_ptr<Generator>> Generator::create(const std::string &Name,
     P->Next = (G->Count * L / Lcores) % G->Count;
     G->Parts.push_back(std::move(P));
   }
-  for (uint16_t Q = 0; Q < RxQueues; ++Q)
-    G->Parts[Q % Lcores]->Rx.push_back(G->Rx[Q]);
+  for (unsigned Q = 0; Q < std::max<unsigned>(RxQueues, Lcores); ++Q)
+    G->Parts[Q % Lcores]->Rx.push_back(G->Rx[Q % RxQueues]);
   for (uint16_t Q = 0; Q < TxQueues; ++Q)
     G->Parts[Q % Lcores]->Tx.push_back(G->Tx[Q]);
   int Port = rte_eth_from_rings(Name.c_str(), G->Rx.data(), RxQueues, G->Tx.data(), TxQueues,
@@ -223,7 +227,8 @@ void Generator::loop(Part &P) {
     }
     for (unsigned I = 0; I < Burst; ++I)
       Written += !fill(M[I], Next, Replaying);
-    unsigned Sent = rte_ring_sp_enqueue_burst(R, reinterpret_cast<void **>(M), Burst, nullptr);
+    // As the ring was made: single producer, or shared by several lcores.
+    unsigned Sent = rte_ring_enqueue_burst(R, reinterpret_cast<void **>(M), Burst, nullptr);
     if (Sent < Burst)
       rte_pktmbuf_free_bulk(M + Sent, Burst - Sent);
     Generated += Sent;

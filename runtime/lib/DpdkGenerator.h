@@ -7,7 +7,9 @@
 // bytes from a PRNG, never zeros), and one tx ring per worker, which the
 // generator lcores drain and free. Each lcore owns every N-th rx and tx
 // ring, so lcores share nothing but the mbuf pool (and its per-lcore
-// caches keep that off the shared ring). It measures the runtime and the
+// caches keep that off the shared ring); with more lcores than rx queues,
+// lcore L fills ring L mod queues beside the others that do (a
+// multi-producer ring), so that a few workers can be fed by many lcores. It measures the runtime and the
 // back end without a NIC or a pcap file in the way: the packets are made
 // by cores of the same process, as on a NIC's rx ring.
 //
