@@ -167,6 +167,15 @@ device() {
         # Beside it, packets read and written where they are (no staging).
         run programs gpu "$p" 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy --gpu-stage off
         run programs host "$p" 8 4096 --zero-copy
+        # Mbufs sized for 64-byte frames (+ headroom) for both back ends.
+        run programs gpu "$p" 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy --max-frame 128
+        run programs host "$p" 8 4096 --zero-copy --max-frame 128
+        # Fewer workers, every other CPU generating (several lcores a ring):
+        # the back ends side by side where the generator is not the limit.
+        for w in 2 4; do
+          FWD_GEN=$((14 - w)) run programs gpu "$p" "$w" 4096 --gpu-mode launch --gpu-data mapped --zero-copy
+          FWD_GEN=$((14 - w)) run programs host "$p" "$w" 4096 --zero-copy
+        done
       done ;;
     latency)
       run latency gpu port_filter 1 256 --gpu-mode launch --gpu-data mapped --zero-copy --timeout-us 20

@@ -88,8 +88,9 @@ Expected<float> GpuBatch::launch(GpuProgram &Prog) {
   CUdeviceptr DescPtr = Descs, VerdictPtr = Verdicts;
   uint32_t N = Count;
   uint64_t Seed = 0x5eed0000ull;
-  CUdeviceptr Stage = 0; // packets in device memory: nothing to stage
-  void *Args[] = {&DescPtr, &VerdictPtr, &N, &Seed, &Stage};
+  CUdeviceptr Stage = 0, Done = 0; // packets in device memory: nothing to stage; the event ends it
+  uint32_t Seq = 0;
+  void *Args[] = {&DescPtr, &VerdictPtr, &N, &Seed, &Stage, &Done, &Done, &Seq};
   if (auto Err = E0.record())
     return std::move(*Err);
   EBPFGPU_CHECK(A, cuLaunchKernel, static_cast<CUfunction>(Prog.Kernel), Prog.blocksFor(N), 1, 1,
@@ -202,8 +203,9 @@ MaybeError GpuStagedBatch::run(GpuProgram &Prog, uint32_t Count, size_t FrameByt
     return Err;
   CUdeviceptr DescPtr = DevDescs, VerdictPtr = DevVerdicts;
   uint64_t Seed = 0x5eed0000ull;
-  CUdeviceptr Stage = 0; // packets in device memory: nothing to stage
-  void *Args[] = {&DescPtr, &VerdictPtr, &Count, &Seed, &Stage};
+  CUdeviceptr Stage = 0, Done = 0; // packets in device memory: nothing to stage; copies end it
+  uint32_t Seq = 0;
+  void *Args[] = {&DescPtr, &VerdictPtr, &Count, &Seed, &Stage, &Done, &Done, &Seq};
   EBPFGPU_CHECK(A, cuLaunchKernel, static_cast<CUfunction>(Prog.Kernel), Prog.blocksFor(Count), 1,
                 1, GpuBlockThreads, 1, 1, 0, S, Args, nullptr);
   if (auto Err = Record(E2))

@@ -147,6 +147,9 @@ MaybeError GpuRunner::allocate() {
     *DoneWord = 0;
     if (MaybeError E = DevicePointer(H, DevDoneWord))
       return E;
+    if (MaybeError E = DeviceAlloc(sizeof(uint32_t), DevArrived))
+      return E;
+    EBPFGPU_CHECK(A, cuMemsetD8, DevArrived, 0, sizeof(uint32_t));
   }
   return std::nullopt;
 }
@@ -252,8 +255,9 @@ GpuRunner::~GpuRunner() {
         A.cuMemFree(P);
   if (Opts.Path == GpuDataPath::Copy && Opts.Mode == GpuMode::Launch && DevVerdicts)
     A.cuMemFree(DevVerdicts);
-  if (DevSync)
-    A.cuMemFree(DevSync);
+  for (uint64_t P : {DevSync, DevArrived})
+    if (P)
+      A.cuMemFree(P);
   if (DevStage)
     A.cuMemFree(DevStage);
   for (void *H : {static_cast<void *>(HostFrames), static_cast<void *>(HostDescs),
@@ -314,9 +318,14 @@ MaybeError GpuRunner::start(uint32_t Count, size_t FrameBytes, bool InPlace) {
     Pending = false;
     return std::nullopt;
   }
-  if (MaybeError E = enqueueLaunch(Count, FrameBytes, nullptr))
+  // On the mapped path nothing follows the kernel: it publishes the batch.
+  if (DoneWord && Opts.Path == GpuDataPath::Mapped) {
+    if (MaybeError E = enqueueLaunch(Count, FrameBytes, nullptr, /*Publish=*/true))
+      return E;
+    ++DoneSeq;
+  } else if (MaybeError E = enqueueLaunch(Count, FrameBytes, nullptr)) {
     return E;
-  if (DoneWord && DoneWordWorks) {
+  } else if (DoneWord && DoneWordWorks) {
     const CudaApi &A = Dev.api();
     CUresult R = A.cuStreamWriteValue32(static_cast<CUstream>(Stream), DevDoneWord, DoneSeq + 1,
                                         CU_STREAM_WRITE_VALUE_DEFAULT);
@@ -356,6 +365,12 @@ Expected<bool> GpuRunner::done(bool Wait) {
     CUresult R = A.cuStreamQuery(static_cast<CUstream>(Stream));
     if (R == CUDA_SUCCESS) {
       Pending = false;
+      // A kernel that ended without its last block's publish (a thread
+      // ended by the abort word) may leave its count of blocks behind:
+      // zero again before the next launch (the stream is idle).
+      if (DoneWord && Opts.Path == GpuDataPath::Mapped &&
+          reinterpret_cast<std::atomic<uint32_t> *>(DoneWord)->load() != DoneSeq)
+        EBPFGPU_CHECK(A, cuMemsetD8, DevArrived, 0, sizeof(uint32_t));
       return true;
     }
     if (R != CUDA_ERROR_NOT_READY) {
@@ -387,7 +402,8 @@ MaybeError GpuRunner::runInPlace(uint32_t Count, BatchTiming *Timing) {
                                       : runPersistent(Count, 0, Timing);
 }
 
-MaybeError GpuRunner::enqueueLaunch(uint32_t Count, size_t FrameBytes, void **EvArg) {
+MaybeError GpuRunner::enqueueLaunch(uint32_t Count, size_t FrameBytes, void **EvArg,
+                                     bool Publish) {
   const CudaApi &A = Dev.api();
   CUstream S = static_cast<CUstream>(Stream);
   CUevent *Ev = reinterpret_cast<CUevent *>(EvArg);
@@ -408,8 +424,10 @@ MaybeError GpuRunner::enqueueLaunch(uint32_t Count, size_t FrameBytes, void **Ev
   if (MaybeError E = Record(1))
     return E;
   CUdeviceptr DescPtr = DevDescs, VerdictPtr = DevVerdicts, Stage = DevStage;
+  CUdeviceptr DonePtr = Publish ? DevDoneWord : 0, Arrived = DevArrived;
+  uint32_t Seq = DoneSeq + 1;
   uint64_t Seed = 0x5eed0000ull;
-  void *Args[] = {&DescPtr, &VerdictPtr, &Count, &Seed, &Stage};
+  void *Args[] = {&DescPtr, &VerdictPtr, &Count, &Seed, &Stage, &DonePtr, &Arrived, &Seq};
   unsigned Blocks = Prog.blocksFor(Count);
   GridThreads = Blocks * GpuBlockThreads;
   EBPFGPU_CHECK(A, cuLaunchKernel, static_cast<CUfunction>(Prog.Kernel), Blocks, 1, 1,

@@ -222,6 +222,9 @@ llvm::Function *addXdpPacketFn(llvm::Module &M, llvm::Function *Prog,
 /// The batch loop of programs with per-CPU maps, in the device library
 /// (CpuGroups.inc).
 constexpr const char *GroupsLoopName = "ebpfgpu_batch_in_groups";
+/// The batch kernel's end: the last block publishes the batch
+/// (PersistentLoop.inc).
+constexpr const char *BatchDoneName = "ebpfgpu_batch_done";
 
 /// ebpfgpu_xdp_batch: thread t runs the program on packets t, t + T, ...
 /// (T threads in the grid). Without `Groups`, thread t is CPU t for
@@ -235,12 +238,21 @@ void addXdpBatchKernel(llvm::Module &M, llvm::Function *Packet, llvm::GlobalVari
   auto *I64 = llvm::Type::getInt64Ty(C);
   auto *Global = llvm::PointerType::get(C, 1);
   auto *Generic = llvm::PointerType::get(C, 0);
-  auto *FnTy =
-      llvm::FunctionType::get(llvm::Type::getVoidTy(C), {Global, Global, I32, I64, Global}, false);
+  auto *FnTy = llvm::FunctionType::get(llvm::Type::getVoidTy(C),
+                                       {Global, Global, I32, I64, Global, Global, Global, I32},
+                                       false);
   auto *K = llvm::Function::Create(FnTy, llvm::GlobalValue::ExternalLinkage, EBPFGPU_XDP_KERNEL, M);
   K->setCallingConv(llvm::CallingConv::PTX_Kernel);
   llvm::Value *Descs = K->getArg(0), *Verdicts = K->getArg(1);
   auto *Entry = llvm::BasicBlock::Create(C, "entry", K);
+  // Every thread, its packets run: the last block publishes the batch.
+  auto Finish = [&](llvm::IRBuilder<> &B) {
+    llvm::Function *Done = M.getFunction(BatchDoneName);
+    assert(Done && !Done->isDeclaration() && "device library without the batch's end");
+    B.CreateCall(Done, {B.CreateAddrSpaceCast(K->getArg(5), Generic),
+                        B.CreateAddrSpaceCast(K->getArg(6), Generic), K->getArg(7)});
+    B.CreateRetVoid();
+  };
   if (Groups) {
     llvm::IRBuilder<> B(Entry);
     llvm::Function *Loop = M.getFunction(GroupsLoopName);
@@ -249,7 +261,7 @@ void addXdpBatchKernel(llvm::Module &M, llvm::Function *Packet, llvm::GlobalVari
                         B.CreateAddrSpaceCast(Verdicts, Generic), K->getArg(2), K->getArg(3),
                         B.CreateAddrSpaceCast(Groups, Generic),
                         B.CreateAddrSpaceCast(K->getArg(4), Generic)});
-    B.CreateRetVoid();
+    Finish(B);
     return;
   }
   auto *Run = llvm::BasicBlock::Create(C, "run", K);
@@ -278,7 +290,7 @@ void addXdpBatchKernel(llvm::Module &M, llvm::Function *Packet, llvm::GlobalVari
   Tid->addIncoming(Next, B.GetInsertBlock());
   B.CreateCondBr(B.CreateICmpULT(Next, K->getArg(2)), Run, Done);
   B.SetInsertPoint(Done);
-  B.CreateRetVoid();
+  Finish(B);
 }
 
 /// ebpfgpu_xdp_persistent: the device library's loop over the ring.
@@ -399,6 +411,10 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
                                                      llvm::Type::getInt32Ty(Ctx)},
                                                     false));
     }
+    M.getOrInsertFunction(BatchDoneName,
+                          llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx),
+                                                  {GenericTy, GenericTy, llvm::Type::getInt32Ty(Ctx)},
+                                                  false));
     M.getOrInsertFunction(ReclaimName,
                           llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx),
                                                   {GenericTy, llvm::Type::getInt32Ty(Ctx)}, false));

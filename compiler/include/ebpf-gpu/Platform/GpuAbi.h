@@ -19,8 +19,12 @@
 
 /* Kernel names. XDP: ebpfgpu_xdp_batch(const struct ebpfgpu_packet_desc *descs,
  * struct ebpfgpu_verdict *verdicts, uint32_t count, uint64_t seed,
- * uint8_t *stage), `stage` null or EBPFGPU_STAGE_SLOT bytes of device
- * memory per packet of the batch (below).
+ * uint8_t *stage, uint32_t *done, uint32_t *arrived, uint32_t seq), `stage`
+ * null or EBPFGPU_STAGE_SLOT bytes of device memory per packet of the batch
+ * (below); `done` null or a u32 of mapped host memory that the last block
+ * to finish sets to `seq` once the batch's verdicts and packets are visible
+ * to the host, `arrived` then a u32 of device memory, zero at the launch,
+ * by which the blocks find the last (it leaves it zero again).
  * Raw (conformance): ebpfgpu_raw_run(void *mem, uint64_t len, uint64_t *r0),
  * run by thread 0 only. */
 #define EBPFGPU_XDP_KERNEL "ebpfgpu_xdp_batch"

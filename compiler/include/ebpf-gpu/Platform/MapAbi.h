@@ -43,7 +43,7 @@ enum {
  * take a staging area (GpuAbi.h: EBPFGPU_STAGE_SLOT). 5: the persistent
  * ring posts a batch's number and size in one word, its arrays are the
  * ring's (struct ebpfgpu_ring). */
-#define EBPFGPU_RUNTIME_ABI 5
+#define EBPFGPU_RUNTIME_ABI 6
 
 /* Bytes before the key in a hash element: u32 next element + 1 (0 ends the
  * chain), u32 hash of the key, u32 LRU tick of the last use, u32 next

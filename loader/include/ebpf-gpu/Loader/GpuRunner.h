@@ -135,8 +135,9 @@ private:
   /// Checks a batch's descriptors and makes their buffers device addresses.
   MaybeError checkBatch(uint32_t Count, size_t FrameBytes);
   /// Queues a launch-mode batch (copies in, kernel, copies back), with
-  /// timing events where Ev is given.
-  MaybeError enqueueLaunch(uint32_t Count, size_t FrameBytes, void **Ev);
+  /// timing events where Ev is given; `Publish`: the kernel's last block
+  /// sets DoneWord to DoneSeq + 1 (no copy may follow the kernel).
+  MaybeError enqueueLaunch(uint32_t Count, size_t FrameBytes, void **Ev, bool Publish = false);
   MaybeError runPersistent(uint32_t Count, size_t FrameBytes, BatchTiming *Timing);
   /// True when the work queued on stream `S` ended within `Ms`.
   bool waitStopped(void *S, uint32_t Ms);
@@ -169,14 +170,16 @@ private:
   bool Pending = false;
   uint32_t PendingCount = 0;
   std::chrono::steady_clock::time_point PendingSince;
-  /// start() ends each batch with a write of its number (DoneSeq) into
-  /// this word of mapped pinned memory (cuStreamWriteValue32, after a
-  /// system-scope fence), so that done() reads host memory instead of
-  /// asking the driver (cuStreamQuery takes the context's lock: eight
-  /// workers asking a million times a second queued on it). Null where
-  /// the driver cannot (done() then asks cuStreamQuery).
+  /// Each batch start() queues ends with its number (DoneSeq) in this
+  /// word of mapped pinned memory, so that done() reads host memory
+  /// instead of asking the driver (cuStreamQuery takes the context's lock:
+  /// eight workers asking a million times a second queued on it). On the
+  /// mapped path the kernel's last block writes it (ebpfgpu_batch_done,
+  /// `DevArrived` its count of blocks); on the copy path a
+  /// cuStreamWriteValue32 after the copies back does. Null where the
+  /// driver cannot (done() then asks cuStreamQuery).
   uint32_t *DoneWord = nullptr;
-  uint64_t DevDoneWord = 0;
+  uint64_t DevDoneWord = 0, DevArrived = 0;
   uint32_t DoneSeq = 0;
   bool DoneWordWorks = true;
   /// When done() last asked the driver about a batch the word has not
