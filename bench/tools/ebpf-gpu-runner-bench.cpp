@@ -19,8 +19,8 @@
 //          [--batches 32,256,4096] [--frames 64,512,1500] [--modes launch,persistent]
 //          [--paths copy,mapped] [--seconds S] [--json FILE]
 
+#include "ebpf-gpu/Abi/GpuObject.h"
 #include "ebpf-gpu/Loader/GpuLoader.h"
-#include "ebpf-gpu/Loader/GpuObject.h"
 #include "ebpf-gpu/Loader/GpuRunner.h"
 #include "ebpf-gpu/Runtime/Packets.h"
 

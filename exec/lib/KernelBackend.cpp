@@ -6,7 +6,7 @@
 #include "ebpf-gpu/Exec/KernelBackend.h"
 #include "KernelEvents.h"
 
-#include "ebpf-gpu/Loader/MapMemory.h"
+#include "ebpf-gpu/Abi/MapMemory.h"
 #include "ebpf-gpu/Platform/MapAbi.h"
 
 #include <bpf/bpf.h>

@@ -4,7 +4,7 @@
 
 #include "KernelEvents.h"
 
-#include "ebpf-gpu/Loader/MapMemory.h"
+#include "ebpf-gpu/Abi/MapMemory.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>

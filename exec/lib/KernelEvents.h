@@ -9,7 +9,7 @@
 #ifndef EBPF_GPU_EXEC_LIB_KERNELEVENTS_H
 #define EBPF_GPU_EXEC_LIB_KERNELEVENTS_H
 
-#include "ebpf-gpu/Loader/MapMemory.h"
+#include "ebpf-gpu/Abi/MapMemory.h"
 #include "ebpf-gpu/Support/Error.h"
 
 #include <memory>

@@ -4,8 +4,8 @@
 // objects built on it (the batches that run programs on packets in device
 // memory: GpuBatch.cpp).
 
+#include "ebpf-gpu/Abi/MapMemory.h"
 #include "ebpf-gpu/Loader/GpuLoader.h"
-#include "ebpf-gpu/Loader/MapMemory.h"
 #include "ebpf-gpu/Platform/GpuAbi.h"
 
 #include "CudaApi.h"

@@ -16,8 +16,8 @@
 #include "DaemonState.h"
 #include "Json.h"
 
-#include "ebpf-gpu/Loader/GpuObject.h"
-#include "ebpf-gpu/Loader/MapMemory.h"
+#include "ebpf-gpu/Abi/GpuObject.h"
+#include "ebpf-gpu/Abi/MapMemory.h"
 
 #include <cstddef>
 #include <cstdint>

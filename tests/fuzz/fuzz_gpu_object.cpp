@@ -10,10 +10,10 @@
 // (writeGpuObject) to an image that reads again to the same image; its BTF
 // goes through the BTF reader as the daemon's `prog load` takes it.
 
-#include "../../loader/lib/Sha256.h"
+#include "../../abi/lib/Sha256.h"
 
+#include "ebpf-gpu/Abi/GpuObject.h"
 #include "ebpf-gpu/Loader/BtfFormat.h"
-#include "ebpf-gpu/Loader/GpuObject.h"
 
 #include <elf.h>
 

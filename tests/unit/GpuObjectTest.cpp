@@ -3,7 +3,7 @@
 // The .gpu.o container: what is written is read back; damaged or foreign
 // files are refused with a reason.
 
-#include "ebpf-gpu/Loader/GpuObject.h"
+#include "ebpf-gpu/Abi/GpuObject.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 // LRU eviction order, LPM longest-prefix matching, per-CPU copies, and
 // the text form of each.
 
-#include "ebpf-gpu/Loader/MapMemory.h"
+#include "ebpf-gpu/Abi/MapMemory.h"
 
 #include <gtest/gtest.h>
 

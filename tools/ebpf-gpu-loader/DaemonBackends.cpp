@@ -7,7 +7,7 @@
 
 #include "ebpf-gpu/Exec/Executors.h"
 
-#include "ebpf-gpu/Loader/GpuObject.h"
+#include "ebpf-gpu/Abi/GpuObject.h"
 #include "ebpf-gpu/Support/ReadFile.h"
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
 #include "ebpf-gpu/Object/Object.h"

@@ -7,8 +7,8 @@
 #include "DaemonState.h"
 #include "DaemonText.h"
 
+#include "ebpf-gpu/Abi/MapMemory.h"
 #include "ebpf-gpu/Loader/MapEntries.h"
-#include "ebpf-gpu/Loader/MapMemory.h"
 
 #include <cstring>
 

@@ -11,8 +11,8 @@
 #include "ebpf-gpu/Exec/Executors.h"
 #include "Options.h"
 
+#include "ebpf-gpu/Abi/GpuObject.h"
 #include "ebpf-gpu/Loader/Fib.h"
-#include "ebpf-gpu/Loader/GpuObject.h"
 #include "ebpf-gpu/Loader/MapEntries.h"
 #include "ebpf-gpu/Runtime/DpdkForwarder.h"
 

@@ -22,10 +22,10 @@
 #include "ebpf-gpu/Exec/KernelBackend.h"
 #endif
 
+#include "ebpf-gpu/Abi/GpuObject.h"
+#include "ebpf-gpu/Abi/MapMemory.h"
 #include "ebpf-gpu/Loader/Fib.h"
-#include "ebpf-gpu/Loader/GpuObject.h"
 #include "ebpf-gpu/Loader/MapEntries.h"
-#include "ebpf-gpu/Loader/MapMemory.h"
 #include "ebpf-gpu/Runtime/Packets.h"
 #include "ebpf-gpu/Support/OutputPath.h"
 

@@ -33,7 +33,7 @@ uint32_t ebpfgpu_load_acquire(uint32_t *P) { return __atomic_load_n(P, __ATOMIC_
 void ebpfgpu_store_release(uint32_t *P, uint32_t V) { __atomic_store_n(P, V, __ATOMIC_RELEASE); }
 extern "C" {
 #include "../Runtime/XdpHelpers.inc"
-#include "../Runtime/MapHelpers.inc"
+#include "ebpf-gpu/Abi/MapHelpers.inc"
 #include "../Runtime/FibHelpers.inc"
 #include "../Runtime/EventHelpers.inc"
 }

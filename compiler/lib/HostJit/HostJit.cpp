@@ -5,7 +5,7 @@
 
 #include "ebpf-gpu/Compiler/HostJit.h"
 
-#include "ebpf-gpu/Loader/MapMemory.h"
+#include "ebpf-gpu/Abi/MapMemory.h"
 
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"

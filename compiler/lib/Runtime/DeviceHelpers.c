@@ -116,7 +116,7 @@ __attribute__((always_inline)) void ebpfgpu_warp_add_u32(uint32_t *p, uint32_t v
 }
 
 #include "XdpHelpers.inc"
-#include "MapHelpers.inc"
+#include "ebpf-gpu/Abi/MapHelpers.inc"
 #include "Staging.inc"
 #include "PersistentLoop.inc"
 

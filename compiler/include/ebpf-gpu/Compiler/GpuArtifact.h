@@ -6,8 +6,8 @@
 #ifndef EBPF_GPU_COMPILER_GPUARTIFACT_H
 #define EBPF_GPU_COMPILER_GPUARTIFACT_H
 
+#include "ebpf-gpu/Abi/GpuObject.h"
 #include "ebpf-gpu/Compiler/GpuBackend.h"
-#include "ebpf-gpu/Loader/GpuObject.h"
 
 namespace ebpfgpu::compiler {
 

@@ -7,8 +7,8 @@
 #ifndef EBPF_GPU_COMPILER_HOSTJIT_H
 #define EBPF_GPU_COMPILER_HOSTJIT_H
 
+#include "ebpf-gpu/Abi/TraceLog.h"
 #include "ebpf-gpu/Compiler/Lifter.h"
-#include "ebpf-gpu/Loader/TraceLog.h"
 #include "ebpf-gpu/Support/Error.h"
 
 #include "llvm/Support/Error.h"

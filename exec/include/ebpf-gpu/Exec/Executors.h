@@ -11,7 +11,7 @@
 #ifndef EBPF_GPU_EXEC_EXECUTORS_H
 #define EBPF_GPU_EXEC_EXECUTORS_H
 
-#include "ebpf-gpu/Loader/GpuObject.h"
+#include "ebpf-gpu/Abi/GpuObject.h"
 #ifdef EBPF_GPU_HAVE_CUDA
 #include "ebpf-gpu/Loader/GpuRunner.h"
 #endif

@@ -11,9 +11,9 @@
 #ifndef EBPF_GPU_LOADER_GPULOADER_H
 #define EBPF_GPU_LOADER_GPULOADER_H
 
-#include "ebpf-gpu/Loader/GpuObject.h"
-#include "ebpf-gpu/Loader/MapMemory.h"
-#include "ebpf-gpu/Loader/TraceLog.h"
+#include "ebpf-gpu/Abi/GpuObject.h"
+#include "ebpf-gpu/Abi/MapMemory.h"
+#include "ebpf-gpu/Abi/TraceLog.h"
 #include "ebpf-gpu/Platform/GpuAbi.h"
 
 #include <functional>

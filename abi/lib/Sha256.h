@@ -4,8 +4,8 @@
 // of `.gpu.o` files. Small and dependency-free so the loader stays
 // self-contained on GPU machines.
 
-#ifndef EBPF_GPU_LOADER_SHA256_H
-#define EBPF_GPU_LOADER_SHA256_H
+#ifndef EBPF_GPU_ABI_LIB_SHA256_H
+#define EBPF_GPU_ABI_LIB_SHA256_H
 
 #include <cstddef>
 #include <cstdint>
@@ -18,4 +18,4 @@ std::string sha256Hex(const uint8_t *Data, size_t Size);
 
 } // namespace ebpfgpu::loader
 
-#endif // EBPF_GPU_LOADER_SHA256_H
+#endif // EBPF_GPU_ABI_LIB_SHA256_H

@@ -4,7 +4,7 @@
 // parsed by hand (no libelf, so the loader runs on bare machines), every
 // offset bounds-checked.
 
-#include "ebpf-gpu/Loader/GpuObject.h"
+#include "ebpf-gpu/Abi/GpuObject.h"
 #include "ebpf-gpu/Platform/MapAbi.h"
 #include "ebpf-gpu/Support/OutputPath.h"
 #include "ebpf-gpu/Support/ReadFile.h"

@@ -10,10 +10,10 @@
 // read so no byte can change after compilation unnoticed), `.ebpfgpu.ptx`,
 // `.BTF`. The seal detects modification; it is not a signature.
 
-#ifndef EBPF_GPU_LOADER_GPUOBJECT_H
-#define EBPF_GPU_LOADER_GPUOBJECT_H
+#ifndef EBPF_GPU_ABI_GPUOBJECT_H
+#define EBPF_GPU_ABI_GPUOBJECT_H
 
-#include "ebpf-gpu/Loader/MapMemory.h"
+#include "ebpf-gpu/Abi/MapMemory.h"
 #include "ebpf-gpu/Support/Error.h"
 
 #include <cstdint>
@@ -79,4 +79,4 @@ MaybeError writeFileAtomically(const std::string &Path, const std::vector<uint8_
 
 } // namespace ebpfgpu::loader
 
-#endif // EBPF_GPU_LOADER_GPUOBJECT_H
+#endif // EBPF_GPU_ABI_GPUOBJECT_H

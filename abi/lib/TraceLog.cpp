@@ -2,7 +2,7 @@
 //
 // Reading bpf_trace_printk's log.
 
-#include "ebpf-gpu/Loader/TraceLog.h"
+#include "ebpf-gpu/Abi/TraceLog.h"
 
 #include <algorithm>
 

@@ -7,8 +7,8 @@
 // text form of map contents that every back end prints the same way (so
 // their results compare byte for byte).
 
-#ifndef EBPF_GPU_LOADER_MAPMEMORY_H
-#define EBPF_GPU_LOADER_MAPMEMORY_H
+#ifndef EBPF_GPU_ABI_MAPMEMORY_H
+#define EBPF_GPU_ABI_MAPMEMORY_H
 
 #include "ebpf-gpu/Platform/MapAbi.h"
 #include "ebpf-gpu/Support/Error.h"
@@ -209,4 +209,4 @@ std::string formatArrayMap(const std::string &Name, const uint8_t *Values, uint3
 
 } // namespace ebpfgpu::loader
 
-#endif // EBPF_GPU_LOADER_MAPMEMORY_H
+#endif // EBPF_GPU_ABI_MAPMEMORY_H

@@ -4,8 +4,8 @@
 // its size, and taking its lines out between runs, for the host back end
 // (a block in host memory) and the GPU (a copy of the device block).
 
-#ifndef EBPF_GPU_LOADER_TRACELOG_H
-#define EBPF_GPU_LOADER_TRACELOG_H
+#ifndef EBPF_GPU_ABI_TRACELOG_H
+#define EBPF_GPU_ABI_TRACELOG_H
 
 #include "ebpf-gpu/Platform/XdpContext.h"
 
@@ -29,4 +29,4 @@ TraceText readTraceLog(const ebpfgpu_trace_log &Header, const char *Bytes);
 
 } // namespace ebpfgpu::loader
 
-#endif // EBPF_GPU_LOADER_TRACELOG_H
+#endif // EBPF_GPU_ABI_TRACELOG_H

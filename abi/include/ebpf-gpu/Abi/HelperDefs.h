@@ -4,8 +4,8 @@
  * values, map update flags, XDP actions), for the helper sources
  * (XdpHelpers.inc, MapHelpers.inc, EventHelpers.inc) on every build of them. */
 
-#ifndef EBPF_GPU_RUNTIME_HELPERDEFS_H
-#define EBPF_GPU_RUNTIME_HELPERDEFS_H
+#ifndef EBPF_GPU_ABI_HELPERDEFS_H
+#define EBPF_GPU_ABI_HELPERDEFS_H
 
 #define EBPFGPU_ENOENT 2
 #define EBPFGPU_E2BIG 7
@@ -38,4 +38,4 @@ static inline uint32_t ebpfgpu_cpu(struct ebpfgpu_xdp_ctx *c) {
 static inline uint32_t ebpfgpu_cpu(struct ebpfgpu_xdp_ctx *c) { return c->cpu_id; }
 #endif
 
-#endif /* EBPF_GPU_RUNTIME_HELPERDEFS_H */
+#endif /* EBPF_GPU_ABI_HELPERDEFS_H */

@@ -3,7 +3,7 @@
 // Map layouts, the host's operations on map blocks, and the common text
 // form of map contents.
 
-#include "ebpf-gpu/Loader/MapMemory.h"
+#include "ebpf-gpu/Abi/MapMemory.h"
 #include "ebpf-gpu/Platform/XdpContext.h"
 
 #include <algorithm>
@@ -33,7 +33,7 @@ using std::memset;
 uint32_t ebpfgpu_load_acquire(uint32_t *P) { return __atomic_load_n(P, __ATOMIC_ACQUIRE); }
 void ebpfgpu_store_release(uint32_t *P, uint32_t V) { __atomic_store_n(P, V, __ATOMIC_RELEASE); }
 extern "C" {
-#include "MapHelpers.inc"
+#include "ebpf-gpu/Abi/MapHelpers.inc"
 }
 
 } // namespace
