@@ -20,7 +20,7 @@
 #include <sstream>
 #include <unistd.h>
 
-namespace ebpfgpu::loader {
+namespace ebpfgpu::abi {
 
 namespace {
 
@@ -334,4 +334,4 @@ MaybeError writeFileAtomically(const std::string &Path, const std::vector<uint8_
   return std::nullopt;
 }
 
-} // namespace ebpfgpu::loader
+} // namespace ebpfgpu::abi

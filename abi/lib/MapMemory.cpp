@@ -11,7 +11,7 @@
 #include <cstring>
 #include <set>
 
-namespace ebpfgpu::loader {
+namespace ebpfgpu::abi {
 
 namespace {
 
@@ -676,4 +676,4 @@ std::string formatArrayMap(const std::string &Name, const uint8_t *Values, uint3
   return Out;
 }
 
-} // namespace ebpfgpu::loader
+} // namespace ebpfgpu::abi

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <vector>
 
-namespace ebpfgpu::loader {
+namespace ebpfgpu::abi {
 
 namespace {
 
@@ -63,4 +63,4 @@ std::string sha256Hex(const uint8_t *Data, size_t Size) {
   return std::string(Hex, 64);
 }
 
-} // namespace ebpfgpu::loader
+} // namespace ebpfgpu::abi

@@ -11,11 +11,11 @@
 #include <cstdint>
 #include <string>
 
-namespace ebpfgpu::loader {
+namespace ebpfgpu::abi {
 
 /// Lower-case hex SHA-256 of `Size` bytes.
 std::string sha256Hex(const uint8_t *Data, size_t Size);
 
-} // namespace ebpfgpu::loader
+} // namespace ebpfgpu::abi
 
 #endif // EBPF_GPU_ABI_LIB_SHA256_H

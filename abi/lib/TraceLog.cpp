@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-namespace ebpfgpu::loader {
+namespace ebpfgpu::abi {
 
 TraceText readTraceLog(const ebpfgpu_trace_log &Header, const char *Bytes) {
   TraceText T;
@@ -19,4 +19,4 @@ TraceText readTraceLog(const ebpfgpu_trace_log &Header, const char *Bytes) {
   return T;
 }
 
-} // namespace ebpfgpu::loader
+} // namespace ebpfgpu::abi

@@ -167,12 +167,12 @@ struct Loaded {
 
 Loaded load(loader::GpuDevice &Dev, const Pair &P) {
   Loaded L;
-  auto Spec = check(loader::readGpuObjectFile(P.Compiled), P.Compiled);
+  auto Spec = check(abi::readGpuObjectFile(P.Compiled), P.Compiled);
   L.ProgramName = Spec.Program;
   std::ifstream PtxIn(P.Ptx);
   if (!PtxIn)
     fail(P.Ptx + ": cannot open file");
-  loader::GpuObjectSpec Hand;
+  abi::GpuObjectSpec Hand;
   Hand.Program = P.Kernel;
   Hand.Platform = "xdp";
   Hand.Kernel = P.Kernel;

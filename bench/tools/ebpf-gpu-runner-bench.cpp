@@ -188,7 +188,7 @@ int main(int argc, char **argv) {
     if (!loader::parseGpuDataPath(P, X))
       fail("unknown data path '" + P + "' (copy, mapped)", 2);
   }
-  auto Spec = check(loader::readGpuObjectFile(Object), Object);
+  auto Spec = check(abi::readGpuObjectFile(Object), Object);
   if (!Spec.Verified)
     fail(Object + ": not verified");
   runtime::PacketBatch Traffic = check(runtime::readPcap(Pcap), Pcap);

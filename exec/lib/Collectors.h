@@ -21,7 +21,7 @@ namespace ebpfgpu::tools {
 /// until the caller takes them (at most 64 MiB; the rest is counted).
 class TraceCollector {
 public:
-  void add(const loader::TraceText &T) {
+  void add(const abi::TraceText &T) {
     std::lock_guard Lock(M);
     Dropped += T.Dropped;
     if (Lines.size() + T.Lines.size() <= MaxBytes)
@@ -46,10 +46,10 @@ private:
   uint64_t Dropped = 0;
 };
 /// Event records taken from a program's maps after each run
-/// (loader::EventLog), shared by the workers.
+/// (abi::EventLog), shared by the workers.
 class EventCollector {
 public:
-  void add(loader::EventBatch &B) {
+  void add(abi::EventBatch &B) {
     std::lock_guard Lock(M);
     Log.add(B);
   }
@@ -64,7 +64,7 @@ public:
 
 private:
   std::mutex M;
-  loader::EventLog Log;
+  abi::EventLog Log;
 };
 
 } // namespace ebpfgpu::tools

@@ -202,7 +202,7 @@ public:
 private:
   /// With no run in progress (Running held): the event maps' records.
   MaybeError takeEventsLocked() {
-    loader::EventBatch B;
+    abi::EventBatch B;
     if (MaybeError E = Prog->takeEvents(B))
       return E;
     Events.add(B);
@@ -285,9 +285,9 @@ Expected<std::unique_ptr<BatchExecutor>> makeHostExecutor(const object::ObjectSp
   return compileHost(Obj, Path, **V, Reclaim, ReadOnly);
 }
 
-Expected<loader::GpuObjectSpec> compileForGpu(const std::string &Object,
-                                              const std::string &Section,
-                                              const object::ReadOptions &Read) {
+Expected<abi::GpuObjectSpec> compileForGpu(const std::string &Object,
+                                           const std::string &Section,
+                                           const object::ReadOptions &Read) {
   Expected<VerifiedObject> V = readVerified(Object, Section, Read);
   if (!V)
     return V.takeError();

@@ -64,7 +64,7 @@ bool kernelLookup(struct bpf_map *M, const void *Key, std::vector<uint8_t> &Valu
   std::vector<uint8_t> Raw(size_t(PerCpu ? Stride : VS) * Cpus);
   if (bpf_map__lookup_elem(M, Key, KS, Raw.data(), Raw.size(), 0) != 0)
     return false;
-  Value = PerCpu ? loader::sumPerCpuValues(Raw.data(), VS, Stride, Cpus) : Raw;
+  Value = PerCpu ? abi::sumPerCpuValues(Raw.data(), VS, Stride, Cpus) : Raw;
   return true;
 }
 
@@ -106,7 +106,7 @@ std::string dumpObjectMaps(struct bpf_object *Obj) {
           Key = Next;
         }
       }
-      Parts.push_back({bpf_map__name(M), loader::formatOuterEntries(
+      Parts.push_back({bpf_map__name(M), abi::formatOuterEntries(
                                              bpf_map__name(M), T == BPF_MAP_TYPE_ARRAY_OF_MAPS,
                                              std::move(KV))});
       continue;
@@ -121,7 +121,7 @@ std::string dumpObjectMaps(struct bpf_object *Obj) {
         Key = Next;
         Prev = Key.data();
       }
-      Parts.push_back({bpf_map__name(M), loader::formatHashEntries(bpf_map__name(M), KV)});
+      Parts.push_back({bpf_map__name(M), abi::formatHashEntries(bpf_map__name(M), KV)});
       continue;
     }
     if (T != BPF_MAP_TYPE_ARRAY && T != BPF_MAP_TYPE_PERCPU_ARRAY && T != BPF_MAP_TYPE_DEVMAP)
@@ -134,7 +134,7 @@ std::string dumpObjectMaps(struct bpf_object *Obj) {
     for (uint32_t K = 0; K < Entries; ++K)
       if (kernelLookup(M, &K, Value))
         std::memcpy(Values.data() + size_t(K) * VS, Value.data(), VS);
-    Parts.push_back({Name, loader::formatArrayMap(Name, Values.data(), VS, VS, Entries)});
+    Parts.push_back({Name, abi::formatArrayMap(Name, Values.data(), VS, VS, Entries)});
   }
   std::sort(Parts.begin(), Parts.end());
   std::string Out;
@@ -304,9 +304,9 @@ MaybeError KernelProgram::run(PacketBatch &Batch, std::optional<uint32_t> Ingres
   auto Events = KernelEvents::open(Obj);
   if (!Events)
     return Events.takeError();
-  loader::EventLog Log;
+  abi::EventLog Log;
   auto TakeEvents = [&]() -> MaybeError {
-    loader::EventBatch Run;
+    abi::EventBatch Run;
     if (MaybeError E = (*Events)->take(Run))
       return E;
     Log.add(Run);

@@ -20,7 +20,7 @@ namespace ebpfgpu::tools {
 /// One event map: its name and the records read since the last take.
 struct MapRecords {
   std::string Name;
-  std::vector<loader::EventRecord> Records;
+  std::vector<abi::EventRecord> Records;
   uint64_t *Lost = nullptr;
 };
 
@@ -91,7 +91,7 @@ Expected<std::unique_ptr<KernelEvents>> KernelEvents::open(struct bpf_object *Ob
 
 KernelEvents::~KernelEvents() = default;
 
-MaybeError KernelEvents::take(loader::EventBatch &Out) {
+MaybeError KernelEvents::take(abi::EventBatch &Out) {
   if (P->Ring) {
     int N = ring_buffer__consume(P->Ring);
     if (N < 0)

@@ -3,7 +3,7 @@
 // The kernel back end's event maps: the records a loaded object's ring
 // buffers and perf event arrays receive during BPF_PROG_TEST_RUN, read
 // with libbpf's ring buffer and perf buffer readers, for the text form the
-// host and GPU back ends write (loader::EventLog), so the three compare
+// host and GPU back ends write (abi::EventLog), so the three compare
 // record for record.
 
 #ifndef EBPF_GPU_EXEC_LIB_KERNELEVENTS_H
@@ -33,7 +33,7 @@ public:
   /// Every record received since the last call, appended to `Out` map by
   /// map in the order written (the kernel's test runs are serial: packet
   /// order; the records carry no packet index).
-  MaybeError take(loader::EventBatch &Out);
+  MaybeError take(abi::EventBatch &Out);
   /// Perf records the kernel lost for want of room, so far.
   uint64_t lost() const { return Lost; }
 

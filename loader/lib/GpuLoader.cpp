@@ -146,18 +146,19 @@ GpuDevice::~GpuDevice() {
     Api->cuDevicePrimaryCtxRelease(Device);
 }
 
-Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev, const GpuObjectSpec &Spec) {
+Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev,
+                                                       const abi::GpuObjectSpec &Spec) {
   const CudaApi &A = Dev.api();
   // The batch kernel's threads are the GPU's CPUs. Without per-CPU maps
   // the grid has a thread per packet (the fastest launch); per-CPU maps
   // keep a copy of each value per thread, so then the grid has no more
   // threads than the device holds at once, nor than their memory allows.
   size_t PerCpu = 0;
-  for (const GpuMapSpec &M : Spec.Maps)
+  for (const abi::GpuMapSpec &M : Spec.Maps)
     if (!M.ObjectGlobal.empty()) {
-      if (MaybeError E = checkMapSupported(M.Name, M.shape()))
+      if (MaybeError E = abi::checkMapSupported(M.Name, M.shape()))
         return std::move(*E);
-      PerCpu += perCpuBytes(M.shape());
+      PerCpu += abi::perCpuBytes(M.shape());
     }
   uint32_t Slots = UINT32_MAX / GpuBlockThreads * GpuBlockThreads;
   if (PerCpu)
@@ -244,13 +245,13 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev, const Gpu
     }
   }
   if (std::count(Spec.Helpers.begin(), Spec.Helpers.end(), "trace_printk")) {
-    size_t Bytes = sizeof(ebpfgpu_trace_log) + TraceLogCapacity;
+    size_t Bytes = sizeof(ebpfgpu_trace_log) + abi::TraceLogCapacity;
     CUdeviceptr L, G;
     size_t GSize = 0;
     EBPFGPU_CHECK(A, cuMemAlloc, &L, Bytes);
     P->TraceLog = L;
     EBPFGPU_CHECK(A, cuMemsetD8, L, 0, Bytes);
-    ebpfgpu_trace_log Header{0, TraceLogCapacity, 0, 0};
+    ebpfgpu_trace_log Header{0, abi::TraceLogCapacity, 0, 0};
     EBPFGPU_CHECK(A, cuMemcpyHtoD, L, &Header, sizeof(Header));
     if (CUresult R = A.cuModuleGetGlobal(&G, &GSize, Mod, EBPFGPU_TRACE_LOG_GLOBAL);
         R != CUDA_SUCCESS)
@@ -261,12 +262,12 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev, const Gpu
   P->UsesFib = std::count(Spec.Helpers.begin(), Spec.Helpers.end(), "fib_lookup") != 0;
   // Maps: header and zeroed values in device memory, bound to the module's
   // map global. Global data lives in the module itself.
-  for (const GpuMapSpec &M : Spec.Maps) {
+  for (const abi::GpuMapSpec &M : Spec.Maps) {
     DeviceMap D;
     D.Name = M.Name;
     D.Shape = M.shape();
     if (!M.ObjectGlobal.empty()) {
-      size_t Bytes = mapLayout(M.shape(), Slots, 0).Bytes;
+      size_t Bytes = abi::mapLayout(M.shape(), Slots, 0).Bytes;
       CUdeviceptr H, V, G;
       size_t GSize = 0;
       EBPFGPU_CHECK(A, cuMemAlloc, &H, sizeof(ebpfgpu_map));
@@ -275,7 +276,7 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev, const Gpu
       EBPFGPU_CHECK(A, cuMemAlloc, &V, Bytes ? Bytes : 1);
       P->Maps.back().Storage = V;
       EBPFGPU_CHECK(A, cuMemsetD8, V, 0, Bytes ? Bytes : 1);
-      P->Maps.back().Layout = mapLayout(M.shape(), Slots, V);
+      P->Maps.back().Layout = abi::mapLayout(M.shape(), Slots, V);
       EBPFGPU_CHECK(A, cuMemcpyHtoD, H, &P->Maps.back().Layout.Header, sizeof(ebpfgpu_map));
       P->Maps.back().InnerNames = M.InnerMaps;
       for (const auto &[Slot, Value] : M.ProgramSlots) {
@@ -306,7 +307,7 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev, const Gpu
   }
   // Maps of maps: a device table of their inner maps' headers, then the
   // slots the object fills.
-  for (const GpuMapSpec &M : Spec.Maps) {
+  for (const abi::GpuMapSpec &M : Spec.Maps) {
     if (!ebpfgpu_map_is_outer(M.Type) || M.ObjectGlobal.empty())
       continue;
     DeviceMap *Outer = P->findMap(M.Name);
@@ -392,8 +393,8 @@ MaybeError GpuProgram::setEntry(const DeviceMap &D, const std::vector<uint8_t> &
   // the programs' own code, then put it back.
   std::vector<uint8_t> Copy(D.Layout.Bytes);
   EBPFGPU_CHECK(A, cuMemcpyDtoH, Copy.data(), D.Storage, Copy.size());
-  MapLayout Host = mapLayout(D.Shape, CpuSlots, reinterpret_cast<uint64_t>(Copy.data()));
-  if (MaybeError E = setMapEntry(D.Name, Host.Header, Key, Value))
+  abi::MapLayout Host = abi::mapLayout(D.Shape, CpuSlots, reinterpret_cast<uint64_t>(Copy.data()));
+  if (MaybeError E = abi::setMapEntry(D.Name, Host.Header, Key, Value))
     return E;
   EBPFGPU_CHECK(A, cuMemcpyHtoD, D.Storage, Copy.data(), Copy.size());
   return std::nullopt;
@@ -407,10 +408,10 @@ Expected<std::string> GpuProgram::dumpMaps() const {
     std::vector<uint8_t> Copy(Bytes);
     if (Bytes)
       EBPFGPU_CHECK(A, cuMemcpyDtoH, Copy.data(), D.DataAddr ? D.DataAddr : D.Storage, Bytes);
-    Parts.push_back({D.Name, D.DataAddr ? formatArrayMap(D.Name, Copy.data(), D.DataSize,
-                                                         D.DataSize, 1)
-                                        : formatMap(D.Name, D.Layout, Copy.data(),
-                                                    D.InnerNames)});
+    Parts.push_back({D.Name, D.DataAddr ? abi::formatArrayMap(D.Name, Copy.data(), D.DataSize,
+                                                              D.DataSize, 1)
+                                        : abi::formatMap(D.Name, D.Layout, Copy.data(),
+                                                         D.InnerNames)});
   }
   std::sort(Parts.begin(), Parts.end());
   std::string Out;
@@ -428,12 +429,12 @@ MaybeError GpuProgram::reclaimMaps() {
     // block starts with the control words).
     uint32_t Control[EBPFGPU_CTL_WORDS];
     EBPFGPU_CHECK(A, cuMemcpyDtoH, Control, D.Storage, sizeof(Control));
-    if (!hasPendingElements(Control))
+    if (!abi::hasPendingElements(Control))
       continue;
     // Between batches nothing runs: splice on a host copy of the block.
     std::vector<uint8_t> Copy(D.Layout.Bytes);
     EBPFGPU_CHECK(A, cuMemcpyDtoH, Copy.data(), D.Storage, Copy.size());
-    reclaimHashMap(D.Layout, Copy.data());
+    abi::reclaimHashMap(D.Layout, Copy.data());
     EBPFGPU_CHECK(A, cuMemcpyHtoD, D.Storage, Copy.data(), Copy.size());
   }
   return std::nullopt;
@@ -464,7 +465,7 @@ Expected<std::vector<std::string>> GpuProgram::starvedMaps() const {
       continue;
     uint32_t Control[EBPFGPU_CTL_WORDS];
     EBPFGPU_CHECK(A, cuMemcpyDtoH, Control, D.Storage, sizeof(Control));
-    if (uint32_t N = starvedUpdates(Control))
+    if (uint32_t N = abi::starvedUpdates(Control))
       Out.push_back(D.Name + ": " + std::to_string(N));
   }
   return Out;
@@ -477,7 +478,7 @@ MaybeError GpuProgram::checkMaps() const {
       continue;
     std::vector<uint8_t> Copy(D.Layout.Bytes);
     EBPFGPU_CHECK(A, cuMemcpyDtoH, Copy.data(), D.Storage, Copy.size());
-    if (MaybeError E = checkMapIntegrity(D.Name, D.Layout, Copy.data()))
+    if (MaybeError E = abi::checkMapIntegrity(D.Name, D.Layout, Copy.data()))
       return E;
   }
   return std::nullopt;
@@ -500,13 +501,13 @@ MaybeError GpuProgram::setInnerMap(const std::string &Outer, const std::vector<u
     return Error("no map named '" + Outer + "' in the program");
   if (!ebpfgpu_map_is_outer(D->Shape.Type))
     return Error("map '" + Outer + "' does not hold maps (@" + Inner + " given)");
-  auto Value = innerMapValue(Outer, D->InnerNames, Inner);
+  auto Value = abi::innerMapValue(Outer, D->InnerNames, Inner);
   if (!Value)
     return Value.takeError();
   return setEntry(*D, Key, *Value);
 }
 
-MaybeError GpuProgram::takeEvents(uint32_t FirstPacket, EventBatch &Out) {
+MaybeError GpuProgram::takeEvents(uint32_t FirstPacket, abi::EventBatch &Out) {
   const CudaApi &A = Dev.api();
   for (const DeviceMap &D : Maps) {
     if (D.DataAddr || !ebpfgpu_map_is_event(D.Shape.Type))
@@ -521,9 +522,10 @@ MaybeError GpuProgram::takeEvents(uint32_t FirstPacket, EventBatch &Out) {
     Copy.resize(Ctl + std::min<size_t>(Head, D.Layout.Header.event_capacity));
     if (Copy.size() > Ctl)
       EBPFGPU_CHECK(A, cuMemcpyDtoH, Copy.data() + Ctl, D.Storage + Ctl, Copy.size() - Ctl);
-    std::vector<EventRecord> Records;
+    std::vector<abi::EventRecord> Records;
     uint64_t Dropped = 0;
-    if (MaybeError E = takeEventRecords(D.Name, D.Layout, Copy.data(), FirstPacket, Records, Dropped))
+    if (MaybeError E =
+            abi::takeEventRecords(D.Name, D.Layout, Copy.data(), FirstPacket, Records, Dropped))
       return E;
     EBPFGPU_CHECK(A, cuMemcpyHtoD, D.Storage, Copy.data(), Ctl);
     Out.Maps.push_back({D.Name, std::move(Records)});
@@ -583,7 +585,7 @@ MaybeError GpuProgram::accessMap(const std::string &Map,
       Header.values = reinterpret_cast<uint64_t>(Copy.data());
       Header.nslices = 1;
     } else {
-      Header = mapLayout(D.Shape, CpuSlots, reinterpret_cast<uint64_t>(Copy.data())).Header;
+      Header = abi::mapLayout(D.Shape, CpuSlots, reinterpret_cast<uint64_t>(Copy.data())).Header;
     }
     bool Changed = false;
     if (MaybeError E = Op(Header, Changed))
@@ -595,19 +597,19 @@ MaybeError GpuProgram::accessMap(const std::string &Map,
   return Error("no map named '" + Map + "' in the program");
 }
 
-Expected<TraceText> GpuProgram::takeTrace() {
+Expected<abi::TraceText> GpuProgram::takeTrace() {
   if (!TraceLog)
-    return TraceText();
+    return abi::TraceText();
   const CudaApi &A = Dev.api();
   ebpfgpu_trace_log Header;
   EBPFGPU_CHECK(A, cuMemcpyDtoH, &Header, TraceLog, sizeof(Header));
   if (Header.head == 0 && Header.dropped == 0)
-    return TraceText();
+    return abi::TraceText();
   uint32_t Used = std::min(Header.head, Header.capacity);
   std::vector<char> Bytes(Used);
   CUdeviceptr Lines = TraceLog + sizeof(Header);
   EBPFGPU_CHECK(A, cuMemcpyDtoH, Bytes.data(), Lines, Used);
-  TraceText T = readTraceLog(Header, Bytes.data());
+  abi::TraceText T = abi::readTraceLog(Header, Bytes.data());
   // Empty again, zeros included: the next batch's lines end where zeros start.
   EBPFGPU_CHECK(A, cuMemsetD8, Lines, 0, Used);
   Header.head = Header.dropped = 0;

@@ -34,26 +34,26 @@ namespace {
 /// A back end whose maps live in host memory and which passes every packet.
 class MapOnlyExecutor final : public runtime::BatchExecutor {
 public:
-  static Expected<std::unique_ptr<runtime::BatchExecutor>> make(const loader::GpuObjectSpec &S) {
+  static Expected<std::unique_ptr<runtime::BatchExecutor>> make(const abi::GpuObjectSpec &S) {
     std::unique_ptr<MapOnlyExecutor> E(new MapOnlyExecutor());
     E->Name = S.Program;
-    for (const loader::GpuMapSpec &M : S.Maps) {
+    for (const abi::GpuMapSpec &M : S.Maps) {
       bool Data = M.Origin == "data";
-      loader::MapShape Shape =
-          Data ? loader::MapShape{EBPFGPU_MAP_ARRAY, 4, M.ValueSize, 1, 0} : M.shape();
-      if (MaybeError Err = loader::checkMapSupported(M.Name, Shape))
+      abi::MapShape Shape =
+          Data ? abi::MapShape{EBPFGPU_MAP_ARRAY, 4, M.ValueSize, 1, 0} : M.shape();
+      if (MaybeError Err = abi::checkMapSupported(M.Name, Shape))
         return std::move(*Err);
       // Keeps each input's memory small whatever the object asks for.
       if (uint64_t(Shape.MaxEntries) * (Shape.KeySize + Shape.ValueSize) > (8u << 20))
         return Error("map '" + M.Name + "': too large for the fuzz target");
-      E->Maps.push_back(std::make_unique<loader::HostMap>(M.Name, Shape));
+      E->Maps.push_back(std::make_unique<abi::HostMap>(M.Name, Shape));
       E->Infos.push_back({M.Name, Shape.Type, Shape.KeySize, Shape.ValueSize, Shape.MaxEntries,
                           Shape.Flags, Data, Data && (M.Flags & 0x80)});
     }
     for (size_t I = 0; I < S.Maps.size(); ++I) {
       if (!ebpfgpu_map_is_outer(E->Infos[I].Type))
         continue;
-      std::vector<loader::HostMap *> Inner;
+      std::vector<abi::HostMap *> Inner;
       for (const std::string &N : S.Maps[I].InnerMaps)
         for (auto &M : E->Maps)
           if (M->name() == N)
@@ -80,7 +80,7 @@ public:
                        const std::vector<uint8_t> &Value) override {
     for (auto &M : Maps)
       if (M->name() == Map)
-        return loader::setMapEntry(Map, *M->header(), Key, Value);
+        return abi::setMapEntry(Map, *M->header(), Key, Value);
     return Error("no map " + Map);
   }
   MaybeError setFib(const std::vector<uint8_t> &) override { return Error("no fib here"); }
@@ -116,7 +116,7 @@ public:
 
 private:
   std::string Name;
-  std::vector<std::unique_ptr<loader::HostMap>> Maps;
+  std::vector<std::unique_ptr<abi::HostMap>> Maps;
   std::vector<runtime::MapInfo> Infos;
 };
 
@@ -125,7 +125,7 @@ public:
   Expected<LoadedBackend> load(const LoadRequest &R) override {
     if (!R.Backend.empty() && R.Backend != "gpu")
       return Error("the fuzz target loads .gpu.o files only");
-    auto Spec = loader::readGpuObjectFile(R.Path);
+    auto Spec = abi::readGpuObjectFile(R.Path);
     if (!Spec)
       return Spec.takeError();
     if (!Spec->Verified && !R.AllowUnverified)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// libFuzzer target: the `.gpu.o` reader (loader/GpuObject.h), which the
+// libFuzzer target: the `.gpu.o` reader (abi/GpuObject.h), which the
 // loader and the daemon run on files compiled elsewhere, with no LLVM. The
 // first byte picks the shape of the rest: even, a whole file as it comes
 // (ELF headers, section table); odd, the three parts (metadata text, PTX,
@@ -48,7 +48,7 @@ bool takePart(const uint8_t *&P, size_t &N, std::string &Out) {
 std::vector<uint8_t> wrap(std::string Meta, const std::string &Ptx, const std::string &Btf) {
   std::string All = Meta + '\0' + Ptx + '\0' + Btf;
   Meta +=
-      "seal " + loader::sha256Hex(reinterpret_cast<const uint8_t *>(All.data()), All.size()) + "\n";
+      "seal " + abi::sha256Hex(reinterpret_cast<const uint8_t *>(All.data()), All.size()) + "\n";
   const std::string Names[] = {".ebpfgpu.meta", ".ebpfgpu.ptx", ".BTF"};
   const std::string *Bytes[] = {&Meta, &Ptx, &Btf};
   std::string ShStr(1, '\0');
@@ -87,24 +87,24 @@ std::vector<uint8_t> wrap(std::string Meta, const std::string &Ptx, const std::s
 }
 
 void readObject(const uint8_t *Data, size_t Size) {
-  (void)loader::isGpuObjectMemory(Data, Size);
-  auto Spec = loader::readGpuObjectMemory(Data, Size, "fuzz.gpu.o");
+  (void)abi::isGpuObjectMemory(Data, Size);
+  auto Spec = abi::readGpuObjectMemory(Data, Size, "fuzz.gpu.o");
   if (!Spec)
     return;
-  std::vector<uint8_t> Image = loader::writeGpuObject(*Spec);
-  auto Again = loader::readGpuObjectMemory(Image.data(), Image.size(), "rewritten.gpu.o");
+  std::vector<uint8_t> Image = abi::writeGpuObject(*Spec);
+  auto Again = abi::readGpuObjectMemory(Image.data(), Image.size(), "rewritten.gpu.o");
   if (!Again) {
     std::fprintf(stderr, "a written .gpu.o does not read back: %s\n",
                  Again.error().message().c_str());
     std::abort();
   }
-  if (loader::writeGpuObject(*Again) != Image) {
+  if (abi::writeGpuObject(*Again) != Image) {
     std::fprintf(stderr, "a .gpu.o changed across write and read\n");
     std::abort();
   }
   if (!Spec->Btf.empty())
     if (auto T = loader::BtfTypes::read(Spec->Btf))
-      for (const loader::GpuMapSpec &M : Spec->Maps)
+      for (const abi::GpuMapSpec &M : Spec->Maps)
         (void)T->mapTypes(M.Name);
 }
 

@@ -8,11 +8,13 @@
 #include <gtest/gtest.h>
 
 using namespace ebpfgpu;
+// Not `abi::`: <cxxabi.h> (gtest) makes a global `abi` too.
+using namespace ebpfgpu::abi;
 
 namespace {
 
-loader::GpuObjectSpec sampleSpec() {
-  loader::GpuObjectSpec S;
+GpuObjectSpec sampleSpec() {
+  GpuObjectSpec S;
   S.Program = "xdp_fw";
   S.Section = "xdp";
   S.Platform = "xdp";
@@ -20,7 +22,7 @@ loader::GpuObjectSpec sampleSpec() {
   S.Target = "sm_70";
   S.StackBytes = 40;
   S.Helpers = {"ktime_get_ns", "redirect"};
-  loader::GpuMapSpec M;
+  GpuMapSpec M;
   M.Name = ".rodata";
   M.Type = 2;
   M.KeySize = 4;
@@ -36,8 +38,8 @@ loader::GpuObjectSpec sampleSpec() {
 }
 
 TEST(GpuObject, RoundTrips) {
-  std::vector<uint8_t> Bytes = loader::writeGpuObject(sampleSpec());
-  auto R = loader::readGpuObjectMemory(Bytes.data(), Bytes.size(), "x.gpu.o");
+  std::vector<uint8_t> Bytes = writeGpuObject(sampleSpec());
+  auto R = readGpuObjectMemory(Bytes.data(), Bytes.size(), "x.gpu.o");
   ASSERT_TRUE(R) << R.error().message();
   EXPECT_EQ(R->Program, "xdp_fw");
   EXPECT_EQ(R->Kernel, "ebpfgpu_xdp_batch");
@@ -54,17 +56,17 @@ TEST(GpuObject, RoundTrips) {
 }
 
 TEST(GpuObject, RoundTripsReadOnlyPackets) {
-  loader::GpuObjectSpec S = sampleSpec();
+  GpuObjectSpec S = sampleSpec();
   S.PacketsReadOnly = true;
-  std::vector<uint8_t> Bytes = loader::writeGpuObject(S);
-  auto R = loader::readGpuObjectMemory(Bytes.data(), Bytes.size(), "x.gpu.o");
+  std::vector<uint8_t> Bytes = writeGpuObject(S);
+  auto R = readGpuObjectMemory(Bytes.data(), Bytes.size(), "x.gpu.o");
   ASSERT_TRUE(R) << R.error().message();
   EXPECT_TRUE(R->PacketsReadOnly);
 }
 
 TEST(GpuObject, RoundTripsInnerMapTables) {
-  loader::GpuObjectSpec S = sampleSpec();
-  loader::GpuMapSpec M;
+  GpuObjectSpec S = sampleSpec();
+  GpuMapSpec M;
   M.Name = "tenants";
   M.Type = EBPFGPU_MAP_ARRAY_OF_MAPS;
   M.KeySize = M.ValueSize = 4;
@@ -74,8 +76,8 @@ TEST(GpuObject, RoundTripsInnerMapTables) {
   M.InnerMaps = {"gold", "silver"};
   M.ProgramSlots = {{0, 1}, {1, 2}};
   S.Maps.push_back(M);
-  std::vector<uint8_t> Bytes = loader::writeGpuObject(S);
-  auto R = loader::readGpuObjectMemory(Bytes.data(), Bytes.size(), "x.gpu.o");
+  std::vector<uint8_t> Bytes = writeGpuObject(S);
+  auto R = readGpuObjectMemory(Bytes.data(), Bytes.size(), "x.gpu.o");
   ASSERT_TRUE(R) << R.error().message();
   ASSERT_EQ(R->Maps.size(), 2u);
   EXPECT_EQ(R->Maps[1].InnerMaps, (std::vector<std::string>{"gold", "silver"}));
@@ -84,13 +86,13 @@ TEST(GpuObject, RoundTripsInnerMapTables) {
 }
 
 TEST(GpuObject, RefusesDamagedFiles) {
-  std::vector<uint8_t> Bytes = loader::writeGpuObject(sampleSpec());
+  std::vector<uint8_t> Bytes = writeGpuObject(sampleSpec());
   for (size_t Len = 0; Len < Bytes.size(); Len += 7) {
-    auto R = loader::readGpuObjectMemory(Bytes.data(), Len, "t.gpu.o");
+    auto R = readGpuObjectMemory(Bytes.data(), Len, "t.gpu.o");
     EXPECT_FALSE(R) << "accepted a file cut to " << Len << " bytes";
   }
   std::vector<uint8_t> Text = {'h', 'i'};
-  auto R = loader::readGpuObjectMemory(Text.data(), Text.size(), "t.gpu.o");
+  auto R = readGpuObjectMemory(Text.data(), Text.size(), "t.gpu.o");
   ASSERT_FALSE(R);
   EXPECT_EQ(R.error().message(), "t.gpu.o: not an ELF file");
 }
@@ -106,21 +108,21 @@ std::vector<uint8_t> replaceText(std::vector<uint8_t> Bytes, const std::string &
 }
 
 TEST(GpuObject, SealDetectsChanges) {
-  loader::GpuObjectSpec Spec = sampleSpec();
+  GpuObjectSpec Spec = sampleSpec();
   Spec.Verified = false;
-  std::vector<uint8_t> Bytes = loader::writeGpuObject(Spec);
-  ASSERT_TRUE(loader::readGpuObjectMemory(Bytes.data(), Bytes.size(), "x.gpu.o"));
+  std::vector<uint8_t> Bytes = writeGpuObject(Spec);
+  ASSERT_TRUE(readGpuObjectMemory(Bytes.data(), Bytes.size(), "x.gpu.o"));
   // Claiming verification that did not happen, or changing the code, is seen.
   for (auto [From, To] : {std::pair<std::string, std::string>{"verified no", "verified ye"},
                           {".target sm_70", ".target sm_75"}}) {
     std::vector<uint8_t> Bad = replaceText(Bytes, From, To);
-    auto R = loader::readGpuObjectMemory(Bad.data(), Bad.size(), "x.gpu.o");
+    auto R = readGpuObjectMemory(Bad.data(), Bad.size(), "x.gpu.o");
     ASSERT_FALSE(R) << "accepted a change of '" << From << "'";
     EXPECT_EQ(R.error().message(), "x.gpu.o: the seal does not match the contents: the object "
                                    "was changed after compilation");
   }
   std::vector<uint8_t> NoSeal = replaceText(Bytes, "seal ", "ssal ");
-  auto R = loader::readGpuObjectMemory(NoSeal.data(), NoSeal.size(), "x.gpu.o");
+  auto R = readGpuObjectMemory(NoSeal.data(), NoSeal.size(), "x.gpu.o");
   ASSERT_FALSE(R);
 }
 

@@ -14,7 +14,7 @@
 #include <cstring>
 
 using namespace ebpfgpu;
-using namespace ebpfgpu::loader;
+using namespace ebpfgpu::abi;
 
 namespace {
 

@@ -345,7 +345,7 @@ int main(int argc, char **argv) {
     }
     if (Out == "-")
       fail("a .gpu.o is binary; name an output file with -o", 2);
-    if (MaybeError E = loader::writeFileAtomically(Out, loader::writeGpuObject(*G)))
+    if (MaybeError E = abi::writeFileAtomically(Out, abi::writeGpuObject(*G)))
       fail(E->message());
     return 0;
   }

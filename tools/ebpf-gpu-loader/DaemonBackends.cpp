@@ -52,8 +52,8 @@ remakeHost(const std::string &Path, const std::string &Section, const std::vecto
 } // namespace
 
 Expected<LoadedBackend> DaemonBackends::load(const LoadRequest &R) {
-  Expected<loader::GpuObjectSpec> GpuObj = loader::readGpuObjectFile(R.Path);
-  if (!GpuObj && loader::isGpuObjectFile(R.Path))
+  Expected<abi::GpuObjectSpec> GpuObj = abi::readGpuObjectFile(R.Path);
+  if (!GpuObj && abi::isGpuObjectFile(R.Path))
     return GpuObj.takeError(); // a .gpu.o, but damaged
   std::string B = R.Backend.empty() ? (GpuObj ? "gpu" : "host") : R.Backend;
   if (GpuObj && (!R.InnerMaps.empty() || !R.MapSizes.empty()))

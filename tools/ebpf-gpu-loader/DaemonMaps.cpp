@@ -108,7 +108,7 @@ Expected<Value> DaemonState::mapDump(const Value &Args) {
   Value Entries = Value::array();
   runtime::BatchExecutor &Exec = *Programs.at(Mp.ProgId).Exec;
   MaybeError E = Exec.accessMap(Mp.Info.Name, [&](ebpfgpu_map &H, bool &) -> MaybeError {
-    loader::forEachMapEntry(
+    abi::forEachMapEntry(
         H, [&](const uint8_t *K, const uint8_t *V) { Entries.push(entryJson(Mp, K, V)); });
     return std::nullopt;
   });
@@ -128,12 +128,12 @@ Expected<Value> DaemonState::mapLookup(const Value &Args) {
   std::optional<Value> Found;
   MaybeError E = Programs.at(Mp.ProgId).Exec->accessMap(
       Mp.Info.Name, [&](ebpfgpu_map &H, bool &) -> MaybeError {
-        const uint8_t *V = loader::hostMapLookup(H, Key->data());
+        const uint8_t *V = abi::hostMapLookup(H, Key->data());
         if (!V)
           return std::nullopt;
         std::vector<uint8_t> Sum =
             ebpfgpu_map_is_percpu(H.type)
-                ? loader::sumPerCpuValues(V, H.value_size, H.value_stride, H.nslices)
+                ? abi::sumPerCpuValues(V, H.value_size, H.value_stride, H.nslices)
                 : std::vector<uint8_t>(V, V + H.value_size);
         Found = entryJson(Mp, Key->data(), Sum.data());
         return std::nullopt;
@@ -171,7 +171,7 @@ Expected<Value> DaemonState::mapUpdate(const Value &Args) {
     return Error("flags must be any, noexist or exist");
   MaybeError E =
       Programs.at(Mp.ProgId).Exec->accessMap(Mp.Info.Name, [&](ebpfgpu_map &H, bool &Changed) {
-        int64_t Rc = loader::hostMapUpdate(H, Key->data(), Val->data(), Flags);
+        int64_t Rc = abi::hostMapUpdate(H, Key->data(), Val->data(), Flags);
         if (Rc != 0)
           return MaybeError(Error("map '" + Mp.Info.Name + "': update: " + errnoText(Rc)));
         Changed = true;
@@ -194,7 +194,7 @@ Expected<Value> DaemonState::mapDelete(const Value &Args) {
     return Key.takeError();
   MaybeError E =
       Programs.at(Mp.ProgId).Exec->accessMap(Mp.Info.Name, [&](ebpfgpu_map &H, bool &Changed) {
-        int64_t Rc = loader::hostMapDelete(H, Key->data());
+        int64_t Rc = abi::hostMapDelete(H, Key->data());
         if (Rc != 0)
           return MaybeError(Error("map '" + Mp.Info.Name + "': delete: " + errnoText(Rc)));
         Changed = true;

@@ -76,7 +76,7 @@ void DaemonState::recover(Program &P) {
       }
       Entries E;
       MaybeError Err = Old->accessMap(I.Name, [&](ebpfgpu_map &H, bool &) -> MaybeError {
-        loader::forEachMapEntry(H, [&](const uint8_t *K, const uint8_t *V) {
+        abi::forEachMapEntry(H, [&](const uint8_t *K, const uint8_t *V) {
           E.push_back(
               {std::vector<uint8_t>(K, K + H.key_size), std::vector<uint8_t>(V, V + H.value_size)});
         });
@@ -118,7 +118,7 @@ void DaemonState::recover(Program &P) {
     std::string Why;
     MaybeError Err = Fresh->accessMap(I.Name, [&](ebpfgpu_map &H, bool &Changed) -> MaybeError {
       for (const auto &[K, V] : E) {
-        int64_t Rc = loader::hostMapUpdate(H, K.data(), V.data(), 0);
+        int64_t Rc = abi::hostMapUpdate(H, K.data(), V.data(), 0);
         if (Rc != 0)
           return Error("key " + hexList(K.data(), K.size()).write() + ": " + errnoText(Rc));
         Changed = true;

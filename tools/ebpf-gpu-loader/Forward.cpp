@@ -356,8 +356,8 @@ int forwardCommand(int argc, char **argv) {
     return usage("no port given (--port)");
   O.ProgressMs = uint32_t(StatsMs >= 0 ? StatsMs : (isatty(STDERR_FILENO) ? 1000 : 0));
 
-  Expected<loader::GpuObjectSpec> GpuObj = loader::readGpuObjectFile(Object);
-  if (!GpuObj && loader::isGpuObjectFile(Object))
+  Expected<abi::GpuObjectSpec> GpuObj = abi::readGpuObjectFile(Object);
+  if (!GpuObj && abi::isGpuObjectFile(Object))
     fail(GpuObj.error().message()); // a .gpu.o, but damaged
   if (Backend.empty())
     Backend = GpuObj ? "gpu" : "host";

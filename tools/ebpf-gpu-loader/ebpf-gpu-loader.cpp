@@ -155,15 +155,15 @@ struct RunOptions {
 };
 
 /// Nothing unverified runs unless the operator says so (back-end tests).
-void requireVerified(const loader::GpuObjectSpec &Spec, const std::string &Path, bool Allow) {
+void requireVerified(const abi::GpuObjectSpec &Spec, const std::string &Path, bool Allow) {
   if (!Spec.Verified && !Allow)
     fail(Path + ": compiled without the safety verifier (--no-verify); refusing to run it "
                 "(--allow-unverified overrides, for testing)");
 }
 
 /// The .gpu.o at `Path`, or an error saying why it is not one.
-Expected<loader::GpuObjectSpec> gpuObjectAt(const std::string &Path) {
-  return loader::readGpuObjectFile(Path);
+Expected<abi::GpuObjectSpec> gpuObjectAt(const std::string &Path) {
+  return abi::readGpuObjectFile(Path);
 }
 
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
@@ -230,7 +230,7 @@ void runExecutor(runtime::BatchExecutor &Exec, const RunOptions &O, PacketBatch 
     fail(Where + Trace.error().message());
   if (!O.TraceFile.empty()) {
     std::vector<uint8_t> Bytes(Trace->begin(), Trace->end());
-    if (MaybeError E = loader::writeFileAtomically(O.TraceFile, Bytes))
+    if (MaybeError E = abi::writeFileAtomically(O.TraceFile, Bytes))
       fail(E->message());
   } else if (!Trace->empty()) {
     std::fputs(Trace->c_str(), stderr);
@@ -387,8 +387,8 @@ int runCommand(int argc, char **argv) {
     return usage("no program given");
   if (O.Pcap.empty())
     return usage("no packets given (--pcap)");
-  Expected<loader::GpuObjectSpec> GpuObj = gpuObjectAt(O.Object);
-  if (!GpuObj && loader::isGpuObjectFile(O.Object))
+  Expected<abi::GpuObjectSpec> GpuObj = gpuObjectAt(O.Object);
+  if (!GpuObj && abi::isGpuObjectFile(O.Object))
     fail(GpuObj.error().message()); // a .gpu.o, but damaged
   if (GpuObj && (!O.InnerMaps.empty() || !O.MapSizes.empty()))
     return usage("--inner-map and --map-size apply to eBPF objects; a .gpu.o has its maps "
@@ -478,13 +478,13 @@ int runCommand(int argc, char **argv) {
   }
   if (!O.EventsFile.empty()) {
     std::vector<uint8_t> Bytes(EventsText.begin(), EventsText.end());
-    if (MaybeError E = loader::writeFileAtomically(O.EventsFile, Bytes))
+    if (MaybeError E = abi::writeFileAtomically(O.EventsFile, Bytes))
       fail(E->message());
   }
   size_t EventCount = size_t(std::count(EventsText.begin(), EventsText.end(), '\n'));
   if (!O.MapsFile.empty()) {
     std::vector<uint8_t> Bytes(MapsText.begin(), MapsText.end());
-    if (MaybeError E = loader::writeFileAtomically(O.MapsFile, Bytes))
+    if (MaybeError E = abi::writeFileAtomically(O.MapsFile, Bytes))
       fail(E->message());
   }
   if (!O.Verdicts.empty()) {

@@ -6,10 +6,10 @@
 
 namespace ebpfgpu::compiler {
 
-llvm::Expected<loader::GpuObjectSpec> buildGpuObject(const object::ObjectSpec &Obj,
-                                                     const object::ProgramSpec &Prog,
-                                                     const LiftOptions &Lift,
-                                                     const GpuOptions &Gpu, bool Verified) {
+llvm::Expected<abi::GpuObjectSpec> buildGpuObject(const object::ObjectSpec &Obj,
+                                                  const object::ProgramSpec &Prog,
+                                                  const LiftOptions &Lift,
+                                                  const GpuOptions &Gpu, bool Verified) {
   ProgramSet Set = programSetFor(Obj, Prog);
   auto Slots = Set.programSlots(Obj.Maps);
   if (!Slots)
@@ -20,7 +20,7 @@ llvm::Expected<loader::GpuObjectSpec> buildGpuObject(const object::ObjectSpec &O
   auto Tables = innerMapTables(Obj.Maps, G->Maps);
   if (!Tables)
     return Tables.takeError();
-  loader::GpuObjectSpec S;
+  abi::GpuObjectSpec S;
   S.Program = Prog.Name;
   S.Section = Prog.Section.empty() ? "-" : Prog.Section;
   S.Platform = Lift.Platform->name();
@@ -34,7 +34,7 @@ llvm::Expected<loader::GpuObjectSpec> buildGpuObject(const object::ObjectSpec &O
   S.Btf = Obj.Btf;
   for (const MapBinding &B : G->Maps) {
     const object::MapSpec &M = Obj.Maps[B.MapIndex];
-    loader::GpuMapSpec GM;
+    abi::GpuMapSpec GM;
     GM.Name = M.Name;
     GM.Type = M.Type;
     GM.KeySize = M.KeySize;

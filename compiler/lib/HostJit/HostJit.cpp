@@ -24,11 +24,11 @@ void HostProgram::reclaimMaps() {
     M->reclaim();
 }
 
-loader::TraceText HostProgram::takeTrace() {
+abi::TraceText HostProgram::takeTrace() {
   if (TraceBlock.empty())
     return {};
   auto *Log = reinterpret_cast<ebpfgpu_trace_log *>(TraceBlock.data());
-  loader::TraceText T = loader::readTraceLog(*Log, reinterpret_cast<const char *>(Log + 1));
+  abi::TraceText T = abi::readTraceLog(*Log, reinterpret_cast<const char *>(Log + 1));
   // Empty again, zeros included: the next run's lines end where zeros start.
   std::fill(TraceBlock.begin() + sizeof(ebpfgpu_trace_log) / 8, TraceBlock.end(), 0);
   Log->head = 0;
@@ -42,11 +42,11 @@ void HostProgram::setFib(const std::vector<uint8_t> &Block) {
     std::memcpy(FibBlock.data(), Block.data(), Block.size());
 }
 
-MaybeError HostProgram::takeEvents(loader::EventBatch &Out) {
+MaybeError HostProgram::takeEvents(abi::EventBatch &Out) {
   for (auto &M : Maps) {
     if (!ebpfgpu_map_is_event(M->info().type))
       continue;
-    std::vector<loader::EventRecord> Records;
+    std::vector<abi::EventRecord> Records;
     uint64_t Dropped = 0;
     if (MaybeError E = M->takeEvents(Records, Dropped))
       return E;
@@ -71,7 +71,7 @@ MaybeError HostProgram::updateMap(const std::string &Map, const std::vector<uint
       continue;
     if (ebpfgpu_map_is_outer(M->info().type))
       return Error("map '" + Map + "' holds maps: give the inner map's name (@NAME) as the value");
-    return loader::setMapEntry(Map, *M->header(), Key, Value);
+    return abi::setMapEntry(Map, *M->header(), Key, Value);
   }
   return Error("no map named '" + Map + "' in the program");
 }
@@ -83,10 +83,10 @@ MaybeError HostProgram::setInnerMap(const std::string &Outer, const std::vector<
       continue;
     if (!ebpfgpu_map_is_outer(M->info().type))
       return Error("map '" + Outer + "' does not hold maps (@" + Inner + " given)");
-    auto Value = loader::innerMapValue(Outer, M->innerNames(), Inner);
+    auto Value = abi::innerMapValue(Outer, M->innerNames(), Inner);
     if (!Value)
       return Value.takeError();
-    return loader::setMapEntry(Outer, *M->header(), Key, *Value);
+    return abi::setMapEntry(Outer, *M->header(), Key, *Value);
   }
   return Error("no map named '" + Outer + "' in the program");
 }
@@ -96,7 +96,7 @@ std::string HostProgram::dumpMaps() const {
   for (const auto &M : Maps)
     Parts.push_back({M->name(), M->format()});
   for (const DataView &D : Data)
-    Parts.push_back({D.Name, loader::formatArrayMap(D.Name, D.Bytes, D.Size, D.Size, 1)});
+    Parts.push_back({D.Name, abi::formatArrayMap(D.Name, D.Bytes, D.Size, D.Size, 1)});
   std::sort(Parts.begin(), Parts.end());
   std::string Out;
   for (auto &P : Parts)
@@ -128,15 +128,15 @@ HostProgram::compile(const ProgramSet &Set, const std::vector<object::MapSpec> &
     return Lifted.takeError();
   std::unique_ptr<HostProgram> P(new HostProgram());
   P->Cpus = std::max<uint32_t>(Cpus, 1);
-  std::vector<std::pair<std::string, loader::HostMap *>> ObjectGlobals;
+  std::vector<std::pair<std::string, abi::HostMap *>> ObjectGlobals;
   std::vector<std::pair<std::string, const object::MapSpec *>> DataGlobals;
   for (const MapBinding &B : Lifted->Maps) {
     const object::MapSpec &M = Maps[B.MapIndex];
     if (!B.ObjectGlobal.empty()) {
-      loader::MapShape Shape{M.Type, M.KeySize, M.ValueSize, M.MaxEntries, M.Flags};
-      if (MaybeError E = loader::checkMapSupported(M.Name, Shape))
+      abi::MapShape Shape{M.Type, M.KeySize, M.ValueSize, M.MaxEntries, M.Flags};
+      if (MaybeError E = abi::checkMapSupported(M.Name, Shape))
         return llvm::createStringError(llvm::inconvertibleErrorCode(), E->message());
-      P->Maps.push_back(std::make_unique<loader::HostMap>(M.Name, Shape, P->Cpus));
+      P->Maps.push_back(std::make_unique<abi::HostMap>(M.Name, Shape, P->Cpus));
       ObjectGlobals.push_back({B.ObjectGlobal, P->Maps.back().get()});
     }
     if (!B.DataGlobal.empty())
@@ -184,31 +184,31 @@ HostProgram::compile(const ProgramSet &Set, const std::vector<object::MapSpec> &
                        (Spec->Flags & object::MapFlagReadOnlyProg) != 0});
   }
   if (std::count(Lifted->HelpersUsed.begin(), Lifted->HelpersUsed.end(), "trace_printk")) {
-    P->TraceBlock.assign((sizeof(ebpfgpu_trace_log) + loader::TraceLogCapacity) / 8, 0);
+    P->TraceBlock.assign((sizeof(ebpfgpu_trace_log) + abi::TraceLogCapacity) / 8, 0);
     reinterpret_cast<ebpfgpu_trace_log *>(P->TraceBlock.data())->capacity =
-        loader::TraceLogCapacity;
+        abi::TraceLogCapacity;
   }
   // Maps of maps: their inner map tables, then the slots the object fills.
   auto Tables = innerMapTables(Maps, Lifted->Maps);
   if (!Tables)
     return Tables.takeError();
-  auto Named = [&](const std::string &Name) -> loader::HostMap * {
+  auto Named = [&](const std::string &Name) -> abi::HostMap * {
     for (auto &M : P->Maps)
       if (M->name() == Name)
         return M.get();
     return nullptr;
   };
   for (const InnerMapTable &T : *Tables) {
-    std::vector<loader::HostMap *> Inner;
+    std::vector<abi::HostMap *> Inner;
     for (const std::string &N : T.Names)
       Inner.push_back(Named(N));
-    loader::HostMap *Outer = Named(Maps[T.Outer].Name);
+    abi::HostMap *Outer = Named(Maps[T.Outer].Name);
     Outer->setInnerMaps(T.Names, Inner);
     for (const auto &[Slot, Id] : T.Slots) {
       std::vector<uint8_t> Key(4), Val(4);
       std::memcpy(Key.data(), &Slot, 4);
       std::memcpy(Val.data(), &Id, 4);
-      if (MaybeError E = loader::setMapEntry(Outer->name(), *Outer->header(), Key, Val))
+      if (MaybeError E = abi::setMapEntry(Outer->name(), *Outer->header(), Key, Val))
         return llvm::createStringError(llvm::inconvertibleErrorCode(), E->message());
     }
   }

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-namespace ebpfgpu::loader {
+namespace ebpfgpu::abi {
 
 struct GpuMapSpec {
   std::string Name;
@@ -77,6 +77,6 @@ std::vector<uint8_t> writeGpuObject(const GpuObjectSpec &Spec);
 /// failure leaves no partial file.
 MaybeError writeFileAtomically(const std::string &Path, const std::vector<uint8_t> &Bytes);
 
-} // namespace ebpfgpu::loader
+} // namespace ebpfgpu::abi
 
 #endif // EBPF_GPU_ABI_GPUOBJECT_H

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-namespace ebpfgpu::loader {
+namespace ebpfgpu::abi {
 
 /// A map's definition as the runtime needs it (kernel type numbers).
 struct MapShape {
@@ -207,6 +207,6 @@ std::string formatValue(const uint8_t *Value, uint32_t Size);
 std::string formatArrayMap(const std::string &Name, const uint8_t *Values, uint32_t ValueSize,
                            uint32_t Stride, uint32_t MaxEntries);
 
-} // namespace ebpfgpu::loader
+} // namespace ebpfgpu::abi
 
 #endif // EBPF_GPU_ABI_MAPMEMORY_H

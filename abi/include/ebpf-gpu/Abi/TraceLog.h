@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <string>
 
-namespace ebpfgpu::loader {
+namespace ebpfgpu::abi {
 
 /// Bytes of lines a trace log holds between two takes.
 constexpr uint32_t TraceLogCapacity = 16u << 20;
@@ -27,6 +27,6 @@ struct TraceText {
 /// start at `Bytes` (at least min(head, capacity) of them).
 TraceText readTraceLog(const ebpfgpu_trace_log &Header, const char *Bytes);
 
-} // namespace ebpfgpu::loader
+} // namespace ebpfgpu::abi
 
 #endif // EBPF_GPU_ABI_TRACELOG_H

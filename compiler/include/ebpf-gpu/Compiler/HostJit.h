@@ -20,7 +20,7 @@ namespace llvm::orc {
 class LLJIT;
 }
 
-namespace ebpfgpu::loader {
+namespace ebpfgpu::abi {
 class HostMap;
 struct EventBatch;
 }
@@ -63,21 +63,21 @@ public:
     return Entry(nullptr, reinterpret_cast<uint64_t>(Mem), Len, 0, 0, 0);
   }
 
-  /// The program's maps and global data, as text (loader/MapMemory.h), in
+  /// The program's maps and global data, as text (abi/MapMemory.h), in
   /// map name order.
   std::string dumpMaps() const;
   /// Between runs (no call of run* in progress): returns what the last runs
   /// deleted from hash maps to their free lists.
   void reclaimMaps();
-  /// Between runs: checks every map's structure (loader::checkMapIntegrity).
+  /// Between runs: checks every map's structure (abi::checkMapIntegrity).
   MaybeError checkMaps() const;
   /// Between runs: the records the event maps (ringbuf, perf_event_array)
   /// hold, appended to `Out` (packet indexes as the runs' contexts gave
   /// them), and the maps emptied.
-  MaybeError takeEvents(loader::EventBatch &Out);
+  MaybeError takeEvents(abi::EventBatch &Out);
   /// Between runs: the lines bpf_trace_printk wrote since the last take
   /// (empty when the program never calls it), and the log emptied.
-  loader::TraceText takeTrace();
+  abi::TraceText takeTrace();
   /// Between runs: the forwarding table bpf_fib_lookup reads from now on
   /// (a block of loader/Fib.h; empty: none, so every lookup finds no link).
   void setFib(const std::vector<uint8_t> &Block);
@@ -100,7 +100,7 @@ public:
   };
   /// The program's maps and global data, for the operator's map commands;
   /// their contents only between runs (or with runs held back).
-  const std::vector<std::unique_ptr<loader::HostMap>> &maps() const { return Maps; }
+  const std::vector<std::unique_ptr<abi::HostMap>> &maps() const { return Maps; }
   const std::vector<DataView> &globalData() const { return Data; }
 
 private:
@@ -108,7 +108,7 @@ private:
   HostProgram();
   std::unique_ptr<llvm::orc::LLJIT> Jit;
   EntryFn Entry = nullptr;
-  std::vector<std::unique_ptr<loader::HostMap>> Maps;
+  std::vector<std::unique_ptr<abi::HostMap>> Maps;
   uint32_t Cpus = 1;
   std::vector<DataView> Data;
   /// bpf_trace_printk's log (header and lines); empty when unused.

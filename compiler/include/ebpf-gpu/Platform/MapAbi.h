@@ -198,7 +198,7 @@ static inline uint8_t *ebpfgpu_lpm_list(const struct ebpfgpu_map *m) {
 }
 
 /* Sets the header fields that follow from the shape alone, as the layout
- * has them (loader/lib/MapMemory.cpp calls this for every map it lays out;
+ * has them (abi/lib/MapMemory.cpp calls this for every map it lays out;
  * the map helpers call it on a copy of the header with the shape the
  * compiler emitted as a constant, so on the GPU every one of these fields
  * folds into the code: no type dispatch, no loops over a key size). Per-CPU

@@ -55,9 +55,9 @@ makeHostExecutor(const object::ObjectSpec &Obj, const std::string &Path,
 
 /// Reads `Object`, chooses and verifies a program, and compiles it for the
 /// GPU in process.
-Expected<loader::GpuObjectSpec> compileForGpu(const std::string &Object,
-                                              const std::string &Section,
-                                              const object::ReadOptions &Read = {});
+Expected<abi::GpuObjectSpec> compileForGpu(const std::string &Object,
+                                           const std::string &Section,
+                                           const object::ReadOptions &Read = {});
 #endif
 
 #ifdef EBPF_GPU_HAVE_CUDA
@@ -115,8 +115,8 @@ std::unique_ptr<runtime::BatchExecutor> makeNullExecutor();
 /// Opens GPU 0 and loads `Spec` (an XDP program); in persistent mode the
 /// kernel starts here. Each run() reclaims hash-map deletions between
 /// launches. Launches from several threads are serialised.
-Expected<std::unique_ptr<runtime::BatchExecutor>> makeGpuExecutor(const loader::GpuObjectSpec &Spec,
-                                                                  const GpuExecOptions &Opts);
+Expected<std::unique_ptr<runtime::BatchExecutor>> makeGpuExecutor(const abi::GpuObjectSpec &Spec,
+                                                               const GpuExecOptions &Opts);
 /// Ends the kernels of a GPU back end whose batch failed (GpuRunner::halt:
 /// a kernel that hangs is aborted at its loop guards) and says what
 /// happened ("" when there was nothing to end). No batch may follow.

@@ -23,6 +23,13 @@
 
 namespace ebpfgpu::loader {
 
+// Transitional (issue 21): exec/lib/GpuExecutor.cpp still names these
+// loader::; they go once it says abi:: (the .gpu.o format and map memory
+// moved to abi/).
+using abi::EventBatch;
+using abi::GpuMapSpec;
+using abi::GpuObjectSpec;
+
 struct CudaApi;
 
 class GpuDevice {
@@ -163,7 +170,7 @@ class GpuProgram {
 public:
   /// JIT-compiles the PTX of `Spec` (the driver's error log is returned on
   /// failure) and binds its global data.
-  static Expected<std::unique_ptr<GpuProgram>> load(GpuDevice &Dev, const GpuObjectSpec &Spec);
+  static Expected<std::unique_ptr<GpuProgram>> load(GpuDevice &Dev, const abi::GpuObjectSpec &Spec);
   ~GpuProgram();
   GpuProgram(const GpuProgram &) = delete;
   GpuProgram &operator=(const GpuProgram &) = delete;
@@ -187,7 +194,7 @@ public:
   }
 
   /// The program's maps and global data, read back from the GPU, as text
-  /// (loader/MapMemory.h), in map name order.
+  /// (abi/MapMemory.h), in map name order.
   Expected<std::string> dumpMaps() const;
   /// Between batches: returns what the last batch deleted from hash maps
   /// to their free lists (no thread may still hold those elements).
@@ -214,17 +221,17 @@ public:
   /// two reclaims may make before an insert finds a pool empty (0: none).
   uint64_t reclaimSpares() const;
   /// Per hashed map with any: "NAME: N" updates refused so far because a
-  /// batch unlinked every spare element (starvedUpdates).
+  /// batch unlinked every spare element (abi::starvedUpdates).
   Expected<std::vector<std::string>> starvedMaps() const;
   /// Between batches: the lines bpf_trace_printk wrote since the last take
   /// (empty when the program never calls it), and the log emptied.
-  Expected<TraceText> takeTrace();
-  /// Between batches: checks every map's structure (checkMapIntegrity).
+  Expected<abi::TraceText> takeTrace();
+  /// Between batches: checks every map's structure (abi::checkMapIntegrity).
   MaybeError checkMaps() const;
   /// Between batches: the records the event maps (ringbuf,
   /// perf_event_array) hold, appended to `Out` with `FirstPacket` added to
   /// the packet indexes of the last launch, and the maps emptied.
-  MaybeError takeEvents(uint32_t FirstPacket, EventBatch &Out);
+  MaybeError takeEvents(uint32_t FirstPacket, abi::EventBatch &Out);
   /// Between batches: sets `Key` to `Value` in the map named `Map`.
   MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
                        const std::vector<uint8_t> &Value);
@@ -276,8 +283,8 @@ private:
     uint64_t Header = 0, Storage = 0; ///< device memory owned (0 for global data)
     uint64_t DataAddr = 0;            ///< global data: the module global
     uint32_t DataSize = 0;
-    MapLayout Layout;                 ///< maps: the header, with device addresses
-    MapShape Shape;
+    abi::MapLayout Layout;            ///< maps: the header, with device addresses
+    abi::MapShape Shape;
     uint64_t InnerTable = 0;          ///< maps of maps: device memory owned, headers
     std::vector<std::string> InnerNames;
   };
