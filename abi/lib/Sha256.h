@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// Private to the loader: SHA-256 (FIPS 180-4), for the verification seal
-// of `.gpu.o` files. Small and dependency-free so the loader stays
+// Private to abi/lib: SHA-256 (FIPS 180-4), for the verification seal of
+// `.gpu.o` files. Small and dependency-free so the loader stays
 // self-contained on GPU machines.
 
 #ifndef EBPF_GPU_ABI_LIB_SHA256_H
