@@ -33,12 +33,12 @@ namespace {
 class GpuExecutor final : public BatchExecutor {
 public:
   GpuExecutor(std::unique_ptr<loader::GpuDevice> Dev, std::unique_ptr<loader::GpuProgram> Prog,
-              std::string Name, const GpuExecOptions &Opts, const loader::GpuObjectSpec &Spec)
+              std::string Name, const GpuExecOptions &Opts, const abi::GpuObjectSpec &Spec)
       : Dev(std::move(Dev)), Prog(std::move(Prog)), Name(std::move(Name)), Opts(Opts),
         ReadOnlyPackets(Spec.PacketsReadOnly) {
     Latencies.reserve(MaxLatencies); // nothing allocated per batch
     Timed = Opts.TimeKernel;
-    for (const loader::GpuMapSpec &M : Spec.Maps) {
+    for (const abi::GpuMapSpec &M : Spec.Maps) {
       bool Data = M.Origin == "data";
       MapList.push_back({M.Name, Data ? uint32_t(EBPFGPU_MAP_ARRAY) : M.Type, Data ? 4 : M.KeySize,
                          M.ValueSize, Data ? 1 : M.MaxEntries, M.Flags, Data,
@@ -400,7 +400,7 @@ private:
       return Lines.takeError();
     Trace.add(*Lines);
     // The launch's records, their packet indexes made the batch's.
-    loader::EventBatch B;
+    abi::EventBatch B;
     if (MaybeError E = Prog->takeEvents(uint32_t(First), B))
       return E;
     Events.add(B);
@@ -735,7 +735,7 @@ Expected<std::unique_ptr<runtime::BatchLane>> GpuExecutor::openLane(unsigned Dep
 
 } // namespace
 
-Expected<std::unique_ptr<BatchExecutor>> makeGpuExecutor(const loader::GpuObjectSpec &Spec,
+Expected<std::unique_ptr<BatchExecutor>> makeGpuExecutor(const abi::GpuObjectSpec &Spec,
                                                          const GpuExecOptions &Opts) {
   if (Spec.Platform != "xdp")
     return Error(Spec.Program + ": not an XDP program (platform " + Spec.Platform + ")");

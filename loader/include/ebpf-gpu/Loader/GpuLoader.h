@@ -23,13 +23,6 @@
 
 namespace ebpfgpu::loader {
 
-// Transitional (issue 21): exec/lib/GpuExecutor.cpp still names these
-// loader::; they go once it says abi:: (the .gpu.o format and map memory
-// moved to abi/).
-using abi::EventBatch;
-using abi::GpuMapSpec;
-using abi::GpuObjectSpec;
-
 struct CudaApi;
 
 class GpuDevice {

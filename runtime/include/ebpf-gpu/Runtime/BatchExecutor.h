@@ -37,8 +37,8 @@ struct MapInfo {
 
 /// What an operator's map operation gets: the map's header, its addresses
 /// pointing into host memory (the map itself on the host back end, a copy
-/// of the device block on the GPU), for loader::hostMapLookup/Update/Delete
-/// and loader::forEachMapEntry. Set `Changed` when the operation wrote the
+/// of the device block on the GPU), for abi::hostMapLookup/Update/Delete
+/// and abi::forEachMapEntry. Set `Changed` when the operation wrote the
 /// map (the GPU copies the block back then).
 using MapOperation = std::function<MaybeError(ebpfgpu_map &Map, bool &Changed)>;
 
@@ -109,7 +109,7 @@ public:
   /// GPU) return deeper lanes. Safe to call while other threads call run().
   virtual Expected<std::unique_ptr<BatchLane>> openLane(unsigned Depth, unsigned Worker = 0);
 
-  /// The program's maps and global data as text (loader/MapMemory.h). Not
+  /// The program's maps and global data as text (abi/MapMemory.h). Not
   /// to be called while run() is in progress.
   virtual Expected<std::string> dumpMaps() = 0;
 
@@ -124,7 +124,7 @@ public:
   /// named `Inner`. Not while run() is in progress.
   virtual MaybeError setInnerMap(const std::string &Outer, const std::vector<uint8_t> &Key,
                                  const std::string &Inner) = 0;
-  /// Checks the structure of every map (loader::checkMapIntegrity). Not
+  /// Checks the structure of every map (abi::checkMapIntegrity). Not
   /// while run() is in progress.
   virtual MaybeError checkMaps() = 0;
   /// The lines bpf_trace_printk wrote since the last call (each ends in a
@@ -133,7 +133,7 @@ public:
   virtual Expected<std::string> takeTrace() = 0;
   /// The records the program's event maps (ringbuf, perf_event_array)
   /// received since the last call, one line "MAP HEXBYTES" each
-  /// (loader::EventLog): map by map, and within a map run by run, by
+  /// (abi::EventLog): map by map, and within a map run by run, by
   /// packet. Not while run() is in progress. Records refused for want of
   /// room are counted in warnings().
   virtual Expected<std::string> takeEvents() = 0;
