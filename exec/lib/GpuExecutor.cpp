@@ -352,6 +352,12 @@ private:
       return std::move(*E).withContext("gpu back end");
     ebpfgpu_packet_desc *Descs = Runner->descs();
     size_t Hint = SIZE_MAX;
+    // The first bytes copied beside the descriptors below: each line is
+    // another core's (a NIC's, the generator's) until read, so all of the
+    // batch's are asked for before the first is needed.
+    if (Runner->inlines())
+      for (uint32_t K = 0; K < Count; ++K)
+        __builtin_prefetch(Batch.buffer(First + K) + Batch.offset(First + K));
     for (uint32_t K = 0; K < Count; ++K) {
       size_t I = First + K;
       uint64_t Dev =

@@ -88,6 +88,8 @@ public:
     if (HostInline)
       copyInline(K, Data);
   }
+  /// Whether inlinePacket() copies (the caller may fetch the bytes early).
+  bool inlines() const { return HostInline != nullptr; }
 
   /// Runs the program over `Count` packets whose buffers lie in the first
   /// `FrameBytes` bytes of frames(). Fails on a driver error, a buffer
