@@ -745,6 +745,10 @@ Expected<std::unique_ptr<BatchExecutor>> makeGpuExecutor(const abi::GpuObjectSpe
                                                          const GpuExecOptions &Opts) {
   if (Spec.Platform != "xdp")
     return Error(Spec.Program + ": not an XDP program (platform " + Spec.Platform + ")");
+  if (!Spec.Verified && !Opts.AllowUnverified)
+    return Error("program " + Spec.Program + " was compiled without the safety verifier "
+                 "(ebpf-gpu-cc --no-verify): refusing to run it (--allow-unverified overrides, "
+                 "for testing)");
   auto Dev = loader::GpuDevice::open(0, Opts.OwnContext);
   if (!Dev)
     return Dev.takeError().withContext("gpu back end");
@@ -759,6 +763,22 @@ Expected<std::unique_ptr<BatchExecutor>> makeGpuExecutor(const abi::GpuObjectSpe
     if (MaybeError E = Exec->prepare())
       return std::move(*E).withContext("gpu back end: " + Spec.Program);
   return Owned;
+}
+
+Expected<abi::GpuObjectSpec> gpuProgram(Expected<abi::GpuObjectSpec> GpuObj,
+                                        const std::string &Path, const std::string &Section,
+                                        const object::ReadOptions *Read) {
+  if (GpuObj)
+    return GpuObj;
+  if (abi::isGpuObjectFile(Path))
+    return GpuObj.takeError(); // a .gpu.o, but damaged
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
+  return compileForGpu(Path, Section, Read ? *Read : object::ReadOptions());
+#else
+  (void)Section, (void)Read;
+  return Error(GpuObj.error().message() + " (this loader was built without the compiler: "
+                                          "compile the program with ebpf-gpu-cc first)");
+#endif
 }
 
 std::string haltGpuExecutor(BatchExecutor &Exec) {

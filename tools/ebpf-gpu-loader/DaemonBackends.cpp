@@ -94,20 +94,15 @@ Expected<LoadedBackend> DaemonBackends::load(const LoadRequest &R) {
 #endif
   }
 #ifdef EBPF_GPU_HAVE_CUDA
-  if (!GpuObj) {
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
-    GpuObj = compileForGpu(R.Path, R.Section, Read);
-    if (!GpuObj)
-      return GpuObj.takeError();
+  GpuObj = gpuProgram(std::move(GpuObj), R.Path, R.Section, &Read);
 #else
-    return Error(GpuObj.error().message() + " (this loader was built without the compiler: "
-                                            "compile the program with ebpf-gpu-cc first)");
+  GpuObj = gpuProgram(std::move(GpuObj), R.Path, R.Section);
 #endif
-  }
-  if (!GpuObj->Verified && !R.AllowUnverified)
-    return Error(R.Path + ": compiled without the safety verifier (--no-verify); the daemon "
-                          "runs verified programs only");
+  if (!GpuObj)
+    return GpuObj.takeError();
   GpuExecOptions O;
+  O.AllowUnverified = R.AllowUnverified;
   if (!R.GpuMode.empty() && !loader::parseGpuMode(R.GpuMode, O.Mode))
     return Error("gpu_mode must be launch or persistent, not '" + R.GpuMode + "'");
   if (!R.GpuPath.empty() && !loader::parseGpuDataPath(R.GpuPath, O.Path))
@@ -118,7 +113,7 @@ Expected<LoadedBackend> DaemonBackends::load(const LoadRequest &R) {
   O.OwnContext = true;
   auto E = makeGpuExecutor(*GpuObj, O);
   if (!E)
-    return E.takeError();
+    return E.takeError().withContext(R.Path);
   L.Exec = std::move(*E);
   L.Section = GpuObj->Section;
   L.Verified = GpuObj->Verified;

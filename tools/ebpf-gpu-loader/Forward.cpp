@@ -367,21 +367,11 @@ int forwardCommand(int argc, char **argv) {
   std::unique_ptr<runtime::BatchExecutor> Exec;
   if (Backend == "gpu") {
 #ifdef EBPF_GPU_HAVE_CUDA
-    if (!GpuObj) {
-#ifdef EBPF_GPU_LOADER_WITH_COMPILER
-      GpuObj = compileForGpu(Object, Section);
-      if (!GpuObj)
-        fail(GpuObj.error().message());
-#else
-      fail(GpuObj.error().message() + " (this loader was built without the compiler: "
-                                      "compile the program with ebpf-gpu-cc first)");
-#endif
-    }
-    if (!GpuObj->Verified && !AllowUnverified)
-      fail(Object + ": compiled without the safety verifier (--no-verify); "
-                    "refusing to run it "
-                    "(--allow-unverified overrides, for testing)");
+    GpuObj = gpuProgram(std::move(GpuObj), Object, Section);
+    if (!GpuObj)
+      fail(GpuObj.error().message());
     GpuExecOptions GO;
+    GO.AllowUnverified = AllowUnverified;
     GO.LaunchSize = O.BatchSize;
     loader::parseGpuMode(GpuOpts.Mode, GO.Mode);
     loader::parseGpuDataPath(GpuOpts.Data, GO.Path);
@@ -399,7 +389,7 @@ int forwardCommand(int argc, char **argv) {
     setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
     auto E = makeGpuExecutor(*GpuObj, GO);
     if (!E)
-      fail(E.error().message());
+      fail(Object + ": " + E.error().message());
     Exec = std::move(*E);
 #else
     fail("this loader was built without CUDA support (no cuda.h at build time)");

@@ -419,19 +419,17 @@ int runCommand(int argc, char **argv) {
   auto Start = std::chrono::steady_clock::now();
   if (O.Backend == "gpu") {
 #ifdef EBPF_GPU_HAVE_CUDA
-    if (!GpuObj) {
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
-      GpuObj = tools::compileForGpu(O.Object, O.Section, readOptions(O));
-      if (!GpuObj)
-        fail(GpuObj.error().message());
+    const object::ReadOptions Read = readOptions(O);
+    GpuObj = tools::gpuProgram(std::move(GpuObj), O.Object, O.Section, &Read);
 #else
-      fail(GpuObj.error().message() + " (this loader was built without the compiler: "
-                                      "compile the program with ebpf-gpu-cc first)");
+    GpuObj = tools::gpuProgram(std::move(GpuObj), O.Object, O.Section);
 #endif
-    }
+    if (!GpuObj)
+      fail(GpuObj.error().message());
     ProgName = GpuObj->Program;
-    requireVerified(*GpuObj, O.Object, O.AllowUnverified);
     tools::GpuExecOptions GO;
+    GO.AllowUnverified = O.AllowUnverified;
     GO.LaunchSize = O.BatchSize;
     loader::parseGpuMode(O.Gpu.Mode, GO.Mode);
     loader::parseGpuDataPath(O.Gpu.Data, GO.Path);
@@ -440,7 +438,7 @@ int runCommand(int argc, char **argv) {
     GO.WatchdogMs = O.Gpu.WatchdogMs;
     auto Exec = tools::makeGpuExecutor(*GpuObj, GO);
     if (!Exec)
-      fail(Exec.error().message());
+      fail(O.Object + ": " + Exec.error().message());
     runExecutor(**Exec, O, *Batch, MapsText, EventsText);
     KernelMs = tools::gpuKernelMs(**Exec);
 #else

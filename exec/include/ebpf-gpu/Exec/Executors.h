@@ -23,12 +23,11 @@
 #include <memory>
 #include <string>
 
-#ifdef EBPF_GPU_LOADER_WITH_COMPILER
 namespace ebpfgpu::object {
 struct ObjectSpec;
 struct ProgramSpec;
+struct ReadOptions;
 } // namespace ebpfgpu::object
-#endif
 
 namespace ebpfgpu::tools {
 
@@ -98,7 +97,19 @@ struct GpuExecOptions {
   /// packets between two reclaims (loader::GpuReclaimBarrier; 0: its
   /// default, a quarter of the maps' fewest spare elements).
   uint64_t ReclaimPeriod = 0;
+  /// Runs a .gpu.o that ebpf-gpu-cc made without the safety verifier
+  /// (--no-verify), which makeGpuExecutor refuses otherwise: for tests of
+  /// the back end, never the default.
+  bool AllowUnverified = false;
 };
+/// The GPU program `GpuObj` is (abi::readGpuObjectFile of `Path`): that
+/// .gpu.o when `Path` is one (a damaged one is an error), else program
+/// `Section` of the eBPF object at `Path` (with `Read`, or none) chosen,
+/// verified and compiled now, where the loader has the compiler. What it
+/// returns still goes through makeGpuExecutor's check that it was verified.
+Expected<abi::GpuObjectSpec> gpuProgram(Expected<abi::GpuObjectSpec> GpuObj,
+                                        const std::string &Path, const std::string &Section,
+                                        const object::ReadOptions *Read = nullptr);
 
 /// "on", "off", anything else Auto (the options' parsers check the word).
 inline GpuExecOptions::Staging parseStaging(const std::string &Word) {
@@ -112,7 +123,9 @@ inline GpuExecOptions::Staging parseStaging(const std::string &Word) {
 /// plane alone with it (their ceiling beside a real back end's figures).
 std::unique_ptr<runtime::BatchExecutor> makeNullExecutor();
 
-/// Opens GPU 0 and loads `Spec` (an XDP program); in persistent mode the
+/// Opens GPU 0 and loads `Spec` (an XDP program), which must have been
+/// verified when it was compiled (unless Opts.AllowUnverified): every GPU
+/// program any tool runs comes through here. In persistent mode the
 /// kernel starts here. Each run() reclaims hash-map deletions between
 /// launches. Launches from several threads are serialised.
 Expected<std::unique_ptr<runtime::BatchExecutor>> makeGpuExecutor(const abi::GpuObjectSpec &Spec,
