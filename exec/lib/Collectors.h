@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace ebpfgpu::tools {
+namespace ebpfgpu::exec {
 
 /// bpf_trace_printk lines taken from a program's log after each run, kept
 /// until the caller takes them (at most 64 MiB; the rest is counted).
@@ -67,6 +67,6 @@ private:
   abi::EventLog Log;
 };
 
-} // namespace ebpfgpu::tools
+} // namespace ebpfgpu::exec
 
 #endif // EBPF_GPU_EXEC_LIB_COLLECTORS_H

@@ -24,7 +24,7 @@
 #include <thread>
 #include <vector>
 
-namespace ebpfgpu::tools {
+namespace ebpfgpu::exec {
 
 using runtime::BatchExecutor;
 using runtime::PacketBatch;
@@ -384,4 +384,4 @@ private:
 std::unique_ptr<BatchExecutor> makeNullExecutor() { return std::make_unique<NullExecutor>(); }
 
 
-} // namespace ebpfgpu::tools
+} // namespace ebpfgpu::exec

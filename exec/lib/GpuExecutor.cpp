@@ -22,7 +22,7 @@
 #include <thread>
 #include <vector>
 
-namespace ebpfgpu::tools {
+namespace ebpfgpu::exec {
 
 using runtime::BatchExecutor;
 using runtime::PacketBatch;
@@ -800,4 +800,4 @@ double gpuLatencyUs(BatchExecutor &Exec, double Percent) {
 int64_t gpuReclaims(BatchExecutor &Exec) { return static_cast<GpuExecutor &>(Exec).reclaims(); }
 #endif // EBPF_GPU_HAVE_CUDA
 
-} // namespace ebpfgpu::tools
+} // namespace ebpfgpu::exec

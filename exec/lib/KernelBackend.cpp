@@ -21,7 +21,7 @@
 #include <utility>
 #include <unistd.h>
 
-namespace ebpfgpu::tools {
+namespace ebpfgpu::exec {
 
 using runtime::PacketBatch;
 
@@ -369,4 +369,4 @@ std::string kernelRefusalReason(const std::string &Log) {
   return "";
 }
 
-} // namespace ebpfgpu::tools
+} // namespace ebpfgpu::exec

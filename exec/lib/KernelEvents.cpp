@@ -15,7 +15,7 @@
 #include <cstring>
 #include <vector>
 
-namespace ebpfgpu::tools {
+namespace ebpfgpu::exec {
 
 /// One event map: its name and the records read since the last take.
 struct MapRecords {
@@ -126,4 +126,4 @@ Expected<int> pinCurrentThread() {
   return Cpu;
 }
 
-} // namespace ebpfgpu::tools
+} // namespace ebpfgpu::exec

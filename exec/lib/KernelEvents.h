@@ -17,7 +17,7 @@
 
 struct bpf_object;
 
-namespace ebpfgpu::tools {
+namespace ebpfgpu::exec {
 
 /// Readers for every event map of a loaded object. Perf event arrays get
 /// EBPFGPU_PERF_STREAM_BYTES of buffer per CPU; the caller keeps its test
@@ -50,6 +50,6 @@ private:
 /// the host back end's one CPU is CPU 0. Returns that CPU.
 Expected<int> pinCurrentThread();
 
-} // namespace ebpfgpu::tools
+} // namespace ebpfgpu::exec
 
 #endif // EBPF_GPU_EXEC_LIB_KERNELEVENTS_H

@@ -112,14 +112,14 @@ struct Outcome {
 
 Outcome compareProgram(const object::ObjectSpec &Obj, const std::string &Path,
                        const object::ProgramSpec &P, const PacketBatch &Packets) {
-  auto Host = makeHostExecutor(Obj, Path, P, HostReclaim::EachPacket);
-  auto Loaded = KernelProgram::load(Path, P.Name);
+  auto Host = exec::makeHostExecutor(Obj, Path, P, exec::HostReclaim::EachPacket);
+  auto Loaded = exec::KernelProgram::load(Path, P.Name);
   if (!Loaded)
     return {"error", Loaded.error().message()};
   if (!Loaded->Program && !Loaded->VerifierRefused)
     return {"error", "the kernel refused it without a verifier log: " + Loaded->Why + ": " +
                          lastLine(Loaded->Log)};
-  std::string KernelWhy = Loaded->Program ? "" : kernelRefusalReason(Loaded->Log);
+  std::string KernelWhy = Loaded->Program ? "" : exec::kernelRefusalReason(Loaded->Log);
   if (!Host)
     return {Loaded->Program ? "kernel" : "neither",
             Loaded->Program ? lastLine(Host.error().message()) : KernelWhy};

@@ -34,14 +34,14 @@ Expected<std::unique_ptr<runtime::BatchExecutor>>
 remakeHost(const std::string &Path, const std::string &Section, const std::vector<uint8_t> &Bytes,
            const object::ReadOptions &Read) {
   if (readBytes(Path) == Bytes)
-    return makeHostExecutor(Path, Section, HostReclaim::EachBatch, Read);
+    return exec::makeHostExecutor(Path, Section, exec::HostReclaim::EachBatch, Read);
   char Tmp[] = "/tmp/ebpf-gpu-daemon-XXXXXX";
   int Fd = mkstemp(Tmp);
   if (Fd < 0)
     return Error(Path + ": changed since it was loaded, and no temporary copy can be made");
   bool Ok = write(Fd, Bytes.data(), Bytes.size()) == ssize_t(Bytes.size());
   close(Fd);
-  auto E = Ok ? makeHostExecutor(Tmp, Section, HostReclaim::EachBatch, Read)
+  auto E = Ok ? exec::makeHostExecutor(Tmp, Section, exec::HostReclaim::EachBatch, Read)
               : Expected<std::unique_ptr<runtime::BatchExecutor>>(
                     Error(Path + ": changed since it was loaded, and writing a copy failed"));
   unlink(Tmp);
@@ -78,7 +78,7 @@ Expected<LoadedBackend> DaemonBackends::load(const LoadRequest &R) {
     if (!Obj)
       return Obj.takeError();
     L.Btf = Obj->Btf;
-    auto E = makeHostExecutor(R.Path, R.Section, HostReclaim::EachBatch, Read);
+    auto E = exec::makeHostExecutor(R.Path, R.Section, exec::HostReclaim::EachBatch, Read);
     if (!E)
       return E.takeError();
     L.Exec = std::move(*E);
@@ -95,13 +95,13 @@ Expected<LoadedBackend> DaemonBackends::load(const LoadRequest &R) {
   }
 #ifdef EBPF_GPU_HAVE_CUDA
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
-  GpuObj = gpuProgram(std::move(GpuObj), R.Path, R.Section, &Read);
+  GpuObj = exec::gpuProgram(std::move(GpuObj), R.Path, R.Section, &Read);
 #else
-  GpuObj = gpuProgram(std::move(GpuObj), R.Path, R.Section);
+  GpuObj = exec::gpuProgram(std::move(GpuObj), R.Path, R.Section);
 #endif
   if (!GpuObj)
     return GpuObj.takeError();
-  GpuExecOptions O;
+  exec::GpuExecOptions O;
   O.AllowUnverified = R.AllowUnverified;
   if (!R.GpuMode.empty() && !loader::parseGpuMode(R.GpuMode, O.Mode))
     return Error("gpu_mode must be launch or persistent, not '" + R.GpuMode + "'");
@@ -111,7 +111,7 @@ Expected<LoadedBackend> DaemonBackends::load(const LoadRequest &R) {
   O.Blocks = R.Blocks;
   O.LaunchSize = R.LaunchSize;
   O.OwnContext = true;
-  auto E = makeGpuExecutor(*GpuObj, O);
+  auto E = exec::makeGpuExecutor(*GpuObj, O);
   if (!E)
     return E.takeError().withContext(R.Path);
   L.Exec = std::move(*E);
@@ -124,9 +124,9 @@ Expected<LoadedBackend> DaemonBackends::load(const LoadRequest &R) {
     L.Describe += ", watchdog " + std::to_string(O.WatchdogMs) + " ms";
   if (O.LaunchSize)
     L.Describe += ", launches of " + std::to_string(O.LaunchSize);
-  L.Remake = [Spec = std::move(*GpuObj), O]() { return makeGpuExecutor(Spec, O); };
+  L.Remake = [Spec = std::move(*GpuObj), O]() { return exec::makeGpuExecutor(Spec, O); };
   L.Discard = [](std::shared_ptr<runtime::BatchExecutor> Exec) {
-    return abandonGpuExecutor(*Exec);
+    return exec::abandonGpuExecutor(*Exec);
   };
   return L;
 #else

@@ -367,16 +367,16 @@ int forwardCommand(int argc, char **argv) {
   std::unique_ptr<runtime::BatchExecutor> Exec;
   if (Backend == "gpu") {
 #ifdef EBPF_GPU_HAVE_CUDA
-    GpuObj = gpuProgram(std::move(GpuObj), Object, Section);
+    GpuObj = exec::gpuProgram(std::move(GpuObj), Object, Section);
     if (!GpuObj)
       fail(GpuObj.error().message());
-    GpuExecOptions GO;
+    exec::GpuExecOptions GO;
     GO.AllowUnverified = AllowUnverified;
     GO.LaunchSize = O.BatchSize;
     loader::parseGpuMode(GpuOpts.Mode, GO.Mode);
     loader::parseGpuDataPath(GpuOpts.Data, GO.Path);
     GO.Blocks = GpuOpts.Blocks;
-    GO.Stage = parseStaging(GpuOpts.Stage);
+    GO.Stage = exec::parseStaging(GpuOpts.Stage);
     GO.ReclaimPeriod = GpuOpts.ReclaimPeriod;
     GO.WatchdogMs = GpuOpts.WatchdogMs;
     GO.MaxFrame = O.MaxFrame;
@@ -387,7 +387,7 @@ int forwardCommand(int argc, char **argv) {
     // one stream's wait for its kernel holds back the others' launches.
     // Before the driver starts; a value the user set wins.
     setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
-    auto E = makeGpuExecutor(*GpuObj, GO);
+    auto E = exec::makeGpuExecutor(*GpuObj, GO);
     if (!E)
       fail(Object + ": " + E.error().message());
     Exec = std::move(*E);
@@ -395,7 +395,7 @@ int forwardCommand(int argc, char **argv) {
     fail("this loader was built without CUDA support (no cuda.h at build time)");
 #endif
   } else if (Backend == "null") {
-    Exec = makeNullExecutor();
+    Exec = exec::makeNullExecutor();
   } else {
     if (GpuObj)
       fail(Object + ": a .gpu.o holds GPU code only; give the host back end "
@@ -403,7 +403,7 @@ int forwardCommand(int argc, char **argv) {
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
     // A slice of each per-CPU map per worker: workers run the program at
     // once and never update one value together.
-    auto E = makeHostExecutor(Object, Section, HostReclaim::EachBatch, {},
+    auto E = exec::makeHostExecutor(Object, Section, exec::HostReclaim::EachBatch, {},
                               uint32_t(O.Ports.size() * O.Queues));
     if (!E)
       fail(E.error().message());
@@ -461,9 +461,9 @@ int forwardCommand(int argc, char **argv) {
   RoundTrip Gpu;
 #ifdef EBPF_GPU_HAVE_CUDA
   if (Backend == "gpu") {
-    Gpu.P50 = gpuLatencyUs(*Exec, 50);
-    Gpu.P99 = gpuLatencyUs(*Exec, 99);
-    Gpu.Reclaims = gpuReclaims(*Exec);
+    Gpu.P50 = exec::gpuLatencyUs(*Exec, 50);
+    Gpu.P99 = exec::gpuLatencyUs(*Exec, 99);
+    Gpu.Reclaims = exec::gpuReclaims(*Exec);
   }
 #endif
   std::string Maps;

@@ -177,16 +177,16 @@ object::ReadOptions readOptions(const RunOptions &O) {
 
 void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
                std::string &MapsText, std::string &EventsText) {
-  tools::KernelLoadOptions KO;
+  exec::KernelLoadOptions KO;
   KO.MapSizes = O.MapSizes;
   KO.InnerMaps = O.InnerMaps;
-  auto Loaded = tools::KernelProgram::load(O.Object, O.Section, KO);
+  auto Loaded = exec::KernelProgram::load(O.Object, O.Section, KO);
   if (!Loaded)
     fail(Loaded.error().message());
   if (!Loaded->Program)
     fail(O.Object + ": kernel back end: the kernel refused the program: " + Loaded->Why +
          (Loaded->Log.empty() ? "" : "\n" + Loaded->Log));
-  tools::KernelProgram &K = *Loaded->Program;
+  exec::KernelProgram &K = *Loaded->Program;
   ProgName = K.name();
   if (MaybeError E = K.setMapEntries(O.MapEntries))
     fail(E->message());
@@ -217,7 +217,7 @@ void runExecutor(runtime::BatchExecutor &Exec, const RunOptions &O, PacketBatch 
     // A hung kernel is ended here rather than by the process's exit, and
     // the user told how.
     if (std::string(Exec.backendName()) == "gpu")
-      if (std::string Halt = tools::haltGpuExecutor(Exec); !Halt.empty())
+      if (std::string Halt = exec::haltGpuExecutor(Exec); !Halt.empty())
         std::fprintf(stderr, "%s: %s\n", Tool, Halt.c_str());
 #endif
     fail(Where + E->message());
@@ -421,26 +421,26 @@ int runCommand(int argc, char **argv) {
 #ifdef EBPF_GPU_HAVE_CUDA
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
     const object::ReadOptions Read = readOptions(O);
-    GpuObj = tools::gpuProgram(std::move(GpuObj), O.Object, O.Section, &Read);
+    GpuObj = exec::gpuProgram(std::move(GpuObj), O.Object, O.Section, &Read);
 #else
-    GpuObj = tools::gpuProgram(std::move(GpuObj), O.Object, O.Section);
+    GpuObj = exec::gpuProgram(std::move(GpuObj), O.Object, O.Section);
 #endif
     if (!GpuObj)
       fail(GpuObj.error().message());
     ProgName = GpuObj->Program;
-    tools::GpuExecOptions GO;
+    exec::GpuExecOptions GO;
     GO.AllowUnverified = O.AllowUnverified;
     GO.LaunchSize = O.BatchSize;
     loader::parseGpuMode(O.Gpu.Mode, GO.Mode);
     loader::parseGpuDataPath(O.Gpu.Data, GO.Path);
     GO.Blocks = O.Gpu.Blocks;
-    GO.Stage = tools::parseStaging(O.Gpu.Stage);
+    GO.Stage = exec::parseStaging(O.Gpu.Stage);
     GO.WatchdogMs = O.Gpu.WatchdogMs;
-    auto Exec = tools::makeGpuExecutor(*GpuObj, GO);
+    auto Exec = exec::makeGpuExecutor(*GpuObj, GO);
     if (!Exec)
       fail(O.Object + ": " + Exec.error().message());
     runExecutor(**Exec, O, *Batch, MapsText, EventsText);
-    KernelMs = tools::gpuKernelMs(**Exec);
+    KernelMs = exec::gpuKernelMs(**Exec);
 #else
     fail("this loader was built without CUDA support (no cuda.h at build time)");
 #endif
@@ -450,7 +450,7 @@ int runCommand(int argc, char **argv) {
            " back end the eBPF object");
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
     if (O.Backend == "host") {
-      auto Exec = tools::makeHostExecutor(O.Object, O.Section, tools::HostReclaim::EachPacket,
+      auto Exec = exec::makeHostExecutor(O.Object, O.Section, exec::HostReclaim::EachPacket,
                                           readOptions(O));
       if (!Exec)
         fail(Exec.error().message());

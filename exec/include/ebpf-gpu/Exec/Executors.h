@@ -29,7 +29,7 @@ struct ProgramSpec;
 struct ReadOptions;
 } // namespace ebpfgpu::object
 
-namespace ebpfgpu::tools {
+namespace ebpfgpu::exec {
 
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
 /// When the host back end returns what hash-map deletions freed: after each
@@ -155,6 +155,6 @@ double gpuLatencyUs(runtime::BatchExecutor &Exec, double Percent);
 int64_t gpuReclaims(runtime::BatchExecutor &Exec);
 #endif
 
-} // namespace ebpfgpu::tools
+} // namespace ebpfgpu::exec
 
 #endif // EBPF_GPU_EXEC_EXECUTORS_H

@@ -24,7 +24,7 @@
 struct bpf_object;
 struct bpf_program;
 
-namespace ebpfgpu::tools {
+namespace ebpfgpu::exec {
 
 class KernelProgram;
 
@@ -88,6 +88,6 @@ private:
 /// before the "processed N insns" summary (or the log's end).
 std::string kernelRefusalReason(const std::string &Log);
 
-} // namespace ebpfgpu::tools
+} // namespace ebpfgpu::exec
 
 #endif // EBPF_GPU_EXEC_KERNELBACKEND_H
