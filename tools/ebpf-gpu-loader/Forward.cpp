@@ -254,18 +254,19 @@ void printProgress(const runtime::ForwardReport &R) {
                (unsigned long long)R.Actions.Packets[unsigned(runtime::XdpAction::Aborted)]);
 }
 
-} // namespace
-
-int forwardCommand(int argc, char **argv) {
+/// `forward`'s command line.
+struct ForwardArgs {
   runtime::ForwardOptions O;
-  std::string Object, Section, Backend;
-  std::string FibFile;
+  std::string Object, Section, Backend, FibFile, GenPcap;
   std::vector<loader::MapEntry> MapEntries;
-  bool DumpMaps = false, CheckMaps = false;
-  bool Json = false, AllowUnverified = false;
+  bool DumpMaps = false, CheckMaps = false, Json = false, AllowUnverified = false;
   int64_t StatsMs = -1;
-  std::string GenPcap;
   GpuFlags GpuOpts;
+};
+
+/// `forward`'s arguments into `F`: an exit status to return (a usage
+/// error, or --help), else nothing.
+std::optional<int> parseForwardArgs(int argc, char **argv, ForwardArgs &F) {
   for (int I = 2; I < argc; ++I) {
     std::string A = argv[I];
     auto Value = [&]() -> std::string {
@@ -281,105 +282,98 @@ int forwardCommand(int argc, char **argv) {
       return N;
     };
     if (A == "--") {
-      O.EalArgs.assign(argv + I + 1, argv + argc);
+      F.O.EalArgs.assign(argv + I + 1, argv + argc);
       break;
     }
-    if (auto Bad = parseGpuFlag(A, Value, GpuOpts, /*Lanes=*/true)) {
+    if (auto Bad = parseGpuFlag(A, Value, F.GpuOpts, /*Lanes=*/true)) {
       if (!Bad->empty())
         return usage(*Bad);
     } else if (A == "--port")
-      O.Ports.push_back(Value());
+      F.O.Ports.push_back(Value());
     else if (A == "--exception")
-      O.Exception = Value();
+      F.O.Exception = Value();
     else if (A == "--section")
-      Section = Value();
+      F.Section = Value();
     else if (A == "--backend")
-      Backend = Value();
+      F.Backend = Value();
     else if (A == "--queues")
-      O.Queues = uint32_t(Number(1, runtime::MaxForwardQueues));
+      F.O.Queues = uint32_t(Number(1, runtime::MaxForwardQueues));
     else if (A == "--batch")
-      O.BatchSize = uint32_t(Number(1, runtime::MaxForwardBatch));
+      F.O.BatchSize = uint32_t(Number(1, runtime::MaxForwardBatch));
     else if (A == "--depth")
-      O.Depth = uint32_t(Number(1, runtime::MaxForwardDepth));
+      F.O.Depth = uint32_t(Number(1, runtime::MaxForwardDepth));
     else if (A == "--gen-lcores")
-      O.GenLcores = uint32_t(Number(1, runtime::MaxForwardQueues));
+      F.O.GenLcores = uint32_t(Number(1, runtime::MaxForwardQueues));
     else if (A == "--timeout-us")
-      O.TimeoutUs = uint32_t(Number(0, 10000000));
+      F.O.TimeoutUs = uint32_t(Number(0, 10000000));
     else if (A == "--count")
-      O.Count = Number(1, UINT64_MAX);
+      F.O.Count = Number(1, UINT64_MAX);
     else if (A == "--duration-ms")
-      O.DurationMs = uint32_t(Number(1, 86400000));
+      F.O.DurationMs = uint32_t(Number(1, 86400000));
     else if (A == "--idle-ms")
-      O.IdleMs = uint32_t(Number(1, 86400000));
+      F.O.IdleMs = uint32_t(Number(1, 86400000));
     else if (A == "--max-frame")
-      O.MaxFrame = uint32_t(Number(runtime::MinForwardFrame, runtime::MaxForwardFrame));
+      F.O.MaxFrame = uint32_t(Number(runtime::MinForwardFrame, runtime::MaxForwardFrame));
     else if (A == "--mbufs")
-      O.Mbufs = uint32_t(Number(1023, 1u << 30));
+      F.O.Mbufs = uint32_t(Number(1023, 1u << 30));
     else if (A == "--stats-ms")
-      StatsMs = int64_t(Number(0, 86400000));
+      F.StatsMs = int64_t(Number(0, 86400000));
     else if (A == "--zero-copy")
-      O.ZeroCopy = true;
+      F.O.ZeroCopy = true;
     else if (A == "--gen-pcap")
-      GenPcap = Value();
+      F.GenPcap = Value();
     else if (A == "--gen-replay")
-      O.GenReplay = true;
+      F.O.GenReplay = true;
     else if (A == "--gen-frame")
-      O.GenFrame = uint32_t(Number(runtime::MinForwardFrame, runtime::MaxForwardFrame));
+      F.O.GenFrame = uint32_t(Number(runtime::MinForwardFrame, runtime::MaxForwardFrame));
     else if (A == "--map-file") {
       auto Entries = loader::readMapFile(Value());
       if (!Entries)
         fail(Entries.error().message());
-      MapEntries.insert(MapEntries.end(), Entries->begin(), Entries->end());
+      F.MapEntries.insert(F.MapEntries.end(), Entries->begin(), Entries->end());
     } else if (A == "--fib")
-      FibFile = Value();
+      F.FibFile = Value();
     else if (A == "--dump-maps")
-      DumpMaps = true;
+      F.DumpMaps = true;
     else if (A == "--check-maps")
-      CheckMaps = true;
+      F.CheckMaps = true;
     else if (A == "--json")
-      Json = true;
+      F.Json = true;
     else if (A == "--allow-unverified")
-      AllowUnverified = true;
+      F.AllowUnverified = true;
     else if (A == "-h" || A == "--help") {
       usage("");
       return 0;
     } else if (A.rfind("-", 0) == 0)
       return usage("unknown option " + A);
-    else if (Object.empty())
-      Object = A;
+    else if (F.Object.empty())
+      F.Object = A;
     else
-      return usage("more than one program given ('" + Object + "', '" + A + "')");
+      return usage("more than one program given ('" + F.Object + "', '" + A + "')");
   }
-  if (Object.empty())
-    return usage("no program given");
-  if (O.Ports.empty())
-    return usage("no port given (--port)");
-  O.ProgressMs = uint32_t(StatsMs >= 0 ? StatsMs : (isatty(STDERR_FILENO) ? 1000 : 0));
+  return std::nullopt;
+}
 
-  Expected<abi::GpuObjectSpec> GpuObj = abi::readGpuObjectFile(Object);
-  if (!GpuObj && abi::isGpuObjectFile(Object))
-    fail(GpuObj.error().message()); // a .gpu.o, but damaged
-  if (Backend.empty())
-    Backend = GpuObj ? "gpu" : "host";
-  if (Backend != "gpu" && Backend != "host" && Backend != "null")
-    return usage("--backend must be gpu, host or null");
-
+/// The back end `F` names, its program loaded (and verified), the map
+/// entries and forwarding table given set in it; fails on any error.
+std::unique_ptr<runtime::BatchExecutor> makeForwardExecutor(ForwardArgs &F,
+                                                            Expected<abi::GpuObjectSpec> GpuObj) {
   std::unique_ptr<runtime::BatchExecutor> Exec;
-  if (Backend == "gpu") {
+  if (F.Backend == "gpu") {
 #ifdef EBPF_GPU_HAVE_CUDA
-    GpuObj = exec::gpuProgram(std::move(GpuObj), Object, Section);
+    GpuObj = exec::gpuProgram(std::move(GpuObj), F.Object, F.Section);
     if (!GpuObj)
       fail(GpuObj.error().message());
     exec::GpuExecOptions GO;
-    GO.AllowUnverified = AllowUnverified;
-    GO.LaunchSize = O.BatchSize;
-    loader::parseGpuMode(GpuOpts.Mode, GO.Mode);
-    loader::parseGpuDataPath(GpuOpts.Data, GO.Path);
-    GO.Blocks = GpuOpts.Blocks;
-    GO.Stage = exec::parseStaging(GpuOpts.Stage);
-    GO.ReclaimPeriod = GpuOpts.ReclaimPeriod;
-    GO.WatchdogMs = GpuOpts.WatchdogMs;
-    GO.MaxFrame = O.MaxFrame;
+    GO.AllowUnverified = F.AllowUnverified;
+    GO.LaunchSize = F.O.BatchSize;
+    loader::parseGpuMode(F.GpuOpts.Mode, GO.Mode);
+    loader::parseGpuDataPath(F.GpuOpts.Data, GO.Path);
+    GO.Blocks = F.GpuOpts.Blocks;
+    GO.Stage = exec::parseStaging(F.GpuOpts.Stage);
+    GO.ReclaimPeriod = F.GpuOpts.ReclaimPeriod;
+    GO.WatchdogMs = F.GpuOpts.WatchdogMs;
+    GO.MaxFrame = F.O.MaxFrame;
     GO.TimeKernel = false; // the batch path's latency, not the kernel's share
     GO.AsyncLanes = true;  // each worker its own runners, batches in flight
     // Every worker keeps --depth batches in flight, each on a stream of its
@@ -389,22 +383,22 @@ int forwardCommand(int argc, char **argv) {
     setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
     auto E = exec::makeGpuExecutor(*GpuObj, GO);
     if (!E)
-      fail(Object + ": " + E.error().message());
+      fail(F.Object + ": " + E.error().message());
     Exec = std::move(*E);
 #else
     fail("this loader was built without CUDA support (no cuda.h at build time)");
 #endif
-  } else if (Backend == "null") {
+  } else if (F.Backend == "null") {
     Exec = exec::makeNullExecutor();
   } else {
     if (GpuObj)
-      fail(Object + ": a .gpu.o holds GPU code only; give the host back end "
+      fail(F.Object + ": a .gpu.o holds GPU code only; give the host back end "
                     "the eBPF object");
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
     // A slice of each per-CPU map per worker: workers run the program at
     // once and never update one value together.
-    auto E = exec::makeHostExecutor(Object, Section, exec::HostReclaim::EachBatch, {},
-                              uint32_t(O.Ports.size() * O.Queues));
+    auto E = exec::makeHostExecutor(F.Object, F.Section, exec::HostReclaim::EachBatch, {},
+                                    uint32_t(F.O.Ports.size() * F.O.Queues));
     if (!E)
       fail(E.error().message());
     Exec = std::move(*E);
@@ -412,28 +406,52 @@ int forwardCommand(int argc, char **argv) {
     fail("the host back end needs a loader built with the compiler");
 #endif
   }
-
-  std::optional<runtime::PacketBatch> GenPackets;
-  if (!GenPcap.empty()) {
-    auto B = runtime::readPcap(GenPcap);
-    if (!B)
-      fail(B.error().message());
-    GenPackets = std::move(*B);
-    O.GenPackets = &*GenPackets;
-  }
-  for (const loader::MapEntry &E : MapEntries)
+  for (const loader::MapEntry &E : F.MapEntries)
     if (MaybeError Err = E.Inner.empty() ? Exec->updateMap(E.Map, E.Key, E.Value)
                                          : Exec->setInnerMap(E.Map, E.Key, E.Inner))
       fail("--map-file: " + Err->message());
   // The ports are the links bpf_fib_lookup sees: port i is ifindex i + 1.
-  if (!FibFile.empty()) {
-    auto Fib = loader::readFibFile(FibFile);
+  if (!F.FibFile.empty()) {
+    auto Fib = loader::readFibFile(F.FibFile);
     if (!Fib)
       fail(Fib.error().message());
     if (MaybeError E = Exec->setFib(*Fib))
       fail("--fib: " + E->message());
   }
+  return Exec;
+}
 
+} // namespace
+
+int forwardCommand(int argc, char **argv) {
+  ForwardArgs F;
+  if (std::optional<int> Exit = parseForwardArgs(argc, argv, F))
+    return *Exit;
+  runtime::ForwardOptions &O = F.O;
+  if (F.Object.empty())
+    return usage("no program given");
+  if (O.Ports.empty())
+    return usage("no port given (--port)");
+  O.ProgressMs = uint32_t(F.StatsMs >= 0 ? F.StatsMs : (isatty(STDERR_FILENO) ? 1000 : 0));
+
+  Expected<abi::GpuObjectSpec> GpuObj = abi::readGpuObjectFile(F.Object);
+  if (!GpuObj && abi::isGpuObjectFile(F.Object))
+    fail(GpuObj.error().message()); // a .gpu.o, but damaged
+  if (F.Backend.empty())
+    F.Backend = GpuObj ? "gpu" : "host";
+  if (F.Backend != "gpu" && F.Backend != "host" && F.Backend != "null")
+    return usage("--backend must be gpu, host or null");
+
+  std::unique_ptr<runtime::BatchExecutor> Exec = makeForwardExecutor(F, std::move(GpuObj));
+
+  std::optional<runtime::PacketBatch> GenPackets;
+  if (!F.GenPcap.empty()) {
+    auto B = runtime::readPcap(F.GenPcap);
+    if (!B)
+      fail(B.error().message());
+    GenPackets = std::move(*B);
+    O.GenPackets = &*GenPackets;
+  }
   struct sigaction Sa = {};
   Sa.sa_handler = onSignal;
   sigaction(SIGINT, &Sa, nullptr);
@@ -455,29 +473,29 @@ int forwardCommand(int argc, char **argv) {
     P50 = double(runtime::LatencyHistogram::quantile(R->Latency, 0.50)) / 1000.0;
     P99 = double(runtime::LatencyHistogram::quantile(R->Latency, 0.99)) / 1000.0;
   }
-  if (CheckMaps)
+  if (F.CheckMaps)
     if (MaybeError E = Exec->checkMaps())
       fail(std::string(Exec->backendName()) + " back end: " + E->message());
   RoundTrip Gpu;
 #ifdef EBPF_GPU_HAVE_CUDA
-  if (Backend == "gpu") {
+  if (F.Backend == "gpu") {
     Gpu.P50 = exec::gpuLatencyUs(*Exec, 50);
     Gpu.P99 = exec::gpuLatencyUs(*Exec, 99);
     Gpu.Reclaims = exec::gpuReclaims(*Exec);
   }
 #endif
   std::string Maps;
-  if (DumpMaps) {
+  if (F.DumpMaps) {
     auto M = Exec->dumpMaps();
     if (!M)
       fail("--dump-maps: " + M.error().message());
     Maps = std::move(*M);
   }
-  if (Json) {
+  if (F.Json) {
     printJson(*R, Exec->programName(), Exec->backendName(), P50, P99, Gpu,
-              DumpMaps ? &Maps : nullptr);
+              F.DumpMaps ? &Maps : nullptr);
   } else {
-    printText(*R, Exec->programName(), Object, Exec->backendName());
+    printText(*R, Exec->programName(), F.Object, Exec->backendName());
     if (R->Generated)
       std::printf("  generator: %llu frames made (%llu written, %s), %llu bursts without a free "
                   "mbuf\n",
@@ -493,7 +511,7 @@ int forwardCommand(int argc, char **argv) {
                   "us\n",
                   Gpu.P50, Gpu.P99);
   }
-  if (DumpMaps && !Json)
+  if (F.DumpMaps && !F.Json)
     std::printf("%s", Maps.c_str());
   return 0;
 }

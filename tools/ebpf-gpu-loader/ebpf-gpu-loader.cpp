@@ -289,8 +289,9 @@ int testRunCommand(int argc, char **argv) {
 }
 #endif // EBPF_GPU_HAVE_CUDA
 
-int runCommand(int argc, char **argv) {
-  RunOptions O;
+/// `run`'s arguments into `O`: an exit status for a usage error, else
+/// nothing.
+std::optional<int> parseRunArgs(int argc, char **argv, RunOptions &O) {
   for (int I = 2; I < argc; ++I) {
     std::string A = argv[I];
     auto Value = [&](std::string &V) {
@@ -383,6 +384,107 @@ int runCommand(int argc, char **argv) {
     else
       return usage("more than one program given ('" + O.Object + "', '" + A + "')");
   }
+  return std::nullopt;
+}
+
+/// What one back end made of a batch: besides the verdicts in the batch.
+struct RunResult {
+  std::string ProgName, MapsText, EventsText;
+  double KernelMs = -1; ///< the GPU kernels' share, or -1
+};
+
+/// Runs `Batch` through `O.Backend` (`GpuObj`: `O.Object` read as a .gpu.o,
+/// or why it is not one); fails on any error.
+RunResult runOnBackend(const RunOptions &O, Expected<abi::GpuObjectSpec> GpuObj,
+                       PacketBatch &Batch) {
+  RunResult R;
+  if (O.Backend == "gpu") {
+#ifdef EBPF_GPU_HAVE_CUDA
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
+    const object::ReadOptions Read = readOptions(O);
+    GpuObj = exec::gpuProgram(std::move(GpuObj), O.Object, O.Section, &Read);
+#else
+    GpuObj = exec::gpuProgram(std::move(GpuObj), O.Object, O.Section);
+#endif
+    if (!GpuObj)
+      fail(GpuObj.error().message());
+    R.ProgName = GpuObj->Program;
+    exec::GpuExecOptions GO;
+    GO.AllowUnverified = O.AllowUnverified;
+    GO.LaunchSize = O.BatchSize;
+    loader::parseGpuMode(O.Gpu.Mode, GO.Mode);
+    loader::parseGpuDataPath(O.Gpu.Data, GO.Path);
+    GO.Blocks = O.Gpu.Blocks;
+    GO.Stage = exec::parseStaging(O.Gpu.Stage);
+    GO.WatchdogMs = O.Gpu.WatchdogMs;
+    auto Exec = exec::makeGpuExecutor(*GpuObj, GO);
+    if (!Exec)
+      fail(O.Object + ": " + Exec.error().message());
+    runExecutor(**Exec, O, Batch, R.MapsText, R.EventsText);
+    R.KernelMs = exec::gpuKernelMs(**Exec);
+#else
+    fail("this loader was built without CUDA support (no cuda.h at build time)");
+#endif
+  } else {
+    if (GpuObj)
+      fail(O.Object + ": a .gpu.o holds GPU code only; give the " + O.Backend +
+           " back end the eBPF object");
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
+    if (O.Backend == "host") {
+      auto Exec = exec::makeHostExecutor(O.Object, O.Section, exec::HostReclaim::EachPacket,
+                                         readOptions(O));
+      if (!Exec)
+        fail(Exec.error().message());
+      R.ProgName = (*Exec)->programName();
+      runExecutor(**Exec, O, Batch, R.MapsText, R.EventsText);
+    } else
+      runKernel(O, Batch, R.ProgName, R.MapsText, R.EventsText);
+#else
+    fail("the " + O.Backend + " back end needs a loader built with the compiler");
+#endif
+  }
+  return R;
+}
+
+/// The files `run` was asked for: the packets passed on (--out), the
+/// events, the maps, the verdicts; each written whole or not at all.
+void writeRunFiles(const RunOptions &O, const PacketBatch &Batch, const RunResult &R) {
+  if (!O.Out.empty()) {
+    unsigned Keep = 1u << unsigned(runtime::XdpAction::Pass) |
+                    1u << unsigned(runtime::XdpAction::Tx) |
+                    1u << unsigned(runtime::XdpAction::Redirect);
+    if (MaybeError E = runtime::writePcap(O.Out, Batch, Keep))
+      fail(E->message());
+  }
+  if (!O.EventsFile.empty()) {
+    std::vector<uint8_t> Bytes(R.EventsText.begin(), R.EventsText.end());
+    if (MaybeError E = abi::writeFileAtomically(O.EventsFile, Bytes))
+      fail(E->message());
+  }
+  if (!O.MapsFile.empty()) {
+    std::vector<uint8_t> Bytes(R.MapsText.begin(), R.MapsText.end());
+    if (MaybeError E = abi::writeFileAtomically(O.MapsFile, Bytes))
+      fail(E->message());
+  }
+  if (!O.Verdicts.empty()) {
+    std::string Tmp = stagingPath(O.Verdicts, ".tmp");
+    {
+      std::ofstream V(Tmp);
+      for (size_t I = 0; I < Batch.size(); ++I)
+        V << I << " " << runtime::xdpActionName(Batch.verdict(I)) << " "
+          << Batch.length(I) << "\n";
+      if (!V)
+        fail(O.Verdicts + ": cannot write");
+    }
+    if (Tmp != O.Verdicts && std::rename(Tmp.c_str(), O.Verdicts.c_str()) != 0)
+      fail(O.Verdicts + ": cannot write");
+  }
+}
+
+int runCommand(int argc, char **argv) {
+  RunOptions O;
+  if (std::optional<int> Exit = parseRunArgs(argc, argv, O))
+    return *Exit;
   if (O.Object.empty())
     return usage("no program given");
   if (O.Pcap.empty())
@@ -414,106 +516,30 @@ int runCommand(int argc, char **argv) {
   // BPF_PROG_TEST_RUN without a context says on the kernel back end,
   // unless --ingress-ifindex names another.
   Batch->setIngress(O.IngressIfindex ? *O.IngressIfindex : 1, 0);
-  std::string ProgName, MapsText, EventsText;
-  double KernelMs = -1;
   auto Start = std::chrono::steady_clock::now();
-  if (O.Backend == "gpu") {
-#ifdef EBPF_GPU_HAVE_CUDA
-#ifdef EBPF_GPU_LOADER_WITH_COMPILER
-    const object::ReadOptions Read = readOptions(O);
-    GpuObj = exec::gpuProgram(std::move(GpuObj), O.Object, O.Section, &Read);
-#else
-    GpuObj = exec::gpuProgram(std::move(GpuObj), O.Object, O.Section);
-#endif
-    if (!GpuObj)
-      fail(GpuObj.error().message());
-    ProgName = GpuObj->Program;
-    exec::GpuExecOptions GO;
-    GO.AllowUnverified = O.AllowUnverified;
-    GO.LaunchSize = O.BatchSize;
-    loader::parseGpuMode(O.Gpu.Mode, GO.Mode);
-    loader::parseGpuDataPath(O.Gpu.Data, GO.Path);
-    GO.Blocks = O.Gpu.Blocks;
-    GO.Stage = exec::parseStaging(O.Gpu.Stage);
-    GO.WatchdogMs = O.Gpu.WatchdogMs;
-    auto Exec = exec::makeGpuExecutor(*GpuObj, GO);
-    if (!Exec)
-      fail(O.Object + ": " + Exec.error().message());
-    runExecutor(**Exec, O, *Batch, MapsText, EventsText);
-    KernelMs = exec::gpuKernelMs(**Exec);
-#else
-    fail("this loader was built without CUDA support (no cuda.h at build time)");
-#endif
-  } else {
-    if (GpuObj)
-      fail(O.Object + ": a .gpu.o holds GPU code only; give the " + O.Backend +
-           " back end the eBPF object");
-#ifdef EBPF_GPU_LOADER_WITH_COMPILER
-    if (O.Backend == "host") {
-      auto Exec = exec::makeHostExecutor(O.Object, O.Section, exec::HostReclaim::EachPacket,
-                                          readOptions(O));
-      if (!Exec)
-        fail(Exec.error().message());
-      ProgName = (*Exec)->programName();
-      runExecutor(**Exec, O, *Batch, MapsText, EventsText);
-    } else
-      runKernel(O, *Batch, ProgName, MapsText, EventsText);
-#else
-    fail("the " + O.Backend + " back end needs a loader built with the compiler");
-#endif
-  }
+  RunResult R = runOnBackend(O, std::move(GpuObj), *Batch);
   double Secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
 
   runtime::ActionStats Stats;
   for (size_t I = 0; I < Batch->size(); ++I)
     Stats.count(Batch->verdict(I), Batch->length(I));
-  if (!O.Out.empty()) {
-    unsigned Keep = 1u << unsigned(runtime::XdpAction::Pass) |
-                    1u << unsigned(runtime::XdpAction::Tx) |
-                    1u << unsigned(runtime::XdpAction::Redirect);
-    if (MaybeError E = runtime::writePcap(O.Out, *Batch, Keep))
-      fail(E->message());
-  }
-  if (!O.EventsFile.empty()) {
-    std::vector<uint8_t> Bytes(EventsText.begin(), EventsText.end());
-    if (MaybeError E = abi::writeFileAtomically(O.EventsFile, Bytes))
-      fail(E->message());
-  }
-  size_t EventCount = size_t(std::count(EventsText.begin(), EventsText.end(), '\n'));
-  if (!O.MapsFile.empty()) {
-    std::vector<uint8_t> Bytes(MapsText.begin(), MapsText.end());
-    if (MaybeError E = abi::writeFileAtomically(O.MapsFile, Bytes))
-      fail(E->message());
-  }
-  if (!O.Verdicts.empty()) {
-    std::string Tmp = stagingPath(O.Verdicts, ".tmp");
-    {
-      std::ofstream V(Tmp);
-      for (size_t I = 0; I < Batch->size(); ++I)
-        V << I << " " << runtime::xdpActionName(Batch->verdict(I)) << " "
-          << Batch->length(I) << "\n";
-      if (!V)
-        fail(O.Verdicts + ": cannot write");
-    }
-    if (Tmp != O.Verdicts && std::rename(Tmp.c_str(), O.Verdicts.c_str()) != 0)
-      fail(O.Verdicts + ": cannot write");
-  }
-
+  writeRunFiles(O, *Batch, R);
+  size_t EventCount = size_t(std::count(R.EventsText.begin(), R.EventsText.end(), '\n'));
   if (O.Json) {
     std::printf("{\"program\": \"%s\", \"backend\": \"%s\", \"packets\": %zu, \"actions\": {",
-                ProgName.c_str(), O.Backend.c_str(), Batch->size());
+                R.ProgName.c_str(), O.Backend.c_str(), Batch->size());
     for (unsigned A = 0; A < runtime::NumXdpActions; ++A)
       std::printf("%s\"%s\": {\"packets\": %llu, \"bytes\": %llu}", A ? ", " : "",
                   runtime::xdpActionName(A), (unsigned long long)Stats.Packets[A],
                   (unsigned long long)Stats.Bytes[A]);
     std::printf("}, \"invalid_verdicts\": %llu, \"events\": %zu, \"seconds\": %.6f",
                 (unsigned long long)Stats.Invalid, EventCount, Secs);
-    if (KernelMs >= 0)
-      std::printf(", \"kernel_ms\": %.4f", KernelMs);
+    if (R.KernelMs >= 0)
+      std::printf(", \"kernel_ms\": %.4f", R.KernelMs);
     std::printf("}\n");
     return 0;
   }
-  std::printf("%s: %s (%s) on the %s back end, %zu packets from %s\n", Tool, ProgName.c_str(),
+  std::printf("%s: %s (%s) on the %s back end, %zu packets from %s\n", Tool, R.ProgName.c_str(),
               O.Object.c_str(), O.Backend.c_str(), Batch->size(), O.Pcap.c_str());
   std::printf("  %-14s %10s %12s\n", "action", "packets", "bytes");
   for (unsigned A = 0; A < runtime::NumXdpActions; ++A)
@@ -526,8 +552,8 @@ int runCommand(int argc, char **argv) {
     std::printf("  %zu event records%s\n", EventCount,
                 O.EventsFile.empty() ? " (--events FILE writes them)" : "");
   std::printf("  %.3f ms for the run", Secs * 1e3);
-  if (KernelMs >= 0)
-    std::printf(" (GPU kernel %.3f ms)", KernelMs);
+  if (R.KernelMs >= 0)
+    std::printf(" (GPU kernel %.3f ms)", R.KernelMs);
   std::printf("\n");
   return 0;
 }
