@@ -293,6 +293,12 @@ private:
   MaybeError setEntry(const DeviceMap &D, const std::vector<uint8_t> &Key,
                       const std::vector<uint8_t> &Value);
   GpuProgram(GpuDevice &Dev) : Dev(Dev) {}
+  /// load()'s steps after the module's JIT, each on the program being made.
+  MaybeError bindCpuGroups(size_t PerCpu);
+  MaybeError bindAbortWord();
+  MaybeError bindTraceLog();
+  MaybeError bindMaps(const abi::GpuObjectSpec &Spec);
+  MaybeError bindReclaim();
   unsigned blocksFor(uint32_t Packets) const;
   GpuDevice &Dev;
   uint32_t CpuSlots = 0;
