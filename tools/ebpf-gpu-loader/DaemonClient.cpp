@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -230,67 +231,56 @@ std::string takeBytes(std::vector<std::string> &A, size_t &I, const char *Stop) 
   return Hex;
 }
 
-} // namespace
-
-int clientCommand(int argc, char **argv) {
-  const char *Env = std::getenv("EBPF_GPU_LOADER_SOCKET");
-  std::string Socket = Env && *Env ? Env : DefaultDaemonSocket;
-  bool Json = false;
-  std::vector<std::string> A;
-  for (int I = 1; I < argc; ++I) {
-    std::string S = argv[I];
-    if (S == "-h" || S == "--help") {
-      usage("");
-      return 0;
-    }
-    if (S == "--json" || S == "-j")
-      Json = true;
-    else if (S == "--socket") {
-      if (I + 1 >= argc)
-        return usage("--socket needs a path");
-      Socket = argv[++I];
-    } else
-      A.push_back(S);
-  }
-  if (A.size() < 1)
-    return usage("no command");
-  std::string Obj = A[0], Verb = A.size() > 1 ? A[1] : "";
+/// The words of a client command after its object and verb, taken in
+/// order; a word missing, malformed or left over ends the run with a usage
+/// message naming the command.
+struct Words {
+  const std::vector<std::string> &A;
+  std::string Obj, Verb;
   size_t I = 2;
-  auto Need = [&](const char *What) -> std::string {
+
+  std::string need(const char *What) {
     if (I >= A.size())
       std::exit(usage(Obj + " " + Verb + ": missing " + What));
     return A[I++];
-  };
-  auto NoMore = [&] {
+  }
+  void noMore() const {
     if (I < A.size())
       std::exit(usage(Obj + " " + Verb + ": unexpected '" + A[I] + "'"));
-  };
-  auto Id = [&](const char *What) -> Value {
-    std::string S = Need(What);
+  }
+  Value id(const char *What) {
+    std::string S = need(What);
     char *End = nullptr;
     unsigned long long N = std::strtoull(S.c_str(), &End, 10);
     if (S.empty() || *End || S[0] == '-' || N > UINT32_MAX)
       std::exit(usage(Obj + " " + Verb + ": " + What + " must be a number, not '" + S + "'"));
     return Value(uint64_t(N));
-  };
-  auto MapRef = [&](Value &Args) {
-    std::string Kind = Need("'id ID' or 'name NAME'");
+  }
+  void mapRef(Value &Args) {
+    std::string Kind = need("'id ID' or 'name NAME'");
     if (Kind == "id")
-      Args.set("id", Id("map id"));
+      Args.set("id", id("map id"));
     else if (Kind == "name")
-      Args.set("name", Need("map name"));
+      Args.set("name", need("map name"));
     else
       std::exit(usage(Obj + " " + Verb + ": name the map with 'id ID' or 'name NAME'"));
-  };
-  Value Args = Value::object();
-  std::string Cmd = Obj + " " + Verb;
+  }
+};
 
+/// The daemon request the words `A` (object, verb, arguments) make: its
+/// command into `Cmd`, its arguments into `Args`; an exit status for a
+/// usage error, else nothing.
+std::optional<int> buildRequest(std::vector<std::string> &A, std::string &Cmd, Value &Args) {
+  Words W{A, A[0], A.size() > 1 ? A[1] : ""};
+  const std::string &Obj = W.Obj;
+  size_t &I = W.I;
+  Cmd = Obj + " " + W.Verb;
   if (Obj == "stats") {
     Cmd = "stats";
     I = 1;
-    NoMore();
+    W.noMore();
   } else if (Cmd == "prog load") {
-    std::string Path = Need("program file");
+    std::string Path = W.need("program file");
     char Real[PATH_MAX];
     if (!realpath(Path.c_str(), Real))
       fail(Path + ": " + std::strerror(errno));
@@ -298,25 +288,25 @@ int clientCommand(int argc, char **argv) {
     while (I < A.size()) {
       std::string O = A[I++];
       if (O == "--section" || O == "section")
-        Args.set("section", Need("section name"));
+        Args.set("section", W.need("section name"));
       else if (O == "--backend" || O == "backend")
-        Args.set("backend", Need("back end"));
+        Args.set("backend", W.need("back end"));
       else if (O == "--name" || O == "name")
-        Args.set("name", Need("name"));
+        Args.set("name", W.need("name"));
       else if (O == "--gpu-mode")
-        Args.set("gpu_mode", Need("launch or persistent"));
+        Args.set("gpu_mode", W.need("launch or persistent"));
       else if (O == "--gpu-path")
-        Args.set("gpu_path", Need("copy or mapped"));
+        Args.set("gpu_path", W.need("copy or mapped"));
       else if (O == "--watchdog-ms")
-        Args.set("watchdog_ms", Id("--watchdog-ms"));
+        Args.set("watchdog_ms", W.id("--watchdog-ms"));
       else if (O == "--blocks")
-        Args.set("blocks", Id("--blocks"));
+        Args.set("blocks", W.id("--blocks"));
       else if (O == "--launch-size")
-        Args.set("launch_size", Id("--launch-size"));
+        Args.set("launch_size", W.id("--launch-size"));
       else if (O == "--inner-map" || O == "--map-size") {
         // Repeatable: joined with commas into one string argument.
         std::string Key = O == "--inner-map" ? "inner_maps" : "map_sizes";
-        std::string V = Need(O == "--inner-map" ? "OUTER=MAP" : "MAP=ENTRIES");
+        std::string V = W.need(O == "--inner-map" ? "OUTER=MAP" : "MAP=ENTRIES");
         const Value *Prev = Args.get(Key);
         Args.set(Key, Prev ? Prev->text() + "," + V : V);
       }
@@ -324,26 +314,26 @@ int clientCommand(int argc, char **argv) {
         return usage("prog load: unknown option '" + O + "'");
     }
   } else if (Cmd == "prog list") {
-    NoMore();
+    W.noMore();
   } else if (Cmd == "prog show") {
     if (I == A.size())
       Cmd = "prog list";
     else
-      Args.set("id", Id("program id"));
-    NoMore();
+      Args.set("id", W.id("program id"));
+    W.noMore();
   } else if (Cmd == "prog unload") {
-    Args.set("id", Id("program id"));
-    NoMore();
+    Args.set("id", W.id("program id"));
+    W.noMore();
   } else if (Cmd == "prog replace") {
-    Args.set("id", Id("program id"));
-    Args.set("new_id", Id("new program id"));
-    NoMore();
+    Args.set("id", W.id("program id"));
+    Args.set("new_id", W.id("new program id"));
+    W.noMore();
   } else if (Cmd == "net attach") {
-    Args.set("prog", Id("program id"));
-    Args.set("device", Need("port device"));
+    Args.set("prog", W.id("program id"));
+    Args.set("device", W.need("port device"));
     while (I < A.size()) {
       std::string O = A[I++];
-      auto Number = [&](const char *Key) { Args.set(Key, Id(O.c_str())); };
+      auto Number = [&](const char *Key) { Args.set(Key, W.id(O.c_str())); };
       if (O == "--queues")
         Number("queues");
       else if (O == "--batch")
@@ -351,44 +341,44 @@ int clientCommand(int argc, char **argv) {
       else if (O == "--timeout-us")
         Number("timeout_us");
       else if (O == "--exception")
-        Args.set("exception", Need("exception device"));
+        Args.set("exception", W.need("exception device"));
       else
         return usage("net attach: unknown option '" + O + "'");
     }
   } else if (Cmd == "net detach") {
-    Args.set("port", Need("port (id or device name)"));
-    NoMore();
+    Args.set("port", W.need("port (id or device name)"));
+    W.noMore();
   } else if (Cmd == "net list" || Cmd == "net show") {
     Cmd = "net list";
-    NoMore();
+    W.noMore();
   } else if (Cmd == "map list" || (Cmd == "map show" && A.size() == 2)) {
     Cmd = "map list";
-    NoMore();
+    W.noMore();
   } else if (Cmd == "map show" || Cmd == "map dump") {
-    MapRef(Args);
-    NoMore();
+    W.mapRef(Args);
+    W.noMore();
   } else if (Cmd == "map lookup" || Cmd == "map delete" || Cmd == "map update") {
-    MapRef(Args);
-    if (Need("'key'") != "key")
+    W.mapRef(Args);
+    if (W.need("'key'") != "key")
       return usage(Cmd + ": expected 'key BYTES...'");
     Args.set("key", takeBytes(A, I, "value"));
     if (Cmd == "map update") {
-      if (Need("'value'") != "value")
+      if (W.need("'value'") != "value")
         return usage(Cmd + ": expected 'value BYTES...'");
       Args.set("value", takeBytes(A, I, ""));
       if (I < A.size())
         Args.set("flags", A[I++]);
     }
-    NoMore();
+    W.noMore();
   } else {
     return usage("unknown command '" + Cmd + "'");
   }
 
-  Value R = call(Socket, Cmd, std::move(Args));
-  if (Json) {
-    std::printf("%s\n", R.write().c_str());
-    return 0;
-  }
+  return std::nullopt;
+}
+
+/// The daemon's reply `R` to `Cmd`, as text.
+void printReply(const std::string &Cmd, const Value &R) {
   if (Cmd == "prog load" || Cmd == "prog show") {
     printProg(R);
   } else if (Cmd == "prog list") {
@@ -446,6 +436,41 @@ int clientCommand(int argc, char **argv) {
                   W.get("backend_us")->number(), L->get("p50")->number(), L->get("p99")->number());
     }
   }
+}
+
+} // namespace
+
+int clientCommand(int argc, char **argv) {
+  const char *Env = std::getenv("EBPF_GPU_LOADER_SOCKET");
+  std::string Socket = Env && *Env ? Env : DefaultDaemonSocket;
+  bool Json = false;
+  std::vector<std::string> A;
+  for (int I = 1; I < argc; ++I) {
+    std::string S = argv[I];
+    if (S == "-h" || S == "--help") {
+      usage("");
+      return 0;
+    }
+    if (S == "--json" || S == "-j")
+      Json = true;
+    else if (S == "--socket") {
+      if (I + 1 >= argc)
+        return usage("--socket needs a path");
+      Socket = argv[++I];
+    } else
+      A.push_back(S);
+  }
+  if (A.size() < 1)
+    return usage("no command");
+  Value Args = Value::object();
+  std::string Cmd;
+  if (std::optional<int> Exit = buildRequest(A, Cmd, Args))
+    return *Exit;
+  Value R = call(Socket, Cmd, std::move(Args));
+  if (Json)
+    std::printf("%s\n", R.write().c_str());
+  else
+    printReply(Cmd, R);
   return 0;
 }
 
