@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <map>
 #include <poll.h>
+#include <optional>
 #include <string>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -194,22 +195,18 @@ void logRequest(const std::string &Line, const json::Value &Resp) {
     }
 }
 
-} // namespace
-
-int daemonCommand(int argc, char **argv) {
+/// The daemon's command line.
+struct DaemonCommandLine {
   runtime::DataplaneOptions DO;
-  const char *Env = std::getenv("EBPF_GPU_LOADER_SOCKET");
-  std::string Socket = Env && *Env ? Env : DefaultDaemonSocket;
+  std::string Socket;
   mode_t Mode = 0600;
   uint64_t IntervalMs = 1000;
   DaemonOptions DOpts;
-  // Test only: batches that fail as a broken back end would.
-  if (const char *F = std::getenv("EBPF_GPU_LOADER_TEST_FAIL_BATCHES"); F && *F) {
-    auto Inject = FaultInjection::parse(F);
-    if (!Inject)
-      return usage(std::string("EBPF_GPU_LOADER_TEST_FAIL_BATCHES: ") + Inject.error().message());
-    DOpts.Inject = std::move(*Inject);
-  }
+};
+
+/// `daemon`'s arguments into `L`: an exit status to return (a usage error,
+/// or --help), else nothing.
+std::optional<int> parseDaemonArgs(int argc, char **argv, DaemonCommandLine &L) {
   for (int I = 2; I < argc; ++I) {
     std::string A = argv[I];
     auto Value = [&]() -> std::string {
@@ -225,34 +222,104 @@ int daemonCommand(int argc, char **argv) {
       return N;
     };
     if (A == "--") {
-      DO.EalArgs.assign(argv + I + 1, argv + argc);
+      L.DO.EalArgs.assign(argv + I + 1, argv + argc);
       break;
     }
     if (A == "--socket")
-      Socket = Value();
+      L.Socket = Value();
     else if (A == "--socket-mode") {
       uint64_t M;
       if (!parseNumber(Value(), 0, 0777, M, 8))
         return usage("--socket-mode needs octal permissions (e.g. 0600)");
-      Mode = mode_t(M);
+      L.Mode = mode_t(M);
     } else if (A == "--workers")
-      DO.Workers = unsigned(Number(1, runtime::MaxDataplaneWorkers));
+      L.DO.Workers = unsigned(Number(1, runtime::MaxDataplaneWorkers));
     else if (A == "--mbufs")
-      DO.Mbufs = uint32_t(Number(1023, 1u << 24));
+      L.DO.Mbufs = uint32_t(Number(1023, 1u << 24));
     else if (A == "--max-frame")
-      DO.MaxFrame = uint32_t(Number(64, 9216));
+      L.DO.MaxFrame = uint32_t(Number(64, 9216));
     else if (A == "--pci")
-      DO.Pci = true;
+      L.DO.Pci = true;
     else if (A == "--stats-interval-ms")
-      IntervalMs = Number(10, 3600000);
+      L.IntervalMs = Number(10, 3600000);
     else if (A == "--allow-unverified")
-      DOpts.AllowUnverified = true;
+      L.DOpts.AllowUnverified = true;
     else if (A == "-h" || A == "--help") {
       usage("");
       return 0;
     } else
       return usage("unknown option " + A);
   }
+  return std::nullopt;
+}
+
+/// Reads what client `C` sent and answers each whole request line; true
+/// when the client is to be dropped (gone, unreachable, or its request
+/// too long).
+bool serveClient(Client &C, DaemonState &State) {
+  char Buf[65536];
+  ssize_t N = recv(C.Fd, Buf, sizeof(Buf), MSG_DONTWAIT);
+  if (N < 0 && (errno == EAGAIN || errno == EINTR))
+    return false;
+  if (N <= 0)
+    return true;
+  C.In.append(Buf, size_t(N));
+  size_t Nl;
+  bool Drop = false;
+  while ((Nl = C.In.find('\n')) != std::string::npos && !Drop) {
+    std::string Line = C.In.substr(0, Nl);
+    C.In.erase(0, Nl + 1);
+    if (Line.find_first_not_of(" \t\r") == std::string::npos)
+      continue;
+    json::Value Resp = State.handle(Line);
+    logRequest(Line, Resp);
+    Drop = !sendAll(C.Fd, Resp.write() + "\n");
+  }
+  if (!Drop && C.In.size() > MaxRequestBytes) {
+    json::Value R = json::Value::object();
+    R.set("id", nullptr)
+        .set("ok", false)
+        .set("error", "request longer than " + std::to_string(MaxRequestBytes) + " bytes");
+    sendAll(C.Fd, R.write() + "\n");
+    Drop = true;
+  }
+  return Drop;
+}
+
+/// A new client on `Listen`: taken on, or told why not and closed.
+void acceptClient(int Listen, std::vector<Client> &Clients) {
+  int Fd = accept4(Listen, nullptr, nullptr, SOCK_CLOEXEC);
+  if (Fd >= 0) {
+    timeval Tv{5, 0}; // a client that does not read its answers is dropped
+    setsockopt(Fd, SOL_SOCKET, SO_SNDTIMEO, &Tv, sizeof(Tv));
+    if (auto Why = refusePeer(Fd)) {
+      json::Value R = json::Value::object();
+      R.set("id", nullptr).set("ok", false).set("error", *Why);
+      sendAll(Fd, R.write() + "\n");
+      close(Fd);
+    } else {
+      Clients.push_back({Fd, ""});
+    }
+  }
+}
+
+} // namespace
+
+int daemonCommand(int argc, char **argv) {
+  DaemonCommandLine L;
+  const char *Env = std::getenv("EBPF_GPU_LOADER_SOCKET");
+  L.Socket = Env && *Env ? Env : DefaultDaemonSocket;
+  DaemonOptions &DOpts = L.DOpts;
+  const std::string &Socket = L.Socket;
+  // Test only: batches that fail as a broken back end would.
+  if (const char *F = std::getenv("EBPF_GPU_LOADER_TEST_FAIL_BATCHES"); F && *F) {
+    auto Inject = FaultInjection::parse(F);
+    if (!Inject)
+      return usage(std::string("EBPF_GPU_LOADER_TEST_FAIL_BATCHES: ") + Inject.error().message());
+    DOpts.Inject = std::move(*Inject);
+  }
+  if (std::optional<int> Exit = parseDaemonArgs(argc, argv, L))
+    return *Exit;
   if (Socket.empty())
     return usage("--socket needs a path");
 
@@ -267,12 +334,12 @@ int daemonCommand(int argc, char **argv) {
   sigaction(SIGTERM, &Sa, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
-  auto DP = runtime::Dataplane::start(DO);
+  auto DP = runtime::Dataplane::start(L.DO);
   if (!DP) {
     std::fprintf(stderr, "%s: error: %s\n", Tool, DP.error().message().c_str());
     return 1;
   }
-  auto Listen = listenOn(Socket, Mode);
+  auto Listen = listenOn(Socket, L.Mode);
   if (!Listen) {
     (*DP)->stop();
     std::fprintf(stderr, "%s: error: %s\n", Tool, Listen.error().message().c_str());
@@ -304,7 +371,7 @@ int daemonCommand(int argc, char **argv) {
     auto Now = std::chrono::steady_clock::now();
     if (Now >= NextSample) {
       State.sampleRates();
-      NextSample = Now + std::chrono::milliseconds(IntervalMs);
+      NextSample = Now + std::chrono::milliseconds(L.IntervalMs);
     }
     int Timeout =
         int(std::chrono::duration_cast<std::chrono::milliseconds>(NextSample - Now).count() + 1);
@@ -334,57 +401,15 @@ int daemonCommand(int argc, char **argv) {
     for (size_t I = 0; I < Clients.size(); ++I) {
       if (!Fds[I + 3].revents)
         continue;
-      Client &C = Clients[I];
-      char Buf[65536];
-      ssize_t N = recv(C.Fd, Buf, sizeof(Buf), MSG_DONTWAIT);
-      if (N < 0 && (errno == EAGAIN || errno == EINTR))
-        continue;
-      if (N <= 0) {
-        Gone.push_back(I);
-        continue;
-      }
-      C.In.append(Buf, size_t(N));
-      size_t Nl;
-      bool Drop = false;
-      while ((Nl = C.In.find('\n')) != std::string::npos && !Drop) {
-        std::string Line = C.In.substr(0, Nl);
-        C.In.erase(0, Nl + 1);
-        if (Line.find_first_not_of(" \t\r") == std::string::npos)
-          continue;
-        json::Value Resp = State.handle(Line);
-        logRequest(Line, Resp);
-        Drop = !sendAll(C.Fd, Resp.write() + "\n");
-      }
-      if (!Drop && C.In.size() > MaxRequestBytes) {
-        json::Value R = json::Value::object();
-        R.set("id", nullptr)
-            .set("ok", false)
-            .set("error", "request longer than " + std::to_string(MaxRequestBytes) + " bytes");
-        sendAll(C.Fd, R.write() + "\n");
-        Drop = true;
-      }
-      if (Drop)
+      if (serveClient(Clients[I], State))
         Gone.push_back(I);
     }
     for (size_t K = Gone.size(); K-- > 0;) {
       close(Clients[Gone[K]].Fd);
       Clients.erase(Clients.begin() + long(Gone[K]));
     }
-    if (Fds[2].revents & POLLIN) {
-      int Fd = accept4(*Listen, nullptr, nullptr, SOCK_CLOEXEC);
-      if (Fd >= 0) {
-        timeval Tv{5, 0}; // a client that does not read its answers is dropped
-        setsockopt(Fd, SOL_SOCKET, SO_SNDTIMEO, &Tv, sizeof(Tv));
-        if (auto Why = refusePeer(Fd)) {
-          json::Value R = json::Value::object();
-          R.set("id", nullptr).set("ok", false).set("error", *Why);
-          sendAll(Fd, R.write() + "\n");
-          close(Fd);
-        } else {
-          Clients.push_back({Fd, ""});
-        }
-      }
-    }
+    if (Fds[2].revents & POLLIN)
+      acceptClient(*Listen, Clients);
   }
 
   std::fprintf(stderr, "%s: daemon: stopping\n", Tool);
