@@ -248,7 +248,8 @@ def profile_section(w, pairs, profiles):
     w("")
 
 
-def main():
+def parse_args(argv=None):
+    """The report's inputs (see --help)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", required=True)
     ap.add_argument("--gpu", help="nvidia-smi line")
@@ -276,15 +277,12 @@ def main():
                     help="markdown of scripts/bench-forward.sh (forward-scaling.md), included as is")
     ap.add_argument("--forward", help="JSON lines of `forward --json` runs through the gen port, "
                     "each with 'batch' and 'how' (mode:path[:zero-copy]) added")
-    a = ap.parse_args()
+    return ap.parse_args(argv)
 
-    data = json.load(open(a.json))
-    gpu = open(a.gpu).read().strip() if a.gpu and os.path.exists(a.gpu) else data["device"]
+
+def header(w, data, gpu, commit, n):
+    """Title, machine and method."""
     today = datetime.date.today().isoformat()
-    n = data["packets"]
-    pairs = data["pairs"]
-    md = []
-    w = md.append
     w("# Performance")
     w("")
     w("Compiled XDP programs (`ebpf-gpu-cc --target=sm_90`) against hand-written CUDA twins of the same")
@@ -293,7 +291,7 @@ def main():
     w("`scripts/bench.sh device`; do not edit the tables by hand.")
     w("")
     w("- machine: %s (%s), one GPU" % (data["device"], gpu))
-    w("- date: %s; commit: %s" % (today, a.commit))
+    w("- date: %s; commit: %s" % (today, commit))
     w("- reproduce: `scripts/bench.sh prepare` on the build machine, then `scripts/bench.sh device` on the")
     w("  GPU machine with `.bench-carry` carried (one call, well under 10 minutes); `OUT` names the folder")
     w("  that receives `bench.json`, `bench.txt`, this file and the plots.")
@@ -330,6 +328,10 @@ def main():
     w("  compiled and twin interleaved. Mpps = batch / p50 latency (one batch in flight, no overlap).")
     w("  Hash-map reclamation between batches (compiled firewall) is outside the timed span.")
     w("")
+
+
+def kernel_section(w, pairs, n):
+    """The compiled-vs-twin table and the checks; returns the pairs under 0.9x."""
     w("## Kernel throughput, %d packets resident in GPU memory" % n)
     w("")
     w("| program | check | compiled median ms (min / p90) | twin median ms (min / p90) | compiled Gpps | twin Gpps | compiled / twin | grid threads compiled / twin |")
@@ -352,31 +354,26 @@ def main():
         acts = ", ".join("%s %d" % (names[i], v) for i, v in enumerate(p["actions"]) if v)
         w("- %s: %s (compiled verdicts: %s)" % (p["name"], p["check_note"], acts))
     w("")
-    host = json.load(open(a.host)) if a.host and os.path.exists(a.host) else None
-    if host:
-        gpu_vs_cpu(w, host, pairs, n)
-    kjit = json.load(open(a.kernel_jit)) if a.kernel_jit and os.path.exists(a.kernel_jit) else None
-    if kjit:
-        kernel_vs_host(w, kjit, a.kernel_jit_lscpu, a.kernel_jit_command)
-    profiles = {}
-    if a.profiles and os.path.isdir(a.profiles):
-        for p in pairs:
-            f = os.path.join(a.profiles, "profile-%s.json" % p["name"])
-            if os.path.exists(f):
-                profiles[p["name"]] = json.load(open(f))["kernels"]
-    if profiles:
-        profile_section(w, pairs, profiles)
-    if a.ptxas and os.path.isdir(a.ptxas):
+    return below
+
+
+def resources_section(w, pairs, ptxas):
+    """ptxas -v's registers and local memory, compiled and twin."""
+    if ptxas and os.path.isdir(ptxas):
         w("## Kernel resources (ptxas -v, sm_90)")
         w("")
         w("| program | compiled regs | compiled stack / spill st / spill ld (bytes) | twin regs | twin stack / spill st / spill ld |")
         w("|---|---|---|---|---|")
         for p in pairs:
-            rc = ptxas_resources(os.path.join(a.ptxas, p["name"] + ".compiled.txt"))
-            rt = ptxas_resources(os.path.join(a.ptxas, p["name"] + ".cuda.txt"))
+            rc = ptxas_resources(os.path.join(ptxas, p["name"] + ".compiled.txt"))
+            rt = ptxas_resources(os.path.join(ptxas, p["name"] + ".cuda.txt"))
             f = lambda r: ("%d" % r["regs"], "%d / %d / %d" % (r["stack"], r["spill_st"], r["spill_ld"])) if r else ("?", "?")
             w("| %s | %s | %s | %s | %s |" % ((p["name"],) + f(rc) + f(rt)))
         w("")
+
+
+def load_section(w, pairs, data, a):
+    """Compile times (build machine) and load times (GPU machine)."""
     load_src = json.load(open(a.load_json)) if a.load_json and os.path.exists(a.load_json) else data
     loads = {p["name"]: p for p in load_src["pairs"] if "compiled_load_ms" in p}
     compiles = {}
@@ -404,7 +401,10 @@ def main():
                                          "%.1f" % l["compiled_load_ms"] if l else "-",
                                          "%.1f" % l["cuda_load_ms"] if l else "-"))
         w("")
-    variants = read_variants(a.variants) if a.variants and os.path.exists(a.variants) else {}
+
+
+def variants_section(w, pairs, variants):
+    """The pairs built with a register budget."""
     if variants:
         w("## Register budgets (`ebpf-gpu-cc --max-registers=N`)")
         w("")
@@ -421,6 +421,10 @@ def main():
             w("| %s | %d | %.4f | %.4f | %.3f | %s |" % (name, regs, v[0], v[1], v[1] / v[0],
                                                      "%.3f" % base["ratio"] if base else "-"))
         w("")
+
+
+def below_section(w, below, variants, profiles, ptxas):
+    """Each pair under 0.9x with what explains it."""
     w("## Below 0.9x")
     w("")
     if not below:
@@ -437,16 +441,20 @@ def main():
             prof = profiles.get(p["name"])
             if prof:
                 note.append(profile_diagnosis(prof))
-            rc = ptxas_resources(os.path.join(a.ptxas or "", p["name"] + ".compiled.txt")) if a.ptxas else None
-            rt = ptxas_resources(os.path.join(a.ptxas or "", p["name"] + ".cuda.txt")) if a.ptxas else None
+            rc = ptxas_resources(os.path.join(ptxas or "", p["name"] + ".compiled.txt")) if ptxas else None
+            rt = ptxas_resources(os.path.join(ptxas or "", p["name"] + ".cuda.txt")) if ptxas else None
             if rc and rt and rc["stack"] > rt["stack"]:
-                funcs = os.path.join(a.ptxas, p["name"] + ".compiled.funcs.txt")
+                funcs = os.path.join(ptxas, p["name"] + ".compiled.funcs.txt")
                 extra = open(funcs).read().strip() if os.path.exists(funcs) else ""
                 note.append("the compiled kernel has a %d-byte stack frame in local memory and %d registers "
                             "(twin: %d, %d); from its PTX: %s" % (rc["stack"], rc["regs"], rt["stack"], rt["regs"],
                                                                   extra or "see ebpf-gpu-cc --emit=ptx"))
             w("- %s: %.3fx. %s." % (p["name"], p["ratio"], "; ".join(note) or "not analysed (no profile)"))
     w("")
+
+
+def e2e_section(w, pairs):
+    """Copy in + kernel + verdicts out, one stream."""
     if any(p["e2e"] for p in pairs):
         w("## End to end: copy in + kernel + verdicts out, one stream")
         w("")
@@ -462,8 +470,10 @@ def main():
                     p["name"], e["batch"], e["compiled_us"]["median"], e["compiled_us"]["p99"], e["compiled_mpps"],
                     e["cuda_us"]["median"], e["cuda_us"]["p99"], e["cuda_mpps"], "%.1f" % anchor if anchor else "-"))
         w("")
-    runner = json.load(open(a.runner))["results"] if a.runner else []
-    forward = [json.loads(l) for l in open(a.forward) if l.strip()] if a.forward else []
+
+
+def runner_section(w, runner):
+    """The runtime's GPU batch path by mode, data path, batch and frame."""
     if runner:
         w("## The runtime's GPU batch path: mode x data path x batch x frame size")
         w("")
@@ -484,6 +494,10 @@ def main():
                 r["frame"], r["batch"], r["mode"], r["path"], r["p50_us"], r["p99_us"],
                 r.get("gpu_mpps", r["batch"] / r["p50_us"]), r.get("staging_p50_us", 0), r["mpps"]))
         w("")
+
+
+def forward_section(w, forward):
+    """`forward` through the generator port."""
     if forward:
         w("## End to end through the DPDK runtime (`forward`, generator port, 64-byte frames)")
         w("")
@@ -505,12 +519,10 @@ def main():
                 f["batch"], f["how"], f["packets"], f["packets"] / f["busy_seconds"] / 1e6,
                 l.get("p50", -1), l.get("p99", -1)))
         w("")
-    if a.forward_scaling:
-        # scripts/bench-forward.sh's tables (scripts/forward-report.py), as they are.
-        with open(a.forward_scaling) as f:
-            for line in f.read().rstrip("\n").split("\n"):
-                w(line)
-        w("")
+
+
+def sources_section(w, pairs):
+    """Where each program and twin comes from."""
     w("## Sources")
     w("")
     for p in pairs:
@@ -521,6 +533,9 @@ def main():
     w("- CPU side: `bench/tools/ebpf-gpu-host-bench.cpp` (host back end; `--kernel`: the kernel's JIT)")
     w("")
 
+
+def draw_plots(w, pairs, runner, a):
+    """PNG plots where matplotlib is there (or those one run drew)."""
     plots = []
     if a.plots:
         try:
@@ -583,11 +598,56 @@ def main():
         for f, title in plots:
             w("![%s](perf/%s)" % (title, f))
         w("")
+
+
+def main():
+    a = parse_args()
+    data = json.load(open(a.json))
+    gpu = open(a.gpu).read().strip() if a.gpu and os.path.exists(a.gpu) else data["device"]
+    n = data["packets"]
+    pairs = data["pairs"]
+    md = []
+    w = md.append
+    header(w, data, gpu, a.commit, n)
+    below = kernel_section(w, pairs, n)
+    host = json.load(open(a.host)) if a.host and os.path.exists(a.host) else None
+    if host:
+        gpu_vs_cpu(w, host, pairs, n)
+    kjit = json.load(open(a.kernel_jit)) if a.kernel_jit and os.path.exists(a.kernel_jit) else None
+    if kjit:
+        kernel_vs_host(w, kjit, a.kernel_jit_lscpu, a.kernel_jit_command)
+    profiles = {}
+    if a.profiles and os.path.isdir(a.profiles):
+        for p in pairs:
+            f = os.path.join(a.profiles, "profile-%s.json" % p["name"])
+            if os.path.exists(f):
+                profiles[p["name"]] = json.load(open(f))["kernels"]
+    if profiles:
+        profile_section(w, pairs, profiles)
+    resources_section(w, pairs, a.ptxas)
+    load_section(w, pairs, data, a)
+    variants = read_variants(a.variants) if a.variants and os.path.exists(a.variants) else {}
+    variants_section(w, pairs, variants)
+    below_section(w, below, variants, profiles, a.ptxas)
+    e2e_section(w, pairs)
+    runner = json.load(open(a.runner))["results"] if a.runner else []
+    forward = [json.loads(l) for l in open(a.forward) if l.strip()] if a.forward else []
+    if runner:
+        runner_section(w, runner)
+    if forward:
+        forward_section(w, forward)
+    if a.forward_scaling:
+        # scripts/bench-forward.sh's tables (scripts/forward-report.py), as they are.
+        with open(a.forward_scaling) as f:
+            for line in f.read().rstrip("\n").split("\n"):
+                w(line)
+        w("")
+    sources_section(w, pairs)
+    draw_plots(w, pairs, runner, a)
     tmp = a.out + ".tmp"
     with open(tmp, "w") as f:
         f.write("\n".join(md))
     os.replace(tmp, a.out)
-
 
 if __name__ == "__main__":
     main()
