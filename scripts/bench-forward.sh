@@ -138,9 +138,11 @@ device() {
       FWD_GEN=4 run replay host port_filter 8 4096 --zero-copy --gen-replay
       FWD_GEN=6 run replay gpu port_filter 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy --gen-replay
       FWD_GEN=4 run replay gpu port_filter 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy --gen-replay --max-frame 128
-      # Scaling with every other CPU generating: 1 and 8 workers, 7 lcores.
+      # Scaling with every other CPU generating: 1 and 8 workers, 7 lcores,
+      # and the generator's and the data plane's own ceiling there (null).
       for w in 1 8; do
         FWD_GEN=7 run replay gpu port_filter "$w" 4096 --gpu-mode launch --gpu-data mapped --zero-copy --gen-replay --max-frame 128
+        FWD_GEN=7 run replay null port_filter "$w" 4096 --zero-copy --gen-replay --max-frame 128
       done
       FWD_GEN=4 run replay gpu conntrack 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy --gen-replay
       FWD_GEN=4 run replay host conntrack 8 4096 --zero-copy --gen-replay ;;
