@@ -223,16 +223,33 @@ bool regCovers(const Reg &O, const Reg &N, Match &M, bool Precise = true) {
 /// `SavedPrecise`: bit per saved register (the caller's r6-r10);
 /// `SlotPrecise`: bit per 8-byte slot of this frame.
 bool frameCovers(const Frame &O, const Frame &N, Match &Ids, uint16_t SavedPrecise,
-                 uint64_t SlotPrecise) {
+                 uint64_t SlotPrecise, uint64_t LiveSlots) {
   if (O.ReturnPc != N.ReturnPc)
     return false;
   for (size_t I = 0; I < O.SavedRegs.size(); ++I)
     if (!regCovers(O.SavedRegs[I], N.SavedRegs[I], Ids, (SavedPrecise >> I) & 1))
       return false;
   for (unsigned B = 0; B < isa::MaxStackBytes; ++B) {
-    Slot OS = O.Bytes[B], NS = N.Bytes[B];
-    if (OS == Slot::Uninit)
+    // A slot Old's continuation writes whole before it reads any of it
+    // holds nothing that matters.
+    if (!((LiveSlots >> (B / 8)) & 1))
       continue;
+    Slot OS = O.Bytes[B], NS = N.Bytes[B];
+    // Old's continuation never reads a residue byte (it would be refused);
+    // New's may be read only where Old's was too.
+    if (OS == Slot::Residue)
+      continue;
+    if (NS == Slot::Residue)
+      return false;
+    if (OS == Slot::Uninit) {
+      // Uninitialised bytes may still be read as a map key's or value's
+      // padding (as zeros): New's must not hold a pointer there.
+      auto NIt = N.Spills.find(B & ~7u);
+      if (NS == Slot::Spill && NIt != N.Spills.end() &&
+          (NIt->second.isPointer() || NIt->second.K == Kind::NotInit))
+        return false;
+      continue;
+    }
     if (NS == Slot::Uninit)
       return false;
     bool Precise = (SlotPrecise >> (B / 8)) & 1;
@@ -373,7 +390,8 @@ Reg sext32(const Reg &R) {
 
 } // namespace
 
-bool covers(const State &Old, const State &New, uint16_t LiveRegs, const PreciseSet *Precise) {
+bool covers(const State &Old, const State &New, uint16_t LiveRegs, const PreciseSet *Precise,
+            const std::array<uint64_t, MaxCallDepth> *LiveSlots) {
   // References held: the same number (their pointers are matched below).
   if (Old.Frames.size() != New.Frames.size() || New.MetaRange < Old.MetaRange ||
       Old.Refs.size() != New.Refs.size())
@@ -406,7 +424,8 @@ bool covers(const State &Old, const State &New, uint16_t LiveRegs, const Precise
       return false;
   for (size_t F = 0; F < Old.Frames.size(); ++F) {
     uint16_t Saved = F == 0 ? 0 : uint16_t(Precise->Regs[F - 1] >> 6);
-    if (!frameCovers(Old.Frames[F], New.Frames[F], Ids, Saved, Precise->Slots[F]))
+    if (!frameCovers(Old.Frames[F], New.Frames[F], Ids, Saved, Precise->Slots[F],
+                     LiveSlots ? (*LiveSlots)[F] : U64Max))
       return false;
   }
   for (auto &[Id, Range] : Old.PacketRange) {

@@ -88,8 +88,11 @@ struct Reg {
   std::string str() const;
 };
 
-/// One byte of a stack frame.
-enum class Slot : uint8_t { Uninit, Data, Spill };
+/// One byte of a stack frame. Residue: a byte of a spilled pointer that a
+/// narrower write (or a helper's output buffer) overwrote only in part, as
+/// the kernel's STACK_MISC for a privileged loader: it may be written, but
+/// reading it (as data, or as part of a pointer) is a pointer leak.
+enum class Slot : uint8_t { Uninit, Data, Spill, Residue };
 
 struct Frame {
   std::array<Slot, isa::MaxStackBytes> Bytes{};
@@ -126,8 +129,12 @@ struct PreciseSet;
 /// read before writing them; the others do not matter. Scalars (registers
 /// and spilled) that are not in `Precise` matter only as scalars: their
 /// bounds decided nothing in Old's continuation (nullptr: all precise).
+/// Stack slots not in `LiveSlots` (bit per 8-byte slot, per frame) are
+/// written whole by Old's continuation before it reads them, and do not
+/// matter (nullptr: all live).
 bool covers(const State &Old, const State &New, uint16_t LiveRegs = 0xffff,
-            const PreciseSet *Precise = nullptr);
+            const PreciseSet *Precise = nullptr,
+            const std::array<uint64_t, MaxCallDepth> *LiveSlots = nullptr);
 
 /// Scalar arithmetic on bounds. Each returns an over-approximation.
 Reg scalarAlu(uint8_t Op, const Reg &D, const Reg &S, bool Is64, int16_t Off);

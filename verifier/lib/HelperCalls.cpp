@@ -205,10 +205,12 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
         int64_t Lo = V.Off + V.SMin + int64_t(isa::MaxStackBytes);
         int64_t Hi = V.Off + V.SMax + int64_t(isa::MaxStackBytes) +
                      int64_t(SizeReg.UMax);
-        // A helper may write fewer bytes, or none when it fails.
-        if (auto E = pointerOverwrite(Pc, F, Lo, Hi, /*Exact=*/false, Arg))
-          return E;
+        // A helper may write fewer bytes, or none when it fails: the
+        // pointers it may leave in part stay unreadable.
+        leaveResidue(F, Lo, Hi, /*Exact=*/false);
         for (int64_t X = Lo; X < Hi; ++X) {
+          if (F.Bytes[size_t(X)] == Slot::Residue)
+            continue;
           F.Bytes[size_t(X)] = Slot::Data;
           F.Known[size_t(X)] = -1;
         }

@@ -8,6 +8,8 @@
 
 #include "VerifierEngine.h"
 
+#include <algorithm>
+
 namespace ebpfgpu::verifier::detail {
 
 using isa::Insn;
@@ -87,6 +89,8 @@ MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Insn
     Frame &F = frameOf(S, B);
     unsigned First = unsigned(Lo + int64_t(isa::MaxStackBytes));
     unsigned Last = unsigned(Hi + int64_t(isa::MaxStackBytes)) + Size;
+    if (!Write)
+      markStackRead(B.Aux, slotMask(First, Last));
     if (!Write && !AllowUninitStack) {
       for (unsigned I = First; I < Last; ++I)
         if (F.Bytes[I] == Slot::Uninit)
@@ -140,7 +144,7 @@ MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Insn
 }
 
 MaybeDiag Verifier::spilledPointerRead(uint32_t Pc, State &S, unsigned BaseReg, int64_t Off,
-                                       uint64_t Size, const std::string &What) {
+                                       uint64_t Size, const std::string &What, bool WholeFill) {
   const Reg &B = S.Regs[BaseReg];
   if (B.K != Kind::Stack)
     return std::nullopt;
@@ -148,28 +152,33 @@ MaybeDiag Verifier::spilledPointerRead(uint32_t Pc, State &S, unsigned BaseReg, 
   int64_t Lo = B.Off + Off + B.SMin + int64_t(isa::MaxStackBytes);
   int64_t Hi = B.Off + Off + B.SMax + int64_t(isa::MaxStackBytes) + int64_t(Size);
   for (const auto &[At, Spilled] : F.Spills)
-    if (holdsAddress(Spilled) && int64_t(At) < Hi && Lo < int64_t(At) + 8)
+    if (!WholeFill && holdsAddress(Spilled) && int64_t(At) < Hi && Lo < int64_t(At) + 8)
       return fail(Pc, "pointer leak: " + What + " reads the " + spilledName(Spilled) +
                           " spilled at r10" + hexOff(int64_t(At) - int64_t(isa::MaxStackBytes)) +
                           " as data",
                   "no_pointer_leak(stack[" +
                       std::to_string(int64_t(At) - int64_t(isa::MaxStackBytes)) + "])");
+  for (int64_t X = std::max<int64_t>(Lo, 0); X < Hi && X < int64_t(isa::MaxStackBytes); ++X)
+    if (F.Bytes[size_t(X)] == Slot::Residue)
+      return fail(Pc, "pointer leak: " + What + " reads r10" +
+                          hexOff(X - int64_t(isa::MaxStackBytes)) +
+                          ", a byte that a write over part of a spilled pointer left behind",
+                  "no_pointer_leak(stack[" + std::to_string(X - int64_t(isa::MaxStackBytes)) +
+                      "])");
   return std::nullopt;
 }
 
-MaybeDiag Verifier::pointerOverwrite(uint32_t Pc, const Frame &F, int64_t Lo, int64_t Hi,
-                                     bool Exact, const std::string &What) {
+void Verifier::leaveResidue(Frame &F, int64_t Lo, int64_t Hi, bool Exact) {
   for (const auto &[At, Spilled] : F.Spills) {
     int64_t Start = int64_t(At), End = Start + 8;
-    if (holdsAddress(Spilled) && Start < Hi && Lo < End && (!Exact || Lo > Start || Hi < End))
-      return fail(Pc, "pointer leak: " + What + " may overwrite part of the " +
-                          spilledName(Spilled) + " spilled at r10" +
-                          hexOff(Start - int64_t(isa::MaxStackBytes)) +
-                          " (the rest would stay behind as data)",
-                  "no_pointer_leak(stack[" +
-                      std::to_string(Start - int64_t(isa::MaxStackBytes)) + "])");
+    if (!holdsAddress(Spilled) || Hi <= Start || End <= Lo)
+      continue;
+    for (int64_t X = Start; X < End; ++X)
+      if (!Exact || X < Lo || Hi <= X) {
+        F.Bytes[size_t(X)] = Slot::Residue;
+        F.Known[size_t(X)] = -1;
+      }
   }
-  return std::nullopt;
 }
 
 MaybeDiag Verifier::load(uint32_t Pc, const Insn &I, State &S) {
@@ -210,10 +219,9 @@ MaybeDiag Verifier::load(uint32_t Pc, const Insn &I, State &S) {
   // bytes would make them a scalar.
   bool WholeFill = B.K == Kind::Stack && !B.hasVarOff() && Size == 8 &&
                    (B.Off + I.Off) % 8 == 0;
-  if (!WholeFill)
-    if (auto E = spilledPointerRead(Pc, S, I.Src, I.Off, Size,
-                                    "a " + std::to_string(Size) + "-byte read"))
-      return E;
+  if (auto E = spilledPointerRead(Pc, S, I.Src, I.Off, Size,
+                                  "a " + std::to_string(Size) + "-byte read", WholeFill))
+    return E;
   if (B.K == Kind::Stack && !B.hasVarOff()) {
     Frame &F = frameOf(S, B);
     unsigned At = unsigned(B.Off + I.Off + int64_t(isa::MaxStackBytes));
@@ -261,18 +269,23 @@ MaybeDiag Verifier::store(uint32_t Pc, const Insn &I, State &S) {
   Frame &F = frameOf(S, B);
   int64_t Lo = B.Off + I.Off + B.SMin + int64_t(isa::MaxStackBytes);
   int64_t Hi = B.Off + I.Off + B.SMax + int64_t(isa::MaxStackBytes) + int64_t(Size);
-  if (auto E = pointerOverwrite(Pc, F, Lo, Hi, !B.hasVarOff(),
-                                "a " + std::to_string(Size) + "-byte write"))
-    return E;
+  // A write over part of a spilled pointer is accepted, as the kernel
+  // accepts it from a privileged loader; what it leaves of the pointer may
+  // not be read. A write at a variable offset may miss any byte.
+  leaveResidue(F, Lo, Hi, !B.hasVarOff());
   for (auto It = F.Spills.begin(); It != F.Spills.end();) {
     if (int64_t(It->first) < Hi && Lo < int64_t(It->first) + 8)
       It = F.Spills.erase(It);
     else
       ++It;
   }
+  if (Size == 8 && Lo % 8 == 0 && !B.hasVarOff())
+    CurPath->Written[B.Aux] |= uint64_t(1) << (Lo / 8);
   bool Spill = Size == 8 && Lo % 8 == 0 && !B.hasVarOff() &&
                (Value.isPointer() || Value.K == Kind::Scalar);
   for (int64_t X = Lo; X < Hi; ++X) {
+    if (B.hasVarOff() && F.Bytes[size_t(X)] == Slot::Residue)
+      continue;
     F.Bytes[size_t(X)] = Spill ? Slot::Spill : Slot::Data;
     F.Known[size_t(X)] = (Value.isConst() && !B.hasVarOff())
                              ? int16_t((Value.UMin >> (8 * (X - Lo))) & 0xff)

@@ -18,6 +18,9 @@ namespace {
 /// The most a packet pointer may move in one addition (the kernel's
 /// MAX_PACKET_OFF).
 constexpr int64_t MaxPacketOff = 0xffff;
+/// The largest variable offset of a map value pointer (the kernel's
+/// BPF_MAX_VAR_OFF): Cilium's maglev tables are 128 KiB map values.
+constexpr int64_t MaxVarOff = int64_t(1) << 29;
 
 } // namespace
 
@@ -117,7 +120,9 @@ MaybeDiag Verifier::pointerArith(uint32_t Pc, const Insn &I, Reg &D, const Reg &
     return fail(Pc, "variable offset into packet metadata (" + Dn + ")", "valid_access(meta)");
   // Variable part: bounded, and for packets non-negative (as the kernel).
   int64_t Lo = IsSub ? -Src.SMax : Src.SMin, Hi = IsSub ? -Src.SMin : Src.SMax;
-  if (Src.SMin == S64Min || Src.SMax == S64Max || Src.SMax > MaxPacketOff || Src.SMin < -MaxPacketOff)
+  int64_t Limit = D.K == Kind::MapValue ? MaxVarOff : MaxPacketOff;
+  if (Src.SMin == S64Min || Src.SMax == S64Max || Src.SMax > Limit || Src.SMin < -Limit ||
+      D.SMin + Lo < -MaxVarOff || D.SMax + Hi > MaxVarOff)
     return fail(Pc, "offset added to " + Dn + " (" + kindName(D.K) + ") is unbounded (" +
                         regName(SrcReg) + " = " + Src.str() + ")",
                 "bounded(" + regName(SrcReg) + ")");
@@ -244,6 +249,8 @@ MaybeDiag Verifier::localCall(uint32_t Pc, const Insn &I, State &S) {
   for (unsigned R = 6; R <= 10; ++R)
     Callee.SavedRegs[R - 6] = S.Regs[R];
   S.Frames.push_back(Callee);
+  // The callee's frame is new: no checkpoint before the call reads it.
+  CurPath->Written[S.Frames.size() - 1] = U64Max;
   for (unsigned R = 6; R <= 9; ++R)
     S.Regs[R] = Reg();
   S.Regs[0] = Reg();

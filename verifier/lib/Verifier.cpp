@@ -11,6 +11,7 @@
 
 #include "ebpf-gpu/ISA/Disassembler.h"
 
+#include <algorithm>
 #include <deque>
 #include <memory>
 #include <set>
@@ -338,6 +339,7 @@ MaybeDiag Verifier::step(Path &P, std::vector<Path> &Forks, bool &Ended) {
         if (P.Last)
           ++P.Last->Branches;
         Forks.push_back(Path{std::move(*Taken), Target, P.Last, P.Tail});
+        Forks.back().Written = P.Written;
         S = std::move(*NotTaken);
       } else if (Taken) {
         S = std::move(*Taken);
@@ -352,6 +354,24 @@ MaybeDiag Verifier::step(Path &P, std::vector<Path> &Forks, bool &Ended) {
   }
   P.Pc = Next;
   return std::nullopt;
+}
+
+uint64_t Verifier::slotMask(int64_t Lo, int64_t Hi) {
+  uint64_t M = 0;
+  for (int64_t X = std::max<int64_t>(Lo, 0) / 8; X * 8 < Hi && X < 64; ++X)
+    M |= uint64_t(1) << X;
+  return M;
+}
+
+void Verifier::markStackRead(unsigned Frame, uint64_t Slots) {
+  uint64_t R = Slots & ~CurPath->Written[Frame];
+  // A checkpoint already marked had its ancestors marked then, through
+  // the same writes.
+  for (Checkpoint *C = CurPath->Last; C && R; C = C->Parent) {
+    R &= ~C->Live[Frame];
+    C->Live[Frame] |= R;
+    R &= ~C->WrittenBefore[Frame];
+  }
 }
 
 Result Verifier::run() {
@@ -382,6 +402,7 @@ Result Verifier::run() {
     Path P = std::move(Work.back());
     Work.pop_back();
     bool Ended = false;
+    CurPath = &P;
     while (!Ended) {
       if (++Res.InsnsProcessed > Opts.MaxInsnsProcessed) {
         Res.Error = fail(P.Pc, "the analysis budget of " + std::to_string(Opts.MaxInsnsProcessed) +
@@ -393,7 +414,7 @@ Result Verifier::run() {
       if (isPruneable(P.Pc)) {
         bool Pruned = false;
         for (Checkpoint *C : StatesAt[P.Pc]) {
-          if (C->Branches == 0 && !covers(C->S, P.S, LiveIn[P.Pc], &C->Precise))
+          if (C->Branches == 0 && !covers(C->S, P.S, LiveIn[P.Pc], &C->Precise, &C->Live))
             ++C->Misses;
           else if (C->Branches == 0) {
             ++C->Hits;
@@ -404,6 +425,10 @@ Result Verifier::run() {
               backtrackInsn(Insns[Trace[P.Tail].Pc], Trace[P.Tail], M);
               propagatePrecision(P.Tail, M);
             }
+            // And the stack C's continuation reads, this path's would too.
+            for (unsigned F = 0; F < MaxCallDepth; ++F)
+              if (C->Live[F])
+                markStackRead(F, C->Live[F]);
             Pruned = true;
             break;
           }
@@ -430,6 +455,8 @@ Result Verifier::run() {
         });
         if (List.size() < MaxStatesPerPc && Res.StatesStored < MaxStatesStored) {
           Checkpoints.push_back(Checkpoint{P.S, P.Pc, 1, P.Last, {}});
+          Checkpoints.back().WrittenBefore = P.Written;
+          P.Written = {};
           P.Last = &Checkpoints.back();
           List.push_back(P.Last);
           CheckpointList.push_back(P.Last);

@@ -13,6 +13,7 @@
 #include "AbstractState.h"
 #include "Precision.h"
 
+#include <array>
 #include <deque>
 #include <map>
 #include <optional>
@@ -34,6 +35,12 @@ struct Checkpoint {
   PreciseSet Precise;
   /// Paths it pruned, and paths it was compared with and did not.
   uint32_t Hits = 0, Misses = 0;
+  /// Stack liveness, as the kernel's (REG_LIVE_READ / REG_LIVE_WRITTEN):
+  /// per frame, the 8-byte slots some path explored from here reads before
+  /// writing them whole (complete once Branches is 0), and the slots the
+  /// path that stored this checkpoint wrote whole since its parent.
+  std::array<uint64_t, MaxCallDepth> Live{};
+  std::array<uint64_t, MaxCallDepth> WrittenBefore{};
 };
 
 struct Path {
@@ -44,6 +51,8 @@ struct Path {
   uint32_t Tail = NoNode;
   /// 1 + index of a checkpoint taken before the next instruction, or 0.
   uint32_t PendingCheckpoint = 0;
+  /// Per frame, the 8-byte slots written whole since Last was stored.
+  std::array<uint64_t, MaxCallDepth> Written{};
 };
 
 using MaybeDiag = std::optional<Diagnostic>;
@@ -96,16 +105,18 @@ private:
                    bool AllowUninitStack = false);
   /// Refuses a read of stack bytes through `BaseReg` (+Off, Size bytes,
   /// already checked by access()) that would see part of a spilled pointer
-  /// as data: a pointer leak, refused for everyone as a store of one.
+  /// as data, or what a narrower write left of one (Slot::Residue): a
+  /// pointer leak, refused for everyone as a store of one. `WholeFill`: an
+  /// aligned 8-byte load, which fills a spilled pointer back whole.
   MaybeDiag spilledPointerRead(uint32_t Pc, State &S, unsigned BaseReg, int64_t Off,
-                               uint64_t Size, const std::string &What);
-  /// Refuses a write that may cover frame bytes [Lo, Hi) (offsets from the
-  /// frame's bottom) and may leave part of a spilled pointer behind as
-  /// data: one that covers part of it, or, unless `Exact` (the write covers
-  /// exactly [Lo, Hi): a fixed offset and size, and it cannot fail), any of
-  /// it.
-  MaybeDiag pointerOverwrite(uint32_t Pc, const Frame &F, int64_t Lo, int64_t Hi, bool Exact,
-                             const std::string &What);
+                               uint64_t Size, const std::string &What,
+                               bool WholeFill = false);
+  /// Before a write that may cover frame bytes [Lo, Hi) (offsets from the
+  /// frame's bottom): the bytes of every spilled pointer it may leave in
+  /// part become Slot::Residue. With `Exact` (the write covers exactly
+  /// [Lo, Hi): a fixed offset and size, and it cannot fail) those outside
+  /// [Lo, Hi); otherwise all of them. The caller erases the spills.
+  void leaveResidue(Frame &F, int64_t Lo, int64_t Hi, bool Exact);
   MaybeDiag load(uint32_t Pc, const Insn &I, State &S);
   MaybeDiag store(uint32_t Pc, const Insn &I, State &S);
   MaybeDiag atomic(uint32_t Pc, const Insn &I, State &S);
@@ -122,6 +133,12 @@ private:
   uint32_t record(Path &P);
   void propagatePrecision(uint32_t Node, PreciseSet M);
   void markPrecise(const State &S, unsigned R);
+  /// The path being executed reads `Slots` of frame `Frame`: the
+  /// checkpoints it passed since they were last written whole learn that
+  /// they are live there.
+  void markStackRead(unsigned Frame, uint64_t Slots);
+  /// Stack slots [Lo, Hi) bytes (from the frame's bottom) as a slot mask.
+  static uint64_t slotMask(int64_t Lo, int64_t Hi);
   Frame &frameOf(State &S, const Reg &Stack) { return S.Frames[Stack.Aux]; }
   std::string regName(unsigned R) const { return "r" + std::to_string(R); }
   bool isPruneable(uint32_t Pc) const { return PrunePoint.count(Pc) != 0; }
@@ -143,8 +160,9 @@ private:
   std::vector<Checkpoint *> CheckpointList;
   /// Every executed instruction of every path (precision tracking).
   std::deque<TraceNode> Trace;
-  /// The node of the instruction being executed.
+  /// The node of the instruction being executed, and its path.
   uint32_t CurNode = NoNode;
+  Path *CurPath = nullptr;
   uint32_t LastId = 0;
   Result Res;
 };
