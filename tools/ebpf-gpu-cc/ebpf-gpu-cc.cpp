@@ -233,6 +233,8 @@ void emitMaps(const object::ObjectSpec &Obj, raw_ostream &OS) {
        << "B value " << M.ValueSize << "B max_entries " << M.MaxEntries;
     if (M.Flags)
       OS << format(" flags 0x%x", M.Flags);
+    if (std::string Pin = object::mapPinningName(M); !Pin.empty())
+      OS << " pinning " << Pin;
     for (const object::MapSpec &In : M.Inner)
       OS << " inner " << object::mapTypeName(In.Type) << " key " << In.KeySize
          << "B value " << In.ValueSize << "B max_entries " << In.MaxEntries;

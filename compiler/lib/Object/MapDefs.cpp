@@ -13,6 +13,8 @@
 #include <gelf.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <memory>
 
 namespace ebpfgpu::object {
@@ -112,7 +114,9 @@ MaybeError parseBtfMapDef(const struct btf *B, uint32_t TypeId, MapSpec &M,
       Err = Type(M.BtfKeyTypeId, M.KeySize);
     else if (Name == "value")
       Err = Type(M.BtfValueTypeId, M.ValueSize);
-    else if (Name == "pinning" || Name == "numa_node" || Name == "map_extra")
+    else if (Name == "pinning")
+      Err = Int(M.Pinning);
+    else if (Name == "numa_node" || Name == "map_extra")
       Err = Int(Ignored);
     else if (Name == "values") {
       if (IsInner)
@@ -166,6 +170,63 @@ std::vector<const ElfSymbol *> symbolsIn(const ElfFile &Elf, size_t Sec) {
   return Out;
 }
 
+bool isMapOfMaps(const MapSpec &M) {
+  return M.Type == MapTypeArrayOfMaps || M.Type == MapTypeHashOfMaps;
+}
+
+/// iproute2's map-in-map links of one `maps` section (its
+/// bpf_maps_attach_all): a map of maps holds maps shaped as the map whose
+/// `id` is its `inner_id`; a map with an `id`, no `inner_id` and an
+/// `inner_idx` other than -1 fills slot `inner_idx` of every map of maps
+/// whose `inner_id` is that `id`. `Ids[I]` is {id, inner_id, inner_idx} of
+/// the section's map First + I.
+MaybeError linkLegacyInnerMaps(std::vector<MapSpec> &Maps, size_t First,
+                               const std::vector<std::array<uint32_t, 3>> &Ids) {
+  auto ById = [&](uint32_t Id) -> size_t {
+    for (size_t I = 0; I < Ids.size(); ++I)
+      if (Ids[I][0] == Id && !isMapOfMaps(Maps[First + I]))
+        return I;
+    return Ids.size();
+  };
+  for (size_t O = 0; O < Ids.size(); ++O) {
+    MapSpec &Outer = Maps[First + O];
+    if (!isMapOfMaps(Outer) || Ids[O][1] == 0)
+      continue;
+    size_t T = ById(Ids[O][1]);
+    if (T == Ids.size())
+      return Error("map '" + Outer.Name + "': inner_id " + std::to_string(Ids[O][1]) +
+                   " is the id of no other map of the section");
+    const MapSpec &Template = Maps[First + T];
+    if (Template.Type == MapTypeProgArray)
+      return Error("map '" + Outer.Name + "': inner_id " + std::to_string(Ids[O][1]) +
+                   " names '" + Template.Name + "', a prog_array, which cannot be an inner map");
+    MapSpec Inner = Template;
+    Inner.Name = Outer.Name + ".inner";
+    Inner.Pinning = 0;
+    Outer.Inner.push_back(std::move(Inner));
+  }
+  for (size_t I = 0; I < Ids.size(); ++I) {
+    if (Ids[I][0] == 0 || Ids[I][1] != 0 || Ids[I][2] == UINT32_MAX ||
+        isMapOfMaps(Maps[First + I]))
+      continue;
+    for (size_t O = 0; O < Ids.size(); ++O) {
+      MapSpec &Outer = Maps[First + O];
+      if (!isMapOfMaps(Outer) || Ids[O][1] != Ids[I][0])
+        continue;
+      if (Outer.Type == MapTypeArrayOfMaps && Ids[I][2] >= Outer.MaxEntries)
+        return Error("map '" + Maps[First + I].Name + "': inner_idx " +
+                     std::to_string(Ids[I][2]) + " is past the " +
+                     std::to_string(Outer.MaxEntries) + " slots of '" + Outer.Name + "'");
+      Outer.InitialMaps.push_back({Ids[I][2], Maps[First + I].Name});
+    }
+  }
+  return std::nullopt;
+}
+
+/// `struct bpf_map_def` (libbpf: type, key_size, value_size, max_entries,
+/// map_flags) or iproute2's `struct bpf_elf_map`, which adds id, pinning,
+/// inner_id and inner_idx (36 bytes; as iproute2, a shorter definition
+/// reads the fields it lacks as 0).
 MaybeError readLegacyMaps(const ElfFile &Elf, const ElfSection &Sec, MapTable &T) {
   std::vector<const ElfSymbol *> Syms = symbolsIn(Elf, Sec.Index);
   if (Syms.empty())
@@ -173,12 +234,15 @@ MaybeError readLegacyMaps(const ElfFile &Elf, const ElfSection &Sec, MapTable &T
   uint64_t DefSize = Sec.Size / Syms.size();
   if (DefSize < 5 * sizeof(uint32_t) || Sec.Bytes.size() != Sec.Size)
     return Error("section " + Sec.Name + ": map definitions are smaller than struct bpf_map_def");
+  size_t First = T.Maps.size();
+  std::vector<std::array<uint32_t, 3>> Ids;
   for (const ElfSymbol *S : Syms) {
     if (S->Value + DefSize > Sec.Size)
       return Error("section " + Sec.Name + ": map '" + S->Name + "' extends past the section");
     auto Field = [&](unsigned I) {
-      uint32_t V;
-      std::memcpy(&V, Sec.Bytes.data() + S->Value + 4 * I, 4);
+      uint32_t V = 0;
+      if (4 * (I + 1) <= DefSize)
+        std::memcpy(&V, Sec.Bytes.data() + S->Value + 4 * I, 4);
       return V;
     };
     MapSpec M;
@@ -189,9 +253,13 @@ MaybeError readLegacyMaps(const ElfFile &Elf, const ElfSection &Sec, MapTable &T
     M.ValueSize = Field(2);
     M.MaxEntries = Field(3);
     M.Flags = Field(4);
+    M.Pinning = Field(6);
+    Ids.push_back({Field(5), Field(7), Field(8)});
     T.BySymbol[{Sec.Index, S->Value}] = T.Maps.size();
     T.Maps.push_back(std::move(M));
   }
+  if (MaybeError E = linkLegacyInnerMaps(T.Maps, First, Ids))
+    return std::move(*E).withContext("section " + Sec.Name);
   return std::nullopt;
 }
 
@@ -330,6 +398,16 @@ std::string mapTypeName(uint32_t Type) {
   if (Type < sizeof(Names) / sizeof(Names[0]))
     return Names[Type];
   return "type " + std::to_string(Type);
+}
+
+std::string mapPinningName(const MapSpec &M) {
+  if (M.Pinning == 0)
+    return "";
+  if (M.Origin == MapOrigin::Legacy)
+    return M.Pinning == 1   ? "object_ns"
+           : M.Pinning == 2 ? "global_ns"
+                            : "custom " + std::to_string(M.Pinning);
+  return M.Pinning == 1 ? "by_name" : "type " + std::to_string(M.Pinning);
 }
 
 std::vector<size_t> innerMapCandidates(const std::vector<MapSpec> &Maps, size_t Outer) {

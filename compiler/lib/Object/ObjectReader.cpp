@@ -35,6 +35,11 @@ const ProgramSpec *ObjectSpec::findProgram(const std::string &Name) const {
 
 namespace {
 
+/// How an object names a map of maps' inner definition.
+const char *innerDefinitionName(const MapSpec &M) {
+  return M.Origin == MapOrigin::Legacy ? "inner_id" : "__array(values, ...)";
+}
+
 /// Gives each map of maps its inner definition from the named templates;
 /// errors on a name that is no map, a template that cannot be an inner map,
 /// and a map of maps left without an inner definition.
@@ -58,8 +63,8 @@ MaybeError applyInnerMapTemplates(std::vector<MapSpec> &Maps, const ReadOptions 
       return Error(Ctx + "map '" + OuterName + "' is a " + mapTypeName(Outer->Type) +
                    ", not a map of maps");
     if (!Outer->Inner.empty())
-      return Error(Ctx + "map '" + OuterName +
-                   "' has an inner map definition of its own (__array(values, ...))");
+      return Error(Ctx + "map '" + OuterName + "' has an inner map definition of its own (" +
+                   innerDefinitionName(*Outer) + ")");
     if (!Template)
       return Error(Ctx + "the object has no map named '" + TemplateName + "'");
     if (IsMapOfMaps(*Template) || Template->Type == MapTypeProgArray)
@@ -73,9 +78,9 @@ MaybeError applyInnerMapTemplates(std::vector<MapSpec> &Maps, const ReadOptions 
   }
   for (const MapSpec &M : Maps)
     if (IsMapOfMaps(M) && M.Inner.empty())
-      return Error("map '" + M.Name +
-                   "': map of maps without an inner map definition (__array(values, ...)); "
-                   "name a map of the object whose shape its maps have with --inner-map " +
+      return Error("map '" + M.Name + "': map of maps without an inner map definition (" +
+                   innerDefinitionName(M) +
+                   "); name a map of the object whose shape its maps have with --inner-map " +
                    M.Name + "=MAP");
   return std::nullopt;
 }

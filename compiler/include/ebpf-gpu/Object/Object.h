@@ -34,6 +34,11 @@ struct MapSpec {
   uint32_t ValueSize = 0;
   uint32_t MaxEntries = 0;
   uint32_t Flags = 0;
+  /// The pinning the object asks for; read and reported, nothing is pinned.
+  /// Legacy (iproute2's struct bpf_elf_map): 0 none, 1 PIN_OBJECT_NS,
+  /// 2 PIN_GLOBAL_NS, more: a name in iproute2's pinning database. BTF-
+  /// defined (libbpf): 0 none, 1 LIBBPF_PIN_BY_NAME.
+  uint32_t Pinning = 0;
   /// BTF type ids of key and value (0 when unknown), for pretty-printing.
   uint32_t BtfKeyTypeId = 0;
   uint32_t BtfValueTypeId = 0;
@@ -135,6 +140,9 @@ Expected<ObjectSpec> readObjectMemory(const uint8_t *Data, size_t Size,
 
 /// Kernel name of a map type ("hash", "array", ...), or "type N".
 std::string mapTypeName(uint32_t Type);
+/// The loader's name for a map's pinning ("global_ns", "by_name", ...):
+/// empty for none.
+std::string mapPinningName(const MapSpec &M);
 
 /// The maps of `Maps` that may fill the slots of the map of maps at `Outer`
 /// (as the kernel matches them against the inner definition: type, key and
