@@ -55,7 +55,7 @@ void *hostHelperAddress(const std::string &Name) {
       ENTRY(array_delete_elem), ENTRY(hash_delete_elem),   ENTRY(lpm_delete_elem),
       ENTRY(fib_lookup),
       ENTRY(ringbuf_output),  ENTRY(ringbuf_reserve),      ENTRY(ringbuf_submit),
-      ENTRY(ringbuf_discard), ENTRY(perf_event_output),
+      ENTRY(ringbuf_discard), ENTRY(perf_event_output),    ENTRY(jiffies64),
   };
 #undef ENTRY
   auto It = Table.find(Name);

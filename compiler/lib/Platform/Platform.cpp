@@ -57,6 +57,7 @@ public:
     H(65, "xdp_adjust_tail", V::Scalar, {V::Ctx, V::Scalar}, false, {C::Ctx, C::Scalar});
     H(69, "fib_lookup", V::Scalar, {V::Ctx, V::Ptr, V::Scalar, V::Scalar}, false,
       {C::Ctx, C::InOutMem, C::ConstSize, C::Scalar});
+    H(118, "jiffies64", V::Scalar, {}, false, {});
     H(125, "ktime_get_boot_ns", V::Scalar, {}, false, {});
     // Event helpers see the context for the packet's index (record order).
     H(130, "ringbuf_output", V::Scalar, {V::Map, V::Ptr, V::Scalar, V::Scalar}, true,

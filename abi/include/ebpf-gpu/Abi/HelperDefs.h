@@ -21,6 +21,19 @@
 #define EBPFGPU_XDP_ABORTED 0
 #define EBPFGPU_XDP_REDIRECT 4
 
+/* bpf_jiffies64: the kernel's jiffies_64, a tick counter at CONFIG_HZ that
+ * starts at INITIAL_JIFFIES (2^32 - 300 s of ticks: the kernel's 32-bit
+ * jiffies wraps five minutes after boot). ebpf-gpu derives it from the clock
+ * of bpf_ktime_get_ns on each back end (CLOCK_MONOTONIC on the host, the
+ * global timer on the GPU), with one formula: INITIAL_JIFFIES + ns / (10^9 /
+ * HZ). HZ is 250 (Debian's kernels, and the one this was tested on); a
+ * build for kernels of another HZ (Cilium's agent reads the kernel's) sets
+ * it at configure time (cmake -DEBPF_GPU_JIFFIES_HZ=N), for both builds. */
+#ifndef EBPFGPU_JIFFIES_HZ
+#define EBPFGPU_JIFFIES_HZ 250
+#endif
+#define EBPFGPU_INITIAL_JIFFIES (0x100000000ull - 300ull * EBPFGPU_JIFFIES_HZ)
+
 /* The context's CPU (per-CPU slices, bpf_get_smp_processor_id). The
  * GPU's batch kernel for programs with per-CPU maps starts its packets
  * while thread 0 of the block is still claiming the block's CPUs
