@@ -63,8 +63,16 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> makeTargetMachine(const Gpu
       Triple, O.Arch, Features, llvm::TargetOptions(), std::nullopt, std::nullopt, Level));
 }
 
-/// Links the helpers the module declares from the device library.
-llvm::Error linkDeviceHelpers(llvm::Module &M) {
+/// eBPF instructions of a program set past which the device helpers are
+/// not forced inline: Cilium's sets (38,000 instructions, hundreds of map
+/// operations, each a hash probe or LRU loop once inlined) made LLVM's loop
+/// analyses take tens of minutes. Calls cost some registers spilled around
+/// them; the inliner still inlines the small helpers.
+constexpr size_t MaxInlinedHelpersInsns = 8192;
+
+/// Links the helpers the module declares from the device library; with
+/// `ForceInline`, every one is inlined into the program.
+llvm::Error linkDeviceHelpers(llvm::Module &M, bool ForceInline) {
   llvm::StringRef Bytes(reinterpret_cast<const char *>(ebpfgpu_device_helpers),
                         ebpfgpu_device_helpers_size);
   auto Lib = llvm::parseBitcodeFile(llvm::MemoryBufferRef(Bytes, "device-helpers"),
@@ -81,7 +89,7 @@ llvm::Error linkDeviceHelpers(llvm::Module &M) {
     F.removeFnAttr("target-features");
     // Inlined into the program: a call keeps the context (and every
     // pointer argument) in local memory; inlined, it lives in registers.
-    if (!F.isDeclaration() && F.getName().starts_with("ebpfgpu_")) {
+    if (ForceInline && !F.isDeclaration() && F.getName().starts_with("ebpfgpu_")) {
       F.removeFnAttr(llvm::Attribute::NoInline);
       F.addFnAttr(llvm::Attribute::AlwaysInline);
     }
@@ -426,7 +434,10 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
                                                      GenericTy},
                                                     false));
   }
-  if (llvm::Error E = linkDeviceHelpers(M))
+  size_t SetInsns = 0;
+  for (const object::ProgramSpec *P : Set.Programs)
+    SetInsns += P->Insns.size();
+  if (llvm::Error E = linkDeviceHelpers(M, SetInsns <= MaxInlinedHelpersInsns))
     return E;
 
   llvm::Function *Entry = M.getFunction(Lifted->EntryName);

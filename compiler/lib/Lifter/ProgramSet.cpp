@@ -23,6 +23,10 @@ namespace ebpfgpu::compiler {
 
 namespace {
 
+/// Instructions of a program set past which its programs are not inlined
+/// into the dispatcher.
+constexpr size_t MaxInlinedSetInsns = 8192;
+
 llvm::Error makeError(const std::string &Msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
 }
@@ -187,9 +191,19 @@ llvm::Expected<LiftedProgram> liftProgramSet(const ProgramSet &Set,
       Fields.back() = llvm::ConstantInt::get(Fields.back()->getType(), 0);
       G.setInitializer(llvm::ConstantArray::get(Ty, Fields));
     }
+  // Each program is called from one place, the dispatcher, and would be
+  // inlined there: for a large set (Cilium's twelve programs, 38,000
+  // instructions) one function so large that LLVM's GVN takes tens of
+  // minutes on it. Past a size the programs stay functions of their own.
+  size_t SetInsns = 0;
+  for (const object::ProgramSpec *P : Set.Programs)
+    SetInsns += P->Insns.size();
   std::vector<llvm::Function *> Entries;
-  for (const std::string &Name : EntryNames)
+  for (const std::string &Name : EntryNames) {
     Entries.push_back(Out.Module->getFunction(Name));
+    if (SetInsns > MaxInlinedSetInsns)
+      Entries.back()->addFnAttr(llvm::Attribute::NoInline);
+  }
   Out.EntryName = addDispatcher(*Out.Module, Entries, Set.Entry)->getName().str();
   Out.HelpersUsed.assign(Helpers.begin(), Helpers.end());
   Out.RuntimeHelpers.assign(RuntimeHelpers.begin(), RuntimeHelpers.end());
