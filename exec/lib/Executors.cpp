@@ -383,5 +383,22 @@ private:
 
 std::unique_ptr<BatchExecutor> makeNullExecutor() { return std::make_unique<NullExecutor>(); }
 
+#ifdef EBPF_GPU_HAVE_CUDA
+Expected<abi::GpuObjectSpec> gpuProgram(Expected<abi::GpuObjectSpec> GpuObj,
+                                        const std::string &Path, const std::string &Section,
+                                        const object::ReadOptions *Read) {
+  if (GpuObj)
+    return GpuObj;
+  if (abi::isGpuObjectFile(Path))
+    return GpuObj.takeError(); // a .gpu.o, but damaged
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
+  return compileForGpu(Path, Section, Read ? *Read : object::ReadOptions());
+#else
+  (void)Section, (void)Read;
+  return Error(GpuObj.error().message() + " (this loader was built without the compiler: "
+                                          "compile the program with ebpf-gpu-cc first)");
+#endif
+}
+#endif // EBPF_GPU_HAVE_CUDA
 
 } // namespace ebpfgpu::exec

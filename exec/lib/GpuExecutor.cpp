@@ -765,22 +765,6 @@ Expected<std::unique_ptr<BatchExecutor>> makeGpuExecutor(const abi::GpuObjectSpe
   return Owned;
 }
 
-Expected<abi::GpuObjectSpec> gpuProgram(Expected<abi::GpuObjectSpec> GpuObj,
-                                        const std::string &Path, const std::string &Section,
-                                        const object::ReadOptions *Read) {
-  if (GpuObj)
-    return GpuObj;
-  if (abi::isGpuObjectFile(Path))
-    return GpuObj.takeError(); // a .gpu.o, but damaged
-#ifdef EBPF_GPU_LOADER_WITH_COMPILER
-  return compileForGpu(Path, Section, Read ? *Read : object::ReadOptions());
-#else
-  (void)Section, (void)Read;
-  return Error(GpuObj.error().message() + " (this loader was built without the compiler: "
-                                          "compile the program with ebpf-gpu-cc first)");
-#endif
-}
-
 std::string haltGpuExecutor(BatchExecutor &Exec) {
   return static_cast<GpuExecutor &>(Exec).halt();
 }
