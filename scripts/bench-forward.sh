@@ -11,13 +11,15 @@
 #       carried) the generator's ceiling (the null back end), the port
 #       filter through the GPU by workers x batch x control mode, the host
 #       back end on the same cores and traffic, the load balancer and the
-#       stateful firewall through both, and batch latency; one JSON line a
-#       run in $OUT/forward-scaling.jsonl and a table on stdout.
+#       stateful firewall through both, batch latency, and the persistent
+#       lanes (a kernel per worker, batches in flight) against launch mode;
+#       one JSON line a run in $OUT/forward-scaling.jsonl and a table on
+#       stdout.
 # Knobs: FWD_MS (each run's traffic, default 1500 ms), FWD_WORKERS
 # (default "1 2 4 8"), FWD_BATCHES (default "256 4096 65536"), FWD_GEN
 # (generator lcores, default 6: with 8 workers and the main lcore, 15 of the
 # GPU machine's 16 CPUs), FWD_SECTIONS (default "ceiling replay gpu host
-# programs latency").
+# programs latency lanes").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CARRY=.fwd-carry
@@ -118,7 +120,7 @@ device() {
   nproc; nvidia-smi --query-gpu=name --format=csv,noheader || true
   lscpu | grep -E "^(Model name|Thread|Core|Socket|L2|L3|NUMA node0)" || true
   : >"$OUT/forward-scaling.jsonl"
-  local sections=${FWD_SECTIONS:-ceiling replay gpu host programs latency} w b
+  local sections=${FWD_SECTIONS:-ceiling replay gpu host programs latency lanes} w b d
   local workers=${FWD_WORKERS:-1 2 4 8} batches=${FWD_BATCHES:-256 4096 65536}
   for section in $sections; do
     echo "== $(date +%T) $section" >&2
@@ -167,6 +169,21 @@ device() {
       done ;;
     host)
       for w in $workers; do run host host port_filter "$w" 4096 --zero-copy; done ;;
+    lanes) # persistent lanes: a kernel per worker, batches in flight
+      for d in 1 2 3 4; do
+        run lanes gpu port_filter 1 256 --gpu-mode persistent --gpu-data mapped --zero-copy --timeout-us 20 --depth "$d"
+      done
+      run lanes gpu port_filter 1 256 --gpu-mode launch --gpu-data mapped --zero-copy --timeout-us 20 --depth 2
+      run lanes gpu port_filter 1 32 --gpu-mode persistent --gpu-blocks 1 --gpu-data mapped --zero-copy --timeout-us 5 --depth 1
+      run lanes gpu port_filter 1 32 --gpu-mode persistent --gpu-blocks 1 --gpu-data mapped --zero-copy --timeout-us 5
+      for w in $workers; do
+        FWD_GEN=4 run lanes gpu port_filter "$w" 4096 --gpu-mode persistent --gpu-data mapped --zero-copy --gen-replay
+        FWD_GEN=4 run lanes gpu port_filter "$w" 256 --gpu-mode persistent --gpu-data mapped --zero-copy --gen-replay
+      done
+      FWD_GEN=4 run lanes gpu port_filter 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy --gen-replay
+      FWD_GEN=4 run lanes gpu port_filter 8 256 --gpu-mode launch --gpu-data mapped --zero-copy --gen-replay
+      FWD_GEN=4 run lanes gpu lb 8 4096 --gpu-mode persistent --gpu-data mapped --zero-copy --gen-replay
+      FWD_GEN=4 run lanes gpu lb 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy --gen-replay ;;
     programs)
       for p in lb conntrack; do
         run programs gpu "$p" 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy

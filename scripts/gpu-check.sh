@@ -687,6 +687,40 @@ sys.exit(0 if ok else 1)" /tmp/fwd.json "$how"; then
       echo "forward $how: FAILED"; cat "$out/fwd.err"; status=1
     fi
   done
+  echo "== forward, persistent lanes: a kernel per worker, batches in flight, per-CPU slices per worker"
+  # tests/stress/percpu_exclusive.c through 4 workers, each with a
+  # persistent kernel of its own (CPUs of its own) and 4 batches in flight:
+  # every packet counted in the slices, no clash (two packets at once on
+  # one slice), no slice reached under another CPU number. Batches of 256
+  # run in each kernel's block 0 (posted while the one before runs);
+  # batches of 4096 take 16 blocks a kernel (the blocks wait for each other
+  # between batches).
+  local lanes
+  for lanes in 256:4 4096:4 4096:2 100:1; do
+    local lb=${lanes%%:*} ld=${lanes##*:}
+    if LD_LIBRARY_PATH=/tmp/dpdk/lib timeout -k 5 120 /tmp/dpdk/ebpf-gpu-loader forward \
+        "$s/percpu_exclusive.gpu.o" --port gen --gen-frame 64 --gen-lcores 4 --queues 4 \
+        --batch "$lb" --depth "$ld" --count 2000000 --gpu-mode persistent --gpu-data mapped \
+        --zero-copy --dump-maps --json >/tmp/pl.json 2>"$out/pl-$lb-$ld.err" &&
+       python3 - /tmp/pl.json "$lb" "$ld" <<'PY'
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+text = r["maps"] if isinstance(r["maps"], str) else json.dumps(r["maps"])
+slot = re.search(r"slots\[0\] = ([0-9a-f]{48})", text).group(1)
+mark, count = (int.from_bytes(bytes.fromhex(slot[i:i + 16]), "little") for i in (0, 16))
+totals = {int(k): int(v) for k, v in re.findall(r"totals\[(\d+)\] = (\d+)", text)}
+n = r["packets"]
+ok = n == 2000000 and mark == 0 and count == n and totals == {0: n, 1: 0, 2: 0}
+print("forward percpu_exclusive, persistent lanes, 4 workers, batch %s, depth %s: %d packets, slices %d, totals %s: %s"
+      % (sys.argv[2], sys.argv[3], n, count, totals, "ok" if ok else "WRONG"))
+sys.exit(0 if ok else 1)
+PY
+    then
+      :
+    else
+      echo "forward percpu_exclusive persistent lanes $lanes: FAILED"; cat "$out/pl-$lb-$ld.err"; status=1
+    fi
+  done
   echo "== forward, a hash map reclaimed on the device: the stateful firewall through pipelined lanes"
   # One queue, one packet a batch, 4 in flight: the host's result exactly.
   if LD_LIBRARY_PATH=/tmp/dpdk/lib timeout -k 5 120 /tmp/dpdk/ebpf-gpu-loader forward \

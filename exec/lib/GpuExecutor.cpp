@@ -20,6 +20,7 @@
 #include <cstring>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace ebpfgpu::exec {
@@ -104,6 +105,8 @@ public:
   }
 
   Expected<std::unique_ptr<runtime::BatchLane>> openLane(unsigned Depth, unsigned Worker) override;
+  /// openLane in persistent mode: a kernel of the worker's own.
+  Expected<std::unique_ptr<runtime::BatchLane>> openPersistentLane(unsigned Depth, unsigned Worker);
 
   Expected<std::string> dumpMaps() override {
     MapsLock Lock = lockMaps();
@@ -290,6 +293,7 @@ public:
 
 private:
   friend class GpuLane;
+  friend class PersistentLane;
   /// Each packet's buffer in the runner's frames: XDP's headroom, the
   /// packet, XDP's tailroom, rounded up to 64 bytes; only what a batch
   /// holds crosses PCIe.
@@ -358,22 +362,11 @@ private:
     if (Runner->inlines())
       for (uint32_t K = 0; K < Count; ++K)
         __builtin_prefetch(Batch.buffer(First + K) + Batch.offset(First + K));
-    for (uint32_t K = 0; K < Count; ++K) {
-      size_t I = First + K;
-      uint64_t Dev =
-          Batch.isExternal(I) ? mappedAddress(Batch.buffer(I), Batch.bufferSize(I), Hint) : 0;
-      if (!Dev)
-        return false;
-      ebpfgpu_packet_desc &D = Descs[K];
-      D = {};
-      D.buffer = Dev;
-      D.data_offset = Batch.offset(I);
-      D.length = Batch.length(I);
-      D.buffer_size = Batch.bufferSize(I);
-      D.ingress_ifindex = Batch.ingressIfindex();
-      D.rx_queue_index = Batch.rxQueueIndex();
-      Runner->inlinePacket(K, Batch.buffer(I) + Batch.offset(I));
-    }
+    if (!describeInPlace(Batch, Descs, Hint, First, Count))
+      return false;
+    if (Runner->inlines())
+      for (uint32_t K = 0; K < Count; ++K)
+        Runner->inlinePacket(K, Batch.buffer(First + K) + Batch.offset(First + K));
     loader::BatchTiming T;
     auto Started = std::chrono::steady_clock::now();
     if (MaybeError E = Runner->runInPlace(Count, Timed ? &T : nullptr))
@@ -419,15 +412,63 @@ private:
       return InPlace.takeError();
     if (*InPlace)
       return maintainMaps(First);
-    size_t Bytes = 0;
-    for (uint32_t K = 0; K < Count; ++K)
-      Bytes += bufferBytes(Batch.length(First + K));
-    if (MaybeError E = ensureRunner(Count, Bytes))
+    if (MaybeError E = ensureRunner(Count, frameBytes(Batch, First, Count)))
       return E;
     uint8_t *Frames = Runner->frames();
     ebpfgpu_packet_desc *Descs = Runner->descs();
+    size_t At = copyIntoFrames(Batch, Descs, Frames, First, Count);
+    if (Runner->inlines())
+      for (uint32_t K = 0; K < Count; ++K)
+        Runner->inlinePacket(K, Frames + Descs[K].buffer + Descs[K].data_offset);
+    loader::BatchTiming T;
+    auto Started = std::chrono::steady_clock::now();
+    if (MaybeError E = Runner->run(Count, At, Timed ? &T : nullptr))
+      return E;
+    recordLatency(Started);
+    KernelMs += T.KernelMs;
+    if (MaybeError E = takeOutcomes(Batch, Runner->verdicts(), Frames, false, First, Count))
+      return E;
+    return maintainMaps(First);
+  }
+
+  /// The descriptors of packets First .. First + Count - 1 of `Batch` (all
+  /// of it by default), each run where it is: false when one is not in the
+  /// mapped packet memory. `Hint` as mappedAddress's.
+  bool describeInPlace(PacketBatch &Batch, ebpfgpu_packet_desc *Descs, size_t &Hint,
+                       size_t First = 0, size_t Count = SIZE_MAX) const {
+    Count = std::min(Count, Batch.size() - First);
+    const uint32_t Ifindex = Batch.ingressIfindex(), Queue = Batch.rxQueueIndex();
+    for (size_t K = 0; K < Count; ++K) {
+      size_t I = First + K;
+      uint64_t Dev =
+          Batch.isExternal(I) ? mappedAddress(Batch.buffer(I), Batch.bufferSize(I), Hint) : 0;
+      if (!Dev)
+        return false;
+      // Built whole and stored at once: the descriptors are pinned memory
+      // the GPU reads, written once per packet.
+      Descs[K] = ebpfgpu_packet_desc{Dev,      Batch.offset(I), Batch.length(I),
+                                     Batch.bufferSize(I), Ifindex, Queue, 0};
+    }
+    return true;
+  }
+
+  /// The frames that copyIntoFrames needs for those packets.
+  static size_t frameBytes(const PacketBatch &Batch, size_t First = 0, size_t Count = SIZE_MAX) {
+    Count = std::min(Count, Batch.size() - First);
+    size_t Bytes = 0;
+    for (size_t K = 0; K < Count; ++K)
+      Bytes += bufferBytes(Batch.length(First + K));
+    return Bytes;
+  }
+
+  /// Copies those packets into `Frames` (a buffer of bufferBytes() each)
+  /// and describes them there (offsets into `Frames`); returns the bytes
+  /// used.
+  static size_t copyIntoFrames(const PacketBatch &Batch, ebpfgpu_packet_desc *Descs,
+                               uint8_t *Frames, size_t First = 0, size_t Count = SIZE_MAX) {
+    Count = std::min(Count, Batch.size() - First);
     size_t At = 0;
-    for (uint32_t K = 0; K < Count; ++K) {
+    for (size_t K = 0; K < Count; ++K) {
       uint32_t Len = Batch.length(First + K);
       ebpfgpu_packet_desc &D = Descs[K];
       D = {};
@@ -438,31 +479,67 @@ private:
       D.ingress_ifindex = Batch.ingressIfindex();
       D.rx_queue_index = Batch.rxQueueIndex();
       std::memcpy(Frames + At + runtime::XdpHeadroom, Batch.data(First + K), Len);
-      Runner->inlinePacket(K, Frames + At + runtime::XdpHeadroom);
       At += D.buffer_size;
     }
-    loader::BatchTiming T;
-    auto Started = std::chrono::steady_clock::now();
-    if (MaybeError E = Runner->run(Count, At, Timed ? &T : nullptr))
-      return E;
-    recordLatency(Started);
-    KernelMs += T.KernelMs;
-    const ebpfgpu_verdict *V = Runner->verdicts();
-    At = 0;
-    for (uint32_t K = 0; K < Count; ++K) {
+    return At;
+  }
+
+  /// Those packets' verdicts `V` into `Batch`, with their final bytes from
+  /// `Frames` unless they ran in place.
+  static MaybeError takeOutcomes(PacketBatch &Batch, const ebpfgpu_verdict *V,
+                                 const uint8_t *Frames, bool InPlace, size_t First = 0,
+                                 size_t Count = SIZE_MAX) {
+    Count = std::min(Count, Batch.size() - First);
+    size_t At = 0;
+    for (size_t K = 0; K < Count; ++K) {
       size_t I = First + K;
-      size_t Buffer = bufferBytes(Batch.length(I));
-      if (V[K].data_offset > Buffer || V[K].length > Buffer - V[K].data_offset)
-        return Error("packet " + std::to_string(I) + " left its buffer");
-      // The packet's final bytes, at the same place in the batch's buffer
-      // (its headroom is XDP's too, its buffer at least as long).
-      std::memcpy(Batch.buffer(I) + V[K].data_offset, Frames + At + V[K].data_offset,
-                  V[K].length);
+      if (!InPlace) {
+        size_t Buffer = bufferBytes(Batch.length(I));
+        if (V[K].data_offset > Buffer || V[K].length > Buffer - V[K].data_offset)
+          return Error("packet " + std::to_string(I) + " left its buffer");
+        // The packet's final bytes, at the same place in the batch's
+        // buffer (its headroom is XDP's too, its buffer at least as long).
+        std::memcpy(Batch.buffer(I) + V[K].data_offset, Frames + At + V[K].data_offset,
+                    V[K].length);
+        At += Buffer;
+      }
       if (!Batch.setOutcome(I, V[K].data_offset, V[K].length, V[K].action, V[K].redirect_target))
         return Error("packet " + std::to_string(I) + " left its buffer");
-      At += Buffer;
     }
-    return maintainMaps(First);
+    return std::nullopt;
+  }
+
+  /// Staged descriptors (BatchLane::stage): their host buffer addresses
+  /// made device ones (one outside the mapped packet memory would fault the
+  /// GPU); with `Runner` and `Slot`, each packet's first bytes copied
+  /// beside its descriptor (GpuRunner::inlinePacket).
+  MaybeError mapStaged(ebpfgpu_packet_desc *Descs, uint32_t Count, size_t &Hint,
+                       loader::GpuRunner *Inline, unsigned Slot = 0) const {
+    if (Inline && Inline->inlines())
+      for (uint32_t K = 0; K < Count; ++K)
+        __builtin_prefetch(reinterpret_cast<const uint8_t *>(Descs[K].buffer) +
+                           Descs[K].data_offset);
+    for (uint32_t K = 0; K < Count; ++K) {
+      ebpfgpu_packet_desc &D = Descs[K];
+      const auto *Host = reinterpret_cast<const uint8_t *>(D.buffer);
+      uint64_t Dev = mappedAddress(Host, D.buffer_size, Hint);
+      if (!Dev || D.data_offset > D.buffer_size || D.length > D.buffer_size - D.data_offset)
+        return Error("packet " + std::to_string(K) + ": buffer outside the mapped packet memory");
+      D.buffer = Dev;
+      if (Inline)
+        Inline->inlinePacket(Slot, K, Host + D.data_offset);
+    }
+    return std::nullopt;
+  }
+
+  /// After a staged batch: every packet must have stayed inside its buffer.
+  static MaybeError checkStaged(const ebpfgpu_verdict *V, const ebpfgpu_packet_desc *D,
+                                uint32_t Count) {
+    for (uint32_t K = 0; K < Count; ++K)
+      if (V[K].data_offset > D[K].buffer_size ||
+          V[K].length > D[K].buffer_size - V[K].data_offset)
+        return Error("packet " + std::to_string(K) + " left its buffer");
+    return std::nullopt;
   }
 
   /// Host memory the runtime's packets live in, mapped for the GPU.
@@ -482,6 +559,9 @@ private:
   std::vector<runtime::MapInfo> MapList;
   std::mutex Launching;
   std::unique_ptr<loader::GpuReclaimBarrier> Barrier; ///< barrier()
+  /// The persistent lanes' runners (PersistentLane).
+  std::mutex LaneMutex;
+  std::vector<loader::GpuRunner *> LaneRunners;
   double KernelMs = 0;
   /// Launch mode splits each launch's time with device events (they add a
   /// little); the batch path's latency is measured without them.
@@ -520,7 +600,6 @@ public:
     Slot &S = Slots[Index];
     S.Batch = &Batch;
     const uint32_t Count = uint32_t(Batch.size());
-    const uint32_t Ifindex = Batch.ingressIfindex(), Queue = Batch.rxQueueIndex();
     // Mapped path with every packet in mapped packet memory (mbufs): the
     // kernel runs them where they are; otherwise they are copied into the
     // runner's frames.
@@ -528,17 +607,7 @@ public:
     if (S.InPlace) {
       if (MaybeError E = ensureRunner(S, std::max<uint32_t>(Count, 1), 0))
         return E;
-      ebpfgpu_packet_desc *Descs = S.Runner->descs();
-      for (uint32_t K = 0; K < Count && S.InPlace; ++K) {
-        uint64_t Dev = Batch.isExternal(K)
-                           ? X.mappedAddress(Batch.buffer(K), Batch.bufferSize(K), Hint)
-                           : 0;
-        // Built whole and stored at once: the descriptors are pinned memory
-        // the GPU reads, written once per packet.
-        Descs[K] = ebpfgpu_packet_desc{Dev, Batch.offset(K), Batch.length(K),
-                                       Batch.bufferSize(K), Ifindex, Queue, 0};
-        S.InPlace = Dev != 0;
-      }
+      S.InPlace = X.describeInPlace(Batch, S.Runner->descs(), Hint);
       if (S.InPlace) {
         if (MaybeError E = start(S, Count, 0, true))
           return E;
@@ -546,27 +615,9 @@ public:
         return std::nullopt;
       }
     }
-    size_t Bytes = 0;
-    for (uint32_t K = 0; K < Count; ++K)
-      Bytes += GpuExecutor::bufferBytes(Batch.length(K));
-    if (MaybeError E = ensureRunner(S, std::max<uint32_t>(Count, 1), Bytes))
+    if (MaybeError E = ensureRunner(S, std::max<uint32_t>(Count, 1), GpuExecutor::frameBytes(Batch)))
       return E;
-    ebpfgpu_packet_desc *Descs = S.Runner->descs();
-    uint8_t *Frames = S.Runner->frames();
-    size_t At = 0;
-    for (uint32_t K = 0; K < Count; ++K) {
-      uint32_t Len = Batch.length(K);
-      ebpfgpu_packet_desc &D = Descs[K];
-      D = {};
-      D.buffer = At;
-      D.data_offset = runtime::XdpHeadroom;
-      D.length = Len;
-      D.buffer_size = uint32_t(GpuExecutor::bufferBytes(Len));
-      D.ingress_ifindex = Ifindex;
-      D.rx_queue_index = Queue;
-      std::memcpy(Frames + At + runtime::XdpHeadroom, Batch.data(K), Len);
-      At += D.buffer_size;
-    }
+    size_t At = GpuExecutor::copyIntoFrames(Batch, S.Runner->descs(), S.Runner->frames());
     S.Bytes = At;
     if (MaybeError E = start(S, Count, At, false))
       return E;
@@ -587,17 +638,8 @@ public:
     if (MaybeError E = bind())
       return E;
     Slot &S = Slots[Index];
-    ebpfgpu_packet_desc *Descs = S.Runner->descs();
-    // Host buffer addresses become device ones; one outside the mapped
-    // packet memory would fault the GPU.
-    for (uint32_t K = 0; K < Count; ++K) {
-      ebpfgpu_packet_desc &D = Descs[K];
-      uint64_t Dev = X.mappedAddress(reinterpret_cast<const uint8_t *>(D.buffer), D.buffer_size,
-                                     Hint);
-      if (!Dev || D.data_offset > D.buffer_size || D.length > D.buffer_size - D.data_offset)
-        return Error("packet " + std::to_string(K) + ": buffer outside the mapped packet memory");
-      D.buffer = Dev;
-    }
+    if (MaybeError E = X.mapStaged(S.Runner->descs(), Count, Hint, nullptr))
+      return E;
     S.Staged = Count;
     S.InPlace = true;
     S.Batch = nullptr;
@@ -626,33 +668,12 @@ public:
     if (!*Done)
       return false;
     S.InFlight = false;
-    if (!S.Batch) {
-      // Staged: every packet must have stayed inside its buffer.
-      const ebpfgpu_verdict *V = S.Runner->verdicts();
-      const ebpfgpu_packet_desc *D = S.Runner->descs();
-      for (uint32_t K = 0; K < S.Staged; ++K)
-        if (V[K].data_offset > D[K].buffer_size ||
-            V[K].length > D[K].buffer_size - V[K].data_offset)
-          return Error("packet " + std::to_string(K) + " left its buffer");
-      return true;
-    }
-    PacketBatch &Batch = *S.Batch;
-    S.Batch = nullptr;
-    const ebpfgpu_verdict *V = S.Runner->verdicts();
-    const uint8_t *Frames = S.Runner->frames();
-    size_t At = 0;
-    for (size_t K = 0; K < Batch.size(); ++K) {
-      if (!S.InPlace) {
-        size_t Buffer = GpuExecutor::bufferBytes(Batch.length(K));
-        if (V[K].data_offset > Buffer || V[K].length > Buffer - V[K].data_offset)
-          return Error("packet " + std::to_string(K) + " left its buffer");
-        std::memcpy(Batch.buffer(K) + V[K].data_offset, Frames + At + V[K].data_offset,
-                    V[K].length);
-        At += Buffer;
-      }
-      if (!Batch.setOutcome(K, V[K].data_offset, V[K].length, V[K].action, V[K].redirect_target))
-        return Error("packet " + std::to_string(K) + " left its buffer");
-    }
+    PacketBatch *Batch = std::exchange(S.Batch, nullptr);
+    if (MaybeError E = Batch ? GpuExecutor::takeOutcomes(*Batch, S.Runner->verdicts(),
+                                                         S.Runner->frames(), S.InPlace)
+                             : GpuExecutor::checkStaged(S.Runner->verdicts(), S.Runner->descs(),
+                                                        S.Staged))
+      return std::move(*E);
     return true;
   }
 
@@ -715,8 +736,174 @@ private:
   int BarrierStream;      ///< its stream of X.Barrier, or -1 (none)
 };
 
+/// A worker's own persistent kernel (GpuExecOptions::AsyncLanes, persistent
+/// mode, packets in mapped packet memory): a runner whose ring has a slot
+/// per batch in flight, each with arrays of its own, so that the worker
+/// posts a batch while its earlier ones run and nothing waits for the GPU
+/// unless every slot is busy. Each lane's kernel has blocks of its own
+/// (every lane's resident at once) and CPUs of its own (worker w's threads
+/// are CPUs w * threads ...), so that per-CPU maps stay per CPU. Only for
+/// programs whose batches need nothing from the host, nor a reclaim,
+/// between them.
+class PersistentLane final : public runtime::BatchLane {
+public:
+  PersistentLane(GpuExecutor &X, std::unique_ptr<loader::GpuRunner> Runner)
+      : X(X), Runner(std::move(Runner)),
+        Batches(this->Runner->options().Slots, nullptr), Staged(Batches.size(), 0),
+        InPlace(Batches.size(), false) {
+    std::lock_guard Lock(X.LaneMutex);
+    X.LaneRunners.push_back(this->Runner.get());
+  }
+  ~PersistentLane() override {
+    {
+      // Freeing the runner's memory may wait for an idle device: every
+      // lane's kernel is asked to end first (the lanes of a binding go
+      // together, their batches done).
+      std::lock_guard Lock(X.LaneMutex);
+      for (loader::GpuRunner *R : X.LaneRunners)
+        R->stopSoon();
+      X.LaneRunners.erase(std::find(X.LaneRunners.begin(), X.LaneRunners.end(), Runner.get()));
+    }
+    if (!X.Dev->bindThread())
+      Runner.reset(); // stops the kernel once its batches are done
+    else
+      (void)Runner.release(); // no context to free it in
+  }
+  unsigned depth() const override { return unsigned(Batches.size()); }
+
+  MaybeError submit(unsigned Index, PacketBatch &Batch) override {
+    if (MaybeError E = bind())
+      return E;
+    const uint32_t Count = uint32_t(Batch.size());
+    if (Count > Runner->options().MaxPackets)
+      return Error("a batch of " + std::to_string(Count) + " packets in a lane of " +
+                   std::to_string(Runner->options().MaxPackets));
+    ebpfgpu_packet_desc *Descs = Runner->descs(Index);
+    InPlace[Index] = X.describeInPlace(Batch, Descs, Hint);
+    size_t At = 0;
+    if (InPlace[Index]) {
+      for (uint32_t K = 0; K < Count; ++K)
+        Runner->inlinePacket(Index, K, Batch.buffer(K) + Batch.offset(K));
+    } else {
+      if (GpuExecutor::frameBytes(Batch) > Runner->options().MaxFrameBytes)
+        return Error("the batch's frames exceed the lane's buffers");
+      uint8_t *Frames = Runner->frames(Index);
+      At = GpuExecutor::copyIntoFrames(Batch, Descs, Frames);
+      for (uint32_t K = 0; K < Count; ++K)
+        Runner->inlinePacket(Index, K, Frames + Descs[K].buffer + Descs[K].data_offset);
+    }
+    if (MaybeError E = Runner->post(Index, Count, At, InPlace[Index]))
+      return E;
+    Batches[Index] = &Batch;
+    return std::nullopt;
+  }
+
+  ebpfgpu_packet_desc *stage(unsigned Index, uint32_t Capacity) override {
+    if (Capacity > Runner->options().MaxPackets || Index >= Batches.size())
+      return nullptr;
+    return Runner->descs(Index);
+  }
+
+  MaybeError submitStaged(unsigned Index, uint32_t Count) override {
+    if (MaybeError E = bind())
+      return E;
+    if (MaybeError E = X.mapStaged(Runner->descs(Index), Count, Hint, Runner.get(), Index))
+      return E;
+    if (MaybeError E = Runner->post(Index, Count, 0, true))
+      return E;
+    Batches[Index] = nullptr;
+    Staged[Index] = Count;
+    return std::nullopt;
+  }
+
+  const ebpfgpu_verdict *verdicts(unsigned Index) const override {
+    return Runner->verdicts(Index);
+  }
+
+  Expected<bool> poll(unsigned Index, bool Wait) override {
+    auto Done = Runner->done(Index, Wait);
+    if (!Done || !*Done) {
+      if (!Done)
+        Batches[Index] = nullptr;
+      return Done;
+    }
+    PacketBatch *Batch = std::exchange(Batches[Index], nullptr);
+    if (MaybeError E = Batch ? GpuExecutor::takeOutcomes(*Batch, Runner->verdicts(Index),
+                                                         Runner->frames(Index), InPlace[Index])
+                             : GpuExecutor::checkStaged(Runner->verdicts(Index),
+                                                        Runner->descs(Index), Staged[Index]))
+      return std::move(*E);
+    return true;
+  }
+
+private:
+  MaybeError bind() {
+    if (Bound == std::this_thread::get_id())
+      return std::nullopt;
+    if (MaybeError E = X.Dev->bindThread())
+      return E;
+    Bound = std::this_thread::get_id();
+    return std::nullopt;
+  }
+
+  GpuExecutor &X;
+  std::unique_ptr<loader::GpuRunner> Runner;
+  std::vector<PacketBatch *> Batches; ///< a slot's batch in flight (null: staged)
+  std::vector<uint32_t> Staged;       ///< a staged slot's packets
+  std::vector<bool> InPlace;
+  std::thread::id Bound;
+  size_t Hint = SIZE_MAX;
+};
+
+Expected<std::unique_ptr<runtime::BatchLane>> GpuExecutor::openPersistentLane(unsigned Depth,
+                                                                              unsigned Worker) {
+  std::lock_guard Lock(Launching);
+  if (MaybeError E = Dev->bindThread())
+    return std::move(*E);
+  // Every lane's kernel is resident beside the others: the executor's own
+  // kernel (run()) gives its blocks back, to start again only if run() is
+  // called.
+  Runner.reset();
+  const uint32_t Batch = uint32_t(Opts.LaunchSize ? Opts.LaunchSize : 256);
+  const uint32_t Blocks =
+      Opts.Blocks ? Opts.Blocks : (Batch + loader::GpuBlockThreads - 1) / loader::GpuBlockThreads;
+  auto Resident = loader::GpuRunner::persistentBlocksResident(*Dev, *Prog);
+  if (!Resident)
+    return Resident.takeError().withContext("gpu back end");
+  const uint64_t Threads = uint64_t(Blocks) * loader::GpuBlockThreads;
+  if (uint64_t(Worker + 1) * Blocks > *Resident || (Worker + 1) * Threads > Prog->cpus())
+    return Error("gpu back end: persistent mode: " + std::to_string(Worker + 1) + " workers of " +
+                 std::to_string(Blocks) + " blocks each exceed the " +
+                 std::to_string(std::min<uint64_t>(*Resident, Prog->cpus() / loader::GpuBlockThreads)) +
+                 " blocks the GPU holds at once for this program (fewer workers, a smaller "
+                 "--batch or --gpu-blocks)");
+  loader::GpuRunnerOptions RO;
+  RO.Mode = loader::GpuMode::Persistent;
+  RO.Path = loader::GpuDataPath::Mapped;
+  RO.Blocks = Blocks;
+  RO.WatchdogMs = Opts.WatchdogMs;
+  RO.Stage = stages();
+  RO.MaxPackets = Batch;
+  RO.MaxFrameBytes = Batch * bufferBytes(Opts.MaxFrame);
+  if (Depth > EBPFGPU_RING_SLOTS)
+    return Error("gpu back end: persistent mode keeps at most " +
+                 std::to_string(EBPFGPU_RING_SLOTS) + " batches in flight a worker, not " +
+                 std::to_string(Depth));
+  RO.Slots = Depth;
+  RO.CpuBase = uint32_t(Worker * Threads);
+  RO.StartAtFirstPost = true; // every lane's memory before any kernel runs
+  auto R = loader::GpuRunner::create(*Dev, *Prog, RO);
+  if (!R)
+    return R.takeError().withContext("gpu back end");
+  return std::unique_ptr<runtime::BatchLane>(new PersistentLane(*this, std::move(*R)));
+}
+
 Expected<std::unique_ptr<runtime::BatchLane>> GpuExecutor::openLane(unsigned Depth,
                                                                     unsigned Worker) {
+  if (Opts.AsyncLanes && Opts.Mode == loader::GpuMode::Persistent && Depth > 0 &&
+      Opts.Path == loader::GpuDataPath::Mapped && !PacketRanges.empty() &&
+      !Prog->needsHostBetweenBatches() && !Prog->reclaimsOnDevice())
+    return openPersistentLane(Depth, Worker);
   // A lane runs each batch as one launch (the data plane's batches are at
   // most its batch size, which is what LaunchSize is set to there).
   bool Async = Opts.AsyncLanes && Opts.Mode == loader::GpuMode::Launch && Depth > 0 &&

@@ -61,12 +61,22 @@ Expected<std::unique_ptr<GpuRunner>> GpuRunner::create(GpuDevice &Dev, GpuProgra
     return Error("GpuRunner needs an XDP program");
   if (Opts.MaxPackets == 0)
     return Error("GpuRunner needs room for at least one packet");
+  if (Opts.Slots == 0 || Opts.Slots > EBPFGPU_RING_SLOTS)
+    return Error("GpuRunner: " + std::to_string(Opts.Slots) + " slots (1 to " +
+                 std::to_string(EBPFGPU_RING_SLOTS) + ")");
+  if (Opts.Slots > 1 && (Opts.Mode != GpuMode::Persistent || Opts.Path != GpuDataPath::Mapped))
+    return Error("GpuRunner: batches in flight in one runner need the persistent mode and the "
+                 "mapped data path");
   std::unique_ptr<GpuRunner> R(new GpuRunner(Dev, Prog, Opts));
   if (MaybeError E = R->allocate())
     return std::move(*E);
-  if (Opts.Mode == GpuMode::Persistent)
-    if (MaybeError E = R->startPersistent())
+  if (Opts.Mode == GpuMode::Persistent) {
+    if (MaybeError E = R->preparePersistent())
       return std::move(*E);
+    if (!Opts.StartAtFirstPost)
+      if (MaybeError E = R->launchPersistent())
+        return std::move(*E);
+  }
   return R;
 }
 
@@ -99,10 +109,12 @@ MaybeError GpuRunner::allocate() {
     Out = P;
     return std::nullopt;
   };
-  const size_t DescBytes = size_t(Opts.MaxPackets) * sizeof(ebpfgpu_packet_desc);
-  const size_t VerdictBytes = size_t(Opts.MaxPackets) * sizeof(ebpfgpu_verdict);
+  // A slot's arrays each (one but for the persistent ring's slots).
+  const size_t Slots = Opts.Slots;
+  const size_t DescBytes = Slots * Opts.MaxPackets * sizeof(ebpfgpu_packet_desc);
+  const size_t VerdictBytes = Slots * Opts.MaxPackets * sizeof(ebpfgpu_verdict);
   void *H;
-  if (MaybeError E = HostAlloc(Opts.MaxFrameBytes, Mapped, &H))
+  if (MaybeError E = HostAlloc(Slots * Opts.MaxFrameBytes, Mapped, &H))
     return E;
   HostFrames = static_cast<uint8_t *>(H);
   if (MaybeError E = HostAlloc(DescBytes, Mapped, &H))
@@ -134,7 +146,7 @@ MaybeError GpuRunner::allocate() {
       return E;
   // The persistent kernel reads a packet's first bytes with its descriptor.
   if (Mapped && Opts.Stage && Persistent) {
-    if (MaybeError E = HostAlloc(size_t(Opts.MaxPackets) * EBPFGPU_INLINE_BYTES, true, &H))
+    if (MaybeError E = HostAlloc(Slots * Opts.MaxPackets * EBPFGPU_INLINE_BYTES, true, &H))
       return E;
     HostInline = static_cast<uint8_t *>(H);
     if (MaybeError E = DevicePointer(H, DevInline))
@@ -154,34 +166,58 @@ MaybeError GpuRunner::allocate() {
   return std::nullopt;
 }
 
-MaybeError GpuRunner::startPersistent() {
-  const CudaApi &A = Dev.api();
+Expected<void *> GpuRunner::persistentKernel(const CudaApi &A, GpuProgram &Prog) {
   CUfunction Fn;
   if (A.cuModuleGetFunction(&Fn, static_cast<CUmodule>(Prog.Module),
                             EBPFGPU_XDP_PERSISTENT_KERNEL) != CUDA_SUCCESS)
     return Error("the program has no persistent kernel (a .gpu.o from an older ebpf-gpu-cc: "
                  "compile it again)");
+  return Fn;
+}
+
+Expected<uint32_t> GpuRunner::persistentBlocksResident(GpuDevice &Dev, GpuProgram &Prog) {
+  const CudaApi &A = Dev.api();
+  auto Fn = persistentKernel(A, Prog);
+  if (!Fn)
+    return Fn.takeError();
   int PerSm = 0;
-  EBPFGPU_CHECK(A, cuOccupancyMaxActiveBlocksPerMultiprocessor, &PerSm, Fn, int(GpuBlockThreads),
-                0);
+  EBPFGPU_CHECK(A, cuOccupancyMaxActiveBlocksPerMultiprocessor, &PerSm,
+                static_cast<CUfunction>(*Fn), int(GpuBlockThreads), 0);
+  return uint32_t(PerSm) * Dev.multiprocessors();
+}
+
+MaybeError GpuRunner::preparePersistent() {
+  const CudaApi &A = Dev.api();
+  auto Fn = persistentKernel(A, Prog);
+  if (!Fn)
+    return Fn.takeError();
+  PersistentFn = *Fn;
   // Every block must be resident at once, and each thread is a CPU of the
   // program's per-CPU maps.
-  uint32_t Resident = uint32_t(PerSm) * Dev.multiprocessors();
+  auto Resident = persistentBlocksResident(Dev, Prog);
+  if (!Resident)
+    return Resident.takeError();
   uint32_t Blocks = Opts.Blocks ? Opts.Blocks : Dev.multiprocessors();
-  Blocks = std::min({Blocks, Resident, Prog.cpus() / GpuBlockThreads});
+  if (Opts.CpuBase >= Prog.cpus())
+    return Error("the persistent kernel's first CPU " + std::to_string(Opts.CpuBase) +
+                 " is past the program's " + std::to_string(Prog.cpus()));
+  Blocks = std::min({Blocks, *Resident, (Prog.cpus() - Opts.CpuBase) / GpuBlockThreads});
   if (Blocks == 0)
     return Error("the persistent kernel cannot have one block resident on this GPU");
   GridThreads = Blocks * GpuBlockThreads;
+  PersistentBlocks = Blocks;
 
   void *H;
   EBPFGPU_CHECK(A, cuMemHostAlloc, &H, sizeof(ebpfgpu_ring),
                 CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
   Ring = static_cast<ebpfgpu_ring *>(H);
   std::memset(static_cast<void *>(Ring), 0, sizeof(*Ring));
-  Ring->slots = EBPFGPU_RING_SLOTS;
+  Ring->slots = Opts.Slots;
   Ring->descs = DevDescs;
   Ring->verdicts = DevVerdicts;
   Ring->inline_bytes = DevInline;
+  Ring->slot_packets = Opts.MaxPackets;
+  Ring->cpu_base = Opts.CpuBase;
   CUdeviceptr P;
   EBPFGPU_CHECK(A, cuMemHostGetDevicePointer, &P, H, 0);
   DevRing = P;
@@ -193,10 +229,21 @@ MaybeError GpuRunner::startPersistent() {
   CUstream KS;
   EBPFGPU_CHECK(A, cuStreamCreate, &KS, CU_STREAM_NON_BLOCKING);
   KernelStream = KS;
+  return std::nullopt;
+}
+
+MaybeError GpuRunner::launchPersistent() {
+  const CudaApi &A = Dev.api();
+  if (Launched)
+    return Error("the persistent kernel was started already");
+  Launched = true;
+  CUstream KS = static_cast<CUstream>(KernelStream);
   CUdeviceptr RingArg = DevRing, SyncArg = DevSync, Stage = DevStage;
-  uint64_t Seed = 0x5eed0000ull;
+  // Kernels of other CPUs draw other numbers (bpf_get_prandom_u32).
+  uint64_t Seed = 0x5eed0000ull + (uint64_t(Opts.CpuBase) << 40);
   void *Args[] = {&RingArg, &SyncArg, &Seed, &Stage};
-  EBPFGPU_CHECK(A, cuLaunchKernel, Fn, Blocks, 1, 1, GpuBlockThreads, 1, 1, 0, KS, Args, nullptr);
+  EBPFGPU_CHECK(A, cuLaunchKernel, static_cast<CUfunction>(PersistentFn), PersistentBlocks, 1, 1,
+                GpuBlockThreads, 1, 1, 0, KS, Args, nullptr);
   Running = true;
   if (CUresult R = A.cuStreamQuery(KS); R != CUDA_ERROR_NOT_READY) {
     Running = false;
@@ -217,6 +264,11 @@ bool GpuRunner::waitStopped(void *S, uint32_t Ms) {
       return false;
     std::this_thread::sleep_for(std::chrono::microseconds(50));
   }
+}
+
+void GpuRunner::stopSoon() {
+  if (Running)
+    reinterpret_cast<std::atomic<uint32_t> *>(&Ring->stop)->store(1, std::memory_order_release);
 }
 
 bool GpuRunner::halt() {
@@ -270,24 +322,25 @@ GpuRunner::~GpuRunner() {
       A.cuStreamDestroy(static_cast<CUstream>(S));
 }
 
-MaybeError GpuRunner::checkBatch(uint32_t Count, size_t FrameBytes) {
+MaybeError GpuRunner::checkBatch(ebpfgpu_packet_desc *Descs, uint32_t Count, size_t FrameBytes,
+                                  uint64_t DevBase) {
   if (Count > Opts.MaxPackets || FrameBytes > Opts.MaxFrameBytes)
     return Error("batch too large for the GPU runner: " + std::to_string(Count) + " packets, " +
                  std::to_string(FrameBytes) + " bytes of frames (room for " +
                  std::to_string(Opts.MaxPackets) + " and " + std::to_string(Opts.MaxFrameBytes) +
                  ")");
   for (uint32_t I = 0; I < Count; ++I) {
-    ebpfgpu_packet_desc &D = HostDescs[I];
+    ebpfgpu_packet_desc &D = Descs[I];
     if (D.buffer > FrameBytes || D.buffer_size > FrameBytes - D.buffer ||
         D.data_offset > D.buffer_size || D.length > D.buffer_size - D.data_offset)
       return Error("packet " + std::to_string(I) + ": buffer outside the frames passed in");
-    D.buffer += DevFrames;
+    D.buffer += DevBase;
   }
   return std::nullopt;
 }
 
 MaybeError GpuRunner::run(uint32_t Count, size_t FrameBytes, BatchTiming *Timing) {
-  if (MaybeError E = checkBatch(Count, FrameBytes))
+  if (MaybeError E = checkBatch(HostDescs, Count, FrameBytes, DevFrames))
     return E;
   if (Count == 0)
     return std::nullopt;
@@ -309,7 +362,7 @@ MaybeError GpuRunner::start(uint32_t Count, size_t FrameBytes, bool InPlace) {
       return Error("batch too large for the GPU runner: " + std::to_string(Count) +
                    " packets (room for " + std::to_string(Opts.MaxPackets) + ")");
     FrameBytes = 0;
-  } else if (MaybeError E = checkBatch(Count, FrameBytes)) {
+  } else if (MaybeError E = checkBatch(HostDescs, Count, FrameBytes, DevFrames)) {
     return E;
   }
   PendingCount = Count;
@@ -491,7 +544,7 @@ MaybeError GpuRunner::waitLaunch(uint32_t Count) {
   }
 }
 
-void GpuRunner::copyInline(uint32_t K, const uint8_t *Data) {
+void GpuRunner::copyInline(size_t K, const uint8_t *Data) {
   ebpfgpu_packet_desc &D = HostDescs[K];
   // As ebpfgpu_stage_in would stage it: 16-byte chunks from the data's
   // aligned start, inside an aligned buffer (a device address keeps its
@@ -502,14 +555,91 @@ void GpuRunner::copyInline(uint32_t K, const uint8_t *Data) {
     D.flags = 0;
     return;
   }
-  std::memcpy(HostInline + size_t(K) * EBPFGPU_INLINE_BYTES, Data - (Start - Lo), Hi - Lo);
+  std::memcpy(HostInline + K * EBPFGPU_INLINE_BYTES, Data - (Start - Lo), Hi - Lo);
   D.flags = EBPFGPU_DESC_INLINE;
+}
+
+Error GpuRunner::stuck(uint32_t Batch, uint32_t Count, uint64_t Beat) {
+  const CudaApi &A = Dev.api();
+  Stuck = true;
+  CUresult R = A.cuStreamQuery(static_cast<CUstream>(KernelStream));
+  if (R != CUDA_ERROR_NOT_READY && R != CUDA_SUCCESS)
+    return A.error("persistent kernel", R);
+  bool Moved = reinterpret_cast<std::atomic<uint64_t> *>(&Ring->heartbeat)->load() != Beat;
+  return Error("watchdog: the persistent GPU kernel did not finish batch " + std::to_string(Batch) +
+               " (" + std::to_string(Count) + " packets) within " +
+               std::to_string(Opts.WatchdogMs) + " ms" +
+               (R == CUDA_SUCCESS ? " (the kernel has exited)"
+                                  : Moved ? " (still polling)" : " (no heartbeat)"));
+}
+
+MaybeError GpuRunner::post(unsigned Slot, uint32_t Count, size_t FrameBytes, bool InPlace) {
+  if (Opts.Mode != GpuMode::Persistent)
+    return Error("GpuRunner::post needs the persistent mode");
+  if (!Launched && !Halted)
+    if (MaybeError E = launchPersistent())
+      return E;
+  if (!Running)
+    return Error("the persistent GPU kernel is not running");
+  if (Stuck)
+    return Error("the persistent GPU kernel stopped answering earlier; no batch can run");
+  const uint32_t Batch = NextBatch;
+  if (Slot != (Batch - 1) % Opts.Slots || Posts[Slot].Batch)
+    return Error("GpuRunner::post: slot " + std::to_string(Slot) + " is not the next free one");
+  if (Count > Opts.MaxPackets)
+    return Error("batch too large for the GPU runner: " + std::to_string(Count) +
+                 " packets (room for " + std::to_string(Opts.MaxPackets) + ")");
+  if (InPlace && Opts.Path != GpuDataPath::Mapped)
+    return Error("packets in place need the mapped data path");
+  if (!InPlace && Opts.Path != GpuDataPath::Mapped)
+    return Error("GpuRunner::post: the copy path takes run()");
+  if (!InPlace)
+    if (MaybeError E = checkBatch(descs(Slot), Count, FrameBytes,
+                                  DevFrames + uint64_t(Slot) * Opts.MaxFrameBytes))
+      return E;
+  if (Count == 0)
+    return std::nullopt;
+  ++NextBatch;
+  Posted &P = Posts[Slot];
+  P.Batch = Batch;
+  P.Count = Count;
+  P.Since = Clock::now();
+  P.Beat = reinterpret_cast<std::atomic<uint64_t> *>(&Ring->heartbeat)->load();
+  // The batch and its size in one store, after the slot's descriptors.
+  reinterpret_cast<std::atomic<uint64_t> *>(&Ring->slot[Slot].post)
+      ->store(uint64_t(Batch) | uint64_t(Count) << 32, std::memory_order_release);
+  return std::nullopt;
+}
+
+Expected<bool> GpuRunner::done(unsigned Slot, bool Wait) {
+  if (Slot >= EBPFGPU_RING_SLOTS)
+    return Error("GpuRunner::done: no slot " + std::to_string(Slot));
+  Posted &P = Posts[Slot];
+  if (!P.Batch)
+    return true;
+  auto *Done = reinterpret_cast<std::atomic<uint32_t> *>(&Ring->slot[Slot].done);
+  for (unsigned Spins = 0;; ++Spins) {
+    if (Done->load(std::memory_order_acquire) == P.Batch) {
+      P.Batch = 0;
+      return true;
+    }
+    if ((!Wait || (Spins & 4095) == 4095) && Opts.WatchdogMs && msSince(P.Since) > Opts.WatchdogMs) {
+      uint32_t Batch = P.Batch;
+      P.Batch = 0;
+      return stuck(Batch, P.Count, P.Beat);
+    }
+    if (!Wait)
+      return false;
+    EBPFGPU_CPU_PAUSE();
+  }
 }
 
 MaybeError GpuRunner::runPersistent(uint32_t Count, size_t FrameBytes, BatchTiming *Timing) {
   const CudaApi &A = Dev.api();
   if (Stuck)
     return Error("the persistent GPU kernel stopped answering earlier; no batch can run");
+  if (Opts.Slots != 1)
+    return Error("GpuRunner::run: a runner of several slots takes post() and done()");
   CUstream S = static_cast<CUstream>(Stream);
   const bool Copy = Opts.Path == GpuDataPath::Copy;
   auto T0 = Clock::now();
@@ -521,7 +651,7 @@ MaybeError GpuRunner::runPersistent(uint32_t Count, size_t FrameBytes, BatchTimi
   }
   auto T1 = Clock::now();
   const uint32_t Batch = NextBatch++;
-  ebpfgpu_ring_slot &Slot = Ring->slot[(Batch - 1) % EBPFGPU_RING_SLOTS];
+  ebpfgpu_ring_slot &Slot = Ring->slot[0];
   // The batch and its size in one store, after the descriptors.
   reinterpret_cast<std::atomic<uint64_t> *>(&Slot.post)
       ->store(uint64_t(Batch) | uint64_t(Count) << 32, std::memory_order_release);
@@ -533,16 +663,7 @@ MaybeError GpuRunner::runPersistent(uint32_t Count, size_t FrameBytes, BatchTimi
       continue;
     if (Done->load(std::memory_order_acquire) == Batch)
       break;
-    Stuck = true;
-    CUresult R = A.cuStreamQuery(static_cast<CUstream>(KernelStream));
-    if (R != CUDA_ERROR_NOT_READY && R != CUDA_SUCCESS)
-      return A.error("persistent kernel", R);
-    bool Moved = reinterpret_cast<std::atomic<uint64_t> *>(&Ring->heartbeat)->load() != Beat;
-    return Error("watchdog: the persistent GPU kernel did not finish batch " +
-                 std::to_string(Batch) + " (" + std::to_string(Count) + " packets) within " +
-                 std::to_string(Opts.WatchdogMs) + " ms" +
-                 (R == CUDA_SUCCESS ? " (the kernel has exited)"
-                                    : Moved ? " (still polling)" : " (no heartbeat)"));
+    return stuck(Batch, Count, Beat);
   }
   auto T2 = Clock::now();
   if (Copy) {

@@ -120,11 +120,16 @@ struct ebpfgpu_verdict {
 
 /* Persistent mode: the doorbell ring, in pinned host memory the GPU reads
  * and writes over PCIe. Batches are numbered 1, 2, ...; batch n uses slot
- * (n - 1) % slots and the ring's descriptor and verdict arrays, so one
- * batch is posted at a time. The host writes the descriptors, then stores
- * post = n | count << 32 (one release store: the kernel learns the batch
- * and its size in one PCIe round trip); the kernel runs the batch and
- * stores done = n (release, system scope) once every verdict is written. */
+ * i = (n - 1) % slots and its arrays: the descriptors, verdicts and first
+ * bytes from packet i * slot_packets of the ring's arrays. The host writes
+ * a slot's descriptors, then stores post = n | count << 32 (one release
+ * store: the kernel learns the batch and its size in one PCIe round trip);
+ * the kernel runs the batches in order and stores done = n (release,
+ * system scope) once every verdict of batch n is written. With several
+ * slots the host posts batch n + 1 while batch n runs (at most `slots`
+ * batches posted and not done). Thread t of the kernel runs its packets as
+ * CPU cpu_base + t, so that several persistent kernels of one program (a
+ * data plane worker's each) keep to their own per-CPU slices. */
 #define EBPFGPU_RING_SLOTS 16
 
 struct ebpfgpu_ring_slot {
@@ -140,6 +145,8 @@ struct ebpfgpu_ring {
   uint64_t descs;     /* device-visible address of the descriptors (fixed) */
   uint64_t verdicts;  /* and of the verdicts */
   uint64_t inline_bytes; /* and of the packets' first bytes (EBPFGPU_INLINE_BYTES), or 0 */
+  uint32_t slot_packets; /* packets of each slot's arrays (0: the slots share one) */
+  uint32_t cpu_base;     /* the CPU of the kernel's thread 0 */
   struct ebpfgpu_ring_slot slot[EBPFGPU_RING_SLOTS];
 };
 
@@ -154,7 +161,10 @@ struct ebpfgpu_ring_sync_slot {
 struct ebpfgpu_ring_sync {
   uint64_t go;   /* the newest batch other blocks take part in: batch | packets << 32 */
   uint32_t stop; /* block 0 saw ring->stop */
-  uint32_t reserved;
+  /* The newest batch of several blocks that all of them are done with:
+   * block 0 gives the next such batch `go` only then (a block still in the
+   * one before would miss it). */
+  uint32_t finished;
   struct ebpfgpu_ring_sync_slot slot[EBPFGPU_RING_SLOTS];
 };
 

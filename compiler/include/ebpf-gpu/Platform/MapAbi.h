@@ -42,8 +42,10 @@ enum {
  * that a reclaim is one splice (ebpfgpu_hash_reclaim). 4: the XDP kernels
  * take a staging area (GpuAbi.h: EBPFGPU_STAGE_SLOT). 5: the persistent
  * ring posts a batch's number and size in one word, its arrays are the
- * ring's (struct ebpfgpu_ring). */
-#define EBPFGPU_RUNTIME_ABI 6
+ * ring's (struct ebpfgpu_ring). 6: a launch's last block publishes the
+ * batch (ebpfgpu_batch_done). 7: the ring's slots have arrays of their own
+ * and a CPU base (batches in flight, a persistent kernel per worker). */
+#define EBPFGPU_RUNTIME_ABI 7
 
 /* Bytes before the key in a hash element: u32 next element + 1 (0 ends the
  * chain), u32 hash of the key, u32 LRU tick of the last use, u32 next

@@ -55,6 +55,19 @@ struct GpuRunnerOptions {
   /// Mapped path: stage small packets in device memory for the program
   /// (GpuAbi.h: EBPFGPU_STAGE_SLOT); false runs every packet in place.
   bool Stage = true;
+  /// Persistent mode: the ring's slots, 1..EBPFGPU_RING_SLOTS, each with
+  /// descriptors, verdicts, first bytes and frames of its own. With more
+  /// than one (the mapped path only), batches are posted with post() and
+  /// collected with done(Slot), several in flight; run() takes one slot.
+  uint32_t Slots = 1;
+  /// Persistent mode: the per-CPU slice of the kernel's thread 0; its
+  /// threads are CPUs CpuBase, CpuBase + 1, ... (below GpuProgram::cpus()).
+  uint32_t CpuBase = 0;
+  /// Persistent mode: the kernel starts at the first post() instead of in
+  /// create(), so that several runners allocate their memory before any of
+  /// their kernels runs (the driver may wait for an idle device to
+  /// allocate or free pinned memory; a persistent kernel never idles).
+  bool StartAtFirstPost = false;
 };
 
 class GpuRunner {
@@ -91,6 +104,29 @@ public:
   /// Whether inlinePacket() copies (the caller may fetch the bytes early).
   bool inlines() const { return HostInline != nullptr; }
 
+  /// Persistent mode, several slots: slot `Slot`'s frames (MaxFrameBytes),
+  /// descriptors and verdicts (MaxPackets each), and its inlinePacket().
+  uint8_t *frames(unsigned Slot) { return HostFrames + size_t(Slot) * Opts.MaxFrameBytes; }
+  ebpfgpu_packet_desc *descs(unsigned Slot) { return HostDescs + size_t(Slot) * Opts.MaxPackets; }
+  const ebpfgpu_verdict *verdicts(unsigned Slot) const {
+    return HostVerdicts + size_t(Slot) * Opts.MaxPackets;
+  }
+  void inlinePacket(unsigned Slot, uint32_t K, const uint8_t *Data) {
+    if (HostInline)
+      copyInline(size_t(Slot) * Opts.MaxPackets + K, Data);
+  }
+  /// Persistent mode: posts the `Count` packets whose descriptors are in
+  /// slot `Slot` (the slot after the last one posted) and returns at once.
+  /// `InPlace`: their buffers are device addresses of mapped host memory
+  /// the caller vouches for; otherwise offsets into frames(Slot), of which
+  /// the first `FrameBytes` bytes hold the packets. The slot's arrays and
+  /// packets stay untouched until done(Slot) says the batch is done.
+  MaybeError post(unsigned Slot, uint32_t Count, size_t FrameBytes, bool InPlace);
+  /// Whether slot `Slot`'s batch is done (`Wait`: returns only when it is).
+  /// Fails once it has been posted longer than the watchdog allows; every
+  /// later post fails too.
+  Expected<bool> done(unsigned Slot, bool Wait);
+
   /// Runs the program over `Count` packets whose buffers lie in the first
   /// `FrameBytes` bytes of frames(). Fails on a driver error, a buffer
   /// outside those bytes, or (persistent) a batch the watchdog gave up on;
@@ -121,10 +157,17 @@ public:
   /// sticky error: it can only be destroyed. No run() may follow.
   bool halt();
   bool aborted() const { return Aborted; }
+  /// Asks a persistent kernel to return once its posted batches are done,
+  /// without waiting: a runner that frees its memory (which may wait for an
+  /// idle device) asks the kernels of its sibling runners first.
+  void stopSoon();
   /// How long an aborted kernel has to reach a loop guard and trap.
   static constexpr uint32_t AbortWaitMs = 1000;
 
   const GpuRunnerOptions &options() const { return Opts; }
+  /// Blocks of the program's persistent kernel the device holds at once
+  /// (every persistent kernel's blocks must be resident together).
+  static Expected<uint32_t> persistentBlocksResident(GpuDevice &Dev, GpuProgram &Prog);
   /// Threads of the grid: the CPUs packets are spread over.
   uint32_t gridThreads() const { return GridThreads; }
 
@@ -132,10 +175,22 @@ private:
   GpuRunner(GpuDevice &Dev, GpuProgram &Prog, const GpuRunnerOptions &Opts)
       : Dev(Dev), Prog(Prog), Opts(Opts) {}
   MaybeError allocate();
-  MaybeError startPersistent();
+  /// Persistent mode: the ring, its sync words and the kernel's stream,
+  /// then the kernel's launch (at create(), or at the first post()).
+  MaybeError preparePersistent();
+  MaybeError launchPersistent();
+  void *PersistentFn = nullptr;
+  uint32_t PersistentBlocks = 0;
+  bool Launched = false;
+  /// The program's persistent kernel (a CUfunction), or why it has none.
+  static Expected<void *> persistentKernel(const CudaApi &A, GpuProgram &Prog);
   MaybeError runLaunch(uint32_t Count, size_t FrameBytes, BatchTiming *Timing);
-  /// Checks a batch's descriptors and makes their buffers device addresses.
-  MaybeError checkBatch(uint32_t Count, size_t FrameBytes);
+  /// Checks a batch's descriptors and makes their buffers device addresses
+  /// (offsets into the frames at `DevBase`).
+  MaybeError checkBatch(ebpfgpu_packet_desc *Descs, uint32_t Count, size_t FrameBytes,
+                        uint64_t DevBase);
+  /// The persistent kernel did not finish batch `Batch` in time.
+  Error stuck(uint32_t Batch, uint32_t Count, uint64_t Beat);
   /// Queues a launch-mode batch (copies in, kernel, copies back), with
   /// timing events where Ev is given; `Publish`: the kernel's last block
   /// sets DoneWord to DoneSeq + 1 (no copy may follow the kernel).
@@ -163,11 +218,19 @@ private:
   /// mapped; EBPFGPU_INLINE_BYTES a packet), else null.
   uint8_t *HostInline = nullptr;
   uint64_t DevInline = 0;
-  void copyInline(uint32_t K, const uint8_t *Data);
+  void copyInline(size_t K, const uint8_t *Data);
   /// Persistent mode.
   ebpfgpu_ring *Ring = nullptr;
   uint64_t DevRing = 0, DevSync = 0;
   uint32_t NextBatch = 1;
+  /// post(): each slot's batch in flight (0: none), its packets, since
+  /// when, and the heartbeat then.
+  struct Posted {
+    uint32_t Batch = 0, Count = 0;
+    uint64_t Beat = 0;
+    std::chrono::steady_clock::time_point Since;
+  };
+  Posted Posts[EBPFGPU_RING_SLOTS];
   /// start(): the batch in flight, since when, and how many packets.
   bool Pending = false;
   uint32_t PendingCount = 0;
