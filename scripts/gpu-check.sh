@@ -699,7 +699,7 @@ sys.exit(0 if ok else 1)" /tmp/fwd.json "$how"; then
   for lanes in 256:4 4096:4 4096:2 100:1; do
     local lb=${lanes%%:*} ld=${lanes##*:}
     if LD_LIBRARY_PATH=/tmp/dpdk/lib timeout -k 5 120 /tmp/dpdk/ebpf-gpu-loader forward \
-        "$s/percpu_exclusive.gpu.o" --port gen --gen-frame 64 --gen-lcores 4 --queues 4 \
+        "$s/percpu_exclusive.gpu.o" --port gen --gen-pcap /tmp/gen.pcap --gen-lcores 4 --queues 4 \
         --batch "$lb" --depth "$ld" --count 2000000 --gpu-mode persistent --gpu-data mapped \
         --zero-copy --dump-maps --json >/tmp/pl.json 2>"$out/pl-$lb-$ld.err" &&
        python3 - /tmp/pl.json "$lb" "$ld" <<'PY'
@@ -710,7 +710,7 @@ slot = re.search(r"slots\[0\] = ([0-9a-f]{48})", text).group(1)
 mark, count = (int.from_bytes(bytes.fromhex(slot[i:i + 16]), "little") for i in (0, 16))
 totals = {int(k): int(v) for k, v in re.findall(r"totals\[(\d+)\] = (\d+)", text)}
 n = r["packets"]
-ok = n == 2000000 and mark == 0 and count == n and totals == {0: n, 1: 0, 2: 0}
+ok = n == 2000000 and mark == 0 and count == n and totals == {0: n}  # zero entries are not dumped
 print("forward percpu_exclusive, persistent lanes, 4 workers, batch %s, depth %s: %d packets, slices %d, totals %s: %s"
       % (sys.argv[2], sys.argv[3], n, count, totals, "ok" if ok else "WRONG"))
 sys.exit(0 if ok else 1)

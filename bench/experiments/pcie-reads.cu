@@ -57,11 +57,16 @@ __global__ void readPackets(const Desc *descs, const uint8_t *pool, const uint4 
         sum ^= c.z ^ d.w;
       }
     } else if (pattern == DescInline) {
-      const uint4 *r = inlines + (uint64_t)i * 8;
+      // The warp's 32 records read together, each load instruction 512
+      // contiguous bytes (lane l takes chunks l, l + 32, ...), as the
+      // persistent kernel's ebpfgpu_prestage_warp does; a thread reading
+      // its own record in 16-byte pieces 128 bytes apart ran at 60 Mpps.
+      const uint4 *r = inlines + (uint64_t)(i & ~31u) * 8;
+      const uint32_t lane = i & 31u;
       uint4 v[8];
 #pragma unroll
       for (int k = 0; k < 8; ++k)
-        v[k] = r[k];
+        v[k] = r[lane + 32 * k];
 #pragma unroll
       for (int k = 0; k < 8; ++k)
         sum ^= v[k].x ^ v[k].w;

@@ -515,11 +515,14 @@ private:
   /// beside its descriptor (GpuRunner::inlinePacket).
   MaybeError mapStaged(ebpfgpu_packet_desc *Descs, uint32_t Count, size_t &Hint,
                        loader::GpuRunner *Inline, unsigned Slot = 0) const {
-    if (Inline && Inline->inlines())
-      for (uint32_t K = 0; K < Count; ++K)
-        __builtin_prefetch(reinterpret_cast<const uint8_t *>(Descs[K].buffer) +
-                           Descs[K].data_offset);
+    // The packets' lines are asked for a few packets ahead of the copy
+    // (the data plane asked for them as they came: readsPacketBytes()).
+    constexpr uint32_t Ahead = 16;
+    const bool Copies = Inline && Inline->inlines();
     for (uint32_t K = 0; K < Count; ++K) {
+      if (Copies && K + Ahead < Count)
+        __builtin_prefetch(reinterpret_cast<const uint8_t *>(Descs[K + Ahead].buffer) +
+                           Descs[K + Ahead].data_offset);
       ebpfgpu_packet_desc &D = Descs[K];
       const auto *Host = reinterpret_cast<const uint8_t *>(D.buffer);
       uint64_t Dev = mappedAddress(Host, D.buffer_size, Hint);
@@ -819,6 +822,7 @@ public:
   const ebpfgpu_verdict *verdicts(unsigned Index) const override {
     return Runner->verdicts(Index);
   }
+  bool readsPacketBytes() const override { return Runner->inlines(); }
 
   Expected<bool> poll(unsigned Index, bool Wait) override {
     auto Done = Runner->done(Index, Wait);

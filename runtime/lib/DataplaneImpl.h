@@ -88,6 +88,9 @@ struct Slot {
   /// Staged as descriptors in the lane (BatchLane::stage) rather than in
   /// Batch: mbufs read in place, one descriptor written per packet.
   ebpfgpu_packet_desc *Descs = nullptr;
+  /// The lane copies staged packets' first bytes (BatchLane::readsPacketBytes):
+  /// their lines are fetched as they come.
+  bool PrefetchData = false;
 };
 
 /// One rx queue of one port, polled by one worker.

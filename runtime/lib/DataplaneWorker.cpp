@@ -84,8 +84,13 @@ void Dataplane::Impl::poll(Worker &W, Task &T) {
   // Asking the back end costs a driver call: at most every ReapTsc, unless
   // every slot is busy.
   if (T.InFlight == T.Slots.size() || (T.InFlight && Now - T.LastReapTsc >= ReapTsc)) {
-    reap(W, T, /*WaitOne=*/T.InFlight == T.Slots.size());
+    const bool Full = T.InFlight == T.Slots.size();
+    reap(W, T, /*WaitOne=*/Full);
     T.LastReapTsc = Now;
+    // A wait for the oldest batch is not the next batch's time: it starts
+    // (StartTsc) when its first packet comes, after the wait.
+    if (Full)
+      Now = rte_rdtsc();
   }
   if (unlikely(!T.P.Receiving.load(std::memory_order_relaxed)))
     return;
@@ -135,6 +140,7 @@ void Dataplane::Impl::open(Task &T, Slot &S) {
   B->InFlight.fetch_add(1, std::memory_order_relaxed);
   S.B = B;
   S.Descs = O.ZeroCopy ? B->Lanes[T.Index]->stage(T.Fill, T.P.Options.BatchSize) : nullptr;
+  S.PrefetchData = S.Descs && B->Lanes[T.Index]->readsPacketBytes();
 }
 
 void Dataplane::Impl::unstage(Slot &S) {
@@ -170,6 +176,8 @@ void Dataplane::Impl::gather(Task &T, Slot &S, rte_mbuf **Rx, uint16_t N) {
     for (; I < N; ++I) {
       rte_mbuf *M = Rx[I];
       uint32_t Len = rte_pktmbuf_pkt_len(M);
+      if (S.PrefetchData)
+        rte_prefetch0(static_cast<uint8_t *>(M->buf_addr) + M->data_off);
       Bytes += Len;
       if (unlikely(!admit(T, M, Len, MaxFrame)))
         continue;

@@ -81,6 +81,10 @@ public:
   /// checked to leave each packet inside its buffer. Valid until the slot
   /// is staged again.
   virtual const ebpfgpu_verdict *verdicts(unsigned Slot) const { return nullptr; }
+  /// Whether submitStaged() reads the staged packets' bytes (a copy of
+  /// their first bytes for the GPU): the caller then asks for each
+  /// packet's line as it stages it, so that the copy finds it cached.
+  virtual bool readsPacketBytes() const { return false; }
 };
 
 /// A lane whose batches run to their end in submit() through `Run` (a
