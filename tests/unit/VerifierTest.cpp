@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // Verifier: accepted and refused programs built instruction by instruction,
-// and its speed on a long program.
+// its speed on a long program, and what it relies on in the helper table.
 
 #include "TestUtil.h"
 
@@ -140,3 +140,30 @@ TEST(Verifier, TellsWhetherAProgramWritesThePacket) {
 }
 
 } // namespace
+
+TEST(Verifier, HelperTableRowsAreWhatTheCheckerAssumes) {
+  // The generic checker sizes keys and values by the map an earlier
+  // argument named, and refuses every map to a helper whose row names no
+  // family: a row that breaks either would refuse good programs, or fail
+  // as the verifier's own bug.
+  for (const platform::HelperProto &H : platform::xdpPlatform().helpers()) {
+    bool TakesMap = false;
+    for (platform::ArgCheck C : H.Checks) {
+      if (C == platform::ArgCheck::MapKey || C == platform::ArgCheck::MapValue) {
+        EXPECT_TRUE(TakesMap) << "bpf_" << H.Name << " sizes memory by no map";
+      }
+      TakesMap |= C == platform::ArgCheck::MapPtr;
+    }
+    EXPECT_EQ(TakesMap, !H.Maps.empty()) << "bpf_" << H.Name;
+    if (H.Result == platform::RetCheck::MapValueOrNull) {
+      EXPECT_TRUE(TakesMap) << "bpf_" << H.Name;
+    }
+  }
+  // The families of the kernel's map types the helpers pair.
+  using platform::MapFamily;
+  EXPECT_EQ(platform::mapFamily(object::MapTypeArray), MapFamily::Data);
+  EXPECT_EQ(platform::mapFamily(object::MapTypeProgArray), MapFamily::ProgArray);
+  EXPECT_EQ(platform::mapFamily(object::MapTypeHashOfMaps), MapFamily::MapOfMaps);
+  EXPECT_EQ(platform::mapFamily(16), MapFamily::Redirect); // cpumap
+  EXPECT_EQ(platform::mapFamily(27), MapFamily::Ringbuf);
+}

@@ -57,20 +57,8 @@ struct Path {
 
 using MaybeDiag = std::optional<Diagnostic>;
 
-// Kernel map type numbers the helper rules below name.
-enum : uint32_t {
-  MapProgArray = 3,
-  MapPerfEventArray = 4,
-  MapDevmap = 14,
-  MapCpumap = 16,
-  MapXskmap = 17,
-  MapDevmapHash = 25,
-  MapRingbuf = 27,
-};
-
 inline bool isRedirectMap(uint32_t T) {
-  return T == MapDevmap || T == MapDevmapHash || T == MapCpumap ||
-         T == MapXskmap;
+  return platform::mapFamily(T) == platform::MapFamily::Redirect;
 }
 
 class Verifier {
@@ -120,7 +108,36 @@ private:
   MaybeDiag load(uint32_t Pc, const Insn &I, State &S);
   MaybeDiag store(uint32_t Pc, const Insn &I, State &S);
   MaybeDiag atomic(uint32_t Pc, const Insn &I, State &S);
+  /// A helper call: the generic checker, which reads the helper's row of
+  /// the platform's table (HelperCalls.cpp).
   MaybeDiag helperCall(uint32_t Pc, int32_t Id, State &S);
+  /// What a helper call's arguments tell of its result and effects,
+  /// gathered as they are checked.
+  struct HelperArgs {
+    const object::MapSpec *Map = nullptr; ///< MapPtr: the map named
+    uint64_t AllocBytes = 0;              ///< AllocSize: the size to allocate
+    uint32_t Released = 0; ///< ReleaseAlloc: the reference released
+    std::optional<uint64_t> KeyConst; ///< a 4-byte key known on the stack,
+    unsigned KeyFrame = 0, KeyAt = 0; ///< and where its bytes are
+  };
+  // The checkers of the kinds of argument that take more than a line, and
+  // the helpers' results and effects, each named after what it models.
+  MaybeDiag helperArg(uint32_t Pc, const platform::HelperProto &H, size_t A,
+                      State &S, HelperArgs &Args);
+  MaybeDiag mapArg(uint32_t Pc, const platform::HelperProto &H, unsigned R,
+                   State &S, HelperArgs &Args);
+  MaybeDiag mapMemArg(uint32_t Pc, const platform::HelperProto &H, unsigned R,
+                      State &S, HelperArgs &Args);
+  MaybeDiag sizedMemArg(uint32_t Pc, const platform::HelperProto &H, unsigned R,
+                        State &S);
+  void helperFillsStack(State &S, const Reg &Buf, uint64_t Size);
+  MaybeDiag releaseArg(uint32_t Pc, const platform::HelperProto &H, unsigned R,
+                       State &S, HelperArgs &Args);
+  MaybeDiag tailCallHoldsNoRef(uint32_t Pc, const State &S);
+  void releaseRef(State &S, uint32_t Ref);
+  Reg mapLookupResult(const HelperArgs &Args);
+  Reg allocResult(uint32_t Pc, State &S, uint64_t Bytes);
+  void movePacket(State &S);
   MaybeDiag localCall(uint32_t Pc, const Insn &I, State &S);
   MaybeDiag exitInsn(uint32_t Pc, State &S, bool &Ended, uint32_t &NextPc);
   void branch(uint32_t Pc, const Insn &I, State &S, std::optional<State> &Taken,

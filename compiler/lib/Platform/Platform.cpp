@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// The XDP and raw-memory platforms: context layouts and helper prototypes.
+// The XDP and raw-memory platforms: context layouts and helper prototypes,
+// and the families of map the helpers take.
 
 #include "ebpf-gpu/Platform/Platform.h"
+#include "ebpf-gpu/Platform/MapAbi.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -27,53 +29,64 @@ public:
     Field("egress_ifindex", 20, offsetof(XdpRuntimeContext, egress_ifindex), false);
 
     using C = ArgCheck;
+    using R = RetCheck;
+    using M = MapFamily;
+    using E = HelperEffect;
+    // One row a helper; the last four columns, where given: the result, the
+    // maps it takes, its effect and whether it is the kernel's gpl_only.
     auto H = [&](int32_t Id, const char *Name, ValueType Ret, std::vector<ValueType> Args,
-                 bool ImplicitCtx, std::vector<ArgCheck> Checks,
-                 RetCheck Result = RetCheck::Scalar) {
-      Helpers.push_back({Id, Name, Ret, std::move(Args), ImplicitCtx, std::move(Checks), Result});
+                 bool ImplicitCtx, std::vector<ArgCheck> Checks, RetCheck Result = R::Scalar,
+                 std::vector<MapFamily> Maps = {}, HelperEffect Effect = E::None,
+                 bool GplOnly = false) {
+      Helpers.push_back({Id, Name, Ret, std::move(Args), ImplicitCtx, std::move(Checks), Result,
+                         std::move(Maps), Effect, GplOnly});
     };
-    // Map helpers see the context for its cpu_id (per-CPU maps).
+    // Map helpers see the context for its cpu_id (per-CPU maps). Programs
+    // may look up redirect maps and maps of maps, never change them.
     H(1, "map_lookup_elem", V::Ptr, {V::Map, V::Ptr}, true, {C::MapPtr, C::MapKey},
-      RetCheck::MapValueOrNull);
+      R::MapValueOrNull, {M::Data, M::Redirect, M::MapOfMaps});
     H(2, "map_update_elem", V::Scalar, {V::Map, V::Ptr, V::Ptr, V::Scalar}, true,
-      {C::MapPtr, C::MapKey, C::MapValue, C::Scalar});
-    H(3, "map_delete_elem", V::Scalar, {V::Map, V::Ptr}, true, {C::MapPtr, C::MapKey});
+      {C::MapPtr, C::MapKey, C::MapValue, C::Scalar}, R::Scalar, {M::Data});
+    H(3, "map_delete_elem", V::Scalar, {V::Map, V::Ptr}, true, {C::MapPtr, C::MapKey},
+      R::Scalar, {M::Data});
     H(5, "ktime_get_ns", V::Scalar, {}, false, {});
     H(6, "trace_printk", V::Scalar, {V::Ptr, V::Scalar, V::Scalar, V::Scalar, V::Scalar}, true,
-      {C::Mem, C::ConstSize, C::Unused, C::Unused, C::Unused});
+      {C::Mem, C::ConstSize, C::Unused, C::Unused, C::Unused}, R::Scalar, {}, E::None,
+      /*GplOnly=*/true);
     H(7, "get_prandom_u32", V::Scalar, {}, true, {});
     H(8, "get_smp_processor_id", V::Scalar, {}, true, {});
     H(12, "tail_call", V::Scalar, {V::Ctx, V::Map, V::Scalar}, false,
-      {C::Ctx, C::MapPtr, C::Scalar});
+      {C::Ctx, C::MapPtr, C::Scalar}, R::Scalar, {M::ProgArray}, E::TailCall);
     H(23, "redirect", V::Scalar, {V::Scalar, V::Scalar}, true, {C::Scalar, C::Scalar});
     H(25, "perf_event_output", V::Scalar, {V::Ctx, V::Map, V::Scalar, V::Ptr, V::Scalar}, false,
-      {C::Ctx, C::MapPtr, C::Scalar, C::Mem, C::ConstSizeOrZero});
+      {C::Ctx, C::MapPtr, C::Scalar, C::Mem, C::ConstSizeOrZero}, R::Scalar,
+      {M::PerfEventArray}, E::None, /*GplOnly=*/true);
     H(28, "csum_diff", V::Scalar, {V::Ptr, V::Scalar, V::Ptr, V::Scalar, V::Scalar}, false,
       {C::Mem, C::ConstSizeOrZero, C::Mem, C::ConstSizeOrZero, C::Scalar});
-    H(44, "xdp_adjust_head", V::Scalar, {V::Ctx, V::Scalar}, false, {C::Ctx, C::Scalar});
+    H(44, "xdp_adjust_head", V::Scalar, {V::Ctx, V::Scalar}, false, {C::Ctx, C::Scalar},
+      R::Scalar, {}, E::MovesPacket);
     H(51, "redirect_map", V::Scalar, {V::Map, V::Scalar, V::Scalar}, true,
-      {C::MapPtr, C::Scalar, C::Scalar});
-    H(54, "xdp_adjust_meta", V::Scalar, {V::Ctx, V::Scalar}, false, {C::Ctx, C::Scalar});
-    H(65, "xdp_adjust_tail", V::Scalar, {V::Ctx, V::Scalar}, false, {C::Ctx, C::Scalar});
+      {C::MapPtr, C::Scalar, C::Scalar}, R::Scalar, {M::Redirect});
+    H(54, "xdp_adjust_meta", V::Scalar, {V::Ctx, V::Scalar}, false, {C::Ctx, C::Scalar},
+      R::Scalar, {}, E::MovesPacket);
+    H(65, "xdp_adjust_tail", V::Scalar, {V::Ctx, V::Scalar}, false, {C::Ctx, C::Scalar},
+      R::Scalar, {}, E::MovesPacket);
     H(69, "fib_lookup", V::Scalar, {V::Ctx, V::Ptr, V::Scalar, V::Scalar}, false,
-      {C::Ctx, C::InOutMem, C::ConstSize, C::Scalar});
+      {C::Ctx, C::InOutMem, C::ConstSize, C::Scalar}, R::Scalar, {}, E::None,
+      /*GplOnly=*/true);
     H(118, "jiffies64", V::Scalar, {}, false, {});
     H(125, "ktime_get_boot_ns", V::Scalar, {}, false, {});
     // Event helpers see the context for the packet's index (record order).
     H(130, "ringbuf_output", V::Scalar, {V::Map, V::Ptr, V::Scalar, V::Scalar}, true,
-      {C::MapPtr, C::Mem, C::ConstSizeOrZero, C::Scalar});
+      {C::MapPtr, C::Mem, C::ConstSizeOrZero, C::Scalar}, R::Scalar, {M::Ringbuf});
     H(131, "ringbuf_reserve", V::Ptr, {V::Map, V::Scalar, V::Scalar}, true,
-      {C::MapPtr, C::AllocSize, C::Scalar}, RetCheck::AllocMemOrNull);
+      {C::MapPtr, C::AllocSize, C::Scalar}, R::AllocMemOrNull, {M::Ringbuf});
     H(132, "ringbuf_submit", V::Void, {V::Ptr, V::Scalar}, false, {C::ReleaseAlloc, C::Scalar});
     H(133, "ringbuf_discard", V::Void, {V::Ptr, V::Scalar}, false, {C::ReleaseAlloc, C::Scalar});
     H(189, "xdp_load_bytes", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar}, false,
       {C::Ctx, C::Scalar, C::UninitMem, C::ConstSize});
     H(190, "xdp_store_bytes", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar}, false,
-      {C::Ctx, C::Scalar, C::Mem, C::ConstSize});
-    // The kernel's gpl_only helpers among these.
-    for (HelperProto &P : Helpers)
-      P.GplOnly = P.Name == "trace_printk" || P.Name == "perf_event_output" ||
-                  P.Name == "fib_lookup";
+      {C::Ctx, C::Scalar, C::Mem, C::ConstSize}, R::Scalar, {}, E::MovesPacket);
   }
 
   const char *name() const override { return "xdp"; }
@@ -118,6 +131,30 @@ private:
 };
 
 } // namespace
+
+MapFamily mapFamily(uint32_t Type) {
+  // No run-time implementation, so not in MapAbi.h; bpf_redirect_map may
+  // still name them, as in the kernel.
+  constexpr uint32_t MapCpumap = 16, MapXskmap = 17;
+  switch (Type) {
+  case EBPFGPU_MAP_DEVMAP:
+  case EBPFGPU_MAP_DEVMAP_HASH:
+  case MapCpumap:
+  case MapXskmap:
+    return MapFamily::Redirect;
+  case EBPFGPU_MAP_ARRAY_OF_MAPS:
+  case EBPFGPU_MAP_HASH_OF_MAPS:
+    return MapFamily::MapOfMaps;
+  case EBPFGPU_MAP_PROG_ARRAY:
+    return MapFamily::ProgArray;
+  case EBPFGPU_MAP_PERF_EVENT_ARRAY:
+    return MapFamily::PerfEventArray;
+  case EBPFGPU_MAP_RINGBUF:
+    return MapFamily::Ringbuf;
+  default:
+    return MapFamily::Data;
+  }
+}
 
 const Platform &xdpPlatform() {
   static const XdpPlatform P;

@@ -52,9 +52,37 @@ enum class RetCheck : uint8_t {
                   ///< reference the program must release (ReleaseAlloc)
 };
 
+/// The kinds of map a helper may take, as the kernel pairs them
+/// (check_map_func_compatibility): special maps serve only their own
+/// helpers, and those helpers only them.
+enum class MapFamily : uint8_t {
+  Data,           ///< hash, array, LRU, LPM trie and the rest: maps of data
+  Redirect,       ///< devmap, devmap_hash, cpumap, xskmap
+  MapOfMaps,      ///< array_of_maps, hash_of_maps
+  ProgArray,      ///< the programs bpf_tail_call jumps to
+  PerfEventArray, ///< bpf_perf_event_output's records
+  Ringbuf,        ///< bpf_ringbuf_*'s records
+};
+
+/// The family of the kernel's map type `Type`; a type this code does not
+/// name is a map of data.
+MapFamily mapFamily(uint32_t Type);
+
+/// What a helper does beyond its arguments and result that the verifier
+/// must model.
+enum class HelperEffect : uint8_t {
+  None,
+  /// May leave the program for another and never return: no reference may
+  /// be held across it.
+  TailCall,
+  /// Writes the packet and may move or resize it: every packet pointer
+  /// goes stale.
+  MovesPacket,
+};
+
 /// A helper function: its kernel id and name, the typed signature of the
 /// runtime function that implements it (`ebpfgpu_<Name>`), and the checks
-/// the verifier makes on its arguments.
+/// the verifier makes on its arguments, the maps it takes and its effects.
 struct HelperProto {
   int32_t Id = 0;
   std::string Name;
@@ -65,6 +93,10 @@ struct HelperProto {
   bool ImplicitCtx = false;
   std::vector<ArgCheck> Checks;
   RetCheck Result = RetCheck::Scalar;
+  /// The families of map its MapPtr argument may name (none: it takes no
+  /// map).
+  std::vector<MapFamily> Maps = {};
+  HelperEffect Effect = HelperEffect::None;
   /// Callable only from programs with a GPL-compatible license (the
   /// kernel's gpl_only).
   bool GplOnly = false;
