@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <set>
 #include <utility>
 #include <unistd.h>
 
@@ -68,8 +69,74 @@ bool kernelLookup(struct bpf_map *M, const void *Key, std::vector<uint8_t> &Valu
   return true;
 }
 
-/// The maps and global data of a loaded object, in the common text form.
-std::string dumpObjectMaps(struct bpf_object *Obj) {
+/// The ids of the maps program `ProgFd` uses, with those of every program
+/// it can reach through its program arrays and of the maps its maps of maps
+/// hold: what the other back ends, which create only the maps a program set
+/// refers to, have. libbpf creates every map of the object, global data
+/// sections included, whether or not the program loaded uses them.
+std::set<uint32_t> reachableMapIds(int ProgFd) {
+  std::set<uint32_t> Maps, Progs;
+  std::vector<int> Pending{dup(ProgFd)};
+  auto Info = [](int Fd, std::vector<uint32_t> &Ids, uint32_t &Id) {
+    struct bpf_prog_info PI = {};
+    uint32_t Len = sizeof(PI);
+    if (bpf_obj_get_info_by_fd(Fd, &PI, &Len) != 0)
+      return false;
+    Ids.resize(PI.nr_map_ids);
+    uint32_t N = PI.nr_map_ids;
+    PI = {};
+    PI.nr_map_ids = N;
+    PI.map_ids = reinterpret_cast<uintptr_t>(Ids.data());
+    Len = sizeof(PI);
+    if (bpf_obj_get_info_by_fd(Fd, &PI, &Len) != 0)
+      return false;
+    Id = PI.id;
+    return true;
+  };
+  while (!Pending.empty()) {
+    int Fd = Pending.back();
+    Pending.pop_back();
+    if (Fd < 0)
+      continue;
+    std::vector<uint32_t> Ids;
+    uint32_t Id = 0;
+    bool Ok = Info(Fd, Ids, Id);
+    close(Fd);
+    if (!Ok || !Progs.insert(Id).second)
+      continue;
+    for (uint32_t MapId : Ids) {
+      if (!Maps.insert(MapId).second)
+        continue;
+      int MapFd = bpf_map_get_fd_by_id(MapId);
+      if (MapFd < 0)
+        continue;
+      struct bpf_map_info MI = {};
+      uint32_t Len = sizeof(MI);
+      if (bpf_obj_get_info_by_fd(MapFd, &MI, &Len) == 0 && MI.key_size == 4 &&
+          (MI.type == BPF_MAP_TYPE_PROG_ARRAY || MI.type == BPF_MAP_TYPE_ARRAY_OF_MAPS ||
+           MI.type == BPF_MAP_TYPE_HASH_OF_MAPS)) {
+        // Slots hold program ids (program arrays) or map ids (maps of maps).
+        uint32_t Key = 0, Next = 0, Held = 0;
+        for (void *Prev = nullptr; bpf_map_get_next_key(MapFd, Prev, &Next) == 0;
+             Prev = &Key) {
+          Key = Next;
+          if (bpf_map_lookup_elem(MapFd, &Key, &Held) != 0)
+            continue;
+          if (MI.type == BPF_MAP_TYPE_PROG_ARRAY)
+            Pending.push_back(bpf_prog_get_fd_by_id(Held));
+          else
+            Maps.insert(Held);
+        }
+      }
+      close(MapFd);
+    }
+  }
+  return Maps;
+}
+
+/// The maps and global data of a loaded object, in the common text form;
+/// with `Only`, just the maps of those ids.
+std::string dumpObjectMaps(struct bpf_object *Obj, const std::set<uint32_t> *Only = nullptr) {
   std::vector<std::pair<std::string, std::string>> Parts;
   struct bpf_map *M;
   // Maps of maps hold kernel map ids: shown as the names of the maps.
@@ -81,6 +148,13 @@ std::string dumpObjectMaps(struct bpf_object *Obj) {
       NameOfId[Info.id] = bpf_map__name(M);
   }
   bpf_object__for_each_map(M, Obj) {
+    if (Only) {
+      struct bpf_map_info Info = {};
+      uint32_t Len = sizeof(Info);
+      if (bpf_map__fd(M) < 0 || bpf_obj_get_info_by_fd(bpf_map__fd(M), &Info, &Len) != 0 ||
+          !Only->count(Info.id))
+        continue;
+    }
     enum bpf_map_type T = bpf_map__type(M);
     uint32_t KS = bpf_map__key_size(M), VS = bpf_map__value_size(M);
     std::vector<uint8_t> Value;
@@ -348,7 +422,10 @@ MaybeError KernelProgram::run(PacketBatch &Batch, std::optional<uint32_t> Ingres
   return std::nullopt;
 }
 
-std::string KernelProgram::dumpMaps() const { return dumpObjectMaps(Obj); }
+std::string KernelProgram::dumpMaps() const {
+  std::set<uint32_t> Reachable = reachableMapIds(bpf_program__fd(Prog));
+  return dumpObjectMaps(Obj, &Reachable);
+}
 
 std::string kernelRefusalReason(const std::string &Log) {
   std::vector<std::string> Lines;

@@ -85,8 +85,10 @@ public:
     H(133, "ringbuf_discard", V::Void, {V::Ptr, V::Scalar}, false, {C::ReleaseAlloc, C::Scalar});
     H(189, "xdp_load_bytes", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar}, false,
       {C::Ctx, C::Scalar, C::UninitMem, C::ConstSize});
+    // Writes packet bytes, moves nothing: packet pointers stay valid, as in
+    // the kernel (not one of its helpers that change packet data).
     H(190, "xdp_store_bytes", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar}, false,
-      {C::Ctx, C::Scalar, C::Mem, C::ConstSize}, R::Scalar, {}, E::MovesPacket);
+      {C::Ctx, C::Scalar, C::Mem, C::ConstSize});
   }
 
   const char *name() const override { return "xdp"; }

@@ -43,6 +43,12 @@
 // KERNEL: stale_spill: kernel: {{.*}}pointer leak: a 8-byte read reads r10-8
 // KERNEL: stale_register: kernel: {{.*}}r7 is read before it is written
 // KERNEL: whole_fill: both: 4 packets, host and kernel agree
+// KERNEL: store_keeps_pointers: both: 4 packets, host and kernel agree
+// bpf_xdp_store_bytes writes into the packet but does not move it: the
+// packet pointers the program holds stay valid (the kernel's verifier does
+// not count it among the helpers that change packet data), and a read
+// through one sees the bytes stored.
+// RUN: ebpf-gpu-cc %t.o --section store_keeps_pointers -o %t.keep.gpu.o
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
@@ -176,6 +182,28 @@ SEC("xdp") __attribute__((naked)) int whole_fill(void) {
                "r1 = *(u64 *)(r10 - 8)\n"
                "r2 = *(u32 *)(r1 + 0)\n"
                "r3 = *(u32 *)(r1 + 4)\n"
+               "r0 = 2\n"
+               "exit\n" ::: "memory");
+}
+
+SEC("xdp") __attribute__((naked)) int store_keeps_pointers(void) {
+  asm volatile("r6 = r1\n"
+               "r7 = *(u32 *)(r6 + 0)\n"
+               "r8 = *(u32 *)(r6 + 4)\n"
+               "r9 = r7\n"
+               "r9 += 14\n"
+               "if r9 > r8 goto +11\n"
+               "*(u64 *)(r10 - 8) = 4660\n"
+               "r1 = r6\n"
+               "r2 = 0\n"
+               "r3 = r10\n"
+               "r3 += -8\n"
+               "r4 = 2\n"
+               "call 190\n" // bpf_xdp_store_bytes
+               "r0 = *(u8 *)(r7 + 0)\n"
+               "r0 &= 1\n"
+               "r0 += 1\n"
+               "exit\n"
                "r0 = 2\n"
                "exit\n" ::: "memory");
 }

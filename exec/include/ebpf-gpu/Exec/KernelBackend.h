@@ -72,7 +72,9 @@ public:
   /// batch's buffer for it (more than the tailroom ebpf-gpu gives): the
   /// packet and the length the kernel gave it.
   std::optional<std::pair<size_t, uint32_t>> overflow() const { return Overflow; }
-  /// The maps and global data, in the common text form.
+  /// The maps and global data the program can reach (its own, those of the
+  /// programs in its program arrays, the maps its maps of maps hold), in the
+  /// common text form: the maps the other back ends create for it.
   std::string dumpMaps() const;
 
 private:
