@@ -55,9 +55,11 @@ chooseVerified(const object::ObjectSpec &Obj, const std::string &Path, const std
   const object::ProgramSpec *P = nullptr;
   if (!Section.empty())
     P = Obj.findProgram(Section);
-  else if (Obj.Programs.size() == 1)
-    P = &Obj.Programs[0];
+  else if (Obj.programCount() == 1)
+    P = Obj.Programs.empty() ? nullptr : &Obj.Programs[0];
   if (!P) {
+    if (std::string Why = Obj.unlinkedReason(Section); !Why.empty())
+      return Error(Path + ": " + Why);
     std::string Have;
     for (const object::ProgramSpec &Q : Obj.Programs)
       Have += (Have.empty() ? "" : ", ") + Q.Name;

@@ -149,7 +149,8 @@ object::ObjectSpec readInput() {
     if (!Obj)
       fail(Obj.error().message());
     if (Obj->Programs.empty())
-      fail(InputPath + ": no programs (no code section other than .text)");
+      fail(Obj->Unlinked.empty() ? InputPath + ": no programs (no code section other than .text)"
+                                 : InputPath + ": " + Obj->Unlinked[0].Reason);
     return std::move(*Obj);
   }
   auto Buf = MemoryBuffer::getFileOrSTDIN(InputPath, /*IsText=*/false);
@@ -176,6 +177,8 @@ std::vector<const object::ProgramSpec *> selectPrograms(const object::ObjectSpec
       if (P.Name == Section || P.Section == Section)
         Out.push_back(&P);
     if (Out.empty()) {
+      if (std::string Why = Obj.unlinkedReason(Section); !Why.empty())
+        fail(InputPath + ": " + Why);
       std::string Have;
       for (const object::ProgramSpec &P : Obj.Programs)
         Have += (Have.empty() ? "" : ", ") + P.Name + " (" + P.Section + ")";
@@ -185,11 +188,13 @@ std::vector<const object::ProgramSpec *> selectPrograms(const object::ObjectSpec
       Out.resize(1);
     return Out;
   }
-  if (Obj.Programs.size() > 1 && !All) {
+  if (Obj.programCount() > 1 && !All) {
     std::string Have;
     for (const object::ProgramSpec &P : Obj.Programs)
       Have += (Have.empty() ? "" : ", ") + P.Name;
-    fail(InputPath + ": " + Twine(Obj.Programs.size()) +
+    for (const object::UnlinkedProgram &U : Obj.Unlinked)
+      Have += (Have.empty() ? "" : ", ") + U.Name + " (not linked: " + U.Reason + ")";
+    fail(InputPath + ": " + Twine(Obj.programCount()) +
          " programs; choose one with --section (" + Have + ")");
   }
   std::vector<const object::ProgramSpec *> Out;

@@ -91,7 +91,7 @@ int main(int argc, char **argv) {
     if (!R)
       return failWith(R.error().message());
     if (R->Programs.empty())
-      return failWith("object has no programs");
+      return failWith(R->Unlinked.empty() ? "object has no programs" : R->Unlinked[0].Reason);
     Obj = std::move(*R);
   } else {
     auto Insns = isa::decodeProgram(Code.data(), Code.size());

@@ -121,10 +121,15 @@ struct Outcome {
   std::string Result, Detail;
 };
 
+/// Program `Name` on both sides; `P` null: a program of the object that
+/// could not be linked (ObjectSpec::Unlinked), which the kernel may load.
 Outcome compareProgram(const object::ObjectSpec &Obj, const std::string &Path,
-                       const object::ProgramSpec &P, const PacketBatch &Packets) {
-  auto Host = exec::makeHostExecutor(Obj, Path, P, exec::HostReclaim::EachPacket);
-  auto Loaded = exec::KernelProgram::load(Path, P.Name);
+                       const std::string &Name, const object::ProgramSpec *P,
+                       const PacketBatch &Packets) {
+  auto Host = P ? exec::makeHostExecutor(Obj, Path, *P, exec::HostReclaim::EachPacket)
+                : Expected<std::unique_ptr<runtime::BatchExecutor>>(
+                      Error(Path + ": " + Obj.unlinkedReason(Name)));
+  auto Loaded = exec::KernelProgram::load(Path, Name);
   if (!Loaded)
     return {"error", Loaded.error().message()};
   if (!Loaded->Program && !Loaded->VerifierRefused)
@@ -150,7 +155,7 @@ Outcome compareProgram(const object::ObjectSpec &Obj, const std::string &Path,
     if (E)
       return {"error", "host back end: " + E->message()};
   for (const std::string &W : *Warnings)
-    std::fprintf(stderr, "%s: warning: %s: %s\n", Tool, P.Name.c_str(), W.c_str());
+    std::fprintf(stderr, "%s: warning: %s: %s\n", Tool, Name.c_str(), W.c_str());
 
   std::string KernelEvents;
   uint64_t Lost = 0;
@@ -210,33 +215,39 @@ int compareCommand(int argc, char **argv) {
     std::fprintf(stderr, "%s: error: %s\n", Tool, Obj.error().message().c_str());
     return 1;
   }
-  std::vector<const object::ProgramSpec *> Chosen;
-  if (Sections.empty())
+  // Each program by name, with its spec (null: unlinked).
+  std::vector<std::pair<std::string, const object::ProgramSpec *>> Chosen;
+  if (Sections.empty()) {
     for (const object::ProgramSpec &P : Obj->Programs)
-      Chosen.push_back(&P);
+      Chosen.push_back({P.Name, &P});
+    for (const object::UnlinkedProgram &U : Obj->Unlinked)
+      Chosen.push_back({U.Name, nullptr});
+  }
   for (const std::string &S : Sections) {
-    const object::ProgramSpec *P = Obj->findProgram(S);
-    if (!P) {
+    if (const object::ProgramSpec *P = Obj->findProgram(S)) {
+      Chosen.push_back({P->Name, P});
+    } else if (const object::UnlinkedProgram *U = Obj->findUnlinked(S)) {
+      Chosen.push_back({U->Name, nullptr});
+    } else {
       std::fprintf(stderr, "%s: error: %s: no program or section named '%s'\n", Tool,
                    Object.c_str(), S.c_str());
       return 1;
     }
-    Chosen.push_back(P);
   }
   if (Chosen.empty()) {
     std::fprintf(stderr, "%s: error: %s: no programs\n", Tool, Object.c_str());
     return 1;
   }
   int Status = 0;
-  for (const object::ProgramSpec *P : Chosen) {
-    Outcome O = compareProgram(*Obj, Object, *P, *Packets);
+  for (const auto &[Name, P] : Chosen) {
+    Outcome O = compareProgram(*Obj, Object, Name, P, *Packets);
     if (O.Result == "ours" || O.Result == "differ" || O.Result == "error")
       Status = 1;
     // One line a program: a multi-line detail (map dumps) is indented.
     std::string Detail;
     for (char C : O.Detail)
       Detail += C == '\n' ? std::string("\n    ") : std::string(1, C);
-    std::printf("%s: %s: %s\n", P->Name.c_str(), O.Result.c_str(), Detail.c_str());
+    std::printf("%s: %s: %s\n", Name.c_str(), O.Result.c_str(), Detail.c_str());
     std::fflush(stdout);
   }
   return Status;

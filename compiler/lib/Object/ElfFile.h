@@ -78,10 +78,12 @@ using LineTable = std::map<std::string, std::map<uint32_t, SourceLine>>;
 Expected<LineTable> readLineInfo(const ElfFile &Elf);
 
 /// Links every program of the object (relocations applied, sub-programs
-/// appended, checked by the decoder).
-Expected<std::vector<ProgramSpec>> linkPrograms(const ElfFile &Elf,
-                                                const MapTable &Maps,
-                                                const LineTable &Lines);
+/// appended, checked by the decoder). A program that cannot be linked (an
+/// extern the project does not support) goes to `Unlinked` with the reason,
+/// as the kernel loads each program alone: the object's others still load.
+Expected<std::vector<ProgramSpec>> linkPrograms(const ElfFile &Elf, const MapTable &Maps,
+                                                const LineTable &Lines,
+                                                std::vector<UnlinkedProgram> &Unlinked);
 
 } // namespace ebpfgpu::object
 

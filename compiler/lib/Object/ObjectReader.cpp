@@ -33,6 +33,23 @@ const ProgramSpec *ObjectSpec::findProgram(const std::string &Name) const {
   return nullptr;
 }
 
+const UnlinkedProgram *ObjectSpec::findUnlinked(const std::string &Name) const {
+  for (const UnlinkedProgram &U : Unlinked)
+    if (U.Name == Name)
+      return &U;
+  for (const UnlinkedProgram &U : Unlinked)
+    if (U.Section == Name)
+      return &U;
+  return nullptr;
+}
+
+std::string ObjectSpec::unlinkedReason(const std::string &Name) const {
+  if (Name.empty())
+    return Programs.empty() && Unlinked.size() == 1 ? Unlinked[0].Reason : std::string();
+  const UnlinkedProgram *U = findProgram(Name) ? nullptr : findUnlinked(Name);
+  return U ? U->Reason : std::string();
+}
+
 namespace {
 
 /// How an object names a map of maps' inner definition.
@@ -137,7 +154,7 @@ Expected<ObjectSpec> readObjectMemory(const uint8_t *Data, size_t Size,
   Expected<LineTable> Lines = readLineInfo(*Elf);
   if (!Lines)
     return Lines.takeError().withContext(Name);
-  Expected<std::vector<ProgramSpec>> Progs = linkPrograms(*Elf, *Maps, *Lines);
+  Expected<std::vector<ProgramSpec>> Progs = linkPrograms(*Elf, *Maps, *Lines, Obj.Unlinked);
   if (!Progs)
     return Progs.takeError().withContext(Name);
   if (const ElfSection *L = Elf->findSection("license"))

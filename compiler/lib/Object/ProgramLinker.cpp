@@ -235,9 +235,9 @@ Expected<ProgramSpec> Linker::link(const ElfSection &Sec, const std::string &Nam
 
 } // namespace
 
-Expected<std::vector<ProgramSpec>> linkPrograms(const ElfFile &Elf,
-                                                const MapTable &Maps,
-                                                const LineTable &Lines) {
+Expected<std::vector<ProgramSpec>> linkPrograms(const ElfFile &Elf, const MapTable &Maps,
+                                                const LineTable &Lines,
+                                                std::vector<UnlinkedProgram> &Unlinked) {
   std::vector<ProgramSpec> Out;
   for (const ElfSection &Sec : Elf.Sections) {
     if (!Sec.isExecutable() || Sec.Name == ".text")
@@ -269,8 +269,10 @@ Expected<std::vector<ProgramSpec>> linkPrograms(const ElfFile &Elf,
           End = std::min(End, Start);
       }
       Expected<ProgramSpec> P = L.link(Sec, Name, Begin, End);
-      if (!P)
-        return P.takeError().withContext("program " + Name);
+      if (!P) {
+        Unlinked.push_back({Name, Sec.Name, P.takeError().withContext("program " + Name).message()});
+        continue;
+      }
       Out.push_back(std::move(*P));
     }
   }

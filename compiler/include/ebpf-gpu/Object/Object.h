@@ -98,17 +98,35 @@ struct ProgramSpec {
   const LineInfo *lineFor(uint32_t Pc) const;
 };
 
+/// A program of the object that could not be linked (an extern the project
+/// does not support), and why: the object's other programs load without it.
+struct UnlinkedProgram {
+  std::string Name;
+  std::string Section;
+  std::string Reason;
+};
+
 struct ObjectSpec {
   std::string Path;
   std::string License;
   std::vector<MapSpec> Maps;
   std::vector<ProgramSpec> Programs;
+  std::vector<UnlinkedProgram> Unlinked;
   /// The raw `.BTF` section, kept for pretty-printing map contents.
   std::vector<uint8_t> Btf;
 
   /// The program named `Name` (function name), or the first program in
   /// section `Name`; null when none matches.
   const ProgramSpec *findProgram(const std::string &Name) const;
+  /// Why program `Name` (a name or a section, as findProgram) is not among
+  /// Programs where it is among Unlinked, else empty. With an empty `Name`:
+  /// the reason of the only program of an object whose only program is
+  /// unlinked.
+  std::string unlinkedReason(const std::string &Name) const;
+  /// The unlinked program named `Name` (a name, else a section), or null.
+  const UnlinkedProgram *findUnlinked(const std::string &Name) const;
+  /// All programs, linked or not.
+  size_t programCount() const { return Programs.size() + Unlinked.size(); }
 };
 
 /// What the user adds to an object when reading it, as user space does to a

@@ -1,0 +1,29 @@
+// A program of an object that cannot be linked (here: it calls a kfunc,
+// which ebpf-gpu does not support yet) refuses that program only, as the
+// kernel loads each program alone: the object's other programs verify,
+// compile and run.
+// RUN: %clang-bpf -c %s -o %t.o
+// RUN: ebpf-gpu-cc %t.o --section plain -o %t.plain.gpu.o
+// RUN: not ebpf-gpu-cc %t.o --section uses_kfunc -o %t.kfunc.gpu.o 2>&1 | FileCheck %s --check-prefix=CC
+// CC: ebpf-gpu-cc: error: {{.*}}.o: program uses_kfunc: section xdp: insn {{[0-9]+}}: refers to extern 'bpf_dynptr_from_xdp' (kconfig, ksym and kfunc externs are not supported)
+// RUN: not ebpf-gpu-cc %t.o -o %t.any.gpu.o 2>&1 | FileCheck %s --check-prefix=SEVERAL
+// SEVERAL: 2 programs; choose one with --section (plain, uses_kfunc (not linked: program uses_kfunc:
+// RUN: ebpf-gpu-trafgen -o %t.pcap --count 4 --seed 1
+// RUN: ebpf-gpu-loader run %t.o --section plain --backend host --pcap %t.pcap | FileCheck %s --check-prefix=HOST
+// HOST: XDP_PASS 4 {{[0-9]+}}
+// RUN: %if kernel-bpf %{ ebpf-gpu-loader compare %t.o --pcap %t.pcap | FileCheck %s --check-prefix=KERNEL %}
+// KERNEL: plain: both: 4 packets, host and kernel agree
+// KERNEL: uses_kfunc: kernel: {{.*}}refers to extern 'bpf_dynptr_from_xdp'
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+extern int bpf_dynptr_from_xdp(struct xdp_md *x, __u64 flags, struct bpf_dynptr *ptr__uninit) __ksym;
+
+SEC("xdp") int uses_kfunc(struct xdp_md *ctx) {
+  struct bpf_dynptr ptr;
+  return bpf_dynptr_from_xdp(ctx, 0, &ptr) ? XDP_DROP : XDP_PASS;
+}
+
+SEC("xdp") int plain(struct xdp_md *ctx) { return XDP_PASS; }
+
+char _license[] SEC("license") = "GPL";
