@@ -575,6 +575,20 @@ private:
   EventCollector Events;
 };
 
+/// A lane's device context made current on the thread that uses it (its
+/// worker) once, not at every call.
+struct ThreadBinding {
+  std::thread::id Bound;
+  MaybeError bind(loader::GpuDevice &Dev) {
+    if (Bound == std::this_thread::get_id())
+      return std::nullopt;
+    if (MaybeError E = Dev.bindThread())
+      return E;
+    Bound = std::this_thread::get_id();
+    return std::nullopt;
+  }
+};
+
 /// A worker's own way to the GPU (GpuExecOptions::AsyncLanes): a launch-mode
 /// runner per slot, each with its stream and pinned buffers, so that the
 /// worker's batches and other workers' run on the GPU while it receives
@@ -699,16 +713,7 @@ private:
                              [&] { return S.Runner->start(Count, Bytes, InPlace); });
   }
 
-  /// The executor's context current on this thread: set once per thread
-  /// that uses the lane (its worker), not at every call.
-  MaybeError bind() {
-    if (Bound == std::this_thread::get_id())
-      return std::nullopt;
-    if (MaybeError E = X.Dev->bindThread())
-      return E;
-    Bound = std::this_thread::get_id();
-    return std::nullopt;
-  }
+  MaybeError bind() { return Binding.bind(*X.Dev); }
 
   MaybeError ensureRunner(Slot &S, uint32_t Count, size_t Bytes) {
     if (S.Runner && S.Runner->options().MaxPackets >= Count &&
@@ -734,7 +739,7 @@ private:
 
   GpuExecutor &X;
   std::vector<Slot> Slots;
-  std::thread::id Bound;
+  ThreadBinding Binding;
   size_t Hint = SIZE_MAX; ///< the packet range the last packet was in
   int BarrierStream;      ///< its stream of X.Barrier, or -1 (none)
 };
@@ -841,21 +846,14 @@ public:
   }
 
 private:
-  MaybeError bind() {
-    if (Bound == std::this_thread::get_id())
-      return std::nullopt;
-    if (MaybeError E = X.Dev->bindThread())
-      return E;
-    Bound = std::this_thread::get_id();
-    return std::nullopt;
-  }
+  MaybeError bind() { return Binding.bind(*X.Dev); }
 
   GpuExecutor &X;
   std::unique_ptr<loader::GpuRunner> Runner;
   std::vector<PacketBatch *> Batches; ///< a slot's batch in flight (null: staged)
   std::vector<uint32_t> Staged;       ///< a staged slot's packets
   std::vector<bool> InPlace;
-  std::thread::id Bound;
+  ThreadBinding Binding;
   size_t Hint = SIZE_MAX;
 };
 
