@@ -12,7 +12,9 @@
 //               copied to the device in one transfer each, and back
 //   mapped      the kernel reads and writes the frames, descriptors and
 //               verdicts in mapped pinned host memory over PCIe: no copies
-// Not thread-safe: one batch at a time. A program's host-side map
+// Not thread-safe: one batch at a time through run() and start(), or, in
+// persistent mode with several ring slots, a batch per slot through post()
+// and done(Slot), in slot order. A program's host-side map
 // operations (GpuProgram::dumpMaps, updateMap, reclaimMaps...) may be called
 // between runs, also while a persistent kernel waits: they use the legacy
 // stream, which a persistent kernel's non-blocking stream does not wait on.
