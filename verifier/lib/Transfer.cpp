@@ -259,13 +259,13 @@ MaybeDiag Verifier::localCall(uint32_t Pc, const Insn &I, State &S) {
 }
 
 MaybeDiag Verifier::exitInsn(uint32_t Pc, State &S, bool &Ended, uint32_t &NextPc) {
-  if (auto E = readReg(Pc, S, 0))
-    return E;
   const Reg &R0 = S.Regs[0];
-  if (R0.isPointer())
-    return fail(Pc, "pointer leak: r0 is a " + std::string(kindName(R0.K)) + " at exit",
-                "no_pointer_leak(r0)");
   if (S.Frames.size() == 1) {
+    if (auto E = readReg(Pc, S, 0))
+      return E;
+    if (R0.isPointer())
+      return fail(Pc, "pointer leak: r0 is a " + std::string(kindName(R0.K)) + " at exit",
+                  "no_pointer_leak(r0)");
     if (!S.Refs.empty())
       return fail(Pc, "unreleased reference: the ring buffer record reserved at pc " +
                           std::to_string(S.Refs.begin()->second) +
@@ -274,6 +274,18 @@ MaybeDiag Verifier::exitInsn(uint32_t Pc, State &S, bool &Ended, uint32_t &NextP
     Ended = true;
     return std::nullopt;
   }
+  // A subprogram's exit hands r0 back to its caller as it is, as the
+  // kernel's prepare_func_exit does: uninitialised (clang leaves r0 unwritten
+  // in a static function whose constant result it propagated into its
+  // callers, as test_xdp_noinline's swap_mac_and_send), or a pointer (a
+  // void function's last helper result, a map value it looked up); the
+  // caller is checked where it uses it. Not a stack pointer (the kernel
+  // refuses it too), nor the context: the lifter rewrites context loads only
+  // where it knows the base is the context, and a call's result is unknown.
+  if (R0.K == Kind::Stack || R0.K == Kind::Ctx)
+    return fail(Pc, "r0 is a " + std::string(kindName(R0.K)) +
+                        " at a subprogram's exit: it may not be returned to the caller",
+                "no_pointer_return(r0)");
   Frame Callee = std::move(S.Frames.back());
   S.Frames.pop_back();
   for (unsigned R = 6; R <= 10; ++R)
