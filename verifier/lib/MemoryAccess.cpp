@@ -192,6 +192,24 @@ MaybeDiag Verifier::load(uint32_t Pc, const Insn &I, State &S) {
                                       (int64_t(1) << (Size * 8 - 1)) - 1)
                          : Reg::scalar(0, (uint64_t(1) << (Size * 8)) - 1, 0,
                                       int64_t((uint64_t(1) << (Size * 8)) - 1));
+  // A load reads the context on every path that reaches it or on none: the
+  // kernel rewrites context loads per instruction and refuses one that
+  // reads the context on one path and other memory on another (a
+  // subprogram called with the context and with a stack pointer), and the
+  // compiler lowers each load by what its base is.
+  // (A base that is no pointer is refused below, as such.)
+  if (LoadBase.empty())
+    LoadBase.assign(Insns.size(), Kind::NotInit);
+  Kind &Seen = LoadBase[Pc];
+  if (B.isPointer()) {
+    if (Seen != Kind::NotInit && Seen != B.K && (Seen == Kind::Ctx || B.K == Kind::Ctx))
+      return fail(Pc, "same insn cannot be used with different pointers: " + regName(I.Src) +
+                          " is a " + kindName(B.K) + " here and a " + kindName(Seen) +
+                          " on another path",
+                  "same_base(" + regName(I.Src) + ")");
+    if (Seen == Kind::NotInit || B.K == Kind::Ctx)
+      Seen = B.K;
+  }
   if (B.K == Kind::Ctx) {
     if (B.SMin || B.SMax)
       return fail(Pc, "variable offset into the context", "valid_access(ctx)");

@@ -172,6 +172,9 @@ private:
   std::set<uint32_t> PrunePoint;
   /// Registers live before each instruction (bit per register).
   std::vector<uint16_t> LiveIn;
+  /// The kind of base each load was first seen with, the context kept once
+  /// seen (load(): one instruction reads the context always or never).
+  std::vector<Kind> LoadBase;
   std::deque<Checkpoint> Checkpoints;
   std::map<uint32_t, std::vector<Checkpoint *>> StatesAt;
   std::vector<Checkpoint *> CheckpointList;
