@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The host (LLVM JIT) and null implementations of runtime::BatchExecutor,
-// and the program loading in front of them (the GPU's: GpuExecutor.cpp).
+// and the reading, choosing and verifying in front of the host's and of a
+// GPU compile on the spot (the GPU's back end: GpuExecutor.cpp; the one
+// entry to all of them: Load.cpp).
 
-#include "ebpf-gpu/Exec/Executors.h"
-
+#include "Backends.h"
 #include "Collectors.h"
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
 #include "ebpf-gpu/Compiler/GpuArtifact.h"
@@ -230,75 +231,39 @@ private:
 
 } // namespace
 
-namespace {
-/// Lifts and JIT-compiles verified program `P` of `Obj`.
-Expected<std::unique_ptr<BatchExecutor>> compileHost(const object::ObjectSpec &Obj,
-                                                     const std::string &Path,
-                                                     const object::ProgramSpec &P,
-                                                     HostReclaim Reclaim, bool ReadOnlyPackets,
-                                                     uint32_t Cpus = 1) {
-  auto Prog = compiler::HostProgram::compile(compiler::programSetFor(Obj, P), Obj.Maps,
-                                             compiler::LiftOptions(), 2, Cpus);
+Expected<std::shared_ptr<const VerifiedObject>>
+readVerified(const std::string &Path, const std::string &Section, const object::ReadOptions &Read) {
+  Expected<object::ObjectSpec> Obj = object::readObjectFile(Path, Read);
+  if (!Obj)
+    return Obj.takeError();
+  auto V = std::make_shared<VerifiedObject>();
+  V->Obj = std::move(*Obj);
+  Expected<const object::ProgramSpec *> P =
+      chooseVerified(V->Obj, Path, Section, &V->ReadOnlyPackets);
+  if (!P)
+    return P.takeError();
+  V->Prog = *P;
+  return std::shared_ptr<const VerifiedObject>(std::move(V));
+}
+
+Expected<std::unique_ptr<BatchExecutor>>
+makeHostExecutor(const VerifiedObject &V, const std::string &Path, const HostOptions &Opts) {
+  const object::ProgramSpec &P = *V.Prog;
+  auto Prog = compiler::HostProgram::compile(compiler::programSetFor(V.Obj, P), V.Obj.Maps,
+                                             compiler::LiftOptions(), 2, Opts.Cpus);
   if (!Prog)
     return Error(Path + ": program " + P.Name + ": " + llvm::toString(Prog.takeError()));
   return std::unique_ptr<BatchExecutor>(
-      new HostExecutor(std::move(*Prog), P.Name, Reclaim, ReadOnlyPackets));
+      new HostExecutor(std::move(*Prog), P.Name, Opts.Reclaim, V.ReadOnlyPackets));
 }
 
-/// An object read from a file and its program chosen and verified.
-struct VerifiedObject {
-  object::ObjectSpec Obj;
-  const object::ProgramSpec *Prog = nullptr; ///< in Obj
-  bool ReadOnlyPackets = false;
-};
-
-Expected<VerifiedObject> readVerified(const std::string &Object, const std::string &Section,
-                                      const object::ReadOptions &Read) {
-  Expected<object::ObjectSpec> Obj = object::readObjectFile(Object, Read);
-  if (!Obj)
-    return Obj.takeError();
-  VerifiedObject V{std::move(*Obj)};
-  Expected<const object::ProgramSpec *> P =
-      chooseVerified(V.Obj, Object, Section, &V.ReadOnlyPackets);
-  if (!P)
-    return P.takeError();
-  V.Prog = *P;
-  return V;
-}
-} // namespace
-
-Expected<std::unique_ptr<BatchExecutor>>
-makeHostExecutor(const std::string &Object, const std::string &Section, HostReclaim Reclaim,
-                 const object::ReadOptions &Read, uint32_t Cpus) {
-  Expected<VerifiedObject> V = readVerified(Object, Section, Read);
-  if (!V)
-    return V.takeError();
-  return compileHost(V->Obj, Object, *V->Prog, Reclaim, V->ReadOnlyPackets, Cpus);
-}
-
-Expected<std::unique_ptr<BatchExecutor>> makeHostExecutor(const object::ObjectSpec &Obj,
-                                                          const std::string &Path,
-                                                          const object::ProgramSpec &P,
-                                                          HostReclaim Reclaim) {
-  bool ReadOnly = false;
-  Expected<const object::ProgramSpec *> V = chooseVerified(Obj, Path, P.Name, &ReadOnly);
-  if (!V)
-    return V.takeError();
-  return compileHost(Obj, Path, **V, Reclaim, ReadOnly);
-}
-
-Expected<abi::GpuObjectSpec> compileForGpu(const std::string &Object,
-                                           const std::string &Section,
-                                           const object::ReadOptions &Read) {
-  Expected<VerifiedObject> V = readVerified(Object, Section, Read);
-  if (!V)
-    return V.takeError();
+Expected<abi::GpuObjectSpec> compileForGpu(const VerifiedObject &V, const std::string &Path) {
   compiler::GpuOptions Gpu;
-  Gpu.PacketsReadOnly = V->ReadOnlyPackets;
-  auto G = compiler::buildGpuObject(V->Obj, *V->Prog, compiler::LiftOptions(), Gpu,
+  Gpu.PacketsReadOnly = V.ReadOnlyPackets;
+  auto G = compiler::buildGpuObject(V.Obj, *V.Prog, compiler::LiftOptions(), Gpu,
                                     /*Verified=*/true);
   if (!G)
-    return Error(Object + ": program " + V->Prog->Name + ": " + llvm::toString(G.takeError()));
+    return Error(Path + ": program " + V.Prog->Name + ": " + llvm::toString(G.takeError()));
   return std::move(*G);
 }
 #endif // EBPF_GPU_LOADER_WITH_COMPILER
@@ -384,23 +349,5 @@ private:
 } // namespace
 
 std::unique_ptr<BatchExecutor> makeNullExecutor() { return std::make_unique<NullExecutor>(); }
-
-#ifdef EBPF_GPU_HAVE_CUDA
-Expected<abi::GpuObjectSpec> gpuProgram(Expected<abi::GpuObjectSpec> GpuObj,
-                                        const std::string &Path, const std::string &Section,
-                                        const object::ReadOptions *Read) {
-  if (GpuObj)
-    return GpuObj;
-  if (abi::isGpuObjectFile(Path))
-    return GpuObj.takeError(); // a .gpu.o, but damaged
-#ifdef EBPF_GPU_LOADER_WITH_COMPILER
-  return compileForGpu(Path, Section, Read ? *Read : object::ReadOptions());
-#else
-  (void)Section, (void)Read;
-  return Error(GpuObj.error().message() + " (this loader was built without the compiler: "
-                                          "compile the program with ebpf-gpu-cc first)");
-#endif
-}
-#endif // EBPF_GPU_HAVE_CUDA
 
 } // namespace ebpfgpu::exec

@@ -4,8 +4,7 @@
 // runner for run(), and lanes of launch-mode runners for the data plane's
 // workers (batches in flight).
 
-#include "ebpf-gpu/Exec/Executors.h"
-
+#include "Backends.h"
 #include "Collectors.h"
 
 #ifdef EBPF_GPU_HAVE_CUDA
@@ -930,11 +929,11 @@ Expected<std::unique_ptr<runtime::BatchLane>> GpuExecutor::openLane(unsigned Dep
 
 } // namespace
 
-Expected<std::unique_ptr<BatchExecutor>> makeGpuExecutor(const abi::GpuObjectSpec &Spec,
-                                                         const GpuExecOptions &Opts) {
+Expected<std::unique_ptr<BatchExecutor>>
+makeGpuExecutor(const abi::GpuObjectSpec &Spec, const GpuExecOptions &Opts, bool AllowUnverified) {
   if (Spec.Platform != "xdp")
     return Error(Spec.Program + ": not an XDP program (platform " + Spec.Platform + ")");
-  if (!Spec.Verified && !Opts.AllowUnverified)
+  if (!Spec.Verified && !AllowUnverified)
     return Error("program " + Spec.Program + " was compiled without the safety verifier "
                  "(ebpf-gpu-cc --no-verify): refusing to run it (--allow-unverified overrides, "
                  "for testing)");

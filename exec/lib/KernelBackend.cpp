@@ -4,6 +4,7 @@
 // runs, and the maps are read back into the common text form.
 
 #include "ebpf-gpu/Exec/KernelBackend.h"
+#include "Backends.h"
 #include "KernelEvents.h"
 
 #include "ebpf-gpu/Abi/MapMemory.h"
@@ -334,36 +335,36 @@ MaybeError KernelProgram::setMapEntries(const std::vector<loader::MapEntry> &Ent
   for (const loader::MapEntry &E : Entries) {
     struct bpf_map *M = bpf_object__find_map_by_name(Obj, E.Map.c_str());
     if (!M)
-      return Error("--map-set: no map named '" + E.Map + "' in the program");
+      return Error("no map named '" + E.Map + "' in the program");
     uint32_t KS = bpf_map__key_size(M), VS = bpf_map__value_size(M);
     bool Outer = ebpfgpu_map_is_outer(bpf_map__type(M));
     if (Outer != !E.Inner.empty())
-      return Error("--map-set: map '" + E.Map + "'" +
+      return Error("map '" + E.Map + "'" +
                    (Outer ? " holds maps: give the inner map's name (@NAME) as the value"
                           : " does not hold maps (@" + E.Inner + " given)"));
     if (Outer) {
       // The kernel takes the inner map's file descriptor.
       struct bpf_map *In = bpf_object__find_map_by_name(Obj, E.Inner.c_str());
       if (!In)
-        return Error("--map-set: map '" + E.Map + "': no map named '" + E.Inner +
+        return Error("map '" + E.Map + "': no map named '" + E.Inner +
                      "' in the program");
       int Fd = bpf_map__fd(In);
       if (E.Key.size() != KS)
-        return Error("--map-set: map '" + E.Map + "': takes " + std::to_string(KS) +
+        return Error("map '" + E.Map + "': takes " + std::to_string(KS) +
                      "-byte keys");
       if (int Err = bpf_map__update_elem(M, E.Key.data(), KS, &Fd, sizeof(Fd), 0))
-        return Error("--map-set: map '" + E.Map + "': the kernel refused the update: " +
+        return Error("map '" + E.Map + "': the kernel refused the update: " +
                      std::strerror(-Err));
       continue;
     }
     if (E.Key.size() != KS || E.Value.size() != VS)
-      return Error("--map-set: map '" + E.Map + "': takes " + std::to_string(KS) +
+      return Error("map '" + E.Map + "': takes " + std::to_string(KS) +
                    "-byte keys and " + std::to_string(VS) + "-byte values");
     std::vector<uint8_t> Value = E.Value;
     if (isPercpuType(bpf_map__type(M)))
       Value.resize(size_t((VS + 7u) & ~7u) * libbpf_num_possible_cpus(), 0);
     if (int Err = bpf_map__update_elem(M, E.Key.data(), KS, Value.data(), Value.size(), 0))
-      return Error("--map-set: map '" + E.Map + "': the kernel refused the update: " +
+      return Error("map '" + E.Map + "': the kernel refused the update: " +
                    std::strerror(-Err));
   }
   return std::nullopt;
@@ -444,6 +445,81 @@ std::string kernelRefusalReason(const std::string &Log) {
         Lines[I].find("END PROG LOAD LOG") != std::string::npos)
       return I ? Lines[I - 1] : "";
   return "";
+}
+
+namespace {
+
+/// The kernel back end as the others are: runtime::BatchExecutor over one
+/// loaded program. Batches run one packet after another on one CPU; event
+/// records are kept until taken; the tracing and the routes are the
+/// kernel's own (trace_pipe, its network namespace).
+class KernelExecutor final : public runtime::BatchExecutor {
+public:
+  KernelExecutor(std::unique_ptr<KernelProgram> Prog, const KernelRunOptions &Opts)
+      : Prog(std::move(Prog)), Opts(Opts) {}
+
+  MaybeError run(PacketBatch &Batch) override {
+    std::string Text;
+    uint64_t Lost = 0;
+    if (MaybeError E = Prog->run(Batch, Opts.Ingress, Opts.EventBatch, Text, Lost))
+      return E;
+    Events += Text;
+    LostEvents += Lost;
+    return std::nullopt;
+  }
+  Expected<std::string> dumpMaps() override { return Prog->dumpMaps(); }
+  MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
+                       const std::vector<uint8_t> &Value) override {
+    return Prog->setMapEntries({loader::MapEntry{Map, Key, Value, ""}});
+  }
+  MaybeError setInnerMap(const std::string &Outer, const std::vector<uint8_t> &Key,
+                         const std::string &Inner) override {
+    return Prog->setMapEntries({loader::MapEntry{Outer, Key, {}, Inner}});
+  }
+  MaybeError setFib(const std::vector<uint8_t> &) override {
+    return Error("the kernel back end looks routes up in its own network namespace");
+  }
+  // The kernel keeps its maps' structure itself.
+  MaybeError checkMaps() override { return std::nullopt; }
+  // bpf_trace_printk writes to the kernel's trace pipe, not to us.
+  Expected<std::string> takeTrace() override { return std::string(); }
+  Expected<std::string> takeEvents() override { return std::exchange(Events, std::string()); }
+  Expected<std::vector<std::string>> warnings() override {
+    std::vector<std::string> W;
+    if (LostEvents)
+      W.push_back("the kernel lost " + std::to_string(LostEvents) +
+                  " perf event records (its buffers were full)");
+    LostEvents = 0;
+    return W;
+  }
+  std::vector<runtime::MapInfo> maps() const override { return {}; }
+  MaybeError accessMap(const std::string &Name, const runtime::MapOperation &) override {
+    return Error("map " + Name + ": the kernel back end's maps are read with dumpMaps only");
+  }
+  const std::string &programName() const override { return Prog->name(); }
+  const char *backendName() const override { return "kernel"; }
+
+private:
+  std::unique_ptr<KernelProgram> Prog;
+  KernelRunOptions Opts;
+  std::string Events;
+  uint64_t LostEvents = 0;
+};
+
+} // namespace
+
+Expected<std::unique_ptr<runtime::BatchExecutor>> makeKernelExecutor(const LoadRequest &R) {
+  KernelLoadOptions KO;
+  KO.MapSizes = R.MapSizes;
+  KO.InnerMaps = R.InnerMaps;
+  auto Loaded = KernelProgram::load(R.Path, R.Section, KO);
+  if (!Loaded)
+    return Loaded.takeError();
+  if (!Loaded->Program)
+    return Error(R.Path + ": kernel back end: the kernel refused the program: " + Loaded->Why +
+                 (Loaded->Log.empty() ? "" : "\n" + Loaded->Log));
+  return std::unique_ptr<runtime::BatchExecutor>(
+      new KernelExecutor(std::move(Loaded->Program), R.Kernel));
 }
 
 } // namespace ebpfgpu::exec

@@ -22,29 +22,6 @@
 
 namespace ebpfgpu::loader {
 
-bool parseGpuMode(const std::string &Name, GpuMode &Out) {
-  if (Name == "launch")
-    Out = GpuMode::Launch;
-  else if (Name == "persistent")
-    Out = GpuMode::Persistent;
-  else
-    return false;
-  return true;
-}
-
-bool parseGpuDataPath(const std::string &Name, GpuDataPath &Out) {
-  if (Name == "copy")
-    Out = GpuDataPath::Copy;
-  else if (Name == "mapped")
-    Out = GpuDataPath::Mapped;
-  else
-    return false;
-  return true;
-}
-
-const char *gpuModeName(GpuMode M) { return M == GpuMode::Launch ? "launch" : "persistent"; }
-const char *gpuDataPathName(GpuDataPath P) { return P == GpuDataPath::Copy ? "copy" : "mapped"; }
-
 namespace {
 
 using Clock = std::chrono::steady_clock;

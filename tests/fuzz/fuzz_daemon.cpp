@@ -123,7 +123,7 @@ private:
 class FakeBackends final : public BackendMaker {
 public:
   Expected<LoadedBackend> load(const LoadRequest &R) override {
-    if (!R.Backend.empty() && R.Backend != "gpu")
+    if (R.Backend && R.Backend != exec::Backend::Gpu)
       return Error("the fuzz target loads .gpu.o files only");
     auto Spec = abi::readGpuObjectFile(R.Path);
     if (!Spec)
@@ -135,7 +135,7 @@ public:
       return E.takeError();
     LoadedBackend L;
     L.Exec = std::move(*E);
-    L.Backend = "gpu";
+    L.Backend = exec::Backend::Gpu;
     L.Section = Spec->Section;
     L.Verified = Spec->Verified;
     L.Btf = Spec->Btf;

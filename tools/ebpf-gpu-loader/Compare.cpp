@@ -126,9 +126,13 @@ struct Outcome {
 Outcome compareProgram(const object::ObjectSpec &Obj, const std::string &Path,
                        const std::string &Name, const object::ProgramSpec *P,
                        const PacketBatch &Packets) {
-  auto Host = P ? exec::makeHostExecutor(Obj, Path, *P, exec::HostReclaim::EachPacket)
-                : Expected<std::unique_ptr<runtime::BatchExecutor>>(
-                      Error(Path + ": " + Obj.unlinkedReason(Name)));
+  exec::LoadRequest L;
+  L.Path = Path;
+  L.Section = Name;
+  L.Kind = exec::Backend::Host;
+  L.Host.Reclaim = exec::HostReclaim::EachPacket;
+  auto Host = P ? exec::load(L)
+                : Expected<exec::LoadedProgram>(Error(Path + ": " + Obj.unlinkedReason(Name)));
   auto Loaded = exec::KernelProgram::load(Path, Name);
   if (!Loaded)
     return {"error", Loaded.error().message()};
@@ -142,7 +146,7 @@ Outcome compareProgram(const object::ObjectSpec &Obj, const std::string &Path,
   if (!Loaded->Program)
     return {"ours", KernelWhy};
 
-  runtime::BatchExecutor &Exec = **Host;
+  runtime::BatchExecutor &Exec = *Host->Exec;
   PacketBatch HostPackets = Packets, KernelPackets = Packets;
   if (MaybeError E = Exec.run(HostPackets))
     return {"error", "host back end: " + E->message()};

@@ -52,7 +52,7 @@ void DaemonState::recover(Program &P) {
     std::fprintf(stderr,
                  "ebpf-gpu-loader: daemon: program %u (%s): the %s back end failed: %s; its "
                  "batches count as exec_failed until it is re-created\n",
-                 P.Id, P.Name.c_str(), P.Backend.c_str(), R.Error.c_str());
+                 P.Id, P.Name.c_str(), exec::backendName(P.Backend), R.Error.c_str());
   }
   FaultRecord &R = *P.LastFault;
 
@@ -92,7 +92,7 @@ void DaemonState::recover(Program &P) {
     R.Teardown = P.Discard ? P.Discard(std::move(Old)) : "freed";
     Old.reset();
     std::fprintf(stderr, "ebpf-gpu-loader: daemon: program %u (%s): old %s back end: %s (%.1f ms)\n",
-                 P.Id, P.Name.c_str(), P.Backend.c_str(), R.Teardown.c_str(),
+                 P.Id, P.Name.c_str(), exec::backendName(P.Backend), R.Teardown.c_str(),
                  std::chrono::duration<double, std::milli>(Clock::now() - Start).count());
   }
 
@@ -110,7 +110,7 @@ void DaemonState::recover(Program &P) {
     std::fprintf(stderr,
                  "ebpf-gpu-loader: daemon: program %u (%s): cannot re-create the %s back end: %s; "
                  "trying again in 1 s\n",
-                 P.Id, P.Name.c_str(), P.Backend.c_str(), R.RecoveryError.c_str());
+                 P.Id, P.Name.c_str(), exec::backendName(P.Backend), R.RecoveryError.c_str());
     return;
   }
   std::shared_ptr<runtime::BatchExecutor> Fresh = std::move(*New);
@@ -144,7 +144,7 @@ void DaemonState::recover(Program &P) {
   std::fprintf(stderr,
                "ebpf-gpu-loader: daemon: program %u (%s): %s back end re-created in %.1f ms "
                "(%s); the old one: %s; maps restored: %s; not restored: %s\n",
-               P.Id, P.Name.c_str(), P.Backend.c_str(), R.RecoveryMs, P.Describe.c_str(),
+               P.Id, P.Name.c_str(), exec::backendName(P.Backend), R.RecoveryMs, P.Describe.c_str(),
                R.Teardown.empty() ? "gone earlier" : R.Teardown.c_str(),
                Restored.empty() ? "none" : Restored.c_str(), Lost.empty() ? "none" : Lost.c_str());
 }

@@ -162,18 +162,20 @@ Expected<Value> DaemonState::progLoad(const Value &Args) {
       return N->takeError();
   if (Path->empty() || (*Path)[0] != '/')
     return Error("path '" + *Path + "' must be absolute (the daemon's directory is not yours)");
-  if (!Backend->empty() && *Backend != "host" && *Backend != "gpu")
-    return Error("backend must be host or gpu, not '" + *Backend + "'");
-  if (!Mode->empty() && *Mode != "launch" && *Mode != "persistent")
-    return Error("gpu_mode must be launch or persistent, not '" + *Mode + "'");
-  if (!DataPath->empty() && *DataPath != "copy" && *DataPath != "mapped")
-    return Error("gpu_path must be copy or mapped, not '" + *DataPath + "'");
+  std::optional<exec::Backend> Kind;
+  if (!Backend->empty()) {
+    Kind = exec::parseBackend(*Backend);
+    if (Kind != exec::Backend::Host && Kind != exec::Backend::Gpu)
+      return Error("backend must be host or gpu, not '" + *Backend + "'");
+  }
   LoadRequest R;
+  if (!Mode->empty() && !loader::parseGpuMode(*Mode, R.GpuMode.emplace()))
+    return Error("gpu_mode must be launch or persistent, not '" + *Mode + "'");
+  if (!DataPath->empty() && !loader::parseGpuDataPath(*DataPath, R.GpuPath.emplace()))
+    return Error("gpu_path must be copy or mapped, not '" + *DataPath + "'");
   R.Path = *Path;
   R.Section = *Section;
-  R.Backend = *Backend;
-  R.GpuMode = *Mode;
-  R.GpuPath = *DataPath;
+  R.Backend = Kind;
   R.WatchdogMs = uint32_t(*Watchdog);
   R.Blocks = uint32_t(*Blocks);
   R.LaunchSize = uint32_t(*LaunchSize);
@@ -257,7 +259,7 @@ Value DaemonState::progJson(const Program &P) const {
       .set("id", P.Id)
       .set("type", "xdp")
       .set("name", P.Name)
-      .set("backend", P.Backend)
+      .set("backend", exec::backendName(P.Backend))
       .set("path", P.Path)
       .set("section", P.Section)
       .set("verified", P.Verified)

@@ -19,7 +19,9 @@
 #include "DaemonFaults.h"
 #include "Json.h"
 
+#include "ebpf-gpu/Exec/Backend.h"
 #include "ebpf-gpu/Loader/BtfFormat.h"
+#include "ebpf-gpu/Loader/GpuModes.h"
 #include "ebpf-gpu/Runtime/BatchExecutor.h"
 #include "ebpf-gpu/Runtime/Dataplane.h"
 
@@ -51,12 +53,13 @@ public:
 /// A `prog load` request as the back ends take it.
 struct LoadRequest {
   std::string Path, Section;
-  /// "host", "gpu", or empty: gpu for a .gpu.o, host otherwise.
-  std::string Backend;
-  /// GPU back end: "launch"/"persistent", "copy"/"mapped" (empty: the
-  /// defaults, launch and copy), the persistent kernel's watchdog and
-  /// blocks, the most packets a launch takes (0: the whole batch).
-  std::string GpuMode, GpuPath;
+  /// Host or Gpu; none: gpu for a .gpu.o, host otherwise.
+  std::optional<exec::Backend> Backend;
+  /// GPU back end: the mode and the data path (none: the defaults, launch
+  /// and copy), the persistent kernel's watchdog and blocks, the most
+  /// packets a launch takes (0: the whole batch).
+  std::optional<loader::GpuMode> GpuMode;
+  std::optional<loader::GpuDataPath> GpuPath;
   uint32_t WatchdogMs = 1000, Blocks = 0, LaunchSize = 0;
   /// eBPF objects: inner map templates (OUTER, MAP) and max_entries set
   /// before load (MAP, N), as `run --inner-map/--map-size`.
@@ -70,7 +73,8 @@ struct LoadRequest {
 /// A loaded back end and what it takes to make it again.
 struct LoadedBackend {
   std::unique_ptr<runtime::BatchExecutor> Exec;
-  std::string Backend, Section;
+  exec::Backend Backend = exec::Backend::Host;
+  std::string Section;
   bool Verified = true;
   std::vector<uint8_t> Btf;
   /// How the program runs ("gpu persistent mapped, watchdog 50 ms").
@@ -142,7 +146,8 @@ private:
   };
   struct Program {
     uint32_t Id = 0;
-    std::string Name, Path, Section, Backend, Describe;
+    std::string Name, Path, Section, Describe;
+    exec::Backend Backend = exec::Backend::Host;
     bool Verified = true;
     int64_t LoadedAt = 0;
     /// What the ports run: the back end behind its guard.

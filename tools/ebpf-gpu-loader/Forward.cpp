@@ -257,11 +257,12 @@ void printProgress(const runtime::ForwardReport &R) {
 /// `forward`'s command line.
 struct ForwardArgs {
   runtime::ForwardOptions O;
-  std::string Object, Section, Backend, FibFile, GenPcap;
+  std::string Object, Section, FibFile, GenPcap;
+  std::optional<exec::Backend> Backend; ///< none: gpu for a .gpu.o, else host
   std::vector<loader::MapEntry> MapEntries;
   bool DumpMaps = false, CheckMaps = false, Json = false, AllowUnverified = false;
   int64_t StatsMs = -1;
-  GpuFlags GpuOpts;
+  exec::GpuExecOptions GpuOpts;
 };
 
 /// `forward`'s arguments into `F`: an exit status to return (a usage
@@ -294,8 +295,11 @@ std::optional<int> parseForwardArgs(int argc, char **argv, ForwardArgs &F) {
       F.O.Exception = Value();
     else if (A == "--section")
       F.Section = Value();
-    else if (A == "--backend")
-      F.Backend = Value();
+    else if (A == "--backend") {
+      F.Backend = exec::parseBackend(Value());
+      if (!F.Backend || F.Backend == exec::Backend::Kernel)
+        return usage("--backend must be gpu, host or null");
+    }
     else if (A == "--queues")
       F.O.Queues = uint32_t(Number(1, runtime::MaxForwardQueues));
     else if (A == "--batch")
@@ -356,56 +360,32 @@ std::optional<int> parseForwardArgs(int argc, char **argv, ForwardArgs &F) {
 
 /// The back end `F` names, its program loaded (and verified), the map
 /// entries and forwarding table given set in it; fails on any error.
-std::unique_ptr<runtime::BatchExecutor> makeForwardExecutor(ForwardArgs &F,
-                                                            Expected<abi::GpuObjectSpec> GpuObj) {
-  std::unique_ptr<runtime::BatchExecutor> Exec;
-  if (F.Backend == "gpu") {
-#ifdef EBPF_GPU_HAVE_CUDA
-    GpuObj = exec::gpuProgram(std::move(GpuObj), F.Object, F.Section);
-    if (!GpuObj)
-      fail(GpuObj.error().message());
-    exec::GpuExecOptions GO;
-    GO.AllowUnverified = F.AllowUnverified;
-    GO.LaunchSize = F.O.BatchSize;
-    loader::parseGpuMode(F.GpuOpts.Mode, GO.Mode);
-    loader::parseGpuDataPath(F.GpuOpts.Data, GO.Path);
-    GO.Blocks = F.GpuOpts.Blocks;
-    GO.Stage = exec::parseStaging(F.GpuOpts.Stage);
-    GO.ReclaimPeriod = F.GpuOpts.ReclaimPeriod;
-    GO.WatchdogMs = F.GpuOpts.WatchdogMs;
-    GO.MaxFrame = F.O.MaxFrame;
-    GO.TimeKernel = false; // the batch path's latency, not the kernel's share
-    GO.AsyncLanes = true;  // each worker its own runners, batches in flight
-    // Every worker keeps --depth batches in flight, each on a stream of its
-    // own: the driver maps streams onto 8 hardware queues by default, where
-    // one stream's wait for its kernel holds back the others' launches.
-    // Before the driver starts; a value the user set wins.
+exec::LoadedProgram makeForwardExecutor(ForwardArgs &F) {
+  exec::LoadRequest L;
+  L.Path = F.Object;
+  L.Section = F.Section;
+  L.Kind = F.Backend;
+  L.AllowUnverified = F.AllowUnverified;
+  // A slice of each per-CPU map per worker: workers run the program at
+  // once and never update one value together.
+  L.Host.Reclaim = exec::HostReclaim::EachBatch;
+  L.Host.Cpus = uint32_t(F.O.Ports.size() * F.O.Queues);
+  exec::GpuExecOptions &GO = L.Gpu;
+  GO = F.GpuOpts;
+  GO.LaunchSize = F.O.BatchSize;
+  GO.MaxFrame = F.O.MaxFrame;
+  GO.TimeKernel = false; // the batch path's latency, not the kernel's share
+  GO.AsyncLanes = true;  // each worker its own runners, batches in flight
+  // Every worker keeps --depth batches in flight, each on a stream of its
+  // own: the driver maps streams onto 8 hardware queues by default, where
+  // one stream's wait for its kernel holds back the others' launches.
+  // Before the driver starts; a value the user set wins.
+  if (F.Backend != exec::Backend::Host && F.Backend != exec::Backend::Null)
     setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
-    auto E = exec::makeGpuExecutor(*GpuObj, GO);
-    if (!E)
-      fail(F.Object + ": " + E.error().message());
-    Exec = std::move(*E);
-#else
-    fail("this loader was built without CUDA support (no cuda.h at build time)");
-#endif
-  } else if (F.Backend == "null") {
-    Exec = exec::makeNullExecutor();
-  } else {
-    if (GpuObj)
-      fail(F.Object + ": a .gpu.o holds GPU code only; give the host back end "
-                    "the eBPF object");
-#ifdef EBPF_GPU_LOADER_WITH_COMPILER
-    // A slice of each per-CPU map per worker: workers run the program at
-    // once and never update one value together.
-    auto E = exec::makeHostExecutor(F.Object, F.Section, exec::HostReclaim::EachBatch, {},
-                                    uint32_t(F.O.Ports.size() * F.O.Queues));
-    if (!E)
-      fail(E.error().message());
-    Exec = std::move(*E);
-#else
-    fail("the host back end needs a loader built with the compiler");
-#endif
-  }
+  auto Loaded = exec::load(L);
+  if (!Loaded)
+    fail(Loaded.error().message());
+  std::unique_ptr<runtime::BatchExecutor> &Exec = Loaded->Exec;
   for (const loader::MapEntry &E : F.MapEntries)
     if (MaybeError Err = E.Inner.empty() ? Exec->updateMap(E.Map, E.Key, E.Value)
                                          : Exec->setInnerMap(E.Map, E.Key, E.Inner))
@@ -418,7 +398,7 @@ std::unique_ptr<runtime::BatchExecutor> makeForwardExecutor(ForwardArgs &F,
     if (MaybeError E = Exec->setFib(*Fib))
       fail("--fib: " + E->message());
   }
-  return Exec;
+  return std::move(*Loaded);
 }
 
 } // namespace
@@ -434,15 +414,8 @@ int forwardCommand(int argc, char **argv) {
     return usage("no port given (--port)");
   O.ProgressMs = uint32_t(F.StatsMs >= 0 ? F.StatsMs : (isatty(STDERR_FILENO) ? 1000 : 0));
 
-  Expected<abi::GpuObjectSpec> GpuObj = abi::readGpuObjectFile(F.Object);
-  if (!GpuObj && abi::isGpuObjectFile(F.Object))
-    fail(GpuObj.error().message()); // a .gpu.o, but damaged
-  if (F.Backend.empty())
-    F.Backend = GpuObj ? "gpu" : "host";
-  if (F.Backend != "gpu" && F.Backend != "host" && F.Backend != "null")
-    return usage("--backend must be gpu, host or null");
-
-  std::unique_ptr<runtime::BatchExecutor> Exec = makeForwardExecutor(F, std::move(GpuObj));
+  exec::LoadedProgram Loaded = makeForwardExecutor(F);
+  std::unique_ptr<runtime::BatchExecutor> &Exec = Loaded.Exec;
 
   std::optional<runtime::PacketBatch> GenPackets;
   if (!F.GenPcap.empty()) {
@@ -478,7 +451,7 @@ int forwardCommand(int argc, char **argv) {
       fail(std::string(Exec->backendName()) + " back end: " + E->message());
   RoundTrip Gpu;
 #ifdef EBPF_GPU_HAVE_CUDA
-  if (F.Backend == "gpu") {
+  if (Loaded.Kind == exec::Backend::Gpu) {
     Gpu.P50 = exec::gpuLatencyUs(*Exec, 50);
     Gpu.P99 = exec::gpuLatencyUs(*Exec, 99);
     Gpu.Reclaims = exec::gpuReclaims(*Exec);

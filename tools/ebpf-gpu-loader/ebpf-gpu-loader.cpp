@@ -19,7 +19,6 @@
 #include "Options.h"
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
 #include "Compare.h"
-#include "ebpf-gpu/Exec/KernelBackend.h"
 #endif
 
 #include "ebpf-gpu/Abi/GpuObject.h"
@@ -33,7 +32,6 @@
 #include "ebpf-gpu/Loader/GpuLoader.h"
 #endif
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
-#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #endif
 
@@ -136,9 +134,10 @@ using loader::parseMapEntry;
 
 struct RunOptions {
   std::string Object, Pcap, Section, Out, Verdicts, MapsFile;
-  std::string Backend;
+  std::optional<exec::Backend> Backend; ///< none: gpu for a .gpu.o, else host
   size_t BatchSize = 0; ///< gpu: packets per batch (0: all in one)
-  tools::GpuFlags Gpu; ///< gpu: --gpu-mode, --gpu-data, --gpu-stage, --gpu-blocks, --watchdog-ms
+  /// gpu: --gpu-mode, --gpu-data, --gpu-stage, --gpu-blocks, --watchdog-ms
+  exec::GpuExecOptions Gpu;
   bool Json = false;
   bool AllowUnverified = false;
   bool CheckMaps = false;
@@ -161,49 +160,10 @@ void requireVerified(const abi::GpuObjectSpec &Spec, const std::string &Path, bo
                 "(--allow-unverified overrides, for testing)");
 }
 
-/// The .gpu.o at `Path`, or an error saying why it is not one.
-Expected<abi::GpuObjectSpec> gpuObjectAt(const std::string &Path) {
-  return abi::readGpuObjectFile(Path);
-}
-
-#ifdef EBPF_GPU_LOADER_WITH_COMPILER
-
-object::ReadOptions readOptions(const RunOptions &O) {
-  object::ReadOptions R;
-  R.InnerMapTemplates = O.InnerMaps;
-  R.MaxEntries = O.MapSizes;
-  return R;
-}
-
-void runKernel(const RunOptions &O, PacketBatch &Batch, std::string &ProgName,
-               std::string &MapsText, std::string &EventsText) {
-  exec::KernelLoadOptions KO;
-  KO.MapSizes = O.MapSizes;
-  KO.InnerMaps = O.InnerMaps;
-  auto Loaded = exec::KernelProgram::load(O.Object, O.Section, KO);
-  if (!Loaded)
-    fail(Loaded.error().message());
-  if (!Loaded->Program)
-    fail(O.Object + ": kernel back end: the kernel refused the program: " + Loaded->Why +
-         (Loaded->Log.empty() ? "" : "\n" + Loaded->Log));
-  exec::KernelProgram &K = *Loaded->Program;
-  ProgName = K.name();
-  if (MaybeError E = K.setMapEntries(O.MapEntries))
-    fail(E->message());
-  uint64_t Lost = 0;
-  if (MaybeError E = K.run(Batch, O.IngressIfindex, O.BatchSize, EventsText, Lost))
-    fail("kernel back end: " + E->message());
-  if (Lost)
-    std::fprintf(stderr, "%s: warning: the kernel lost %llu perf event records (its buffers were "
-                 "full)\n", Tool, static_cast<unsigned long long>(Lost));
-  MapsText = K.dumpMaps();
-}
-#endif // EBPF_GPU_LOADER_WITH_COMPILER
-
-/// The host or GPU back end over the whole pcap: map entries set first,
-/// map structure checked and warnings printed after.
-void runExecutor(runtime::BatchExecutor &Exec, const RunOptions &O, PacketBatch &Batch,
-                 std::string &MapsText, std::string &EventsText) {
+/// A back end over the whole pcap: map entries set first, map structure
+/// checked and warnings printed after.
+void runExecutor(runtime::BatchExecutor &Exec, exec::Backend Kind, const RunOptions &O,
+                 PacketBatch &Batch, std::string &MapsText, std::string &EventsText) {
   std::string Where = std::string(Exec.backendName()) + " back end: ";
   for (const MapEntry &E : O.MapEntries)
     if (MaybeError Err = E.Inner.empty() ? Exec.updateMap(E.Map, E.Key, E.Value)
@@ -216,7 +176,7 @@ void runExecutor(runtime::BatchExecutor &Exec, const RunOptions &O, PacketBatch 
 #ifdef EBPF_GPU_HAVE_CUDA
     // A hung kernel is ended here rather than by the process's exit, and
     // the user told how.
-    if (std::string(Exec.backendName()) == "gpu")
+    if (Kind == exec::Backend::Gpu)
       if (std::string Halt = exec::haltGpuExecutor(Exec); !Halt.empty())
         std::fprintf(stderr, "%s: %s\n", Tool, Halt.c_str());
 #endif
@@ -271,7 +231,7 @@ int testRunCommand(int argc, char **argv) {
   if (!Bytes)
     return usage("--mem needs hex bytes (an even number of hex digits)");
   std::vector<uint8_t> Mem = std::move(*Bytes);
-  auto Spec = gpuObjectAt(Path);
+  auto Spec = abi::readGpuObjectFile(Path);
   if (!Spec)
     fail(Spec.error().message());
   requireVerified(*Spec, Path, AllowUnverified);
@@ -307,8 +267,13 @@ std::optional<int> parseRunArgs(int argc, char **argv, RunOptions &O) {
       Value(O.Pcap);
     else if (A == "--section")
       Value(O.Section);
-    else if (A == "--backend")
-      Value(O.Backend);
+    else if (A == "--backend") {
+      std::string V;
+      Value(V);
+      O.Backend = exec::parseBackend(V);
+      if (!O.Backend || O.Backend == exec::Backend::Null)
+        return usage("--backend must be gpu, host or kernel");
+    }
     else if (A == "--out")
       Value(O.Out);
     else if (A == "--verdicts")
@@ -389,60 +354,37 @@ std::optional<int> parseRunArgs(int argc, char **argv, RunOptions &O) {
 
 /// What one back end made of a batch: besides the verdicts in the batch.
 struct RunResult {
-  std::string ProgName, MapsText, EventsText;
+  std::string ProgName, Backend, MapsText, EventsText;
   double KernelMs = -1; ///< the GPU kernels' share, or -1
 };
 
-/// Runs `Batch` through `O.Backend` (`GpuObj`: `O.Object` read as a .gpu.o,
-/// or why it is not one); fails on any error.
-RunResult runOnBackend(const RunOptions &O, Expected<abi::GpuObjectSpec> GpuObj,
-                       PacketBatch &Batch) {
+/// Loads `O.Object` on the back end `O` asks for and runs `Batch` through
+/// it; fails on any error.
+RunResult runOnBackend(const RunOptions &O, PacketBatch &Batch) {
+  exec::LoadRequest L;
+  L.Path = O.Object;
+  L.Section = O.Section;
+  L.Kind = O.Backend;
+  L.InnerMaps = O.InnerMaps;
+  L.MapSizes = O.MapSizes;
+  L.AllowUnverified = O.AllowUnverified;
+  L.Host.Reclaim = exec::HostReclaim::EachPacket;
+  L.Kernel.Ingress = O.IngressIfindex;
+  L.Kernel.EventBatch = O.BatchSize;
+  L.Gpu = O.Gpu;
+  L.Gpu.LaunchSize = O.BatchSize;
+  auto Loaded = exec::load(L);
+  if (!Loaded)
+    fail(Loaded.error().message());
+  runtime::BatchExecutor &Exec = *Loaded->Exec;
   RunResult R;
-  if (O.Backend == "gpu") {
+  R.ProgName = Exec.programName();
+  R.Backend = exec::backendName(Loaded->Kind);
+  runExecutor(Exec, Loaded->Kind, O, Batch, R.MapsText, R.EventsText);
 #ifdef EBPF_GPU_HAVE_CUDA
-#ifdef EBPF_GPU_LOADER_WITH_COMPILER
-    const object::ReadOptions Read = readOptions(O);
-    GpuObj = exec::gpuProgram(std::move(GpuObj), O.Object, O.Section, &Read);
-#else
-    GpuObj = exec::gpuProgram(std::move(GpuObj), O.Object, O.Section);
+  if (Loaded->Kind == exec::Backend::Gpu)
+    R.KernelMs = exec::gpuKernelMs(Exec);
 #endif
-    if (!GpuObj)
-      fail(GpuObj.error().message());
-    R.ProgName = GpuObj->Program;
-    exec::GpuExecOptions GO;
-    GO.AllowUnverified = O.AllowUnverified;
-    GO.LaunchSize = O.BatchSize;
-    loader::parseGpuMode(O.Gpu.Mode, GO.Mode);
-    loader::parseGpuDataPath(O.Gpu.Data, GO.Path);
-    GO.Blocks = O.Gpu.Blocks;
-    GO.Stage = exec::parseStaging(O.Gpu.Stage);
-    GO.WatchdogMs = O.Gpu.WatchdogMs;
-    auto Exec = exec::makeGpuExecutor(*GpuObj, GO);
-    if (!Exec)
-      fail(O.Object + ": " + Exec.error().message());
-    runExecutor(**Exec, O, Batch, R.MapsText, R.EventsText);
-    R.KernelMs = exec::gpuKernelMs(**Exec);
-#else
-    fail("this loader was built without CUDA support (no cuda.h at build time)");
-#endif
-  } else {
-    if (GpuObj)
-      fail(O.Object + ": a .gpu.o holds GPU code only; give the " + O.Backend +
-           " back end the eBPF object");
-#ifdef EBPF_GPU_LOADER_WITH_COMPILER
-    if (O.Backend == "host") {
-      auto Exec = exec::makeHostExecutor(O.Object, O.Section, exec::HostReclaim::EachPacket,
-                                         readOptions(O));
-      if (!Exec)
-        fail(Exec.error().message());
-      R.ProgName = (*Exec)->programName();
-      runExecutor(**Exec, O, Batch, R.MapsText, R.EventsText);
-    } else
-      runKernel(O, Batch, R.ProgName, R.MapsText, R.EventsText);
-#else
-    fail("the " + O.Backend + " back end needs a loader built with the compiler");
-#endif
-  }
   return R;
 }
 
@@ -489,18 +431,11 @@ int runCommand(int argc, char **argv) {
     return usage("no program given");
   if (O.Pcap.empty())
     return usage("no packets given (--pcap)");
-  Expected<abi::GpuObjectSpec> GpuObj = gpuObjectAt(O.Object);
-  if (!GpuObj && abi::isGpuObjectFile(O.Object))
-    fail(GpuObj.error().message()); // a .gpu.o, but damaged
-  if (GpuObj && (!O.InnerMaps.empty() || !O.MapSizes.empty()))
+  if (abi::isGpuObjectFile(O.Object) && (!O.InnerMaps.empty() || !O.MapSizes.empty()))
     return usage("--inner-map and --map-size apply to eBPF objects; a .gpu.o has its maps "
                  "from ebpf-gpu-cc (give them there)");
-  if (O.Backend.empty())
-    O.Backend = GpuObj ? "gpu" : "host";
-  if (O.Backend != "gpu" && O.Backend != "host" && O.Backend != "kernel")
-    return usage("--backend must be gpu, host or kernel");
   if (!O.FibFile.empty()) {
-    if (O.Backend == "kernel")
+    if (O.Backend == exec::Backend::Kernel)
       return usage("--fib: the kernel back end looks routes up in its own network namespace "
                    "(give it the namespace with ip netns exec, not a file)");
     auto Fib = loader::readFibFile(O.FibFile);
@@ -517,7 +452,7 @@ int runCommand(int argc, char **argv) {
   // unless --ingress-ifindex names another.
   Batch->setIngress(O.IngressIfindex ? *O.IngressIfindex : 1, 0);
   auto Start = std::chrono::steady_clock::now();
-  RunResult R = runOnBackend(O, std::move(GpuObj), *Batch);
+  RunResult R = runOnBackend(O, *Batch);
   double Secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
 
   runtime::ActionStats Stats;
@@ -527,7 +462,7 @@ int runCommand(int argc, char **argv) {
   size_t EventCount = size_t(std::count(R.EventsText.begin(), R.EventsText.end(), '\n'));
   if (O.Json) {
     std::printf("{\"program\": \"%s\", \"backend\": \"%s\", \"packets\": %zu, \"actions\": {",
-                R.ProgName.c_str(), O.Backend.c_str(), Batch->size());
+                R.ProgName.c_str(), R.Backend.c_str(), Batch->size());
     for (unsigned A = 0; A < runtime::NumXdpActions; ++A)
       std::printf("%s\"%s\": {\"packets\": %llu, \"bytes\": %llu}", A ? ", " : "",
                   runtime::xdpActionName(A), (unsigned long long)Stats.Packets[A],
@@ -540,7 +475,7 @@ int runCommand(int argc, char **argv) {
     return 0;
   }
   std::printf("%s: %s (%s) on the %s back end, %zu packets from %s\n", Tool, R.ProgName.c_str(),
-              O.Object.c_str(), O.Backend.c_str(), Batch->size(), O.Pcap.c_str());
+              O.Object.c_str(), R.Backend.c_str(), Batch->size(), O.Pcap.c_str());
   std::printf("  %-14s %10s %12s\n", "action", "packets", "bytes");
   for (unsigned A = 0; A < runtime::NumXdpActions; ++A)
     std::printf("  %-14s %10llu %12llu\n", runtime::xdpActionName(A),

@@ -1,66 +1,58 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// The back ends of ebpf-gpu-loader as runtime::BatchExecutor objects, with
-// the loading that precedes them: choosing a program in an eBPF object,
-// verifying it, JIT-compiling it for this CPU (builds with the compiler),
-// or loading a .gpu.o (or compiling one on the spot) onto the GPU (builds
-// with CUDA headers). Shared by the one-shot `run` and by `forward`, so the
-// two paths run a program the same way. Errors are returned with the object
-// path and program name in front; the tool prints them.
+// The back ends of ebpf-gpu-loader as runtime::BatchExecutor objects, and
+// the one entry that makes them: exec::load() reads the object (an eBPF
+// object or a .gpu.o), chooses its program, has it verified, and compiles
+// or loads it for the back end asked for: the host JIT (builds with the
+// compiler), the GPU (builds with CUDA headers), the kernel (the oracle,
+// builds with the compiler) or none (null). Shared by `run`, `forward`,
+// the daemon and `compare`, so that every path runs a program the same way
+// and nothing runs unverified. Errors are returned with the object path
+// and program name in front; the tool prints them.
 
 #ifndef EBPF_GPU_EXEC_EXECUTORS_H
 #define EBPF_GPU_EXEC_EXECUTORS_H
 
-#include "ebpf-gpu/Abi/GpuObject.h"
-#ifdef EBPF_GPU_HAVE_CUDA
-#include "ebpf-gpu/Loader/GpuRunner.h"
-#endif
+#include "ebpf-gpu/Exec/Backend.h"
+#include "ebpf-gpu/Loader/GpuModes.h"
 #include "ebpf-gpu/Runtime/BatchExecutor.h"
-#ifdef EBPF_GPU_LOADER_WITH_COMPILER
-#include "ebpf-gpu/Object/Object.h"
-#endif
 
+#include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
-
-namespace ebpfgpu::object {
-struct ObjectSpec;
-struct ProgramSpec;
-struct ReadOptions;
-} // namespace ebpfgpu::object
+#include <utility>
+#include <vector>
 
 namespace ebpfgpu::exec {
 
-#ifdef EBPF_GPU_LOADER_WITH_COMPILER
 /// When the host back end returns what hash-map deletions freed: after each
 /// packet (as the kernel's BPF_PROG_TEST_RUN, which the one-shot run is
 /// compared against) or after each batch (forwarding, where several workers
 /// share the program and reclaim when none is inside a batch).
 enum class HostReclaim { EachPacket, EachBatch };
 
-/// Reads `Object` (with `Read`: inner map templates), chooses `Section` (or
-/// its only program), verifies and JIT-compiles it. `Cpus`: the workers that
-/// run it at once (the data plane's): per-CPU maps keep a slice each and
-/// each lane (openLane) runs its batches as one of them, so that their
-/// per-CPU updates never race; run() is CPU 0.
-Expected<std::unique_ptr<runtime::BatchExecutor>>
-makeHostExecutor(const std::string &Object, const std::string &Section, HostReclaim Reclaim,
-                 const object::ReadOptions &Read = {}, uint32_t Cpus = 1);
-/// The same for program `P` of an object already read from `Path` (many
-/// programs of one object checked in one process: `compare`).
-Expected<std::unique_ptr<runtime::BatchExecutor>>
-makeHostExecutor(const object::ObjectSpec &Obj, const std::string &Path,
-                 const object::ProgramSpec &P, HostReclaim Reclaim);
+/// How the host back end runs the program.
+struct HostOptions {
+  HostReclaim Reclaim = HostReclaim::EachPacket;
+  /// The workers that run it at once (the data plane's): per-CPU maps keep
+  /// a slice each and each lane (openLane) runs its batches as one of them,
+  /// so that their per-CPU updates never race; run() is CPU 0.
+  uint32_t Cpus = 1;
+};
 
-/// Reads `Object`, chooses and verifies a program, and compiles it for the
-/// GPU in process.
-Expected<abi::GpuObjectSpec> compileForGpu(const std::string &Object,
-                                           const std::string &Section,
-                                           const object::ReadOptions &Read = {});
-#endif
+/// How the kernel back end runs packets (one by one, BPF_PROG_TEST_RUN).
+struct KernelRunOptions {
+  /// The ifindex the context names (none: no context, the loopback device).
+  std::optional<uint32_t> Ingress;
+  /// Event maps are read every `EventBatch` packets (0: at the end).
+  size_t EventBatch = 0;
+};
 
-#ifdef EBPF_GPU_HAVE_CUDA
-/// How the GPU back end runs batches (loader/GpuRunner.h).
+/// How the GPU back end runs batches (loader/GpuRunner.h). Plain data in
+/// every build: a loader without CUDA reads the options too, and refuses
+/// the back end where it is asked for.
 struct GpuExecOptions {
   /// The most packets one launch (or persistent-kernel batch) takes; a
   /// larger batch runs as several (0: the whole batch at once).
@@ -97,44 +89,24 @@ struct GpuExecOptions {
   /// packets between two reclaims (loader::GpuReclaimBarrier; 0: its
   /// default, a quarter of the maps' fewest spare elements).
   uint64_t ReclaimPeriod = 0;
-  /// Runs a .gpu.o that ebpf-gpu-cc made without the safety verifier
-  /// (--no-verify), which makeGpuExecutor refuses otherwise: for tests of
-  /// the back end, never the default.
-  bool AllowUnverified = false;
 };
-/// The GPU program `GpuObj` is (abi::readGpuObjectFile of `Path`): that
-/// .gpu.o when `Path` is one (a damaged one is an error), else program
-/// `Section` of the eBPF object at `Path` (with `Read`, or none) chosen,
-/// verified and compiled now, where the loader has the compiler. What it
-/// returns still goes through makeGpuExecutor's check that it was verified.
-Expected<abi::GpuObjectSpec> gpuProgram(Expected<abi::GpuObjectSpec> GpuObj,
-                                        const std::string &Path, const std::string &Section,
-                                        const object::ReadOptions *Read = nullptr);
-
-/// "on", "off", anything else Auto (the options' parsers check the word).
-inline GpuExecOptions::Staging parseStaging(const std::string &Word) {
-  return Word == "on"    ? GpuExecOptions::Staging::On
-         : Word == "off" ? GpuExecOptions::Staging::Off
-                         : GpuExecOptions::Staging::Auto;
+/// "auto", "on", "off"; nothing for other words.
+inline std::optional<GpuExecOptions::Staging> parseStaging(const std::string &Word) {
+  if (Word == "auto")
+    return GpuExecOptions::Staging::Auto;
+  if (Word == "on")
+    return GpuExecOptions::Staging::On;
+  if (Word == "off")
+    return GpuExecOptions::Staging::Off;
+  return std::nullopt;
 }
 
-/// A back end without a program: every packet's verdict is XDP_DROP and
-/// nothing runs. `forward --backend null` measures the ports and the data
-/// plane alone with it (their ceiling beside a real back end's figures).
-std::unique_ptr<runtime::BatchExecutor> makeNullExecutor();
-
-/// Opens GPU 0 and loads `Spec` (an XDP program), which must have been
-/// verified when it was compiled (unless Opts.AllowUnverified): every GPU
-/// program any tool runs comes through here. In persistent mode the
-/// kernel starts here. Each run() reclaims hash-map deletions between
-/// launches. Launches from several threads are serialised.
-Expected<std::unique_ptr<runtime::BatchExecutor>> makeGpuExecutor(const abi::GpuObjectSpec &Spec,
-                                                               const GpuExecOptions &Opts);
+#ifdef EBPF_GPU_HAVE_CUDA
 /// Ends the kernels of a GPU back end whose batch failed (GpuRunner::halt:
 /// a kernel that hangs is aborted at its loop guards) and says what
 /// happened ("" when there was nothing to end). No batch may follow.
 std::string haltGpuExecutor(runtime::BatchExecutor &Exec);
-/// Gives up a GPU back end that failed (`Exec` from makeGpuExecutor, no
+/// Gives up a GPU back end that failed (`Exec` from load(), no
 /// call inside it and none to come): with its own context, a kernel that
 /// hangs is aborted (GpuRunner::halt: it traps at its next loop guard) and
 /// the context destroyed, the GPU and other contexts carrying on; its
@@ -145,7 +117,7 @@ std::string haltGpuExecutor(runtime::BatchExecutor &Exec);
 /// destroyed.
 std::string abandonGpuExecutor(runtime::BatchExecutor &Exec);
 /// Milliseconds the GPU kernel ran over all of `Exec`'s launches (device
-/// events); `Exec` must come from makeGpuExecutor.
+/// events); `Exec` must be a GPU back end from load().
 double gpuKernelMs(const runtime::BatchExecutor &Exec);
 /// The `Percent` percentile of its launches' latency in microseconds (the
 /// batch staged, run and its verdicts back on the host); -1 before any.
@@ -154,6 +126,56 @@ double gpuLatencyUs(runtime::BatchExecutor &Exec, double Percent);
 /// (loader::GpuReclaimBarrier), -1 where there is no barrier.
 int64_t gpuReclaims(runtime::BatchExecutor &Exec);
 #endif
+
+/// What exec::load() is asked to run, and how.
+struct LoadRequest {
+  /// An eBPF object, or a .gpu.o (the GPU back end's code only).
+  std::string Path;
+  /// The program (function or section name); empty: the object's only one.
+  std::string Section;
+  /// Nothing: the GPU for a .gpu.o, the host for anything else.
+  std::optional<Backend> Kind;
+  /// eBPF objects: inner map templates of maps of maps defined without one
+  /// (OUTER, MAP) and max_entries set before load (MAP, N), as user space
+  /// gives libbpf (`run --inner-map/--map-size`).
+  std::vector<std::pair<std::string, std::string>> InnerMaps;
+  std::vector<std::pair<std::string, uint32_t>> MapSizes;
+  /// Runs a .gpu.o that ebpf-gpu-cc made without the safety verifier
+  /// (--no-verify), which load() refuses otherwise: for tests of the back
+  /// end, never the default.
+  bool AllowUnverified = false;
+  HostOptions Host;
+  GpuExecOptions Gpu;
+  KernelRunOptions Kernel;
+};
+
+/// A loaded program: its back end and what the daemon keeps of it.
+struct LoadedProgram {
+  std::unique_ptr<runtime::BatchExecutor> Exec;
+  Backend Kind = Backend::Null;
+  /// The chosen program's section, whether it was verified (false only for
+  /// a .gpu.o let through by AllowUnverified), its BTF (may be empty).
+  std::string Section;
+  bool Verified = true;
+  std::vector<uint8_t> Btf;
+  /// A new back end running the same code (as it was read at load, not as
+  /// the file is now), maps empty: the daemon's fault recovery. Null for
+  /// the kernel back end.
+  std::function<Expected<std::unique_ptr<runtime::BatchExecutor>>()> Remake;
+};
+
+/// The one way a program comes to run: reads `R.Path`, chooses the back
+/// end (`R.Kind`, or the default for the file), chooses the program and
+/// makes sure it was verified: the host and a GPU compile on the spot run
+/// ebpf-gpu's verifier first (every program a tail call may reach), a
+/// .gpu.o must say it was verified when compiled (unless
+/// R.AllowUnverified), the kernel's own verifier judges its load. In GPU
+/// persistent mode the kernel starts here. An error names the file and
+/// why: unreadable, no such program, refused by a verifier, a back end
+/// this build lacks, or one that cannot take this file. The caller owns
+/// what it returns. Kernel loads are not thread-safe (libbpf's messages
+/// are collected in one place): one at a time.
+Expected<LoadedProgram> load(const LoadRequest &R);
 
 } // namespace ebpfgpu::exec
 

@@ -4,8 +4,10 @@
 // loaded into the Linux kernel with libbpf (its verifier decides), map
 // entries set, packets run one by one with BPF_PROG_TEST_RUN on one CPU,
 // event records collected, maps dumped in the text form the host and GPU
-// back ends write. Shared by `run --backend kernel` and by `compare`, which
-// checks many programs in one process. Errors are returned, never printed.
+// back ends write. exec::load() makes a runtime::BatchExecutor of it (`run
+// --backend kernel`); `compare`, which checks many programs in one process
+// and needs the kernel's refusal as data, takes KernelProgram itself.
+// Errors are returned, never printed.
 
 #ifndef EBPF_GPU_EXEC_KERNELBACKEND_H
 #define EBPF_GPU_EXEC_KERNELBACKEND_H
@@ -60,7 +62,8 @@ public:
   KernelProgram &operator=(const KernelProgram &) = delete;
 
   const std::string &name() const { return Name; }
-  /// --map-set entries (per-CPU maps: the value on CPU 0).
+  /// Sets map entries (per-CPU maps: the value on CPU 0); an error names
+  /// the map.
   MaybeError setMapEntries(const std::vector<loader::MapEntry> &Entries);
   /// Runs every packet of `Batch` through BPF_PROG_TEST_RUN on one CPU and
   /// stores the results in it. `Ingress`: the ifindex the context names

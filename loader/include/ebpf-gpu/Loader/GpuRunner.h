@@ -23,20 +23,12 @@
 #define EBPF_GPU_LOADER_GPURUNNER_H
 
 #include "ebpf-gpu/Loader/GpuLoader.h"
+#include "ebpf-gpu/Loader/GpuModes.h"
 
 #include <chrono>
 #include <memory>
 
 namespace ebpfgpu::loader {
-
-enum class GpuMode { Launch, Persistent };
-enum class GpuDataPath { Copy, Mapped };
-
-/// "launch"/"persistent", "copy"/"mapped"; false for other names.
-bool parseGpuMode(const std::string &Name, GpuMode &Out);
-bool parseGpuDataPath(const std::string &Name, GpuDataPath &Out);
-const char *gpuModeName(GpuMode M);
-const char *gpuDataPathName(GpuDataPath P);
 
 struct GpuRunnerOptions {
   GpuMode Mode = GpuMode::Launch;

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The back ends' own factories, private to exec/: load() (Load.cpp) is the
+// one entry that reaches them, after choosing the program and seeing that
+// it was verified.
+
+#ifndef EBPF_GPU_EXEC_LIB_BACKENDS_H
+#define EBPF_GPU_EXEC_LIB_BACKENDS_H
+
+#include "ebpf-gpu/Exec/Executors.h"
+
+#include "ebpf-gpu/Abi/GpuObject.h"
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
+#include "ebpf-gpu/Object/Object.h"
+#endif
+
+#include <memory>
+#include <string>
+
+namespace ebpfgpu::exec {
+
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
+/// An object read from a file and its program chosen and verified (with
+/// every program a tail call may reach). Shared, immutable: the host back
+/// end's fault recovery compiles it again.
+struct VerifiedObject {
+  object::ObjectSpec Obj;
+  const object::ProgramSpec *Prog = nullptr; ///< in Obj
+  /// The verifier proved that no program it may reach changes a packet.
+  bool ReadOnlyPackets = false;
+};
+
+/// Reads `Path` (with `Read`), chooses `Section` (or its only program) and
+/// verifies it; an error with the path in front says why not.
+Expected<std::shared_ptr<const VerifiedObject>>
+readVerified(const std::string &Path, const std::string &Section, const object::ReadOptions &Read);
+
+/// JIT-compiles the verified program of `V` (read from `Path`).
+Expected<std::unique_ptr<runtime::BatchExecutor>>
+makeHostExecutor(const VerifiedObject &V, const std::string &Path, const HostOptions &Opts);
+
+/// Compiles the verified program of `V` for the GPU in process.
+Expected<abi::GpuObjectSpec> compileForGpu(const VerifiedObject &V, const std::string &Path);
+
+/// Loads program `R.Section` of `R.Path` into the kernel (its verifier
+/// decides; a refusal is an error with the kernel's reasons) and runs it
+/// through BPF_PROG_TEST_RUN as R.Kernel says.
+Expected<std::unique_ptr<runtime::BatchExecutor>> makeKernelExecutor(const LoadRequest &R);
+#endif
+
+/// A back end without a program: every packet's verdict is XDP_DROP and
+/// nothing runs. `forward --backend null` measures the ports and the data
+/// plane alone with it (their ceiling beside a real back end's figures).
+std::unique_ptr<runtime::BatchExecutor> makeNullExecutor();
+
+#ifdef EBPF_GPU_HAVE_CUDA
+/// Opens GPU 0 and loads `Spec` (an XDP program), which must have been
+/// verified when it was compiled (unless `AllowUnverified`). In persistent
+/// mode the kernel starts here. Each run() reclaims hash-map deletions
+/// between launches. Launches from several threads are serialised.
+Expected<std::unique_ptr<runtime::BatchExecutor>>
+makeGpuExecutor(const abi::GpuObjectSpec &Spec, const GpuExecOptions &Opts, bool AllowUnverified);
+#endif
+
+} // namespace ebpfgpu::exec
+
+#endif // EBPF_GPU_EXEC_LIB_BACKENDS_H

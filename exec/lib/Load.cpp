@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// exec::load() (Executors.h): the one entry from a file to a back end. It
+// reads the file once to tell a .gpu.o from an eBPF object, settles the
+// back end, sees that the program is verified (by ebpf-gpu's verifier,
+// the .gpu.o's record of it, or the kernel's) and hands it to that back
+// end's factory (Backends.h).
+
+#include "Backends.h"
+
+#include "ebpf-gpu/Abi/GpuObject.h"
+
+namespace ebpfgpu::exec {
+
+namespace {
+
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
+object::ReadOptions readOptions(const LoadRequest &R) {
+  object::ReadOptions Read;
+  Read.InnerMapTemplates = R.InnerMaps;
+  Read.MaxEntries = R.MapSizes;
+  return Read;
+}
+
+Expected<LoadedProgram> loadHost(const LoadRequest &R) {
+  Expected<std::shared_ptr<const VerifiedObject>> V =
+      readVerified(R.Path, R.Section, readOptions(R));
+  if (!V)
+    return V.takeError();
+  auto E = makeHostExecutor(**V, R.Path, R.Host);
+  if (!E)
+    return E.takeError();
+  LoadedProgram L;
+  L.Exec = std::move(*E);
+  L.Kind = Backend::Host;
+  L.Section = (*V)->Prog->Section;
+  L.Btf = (*V)->Obj.Btf;
+  // Compiled again from the object as it was read, whatever the file
+  // holds now.
+  L.Remake = [V = *V, Path = R.Path, Opts = R.Host] { return makeHostExecutor(*V, Path, Opts); };
+  return L;
+}
+
+Expected<LoadedProgram> loadKernel(const LoadRequest &R) {
+  auto E = makeKernelExecutor(R);
+  if (!E)
+    return E.takeError();
+  LoadedProgram L;
+  L.Exec = std::move(*E);
+  L.Kind = Backend::Kernel;
+  return L;
+}
+#endif
+
+#ifdef EBPF_GPU_HAVE_CUDA
+/// `GpuObj`: R.Path read as a .gpu.o, or why it is not one (then it is an
+/// eBPF object to compile now, where the loader has the compiler).
+Expected<LoadedProgram> loadGpu(const LoadRequest &R, Expected<abi::GpuObjectSpec> GpuObj) {
+  if (!GpuObj) {
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
+    Expected<std::shared_ptr<const VerifiedObject>> V =
+        readVerified(R.Path, R.Section, readOptions(R));
+    if (!V)
+      return V.takeError();
+    GpuObj = compileForGpu(**V, R.Path);
+    if (!GpuObj)
+      return GpuObj.takeError();
+#else
+    return Error(GpuObj.error().message() + " (this loader was built without the compiler: "
+                                            "compile the program with ebpf-gpu-cc first)");
+#endif
+  }
+  auto E = makeGpuExecutor(*GpuObj, R.Gpu, R.AllowUnverified);
+  if (!E)
+    return E.takeError().withContext(R.Path);
+  LoadedProgram L;
+  L.Exec = std::move(*E);
+  L.Kind = Backend::Gpu;
+  L.Section = GpuObj->Section;
+  L.Verified = GpuObj->Verified;
+  L.Btf = GpuObj->Btf;
+  L.Remake = [Spec = std::move(*GpuObj), Opts = R.Gpu, Allow = R.AllowUnverified] {
+    return makeGpuExecutor(Spec, Opts, Allow);
+  };
+  return L;
+}
+#endif
+
+} // namespace
+
+Expected<LoadedProgram> load(const LoadRequest &R) {
+  Expected<abi::GpuObjectSpec> GpuObj = abi::readGpuObjectFile(R.Path);
+  if (!GpuObj && abi::isGpuObjectFile(R.Path))
+    return GpuObj.takeError(); // a .gpu.o, but damaged
+  Backend B = R.Kind.value_or(GpuObj ? Backend::Gpu : Backend::Host);
+  if (B == Backend::Null) {
+    LoadedProgram L;
+    L.Exec = makeNullExecutor();
+    L.Kind = Backend::Null;
+    L.Remake = [] { return Expected<std::unique_ptr<runtime::BatchExecutor>>(makeNullExecutor()); };
+    return L;
+  }
+  if (B == Backend::Gpu) {
+#ifdef EBPF_GPU_HAVE_CUDA
+    return loadGpu(R, std::move(GpuObj));
+#else
+    return Error("this loader was built without CUDA support (no cuda.h at build time)");
+#endif
+  }
+  if (GpuObj)
+    return Error(R.Path + ": a .gpu.o holds GPU code only; give the " + backendName(B) +
+                 " back end the eBPF object");
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
+  return B == Backend::Host ? loadHost(R) : loadKernel(R);
+#else
+  return Error(std::string("the ") + backendName(B) + " back end needs a loader built with the "
+                                                      "compiler");
+#endif
+}
+
+} // namespace ebpfgpu::exec
