@@ -162,8 +162,12 @@ public:
         S.Exception = O.Exception;
         S.Options = O;
         S.Program = Exec->programName();
-        for (uint32_t Q = 0; Q < O.Queues; ++Q)
-          S.Queues.push_back({Q, Q % 2});
+        for (uint32_t Q = 0; Q < O.Queues; ++Q) {
+          runtime::QueueStats QS;
+          QS.Queue = Q;
+          QS.Worker = Q % 2;
+          S.Queues.push_back(QS);
+        }
         Ports[Id] = {S, std::move(Exec)};
         return Id;
       }
