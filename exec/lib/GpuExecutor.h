@@ -364,11 +364,8 @@ private:
     if (Runner->inlines())
       for (uint32_t K = 0; K < Count; ++K)
         __builtin_prefetch(Batch.buffer(First + K) + Batch.offset(First + K));
-    if (!describeInPlace(Batch, Descs, Hint, First, Count))
+    if (!describeInPlace(Batch, Descs, Hint, Runner.get(), 0, First, Count))
       return false;
-    if (Runner->inlines())
-      for (uint32_t K = 0; K < Count; ++K)
-        Runner->inlinePacket(K, Batch.buffer(First + K) + Batch.offset(First + K));
     loader::BatchTiming T;
     auto Started = std::chrono::steady_clock::now();
     if (MaybeError E = Runner->runInPlace(Count, Timed ? &T : nullptr))
@@ -418,10 +415,7 @@ private:
       return E;
     uint8_t *Frames = Runner->frames();
     ebpfgpu_packet_desc *Descs = Runner->descs();
-    size_t At = copyIntoFrames(Batch, Descs, Frames, First, Count);
-    if (Runner->inlines())
-      for (uint32_t K = 0; K < Count; ++K)
-        Runner->inlinePacket(K, Frames + Descs[K].buffer + Descs[K].data_offset);
+    size_t At = copyIntoFrames(Batch, Descs, Frames, Runner.get(), 0, First, Count);
     loader::BatchTiming T;
     auto Started = std::chrono::steady_clock::now();
     if (MaybeError E = Runner->run(Count, At, Timed ? &T : nullptr))
@@ -435,9 +429,12 @@ private:
 
   /// The descriptors of packets First .. First + Count - 1 of `Batch` (all
   /// of it by default), each run where it is: false when one is not in the
-  /// mapped packet memory. `Hint` as mappedAddress's.
+  /// mapped packet memory. `Hint` as mappedAddress's. With `Inline`, each
+  /// packet's first bytes also go beside its descriptor in slot `Slot`
+  /// (GpuRunner::inlinePacket).
   bool describeInPlace(PacketBatch &Batch, ebpfgpu_packet_desc *Descs, size_t &Hint,
-                       size_t First = 0, size_t Count = SIZE_MAX) const {
+                       loader::GpuRunner *Inline, unsigned Slot, size_t First = 0,
+                       size_t Count = SIZE_MAX) const {
     Count = std::min(Count, Batch.size() - First);
     const uint32_t Ifindex = Batch.ingressIfindex(), Queue = Batch.rxQueueIndex();
     for (size_t K = 0; K < Count; ++K) {
@@ -450,6 +447,8 @@ private:
       // the GPU reads, written once per packet.
       Descs[K] = ebpfgpu_packet_desc{Dev,      Batch.offset(I), Batch.length(I),
                                      Batch.bufferSize(I), Ifindex, Queue, 0};
+      if (Inline)
+        Inline->inlinePacket(Slot, uint32_t(K), Batch.buffer(I) + Batch.offset(I));
     }
     return true;
   }
@@ -464,10 +463,11 @@ private:
   }
 
   /// Copies those packets into `Frames` (a buffer of bufferBytes() each)
-  /// and describes them there (offsets into `Frames`); returns the bytes
-  /// used.
+  /// and describes them there (offsets into `Frames`), with their first
+  /// bytes beside as describeInPlace; returns the bytes used.
   static size_t copyIntoFrames(const PacketBatch &Batch, ebpfgpu_packet_desc *Descs,
-                               uint8_t *Frames, size_t First = 0, size_t Count = SIZE_MAX) {
+                               uint8_t *Frames, loader::GpuRunner *Inline, unsigned Slot,
+                               size_t First = 0, size_t Count = SIZE_MAX) {
     Count = std::min(Count, Batch.size() - First);
     size_t At = 0;
     for (size_t K = 0; K < Count; ++K) {
@@ -481,6 +481,8 @@ private:
       D.ingress_ifindex = Batch.ingressIfindex();
       D.rx_queue_index = Batch.rxQueueIndex();
       std::memcpy(Frames + At + runtime::XdpHeadroom, Batch.data(First + K), Len);
+      if (Inline)
+        Inline->inlinePacket(Slot, uint32_t(K), Frames + At + runtime::XdpHeadroom);
       At += D.buffer_size;
     }
     return At;

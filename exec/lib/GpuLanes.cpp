@@ -58,7 +58,7 @@ public:
     if (S.InPlace) {
       if (MaybeError E = ensureRunner(S, std::max<uint32_t>(Count, 1), 0))
         return E;
-      S.InPlace = X.describeInPlace(Batch, S.Runner->descs(), Hint);
+      S.InPlace = X.describeInPlace(Batch, S.Runner->descs(), Hint, nullptr, 0);
       if (S.InPlace) {
         if (MaybeError E = start(S, Count, 0, true))
           return E;
@@ -68,7 +68,8 @@ public:
     }
     if (MaybeError E = ensureRunner(S, std::max<uint32_t>(Count, 1), GpuExecutor::frameBytes(Batch)))
       return E;
-    size_t At = GpuExecutor::copyIntoFrames(Batch, S.Runner->descs(), S.Runner->frames());
+    size_t At =
+        GpuExecutor::copyIntoFrames(Batch, S.Runner->descs(), S.Runner->frames(), nullptr, 0);
     S.Bytes = At;
     if (MaybeError E = start(S, Count, At, false))
       return E;
@@ -221,18 +222,12 @@ public:
       return Error("a batch of " + std::to_string(Count) + " packets in a lane of " +
                    std::to_string(Runner->options().MaxPackets));
     ebpfgpu_packet_desc *Descs = Runner->descs(Index);
-    InPlace[Index] = X.describeInPlace(Batch, Descs, Hint);
+    InPlace[Index] = X.describeInPlace(Batch, Descs, Hint, Runner.get(), Index);
     size_t At = 0;
-    if (InPlace[Index]) {
-      for (uint32_t K = 0; K < Count; ++K)
-        Runner->inlinePacket(Index, K, Batch.buffer(K) + Batch.offset(K));
-    } else {
+    if (!InPlace[Index]) {
       if (GpuExecutor::frameBytes(Batch) > Runner->options().MaxFrameBytes)
         return Error("the batch's frames exceed the lane's buffers");
-      uint8_t *Frames = Runner->frames(Index);
-      At = GpuExecutor::copyIntoFrames(Batch, Descs, Frames);
-      for (uint32_t K = 0; K < Count; ++K)
-        Runner->inlinePacket(Index, K, Frames + Descs[K].buffer + Descs[K].data_offset);
+      At = GpuExecutor::copyIntoFrames(Batch, Descs, Runner->frames(Index), Runner.get(), Index);
     }
     if (MaybeError E = Runner->post(Index, Count, At, InPlace[Index]))
       return E;

@@ -198,8 +198,6 @@ MaybeDiag Verifier::load(uint32_t Pc, const Insn &I, State &S) {
   // subprogram called with the context and with a stack pointer), and the
   // compiler lowers each load by what its base is.
   // (A base that is no pointer is refused below, as such.)
-  if (LoadBase.empty())
-    LoadBase.assign(Insns.size(), Kind::NotInit);
   Kind &Seen = LoadBase[Pc];
   if (B.isPointer()) {
     if (Seen != Kind::NotInit && Seen != B.K && (Seen == Kind::Ctx || B.K == Kind::Ctx))

@@ -384,6 +384,7 @@ Result Verifier::run() {
     return Res;
   }
   computeLiveness();
+  LoadBase.assign(Insns.size(), Kind::NotInit);
   State Init;
   Init.Frames.resize(1);
   Init.PacketRange[0] = 0;
