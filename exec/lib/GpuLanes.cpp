@@ -331,7 +331,8 @@ Expected<std::unique_ptr<runtime::BatchLane>> GpuExecutor::openPersistentLane(un
 
 Expected<std::unique_ptr<runtime::BatchLane>> GpuExecutor::openLane(unsigned Depth,
                                                                     unsigned Worker) {
-  if (Opts.AsyncLanes && Opts.Mode == loader::GpuMode::Persistent && Depth > 0 &&
+  if (Opts.AsyncLanes && Opts.PersistentLanes && Opts.Mode == loader::GpuMode::Persistent &&
+      Depth > 0 &&
       Opts.Path == loader::GpuDataPath::Mapped && !PacketRanges.empty() &&
       !Prog->needsHostBetweenBatches() && !Prog->reclaimsOnDevice())
     return openPersistentLane(Depth, Worker);

@@ -209,6 +209,8 @@ struct Dataplane::Impl {
   void poll(Worker &W, Task &T);
   uint16_t allowance(Task &T, uint16_t Want, uint64_t Now);
   void open(Task &T, Slot &S);
+  /// The filling slot `S` lets go of its program (nothing received in it).
+  void close(Task &T, Slot &S);
   void gather(Task &T, Slot &S, rte_mbuf **Rx, uint16_t N);
   static void unstage(Slot &S);
   void submit(Task &T);

@@ -122,6 +122,13 @@ void Dataplane::Impl::poll(Worker &W, Task &T) {
     open(T, S);
   }
   gather(T, S, Rx, N);
+  if (unlikely(S.Held.empty())) {
+    // Every packet was dropped before the program: the slot lets go of
+    // its program until a packet comes (a replace or a fault recovery
+    // waits for no batch that has nothing in it).
+    close(T, S);
+    return;
+  }
   // A partial batch goes at its timeout only once the queue is drained (a
   // burst came back short): a worker that falls behind fills its batches
   // rather than sending small ones, which would cost it more per packet.
@@ -131,7 +138,7 @@ void Dataplane::Impl::poll(Worker &W, Task &T) {
 
 void Dataplane::Impl::open(Task &T, Slot &S) {
   if (S.B)
-    return; // opened already (its first packets were all dropped)
+    return; // opened already
   // The program is read once per batch, at its first packet: a replace
   // takes effect between batches, and this one runs wholly on what it
   // read here. Counted in flight before the next quiescent point, so a
@@ -141,6 +148,16 @@ void Dataplane::Impl::open(Task &T, Slot &S) {
   S.B = B;
   S.Descs = O.ZeroCopy ? B->Lanes[T.Index]->stage(T.Fill, T.P.Options.BatchSize) : nullptr;
   S.PrefetchData = S.Descs && B->Lanes[T.Index]->readsPacketBytes();
+}
+
+void Dataplane::Impl::close(Task &T, Slot &S) {
+  if (!S.B)
+    return;
+  if (S.Descs)
+    S.B->Lanes[T.Index]->finish(T.Fill);
+  S.B->InFlight.fetch_sub(1, std::memory_order_release);
+  S.B = nullptr;
+  S.Descs = nullptr;
 }
 
 void Dataplane::Impl::unstage(Slot &S) {
@@ -260,6 +277,7 @@ void Dataplane::Impl::submit(Task &T) {
   T.Batches.add(1);
   if (unlikely(E)) {
     failBatch(T, S, *B->Exec, *E);
+    Lane.finish(T.Fill);
     S.B = nullptr;
     S.Descs = nullptr;
     B->InFlight.fetch_sub(1, std::memory_order_release);
@@ -287,6 +305,7 @@ void Dataplane::Impl::reap(Worker &W, Task &T, bool WaitOne) {
       act(W, T, S, S.Descs ? B->Lanes[T.Index]->verdicts(I) : nullptr);
       T.ActTsc.add(rte_rdtsc() - Polled);
     }
+    B->Lanes[T.Index]->finish(I);
     S.B = nullptr;
     S.Descs = nullptr;
     --T.InFlight;
@@ -300,11 +319,6 @@ void Dataplane::Impl::drain(Worker &W, Task &T) {
     if (T.InFlight == T.Slots.size())
       reap(W, T, /*WaitOne=*/true);
     submit(T);
-  } else if (Slot &S = T.filling(); S.B) {
-    // Opened, but every packet it got was dropped before the program.
-    S.B->InFlight.fetch_sub(1, std::memory_order_release);
-    S.B = nullptr;
-    S.Descs = nullptr;
   }
   while (T.InFlight)
     reap(W, T, /*WaitOne=*/true);

@@ -13,7 +13,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 using namespace ebpfgpu;
 namespace json = ebpfgpu::tools::json;
@@ -137,15 +140,18 @@ TEST(BtfFormat, RefusesMalformedBtf) {
   EXPECT_FALSE(loader::BtfTypes::read({}));
 }
 
-/// A back end whose runs fail while `Broken` is set.
+/// A back end whose runs fail while `Broken` is set; with `Lanes`, its
+/// lanes keep batches in flight until `Ready`.
 class ToyBackend final : public runtime::BatchExecutor {
 public:
-  bool Broken = false;
-  int Runs = 0;
+  std::atomic<bool> Broken{false}, Ready{true};
+  bool Lanes = false;
+  std::atomic<int> Runs{0}, LanesOpen{0};
   MaybeError run(runtime::PacketBatch &) override {
     ++Runs;
     return Broken ? MaybeError(Error("device lost")) : std::nullopt;
   }
+  Expected<std::unique_ptr<runtime::BatchLane>> openLane(unsigned Depth, unsigned Worker) override;
   Expected<std::string> dumpMaps() override { return std::string(); }
   MaybeError updateMap(const std::string &, const std::vector<uint8_t> &,
                        const std::vector<uint8_t> &) override {
@@ -168,6 +174,61 @@ public:
   const char *backendName() const override { return "toy"; }
   std::string Name = "toy";
 };
+
+/// A ToyBackend lane: a batch stays in flight until the back end is Ready,
+/// and fails if it is Broken by then.
+class ToyLane final : public runtime::BatchLane {
+public:
+  ToyLane(ToyBackend &B, unsigned Depth)
+      : B(B), InFlight(Depth, false), Descs(Depth, std::vector<ebpfgpu_packet_desc>(8)),
+        Verdicts(Depth, std::vector<ebpfgpu_verdict>(8)) {
+    ++B.LanesOpen;
+  }
+  ~ToyLane() override { --B.LanesOpen; }
+  unsigned depth() const override { return unsigned(InFlight.size()); }
+  MaybeError submit(unsigned Slot, runtime::PacketBatch &) override { return start(Slot); }
+  ebpfgpu_packet_desc *stage(unsigned Slot, uint32_t Capacity) override {
+    return Capacity <= 8 ? Descs[Slot].data() : nullptr;
+  }
+  MaybeError submitStaged(unsigned Slot, uint32_t) override { return start(Slot); }
+  const ebpfgpu_verdict *verdicts(unsigned Slot) const override { return Verdicts[Slot].data(); }
+  Expected<bool> poll(unsigned Slot, bool) override {
+    if (!InFlight[Slot])
+      return true;
+    if (B.Broken) {
+      InFlight[Slot] = false;
+      return Error("device lost");
+    }
+    if (!B.Ready)
+      return false;
+    InFlight[Slot] = false;
+    return true;
+  }
+
+private:
+  MaybeError start(unsigned Slot) {
+    ++B.Runs;
+    InFlight[Slot] = true;
+    return std::nullopt;
+  }
+  ToyBackend &B;
+  std::vector<bool> InFlight;
+  std::vector<std::vector<ebpfgpu_packet_desc>> Descs;
+  std::vector<std::vector<ebpfgpu_verdict>> Verdicts;
+};
+
+/// poll()'s answer; an error fails the test.
+bool polled(Expected<bool> Done) {
+  EXPECT_TRUE(Done) << (Done ? "" : Done.error().message());
+  return Done && *Done;
+}
+
+Expected<std::unique_ptr<runtime::BatchLane>> ToyBackend::openLane(unsigned Depth,
+                                                                   unsigned Worker) {
+  if (!Lanes)
+    return BatchExecutor::openLane(Depth, Worker);
+  return std::unique_ptr<runtime::BatchLane>(new ToyLane(*this, Depth));
+}
 
 TEST(GuardedExecutor, ContainsAFailedBackEndUntilReplaced) {
   auto Old = std::make_shared<ToyBackend>();
@@ -226,6 +287,122 @@ TEST(GuardedExecutor, InjectsFaultsAtTheBatchesNamed) {
   EXPECT_FALSE(G.run(B)); // batch 2
   EXPECT_TRUE(G.run(B));  // batch 3
   EXPECT_EQ(Back->Runs, 1);
+}
+
+TEST(GuardedExecutor, LanesAreCountedContainedAndOpenedAgainAfterARecovery) {
+  auto Old = std::make_shared<ToyBackend>();
+  Old->Lanes = true;
+  int Wakeups = 0;
+  tools::GuardedExecutor G(Old, {}, [&] { ++Wakeups; });
+  auto L = G.openLane(2, 0);
+  ASSERT_TRUE(L) << L.error().message();
+  runtime::BatchLane &Lane = **L;
+  EXPECT_EQ(Lane.depth(), 2u);
+  EXPECT_EQ(Old->LanesOpen, 1);
+  ASSERT_TRUE(Lane.stage(0, 4));
+  EXPECT_FALSE(Lane.submitStaged(0, 4));
+  EXPECT_TRUE(polled(Lane.poll(0, false)));
+  EXPECT_TRUE(Lane.verdicts(0));
+  Lane.finish(0);
+  // A batch in flight when the back end breaks fails through the guard.
+  Old->Broken = true;
+  ASSERT_TRUE(Lane.stage(1, 3));
+  EXPECT_FALSE(Lane.submitStaged(1, 3));
+  auto Done = Lane.poll(1, true);
+  ASSERT_FALSE(Done);
+  EXPECT_EQ(Done.error().message(), "device lost");
+  Lane.finish(1);
+  EXPECT_TRUE(G.faulted());
+  EXPECT_EQ(G.faultError(), "device lost");
+  EXPECT_EQ(Wakeups, 1);
+  EXPECT_EQ(G.failedBatches(), 1u);
+  EXPECT_EQ(G.failedPackets(), 3u);
+  // Later batches are refused without reaching the broken back end.
+  EXPECT_FALSE(Lane.stage(0, 4));
+  runtime::PacketBatch B(64);
+  uint8_t Frame[60] = {};
+  B.add(Frame, sizeof(Frame));
+  EXPECT_TRUE(Lane.submit(0, B));
+  EXPECT_EQ(Old->Runs, 2);
+  EXPECT_EQ(G.failedBatches(), 2u);
+  EXPECT_EQ(G.failedPackets(), 4u);
+  // Taken out, its lanes are closed before it is handed over.
+  EXPECT_EQ(G.takeOut(), Old);
+  EXPECT_EQ(Old->LanesOpen, 0);
+  // The lane's next batch opens a lane of the new back end.
+  auto New = std::make_shared<ToyBackend>();
+  New->Lanes = true;
+  G.install(New);
+  ASSERT_TRUE(Lane.stage(0, 4));
+  EXPECT_EQ(New->LanesOpen, 1);
+  EXPECT_FALSE(Lane.submitStaged(0, 4));
+  EXPECT_TRUE(polled(Lane.poll(0, false)));
+  Lane.finish(0);
+  EXPECT_EQ(New->Runs, 1);
+  EXPECT_EQ(G.faults(), 1u);
+  L->reset();
+  EXPECT_EQ(New->LanesOpen, 0);
+}
+
+TEST(GuardedExecutor, TakingOutWaitsUntilTheWorkersAreDoneWithTheirSlots) {
+  auto Back = std::make_shared<ToyBackend>();
+  Back->Lanes = true;
+  Back->Ready = false;
+  tools::GuardedExecutor G(Back, {}, nullptr);
+  auto L = G.openLane(2, 0);
+  ASSERT_TRUE(L) << L.error().message();
+  runtime::BatchLane &Lane = **L;
+  ASSERT_TRUE(Lane.stage(0, 2));
+  EXPECT_FALSE(Lane.submitStaged(0, 2));
+  EXPECT_FALSE(polled(Lane.poll(0, false)));
+  std::atomic<bool> Took{false};
+  std::shared_ptr<runtime::BatchExecutor> Out;
+  std::thread Control([&] {
+    Out = G.takeOut();
+    Took = true;
+  });
+  // In flight: the lane stays open.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(Took);
+  EXPECT_EQ(Back->LanesOpen, 1);
+  // Done, but its verdicts still being acted on: still open.
+  Back->Ready = true;
+  EXPECT_TRUE(polled(Lane.poll(0, false)));
+  const ebpfgpu_verdict *V = Lane.verdicts(0);
+  ASSERT_TRUE(V);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(Took);
+  EXPECT_EQ(V[0].action, 0u); // still readable
+  // Finished with: the lane closes and the back end is handed over.
+  Lane.finish(0);
+  Control.join();
+  EXPECT_TRUE(Took);
+  EXPECT_EQ(Out, Back);
+  EXPECT_EQ(Back->LanesOpen, 0);
+}
+
+TEST(GuardedExecutor, InjectsFaultsIntoLaneBatches) {
+  auto F = tools::FaultInjection::parse("2");
+  ASSERT_TRUE(F);
+  auto Back = std::make_shared<ToyBackend>();
+  Back->Lanes = true;
+  tools::GuardedExecutor G(Back, *F, nullptr);
+  auto L = G.openLane(1, 0);
+  ASSERT_TRUE(L) << L.error().message();
+  runtime::BatchLane &Lane = **L;
+  ASSERT_TRUE(Lane.stage(0, 1));
+  EXPECT_FALSE(Lane.submitStaged(0, 1)); // batch 1
+  EXPECT_TRUE(polled(Lane.poll(0, true)));
+  Lane.finish(0);
+  ASSERT_TRUE(Lane.stage(0, 1));
+  auto E = Lane.submitStaged(0, 1); // batch 2
+  ASSERT_TRUE(E);
+  EXPECT_EQ(E->message(),
+            "injected fault at batch 2 (test only: EBPF_GPU_LOADER_TEST_FAIL_BATCHES)");
+  Lane.finish(0);
+  EXPECT_EQ(Back->Runs, 1);
+  EXPECT_TRUE(G.faulted());
+  EXPECT_EQ(G.failedPackets(), 1u);
 }
 
 } // namespace

@@ -352,6 +352,7 @@ int daemonCommand(int argc, char **argv) {
   };
   DataplanePorts Ports(**DP);
   DaemonBackends Backends;
+  DOpts.Workers = (*DP)->workers();
   DaemonState State(Ports, Backends, DOpts);
   std::fprintf(stderr, "%s: daemon: serving %s (%u worker(s))\n", Tool, Socket.c_str(),
                (*DP)->workers());

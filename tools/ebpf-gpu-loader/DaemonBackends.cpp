@@ -36,6 +36,12 @@ Expected<LoadedBackend> DaemonBackends::load(const LoadRequest &R) {
   O.Blocks = R.Blocks;
   O.LaunchSize = R.LaunchSize;
   O.OwnContext = true;
+  // Each worker's batches on runners of its own, several in flight
+  // (launch mode; a launch size asked for keeps batches split through
+  // run()); the fault guard wraps the lanes.
+  O.AsyncLanes = R.LaunchSize == 0;
+  O.PersistentLanes = false;
+  L.Host.Cpus = R.Workers;
   auto Loaded = exec::load(L);
   if (!Loaded)
     return Loaded.takeError();

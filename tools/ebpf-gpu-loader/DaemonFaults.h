@@ -9,6 +9,14 @@
 // back end in. The swap waits until no call is inside the old one, so the
 // old one can then be torn down safely. A test-only fault injection makes
 // chosen batches fail, so the recovery path runs without a broken GPU.
+//
+// The data plane's workers reach the back end through lanes the guard
+// wraps (openLane): each wraps a lane of the current back end, counted and
+// contained like run(), and knows which of its slots the worker still
+// uses (staged, in flight, or acted on: BatchLane::finish). Taking the
+// back end out closes every inner lane once its worker is done with its
+// slots, so no lane outlives its back end; the lanes of the next back end
+// open at their workers' next batches.
 
 #ifndef EBPF_GPU_TOOLS_LOADER_DAEMONFAULTS_H
 #define EBPF_GPU_TOOLS_LOADER_DAEMONFAULTS_H
@@ -35,6 +43,8 @@ struct FaultInjection {
   bool empty() const { return FailBatches.empty(); }
 };
 
+class GuardedLane;
+
 class GuardedExecutor final : public runtime::BatchExecutor {
 public:
   /// `OnFault` is called (from the failing worker, once per fault) when
@@ -44,6 +54,10 @@ public:
 
   // Workers.
   MaybeError run(runtime::PacketBatch &Batch) override;
+  /// A lane of the back end's own (GPU runners with batches in flight, the
+  /// host's per-worker CPU), guarded.
+  Expected<std::unique_ptr<runtime::BatchLane>> openLane(unsigned Depth,
+                                                         unsigned Worker) override;
 
   // Everything else forwards to the back end (fails while there is none).
   Expected<std::string> dumpMaps() override;
@@ -73,14 +87,24 @@ public:
   uint64_t failedBatches() const { return FailedBatches.load(std::memory_order_relaxed); }
   uint64_t failedPackets() const { return FailedPackets.load(std::memory_order_relaxed); }
   /// Takes the back end out: waits until no call is inside it (a GPU batch
-  /// returns by its watchdog at the latest); later calls fail until
+  /// returns by its watchdog at the latest) and closes its lanes once their
+  /// workers are done with their batches in flight; later calls fail until
   /// install(). The caller owns what it returns.
   std::shared_ptr<runtime::BatchExecutor> takeOut();
   /// Puts a back end (of the same program) in and clears the fault.
   void install(std::shared_ptr<runtime::BatchExecutor> Inner);
 
 private:
+  friend class GuardedLane;
   MaybeError refuse(size_t Packets);
+  /// The next batch's number; the injected fault, when it is one.
+  MaybeError nextBatch();
+  /// A batch of `Packets` the back end failed (`E`): counted, and the
+  /// fault recorded and told once.
+  void fault(const Error &E, size_t Packets);
+  /// The fault recorded and told, once.
+  void record(const Error &E);
+  void forget(GuardedLane *L);
 
   mutable std::shared_mutex Lock; ///< shared: a call inside Inner
   std::shared_ptr<runtime::BatchExecutor> Inner;
@@ -93,6 +117,8 @@ private:
   std::atomic<uint64_t> Batches{0}, Faults{0}, FailedBatches{0}, FailedPackets{0};
   mutable std::mutex ErrorLock;
   std::string ErrorText;
+  std::mutex LanesLock; ///< Lanes; taken before a lane's own lock
+  std::vector<GuardedLane *> Lanes;
 };
 
 } // namespace ebpfgpu::tools

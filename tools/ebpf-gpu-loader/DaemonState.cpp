@@ -180,6 +180,7 @@ Expected<Value> DaemonState::progLoad(const Value &Args) {
   R.Blocks = uint32_t(*Blocks);
   R.LaunchSize = uint32_t(*LaunchSize);
   R.AllowUnverified = Opts.AllowUnverified;
+  R.Workers = Opts.Workers;
   auto Inner = pairsArg(*InnerMaps, "inner_maps");
   if (!Inner)
     return Inner.takeError();

@@ -68,6 +68,9 @@ struct LoadRequest {
   /// Accept a .gpu.o compiled with --no-verify (the daemon's test-only
   /// --allow-unverified).
   bool AllowUnverified = false;
+  /// The data plane's workers: the host back end keeps a per-CPU slice of
+  /// each per-CPU map for each.
+  uint32_t Workers = 1;
 };
 
 /// A loaded back end and what it takes to make it again.
@@ -100,6 +103,8 @@ public:
 struct DaemonOptions {
   /// `prog load` may take unverified .gpu.o files (test only).
   bool AllowUnverified = false;
+  /// The data plane's workers (each has a lane of every program it runs).
+  uint32_t Workers = 1;
   /// Test only: these batches (1-based, counted per program over its
   /// life) fail as a broken back end would.
   FaultInjection Inject;

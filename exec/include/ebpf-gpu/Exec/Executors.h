@@ -73,9 +73,14 @@ struct GpuExecOptions {
   bool OwnContext = false;
   /// openLane gives each worker runners of its own with batches in flight
   /// at once (launch mode, programs that need the host between batches
-  /// excepted: theirs go one at a time through run()). Off in the daemon,
-  /// whose fault recovery halts and abandons the executor's one runner.
+  /// excepted: theirs go one at a time through run()).
   bool AsyncLanes = false;
+  /// With AsyncLanes, in persistent mode: each worker's lane a persistent
+  /// kernel of its own (GpuLanes.cpp). Off in the daemon, which stops
+  /// persistent kernels around other programs' context changes (quiesce())
+  /// and can start again only the executor's own: its persistent programs
+  /// run one batch at a time.
+  bool PersistentLanes = true;
   /// Mapped path: small packets staged in device memory for the program
   /// (GpuRunnerOptions::Stage), or run in place. Auto stages them for a
   /// program that may write packets (its byte stores would each cross PCIe;

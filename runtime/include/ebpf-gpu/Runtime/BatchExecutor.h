@@ -85,6 +85,12 @@ public:
   /// their first bytes for the GPU): the caller then asks for each
   /// packet's line as it stages it, so that the copy finds it cached.
   virtual bool readsPacketBytes() const { return false; }
+  /// The caller is done with slot `Slot` for now: it acted on a batch
+  /// poll() said is done (its verdicts are read), or it will not submit
+  /// what it staged there. Until then the slot's memory may still be read
+  /// or written by the caller; a lane that must know when it is not (the
+  /// daemon's fault guard, which closes lanes) counts on this call.
+  virtual void finish(unsigned Slot) {}
 };
 
 /// A lane whose batches run to their end in submit() through `Run` (a

@@ -38,6 +38,10 @@
 #       N times and runs (SECONDS, default 30, at most); prints the faults
 #   check.py grows LOADER SOCKET PORT KEY N
 #       port PORT's KEY grows by N from now (traffic flows)
+#   check.py percpu DETACH.json SLOTS.json TOTALS.json WORKERS
+#       tests/stress/percpu_exclusive.c's maps (`map dump --json`) after a
+#       port's run: every packet passed and was counted once in the per-CPU
+#       slices (summed), no clash, no misplaced slice, every worker ran
 #   check.py accounted DETACH.json
 #       every packet a port received has a verdict or is in exec_failed (or
 #       oversized): rx = actions + exec_failed + oversized
@@ -295,6 +299,29 @@ def faults(detach_json, dump_json):
     print("faults: rx = XDP_PASS + exec_failed; the program's count (carried over) = XDP_PASS")
 
 
+def percpu(detach_json, slots_json, totals_json, workers):
+    d = json.load(open(detach_json))
+    a = {k: v["packets"] for k, v in d["actions"].items()}
+    ran = sum(a.values())
+    if a["XDP_PASS"] != ran or ran != d["rx_packets"] or not ran:
+        fail(f"rx {d['rx_packets']}, actions {a}: expected every packet to pass")
+    word = lambda v, i: int.from_bytes(bytes(int(b, 16) for b in v[8 * i:8 * i + 8]), "little")
+    slot = json.load(open(slots_json))["entries"][0]["value"]
+    totals = json.load(open(totals_json))["entries"]
+    packets, clashes, misplaced = (word(totals[i]["value"], 0) for i in range(3))
+    mark, count, cpus = (word(slot, i) for i in range(3))
+    # Each worker's slice holds its CPU number + 1: the sum says which ran.
+    want_cpus = sum(range(1, int(workers) + 1))
+    if (mark, clashes, misplaced) != (0, 0, 0):
+        fail(f"mark {mark:#x}, clashes {clashes}, misplaced {misplaced}")
+    if count != ran or packets != ran:
+        fail(f"{ran} packets passed, the slices counted {count}, the shared count {packets}")
+    if cpus != want_cpus:
+        fail(f"the slices' CPU numbers sum to {cpus}, not {want_cpus}: not every worker ran")
+    print(f"{workers} workers: {ran} packets passed, each counted once in the per-CPU slices, "
+          "no clash, no misplaced slice")
+
+
 def accounted(path):
     d = json.load(open(path))
     a = sum(v["packets"] for v in d["actions"].values())
@@ -364,6 +391,8 @@ if __name__ == "__main__":
         faults(*args)
     elif mode == "accounted":
         accounted(*args)
+    elif mode == "percpu":
+        percpu(*args)
     elif mode == "recovery-time":
         recovery_time(*args)
     elif mode == "stats":
