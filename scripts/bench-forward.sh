@@ -14,7 +14,8 @@
 #       stateful firewall through both, batch latency, and the persistent
 #       lanes (a kernel per worker, batches in flight) against launch mode;
 #       one JSON line a run in $OUT/forward-scaling.jsonl and a table on
-#       stdout.
+#       stdout; the daemon's data plane (section daemon, not in the default
+#       list) in $OUT/daemon-scaling.jsonl.
 # Knobs: FWD_MS (each run's traffic, default 1500 ms), FWD_WORKERS
 # (default "1 2 4 8"), FWD_BATCHES (default "256 4096 65536"), FWD_GEN
 # (generator lcores, default 6: with 8 workers and the main lcore, 15 of the
@@ -109,6 +110,55 @@ PY
   fi
 }
 
+# One daemon run: NAME BACKEND PROGRAM WORKERS BATCH [prog load args]: a
+# daemon of WORKERS workers, the program loaded, a net_null port of WORKERS
+# rx queues (64-byte packets) attached, its rx rate over FWD_MS between two
+# `stats`; one JSON line to $OUT/daemon-scaling.jsonl, one line to stderr.
+daemon_run() {
+  local name=$1 backend=$2 prog=$3 workers=$4 batch=$5
+  shift 5
+  local dir=/tmp/fwd object=$CARRY/programs/$prog.gpu.o sock=/tmp/fwd-daemon.sock pid i
+  if [[ $backend != gpu ]]; then
+    dir=/tmp/fwd-host object=$CARRY/programs/$prog.o
+  fi
+  rm -f "$sock"
+  LD_LIBRARY_PATH=$dir/lib "$dir/ebpf-gpu-loader" daemon --socket "$sock" --workers "$workers" \
+    >/tmp/fwd-daemon.log 2>&1 &
+  pid=$!
+  for i in $(seq 200); do [[ -S $sock ]] && break; sleep 0.05; done
+  local c=(env LD_LIBRARY_PATH="$dir/lib" "$dir/ebpf-gpu-loader" --socket "$sock")
+  if "${c[@]}" prog load "$object" "$@" >/dev/null &&
+    "${c[@]}" net attach 1 net_null0,size=64 --queues "$workers" --batch "$batch" >/dev/null; then
+    python3 - "$name" "$backend" "$prog" "$workers" "$batch" "$*" "${FWD_MS:-1500}" "${c[@]}" \
+      >>"$OUT/daemon-scaling.jsonl" <<'PY'
+import json, subprocess, sys, time
+name, backend, prog, workers, batch, args, ms = sys.argv[1:8]
+client = sys.argv[8:]
+def sample():
+    p = json.loads(subprocess.run(client + ["--json", "stats"], check=True,
+                                  capture_output=True, text=True).stdout)["ports"][0]
+    acted = sum(a["packets"] for a in p["actions"].values())
+    return time.monotonic(), p["rx_packets"], acted, p["errors"]["exec_failed"]
+time.sleep(0.3)  # past the first batches
+t0, rx0, a0, f0 = sample()
+time.sleep(int(ms) / 1000)
+t1, rx1, a1, f1 = sample()
+r = dict(name=name, backend=backend, prog=prog, workers=int(workers), batch=int(batch), args=args,
+         seconds=t1 - t0, rx=rx1 - rx0, acted=a1 - a0, exec_failed=f1 - f0,
+         mpps=(a1 - a0) / (t1 - t0) / 1e6)
+print("%-10s %-5s %-12s daemon workers %2d batch %6d %-40s %8.2f Mpps acted (rx %.2f, exec_failed %d)" % (
+    name, backend, prog, r["workers"], r["batch"], args, r["mpps"], r["rx"] / r["seconds"] / 1e6,
+    r["exec_failed"]), file=sys.stderr)
+print(json.dumps(r))
+PY
+  else
+    echo "$name $backend $prog daemon workers $workers batch $batch $*: FAILED" >&2
+  fi
+  kill -TERM "$pid" 2>/dev/null || true
+  wait "$pid" || echo "daemon exit $? ($name $backend $prog $workers $batch $*)" >&2
+  [[ -s /tmp/fwd-daemon.log ]] && grep -iE "error|fail" /tmp/fwd-daemon.log | head -5 >&2 || true
+}
+
 device() {
   : "${OUT:?OUT must name the output folder}"
   mkdir -p /tmp/fwd && tar -xJf "$CARRY/dpdk.tar.xz" -C /tmp/fwd
@@ -183,7 +233,22 @@ device() {
       FWD_GEN=4 run lanes gpu port_filter 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy --gen-replay
       FWD_GEN=4 run lanes gpu port_filter 8 256 --gpu-mode launch --gpu-data mapped --zero-copy --gen-replay
       FWD_GEN=4 run lanes gpu lb 8 4096 --gpu-mode persistent --gpu-data mapped --zero-copy --gen-replay
+      # In place: the worker writes descriptors only, as in launch mode.
+      for w in 1 8; do
+        FWD_GEN=4 run lanes gpu port_filter "$w" 4096 --gpu-mode persistent --gpu-data mapped --zero-copy --gen-replay --gpu-stage off
+      done
+      FWD_GEN=4 run lanes gpu port_filter 8 256 --gpu-mode persistent --gpu-data mapped --zero-copy --gen-replay --gpu-stage off
       FWD_GEN=4 run lanes gpu lb 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy --gen-replay ;;
+    daemon) # the daemon's data plane: lanes per worker against one batch at a time
+      : >"$OUT/daemon-scaling.jsonl"
+      for w in 1 4 8; do
+        daemon_run daemon gpu port_filter "$w" 4096 --gpu-mode launch --gpu-path mapped
+        # A launch size keeps its batches on the executor's one runner
+        # (run(), one batch of the program at a time): the daemon before lanes.
+        daemon_run daemon gpu port_filter "$w" 4096 --gpu-mode launch --gpu-path mapped --launch-size 4096
+        daemon_run daemon host port_filter "$w" 4096
+      done
+      daemon_run daemon gpu conntrack 8 4096 --gpu-mode launch --gpu-path mapped ;;
     programs)
       for p in lb conntrack; do
         run programs gpu "$p" 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy
@@ -220,7 +285,14 @@ device() {
       # dependent load of the program's parse.
       run latency gpu port_filter 1 256 --gpu-mode launch --gpu-data mapped --zero-copy --timeout-us 20 --gpu-stage on
       run latency gpu port_filter 1 256 --gpu-mode launch --gpu-data mapped --zero-copy --timeout-us 20 --depth 2 --gpu-stage on
-      run latency gpu lb 1 32 --gpu-mode persistent --gpu-blocks 1 --gpu-data mapped --zero-copy --timeout-us 5 ;;
+      run latency gpu lb 1 32 --gpu-mode persistent --gpu-blocks 1 --gpu-data mapped --zero-copy --timeout-us 5
+      # Persistent lanes reading packets in place (no first bytes copied by
+      # the worker before the post: 256 x ~25 ns of the round trip).
+      for d in 1 2 4; do
+        run latency gpu port_filter 1 256 --gpu-mode persistent --gpu-data mapped --zero-copy --timeout-us 20 --gpu-stage off --depth "$d"
+      done
+      run latency gpu port_filter 1 256 --gpu-mode persistent --gpu-data mapped --zero-copy --timeout-us 20 --depth 2
+      run latency gpu port_filter 1 32 --gpu-mode persistent --gpu-blocks 1 --gpu-data mapped --zero-copy --timeout-us 5 --gpu-stage off ;;
     esac
   done
   python3 scripts/forward-report.py "$OUT/forward-scaling.jsonl" >"$OUT/forward-scaling.md"

@@ -10,11 +10,14 @@
 namespace ebpfgpu::exec::gpu {
 
 /// A lane's device context made current on the thread that uses it (its
-/// worker) once, not at every call.
+/// worker) once, not at every call: the GPU's primary context, which every
+/// lane of the process shares. A context of the executor's own (the
+/// daemon's programs, whose lanes one worker runs in turn) is made current
+/// at every call.
 struct ThreadBinding {
   std::thread::id Bound;
   MaybeError bind(loader::GpuDevice &Dev) {
-    if (Bound == std::this_thread::get_id())
+    if (Bound == std::this_thread::get_id() && !Dev.ownsContext())
       return std::nullopt;
     if (MaybeError E = Dev.bindThread())
       return E;

@@ -357,8 +357,11 @@ TEST(GuardedExecutor, TakingOutWaitsUntilTheWorkersAreDoneWithTheirSlots) {
   EXPECT_FALSE(polled(Lane.poll(0, false)));
   std::atomic<bool> Took{false};
   std::shared_ptr<runtime::BatchExecutor> Out;
+  int OpenWhileIdle = -1;
   std::thread Control([&] {
-    Out = G.takeOut();
+    // Its maps are read with no batch running and its lanes still open (a
+    // GPU lane closing aborts a hung kernel, and the maps with it).
+    Out = G.takeOut([&](runtime::BatchExecutor &) { OpenWhileIdle = Back->LanesOpen; });
     Took = true;
   });
   // In flight: the lane stays open.
@@ -378,6 +381,7 @@ TEST(GuardedExecutor, TakingOutWaitsUntilTheWorkersAreDoneWithTheirSlots) {
   Control.join();
   EXPECT_TRUE(Took);
   EXPECT_EQ(Out, Back);
+  EXPECT_EQ(OpenWhileIdle, 1);
   EXPECT_EQ(Back->LanesOpen, 0);
 }
 

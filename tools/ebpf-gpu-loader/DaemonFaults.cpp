@@ -166,13 +166,14 @@ public:
     Use[Slot] = Idle;
   }
 
-  /// The control thread, taking the back end out: closes the inner lane
-  /// when its worker uses none of its slots; false while it does.
-  bool closeIfIdle() {
+  /// The control thread, taking the back end out: whether the worker uses
+  /// none of the lane's slots; then, with `Close`, the inner lane closed.
+  bool idle(bool Close) {
     std::lock_guard L(M);
     if (Inner && std::any_of(Use.begin(), Use.end(), [](uint8_t U) { return U != Idle; }))
       return false;
-    Inner.reset();
+    if (Close)
+      Inner.reset();
     return true;
   }
 
@@ -256,26 +257,36 @@ std::string GuardedExecutor::faultError() const {
   return ErrorText;
 }
 
-std::shared_ptr<runtime::BatchExecutor> GuardedExecutor::takeOut() {
+std::shared_ptr<runtime::BatchExecutor>
+GuardedExecutor::takeOut(const std::function<void(runtime::BatchExecutor &)> &WhileIdle) {
   Faulted.store(true, std::memory_order_release); // new batches stay out
   std::shared_ptr<runtime::BatchExecutor> Out;
   {
     std::unique_lock L(Lock);
     Out = std::move(Inner);
   }
-  // Its lanes go before it: each once its worker has acted on (or failed)
-  // the batches it has in flight, which ends by their watchdog at the latest.
-  for (;;) {
-    bool Open = false;
-    {
-      std::lock_guard G(LanesLock);
-      for (GuardedLane *Lane : Lanes)
-        Open |= !Lane->closeIfIdle();
+  // Every worker acts on (or fails) the batches it has in flight, which
+  // end by their watchdog at the latest; none starts another.
+  auto Lanes = [&](bool Close) {
+    for (;;) {
+      bool Busy = false;
+      {
+        std::lock_guard G(LanesLock);
+        for (GuardedLane *Lane : this->Lanes)
+          Busy |= !Lane->idle(Close);
+      }
+      if (!Busy)
+        return;
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
     }
-    if (!Open)
-      return Out;
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
-  }
+  };
+  Lanes(false);
+  if (Out && WhileIdle)
+    WhileIdle(*Out);
+  // Its lanes go before it (closing a GPU lane whose kernel hangs aborts
+  // it, after which its maps cannot be read).
+  Lanes(true);
+  return Out;
 }
 
 void GuardedExecutor::install(std::shared_ptr<runtime::BatchExecutor> In) {

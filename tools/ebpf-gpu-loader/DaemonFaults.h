@@ -86,11 +86,14 @@ public:
   /// that failed included).
   uint64_t failedBatches() const { return FailedBatches.load(std::memory_order_relaxed); }
   uint64_t failedPackets() const { return FailedPackets.load(std::memory_order_relaxed); }
-  /// Takes the back end out: waits until no call is inside it (a GPU batch
-  /// returns by its watchdog at the latest) and closes its lanes once their
-  /// workers are done with their batches in flight; later calls fail until
-  /// install(). The caller owns what it returns.
-  std::shared_ptr<runtime::BatchExecutor> takeOut();
+  /// Takes the back end out: waits until no call is inside it and its
+  /// lanes' workers are done with their batches in flight (a GPU batch
+  /// returns by its watchdog at the latest), runs `WhileIdle` on it (its
+  /// lanes still open, none running: the maps read as the batches left
+  /// them), then closes its lanes; later calls fail until install(). The
+  /// caller owns what it returns.
+  std::shared_ptr<runtime::BatchExecutor>
+  takeOut(const std::function<void(runtime::BatchExecutor &)> &WhileIdle = {});
   /// Puts a back end (of the same program) in and clears the fault.
   void install(std::shared_ptr<runtime::BatchExecutor> Inner);
 

@@ -60,11 +60,14 @@ void DaemonState::recover(Program &P) {
   // whose kernel hangs answers through the copy stream; one with a sticky
   // driver error does not). Event streams and .rodata are not state to
   // carry: the first is lost, the second comes with the code.
-  std::shared_ptr<runtime::BatchExecutor> Old = P.Exec->takeOut();
-  std::vector<std::shared_ptr<void>> Quiet = quiesceOthers(&P);
   using Entries = std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>>;
   std::vector<std::pair<runtime::MapInfo, Entries>> Saved;
-  if (Old) {
+  // The other programs' persistent kernels stop from before the old back
+  // end's lanes close (freeing may wait for an idle device) until the new
+  // one is made (so may making a context).
+  std::vector<std::shared_ptr<void>> Quiet;
+  bool Quieted = false;
+  std::shared_ptr<runtime::BatchExecutor> Old = P.Exec->takeOut([&](runtime::BatchExecutor &Back) {
     R.MapsRestored.clear();
     R.MapsLost.clear();
     for (const runtime::MapInfo &I : P.Exec->maps()) {
@@ -75,7 +78,7 @@ void DaemonState::recover(Program &P) {
         continue;
       }
       Entries E;
-      MaybeError Err = Old->accessMap(I.Name, [&](ebpfgpu_map &H, bool &) -> MaybeError {
+      MaybeError Err = Back.accessMap(I.Name, [&](ebpfgpu_map &H, bool &) -> MaybeError {
         abi::forEachMapEntry(H, [&](const uint8_t *K, const uint8_t *V) {
           E.push_back(
               {std::vector<uint8_t>(K, K + H.key_size), std::vector<uint8_t>(V, V + H.value_size)});
@@ -87,6 +90,12 @@ void DaemonState::recover(Program &P) {
       else
         Saved.push_back({I, std::move(E)});
     }
+    Quiet = quiesceOthers(&P);
+    Quieted = true;
+  });
+  if (!Quieted)
+    Quiet = quiesceOthers(&P);
+  if (Old) {
     // Nothing is inside the old back end and nothing can enter it: it can
     // go (the GPU's context with it, which stops a kernel that hangs).
     R.Teardown = P.Discard ? P.Discard(std::move(Old)) : "freed";

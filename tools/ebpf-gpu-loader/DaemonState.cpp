@@ -568,7 +568,9 @@ void DaemonState::release(Program &P) {
   // that hangs would make an ordinary teardown wait for it for ever).
   if (!P.Exec->faulted())
     return;
-  std::shared_ptr<runtime::BatchExecutor> Old = P.Exec->takeOut();
+  std::vector<std::shared_ptr<void>> Quiet;
+  std::shared_ptr<runtime::BatchExecutor> Old =
+      P.Exec->takeOut([&](runtime::BatchExecutor &) { Quiet = quiesceOthers(&P); });
   if (Old && P.Discard)
     P.Discard(std::move(Old));
 }
