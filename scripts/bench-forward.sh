@@ -238,6 +238,7 @@ device() {
         FWD_GEN=4 run lanes gpu port_filter "$w" 4096 --gpu-mode persistent --gpu-data mapped --zero-copy --gen-replay --gpu-stage off
       done
       FWD_GEN=4 run lanes gpu port_filter 8 256 --gpu-mode persistent --gpu-data mapped --zero-copy --gen-replay --gpu-stage off
+      FWD_GEN=4 run lanes gpu lb 8 4096 --gpu-mode persistent --gpu-data mapped --zero-copy --gen-replay --gpu-stage off
       FWD_GEN=4 run lanes gpu lb 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy --gen-replay ;;
     daemon) # the daemon's data plane: lanes per worker against one batch at a time
       : >"$OUT/daemon-scaling.jsonl"
@@ -292,7 +293,11 @@ device() {
         run latency gpu port_filter 1 256 --gpu-mode persistent --gpu-data mapped --zero-copy --timeout-us 20 --gpu-stage off --depth "$d"
       done
       run latency gpu port_filter 1 256 --gpu-mode persistent --gpu-data mapped --zero-copy --timeout-us 20 --depth 2
-      run latency gpu port_filter 1 32 --gpu-mode persistent --gpu-blocks 1 --gpu-data mapped --zero-copy --timeout-us 5 --gpu-stage off ;;
+      run latency gpu port_filter 1 32 --gpu-mode persistent --gpu-blocks 1 --gpu-data mapped --zero-copy --timeout-us 5 --gpu-stage off
+      for s in on off; do
+        run latency gpu port_filter 1 32 --gpu-mode persistent --gpu-blocks 1 --gpu-data mapped --zero-copy --timeout-us 5 --depth 1 --gpu-stage "$s"
+        run latency gpu port_filter 1 64 --gpu-mode persistent --gpu-blocks 1 --gpu-data mapped --zero-copy --timeout-us 5 --depth 1 --gpu-stage "$s"
+      done ;;
     esac
   done
   python3 scripts/forward-report.py "$OUT/forward-scaling.jsonl" >"$OUT/forward-scaling.md"

@@ -421,9 +421,10 @@ device() {
     fi
     # The same in batches of 256 through every control-flow mode and data path,
     # and on the mapped path with small packets staged in GPU memory and not
-    # (--gpu-stage: auto stages programs that may write packets, and every
-    # program in persistent mode, whose staged packets come with their
-    # descriptors); persistent in batches of 4096 too (blocks beyond block 0).
+    # (--gpu-stage: auto stages programs that may write packets, and in
+    # persistent mode every program in batches of at most 64, whose staged
+    # packets come with their descriptors); persistent in batches of 4096
+    # too (blocks beyond block 0).
     local how agree=() mode data stage batch
     for how in launch:copy launch:mapped persistent:copy persistent:mapped launch:mapped:on \
                launch:mapped:off persistent:mapped:on persistent:mapped:off \
@@ -694,9 +695,10 @@ sys.exit(0 if ok else 1)" /tmp/fwd.json "$how"; then
   # one slice), no slice reached under another CPU number. Batches of 256
   # run in each kernel's block 0 (posted while the one before runs);
   # batches of 4096 take 16 blocks a kernel (the blocks wait for each other
-  # between batches).
+  # between batches). Batches of 32 are staged (the worker copies each
+  # packet's first bytes beside its descriptor), the others read in place.
   local lanes
-  for lanes in 256:4 4096:4 4096:2 100:1; do
+  for lanes in 256:4 4096:4 4096:2 100:1 32:2; do
     local lb=${lanes%%:*} ld=${lanes##*:}
     if LD_LIBRARY_PATH=/tmp/dpdk/lib timeout -k 5 120 /tmp/dpdk/ebpf-gpu-loader forward \
         "$s/percpu_exclusive.gpu.o" --port gen --gen-pcap /tmp/gen.pcap --gen-lcores 4 --queues 4 \

@@ -61,8 +61,16 @@ public:
   /// Whether runners on the mapped path stage packets (GpuExecOptions::Stage).
   bool stages() const {
     return Opts.Stage == GpuExecOptions::Staging::On ||
-           (Opts.Stage == GpuExecOptions::Staging::Auto &&
-            (!ReadOnlyPackets || Opts.Mode == loader::GpuMode::Persistent));
+           (Opts.Stage == GpuExecOptions::Staging::Auto && (!ReadOnlyPackets || latencyBatches()));
+  }
+  /// Persistent mode with batches of at most 64 packets (the latency mode):
+  /// the worker's copy of each packet's first bytes beside its descriptor
+  /// (~25 ns a packet) saves the kernel a dependent PCIe round trip a batch.
+  /// With larger batches the copy costs more than it saves (the port filter
+  /// at batch 256, one worker: p50 18.4 us in place, 24.6-30.7 staged; 8
+  /// workers at 4096: 147 Mpps in place, 79 staged; H100, PERFORMANCE.md).
+  bool latencyBatches() const {
+    return Opts.Mode == loader::GpuMode::Persistent && Opts.LaunchSize && Opts.LaunchSize <= 64;
   }
 
   /// Host operations on the maps: no run() (Launching), and every lane

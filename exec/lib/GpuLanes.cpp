@@ -9,23 +9,6 @@
 #ifdef EBPF_GPU_HAVE_CUDA
 namespace ebpfgpu::exec::gpu {
 
-/// A lane's device context made current on the thread that uses it (its
-/// worker) once, not at every call: the GPU's primary context, which every
-/// lane of the process shares. A context of the executor's own (the
-/// daemon's programs, whose lanes one worker runs in turn) is made current
-/// at every call.
-struct ThreadBinding {
-  std::thread::id Bound;
-  MaybeError bind(loader::GpuDevice &Dev) {
-    if (Bound == std::this_thread::get_id() && !Dev.ownsContext())
-      return std::nullopt;
-    if (MaybeError E = Dev.bindThread())
-      return E;
-    Bound = std::this_thread::get_id();
-    return std::nullopt;
-  }
-};
-
 /// A worker's own way to the GPU (GpuExecOptions::AsyncLanes): a launch-mode
 /// runner per slot, each with its stream and pinned buffers, so that the
 /// worker's batches and other workers' run on the GPU while it receives
@@ -151,7 +134,8 @@ private:
                              [&] { return S.Runner->start(Count, Bytes, InPlace); });
   }
 
-  MaybeError bind() { return Binding.bind(*X.Dev); }
+  /// The lane's context current on its worker (a no-op when it is).
+  MaybeError bind() { return X.Dev->bindThread(); }
 
   MaybeError ensureRunner(Slot &S, uint32_t Count, size_t Bytes) {
     if (S.Runner && S.Runner->options().MaxPackets >= Count &&
@@ -177,7 +161,6 @@ private:
 
   GpuExecutor &X;
   std::vector<Slot> Slots;
-  ThreadBinding Binding;
   size_t Hint = SIZE_MAX; ///< the packet range the last packet was in
   int BarrierStream;      ///< its stream of X.Barrier, or -1 (none)
 };
@@ -278,14 +261,14 @@ public:
   }
 
 private:
-  MaybeError bind() { return Binding.bind(*X.Dev); }
+  /// The lane's context current on its worker (a no-op when it is).
+  MaybeError bind() { return X.Dev->bindThread(); }
 
   GpuExecutor &X;
   std::unique_ptr<loader::GpuRunner> Runner;
   std::vector<PacketBatch *> Batches; ///< a slot's batch in flight (null: staged)
   std::vector<uint32_t> Staged;       ///< a staged slot's packets
   std::vector<bool> InPlace;
-  ThreadBinding Binding;
   size_t Hint = SIZE_MAX;
 };
 

@@ -87,7 +87,8 @@ Expected<std::unique_ptr<GpuDevice>> GpuDevice::open(int Ordinal, bool OwnContex
   D->Context = Ctx;
   D->Own = OwnContext;
   D->Name = Name;
-  EBPFGPU_CHECK(A, cuCtxSetCurrent, Ctx);
+  if (MaybeError E = D->bindThread())
+    return std::move(*E);
   int Sms = 0, PerSm = 0;
   EBPFGPU_CHECK(A, cuDeviceGetAttribute, &Sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, Dev);
   EBPFGPU_CHECK(A, cuDeviceGetAttribute, &PerSm,
@@ -97,8 +98,26 @@ Expected<std::unique_ptr<GpuDevice>> GpuDevice::open(int Ordinal, bool OwnContex
   return D;
 }
 
+namespace {
+/// The context this thread last made current through a GpuDevice, and how
+/// many contexts had ended then (a handle may come back for a new context):
+/// a thread that runs batches of several programs, each with a context of
+/// its own (the daemon's workers), switches only when the program changes.
+/// Every context this process makes current goes through here.
+struct BoundContext {
+  void *Context = nullptr;
+  uint64_t Ended = 0;
+};
+thread_local BoundContext ThisThread;
+std::atomic<uint64_t> ContextsEnded{0};
+} // namespace
+
 MaybeError GpuDevice::bindThread() const {
+  const uint64_t Ended = ContextsEnded.load(std::memory_order_acquire);
+  if (ThisThread.Context == Context && ThisThread.Ended == Ended)
+    return std::nullopt;
   EBPFGPU_CHECK(*Api, cuCtxSetCurrent, static_cast<CUcontext>(Context));
+  ThisThread = {Context, Ended};
   return std::nullopt;
 }
 
@@ -131,6 +150,7 @@ bool GpuDevice::destroyContext() {
   // Registered host ranges are unregistered with the context.
   Mapped.clear();
   Api->cuCtxDestroy(static_cast<CUcontext>(Context));
+  ContextsEnded.fetch_add(1, std::memory_order_acq_rel);
   Context = nullptr;
   return true;
 }
@@ -144,6 +164,7 @@ GpuDevice::~GpuDevice() {
     Api->cuCtxDestroy(static_cast<CUcontext>(Context));
   else
     Api->cuDevicePrimaryCtxRelease(Device);
+  ContextsEnded.fetch_add(1, std::memory_order_acq_rel);
 }
 
 MaybeError GpuProgram::enqueueReclaim(void *Stream) const {

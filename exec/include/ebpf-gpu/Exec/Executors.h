@@ -86,9 +86,10 @@ struct GpuExecOptions {
   /// program that may write packets (its byte stores would each cross PCIe;
   /// the LB gained 64%) and, in launch mode, not for one proven read-only
   /// (in place it keeps the GPU's work per packet lower: the port filter
-  /// and the firewall lost 10-12% staged, H200, docs/PERFORMANCE.md); the
-  /// persistent kernel, there for latency, stages every program (one PCIe
-  /// round trip for the packet instead of one per dependent load).
+  /// and the firewall lost 10-12% staged, H200, docs/PERFORMANCE.md), nor, in
+  /// persistent mode, unless its launches are of at most 64 packets (the
+  /// latency mode: one PCIe round trip for the packet instead of one per
+  /// dependent load, for ~25 ns of the worker's time a packet).
   enum class Staging { Auto, On, Off } Stage = Staging::Auto;
   /// Async lanes of a program whose hashed maps the device reclaims:
   /// packets between two reclaims (loader::GpuReclaimBarrier; 0: its

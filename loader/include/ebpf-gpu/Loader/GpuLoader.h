@@ -40,7 +40,8 @@ public:
   const CudaApi &api() const { return *Api; }
   /// Makes the device's context current on the calling thread: a thread
   /// other than the one that opened it (a DPDK worker) must, before any
-  /// other call on the device's objects.
+  /// other call on the device's objects. No driver call when the thread's
+  /// last bindThread() made it current already.
   MaybeError bindThread() const;
   /// Page-locks host memory [Addr, Addr + Bytes) and maps it for the GPU
   /// (cuMemHostRegister); returns the device address of Addr. The range
