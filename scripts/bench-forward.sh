@@ -239,6 +239,16 @@ device() {
       done
       FWD_GEN=4 run lanes gpu port_filter 8 256 --gpu-mode persistent --gpu-data mapped --zero-copy --gen-replay --gpu-stage off
       FWD_GEN=4 run lanes gpu lb 8 4096 --gpu-mode persistent --gpu-data mapped --zero-copy --gen-replay --gpu-stage off
+      # Every other CPU generating, mbufs for 64-byte frames: how the lanes
+      # scale where the generator is not the limit, launch mode and the
+      # generator's own ceiling (null) beside.
+      for w in $workers; do
+        FWD_GEN=7 run lanes gpu port_filter "$w" 4096 --gpu-mode persistent --gpu-data mapped --zero-copy --gen-replay --max-frame 128
+      done
+      for w in 1 8; do
+        FWD_GEN=7 run lanes gpu port_filter "$w" 4096 --gpu-mode launch --gpu-data mapped --zero-copy --gen-replay --max-frame 128
+        FWD_GEN=7 run lanes null port_filter "$w" 4096 --zero-copy --gen-replay --max-frame 128
+      done
       FWD_GEN=4 run lanes gpu lb 8 4096 --gpu-mode launch --gpu-data mapped --zero-copy --gen-replay ;;
     daemon) # the daemon's data plane: lanes per worker against one batch at a time
       : >"$OUT/daemon-scaling.jsonl"
