@@ -95,6 +95,12 @@ Expected<std::unique_ptr<GpuDevice>> GpuDevice::open(int Ordinal, bool OwnContex
                 CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, Dev);
   D->ResidentThreads = uint32_t(Sms) * uint32_t(PerSm);
   D->Multiprocessors = uint32_t(Sms);
+  // -1 where the system has no NUMA (or a driver before CUDA 12.2 does not
+  // know the attribute): one node, 0.
+  int Numa = -1;
+  if (A.cuDeviceGetAttribute(&Numa, CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID, Dev) != CUDA_SUCCESS)
+    Numa = -1;
+  D->NumaNode = Numa < 0 ? 0 : uint32_t(Numa);
   return D;
 }
 

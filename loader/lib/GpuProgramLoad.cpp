@@ -84,6 +84,20 @@ MaybeError GpuProgram::bindAbortWord() {
   return std::nullopt;
 }
 
+/// bpf_get_numa_node_id's node, where the module reads it.
+MaybeError GpuProgram::bindNumaNode() {
+  const CudaApi &A = Dev.api();
+  CUdeviceptr G;
+  size_t GSize = 0;
+  if (A.cuModuleGetGlobal(&G, &GSize, static_cast<CUmodule>(Module), EBPFGPU_NUMA_NODE_GLOBAL) !=
+          CUDA_SUCCESS ||
+      GSize != sizeof(uint32_t))
+    return std::nullopt;
+  uint32_t Node = Dev.numaNode();
+  EBPFGPU_CHECK(A, cuMemcpyHtoD, G, &Node, sizeof(Node));
+  return std::nullopt;
+}
+
 /// bpf_trace_printk's log, for a program that calls it.
 MaybeError GpuProgram::bindTraceLog() {
   const CudaApi &A = Dev.api();
@@ -261,10 +275,13 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev,
     return std::move(*E);
   if (MaybeError E = P->bindAbortWord())
     return std::move(*E);
+  if (MaybeError E = P->bindNumaNode())
+    return std::move(*E);
   if (std::count(Spec.Helpers.begin(), Spec.Helpers.end(), "trace_printk"))
     if (MaybeError E = P->bindTraceLog())
       return std::move(*E);
-  P->UsesFib = std::count(Spec.Helpers.begin(), Spec.Helpers.end(), "fib_lookup") != 0;
+  P->UsesFib = std::count(Spec.Helpers.begin(), Spec.Helpers.end(), "fib_lookup") != 0 ||
+               std::count(Spec.Helpers.begin(), Spec.Helpers.end(), "check_mtu") != 0;
   if (MaybeError E = P->bindMaps(Spec))
     return std::move(*E);
   if (MaybeError E = P->bindReclaim())

@@ -121,6 +121,8 @@ MaybeDiag Verifier::helperArg(uint32_t Pc, const platform::HelperProto &H,
     break;
   case platform::ArgCheck::ReleaseAlloc:
     return releaseArg(Pc, H, R, S, Args);
+  case platform::ArgCheck::InOutU32:
+    return inOutU32Arg(Pc, H, R, S);
   case platform::ArgCheck::ConstSize:
   case platform::ArgCheck::ConstSizeOrZero:
     if (V.K != Kind::Scalar)
@@ -247,6 +249,38 @@ MaybeDiag Verifier::sizedMemArg(uint32_t Pc, const platform::HelperProto &H,
     }
   if ((Uninit || InOut) && V.K == Kind::Stack)
     helperFillsStack(S, V, SizeReg.UMax);
+  return std::nullopt;
+}
+
+/// InOutU32: a u32 the helper reads and rewrites. As the kernel's fixed-size
+/// memory argument that the helper writes (no raw mode): readable (stack
+/// bytes never written included, as the kernel allows a privileged loader:
+/// the runtime zeroes every frame, so the helper reads zeros), writable,
+/// aligned to 4, and not the packet (the helper has no packet access). Pointer offsets carry no known bits here, so a variable offset,
+/// which the kernel takes where its known bits are aligned, is refused.
+MaybeDiag Verifier::inOutU32Arg(uint32_t Pc, const platform::HelperProto &H,
+                                unsigned R, State &S) {
+  const Reg &V = S.Regs[R];
+  std::string Arg = argName(H, R);
+  if (V.K != Kind::Stack && V.K != Kind::MapValue && V.K != Kind::AllocMem)
+    return fail(Pc,
+                Arg + " must point to a u32 on the stack, in a map value or in a record, is a " +
+                    std::string(kindName(V.K)),
+                "type(" + regName(R) + ") == stack|map_value|ringbuf_mem");
+  if ((uint64_t(V.Off) & 3) != 0 || V.hasVarOff())
+    return fail(Pc,
+                Arg + " must be 4-byte aligned at a constant offset, is " + V.str(),
+                "aligned(" + regName(R) + ", 4)");
+  for (bool Write : {false, true})
+    if (auto E = access(Pc, S, R, 0, 4, Write, "helper access",
+                        /*AllowUninitStack=*/true)) {
+      E->Reason = Arg + ": " + E->Reason;
+      return E;
+    }
+  if (auto E = spilledPointerRead(Pc, S, R, 0, 4, Arg))
+    return E;
+  if (V.K == Kind::Stack)
+    helperFillsStack(S, V, 4);
   return std::nullopt;
 }
 

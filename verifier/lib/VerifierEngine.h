@@ -130,6 +130,8 @@ private:
                       State &S, HelperArgs &Args);
   MaybeDiag sizedMemArg(uint32_t Pc, const platform::HelperProto &H, unsigned R,
                         State &S);
+  MaybeDiag inOutU32Arg(uint32_t Pc, const platform::HelperProto &H, unsigned R,
+                        State &S);
   void helperFillsStack(State &S, const Reg &Buf, uint64_t Size);
   MaybeDiag releaseArg(uint32_t Pc, const platform::HelperProto &H, unsigned R,
                        State &S, HelperArgs &Args);

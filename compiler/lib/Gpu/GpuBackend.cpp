@@ -448,10 +448,13 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
   Entry->addFnAttr(llvm::Attribute::AlwaysInline);
   GpuProgram Out;
   if (Lift.Platform->hasContext()) {
-    // bpf_trace_printk's log and bpf_fib_lookup's table: device pointers
-    // the loader sets.
-    auto PointerGlobal = [&](const char *Helper, const char *Name) -> llvm::GlobalVariable * {
-      if (!std::count(Lifted->HelpersUsed.begin(), Lifted->HelpersUsed.end(), Helper))
+    // bpf_trace_printk's log and the forwarding table of bpf_fib_lookup and
+    // bpf_check_mtu: device pointers the loader sets.
+    auto PointerGlobal = [&](std::initializer_list<const char *> Helpers,
+                             const char *Name) -> llvm::GlobalVariable * {
+      if (std::none_of(Helpers.begin(), Helpers.end(), [&](const char *H) {
+            return std::count(Lifted->HelpersUsed.begin(), Lifted->HelpersUsed.end(), H);
+          }))
         return nullptr;
       auto *I64 = llvm::Type::getInt64Ty(M.getContext());
       return new llvm::GlobalVariable(M, I64, false, llvm::GlobalValue::ExternalLinkage,
@@ -471,8 +474,9 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
     }
     addXdpBatchKernel(M,
                       addXdpPacketFn(M, Entry,
-                                     PointerGlobal("trace_printk", EBPFGPU_TRACE_LOG_GLOBAL),
-                                     PointerGlobal("fib_lookup", EBPFGPU_FIB_GLOBAL), Stage,
+                                     PointerGlobal({"trace_printk"}, EBPFGPU_TRACE_LOG_GLOBAL),
+                                     PointerGlobal({"fib_lookup", "check_mtu"}, EBPFGPU_FIB_GLOBAL),
+                                     Stage,
                                      Gpu.PacketsReadOnly),
                       Groups);
     addXdpPersistentKernel(M);

@@ -6,19 +6,34 @@
 #include "ebpf-gpu/Compiler/HostJit.h"
 #include "ebpf-gpu/Platform/FibAbi.h"
 #include "ebpf-gpu/Platform/MapAbi.h"
+#include "ebpf-gpu/Abi/HelperDefs.h"
 
 #include <cstring>
 #include <ctime>
 #include <map>
+#include <sched.h>
 
 namespace ebpfgpu::compiler {
 
 namespace {
 
-uint64_t nowNs(int Boot) {
+uint64_t nowNs(int Clock) {
   timespec Ts;
-  clock_gettime(Boot ? CLOCK_BOOTTIME : CLOCK_MONOTONIC, &Ts);
+  clockid_t Id = Clock == EBPFGPU_CLOCK_BOOT     ? CLOCK_BOOTTIME
+                 : Clock == EBPFGPU_CLOCK_COARSE ? CLOCK_MONOTONIC_COARSE
+                 : Clock == EBPFGPU_CLOCK_TAI    ? CLOCK_TAI
+                                                 : CLOCK_MONOTONIC;
+  clock_gettime(Id, &Ts);
   return uint64_t(Ts.tv_sec) * 1000000000ull + uint64_t(Ts.tv_nsec);
+}
+
+/// The NUMA node of the CPU the calling thread runs on, as the kernel's
+/// numa_node_id() for the CPU that runs a program.
+uint64_t numaNode() {
+  unsigned Cpu = 0, Node = 0;
+  if (getcpu(&Cpu, &Node) != 0)
+    return 0; // no NUMA information: one node, as a kernel without NUMA
+  return Node;
 }
 
 using std::memcpy;
@@ -26,7 +41,8 @@ using std::memmove;
 using std::memset;
 
 #define EBPFGPU_HELPER(Name) ebpfgpu_host_##Name
-#define EBPFGPU_NOW_NS(Boot) nowNs(Boot)
+#define EBPFGPU_NOW_NS(Clock) nowNs(Clock)
+#define EBPFGPU_NUMA_NODE() numaNode()
 #define EBPFGPU_FENCE() __atomic_thread_fence(__ATOMIC_ACQ_REL)
 #define EBPFGPU_SPIN_PAUSE(spins) ((void)(spins), __builtin_ia32_pause())
 uint32_t ebpfgpu_load_acquire(uint32_t *P) { return __atomic_load_n(P, __ATOMIC_ACQUIRE); }
@@ -56,6 +72,8 @@ void *hostHelperAddress(const std::string &Name) {
       ENTRY(fib_lookup),
       ENTRY(ringbuf_output),  ENTRY(ringbuf_reserve),      ENTRY(ringbuf_submit),
       ENTRY(ringbuf_discard), ENTRY(perf_event_output),    ENTRY(jiffies64),
+      ENTRY(ktime_get_coarse_ns), ENTRY(ktime_get_tai_ns), ENTRY(get_numa_node_id),
+      ENTRY(xdp_get_buff_len), ENTRY(check_mtu),
   };
 #undef ENTRY
   auto It = Table.find(Name);

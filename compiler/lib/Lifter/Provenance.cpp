@@ -108,8 +108,9 @@ void Provenance::transfer(AbsState &S, uint32_t Pc) const {
   auto ClobberCall = [&] {
     // A bpf-to-bpf call, or a helper without a prototype, may write the
     // stack through any pointer it gets; a helper writes only through its
-    // UninitMem and InOutMem arguments, within the size that follows them (map helpers
-    // write none: spilled pointers, the context's above all, survive).
+    // UninitMem and InOutMem arguments, within the size that follows them, and its
+    // InOutU32 ones, 4 bytes (map helpers write none: spilled pointers, the
+    // context's above all, survive).
     const platform::HelperProto *H =
         I.isHelperCall() ? Platform->helper(I.Imm) : nullptr;
     // A function that writes only its own frame cannot reach the caller's
@@ -125,9 +126,13 @@ void Provenance::transfer(AbsState &S, uint32_t Pc) const {
         break;
       }
       if (R - 1 >= H->Checks.size() || (H->Checks[R - 1] != platform::ArgCheck::UninitMem &&
-                                         H->Checks[R - 1] != platform::ArgCheck::InOutMem))
+                                         H->Checks[R - 1] != platform::ArgCheck::InOutMem &&
+                                         H->Checks[R - 1] != platform::ArgCheck::InOutU32))
         continue;
-      const AbsValue &Size = R < 5 ? S.Regs[R + 1] : AbsValue();
+      const AbsValue Size = H->Checks[R - 1] == platform::ArgCheck::InOutU32
+                                ? AbsValue::constant(4)
+                            : R < 5 ? S.Regs[R + 1]
+                                    : AbsValue();
       if (S.Regs[R].K != AbsValue::Stack || !Size.isConst() || Size.Value < 0 ||
           Size.Value > int64_t(isa::MaxStackBytes)) {
         S.Slots.clear();
@@ -413,7 +418,8 @@ Expected<Provenance> Provenance::analyze(const object::ProgramSpec &Prog,
       else if (I.isHelperCall()) {
         const platform::HelperProto *H = Platform.helper(I.Imm);
         Local = H && std::none_of(H->Checks.begin(), H->Checks.end(), [](platform::ArgCheck C) {
-                  return C == platform::ArgCheck::UninitMem || C == platform::ArgCheck::InOutMem;
+                  return C == platform::ArgCheck::UninitMem || C == platform::ArgCheck::InOutMem ||
+                         C == platform::ArgCheck::InOutU32;
                 });
       }
     }

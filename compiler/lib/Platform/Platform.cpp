@@ -63,6 +63,7 @@ public:
       {M::PerfEventArray}, E::None, /*GplOnly=*/true);
     H(28, "csum_diff", V::Scalar, {V::Ptr, V::Scalar, V::Ptr, V::Scalar, V::Scalar}, false,
       {C::Mem, C::ConstSizeOrZero, C::Mem, C::ConstSizeOrZero, C::Scalar});
+    H(42, "get_numa_node_id", V::Scalar, {}, false, {});
     H(44, "xdp_adjust_head", V::Scalar, {V::Ctx, V::Scalar}, false, {C::Ctx, C::Scalar},
       R::Scalar, {}, E::MovesPacket);
     H(51, "redirect_map", V::Scalar, {V::Map, V::Scalar, V::Scalar}, true,
@@ -83,12 +84,19 @@ public:
       {C::MapPtr, C::AllocSize, C::Scalar}, R::AllocMemOrNull, {M::Ringbuf});
     H(132, "ringbuf_submit", V::Void, {V::Ptr, V::Scalar}, false, {C::ReleaseAlloc, C::Scalar});
     H(133, "ringbuf_discard", V::Void, {V::Ptr, V::Scalar}, false, {C::ReleaseAlloc, C::Scalar});
+    H(160, "ktime_get_coarse_ns", V::Scalar, {}, false, {});
+    // XDP's form: the flags must be 0 (no segment check), any other is -EINVAL.
+    H(163, "check_mtu", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar, V::Scalar}, false,
+      {C::Ctx, C::Anything, C::InOutU32, C::Anything, C::Anything}, R::Scalar, {}, E::None,
+      /*GplOnly=*/true);
+    H(188, "xdp_get_buff_len", V::Scalar, {V::Ctx}, false, {C::Ctx});
     H(189, "xdp_load_bytes", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar}, false,
       {C::Ctx, C::Scalar, C::UninitMem, C::ConstSize});
     // Writes packet bytes, moves nothing: packet pointers stay valid, as in
     // the kernel (not one of its helpers that change packet data).
     H(190, "xdp_store_bytes", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar}, false,
       {C::Ctx, C::Scalar, C::Mem, C::ConstSize});
+    H(208, "ktime_get_tai_ns", V::Scalar, {}, false, {});
   }
 
   const char *name() const override { return "xdp"; }

@@ -8,6 +8,7 @@
 #include "ebpf-gpu/Platform/FibAbi.h"
 #include "ebpf-gpu/Platform/MapAbi.h"
 #include "ebpf-gpu/Platform/XdpContext.h"
+#include "ebpf-gpu/Abi/HelperDefs.h"
 
 static inline uint64_t ebpfgpu_globaltimer(void) {
   uint64_t t;
@@ -15,11 +16,24 @@ static inline uint64_t ebpfgpu_globaltimer(void) {
   return t;
 }
 
+/* Every clock is the global timer (HelperDefs.h); the coarse one stops at
+ * the timer's last tick of EBPFGPU_JIFFIES_HZ. */
+static inline uint64_t ebpfgpu_now_ns(int clock) {
+  const uint64_t t = ebpfgpu_globaltimer();
+  const uint64_t tick = 1000000000ull / EBPFGPU_JIFFIES_HZ;
+  return clock == EBPFGPU_CLOCK_COARSE ? t - t % tick : t;
+}
+
+/* The host NUMA node nearest the GPU (GpuAbi.h: EBPFGPU_NUMA_NODE_GLOBAL),
+ * which the loader writes; 0 until it does. */
+uint32_t ebpfgpu_numa_node;
+
 #define memcpy __builtin_memcpy
 #define memmove __builtin_memmove
 #define memset __builtin_memset
 #define EBPFGPU_HELPER(name) ebpfgpu_##name
-#define EBPFGPU_NOW_NS(boot) ebpfgpu_globaltimer()
+#define EBPFGPU_NOW_NS(clock) ebpfgpu_now_ns(clock)
+#define EBPFGPU_NUMA_NODE() (*(volatile uint32_t *)&ebpfgpu_numa_node)
 #define EBPFGPU_FENCE() __asm__ volatile("fence.acq_rel.gpu;" ::: "memory")
 
 /* The loader's abort word (GpuAbi.h: EBPFGPU_ABORT_GLOBAL): a device address,

@@ -21,6 +21,18 @@
 #define EBPFGPU_XDP_ABORTED 0
 #define EBPFGPU_XDP_REDIRECT 4
 
+/* The clocks of the time helpers, as the includer's EBPFGPU_NOW_NS takes
+ * them: the host reads the kernel's clock of the same name (CLOCK_MONOTONIC,
+ * CLOCK_BOOTTIME, CLOCK_MONOTONIC_COARSE, CLOCK_TAI). The GPU has one clock,
+ * its global timer, for all four: the coarse one is that timer at its last
+ * tick of EBPFGPU_JIFFIES_HZ (as the kernel's coarse clock is the time of
+ * its last tick), boot and TAI are the timer itself (a GPU neither suspends
+ * nor knows the host's TAI offset). */
+#define EBPFGPU_CLOCK_MONO 0
+#define EBPFGPU_CLOCK_BOOT 1
+#define EBPFGPU_CLOCK_COARSE 2
+#define EBPFGPU_CLOCK_TAI 3
+
 /* bpf_jiffies64: the kernel's jiffies_64, a tick counter at CONFIG_HZ that
  * starts at INITIAL_JIFFIES (2^32 - 300 s of ticks: the kernel's 32-bit
  * jiffies wraps five minutes after boot). ebpf-gpu derives it from the clock

@@ -55,6 +55,11 @@
  * kernel's waits) ends its thread (PTX exit) or its wait: the kernel ends
  * normally instead of running on for ever, and its context stays usable. */
 #define EBPFGPU_ABORT_GLOBAL "ebpfgpu_abort_word"
+/* Programs that call bpf_get_numa_node_id: a u32 module global holding the
+ * host NUMA node nearest the GPU (CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID; 0 where
+ * the system has no NUMA, as the kernel's numa_node_id() there), which the
+ * loader writes before any launch. */
+#define EBPFGPU_NUMA_NODE_GLOBAL "ebpfgpu_numa_node"
 /* The function the lifter calls from loops on the GPU (void(void)). */
 #define EBPFGPU_LOOP_GUARD "ebpfgpu_loop_guard"
 /* Programs with per-CPU maps: a struct ebpfgpu_cpu_groups module global.

@@ -38,6 +38,9 @@ enum class ArgCheck : uint8_t {
   Mem,          ///< readable memory; its size is the next argument
   UninitMem,    ///< writable memory (may be uninitialised); size in the next argument
   InOutMem,     ///< initialised stack or map value memory the helper rewrites; size next
+  InOutU32,     ///< an initialised, 4-byte aligned u32 the helper reads and rewrites, on the
+                ///< stack, in a map value or in a record (the kernel's
+                ///< ARG_PTR_TO_FIXED_SIZE_MEM | MEM_WRITE | MEM_ALIGNED of 4 bytes)
   ConstSize,    ///< a size > 0 with a known upper bound (follows Mem/UninitMem)
   ConstSizeOrZero, ///< as ConstSize, 0 allowed
   AllocSize,    ///< a known constant size of memory to allocate (0 allowed)

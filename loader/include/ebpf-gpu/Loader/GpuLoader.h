@@ -60,6 +60,8 @@ public:
   /// Threads the GPU holds at once (multiprocessors x threads each).
   uint32_t residentThreads() const { return ResidentThreads; }
   uint32_t multiprocessors() const { return Multiprocessors; }
+  /// The host NUMA node nearest the GPU (0 without NUMA).
+  uint32_t numaNode() const { return NumaNode; }
 
 private:
   GpuDevice() = default;
@@ -70,6 +72,7 @@ private:
   std::string Name;
   uint32_t ResidentThreads = 0;
   uint32_t Multiprocessors = 0;
+  uint32_t NumaNode = 0;
   std::vector<void *> Mapped; ///< page-aligned starts of mapped host ranges
 };
 
@@ -297,6 +300,7 @@ private:
   /// load()'s steps after the module's JIT, each on the program being made.
   MaybeError bindCpuGroups(size_t PerCpu);
   MaybeError bindAbortWord();
+  MaybeError bindNumaNode();
   MaybeError bindTraceLog();
   MaybeError bindMaps(const abi::GpuObjectSpec &Spec);
   MaybeError bindReclaim();
