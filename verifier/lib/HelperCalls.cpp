@@ -21,8 +21,9 @@ namespace {
 /// the families of map it takes.
 std::string mapHelperMismatch(const object::MapSpec &M,
                               const platform::HelperProto &H) {
-  if (std::find(H.Maps.begin(), H.Maps.end(), platform::mapFamily(M.Type)) !=
-      H.Maps.end())
+  if (std::any_of(H.Maps.begin(), H.Maps.end(), [&](platform::MapFamily F) {
+        return platform::mapInFamily(M.Type, F);
+      }))
     return "";
   return "bpf_" + H.Name + " cannot use map '" + M.Name + "' (" +
          object::mapTypeName(M.Type) + ")";
@@ -65,7 +66,9 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
     S.Regs[0] = Reg::unknown();
     break;
   case platform::RetCheck::MapValueOrNull:
-    S.Regs[0] = mapLookupResult(Args);
+    // Only bpf_map_lookup_elem (1) cannot fail on an array key in range, as
+    // in the kernel: bpf_map_lookup_percpu_elem's CPU may be past the last.
+    S.Regs[0] = mapLookupResult(Args, H->Id == 1);
     break;
   case platform::RetCheck::AllocMemOrNull:
     S.Regs[0] = allocResult(Pc, S, Args.AllocBytes);
@@ -364,13 +367,13 @@ void Verifier::releaseRef(State &S, uint32_t Ref) {
 
 /// RetCheck::MapValueOrNull: a value of the map looked up, or null; an
 /// inner map where the map is a map of maps.
-Reg Verifier::mapLookupResult(const HelperArgs &Args) {
+Reg Verifier::mapLookupResult(const HelperArgs &Args, bool KeyMayElideNull) {
   size_t Index = size_t(Args.Map - Maps.data());
   Reg R0 = Reg::pointer(Kind::MapValueOrNull, 0, uint32_t(Index));
   // As the kernel: an array lookup with a constant in-range key cannot fail.
   if ((Args.Map->Type == object::MapTypeArray ||
        Args.Map->Type == object::MapTypePercpuArray) &&
-      Args.KeyConst) {
+      Args.KeyConst && KeyMayElideNull) {
     // The key's bytes decide whether the result may be null.
     PreciseSet M;
     M.addBytes(Args.KeyFrame, Args.KeyAt, 4);

@@ -137,7 +137,7 @@ private:
                        State &S, HelperArgs &Args);
   MaybeDiag tailCallHoldsNoRef(uint32_t Pc, const State &S);
   void releaseRef(State &S, uint32_t Ref);
-  Reg mapLookupResult(const HelperArgs &Args);
+  Reg mapLookupResult(const HelperArgs &Args, bool KeyMayElideNull);
   Reg allocResult(uint32_t Pc, State &S, uint64_t Bytes);
   void movePacket(State &S);
   MaybeDiag localCall(uint32_t Pc, const Insn &I, State &S);

@@ -73,7 +73,7 @@ void *hostHelperAddress(const std::string &Name) {
       ENTRY(ringbuf_output),  ENTRY(ringbuf_reserve),      ENTRY(ringbuf_submit),
       ENTRY(ringbuf_discard), ENTRY(perf_event_output),    ENTRY(jiffies64),
       ENTRY(ktime_get_coarse_ns), ENTRY(ktime_get_tai_ns), ENTRY(get_numa_node_id),
-      ENTRY(xdp_get_buff_len), ENTRY(check_mtu),
+      ENTRY(xdp_get_buff_len), ENTRY(check_mtu),       ENTRY(map_lookup_percpu_elem),
   };
 #undef ENTRY
   auto It = Table.find(Name);

@@ -96,6 +96,8 @@ public:
     // the kernel (not one of its helpers that change packet data).
     H(190, "xdp_store_bytes", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar}, false,
       {C::Ctx, C::Scalar, C::Mem, C::ConstSize});
+    H(195, "map_lookup_percpu_elem", V::Ptr, {V::Map, V::Ptr, V::Scalar}, true,
+      {C::MapPtr, C::MapKey, C::Anything}, R::MapValueOrNull, {M::PerCpuData});
     H(208, "ktime_get_tai_ns", V::Scalar, {}, false, {});
   }
 
@@ -164,6 +166,12 @@ MapFamily mapFamily(uint32_t Type) {
   default:
     return MapFamily::Data;
   }
+}
+
+bool mapInFamily(uint32_t Type, MapFamily F) {
+  if (F == MapFamily::PerCpuData)
+    return ebpfgpu_map_is_percpu(Type);
+  return mapFamily(Type) == F;
 }
 
 const Platform &xdpPlatform() {

@@ -65,11 +65,16 @@ enum class MapFamily : uint8_t {
   ProgArray,      ///< the programs bpf_tail_call jumps to
   PerfEventArray, ///< bpf_perf_event_output's records
   Ringbuf,        ///< bpf_ringbuf_*'s records
+  PerCpuData,     ///< of the maps of data, the per-CPU ones (percpu array,
+                  ///< percpu hash, LRU percpu hash)
 };
 
 /// The family of the kernel's map type `Type`; a type this code does not
 /// name is a map of data.
 MapFamily mapFamily(uint32_t Type);
+/// Whether map type `Type` is of family `F`: its own, or PerCpuData for
+/// the per-CPU maps of data.
+bool mapInFamily(uint32_t Type, MapFamily F);
 
 /// What a helper does beyond its arguments and result that the verifier
 /// must model.
