@@ -113,6 +113,6 @@ SEC("xdp") int mtu_cases(struct xdp_md *ctx) {
   if (!big)
     return XDP_ABORTED;
   if (bpf_check_mtu(ctx, 2, &len, 1400, 0) == BPF_MTU_CHK_RET_FRAG_NEEDED)
-    *big += 1;
+    __sync_fetch_and_add(big, 1);
   return XDP_PASS;
 }
