@@ -12,6 +12,9 @@
 #       compare every verdict and output byte with the host back end, then
 #       benchmark the compiled port filter against its hand-written CUDA
 #       twin (bench/cuda/port_filter.cu) on 1M packets in GPU memory.
+#       The checks of tests/gpu-device run there too, through the lit and
+#       FileCheck the carry brings (`device-suite` runs them alone); the
+#       sections below are the checks not yet moved into that suite.
 # The device half needs no LLVM, libbpf or libpcap: the loader it runs is
 # built with EBPF_GPU_WITH_COMPILER=OFF and links only libc, and the plugin
 # carries the LLVM components it uses, linked statically.
@@ -248,7 +251,25 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
     -c tests/stress/spin_forever.c -o build/spin_forever.o
   build/tools/ebpf-gpu-cc build/spin_forever.o --no-verify -o "$CARRY/samples/spin_forever.gpu.o"
   prepare_daemon
+  prepare_suite
   du -sh "$CARRY"
+}
+
+# The GPU machine's lit suite (tests/gpu-device) runs from the carry: lit
+# itself (pure Python), FileCheck with the shared libraries a bare machine
+# lacks (in lib/, which its $ORIGIN/../lib run path finds; the C and C++
+# runtimes are the machine's). Its programs and the host's results are
+# the samples staged above.
+prepare_suite() {
+  local lit=/usr/lib/llvm-19/build/utils/lit
+  rm -rf "$CARRY/lit" "$CARRY/lib" "$CARRY/bin/FileCheck"
+  mkdir -p "$CARRY/lit" "$CARRY/lib"
+  cp "$lit/lit.py" "$CARRY/lit/"
+  cp -r "$lit/lit" "$CARRY/lit/"
+  find "$CARRY/lit" -name __pycache__ -prune -exec rm -rf {} +
+  cp /usr/lib/llvm-19/bin/FileCheck "$CARRY/bin/"
+  ldd "$CARRY/bin/FileCheck" | awk '$3 ~ /^\// {print $3}' |
+    grep -vE '/(libc|libm|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so' | xargs -r cp -L -t "$CARRY/lib/"
 }
 
 # The daemon on the GPU runs the DPDK loader prepare() carries
@@ -407,11 +428,30 @@ device_daemon_faults() {
   return $status
 }
 
+# The checks of tests/gpu-device, through the carry's lit (--param names:
+# tests/gpu-device/lit.cfg.py); on_device=1 makes a GPU or DPDK loader that
+# does not start here an error, not a reason to skip.
+device_suite() {
+  local out=$1
+  [[ -x /tmp/dpdk/ebpf-gpu-loader ]] || { mkdir -p /tmp/dpdk && tar -xJf "$CARRY/dpdk.tar.xz" -C /tmp/dpdk; }
+  python3 "$CARRY/lit/lit.py" -sv --param carry="$CARRY" --param on_device=1 --param dpdk=/tmp/dpdk \
+    --param exec_root=/tmp/gpu-check-lit --xunit-xml-output "$out/gpu-device.xml" tests/gpu-device
+}
+
 device() {
   local out=${OUT:-/tmp/gpu-check}
   mkdir -p "$out"
   nvidia-smi -L
   local bin=$CARRY/bin status=0
+  echo "== the suite's tools start here: lit, and FileCheck with its carried libraries"
+  if python3 "$CARRY/lit/lit.py" --version && "$CARRY/bin/FileCheck" --version &&
+     echo "CHECK: FileCheck runs" >/tmp/gpu-check-selfcheck.txt &&
+     echo "FileCheck runs" | "$CARRY/bin/FileCheck" /tmp/gpu-check-selfcheck.txt; then
+    echo "lit and FileCheck: ok"
+  else
+    echo "lit or FileCheck: FAILED to start (missing libraries? ldd $CARRY/bin/FileCheck)"
+    status=1
+  fi
   if [[ ${GPU_CHECK_SKIP_CONFORMANCE:-0} == 1 ]]; then
     echo "== bpf_conformance skipped (GPU_CHECK_SKIP_CONFORMANCE=1)"
   else
@@ -424,6 +464,8 @@ device() {
     python3 "$CARRY/run-conformance.py" --plugin "$bin/ebpf-gpu-loader" \
       --suite "$CARRY/conformance" --gpu-objects "$CARRY/conformance" --jobs 8 || status=1
   fi
+  echo "== the GPU suite: tests/gpu-device through lit (one test at a time)"
+  device_suite "$out" || status=1
   echo "== samples: GPU vs host back end, verdicts and output bytes"
   local s=$CARRY/samples traffic=/tmp/gpu-check-traffic.pcap
   "$bin/ebpf-gpu-trafgen" -o "$traffic" --count "$PACKETS" --seed 3
@@ -911,6 +953,11 @@ device_realworld() {
 
 case "${1:-}" in
 prepare) prepare ;;
+prepare-suite) prepare_suite ;;
+device-suite)
+  mkdir -p "${OUT:-/tmp/gpu-check}"
+  device_suite "${OUT:-/tmp/gpu-check}"
+  ;;
 prepare-realworld) prepare_realworld ;;
 device-realworld) device_realworld ;;
 device) device ;;
@@ -924,7 +971,7 @@ device-daemon-faults)
   device_daemon_faults "${OUT:-/tmp/gpu-check}"
   ;;
 *)
-  echo "usage: $0 prepare|device|prepare-daemon|device-daemon|device-daemon-faults|prepare-realworld|device-realworld" >&2
+  echo "usage: $0 prepare|device|prepare-suite|device-suite|prepare-daemon|device-daemon|device-daemon-faults|prepare-realworld|device-realworld" >&2
   exit 2
   ;;
 esac

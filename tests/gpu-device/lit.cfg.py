@@ -1,0 +1,109 @@
+# SPDX-License-Identifier: Apache-2.0
+#
+# lit configuration of the checks that run on the lent GPU machine
+# (`scripts/gpu-check.sh device`). That machine has no LLVM, clang, lit or
+# FileCheck: everything the tests run comes from the carry that
+# `scripts/gpu-check.sh prepare` stages here (.gpu-carry: the LLVM-free
+# loader, the traffic generator, the programs compiled to .gpu.o, the host
+# back end's results as digests, lit itself, FileCheck and its libraries,
+# the DPDK loader). Parameters (--param NAME=VALUE):
+#   carry=DIR      the carry (default: .gpu-carry beside tests/)
+#   exec_root=DIR  where the tests' files go (default: a folder in /tmp)
+#   dpdk=DIR       the DPDK loader unpacked from the carry's dpdk.tar.xz
+#                  (default: unpacked into exec_root)
+#   on_device=1    on the GPU machine: a feature that does not probe is an
+#                  error, so a broken driver fails the run, not skips it
+# Features, each enabled only after a probe:
+#   cuda-gpu  the carried loader runs a program on the GPU here
+#   dpdk      the carried DPDK loader forwards a packet through the GPU here
+
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+import lit.formats
+
+config.name = "ebpf-gpu-device"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".test"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.abspath(
+    lit_config.params.get("exec_root")
+    or os.path.join(tempfile.gettempdir(), "ebpf-gpu-device-tests"))
+# One test at a time, as the GPU machine's checks always ran: the timings
+# inside them (watchdogs, forward's lanes) assume the GPU to themselves.
+lit_config.parallelism_groups["gpu"] = 1
+config.parallelism_group = "gpu"
+
+src = os.path.abspath(os.path.join(config.test_source_root, "..", ".."))
+carry = os.path.abspath(lit_config.params.get("carry") or os.path.join(src, ".gpu-carry"))
+on_device = lit_config.params.get("on_device", "0") == "1"
+if not os.path.isdir(os.path.join(carry, "samples")):
+    lit_config.fatal(f"no carry at {carry}: run scripts/gpu-check.sh prepare (or pass --param carry=DIR)")
+bin_dir = os.path.join(carry, "bin")
+loader = os.path.join(bin_dir, "ebpf-gpu-loader")
+trafgen = os.path.join(bin_dir, "ebpf-gpu-trafgen")
+
+# FileCheck is the carried one (its libraries in carry/lib, found through
+# its $ORIGIN/../lib run path); nothing else of the machine is shadowed.
+config.environment["PATH"] = os.pathsep.join([bin_dir, os.environ["PATH"]])
+config.substitutions.append(("%loader", loader))
+config.substitutions.append(("%trafgen", trafgen))
+config.substitutions.append(("%carry", carry))
+config.substitutions.append(("%src", src))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+config.substitutions.append(("%python", sys.executable))
+
+os.makedirs(config.test_exec_root, exist_ok=True)
+dpdk = os.path.abspath(lit_config.params.get("dpdk") or os.path.join(config.test_exec_root, "dpdk"))
+dpdk_loader = os.path.join(dpdk, "ebpf-gpu-loader")
+if not os.path.exists(dpdk_loader) and os.path.exists(os.path.join(carry, "dpdk.tar.xz")):
+    with tarfile.open(os.path.join(carry, "dpdk.tar.xz")) as t:
+        t.extractall(dpdk)
+config.substitutions.append(
+    ("%dpdk-loader", f"env LD_LIBRARY_PATH={os.path.join(dpdk, 'lib')} {dpdk_loader}"))
+
+
+def probe(what, argv):
+    """Runs argv; None if it succeeds, else why not (for the notes)."""
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.SubprocessError) as e:
+        return f"{what}: {e}"
+    if r.returncode != 0:
+        return f"{what}: exit {r.returncode}: {(r.stderr or r.stdout).strip()[-2000:]}"
+    return None
+
+
+def probe_features():
+    # The pass-all sample's .gpu.o on the GPU: one packet through the
+    # LLVM-free loader, 64 through the DPDK loader's generator port.
+    missing = {}
+    with tempfile.TemporaryDirectory() as d:
+        pcap = os.path.join(d, "one.pcap")
+        pass_all = os.path.join(carry, "samples", "xdp_pass_all.gpu.o")
+        why = (probe("nvidia-smi -L", ["nvidia-smi", "-L"])
+               or probe("ebpf-gpu-trafgen", [trafgen, "-o", pcap, "--count", "1"])
+               or probe("ebpf-gpu-loader run on the GPU", [loader, "run", pass_all, "--pcap", pcap]))
+        if why:
+            missing["cuda-gpu"] = why
+        else:
+            config.available_features.add("cuda-gpu")
+            why = probe("the DPDK loader's forward on the GPU",
+                        ["env", f"LD_LIBRARY_PATH={os.path.join(dpdk, 'lib')}", dpdk_loader, "forward",
+                         pass_all, "--port", "gen", "--gen-pcap", pcap, "--count", "64"])
+            if why:
+                missing["dpdk"] = why
+            else:
+                config.available_features.add("dpdk")
+    return missing
+
+
+missing = probe_features()
+for feature, why in missing.items():
+    if on_device:
+        lit_config.fatal(f"{feature} is missing on the GPU machine (on_device=1): {why}")
+    lit_config.note(f"{feature} tests skipped: {why}")
