@@ -114,9 +114,8 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
     --pcap build/gpu-check-ct.pcap --verdicts build/cms.host.txt --dump-maps build/cms.host.maps >/dev/null
   cat build/cms.host.txt build/cms.host.maps | sha256sum | cut -d' ' -f1 >"$CARRY/samples/cms.sha256"
   # Order-dependent samples (state that one packet's verdict leaves for the
-  # next), one packet a batch on the GPU: "OBJECT:PROGRAM" each, with
-  # samples/PROGRAM.maps when there is one.
-  : >"$CARRY/samples/serial"
+  # next), one packet a batch on the GPU (tests/gpu-device/serial):
+  # "OBJECT:PROGRAM" each, with samples/PROGRAM.maps when there is one.
   for spec in xdp_tenant_policy.o:xdp_tenant_policy xdp_flow_export.o:xdp_flow_export \
               xdp_rate_limit.o:xdp_rate_limit; do
     local obj=${spec%%:*} prog=${spec##*:} maps=()
@@ -127,7 +126,6 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
       --dump-maps "build/$prog.serial.maps" --events "build/$prog.serial.events" "${maps[@]}" >/dev/null
     cat "build/$prog.serial.txt" "build/$prog.serial.pcap" <(mask_clock <"build/$prog.serial.maps") \
       "build/$prog.serial.events" | sha256sum | cut -d' ' -f1 >"$CARRY/samples/$prog.serial.sha256"
-    echo "$prog" >>"$CARRY/samples/serial"
   done
   # An LPM trie the program inserts into and deletes from (its present-
   # length bitmap set on the GPU, recomputed between batches): serial as the
@@ -140,15 +138,14 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
     --dump-maps build/lpm_churn.serial.maps --events build/lpm_churn.serial.events >/dev/null
   cat build/lpm_churn.serial.{txt,pcap,maps,events} | sha256sum | cut -d' ' -f1 \
     >"$CARRY/samples/lpm_churn.serial.sha256"
-  echo lpm_churn >>"$CARRY/samples/serial"
   # Helpers of issue 17 whose results are data (bpf_xdp_get_buff_len,
   # bpf_check_mtu without a table, bpf_map_lookup_percpu_elem): serial as
   # the samples above ("FILE:PROGRAM", FILE in tests/lit/loader); with the
   # forwarding table, bpf_check_mtu from the WAN link; and the helpers
   # whose results differ by machine (the clocks, the NUMA node), whose
-  # programs PASS only where the properties the kernel's values have hold.
+  # programs PASS only where the properties the kernel's values have hold
+  # (tests/gpu-device/helpers).
   local spec
-  : >"$CARRY/samples/properties"
   for spec in buff-len-numa.c:buff_len check-mtu.c:mtu_cases map-lookup-percpu-elem.c:percpu_elem \
               ktime-coarse-tai.c:coarse_vs_ktime ktime-coarse-tai.c:tai_monotonic buff-len-numa.c:numa; do
     local src=${spec%%:*} prog=${spec##*:}
@@ -156,14 +153,13 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
       -c "tests/lit/loader/$src" -o "build/helper17_${src%.c}.o"
     build/tools/ebpf-gpu-cc "build/helper17_${src%.c}.o" --section "$prog" -o "$CARRY/samples/$prog.gpu.o"
     case $prog in
-    coarse_vs_ktime | tai_monotonic | numa) echo "$prog" >>"$CARRY/samples/properties" ;;
+    coarse_vs_ktime | tai_monotonic | numa) ;;
     *)
       build/tools/ebpf-gpu-loader run "build/helper17_${src%.c}.o" --section "$prog" --backend host \
         --pcap build/gpu-check-ct.pcap --verdicts "build/$prog.serial.txt" --out "build/$prog.serial.pcap" \
         --dump-maps "build/$prog.serial.maps" --events "build/$prog.serial.events" >/dev/null
       cat "build/$prog.serial.txt" "build/$prog.serial.pcap" <(mask_clock <"build/$prog.serial.maps") \
-        "build/$prog.serial.events" | sha256sum | cut -d' ' -f1 >"$CARRY/samples/$prog.serial.sha256"
-      echo "$prog" >>"$CARRY/samples/serial" ;;
+        "build/$prog.serial.events" | sha256sum | cut -d' ' -f1 >"$CARRY/samples/$prog.serial.sha256" ;;
     esac
   done
   build/tools/ebpf-gpu-loader run build/helper17_check-mtu.o --section mtu_cases --backend host \
@@ -570,44 +566,6 @@ device() {
     echo "xdp_ipip: the round trip DIFFERS from the traffic"
     status=1
   fi
-  echo "== order-dependent samples on the GPU, one packet a batch, against the host's serial run"
-  while read -r prog; do
-    local maps=()
-    [[ -f samples/$prog.maps ]] && maps=(--map-file "samples/$prog.maps")
-    "$bin/ebpf-gpu-loader" run "$s/$prog.gpu.o" --pcap /tmp/ct.pcap --batch 1 "${maps[@]}" \
-      --check-maps --verdicts "/tmp/$prog.serial.txt" --out "/tmp/$prog.serial.pcap" \
-      --dump-maps "/tmp/$prog.serial.maps" --events "/tmp/$prog.serial.events" >/dev/null
-    if [[ $(cat "/tmp/$prog.serial.txt" "/tmp/$prog.serial.pcap" <(mask_clock <"/tmp/$prog.serial.maps") \
-              "/tmp/$prog.serial.events" | sha256sum | cut -d' ' -f1) == $(cat "$s/$prog.serial.sha256") ]]; then
-      echo "$prog: 2000 packets in 2000 batches, GPU and host agree (verdicts, packets, maps)"
-    else
-      echo "$prog: GPU and host DIFFER"
-      cp "/tmp/$prog.serial.txt" "/tmp/$prog.serial.maps" "$out/" || true
-      status=1
-    fi
-  done <"$s/serial"
-  echo "== bpf_check_mtu with the forwarding table (tests/lit/loader/Inputs/fib.fib), from the WAN link, one packet a batch"
-  "$bin/ebpf-gpu-loader" run "$s/mtu_cases.gpu.o" --pcap /tmp/ct.pcap --batch 1 \
-    --fib tests/lit/loader/Inputs/fib.fib --ingress-ifindex 3 \
-    --verdicts /tmp/mtu_cases.fib.txt --dump-maps /tmp/mtu_cases.fib.maps >/dev/null
-  if [[ $(cat /tmp/mtu_cases.fib.{txt,maps} | sha256sum | cut -d' ' -f1) == $(cat "$s/mtu_cases.fib.sha256") ]]; then
-    echo "mtu_cases: GPU and host agree (return codes and MTUs of every case)"
-  else
-    echo "mtu_cases with the table: GPU and host DIFFER"
-    cp /tmp/mtu_cases.fib.maps "$out/" || true
-    status=1
-  fi
-  echo "== clocks and NUMA node on the GPU (issue 17): every packet of 100,000 sees the kernel's properties"
-  while read -r prog; do
-    local got
-    got=$("$bin/ebpf-gpu-loader" run "$s/$prog.gpu.o" --pcap "$traffic" | awk '$1 == "XDP_PASS" { print $2 }')
-    if [[ $got == "$PACKETS" ]]; then
-      echo "$prog: $got packets, all XDP_PASS"
-    else
-      echo "$prog: ${got:-0} of $PACKETS packets XDP_PASS: the property FAILS on the GPU"
-      status=1
-    fi
-  done <"$s/properties"
   echo "== maps of maps: 100,000 packets in one batch, counters through inner map references"
   "$bin/ebpf-gpu-loader" run "$s/xdp_tenant_policy.gpu.o" --pcap "$traffic" --check-maps \
     --map-file samples/xdp_tenant_policy.maps --dump-maps /tmp/tenant.gpu.maps | grep -E "GPU kernel"
