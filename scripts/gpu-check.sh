@@ -77,7 +77,6 @@ prepare() {
                xdp_patterns.o:ttl_dec xdp_flow_count.o:xdp_flow_count
                xdp_percpu_stats.o:xdp_percpu_stats xdp_router.o:xdp_router xdp_lb.o:xdp_lb
                xdp_dispatch.o:xdp_dispatch xdp_ipip.o:xdp_ipip_encap xdp_ipip.o:xdp_ipip_decap)
-  : >"$CARRY/samples/list"
   for spec in "${progs[@]}"; do
     local obj=${spec%%:*} prog=${spec##*:} maps=()
     [[ -f samples/$prog.maps ]] && maps=(--map-file "samples/$prog.maps")
@@ -88,7 +87,6 @@ prepare() {
     sha256sum <"build/$prog.host.maps" | cut -d' ' -f1 >"$CARRY/samples/$prog.host.maps.sha256"
     sha256sum <"build/$prog.host.txt" | cut -d' ' -f1 >"$CARRY/samples/$prog.host.txt.sha256"
     sha256sum <"build/$prog.host.pcap" | cut -d' ' -f1 >"$CARRY/samples/$prog.host.pcap.sha256"
-    echo "$prog" >>"$CARRY/samples/list"
   done
   # Order-dependent state (a firewall opening flows on SYN) matches the
   # kernel's packet-by-packet semantics on the GPU with one packet a batch.
@@ -297,7 +295,7 @@ PY
 # net_pcap port gives what `run` gave (the samples step's output), the
 # router's routes are set and read through the socket while traffic runs
 # and change its verdicts, and a program is replaced mid-stream with every
-# packet accounted for. Needs the samples step's /tmp/xdp_port_filter.gpu.*.
+# packet accounted for.
 device_daemon() {
   local out=$1 s=$CARRY/samples d=/tmp/ebpf-gpu-daemon traffic=/tmp/gpu-check-traffic.pcap
   rm -rf "$d" && mkdir -p "$d/bin"
@@ -307,13 +305,12 @@ device_daemon() {
     >"$d/bin/ebpf-gpu-loader"
   chmod +x "$d/bin/ebpf-gpu-loader"
   local L="$d/bin/ebpf-gpu-loader" sock=$d/loader.sock check="python3 $CARRY/daemon/check.py"
-  # On its own (device-daemon), the traffic and run's results the full
-  # device run leaves behind are made here.
-  [[ -f $traffic ]] || "$CARRY/bin/ebpf-gpu-trafgen" -o "$traffic" --count "$PACKETS" --seed 3 >/dev/null
-  [[ -f $out/xdp_port_filter.json ]] ||
-    "$CARRY/bin/ebpf-gpu-loader" run "$s/xdp_port_filter.gpu.o" --pcap "$traffic" \
-      --out /tmp/xdp_port_filter.gpu.pcap --verdicts /tmp/xdp_port_filter.gpu.txt \
-      --json >"$out/xdp_port_filter.json"
+  # The traffic, and run's results on it (tests/gpu-device/samples/
+  # xdp_port_filter.test checks them against the host back end's).
+  "$CARRY/bin/ebpf-gpu-trafgen" -o "$traffic" --count "$PACKETS" --seed 3 >/dev/null
+  "$CARRY/bin/ebpf-gpu-loader" run "$s/xdp_port_filter.gpu.o" --pcap "$traffic" \
+    --out /tmp/xdp_port_filter.gpu.pcap --verdicts /tmp/xdp_port_filter.gpu.txt \
+    --json >"$out/xdp_port_filter.json"
   # A pcap port replayed forever holds all its packets in mbufs at once:
   # a shorter capture for those.
   local loop=/tmp/gpu-check-loop.pcap
@@ -463,55 +460,6 @@ device() {
   fi
   echo "== the GPU suite: tests/gpu-device through lit (one test at a time)"
   device_suite "$out" || status=1
-  echo "== samples: GPU vs host back end, verdicts and output bytes"
-  local s=$CARRY/samples traffic=/tmp/gpu-check-traffic.pcap
-  "$bin/ebpf-gpu-trafgen" -o "$traffic" --count "$PACKETS" --seed 3
-  if [[ $(sha256sum <"$traffic" | cut -d' ' -f1) != $(cat "$s/traffic.sha256") ]]; then
-    echo "traffic differs from the one the host results were made from"
-    return 1
-  fi
-  local digest
-  digest() { sha256sum <"$1" | cut -d' ' -f1; }
-  while read -r prog; do
-    local maps=()
-    [[ -f samples/$prog.maps ]] && maps=(--map-file "samples/$prog.maps")
-    "$bin/ebpf-gpu-loader" run "$s/$prog.gpu.o" --pcap "$traffic" "${maps[@]}" --check-maps \
-      --out "/tmp/$prog.gpu.pcap" --verdicts "/tmp/$prog.gpu.txt" \
-      --dump-maps "/tmp/$prog.gpu.maps" --json >"$out/$prog.json"
-    if [[ $(digest "/tmp/$prog.gpu.txt") == $(cat "$s/$prog.host.txt.sha256") &&
-          $(digest "/tmp/$prog.gpu.pcap") == $(cat "$s/$prog.host.pcap.sha256") &&
-          $(digest "/tmp/$prog.gpu.maps") == $(cat "$s/$prog.host.maps.sha256") ]]; then
-      echo "$prog: $(wc -l <"/tmp/$prog.gpu.txt") packets, GPU and host agree byte for byte (verdicts, packets, maps)"
-    else
-      echo "$prog: GPU and host DIFFER"
-      cp "/tmp/$prog.gpu.txt" "$out/" || true
-      status=1
-    fi
-    # The same in batches of 256 through every control-flow mode and data path,
-    # and on the mapped path with small packets staged in GPU memory and not
-    # (--gpu-stage: auto stages programs that may write packets, and in
-    # persistent mode every program in batches of at most 64, whose staged
-    # packets come with their descriptors); persistent in batches of 4096
-    # too (blocks beyond block 0).
-    local how agree=() mode data stage batch
-    for how in launch:copy launch:mapped persistent:copy persistent:mapped launch:mapped:on \
-               launch:mapped:off persistent:mapped:on persistent:mapped:off \
-               persistent:mapped:on:4096 persistent:mapped:off:4096; do
-      IFS=: read -r mode data stage batch <<<"$how"
-      "$bin/ebpf-gpu-loader" run "$s/$prog.gpu.o" --pcap "$traffic" "${maps[@]}" --batch "${batch:-256}" \
-        --gpu-mode "$mode" --gpu-data "$data" --gpu-stage "${stage:-auto}" --out "/tmp/$prog.m.pcap" \
-        --verdicts "/tmp/$prog.m.txt" --dump-maps "/tmp/$prog.m.maps" >/dev/null || true
-      if [[ $(digest "/tmp/$prog.m.txt") == $(cat "$s/$prog.host.txt.sha256") &&
-            $(digest "/tmp/$prog.m.pcap") == $(cat "$s/$prog.host.pcap.sha256") &&
-            $(digest "/tmp/$prog.m.maps") == $(cat "$s/$prog.host.maps.sha256") ]]; then
-        agree+=("$how")
-      else
-        echo "$prog: batches of 256, $how: GPU and host DIFFER"
-        status=1
-      fi
-    done
-    echo "$prog: batches of 256 agree with the host in ${agree[*]:-no mode}"
-  done <"$s/list"
   echo "== benchmark: compiled port filter vs hand-written CUDA, 1M packets in GPU memory"
   "$bin/ebpf-gpu-trafgen" -o /tmp/bench.pcap --count 1000000 --seed 9
   "$bin/ebpf-gpu-bench" --gpu-object "$CARRY/bench/xdp_port_filter.sm90.gpu.o" \
