@@ -425,11 +425,17 @@ device_daemon_faults() {
 # The checks of tests/gpu-device, through the carry's lit (--param names:
 # tests/gpu-device/lit.cfg.py); on_device=1 makes a GPU or DPDK loader that
 # does not start here an error, not a reason to skip.
+# GPU_CHECK_SKIP_CONFORMANCE=1 leaves out bpf_conformance (conformance/).
 device_suite() {
-  local out=$1
+  local out=$1 skip=()
   [[ -x /tmp/dpdk/ebpf-gpu-loader ]] || { mkdir -p /tmp/dpdk && tar -xJf "$CARRY/dpdk.tar.xz" -C /tmp/dpdk; }
+  if [[ ${GPU_CHECK_SKIP_CONFORMANCE:-0} == 1 ]]; then
+    echo "bpf_conformance skipped (GPU_CHECK_SKIP_CONFORMANCE=1)"
+    skip=(--filter-out 'conformance/')
+  fi
   python3 "$CARRY/lit/lit.py" -sv --param carry="$CARRY" --param on_device=1 --param dpdk=/tmp/dpdk \
-    --param exec_root=/tmp/gpu-check-lit --xunit-xml-output "$out/gpu-device.xml" tests/gpu-device
+    --param exec_root=/tmp/gpu-check-lit --xunit-xml-output "$out/gpu-device.xml" "${skip[@]}" \
+    tests/gpu-device
 }
 
 device() {
@@ -445,18 +451,6 @@ device() {
   else
     echo "lit or FileCheck: FAILED to start (missing libraries? ldd $CARRY/bin/FileCheck)"
     status=1
-  fi
-  if [[ ${GPU_CHECK_SKIP_CONFORMANCE:-0} == 1 ]]; then
-    echo "== bpf_conformance skipped (GPU_CHECK_SKIP_CONFORMANCE=1)"
-  else
-    echo "== bpf_conformance through the plugin's GPU mode (compiled there, one-thread batches)"
-    gunzip -c "$bin/ebpf-gpu-conformance-plugin.gz" >/tmp/ebpf-gpu-conformance-plugin
-    chmod +x /tmp/ebpf-gpu-conformance-plugin
-    python3 "$CARRY/run-conformance.py" --plugin /tmp/ebpf-gpu-conformance-plugin \
-      --plugin-options=--gpu --suite "$CARRY/conformance" --jobs 8 || status=1
-    echo "== bpf_conformance from precompiled .gpu.o files through the LLVM-free loader"
-    python3 "$CARRY/run-conformance.py" --plugin "$bin/ebpf-gpu-loader" \
-      --suite "$CARRY/conformance" --gpu-objects "$CARRY/conformance" --jobs 8 || status=1
   fi
   echo "== the GPU suite: tests/gpu-device through lit (one test at a time)"
   device_suite "$out" || status=1
