@@ -62,7 +62,8 @@ dpdk = os.path.abspath(lit_config.params.get("dpdk") or os.path.join(config.test
 dpdk_loader = os.path.join(dpdk, "ebpf-gpu-loader")
 if not os.path.exists(dpdk_loader) and os.path.exists(os.path.join(carry, "dpdk.tar.xz")):
     with tarfile.open(os.path.join(carry, "dpdk.tar.xz")) as t:
-        t.extractall(dpdk)
+        # Plain files of our own making (Pythons before 3.12 lack filters).
+        t.extractall(dpdk, **({"filter": "tar"} if hasattr(tarfile, "tar_filter") else {}))
 config.substitutions.append(
     ("%dpdk-loader", f"env LD_LIBRARY_PATH={os.path.join(dpdk, 'lib')} {dpdk_loader}"))
 
