@@ -251,20 +251,20 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
 }
 
 # The GPU machine's lit suite (tests/gpu-device) runs from the carry: lit
-# itself (pure Python), FileCheck with the shared libraries a bare machine
-# lacks (in lib/, which its $ORIGIN/../lib run path finds; the C and C++
-# runtimes are the machine's). Its programs and the host's results are
-# the samples staged above.
+# itself (pure Python), and FileCheck with the shared libraries a bare
+# machine lacks (lib/, which its $ORIGIN/../lib run path finds; the C and
+# C++ runtimes are the machine's) packed in filecheck.tar.xz (libz3 alone
+# is 23 MB). Its programs and the host's results are the samples above.
 prepare_suite() {
-  local lit=/usr/lib/llvm-19/build/utils/lit
-  rm -rf "$CARRY/lit" "$CARRY/lib" "$CARRY/bin/FileCheck"
-  mkdir -p "$CARRY/lit" "$CARRY/lib"
+  local lit=/usr/lib/llvm-19/build/utils/lit dir=build/filecheck-carry
+  rm -rf "$CARRY/lit" "$dir" && mkdir -p "$CARRY/lit" "$dir/bin" "$dir/lib"
   cp "$lit/lit.py" "$CARRY/lit/"
   cp -r "$lit/lit" "$CARRY/lit/"
   find "$CARRY/lit" -name __pycache__ -prune -exec rm -rf {} +
-  cp /usr/lib/llvm-19/bin/FileCheck "$CARRY/bin/"
-  ldd "$CARRY/bin/FileCheck" | awk '$3 ~ /^\// {print $3}' |
-    grep -vE '/(libc|libm|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so' | xargs -r cp -L -t "$CARRY/lib/"
+  strip -o "$dir/bin/FileCheck" /usr/lib/llvm-19/bin/FileCheck
+  ldd /usr/lib/llvm-19/bin/FileCheck | awk '$3 ~ /^\// {print $3}' |
+    grep -vE '/(libc|libm|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so' | xargs -r cp -L -t "$dir/lib/"
+  XZ_OPT=-9 tar -cJf "$CARRY/filecheck.tar.xz" -C "$dir" .
 }
 
 # The daemon on the GPU runs the DPDK loader prepare() carries
@@ -444,12 +444,15 @@ device() {
   nvidia-smi -L
   local bin=$CARRY/bin status=0
   echo "== the suite's tools start here: lit, and FileCheck with its carried libraries"
-  if python3 "$CARRY/lit/lit.py" --version && "$CARRY/bin/FileCheck" --version &&
-     echo "CHECK: FileCheck runs" >/tmp/gpu-check-selfcheck.txt &&
-     echo "FileCheck runs" | "$CARRY/bin/FileCheck" /tmp/gpu-check-selfcheck.txt; then
+  local fc=/tmp/gpu-check-filecheck
+  rm -rf "$fc" && mkdir -p "$fc"
+  if python3 "$CARRY/lit/lit.py" --version && tar -xJf "$CARRY/filecheck.tar.xz" -C "$fc" &&
+     "$fc/bin/FileCheck" --version && echo "CHECK: FileCheck runs" >"$fc/selfcheck.txt" &&
+     echo "FileCheck runs" | "$fc/bin/FileCheck" "$fc/selfcheck.txt" &&
+     ! echo "FileCheck fails" | "$fc/bin/FileCheck" "$fc/selfcheck.txt" 2>/dev/null; then
     echo "lit and FileCheck: ok"
   else
-    echo "lit or FileCheck: FAILED to start (missing libraries? ldd $CARRY/bin/FileCheck)"
+    echo "lit or FileCheck: FAILED to start (missing libraries? ldd $fc/bin/FileCheck)"
     status=1
   fi
   echo "== the GPU suite: tests/gpu-device through lit (one test at a time)"

@@ -11,6 +11,8 @@
 #   exec_root=DIR  where the tests' files go (default: a folder in /tmp)
 #   dpdk=DIR       the DPDK loader unpacked from the carry's dpdk.tar.xz
 #                  (default: unpacked into exec_root)
+#   filecheck=DIR  FileCheck and its libraries unpacked from the carry's
+#                  filecheck.tar.xz (default: unpacked into exec_root)
 #   on_device=1    on the GPU machine: a feature that does not probe is an
 #                  error, so a broken driver fails the run, not skips it
 # Features, each enabled only after a probe:
@@ -18,6 +20,7 @@
 #   dpdk      the carried DPDK loader forwards a packet through the GPU here
 
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -47,9 +50,6 @@ bin_dir = os.path.join(carry, "bin")
 loader = os.path.join(bin_dir, "ebpf-gpu-loader")
 trafgen = os.path.join(bin_dir, "ebpf-gpu-trafgen")
 
-# FileCheck is the carried one (its libraries in carry/lib, found through
-# its $ORIGIN/../lib run path); nothing else of the machine is shadowed.
-config.environment["PATH"] = os.pathsep.join([bin_dir, os.environ["PATH"]])
 config.substitutions.append(("%loader", loader))
 config.substitutions.append(("%trafgen", trafgen))
 config.substitutions.append(("%carry", carry))
@@ -57,13 +57,32 @@ config.substitutions.append(("%src", src))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("%python", sys.executable))
 
+
+
+def unpacked(param, tarball):
+    """The folder PARAM names, else TARBALL of the carry unpacked afresh
+    into the exec root (a carry prepared again replaces what is there)."""
+    if lit_config.params.get(param):
+        return os.path.abspath(lit_config.params[param])
+    path = os.path.join(config.test_exec_root, param)
+    shutil.rmtree(path, ignore_errors=True)
+    if os.path.exists(os.path.join(carry, tarball)):
+        with tarfile.open(os.path.join(carry, tarball)) as t:
+            # Plain files of our own making (Pythons before 3.12 lack filters).
+            t.extractall(path, **({"filter": "tar"} if hasattr(tarfile, "tar_filter") else {}))
+    return path
+
+
 os.makedirs(config.test_exec_root, exist_ok=True)
-dpdk = os.path.abspath(lit_config.params.get("dpdk") or os.path.join(config.test_exec_root, "dpdk"))
+# FileCheck is the carried one (its libraries beside it in lib/, found
+# through its $ORIGIN/../lib run path); nothing else of the machine is
+# shadowed.
+filecheck = unpacked("filecheck", "filecheck.tar.xz")
+if not os.access(os.path.join(filecheck, "bin", "FileCheck"), os.X_OK):
+    lit_config.fatal(f"no FileCheck in {filecheck}/bin: run scripts/gpu-check.sh prepare")
+config.environment["PATH"] = os.pathsep.join([os.path.join(filecheck, "bin"), os.environ["PATH"]])
+dpdk = unpacked("dpdk", "dpdk.tar.xz")
 dpdk_loader = os.path.join(dpdk, "ebpf-gpu-loader")
-if not os.path.exists(dpdk_loader) and os.path.exists(os.path.join(carry, "dpdk.tar.xz")):
-    with tarfile.open(os.path.join(carry, "dpdk.tar.xz")) as t:
-        # Plain files of our own making (Pythons before 3.12 lack filters).
-        t.extractall(dpdk, **({"filter": "tar"} if hasattr(tarfile, "tar_filter") else {}))
 config.substitutions.append(
     ("%dpdk-loader", f"env LD_LIBRARY_PATH={os.path.join(dpdk, 'lib')} {dpdk_loader}"))
 
