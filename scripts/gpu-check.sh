@@ -77,6 +77,9 @@ prepare() {
                xdp_patterns.o:ttl_dec xdp_flow_count.o:xdp_flow_count
                xdp_percpu_stats.o:xdp_percpu_stats xdp_router.o:xdp_router xdp_lb.o:xdp_lb
                xdp_dispatch.o:xdp_dispatch xdp_ipip.o:xdp_ipip_encap xdp_ipip.o:xdp_ipip_decap)
+  # samples/list names them (scripts/gpu-sanitizer.sh runs each; each has
+  # its tests/gpu-device/samples/PROGRAM.test, as tools.test checks).
+  : >"$CARRY/samples/list"
   for spec in "${progs[@]}"; do
     local obj=${spec%%:*} prog=${spec##*:} maps=()
     [[ -f samples/$prog.maps ]] && maps=(--map-file "samples/$prog.maps")
@@ -87,6 +90,7 @@ prepare() {
     sha256sum <"build/$prog.host.maps" | cut -d' ' -f1 >"$CARRY/samples/$prog.host.maps.sha256"
     sha256sum <"build/$prog.host.txt" | cut -d' ' -f1 >"$CARRY/samples/$prog.host.txt.sha256"
     sha256sum <"build/$prog.host.pcap" | cut -d' ' -f1 >"$CARRY/samples/$prog.host.pcap.sha256"
+    echo "$prog" >>"$CARRY/samples/list"
   done
   # Order-dependent state (a firewall opening flows on SYN) matches the
   # kernel's packet-by-packet semantics on the GPU with one packet a batch.
