@@ -428,7 +428,8 @@ device_daemon_faults() {
 
 # The checks of tests/gpu-device, through the carry's lit (--param names:
 # tests/gpu-device/lit.cfg.py); on_device=1 makes a GPU or DPDK loader that
-# does not start here an error, not a reason to skip.
+# does not start here an error, not a reason to skip. A line a test, the
+# output of those that fail, the slowest at the end.
 # GPU_CHECK_SKIP_CONFORMANCE=1 leaves out bpf_conformance (conformance/).
 device_suite() {
   local out=$1 skip=()
@@ -437,9 +438,9 @@ device_suite() {
     echo "bpf_conformance skipped (GPU_CHECK_SKIP_CONFORMANCE=1)"
     skip=(--filter-out 'conformance/')
   fi
-  python3 "$CARRY/lit/lit.py" -sv --param carry="$CARRY" --param on_device=1 --param dpdk=/tmp/dpdk \
-    --param exec_root=/tmp/gpu-check-lit --xunit-xml-output "$out/gpu-device.xml" "${skip[@]}" \
-    tests/gpu-device
+  python3 "$CARRY/lit/lit.py" -v --time-tests --param carry="$CARRY" --param on_device=1 \
+    --param dpdk=/tmp/dpdk --param exec_root=/tmp/gpu-check-lit \
+    --xunit-xml-output "$out/gpu-device.xml" "${skip[@]}" tests/gpu-device
 }
 
 device() {

@@ -58,7 +58,6 @@ config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "I
 config.substitutions.append(("%python", sys.executable))
 
 
-
 def unpacked(param, tarball):
     """The folder PARAM names, else TARBALL of the carry unpacked afresh
     into the exec root (a carry prepared again replaces what is there)."""
@@ -68,7 +67,7 @@ def unpacked(param, tarball):
     shutil.rmtree(path, ignore_errors=True)
     if os.path.exists(os.path.join(carry, tarball)):
         with tarfile.open(os.path.join(carry, tarball)) as t:
-            # Plain files of our own making (Pythons before 3.12 lack filters).
+            # Plain files of our own making (older Pythons have no filters).
             t.extractall(path, **({"filter": "tar"} if hasattr(tarfile, "tar_filter") else {}))
     return path
 
