@@ -219,6 +219,16 @@ MaybeDiag Verifier::load(uint32_t Pc, const Insn &I, State &S) {
                             " bytes at offset " + std::to_string(Field),
                     "valid_access(ctx, off=" + std::to_string(Field) + ", width=" +
                         std::to_string(Size) + ")");
+      // The kernel refuses it too: only a program run from a devmap entry
+      // has an egress device.
+      if (F->DevmapOnly && !platform::isDevmapSection(Prog.Section))
+        return fail(Pc,
+                    "invalid context access: " + F->Name +
+                        " is readable only in devmap programs (section xdp/devmap or "
+                        "xdp.frags/devmap, the attach type BPF_XDP_DEVMAP), not in section '" +
+                        Prog.Section + "'",
+                    "valid_access(ctx, off=" + std::to_string(Field) + ", width=" +
+                        std::to_string(Size) + ")");
       if (F->Name == "data")
         Result = Reg::pointer(Kind::Packet, 0);
       else if (F->Name == "data_end")

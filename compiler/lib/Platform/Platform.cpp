@@ -18,15 +18,17 @@ using V = ValueType;
 class XdpPlatform final : public Platform {
 public:
   XdpPlatform() {
-    auto Field = [&](const char *Name, uint32_t Off, uint32_t RtOff, bool Ptr) {
-      Fields.push_back({Name, Off, 4, RtOff, Ptr ? 8u : 4u, Ptr});
+    auto Field = [&](const char *Name, uint32_t Off, uint32_t RtOff, bool Ptr,
+                     bool DevmapOnly = false) {
+      Fields.push_back({Name, Off, 4, RtOff, Ptr ? 8u : 4u, Ptr, DevmapOnly});
     };
     Field("data", 0, offsetof(XdpRuntimeContext, data), true);
     Field("data_end", 4, offsetof(XdpRuntimeContext, data_end), true);
     Field("data_meta", 8, offsetof(XdpRuntimeContext, data_meta), true);
     Field("ingress_ifindex", 12, offsetof(XdpRuntimeContext, ingress_ifindex), false);
     Field("rx_queue_index", 16, offsetof(XdpRuntimeContext, rx_queue_index), false);
-    Field("egress_ifindex", 20, offsetof(XdpRuntimeContext, egress_ifindex), false);
+    Field("egress_ifindex", 20, offsetof(XdpRuntimeContext, egress_ifindex), false,
+          /*DevmapOnly=*/true);
 
     using C = ArgCheck;
     using R = RetCheck;
@@ -143,6 +145,10 @@ private:
 };
 
 } // namespace
+
+bool isDevmapSection(const std::string &Section) {
+  return Section == "xdp/devmap" || Section == "xdp.frags/devmap";
+}
 
 MapFamily mapFamily(uint32_t Type) {
   // No run-time implementation, so not in MapAbi.h; bpf_redirect_map may

@@ -121,7 +121,16 @@ struct ContextField {
   uint32_t RuntimeOffset = 0;
   uint32_t RuntimeSize = 0; ///< 8 for pointers, else Size
   bool IsPointer = false;   ///< data, data_end, data_meta
+  /// Readable only by programs whose section gives libbpf's devmap attach
+  /// type (isDevmapSection): egress_ifindex, as the kernel checks against
+  /// the program's expected attach type BPF_XDP_DEVMAP.
+  bool DevmapOnly = false;
 };
+
+/// Whether libbpf 1.x loads a program of section `Section` with the
+/// BPF_XDP_DEVMAP attach type: `xdp/devmap` and `xdp.frags/devmap`, exactly
+/// (libbpf 1.x no longer maps the legacy `xdp_devmap/` prefix).
+bool isDevmapSection(const std::string &Section);
 
 class Platform {
 public:

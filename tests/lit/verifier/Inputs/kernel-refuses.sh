@@ -3,10 +3,14 @@
 # Asks the running kernel's verifier about an object: exit 0 when the
 # kernel's verifier refuses it (as expected for an unsafe program), 1 when
 # the kernel accepts it, 2 when libbpf could not even open the object (then
-# the kernel was never asked). Pins nothing it leaves behind.
+# the kernel was never asked). Pins nothing it leaves behind. The program
+# is loaded as XDP (attach type BPF_XDP); with --by-section as libbpf
+# types it by its section (xdp/devmap: BPF_XDP_DEVMAP).
 obj=$1
+type=(type xdp)
+[[ ${2:-} == --by-section ]] && type=()
 pin=/sys/fs/bpf/ebpf_gpu_lit_$$
-if out=$(bpftool prog load "$obj" "$pin" type xdp 2>&1); then
+if out=$(bpftool prog load "$obj" "$pin" "${type[@]}" 2>&1); then
   rm -f "$pin"
   echo "the kernel ACCEPTED $obj"
   exit 1
