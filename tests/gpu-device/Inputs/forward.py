@@ -5,6 +5,10 @@
 #   forward.py reflected JSON COUNT LABEL
 #       COUNT packets, every one XDP_TX, and the port sent or found its tx
 #       ring full for each (xdp_mac_swap through the generator port)
+#   forward.py zeroed JSON COUNT LABEL
+#       tests/lit/loader/headroom-zeroed.c: COUNT packets, every one XDP_TX
+#       (the headroom its adjustments exposed held only zeros; XDP_DROP:
+#       another packet's bytes)
 #   forward.py exclusive JSON COUNT LABEL
 #       tests/stress/percpu_exclusive.c: COUNT packets, the summed per-CPU
 #       slice {no mark, every packet}, totals {CPU 0: every packet} (no
@@ -30,6 +34,13 @@ def reflected(r, a):
           and p["tx_packets"] + p["tx_full"] == a.count)
     return ok, (f"{a.count} frames reflected (XDP_TX), {p['tx_packets']} sent, "
                 f"{p['tx_full']} tx-full")
+
+
+def zeroed(r, a):
+    act = r["actions"]
+    ok = r["packets"] == a.count and act["XDP_TX"]["packets"] == a.count
+    return ok, (f"{act['XDP_TX']['packets']} of {a.count} frames found only zeros (XDP_TX), "
+                f"{act['XDP_DROP']['packets']} another packet's bytes (XDP_DROP)")
 
 
 def exclusive(r, a):
@@ -66,7 +77,7 @@ def reclaims(r, a):
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="check", required=True)
-    for name, fn in (("reflected", reflected), ("exclusive", exclusive)):
+    for name, fn in (("reflected", reflected), ("zeroed", zeroed), ("exclusive", exclusive)):
         p = sub.add_parser(name)
         p.add_argument("json")
         p.add_argument("count", type=int)

@@ -22,7 +22,12 @@ struct ebpfgpu_xdp_ctx {
   uint32_t ingress_ifindex;
   uint32_t rx_queue_index;
   uint32_t egress_ifindex;
-  uint32_t reserved;
+  /* The lowest byte of the buffer the program has been shown: one plus its
+   * offset from buffer_start, 0 until a head or meta adjustment first
+   * records it (the packet's start at entry). Below it the headroom holds
+   * whatever an earlier packet left in a reused buffer: the adjustments
+   * zero what they expose of it (XdpHelpers.inc). */
+  uint32_t seen_start;
   /* First byte of the buffer (start of headroom) and one past its last byte. */
   uint64_t buffer_start;
   uint64_t buffer_end;
