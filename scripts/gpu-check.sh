@@ -158,15 +158,17 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
   cat build/lpm_churn.serial.{txt,pcap,maps,events} | sha256sum | cut -d' ' -f1 \
     >"$CARRY/samples/lpm_churn.serial.sha256"
   # Helpers of issue 17 whose results are data (bpf_xdp_get_buff_len,
-  # bpf_check_mtu without a table, bpf_map_lookup_percpu_elem): serial as
-  # the samples above ("FILE:PROGRAM", FILE in tests/lit/loader); with the
-  # forwarding table, bpf_check_mtu from the WAN link; and the helpers
+  # bpf_check_mtu without a table, bpf_map_lookup_percpu_elem,
+  # bpf_strncmp): serial as the samples above ("FILE:PROGRAM", FILE in
+  # tests/lit/loader); with the forwarding table, bpf_check_mtu from the
+  # WAN link; and the helpers
   # whose results differ by machine (the clocks, the NUMA node), whose
   # programs PASS only where the properties the kernel's values have hold
   # (tests/gpu-device/helpers).
   local spec
   for spec in buff-len-numa.c:buff_len check-mtu.c:mtu_cases map-lookup-percpu-elem.c:percpu_elem \
-              ktime-coarse-tai.c:coarse_vs_ktime ktime-coarse-tai.c:tai_monotonic buff-len-numa.c:numa; do
+              strncmp.c:cmp ktime-coarse-tai.c:coarse_vs_ktime ktime-coarse-tai.c:tai_monotonic \
+              buff-len-numa.c:numa; do
     local src=${spec%%:*} prog=${spec##*:}
     /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
       -c "tests/lit/loader/$src" -o "build/helper17_${src%.c}.o"

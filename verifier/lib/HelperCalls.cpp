@@ -126,6 +126,8 @@ MaybeDiag Verifier::helperArg(uint32_t Pc, const platform::HelperProto &H,
     return releaseArg(Pc, H, R, S, Args);
   case platform::ArgCheck::InOutU32:
     return inOutU32Arg(Pc, H, R, S);
+  case platform::ArgCheck::ConstStr:
+    return constStrArg(Pc, H, R, S);
   case platform::ArgCheck::ConstSize:
   case platform::ArgCheck::ConstSizeOrZero:
     if (V.K != Kind::Scalar)
@@ -229,6 +231,10 @@ MaybeDiag Verifier::sizedMemArg(uint32_t Pc, const platform::HelperProto &H,
                 Arg + " must point to memory, is a " +
                     std::string(kindName(V.K)),
                 "type(" + regName(R) + ") == mem");
+  if (!H.PacketAccess && (V.K == Kind::Packet || V.K == Kind::PacketMeta))
+    return fail(Pc, Arg + ": helper access to the packet is not allowed (bpf_" + H.Name +
+                        " takes no packet memory, as the kernel's)",
+                "type(" + regName(R) + ") != packet");
   // As the kernel's (no pkt_access): the helper rewrites it in place.
   if (InOut && V.K != Kind::Stack && V.K != Kind::MapValue)
     return fail(Pc,
@@ -284,6 +290,40 @@ MaybeDiag Verifier::inOutU32Arg(uint32_t Pc, const platform::HelperProto &H,
     return E;
   if (V.K == Kind::Stack)
     helperFillsStack(S, V, 4);
+  return std::nullopt;
+}
+
+/// ConstStr: as the kernel's constant string argument, a pointer at a
+/// constant offset into the value of a read-only global data map (.rodata:
+/// the kernel takes a frozen BPF_F_RDONLY_PROG map, which libbpf makes of
+/// .rodata alone), whose bytes from there hold a NUL. Its bytes are the
+/// object's, fixed before the program runs, so the helper never reads past
+/// the value.
+MaybeDiag Verifier::constStrArg(uint32_t Pc, const platform::HelperProto &H,
+                                unsigned R, const State &S) {
+  const Reg &V = S.Regs[R];
+  std::string Arg = argName(H, R);
+  if (V.K != Kind::MapValue)
+    return fail(Pc,
+                Arg + " must point to a string in a read-only map value, is a " +
+                    std::string(kindName(V.K)),
+                "type(" + regName(R) + ") == map_value");
+  const object::MapSpec &M = Maps[V.Aux];
+  if (M.Origin != object::MapOrigin::GlobalData ||
+      !(M.Flags & object::MapFlagReadOnlyProg))
+    return fail(Pc,
+                Arg + " does not point to a read-only map: '" + M.Name +
+                    "' may change while the program runs (only .rodata's strings are constant)",
+                "readonly_map(" + regName(R) + ")");
+  if (V.hasVarOff() || V.Off < 0 || uint64_t(V.Off) >= M.ValueSize)
+    return fail(Pc, Arg + " is not a constant address in '" + M.Name + "': " + V.str(),
+                "constant_offset(" + regName(R) + ")");
+  auto From = M.InitialValue.begin() + std::min<size_t>(size_t(V.Off), M.InitialValue.size());
+  if (std::find(From, M.InitialValue.end(), uint8_t(0)) == M.InitialValue.end())
+    return fail(Pc,
+                Arg + ": the string at offset " + std::to_string(V.Off) + " of '" + M.Name +
+                    "' is not zero-terminated",
+                "nul_terminated(" + regName(R) + ")");
   return std::nullopt;
 }
 

@@ -132,6 +132,8 @@ private:
                         State &S);
   MaybeDiag inOutU32Arg(uint32_t Pc, const platform::HelperProto &H, unsigned R,
                         State &S);
+  MaybeDiag constStrArg(uint32_t Pc, const platform::HelperProto &H, unsigned R,
+                        const State &S);
   void helperFillsStack(State &S, const Reg &Buf, uint64_t Size);
   MaybeDiag releaseArg(uint32_t Pc, const platform::HelperProto &H, unsigned R,
                        State &S, HelperArgs &Args);

@@ -74,6 +74,7 @@ void *hostHelperAddress(const std::string &Name) {
       ENTRY(ringbuf_discard), ENTRY(perf_event_output),    ENTRY(jiffies64),
       ENTRY(ktime_get_coarse_ns), ENTRY(ktime_get_tai_ns), ENTRY(get_numa_node_id),
       ENTRY(xdp_get_buff_len), ENTRY(check_mtu),       ENTRY(map_lookup_percpu_elem),
+      ENTRY(strncmp),
   };
 #undef ENTRY
   auto It = Table.find(Name);

@@ -39,9 +39,9 @@ public:
     auto H = [&](int32_t Id, const char *Name, ValueType Ret, std::vector<ValueType> Args,
                  bool ImplicitCtx, std::vector<ArgCheck> Checks, RetCheck Result = R::Scalar,
                  std::vector<MapFamily> Maps = {}, HelperEffect Effect = E::None,
-                 bool GplOnly = false) {
+                 bool GplOnly = false, bool PacketAccess = true) {
       Helpers.push_back({Id, Name, Ret, std::move(Args), ImplicitCtx, std::move(Checks), Result,
-                         std::move(Maps), Effect, GplOnly});
+                         std::move(Maps), Effect, GplOnly, PacketAccess});
     };
     // Map helpers see the context for its cpu_id (per-CPU maps). Programs
     // may look up redirect maps and maps of maps, never change them.
@@ -91,6 +91,12 @@ public:
     H(163, "check_mtu", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar, V::Scalar}, false,
       {C::Ctx, C::Anything, C::InOutU32, C::Anything, C::Anything}, R::Scalar, {}, E::None,
       /*GplOnly=*/true);
+    // s1 and its size, s2 a constant string: strncmp(s1, s2, s1_sz) as the
+    // kernel's (-1, 0 or 1). s1 is not the packet: the kernel's has no
+    // packet access.
+    H(182, "strncmp", V::Scalar, {V::Ptr, V::Scalar, V::Ptr}, false,
+      {C::Mem, C::ConstSize, C::ConstStr}, R::Scalar, {}, E::None, /*GplOnly=*/false,
+      /*PacketAccess=*/false);
     H(188, "xdp_get_buff_len", V::Scalar, {V::Ctx}, false, {C::Ctx});
     H(189, "xdp_load_bytes", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar}, false,
       {C::Ctx, C::Scalar, C::UninitMem, C::ConstSize});

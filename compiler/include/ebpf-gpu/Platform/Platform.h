@@ -45,6 +45,9 @@ enum class ArgCheck : uint8_t {
   ConstSizeOrZero, ///< as ConstSize, 0 allowed
   AllocSize,    ///< a known constant size of memory to allocate (0 allowed)
   ReleaseAlloc, ///< allocated memory (not null, at its start) the helper releases
+  ConstStr,     ///< a NUL-terminated string at a constant offset in a read-only map
+                ///< value (.rodata), found there by the verifier (the kernel's
+                ///< ARG_PTR_TO_CONST_STR)
 };
 
 /// What the verifier knows of a helper's result.
@@ -108,6 +111,9 @@ struct HelperProto {
   /// Callable only from programs with a GPL-compatible license (the
   /// kernel's gpl_only).
   bool GplOnly = false;
+  /// Whether its memory arguments may point into the packet (the kernel's
+  /// pkt_access); bpf_strncmp's may not.
+  bool PacketAccess = true;
 
   std::string runtimeSymbol() const { return "ebpfgpu_" + Name; }
 };
