@@ -31,11 +31,9 @@ bool PacketBatch::add(const uint8_t *Data, uint32_t Len, uint64_t TimestampNs) {
   if (Storage.size() < Copied * Stride)
     Storage.resize(Copied * Stride, 0);
   uint8_t *Buffer = Storage.data() + Slot * Stride;
-  // The headroom of a reused stride is cleared, so that nothing of an
-  // earlier packet shows when a program moves its start back (the kernel's
-  // test run hands out zeroed headroom too). The tailroom needs nothing:
-  // bpf_xdp_adjust_tail zeroes what it grows into.
-  std::memset(Buffer, 0, XdpHeadroom);
+  // The headroom of a reused stride is left as it is: the head and meta
+  // adjustments zero what they expose (ebpfgpu_expose_headroom), and
+  // bpf_xdp_adjust_tail what it grows into, on every back end.
   std::memcpy(Buffer + XdpHeadroom, Data, Len);
   Slots.push_back(Slot);
   push(nullptr, 0, XdpHeadroom, Len, TimestampNs);

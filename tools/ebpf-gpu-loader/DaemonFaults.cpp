@@ -267,12 +267,12 @@ GuardedExecutor::takeOut(const std::function<void(runtime::BatchExecutor &)> &Wh
   }
   // Every worker acts on (or fails) the batches it has in flight, which
   // end by their watchdog at the latest; none starts another.
-  auto Lanes = [&](bool Close) {
+  auto WaitIdle = [&](bool Close) {
     for (;;) {
       bool Busy = false;
       {
         std::lock_guard G(LanesLock);
-        for (GuardedLane *Lane : this->Lanes)
+        for (GuardedLane *Lane : Lanes)
           Busy |= !Lane->idle(Close);
       }
       if (!Busy)
@@ -280,12 +280,12 @@ GuardedExecutor::takeOut(const std::function<void(runtime::BatchExecutor &)> &Wh
       std::this_thread::sleep_for(std::chrono::microseconds(100));
     }
   };
-  Lanes(false);
+  WaitIdle(false);
   if (Out && WhileIdle)
     WhileIdle(*Out);
   // Its lanes go before it (closing a GPU lane whose kernel hangs aborts
   // it, after which its maps cannot be read).
-  Lanes(true);
+  WaitIdle(true);
   return Out;
 }
 
