@@ -142,7 +142,7 @@ MapLayout mapLayout(const MapShape &S, uint32_t Slices, uint64_t Base) {
   while (Buckets < S.MaxEntries && Buckets < (1u << 30))
     Buckets <<= 1;
   H.nbuckets = Buckets;
-  H.elem_stride = EBPFGPU_ELEM_HEADER + H.key_stride + H.value_stride * H.nslices;
+  H.elem_stride = ebpfgpu_elem_stride(H.key_stride, H.value_stride, H.nslices);
   H.pool_size = poolSize(S);
   size_t Off = 0;
   H.control = Base + Off;
@@ -159,7 +159,7 @@ MapLayout mapLayout(const MapShape &S, uint32_t Slices, uint64_t Base) {
     Off += size_t(EBPFGPU_LPM_PRESENT_WORDS(H.prefix_bits)) * 8; // ebpfgpu_lpm_present
     Off += size_t(EBPFGPU_LPM_LIST_MAX) * (8 + ((S.KeySize - 4 + 7) & ~7u)); // ebpfgpu_lpm_list
   }
-  Off = (Off + 7) & ~size_t(7);
+  Off = (Off + EBPFGPU_ELEM_ALIGN - 1) & ~size_t(EBPFGPU_ELEM_ALIGN - 1);
   H.elems = Base + Off;
   Off += size_t(H.elem_stride) * H.pool_size;
   L.Bytes = Off;

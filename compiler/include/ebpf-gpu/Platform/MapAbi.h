@@ -44,8 +44,9 @@ enum {
  * ring posts a batch's number and size in one word, its arrays are the
  * ring's (struct ebpfgpu_ring). 6: a launch's last block publishes the
  * batch (ebpfgpu_batch_done). 7: the ring's slots have arrays of their own
- * and a CPU base (batches in flight, a persistent kernel per worker). */
-#define EBPFGPU_RUNTIME_ABI 7
+ * and a CPU base (batches in flight, a persistent kernel per worker). 8: hash
+ * elements own whole 32-byte sectors (EBPFGPU_ELEM_ALIGN). */
+#define EBPFGPU_RUNTIME_ABI 8
 
 /* Bytes before the key in a hash element: u32 next element + 1 (0 ends the
  * chain), u32 hash of the key, u32 LRU tick of the last use, u32 next
@@ -53,6 +54,12 @@ enum {
  * for readers still on it) or, on the free list, the next free one. Keys
  * start 8-byte aligned. */
 #define EBPFGPU_ELEM_HEADER 16
+/* Elements start and end on this boundary (from the map block's start,
+ * which the loader allocates 256-byte aligned): 32 bytes is the sector,
+ * the unit in which a GPU multiprocessor's L1 cache fills, so no element
+ * shares a sector with another (lookups read them with plain loads:
+ * MapHelpers.inc, EBPFGPU_PLAIN_LOOKUPS). */
+#define EBPFGPU_ELEM_ALIGN 32u
 /* Control words at the start of a hashed map's block (u32 each). */
 #define EBPFGPU_CTL_FRESH 0   /* never-used elements handed out */
 #define EBPFGPU_CTL_LPM_LIST 1 /* LPM tries: 1 + the keys in the prefix list when it is
@@ -105,7 +112,7 @@ struct ebpfgpu_map {
    * that still holds a pointer into one never sees it reused, as RCU gives
    * the kernel. */
   uint32_t nbuckets;    /* power of two >= max_entries */
-  uint32_t elem_stride; /* header + key_stride + nslices * value_stride */
+  uint32_t elem_stride; /* header + key_stride + nslices * value_stride, to EBPFGPU_ELEM_ALIGN */
   uint32_t key_stride;  /* key_size rounded up to 8 */
   uint32_t pool_size;   /* elements: max_entries plus spares for replacements */
   uint64_t buckets;     /* u32 per bucket: first element + 1, 0 when empty */
@@ -199,6 +206,13 @@ static inline uint8_t *ebpfgpu_lpm_list(const struct ebpfgpu_map *m) {
   return (uint8_t *)(ebpfgpu_lpm_present(m) + EBPFGPU_LPM_PRESENT_WORDS(m->prefix_bits));
 }
 
+/* A hashed map's element: header, key, each slice's value, whole sectors. */
+static inline uint32_t ebpfgpu_elem_stride(uint32_t key_stride, uint32_t value_stride,
+                                           uint32_t nslices) {
+  const uint32_t bytes = EBPFGPU_ELEM_HEADER + key_stride + value_stride * nslices;
+  return (bytes + EBPFGPU_ELEM_ALIGN - 1u) & ~(EBPFGPU_ELEM_ALIGN - 1u);
+}
+
 /* Sets the header fields that follow from the shape alone, as the layout
  * has them (abi/lib/MapMemory.cpp calls this for every map it lays out;
  * the map helpers call it on a copy of the header with the shape the
@@ -222,7 +236,7 @@ static inline void ebpfgpu_map_set_shape(struct ebpfgpu_map *h,
     h->prefix_bits = (s->key_size - 4u) * 8u;
   if (!ebpfgpu_map_is_percpu(s->type)) {
     h->nslices = 1;
-    h->elem_stride = hashed ? EBPFGPU_ELEM_HEADER + h->key_stride + h->value_stride : 0;
+    h->elem_stride = hashed ? ebpfgpu_elem_stride(h->key_stride, h->value_stride, 1) : 0;
   }
 }
 
