@@ -381,6 +381,7 @@ struct PairResult {
   std::array<uint64_t, 5> Actions{};
   uint64_t GridA = 0, GridB = 0; ///< threads a launch over the resident packets has
   double LoadA = 0, LoadB = 0;   ///< GpuProgram::load, ms
+  std::string KernelA;           ///< the batch kernel build the loader chose (kernelChoice)
 };
 
 PairResult runPair(loader::GpuDevice &Dev, Resident &R, const Pair &P, const Options &O) {
@@ -466,6 +467,8 @@ PairResult runPair(loader::GpuDevice &Dev, Resident &R, const Pair &P, const Opt
     }
   Res.A = summarize(TA);
   Res.B = summarize(TB);
+  Res.KernelA = L.A->kernelChoice();
+  std::printf("%s: compiled batch kernel: %s\n", P.Name.c_str(), Res.KernelA.c_str());
 
   // End to end: batches of 64-byte frames (each packet's first bytes, as a
   // runtime staging headers would copy them), copied in from pinned
@@ -571,7 +574,8 @@ void writeJson(const std::string &Path, const std::vector<PairResult> &Results,
       << ", \"cuda_mpps\": " << N / (R.B.Median * 1e3)
       << ", \"ratio\": " << R.B.Median / R.A.Median << ", \"compiled_grid\": " << R.GridA
       << ", \"cuda_grid\": " << R.GridB << ", \"compiled_load_ms\": " << R.LoadA
-      << ", \"cuda_load_ms\": " << R.LoadB << ", \"e2e\": [";
+      << ", \"cuda_load_ms\": " << R.LoadB
+      << ", \"compiled_kernel\": " << jsonString(R.KernelA) << ", \"e2e\": [";
     for (size_t K = 0; K < R.E2es.size(); ++K) {
       const PairResult::E2e &E = R.E2es[K];
       J << (K ? ", " : "") << "{\"batch\": " << E.Batch << ", \"compiled_us\": " << St(E.A)

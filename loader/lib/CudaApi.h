@@ -50,6 +50,8 @@ struct CudaApi {
   X(cuEventSynchronize, "cuEventSynchronize")                                                 \
   X(cuEventElapsedTime, "cuEventElapsedTime")                                                 \
   X(cuEventDestroy, "cuEventDestroy_v2")                                                      \
+  X(cuEventQuery, "cuEventQuery")                                                             \
+  X(cuFuncGetAttribute, "cuFuncGetAttribute")                                                 \
   X(cuMemHostAlloc, "cuMemHostAlloc")                                                         \
   X(cuMemFreeHost, "cuMemFreeHost")                                                           \
   X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2")                                                \

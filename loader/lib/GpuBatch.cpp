@@ -9,6 +9,7 @@
 #include "ebpf-gpu/Platform/GpuAbi.h"
 
 #include "CudaApi.h"
+#include "KernelChoice.h"
 
 #include <algorithm>
 #include <cstring>
@@ -93,8 +94,12 @@ Expected<float> GpuBatch::launch(GpuProgram &Prog) {
   void *Args[] = {&DescPtr, &VerdictPtr, &N, &Seed, &Stage, &Done, &Done, &Seq};
   if (auto Err = E0.record())
     return std::move(*Err);
-  EBPFGPU_CHECK(A, cuLaunchKernel, static_cast<CUfunction>(Prog.Kernel), Prog.blocksFor(N), 1, 1,
-                GpuBlockThreads, 1, 1, 0, nullptr, Args, nullptr);
+  KernelChoice::Launch K = Prog.Choice->begin(nullptr, N);
+  CUresult R = A.cuLaunchKernel(K.Fn, Prog.blocksFor(N), 1, 1, GpuBlockThreads, 1, 1, 0, nullptr,
+                                Args, nullptr);
+  Prog.Choice->end(K, nullptr, R == CUDA_SUCCESS);
+  if (R != CUDA_SUCCESS)
+    return A.error("cuLaunchKernel", R);
   if (auto Err = E1.record())
     return std::move(*Err);
   EBPFGPU_CHECK(A, cuEventSynchronize, E1.get());
@@ -206,8 +211,12 @@ MaybeError GpuStagedBatch::run(GpuProgram &Prog, uint32_t Count, size_t FrameByt
   CUdeviceptr Stage = 0, Done = 0; // packets in device memory: nothing to stage; copies end it
   uint32_t Seq = 0;
   void *Args[] = {&DescPtr, &VerdictPtr, &Count, &Seed, &Stage, &Done, &Done, &Seq};
-  EBPFGPU_CHECK(A, cuLaunchKernel, static_cast<CUfunction>(Prog.Kernel), Prog.blocksFor(Count), 1,
-                1, GpuBlockThreads, 1, 1, 0, S, Args, nullptr);
+  KernelChoice::Launch K = Prog.Choice->begin(S, Count);
+  CUresult R = A.cuLaunchKernel(K.Fn, Prog.blocksFor(Count), 1, 1, GpuBlockThreads, 1, 1, 0, S,
+                                Args, nullptr);
+  Prog.Choice->end(K, S, R == CUDA_SUCCESS);
+  if (R != CUDA_SUCCESS)
+    return A.error("cuLaunchKernel", R);
   if (auto Err = Record(E2))
     return Err;
   EBPFGPU_CHECK(A, cuMemcpyDtoHAsync, HostVerdicts, DevVerdicts, Count * sizeof(ebpfgpu_verdict),

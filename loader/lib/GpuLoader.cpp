@@ -9,6 +9,7 @@
 #include "ebpf-gpu/Platform/GpuAbi.h"
 
 #include "CudaApi.h"
+#include "KernelChoice.h"
 
 #include <dlfcn.h>
 
@@ -267,6 +268,10 @@ bool GpuProgram::needsHostBetweenBatches() const {
   return false;
 }
 
+std::string GpuProgram::kernelChoice() const {
+  return Choice ? Choice->describe() : std::string("default build");
+}
+
 unsigned GpuProgram::blocksFor(uint32_t Packets) const {
   uint32_t Wanted = (Packets + GpuBlockThreads - 1) / GpuBlockThreads;
   if (CpuGroups)
@@ -520,7 +525,10 @@ MaybeError GpuProgram::restoreState() {
   return std::nullopt;
 }
 
+GpuProgram::GpuProgram(GpuDevice &Dev) : Dev(Dev) {}
+
 GpuProgram::~GpuProgram() {
+  Choice.reset(); // its events, while the context is there
   freeSavedState();
   if (TraceLog)
     Dev.api().cuMemFree(TraceLog);

@@ -9,6 +9,7 @@
 #include "ebpf-gpu/Platform/GpuAbi.h"
 
 #include "CudaApi.h"
+#include "KernelChoice.h"
 
 #include <algorithm>
 #include <cstring>
@@ -268,9 +269,14 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev,
   }
   P->Module = Mod;
   P->InfoLog = InfoLog.data();
-  CUfunction Fn;
+  CUfunction Fn, Budget = nullptr;
   EBPFGPU_CHECK(A, cuModuleGetFunction, &Fn, Mod, Spec.Kernel.c_str());
   P->Kernel = Fn;
+  // The register-budget build of the batch kernel, where the compiler
+  // emitted one (GpuAbi.h), for KernelChoice to time against the default.
+  if (P->IsXdp && A.cuModuleGetFunction(&Budget, Mod, EBPFGPU_XDP_BUDGET_KERNEL) != CUDA_SUCCESS)
+    Budget = nullptr;
+  P->Choice = std::make_unique<KernelChoice>(A, Fn, Budget);
   if (MaybeError E = P->bindCpuGroups(PerCpu))
     return std::move(*E);
   if (MaybeError E = P->bindAbortWord())

@@ -86,6 +86,12 @@ cl::opt<unsigned> MaxRegisters(
              "default: ptxas chooses). Fewer let more threads share a multiprocessor, at the "
              "price of spills"),
     cl::value_desc("N"), cl::init(0), cl::cat(Category));
+cl::opt<bool> BudgetVariant(
+    "budget-variant",
+    cl::desc("Without --max-registers: also emit the batch kernel built with 32 registers; "
+             "the loader times both on the first large batches and keeps the faster "
+             "(default: on; --budget-variant=false: the default build only)"),
+    cl::init(true), cl::cat(Category));
 cl::opt<unsigned> OptLevel("O", cl::desc("Optimisation level 0-3 (default 2)"), cl::Prefix,
                            cl::init(2), cl::cat(Category));
 cl::opt<std::string> PlatformName("platform",
@@ -299,6 +305,7 @@ int main(int argc, char **argv) {
   Gpu.Arch = GpuArch;
   Gpu.OptLevel = OptLevel;
   Gpu.MaxRegisters = MaxRegisters;
+  Gpu.BudgetVariant = BudgetVariant;
   Gpu.PacketsReadOnly = ReadOnlyPackets;
 
   std::string Text;

@@ -22,6 +22,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -482,14 +483,24 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
     addXdpPersistentKernel(M);
     addReclaimKernel(M);
     Out.KernelName = EBPFGPU_XDP_KERNEL;
+    auto Budget = [&](const char *Name, unsigned Registers) {
+      M.getOrInsertNamedMetadata("nvvm.annotations")
+          ->addOperand(llvm::MDNode::get(
+              Ctx, {llvm::ValueAsMetadata::get(M.getFunction(Name)),
+                    llvm::MDString::get(Ctx, "maxnreg"),
+                    llvm::ConstantAsMetadata::get(
+                        llvm::ConstantInt::get(llvm::Type::getInt32Ty(Ctx), Registers))}));
+    };
     if (Gpu.MaxRegisters) {
-      llvm::NamedMDNode *Notes = M.getOrInsertNamedMetadata("nvvm.annotations");
       for (const char *Name : {EBPFGPU_XDP_KERNEL, EBPFGPU_XDP_PERSISTENT_KERNEL})
-        Notes->addOperand(llvm::MDNode::get(
-            Ctx, {llvm::ValueAsMetadata::get(M.getFunction(Name)),
-                  llvm::MDString::get(Ctx, "maxnreg"),
-                  llvm::ConstantAsMetadata::get(
-                      llvm::ConstantInt::get(llvm::Type::getInt32Ty(Ctx), Gpu.MaxRegisters))}));
+        Budget(Name, Gpu.MaxRegisters);
+    } else if (Gpu.BudgetVariant) {
+      // The batch kernel again, under a register budget (GpuAbi.h): the
+      // loader times both builds and keeps the faster.
+      llvm::ValueToValueMapTy Map;
+      llvm::Function *Copy = llvm::CloneFunction(M.getFunction(EBPFGPU_XDP_KERNEL), Map);
+      Copy->setName(EBPFGPU_XDP_BUDGET_KERNEL);
+      Budget(EBPFGPU_XDP_BUDGET_KERNEL, EBPFGPU_XDP_BUDGET_REGISTERS);
     }
   } else {
     addRawKernel(M, Entry);
@@ -498,6 +509,7 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
   // Only the kernel and the globals the loader binds stay visible.
   for (llvm::Function &F : M)
     if (!F.isDeclaration() && F.getName() != Out.KernelName &&
+        F.getName() != EBPFGPU_XDP_BUDGET_KERNEL &&
         F.getName() != EBPFGPU_XDP_PERSISTENT_KERNEL && F.getName() != EBPFGPU_RECLAIM_KERNEL)
       F.setLinkage(llvm::GlobalValue::InternalLinkage);
   std::string Msg;

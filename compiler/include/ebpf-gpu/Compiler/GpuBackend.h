@@ -26,6 +26,10 @@ struct GpuOptions {
   /// multiprocessor (the hashed-map programs, latency-bound, gain from
   /// that) at the price of spills to local memory.
   unsigned MaxRegisters = 0;
+  /// Without MaxRegisters: also emit the batch kernel built with
+  /// EBPFGPU_XDP_BUDGET_REGISTERS registers (GpuAbi.h), for the loader to
+  /// time against the default build and keep the faster.
+  bool BudgetVariant = true;
   /// The verifier proved that no program of the set changes a packet
   /// (verifier::Result::WritesPacket): a staged packet then needs no copy
   /// as it came and no write-back. Recorded in the `.gpu.o` too.

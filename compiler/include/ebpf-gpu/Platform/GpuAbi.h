@@ -28,6 +28,14 @@
  * Raw (conformance): ebpfgpu_raw_run(void *mem, uint64_t len, uint64_t *r0),
  * run by thread 0 only. */
 #define EBPFGPU_XDP_KERNEL "ebpfgpu_xdp_batch"
+/* XDP, the same batch kernel built with at most EBPFGPU_XDP_BUDGET_REGISTERS
+ * registers a thread (PTX .maxnreg), beside the default build unless the
+ * compiler was given a budget: which of the two is faster depends on the
+ * program (more resident threads hide more memory latency; spills cost),
+ * so the loader times both on a program's first large batches and keeps
+ * the faster (GpuProgram::kernelChoice). Same arguments, same program. */
+#define EBPFGPU_XDP_BUDGET_KERNEL "ebpfgpu_xdp_batch_budget"
+#define EBPFGPU_XDP_BUDGET_REGISTERS 32
 #define EBPFGPU_RAW_KERNEL "ebpfgpu_raw_run"
 /* XDP, persistent mode: ebpfgpu_xdp_persistent(struct ebpfgpu_ring *ring,
  * struct ebpfgpu_ring_sync *sync, uint64_t seed, uint8_t *stage), `stage`

@@ -23,6 +23,8 @@
 
 namespace ebpfgpu::loader {
 
+class KernelChoice;
+
 struct CudaApi;
 
 class GpuDevice {
@@ -177,6 +179,10 @@ public:
   Expected<uint64_t> runRaw(const std::vector<uint8_t> &Mem);
 
   const std::string &jitInfoLog() const { return InfoLog; }
+  /// Which build of the batch kernel launches run (KernelChoice: the
+  /// default one, or the register-budget one the compiler emits beside
+  /// it, timed against each other on the first large batches), in words.
+  std::string kernelChoice() const;
 
   /// The GPU's CPUs for this program: the copies of per-CPU values, and the
   /// most threads a persistent kernel has (thread t is CPU t). The batch
@@ -296,7 +302,7 @@ private:
   DeviceMap *findMap(const std::string &Name);
   MaybeError setEntry(const DeviceMap &D, const std::vector<uint8_t> &Key,
                       const std::vector<uint8_t> &Value);
-  GpuProgram(GpuDevice &Dev) : Dev(Dev) {}
+  explicit GpuProgram(GpuDevice &Dev); // out of line: KernelChoice is private
   /// load()'s steps after the module's JIT, each on the program being made.
   MaybeError bindCpuGroups(size_t PerCpu);
   MaybeError bindAbortWord();
@@ -317,6 +323,9 @@ private:
   uint32_t *AbortWord = nullptr; ///< mapped pinned host memory owned, or null
   void *Module = nullptr;
   void *Kernel = nullptr;
+  /// The build of the batch kernel (Kernel or the register-budget one) a
+  /// launch of `Packets` runs, and a trial's timing around it.
+  std::unique_ptr<KernelChoice> Choice;
   bool IsXdp = false;
   std::string InfoLog;
 };
