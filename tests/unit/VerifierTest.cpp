@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 
 using namespace ebpfgpu;
@@ -155,8 +156,14 @@ TEST(Verifier, HelperTableRowsAreWhatTheCheckerAssumes) {
       TakesMap |= C == platform::ArgCheck::MapPtr;
     }
     EXPECT_EQ(TakesMap, !H.Maps.empty()) << "bpf_" << H.Name;
-    if (H.Result == platform::RetCheck::MapValueOrNull) {
+    if (platform::returnsMapValue(H.Result)) {
       EXPECT_TRUE(TakesMap) << "bpf_" << H.Name;
+    }
+    // A result whose nullness the key decides needs a key to look at.
+    if (H.Result == platform::RetCheck::MapValueOrNullByKey) {
+      EXPECT_NE(std::find(H.Checks.begin(), H.Checks.end(), platform::ArgCheck::MapKey),
+                H.Checks.end())
+          << "bpf_" << H.Name;
     }
   }
   // The families of the kernel's map types the helpers pair.

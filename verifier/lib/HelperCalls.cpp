@@ -4,7 +4,21 @@
 // of the platform's table (argument obligations, the maps it takes, its
 // result, its effect) and hands what is not a line of checking to the small
 // functions below, each named after the kind of argument, result or effect
-// it models.
+// it models. No check is chosen by a helper's id or name.
+//
+// The rules that are more than an argument's type, each chosen by a column
+// of the row and kept here alone:
+//   - map/helper pairing: the row's map families (mapArg);
+//   - a constant key in range makes an array lookup non-null: the result
+//     MapValueOrNullByKey (mapMemArg remembers the key, mapLookupResult);
+//   - references: AllocMemOrNull makes one, ReleaseAlloc releases it and
+//     every copy (allocResult, releaseArg, releaseRef);
+//   - HelperEffect::TailCall: no reference may be held across it
+//     (tailCallHoldsNoRef);
+//   - HelperEffect::MovesPacket: every packet pointer goes stale
+//     (movePacket);
+//   - no packet memory for a row without PacketAccess, a constant string in
+//     .rodata for ConstStr (sizedMemArg, constStrArg).
 
 #include "VerifierEngine.h"
 
@@ -55,7 +69,7 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
     if (auto E = helperArg(Pc, *H, A, S, Args))
       return E;
   if (H->Effect == platform::HelperEffect::TailCall)
-    if (auto E = tailCallHoldsNoRef(Pc, S))
+    if (auto E = tailCallHoldsNoRef(Pc, *H, S))
       return E;
   for (unsigned R = 1; R <= 5; ++R)
     S.Regs[R] = Reg();
@@ -66,9 +80,9 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
     S.Regs[0] = Reg::unknown();
     break;
   case platform::RetCheck::MapValueOrNull:
-    // Only bpf_map_lookup_elem (1) cannot fail on an array key in range, as
-    // in the kernel: bpf_map_lookup_percpu_elem's CPU may be past the last.
-    S.Regs[0] = mapLookupResult(Args, H->Id == 1);
+  case platform::RetCheck::MapValueOrNullByKey:
+    S.Regs[0] = mapLookupResult(
+        Args, H->Result == platform::RetCheck::MapValueOrNullByKey);
     break;
   case platform::RetCheck::AllocMemOrNull:
     S.Regs[0] = allocResult(Pc, S, Args.AllocBytes);
@@ -376,12 +390,14 @@ MaybeDiag Verifier::releaseArg(uint32_t Pc, const platform::HelperProto &H,
 
 /// HelperEffect::TailCall: the program it jumps to never returns here, so
 /// a reference held across it would leak.
-MaybeDiag Verifier::tailCallHoldsNoRef(uint32_t Pc, const State &S) {
+MaybeDiag Verifier::tailCallHoldsNoRef(uint32_t Pc,
+                                       const platform::HelperProto &H,
+                                       const State &S) {
   if (S.Refs.empty())
     return std::nullopt;
   return fail(
       Pc,
-      "bpf_tail_call while a ring buffer record reserved at pc " +
+      "bpf_" + H.Name + " while a ring buffer record reserved at pc " +
           std::to_string(S.Refs.begin()->second) +
           " is neither submitted nor discarded (the reference would leak)",
       "released(ref " + std::to_string(S.Refs.begin()->first) + ")");
@@ -405,8 +421,9 @@ void Verifier::releaseRef(State &S, uint32_t Ref) {
   }
 }
 
-/// RetCheck::MapValueOrNull: a value of the map looked up, or null; an
-/// inner map where the map is a map of maps.
+/// RetCheck::MapValueOrNull(ByKey): a value of the map looked up, or null;
+/// an inner map where the map is a map of maps. `KeyMayElideNull`: the
+/// row's result is MapValueOrNullByKey.
 Reg Verifier::mapLookupResult(const HelperArgs &Args, bool KeyMayElideNull) {
   size_t Index = size_t(Args.Map - Maps.data());
   Reg R0 = Reg::pointer(Kind::MapValueOrNull, 0, uint32_t(Index));

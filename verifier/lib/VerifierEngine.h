@@ -137,7 +137,8 @@ private:
   void helperFillsStack(State &S, const Reg &Buf, uint64_t Size);
   MaybeDiag releaseArg(uint32_t Pc, const platform::HelperProto &H, unsigned R,
                        State &S, HelperArgs &Args);
-  MaybeDiag tailCallHoldsNoRef(uint32_t Pc, const State &S);
+  MaybeDiag tailCallHoldsNoRef(uint32_t Pc, const platform::HelperProto &H,
+                               const State &S);
   void releaseRef(State &S, uint32_t Ref);
   Reg mapLookupResult(const HelperArgs &Args, bool KeyMayElideNull);
   Reg allocResult(uint32_t Pc, State &S, uint64_t Bytes);

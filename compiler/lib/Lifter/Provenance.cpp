@@ -143,7 +143,7 @@ void Provenance::transfer(AbsState &S, uint32_t Pc) const {
     AbsValue Map = S.Regs[1];
     for (unsigned R = 0; R <= 5; ++R)
       S.Regs[R] = {};
-    if (H && H->Result == platform::RetCheck::MapValueOrNull && Map.K == AbsValue::Map)
+    if (H && platform::returnsMapValue(H->Result) && Map.K == AbsValue::Map)
       S.Regs[0] = {AbsValue::MapElem, 0, Map.Index};
   };
   switch (I.cls()) {

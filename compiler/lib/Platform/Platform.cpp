@@ -46,7 +46,7 @@ public:
     // Map helpers see the context for its cpu_id (per-CPU maps). Programs
     // may look up redirect maps and maps of maps, never change them.
     H(1, "map_lookup_elem", V::Ptr, {V::Map, V::Ptr}, true, {C::MapPtr, C::MapKey},
-      R::MapValueOrNull, {M::Data, M::Redirect, M::MapOfMaps});
+      R::MapValueOrNullByKey, {M::Data, M::Redirect, M::MapOfMaps});
     H(2, "map_update_elem", V::Scalar, {V::Map, V::Ptr, V::Ptr, V::Scalar}, true,
       {C::MapPtr, C::MapKey, C::MapValue, C::Scalar}, R::Scalar, {M::Data});
     H(3, "map_delete_elem", V::Scalar, {V::Map, V::Ptr}, true, {C::MapPtr, C::MapKey},
@@ -104,6 +104,7 @@ public:
     // the kernel (not one of its helpers that change packet data).
     H(190, "xdp_store_bytes", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar}, false,
       {C::Ctx, C::Scalar, C::Mem, C::ConstSize});
+    // Its CPU argument may be past the last CPU: null whatever the key.
     H(195, "map_lookup_percpu_elem", V::Ptr, {V::Map, V::Ptr, V::Scalar}, true,
       {C::MapPtr, C::MapKey, C::Anything}, R::MapValueOrNull, {M::PerCpuData});
     H(208, "ktime_get_tai_ns", V::Scalar, {}, false, {});

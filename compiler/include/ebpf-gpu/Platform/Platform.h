@@ -53,10 +53,20 @@ enum class ArgCheck : uint8_t {
 /// What the verifier knows of a helper's result.
 enum class RetCheck : uint8_t {
   Scalar,
-  MapValueOrNull,
+  MapValueOrNull, ///< a value of the map its MapPtr argument names (an inner
+                  ///< map where it is a map of maps), or null
+  MapValueOrNullByKey, ///< as MapValueOrNull, but never null where the map is
+                       ///< an array and the key a constant in range (the
+                       ///< kernel's bpf_map_lookup_elem alone: a key known
+                       ///< in range finds its element)
   AllocMemOrNull, ///< memory of the AllocSize argument's size, or null; a
                   ///< reference the program must release (ReleaseAlloc)
 };
+
+/// Whether a helper of result `R` returns a value of the map it takes.
+inline bool returnsMapValue(RetCheck R) {
+  return R == RetCheck::MapValueOrNull || R == RetCheck::MapValueOrNullByKey;
+}
 
 /// The kinds of map a helper may take, as the kernel pairs them
 /// (check_map_func_compatibility): special maps serve only their own
