@@ -242,28 +242,8 @@ MaybeDiag Verifier::step(Path &P, std::vector<Path> &Forks, bool &Ended) {
       return E;
     break;
   case isa::LD:
-    if (!I.isLddw())
-      return fail(Pc, "legacy packet loads (ld_abs, ld_ind) are not allowed in " +
-                          std::string(Opts.Platform->name()) + " programs", "supported");
-    switch (I.Src) {
-    case isa::LddwImm64:
-      S.Regs[I.Dst] = Reg::constant(I.imm64());
-      break;
-    case isa::LddwMapIdx:
-    case isa::LddwMapIdxValue:
-      if (I.Imm < 0 || size_t(I.Imm) >= Maps.size())
-        return fail(Pc, "reference to map " + std::to_string(I.Imm) + ", which does not exist",
-                    "valid_map");
-      if (I.Src == isa::LddwMapIdx)
-        S.Regs[I.Dst] = Reg::pointer(Kind::MapPtr, 0, uint32_t(I.Imm));
-      else
-        S.Regs[I.Dst] = Reg::pointer(Kind::MapValue, I.ImmHigh, uint32_t(I.Imm));
-      break;
-    default:
-      return fail(Pc, "lddw of kind " + std::to_string(I.Src) +
-                          " (function pointers, map fds, variables) is not supported",
-                  "supported");
-    }
+    if (auto E = lddw(Pc, I, S))
+      return E;
     break;
   case isa::LDX:
     if (auto E = load(Pc, I, S))
@@ -315,44 +295,82 @@ MaybeDiag Verifier::step(Path &P, std::vector<Path> &Forks, bool &Ended) {
       Next = uint32_t(int64_t(Pc) + 1 + I.jumpOffset());
       break;
     }
-    {
-      if (auto E = readReg(Pc, S, I.Dst))
-        return E;
-      if (I.usesRegSource())
-        if (auto E = readReg(Pc, S, I.Src))
-          return E;
-      std::optional<State> Taken, NotTaken;
-      branch(Pc, I, S, Taken, NotTaken);
-      // Scalars that decided the branch's direction, or a pointer's null
-      // check, decided what was explored: their bounds matter.
-      const Reg &DR = S.Regs[I.Dst];
-      bool SrcScalar = !I.usesRegSource() || S.Regs[I.Src].K == Kind::Scalar;
-      if (DR.K == Kind::Scalar && SrcScalar && !(Taken && NotTaken)) {
-        markPrecise(S, I.Dst);
-        if (I.usesRegSource())
-          markPrecise(S, I.Src);
-      }
-      if (DR.isPointer() && I.usesRegSource())
-        markPrecise(S, I.Src);
-      uint32_t Target = uint32_t(int64_t(Pc) + 1 + I.jumpOffset());
-      if (Taken && NotTaken) {
-        if (P.Last)
-          ++P.Last->Branches;
-        Forks.push_back(Path{std::move(*Taken), Target, P.Last, P.Tail});
-        Forks.back().Written = P.Written;
-        S = std::move(*NotTaken);
-      } else if (Taken) {
-        S = std::move(*Taken);
-        Next = Target;
-      } else if (NotTaken) {
-        S = std::move(*NotTaken);
-      } else {
-        Ended = true; // neither outcome is possible: the path is dead
-      }
-    }
+    if (auto E = conditionalJump(P, I, Forks, Ended, Next))
+      return E;
     break;
   }
   P.Pc = Next;
+  return std::nullopt;
+}
+
+/// LD: the 16-byte immediate loads (a constant, a map reference, an
+/// address in a map's value); the legacy packet loads are refused.
+MaybeDiag Verifier::lddw(uint32_t Pc, const Insn &I, State &S) {
+  if (!I.isLddw())
+    return fail(Pc, "legacy packet loads (ld_abs, ld_ind) are not allowed in " +
+                        std::string(Opts.Platform->name()) + " programs", "supported");
+  switch (I.Src) {
+  case isa::LddwImm64:
+    S.Regs[I.Dst] = Reg::constant(I.imm64());
+    break;
+  case isa::LddwMapIdx:
+  case isa::LddwMapIdxValue:
+    if (I.Imm < 0 || size_t(I.Imm) >= Maps.size())
+      return fail(Pc, "reference to map " + std::to_string(I.Imm) + ", which does not exist",
+                  "valid_map");
+    if (I.Src == isa::LddwMapIdx)
+      S.Regs[I.Dst] = Reg::pointer(Kind::MapPtr, 0, uint32_t(I.Imm));
+    else
+      S.Regs[I.Dst] = Reg::pointer(Kind::MapValue, I.ImmHigh, uint32_t(I.Imm));
+    break;
+  default:
+    return fail(Pc, "lddw of kind " + std::to_string(I.Src) +
+                        " (function pointers, map fds, variables) is not supported",
+                "supported");
+  }
+  return std::nullopt;
+}
+
+/// A conditional jump of path `P`: each feasible outcome goes on, the
+/// taken one as a new path in `Forks` when both are (`Next` becomes the
+/// target when only it is; `Ended` when neither is).
+MaybeDiag Verifier::conditionalJump(Path &P, const Insn &I, std::vector<Path> &Forks,
+                                    bool &Ended, uint32_t &Next) {
+  uint32_t Pc = P.Pc;
+  State &S = P.S;
+  if (auto E = readReg(Pc, S, I.Dst))
+    return E;
+  if (I.usesRegSource())
+    if (auto E = readReg(Pc, S, I.Src))
+      return E;
+  std::optional<State> Taken, NotTaken;
+  branch(Pc, I, S, Taken, NotTaken);
+  // Scalars that decided the branch's direction, or a pointer's null
+  // check, decided what was explored: their bounds matter.
+  const Reg &DR = S.Regs[I.Dst];
+  bool SrcScalar = !I.usesRegSource() || S.Regs[I.Src].K == Kind::Scalar;
+  if (DR.K == Kind::Scalar && SrcScalar && !(Taken && NotTaken)) {
+    markPrecise(S, I.Dst);
+    if (I.usesRegSource())
+      markPrecise(S, I.Src);
+  }
+  if (DR.isPointer() && I.usesRegSource())
+    markPrecise(S, I.Src);
+  uint32_t Target = uint32_t(int64_t(Pc) + 1 + I.jumpOffset());
+  if (Taken && NotTaken) {
+    if (P.Last)
+      ++P.Last->Branches;
+    Forks.push_back(Path{std::move(*Taken), Target, P.Last, P.Tail});
+    Forks.back().Written = P.Written;
+    S = std::move(*NotTaken);
+  } else if (Taken) {
+    S = std::move(*Taken);
+    Next = Target;
+  } else if (NotTaken) {
+    S = std::move(*NotTaken);
+  } else {
+    Ended = true; // neither outcome is possible: the path is dead
+  }
   return std::nullopt;
 }
 

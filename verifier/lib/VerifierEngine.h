@@ -84,6 +84,9 @@ private:
   MaybeDiag checkCfg();
   void computeLiveness();
   MaybeDiag step(Path &P, std::vector<Path> &Forks, bool &Ended);
+  MaybeDiag lddw(uint32_t Pc, const Insn &I, State &S);
+  MaybeDiag conditionalJump(Path &P, const Insn &I, std::vector<Path> &Forks,
+                            bool &Ended, uint32_t &Next);
   MaybeDiag readReg(uint32_t Pc, const State &S, unsigned R) const;
   MaybeDiag alu(uint32_t Pc, const Insn &I, State &S);
   MaybeDiag pointerArith(uint32_t Pc, const Insn &I, Reg &D, const Reg &Src,
