@@ -5,7 +5,11 @@
 // ICMP, IPv6, 802.1Q-tagged frames, IPv4 with options, ARP and a few
 // truncated frames, from Zipf-distributed flows, with valid checksums.
 // The same seed gives the same bytes on every machine (own PRNG and
-// distributions, nothing implementation-defined).
+// distributions, nothing implementation-defined). --tcp-options gives
+// every IPv4 TCP SYN options (MSS, window scale, SACK, timestamps, NOP and
+// EOL padding, an unknown kind, and 5% malformed), drawn from a PRNG of
+// their own: the other bytes, and every packet without the flag, stay
+// those of the same seed without it.
 
 #include "ebpf-gpu/Runtime/Packets.h"
 
@@ -75,18 +79,64 @@ void ethernet(Builder &P, uint16_t Type, bool Vlan, uint16_t VlanId) {
   P.be16(Type);
 }
 
+/// TCP options of a SYN (a multiple of 4 bytes, at most 40), as stacks
+/// send them, plus some a middlebox must refuse.
+std::vector<uint8_t> synOptions(Rng &R) {
+  std::vector<uint8_t> O;
+  auto Mss = [&](uint16_t V) { O.insert(O.end(), {2, 4, uint8_t(V >> 8), uint8_t(V)}); };
+  auto Ts = [&] {
+    uint32_t V = uint32_t(R.next());
+    O.insert(O.end(), {8, 10, uint8_t(V >> 24), uint8_t(V >> 16), uint8_t(V >> 8), uint8_t(V), 0, 0, 0, 0});
+  };
+  uint32_t Kind = R.below(100);
+  if (Kind < 40) { // Linux: MSS, SACK permitted, timestamps, NOP, window scale
+    Mss(1460);
+    O.insert(O.end(), {4, 2});
+    Ts();
+    O.insert(O.end(), {1, 3, 3, 7});
+  } else if (Kind < 60) { // Windows: MSS, NOP, window scale, NOP, NOP, SACK permitted
+    Mss(1460);
+    O.insert(O.end(), {1, 3, 3, 8, 1, 1, 4, 2});
+  } else if (Kind < 70) { // jumbo frames
+    Mss(8960);
+  } else if (Kind < 80) { // below any clamp: a tunnel's path
+    Mss(1380);
+    O.insert(O.end(), {1, 1, 4, 2});
+  } else if (Kind < 88) { // MSS at an odd offset: NOP, MSS, window scale
+    O.push_back(1);
+    Mss(uint16_t(1400 + R.below(200)));
+    O.insert(O.end(), {3, 3, 6});
+  } else if (Kind < 95) { // an unknown kind (experimental, RFC 6994), then EOL padding
+    Mss(1440);
+    O.insert(O.end(), {254, 6, 0x12, 0x34, uint8_t(R.next()), uint8_t(R.next()), 0, 0});
+  } else { // malformed
+    Mss(1460);
+    switch (R.below(4)) {
+    case 0: O.insert(O.end(), {8, 40, 0, 0}); break; // past the header's end
+    case 1: O.insert(O.end(), {30, 0, 1, 1}); break; // a length under 2
+    case 2: O.insert(O.end(), {3, 4, 7, 1}); break;  // window scale of the wrong length
+    default: O[1] = 5, O.insert(O.end(), {1, 1, 1, 0}); // MSS of the wrong length
+    }
+  }
+  while (O.size() % 4)
+    O.push_back(0); // EOL
+  return O;
+}
+
 /// L4 header + payload for TCP or UDP; checksum filled by the caller.
-void transport(Builder &P, const Flow &F, uint8_t TcpFlags, size_t Payload, Rng &R) {
+void transport(Builder &P, const Flow &F, uint8_t TcpFlags, size_t Payload, Rng &R,
+               const std::vector<uint8_t> &TcpOptions = {}) {
   if (F.Proto == 6) {
     P.be16(F.SrcPort);
     P.be16(F.DstPort);
     P.be32(uint32_t(R.next()));
     P.be32(TcpFlags & 0x10 ? uint32_t(R.next()) : 0);
-    P.u8(5 << 4);
+    P.u8(uint8_t((5 + TcpOptions.size() / 4) << 4));
     P.u8(TcpFlags);
     P.be16(65535);
     P.be16(0); // checksum
     P.be16(0);
+    P.bytes(TcpOptions.data(), TcpOptions.size());
   } else {
     P.be16(F.SrcPort);
     P.be16(F.DstPort);
@@ -98,7 +148,7 @@ void transport(Builder &P, const Flow &F, uint8_t TcpFlags, size_t Payload, Rng 
 }
 
 void ipv4(Builder &P, const Flow &F, uint8_t Proto, unsigned OptWords, uint8_t TcpFlags,
-          size_t Payload, Rng &R) {
+          size_t Payload, Rng &R, Rng *OptionsR) {
   size_t Ip = P.B.size();
   P.u8(uint8_t(0x40 | (5 + OptWords)));
   P.u8(0);
@@ -123,7 +173,10 @@ void ipv4(Builder &P, const Flow &F, uint8_t Proto, unsigned OptWords, uint8_t T
       P.u8(uint8_t(R.next()));
     P.put16(L4 + 2, checksum(&P.B[L4], P.B.size() - L4));
   } else {
-    transport(P, F, TcpFlags, Payload, R);
+    std::vector<uint8_t> Options;
+    if (OptionsR && Proto == 6 && TcpFlags == 0x02)
+      Options = synOptions(*OptionsR);
+    transport(P, F, TcpFlags, Payload, R, Options);
     size_t Len = P.B.size() - L4;
     uint32_t Pseudo = (F.Src >> 16) + (F.Src & 0xffff) + (F.Dst >> 16) + (F.Dst & 0xffff) +
                       Proto + uint32_t(Len);
@@ -154,7 +207,8 @@ int usage(const char *Msg) {
                "usage: ebpf-gpu-trafgen -o OUT.pcap [--count N] [--seed S] [--flows F]\n"
                "  --count N   packets to write (default 1000)\n"
                "  --seed S    PRNG seed (default 1); same seed, same bytes\n"
-               "  --flows F   distinct flows, Zipf-distributed (default 1024)\n");
+               "  --flows F   distinct flows, Zipf-distributed (default 1024)\n"
+               "  --tcp-options  IPv4 TCP SYNs carry options (5%% of them malformed)\n");
   return 2;
 }
 
@@ -163,6 +217,7 @@ int usage(const char *Msg) {
 int main(int argc, char **argv) {
   std::string Out;
   uint64_t Count = 1000, Seed = 1, NumFlows = 1024;
+  bool TcpOptions = false;
   for (int I = 1; I < argc; ++I) {
     std::string A = argv[I];
     auto Num = [&](uint64_t &V) {
@@ -183,6 +238,8 @@ int main(int argc, char **argv) {
     } else if (A == "--flows") {
       if (!Num(NumFlows) || NumFlows == 0 || NumFlows > 1000000)
         return usage("--flows needs a number from 1 to 1000000");
+    } else if (A == "--tcp-options") {
+      TcpOptions = true;
     } else if (A == "-h" || A == "--help") {
       usage(nullptr);
       return 0;
@@ -193,6 +250,8 @@ int main(int argc, char **argv) {
     return usage("no output file (-o)");
 
   Rng R(Seed);
+  Rng OptionsRng(Seed ^ 0x7463706f7074ull); // "tcpopt": its own stream
+  Rng *OptionsR = TcpOptions ? &OptionsRng : nullptr;
   std::vector<Flow> Flows(NumFlows);
   for (Flow &F : Flows) {
     bool Inside = R.below(10) < 3;
@@ -226,20 +285,20 @@ int main(int argc, char **argv) {
     uint8_t Flags = R.below(4) == 0 ? 0x02 : 0x10; // SYN or ACK
     if (Kind < 62) {
       ethernet(P, 0x0800, false, 0);
-      ipv4(P, F, F.Proto, 0, Flags, Payload, R);
+      ipv4(P, F, F.Proto, 0, Flags, Payload, R, OptionsR);
     } else if (Kind < 72) {
       Flow Icmp = F;
       ethernet(P, 0x0800, false, 0);
-      ipv4(P, Icmp, 1, 0, 0, Payload, R);
+      ipv4(P, Icmp, 1, 0, 0, Payload, R, OptionsR);
     } else if (Kind < 82) {
       ethernet(P, 0x86dd, false, 0);
       ipv6(P, F, Payload, R);
     } else if (Kind < 90) {
       ethernet(P, 0x0800, true, uint16_t(1 + R.below(4094)));
-      ipv4(P, F, F.Proto, 0, Flags, Payload, R);
+      ipv4(P, F, F.Proto, 0, Flags, Payload, R, OptionsR);
     } else if (Kind < 95) {
       ethernet(P, 0x0800, false, 0);
-      ipv4(P, F, F.Proto, 1 + R.below(3), Flags, Payload, R);
+      ipv4(P, F, F.Proto, 1 + R.below(3), Flags, Payload, R, OptionsR);
     } else if (Kind < 98) {
       ethernet(P, 0x0806, false, 0);
       for (int I = 0; I < 28; ++I)
