@@ -24,6 +24,8 @@ SAMPLES = {
     "conntrack": ("samples/xdp_conntrack.c", "bench/cuda/conntrack.cu"),
     "ddos_cms": ("samples/xdp_ddos_cms.c", "bench/cuda/ddos_cms.cu"),
     "rate_limit": ("samples/xdp_rate_limit.c", "bench/cuda/rate_limit.cu"),
+    "l4lb": ("samples/xdp_l4lb.c", "bench/cuda/l4lb.cu"),
+    "tcp_mss": ("samples/xdp_tcp_mss.c", "bench/cuda/tcp_mss.cu"),
 }
 
 # Why a compiled program can trail its twin, by program: what its PTX
@@ -43,6 +45,13 @@ STRUCTURE = {
                   "then the hash and key), and the program's own reads of the bucket (tokens, refill time) are "
                   "strong loads too, where the twin reads a hot source's tokens with plain loads the L1 cache "
                   "serves",
+    "l4lb": "a hash-map VIP lookup and an LRU-hash connection lookup per packet (strong loads through L2 for "
+            "every link, hash and key word), three array lookups, a per-CPU array (group claim) and "
+            "bpf_xdp_adjust_head, where the twin scans a 5-entry VIP table, probes an open-addressed "
+            "connection table (one strong 16-byte load a slot) and counts in shared memory",
+    "tcp_mss": "the same loop over the options as the twin, with a bounds check against the packet's end "
+               "on every access the verifier asked for, and atomics on an array for its counters where "
+               "the twin counts in shared memory",
 }
 
 
@@ -300,16 +309,19 @@ def header(w, data, gpu, commit, n):
     w("  that receives `bench.json`, `bench.txt`, this file and the plots.")
     w("")
     w("## Method")
-    w("- Packets: `ebpf-gpu-trafgen --count %d --seed 9` (mixed traffic: 62%% IPv4 TCP/UDP, ICMP, IPv6," % n)
-    w("  VLAN, IP options, ARP, truncated frames; 60%% minimum-size; Zipf over 1024 flows), each in its own")
+    w("- Packets: `ebpf-gpu-trafgen --count %d --seed 9 --tcp-options` (mixed traffic: 62%% IPv4 TCP/UDP, ICMP," % n)
+    w("  IPv6, VLAN, IP options, ARP, truncated frames; 60% minimum-size; Zipf over 1024 flows; SYNs with TCP")
+    w("  options, 5% of them malformed), each in its own")
     w("  buffer with XDP's 256 bytes of headroom, resident in GPU memory. Before every launch the frames")
-    w("  are restored to their original bytes (the LB and the router rewrite them), outside the timed span.")
+    w("  are restored to their original bytes (the LBs, the router and the MSS clamp rewrite them), outside the")
+    w("  timed span.")
     w("- Correctness before any time is kept, per pair (the harness stops on the first failure):")
-    w("  - order-independent programs (filter, LB, router): every verdict, data offset, length, redirect")
+    w("  - order-independent programs (filter, LB, router, MSS clamp): every verdict, data offset, length, redirect")
     w("    target and every output byte of every packet equal between compiled program and twin;")
-    w("  - the stateful firewall and the rate limiter: each program runs passes over the packets until two")
-    w("    passes decide alike (the firewall's flow table has settled: every flow's SYN seen; every source's")
-    w("    bucket is empty), then the settled verdicts and bytes must be equal; the twin's refused-insert")
+    w("  - the stateful firewall, the rate limiter and the Katran-shaped balancer (l4lb): each program runs")
+    w("    passes over the packets until two passes decide alike (the firewall's flow table has settled: every")
+    w("    flow's SYN seen; every source's bucket is empty; every connection in the balancer's table), then")
+    w("    the settled verdicts and bytes must be equal; the twin's refused-insert")
     w("    counter must be 0 (its table never fills);")
     w("  - the count-min sketch: verdicts depend on the order packets reach the counters, so each program's")
     w("    verdicts in two passes from zero sketches are checked against bounds computed on the host from the")
@@ -318,7 +330,7 @@ def header(w, data, gpu, commit, n):
     w("    and the twin's sketch must hold every addition.")
     w("- Timing: %d warm-up then %d repetitions, interleaved (compiled, twin, compiled, ...) so drift hits" % (data["warmup"], data["reps"]))
     w("  both alike; each launch timed with CUDA events around `cuLaunchKernel`; median reported (min and p90")
-    w("  beside it). Throughput = packets / median. The firewall and the rate limiter are timed from their")
+    w("  beside it). Throughput = packets / median. The firewall, the rate limiter and l4lb are timed from their")
     w("  settled state: it is saved once both programs have settled (the compiled program's maps, the twin's")
     w("  tables) and restored before every timed launch, outside the timed span, so every repetition does")
     w("  the same work. The sketch counts on across repetitions, as in service.")

@@ -38,9 +38,17 @@ PAIRS=(
   "conntrack xdp_conntrack.o: conntrack cuda_conntrack"
   "ddos_cms xdp_ddos_cms.o: ddos_cms cuda_ddos_cms"
   "rate_limit xdp_rate_limit.o: rate_limit cuda_rate_limit"
+  "l4lb xdp_l4lb.o: l4lb cuda_l4lb"
+  "tcp_mss xdp_tcp_mss.o: tcp_mss cuda_tcp_mss"
 )
 # How each program's verdicts are checked (ebpf-gpu-bench and -host-bench).
-declare -A CHECK=([conntrack]=converge [ddos_cms]=cms:400 [rate_limit]=converge:6)
+# l4lb converges: its connection table fills in the first pass (the
+# verdicts do not depend on it, the work does: later passes hit).
+declare -A CHECK=([conntrack]=converge [ddos_cms]=cms:400 [rate_limit]=converge:6 [l4lb]=converge)
+# The suite's traffic (every pair, the twin check, the profiles): SYNs
+# carry TCP options (since issue 16, for tcp_mss; the rest of every packet
+# is the traffic of the same seed without them).
+TRAFGEN_SUITE=(--seed 9 --tcp-options)
 
 # The suite of ebpf-gpu-host-bench: the same programs, sections and map
 # files, as eBPF objects in folder $1 (map files in $2).
@@ -73,7 +81,7 @@ kernel_jit() {
   elif "${cmd[@]}" >"$CARRY/kernel-jit.txt" 2>&1; then
     cat "$CARRY/kernel-jit.txt"
     lscpu >"$CARRY/kernel-jit-lscpu.txt"
-    echo "build/tools/ebpf-gpu-trafgen -o build/bench-twin-traffic.pcap --count 100000 --seed 9;" \
+    echo "build/tools/ebpf-gpu-trafgen -o build/bench-twin-traffic.pcap --count 100000 ${TRAFGEN_SUITE[*]};" \
       "${cmd[*]}" >"$CARRY/kernel-jit.cmd"
   else
     echo "kernel JIT: not measured (needs root and BPF_PROG_TEST_RUN):" >&2
@@ -88,7 +96,7 @@ kernel_jit() {
 check_twins() {
   local traffic=build/bench-twin-traffic.pcap tmp=build/bench-twin
   mkdir -p "$tmp"
-  build/tools/ebpf-gpu-trafgen -o "$traffic" --count 100000 --seed 9
+  build/tools/ebpf-gpu-trafgen -o "$traffic" --count 100000 "${TRAFGEN_SUITE[@]}"
   local entry name obj section twin kernel sect maps
   for entry in "${PAIRS[@]}"; do
     read -r name obj twin kernel <<<"$entry"
@@ -111,7 +119,8 @@ while at < len(d):
     at += 16 + n
 PY
     if cmp -s "$tmp/$name.twin.txt" "$tmp/$name.host.txt" && cmp -s "$tmp/$name.twin.hex" "$tmp/$name.host.hex"; then
-      echo "$name: twin and host back end agree on 100000 packets (verdicts, lengths, output bytes)"
+      echo "$name: twin and host back end agree on 100000 packets (verdicts, lengths, output bytes):" \
+        "$(cut -d' ' -f2 "$tmp/$name.host.txt" | sort | uniq -c | awk '{printf " %s %d", $2, $1}')"
     else
       echo "$name: the twin DIFFERS from the host back end (see $tmp/$name.*)" >&2
       return 1
@@ -180,7 +189,7 @@ prepare() {
       >>"$CARRY/compile-times.txt"
   done
   (nproc; grep -m1 "model name" /proc/cpuinfo | cut -d: -f2) | tr '\n' ' ' >"$CARRY/compile-machine.txt"
-  cp samples/xdp_lb.maps samples/xdp_router.maps "$p/"
+  cp samples/xdp_lb.maps samples/xdp_router.maps samples/xdp_l4lb.maps samples/xdp_tcp_mss.maps "$p/"
   for entry in "${PAIRS[@]}"; do
     read -r name obj twin kernel <<<"$entry"
     cp "build/samples/${obj%%:*}" "$p/"
@@ -212,6 +221,8 @@ router compiled=$p/router.gpu.o ptx=$p/router.cuda.ptx kernel=cuda_router maps=$
 conntrack compiled=$p/conntrack.gpu.o ptx=$p/conntrack.cuda.ptx kernel=cuda_conntrack twin-zero=ct_refused twin-state=ct_slots check=converge
 ddos_cms compiled=$p/ddos_cms.gpu.o ptx=$p/ddos_cms.cuda.ptx kernel=cuda_ddos_cms check=cms:400
 rate_limit compiled=$p/rate_limit.gpu.o ptx=$p/rate_limit.cuda.ptx kernel=cuda_rate_limit twin-zero=rl_refused twin-state=rl_slots check=converge:6
+l4lb compiled=$p/l4lb.gpu.o ptx=$p/l4lb.cuda.ptx kernel=cuda_l4lb maps=$p/xdp_l4lb.maps twin-sorted=vips:l4lb_vips:l4lb_vip_count twin-array=ring:l4lb_ring twin-array=reals:l4lb_reals twin-array=lb_config:l4lb_config twin-zero=l4lb_refused twin-state=l4lb_slots check=converge
+tcp_mss compiled=$p/tcp_mss.gpu.o ptx=$p/tcp_mss.cuda.ptx kernel=cuda_tcp_mss maps=$p/xdp_tcp_mss.maps twin-array=mss_clamp:tcp_mss_clamp
 SUITE
   # The variants' suite: each as its pair's line with the variant's object.
   for variant in ${BENCH_VARIANTS-conntrack:40 conntrack:32 rate_limit:40 rate_limit:32}; do
@@ -239,8 +250,8 @@ device() {
   # Fail in seconds, not after the traffic, when there is no usable GPU.
   "$bin/ebpf-gpu-bench" --probe
   local packets=${BENCH_PACKETS:-4000000} pcap=/tmp/bench-traffic.pcap
-  echo "== $(date +%T) traffic: $packets packets (ebpf-gpu-trafgen --seed 9)"
-  "$bin/ebpf-gpu-trafgen" -o "$pcap" --count "$packets" --seed 9
+  echo "== $(date +%T) traffic: $packets packets (ebpf-gpu-trafgen ${TRAFGEN_SUITE[*]})"
+  "$bin/ebpf-gpu-trafgen" -o "$pcap" --count "$packets" "${TRAFGEN_SUITE[@]}"
   echo "== $(date +%T) suite"
   "$bin/ebpf-gpu-bench" --suite "$CARRY/suite.txt" --pcap "$pcap" \
     --reps "${BENCH_REPS:-200}" --warmup 20 \
@@ -356,7 +367,7 @@ profile() {
   names=${BENCH_PROFILE:-$(awk '!/^#/ && NF {print $1}' "$CARRY/suite.txt")}
   mkdir -p "$out"
   rm -rf "$raw" && mkdir -p "$raw"
-  "$bin/ebpf-gpu-trafgen" -o "$pcap" --count "${BENCH_PROFILE_PACKETS:-2000000}" --seed 9
+  "$bin/ebpf-gpu-trafgen" -o "$pcap" --count "${BENCH_PROFILE_PACKETS:-2000000}" "${TRAFGEN_SUITE[@]}"
   for name in $names; do
     local dir=$raw/$name launches=2
     mkdir -p "$dir"

@@ -87,7 +87,9 @@ template <unsigned N> struct BlockCounters {
       shared[k] = 0;
     __syncthreads();
   }
-  __device__ __forceinline__ void add(unsigned k) { atomicAdd(&shared[k], 1ull); }
+  __device__ __forceinline__ void add(unsigned k, unsigned long long v = 1) {
+    atomicAdd(&shared[k], v);
+  }
   __device__ void flush(unsigned long long *global) {
     __syncthreads();
     for (unsigned k = threadIdx.x; k < N; k += blockDim.x)

@@ -118,6 +118,15 @@ int main(int argc, char **argv) {
 #ifdef TWIN_ROUTER
   setSorted(Maps, "routes", router_routes, sizeof(router_routes), router_route_count);
 #endif
+#ifdef TWIN_L4LB
+  setSorted(Maps, "vips", l4lb_vips, sizeof(l4lb_vips), l4lb_vip_count);
+  setArray(Maps, "ring", l4lb_ring, sizeof(l4lb_ring));
+  setArray(Maps, "reals", l4lb_reals, sizeof(l4lb_reals));
+  setArray(Maps, "lb_config", &l4lb_config, sizeof(l4lb_config));
+#endif
+#ifdef TWIN_TCP_MSS
+  setArray(Maps, "mss_clamp", &tcp_mss_clamp, sizeof(tcp_mss_clamp));
+#endif
   std::FILE *F = std::fopen(argv[1], "rb");
   if (!F)
     die(std::string(argv[1]) + ": cannot read");
@@ -147,6 +156,10 @@ int main(int argc, char **argv) {
 #ifdef TWIN_CONNTRACK
   if (ct_refused)
     die("the flow table refused inserts");
+#endif
+#ifdef TWIN_L4LB
+  if (l4lb_refused)
+    die("the connection table refused inserts");
 #endif
 #ifdef TWIN_RATE_LIMIT
   if (rl_refused)
