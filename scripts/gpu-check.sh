@@ -76,7 +76,8 @@ prepare() {
                xdp_patterns.o:ipv6_ext xdp_patterns.o:tcp_opts xdp_patterns.o:load_bytes
                xdp_patterns.o:ttl_dec xdp_flow_count.o:xdp_flow_count
                xdp_percpu_stats.o:xdp_percpu_stats xdp_router.o:xdp_router xdp_lb.o:xdp_lb
-               xdp_dispatch.o:xdp_dispatch xdp_ipip.o:xdp_ipip_encap xdp_ipip.o:xdp_ipip_decap)
+               xdp_dispatch.o:xdp_dispatch xdp_ipip.o:xdp_ipip_encap xdp_ipip.o:xdp_ipip_decap
+               xdp_l4lb.o:xdp_l4lb)
   # samples/list names them (scripts/gpu-sanitizer.sh runs each; each has
   # its tests/gpu-device/samples/PROGRAM.test, as tools.test checks).
   : >"$CARRY/samples/list"
@@ -108,6 +109,17 @@ prepare() {
     sha256sum <"build/headroom.host.$what" | cut -d' ' -f1 >"$CARRY/samples/headroom.host.$what.sha256"
   done
   echo headroom >>"$CARRY/samples/list"
+  # The MSS clamp on the same traffic with TCP options on its SYNs (the
+  # plain traffic has none to clamp): its own digests, listed as the others.
+  build/tools/ebpf-gpu-trafgen -o build/gpu-check-opts.pcap --count "$PACKETS" --seed 3 --tcp-options
+  build/tools/ebpf-gpu-cc build/samples/xdp_tcp_mss.o -o "$CARRY/samples/xdp_tcp_mss.gpu.o"
+  build/tools/ebpf-gpu-loader run build/samples/xdp_tcp_mss.o --backend host --pcap build/gpu-check-opts.pcap \
+    --map-file samples/xdp_tcp_mss.maps --out build/xdp_tcp_mss.host.pcap --verdicts build/xdp_tcp_mss.host.txt \
+    --dump-maps build/xdp_tcp_mss.host.maps >/dev/null
+  for what in maps txt pcap; do
+    sha256sum <"build/xdp_tcp_mss.host.$what" | cut -d' ' -f1 >"$CARRY/samples/xdp_tcp_mss.host.$what.sha256"
+  done
+  echo xdp_tcp_mss >>"$CARRY/samples/list"
   # Order-dependent state (a firewall opening flows on SYN) matches the
   # kernel's packet-by-packet semantics on the GPU with one packet a batch.
   build/tools/ebpf-gpu-cc build/samples/xdp_conntrack.o -o "$CARRY/samples/xdp_conntrack.gpu.o"
