@@ -122,8 +122,9 @@ int xdp_tcp_mss(struct xdp_md *ctx) {
   int clamped = 0;
   // Every iteration moves at least a byte on, so the loop ends within 40;
   // the verifiers (ours, the kernel's) follow it iteration by iteration. No
-  // iteration counter: one would make the iterations' states differ and
-  // multiply the paths to verify past the kernel's budget.
+  // iteration counter: one makes the iterations' states differ and
+  // multiplies the paths to verify (ours ran out of its 1,000,000
+  // instruction budget with a counter of 10, the kernel's with one of 40).
   __u64 off = 0;
 #pragma clang loop unroll(disable)
   while (off < opt_len && off < MAX_OPTION_BYTES) { // the second: for the verifiers
