@@ -36,17 +36,16 @@ STRUCTURE = {
           "frees it after them (a release), where the twin counts in shared memory",
     "router": "an LPM trie: one hashed bucket probe (link, hash, key words: dependent loads) per prefix "
               "length present, longest first, where the twin scans a 4-entry sorted table held in L1",
-    "conntrack": "an LRU hash with chained buckets (strong loads through L2 for every link, hash and key "
-                 "word, a bucket lock and fences on insert and delete) where the twin probes an open-addressed "
-                 "table (one strong 16-byte load a slot); and more registers (--max-registers=32 measured "
-                 "faster for it: suite-variants)",
+    "conntrack": "an LRU hash with chained buckets (lookups read links, hashes and keys with plain loads "
+                 "that L1 serves for hot flows; a bucket lock and fences on insert and delete) where the twin "
+                 "probes an open-addressed table (one strong 16-byte load a slot)",
     "ddos_cms": "four array lookups and atomics, as the twin, plus a per-CPU counter (group claim)",
-    "rate_limit": "an LRU hash as the firewall's: each lookup follows strong loads through L2 (the link, "
-                  "then the hash and key), and the program's own reads of the bucket (tokens, refill time) are "
-                  "strong loads too, where the twin reads a hot source's tokens with plain loads the L1 cache "
-                  "serves",
-    "l4lb": "a hash-map VIP lookup and an LRU-hash connection lookup per packet (strong loads through L2 for "
-            "every link, hash and key word), three array lookups, a per-CPU array (group claim) and "
+    "rate_limit": "an LRU hash as the firewall's (lookups from L1 for hot sources), but the program's own "
+                  "reads of the bucket (tokens, refill time) are strong loads through L2, because it writes them "
+                  "in place from many threads, where the twin reads a hot source's tokens with plain loads the "
+                  "L1 cache serves (racing); and its time moves with the settled state's element placement",
+    "l4lb": "a hash-map VIP lookup and an LRU-hash connection lookup per packet (links, hashes and keys "
+            "from L1 when there), three array lookups, a per-CPU array (group claim) and "
             "bpf_xdp_adjust_head, where the twin scans a 5-entry VIP table, probes an open-addressed "
             "connection table (one strong 16-byte load a slot) and counts in shared memory",
     "tcp_mss": "the same loop over the options as the twin, with a bounds check against the packet's end "
