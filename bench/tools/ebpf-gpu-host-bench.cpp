@@ -271,16 +271,25 @@ std::string describe(const Outcome &O) {
          " length " + std::to_string(O.Length) + " target " + std::to_string(O.Redirect);
 }
 
-void compareExact(const std::string &Who, const Resident &R, const std::vector<Outcome> &Ref,
-                  const std::vector<uint8_t> &RefFrames) {
+/// The first packet whose outcome or output bytes differ from the
+/// reference, described; empty when none does.
+std::string firstDifference(const std::string &Who, const Resident &R,
+                            const std::vector<Outcome> &Ref, const std::vector<uint8_t> &RefFrames) {
   size_t Stride = R.Batch.stride();
   for (size_t I = 0; I < R.N; ++I) {
     if (!(R.Out[I] == Ref[I]))
-      fail(Who + ": packet " + std::to_string(I) + ": " + describe(R.Out[I]) +
-           ", the 1-thread reference " + describe(Ref[I]));
+      return Who + ": packet " + std::to_string(I) + ": " + describe(R.Out[I]) +
+             ", the 1-thread reference " + describe(Ref[I]);
     if (std::memcmp(R.Batch.buffer(I), RefFrames.data() + I * Stride, Stride) != 0)
-      fail(Who + ": packet " + std::to_string(I) + ": output bytes differ from the 1-thread pass");
+      return Who + ": packet " + std::to_string(I) + ": output bytes differ from the 1-thread pass";
   }
+  return "";
+}
+
+void compareExact(const std::string &Who, const Resident &R, const std::vector<Outcome> &Ref,
+                  const std::vector<uint8_t> &RefFrames) {
+  if (std::string D = firstDifference(Who, R, Ref, RefFrames); !D.empty())
+    fail(D);
 }
 
 /// The count-min bounds (see the top of the file) for pass `Pass` (1 or 2)
@@ -391,9 +400,23 @@ Result runEntry(Resident &R, const Entry &E, const Options &O) {
     Keep();
     pass(R, Prog, Most);
     Prog.reclaimMaps();
-    compareExact(E.Name + ": " + Many, R, Ref, RefFrames);
+    // A program whose state moves with the clock (the rate limiter's
+    // tokens come back every 10 s of wall time) may see a step of it
+    // between the reference and the N-thread pass: one more 1-thread
+    // reference and N-thread pass, seconds before the next step, decide.
+    std::string Retried;
+    if (std::string D = firstDifference(E.Name + ": " + Many, R, Ref, RefFrames); !D.empty()) {
+      pass(R, Prog, 1);
+      Prog.reclaimMaps();
+      Keep();
+      pass(R, Prog, Most);
+      Prog.reclaimMaps();
+      compareExact(E.Name + ": " + Many + " (again, after: " + D + ")", R, Ref, RefFrames);
+      Retried = " (the first " + Many + " differed: " + D + "; a fresh reference and a second " +
+                Many + " agreed)";
+    }
     Res.CheckNote = "settled after " + std::to_string(Passes) + " 1-thread passes; a " + Many +
-                    " then decides exactly alike";
+                    " then decides exactly alike" + Retried;
   } else {
     uint64_t Threshold = std::strtoull(E.Check.c_str() + 4, nullptr, 10);
     pass(R, Prog, 1);
