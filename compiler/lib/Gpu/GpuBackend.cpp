@@ -262,20 +262,31 @@ void addXdpBatchKernel(llvm::Module &M, llvm::Function *Packet, llvm::GlobalVari
                         B.CreateAddrSpaceCast(K->getArg(6), Generic), K->getArg(7)});
     B.CreateRetVoid();
   };
+  // Block-combined adds (BlockAdds.inc) around the block's packets: every
+  // thread of the block takes part in both (a barrier each; none at all
+  // where the program has no such adds).
+  auto BlockAdds = [&](llvm::IRBuilder<> &B, const char *Name) {
+    llvm::Function *F = M.getFunction(Name);
+    assert(F && !F->isDeclaration() && "device library without block-combined adds");
+    B.CreateCall(F, {});
+  };
   if (Groups) {
     llvm::IRBuilder<> B(Entry);
     llvm::Function *Loop = M.getFunction(GroupsLoopName);
     assert(Loop && !Loop->isDeclaration() && "device library without the per-CPU group loop");
+    BlockAdds(B, "ebpfgpu_block_adds_begin");
     B.CreateCall(Loop, {B.CreateAddrSpaceCast(Descs, Generic),
                         B.CreateAddrSpaceCast(Verdicts, Generic), K->getArg(2), K->getArg(3),
                         B.CreateAddrSpaceCast(Groups, Generic),
                         B.CreateAddrSpaceCast(K->getArg(4), Generic)});
+    BlockAdds(B, "ebpfgpu_block_adds_end");
     Finish(B);
     return;
   }
   auto *Run = llvm::BasicBlock::Create(C, "run", K);
   auto *Done = llvm::BasicBlock::Create(C, "done", K);
   llvm::IRBuilder<> B(Entry);
+  BlockAdds(B, "ebpfgpu_block_adds_begin");
   llvm::Value *Cpu = threadIndex(B);
   llvm::Value *Stride = gridThreads(B);
   B.CreateCondBr(B.CreateICmpULT(Cpu, K->getArg(2)), Run, Done);
@@ -299,6 +310,7 @@ void addXdpBatchKernel(llvm::Module &M, llvm::Function *Packet, llvm::GlobalVari
   Tid->addIncoming(Next, B.GetInsertBlock());
   B.CreateCondBr(B.CreateICmpULT(Next, K->getArg(2)), Run, Done);
   B.SetInsertPoint(Done);
+  BlockAdds(B, "ebpfgpu_block_adds_end");
   Finish(B);
 }
 
@@ -420,6 +432,8 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
                                                      llvm::Type::getInt32Ty(Ctx)},
                                                     false));
     }
+    for (const char *Name : {"ebpfgpu_block_adds_begin", "ebpfgpu_block_adds_end"})
+      M.getOrInsertFunction(Name, llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx), false));
     M.getOrInsertFunction(BatchDoneName,
                           llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx),
                                                   {GenericTy, GenericTy, llvm::Type::getInt32Ty(Ctx)},
@@ -440,6 +454,17 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
     SetInsns += P->Insns.size();
   if (llvm::Error E = linkDeviceHelpers(M, SetInsns <= MaxInlinedHelpersInsns))
     return E;
+  // The device library's flag for block-combined adds (BlockAdds.inc): a
+  // constant, so that kernels without them fold its barriers away.
+  if (llvm::GlobalVariable *G = M.getGlobalVariable("ebpfgpu_block_adds_used")) {
+    bool Used = false;
+    for (const char *Name : {"ebpfgpu_block_add_u64", "ebpfgpu_block_add_u32"})
+      if (llvm::Function *F = M.getFunction(Name))
+        Used = Used || !F->use_empty();
+    G->setInitializer(llvm::ConstantInt::get(llvm::Type::getInt32Ty(Ctx), Used));
+    G->setConstant(true);
+    G->setLinkage(llvm::GlobalValue::InternalLinkage);
+  }
 
   llvm::Function *Entry = M.getFunction(Lifted->EntryName);
   // Inlined into the kernels, as the helpers are: a call would keep the

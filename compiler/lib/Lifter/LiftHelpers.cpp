@@ -172,6 +172,13 @@ llvm::Error FunctionLifter::liftHelperCall(uint32_t Pc, int32_t Id, const AbsSta
       Args.push_back(Fn->getArg(0));
       break;
     case platform::ValueType::Map:
+      // A helper other than a lookup may read or change the map's values.
+      if (H->Name != "map_lookup_elem") {
+        if (V.K == AbsValue::Map)
+          P.ObservedMaps.insert(V.Index);
+        else
+          P.ObservesAnyMap = true;
+      }
       if (V.K == AbsValue::Map) {
         auto *G = P.mapObjectGlobal(V.Index);
         Args.push_back(B.CreateLoad(G->getValueType(), G));
@@ -180,6 +187,7 @@ llvm::Error FunctionLifter::liftHelperCall(uint32_t Pc, int32_t Id, const AbsSta
       Args.push_back(B.CreateIntToPtr(reg(R), ParamTy));
       break;
     default:
+      P.observe(V);
       if (V.K == AbsValue::Stack || (V.K == AbsValue::MapValue &&
                                      P.Maps[V.Index].Origin == object::MapOrigin::GlobalData)) {
         auto Addr = address(Pc, V, uint8_t(R), 0, 1, false);

@@ -301,6 +301,7 @@ llvm::Error FunctionLifter::liftLoad(uint32_t Pc, const Insn &I, const AbsState 
   }
   Type *Ty = llvm::IntegerType::get(P.Ctx, Size * 8);
   llvm::LoadInst *V = B.CreateAlignedLoad(Ty, *Addr, accessAlign(Base, I.Off, Size));
+  P.observe(Base);
   if (P.Opts.TagMapValueLoads && Base.K == AbsValue::MapElem &&
       (ebpfgpu_map_is_hashed(P.Maps[Base.Index].Type) ||
        ebpfgpu_map_is_percpu(P.Maps[Base.Index].Type)))
@@ -320,6 +321,7 @@ llvm::Error FunctionLifter::liftStore(uint32_t Pc, const Insn &I, const AbsState
                                       Ty, uint64_t(int64_t(I.Imm)), true))
                                 : B.CreateTrunc(reg(I.Src), Ty);
   B.CreateAlignedStore(V, *Addr, accessAlign(S.Regs[I.Dst], I.Off, Size));
+  P.observe(S.Regs[I.Dst]);
   return llvm::Error::success();
 }
 
@@ -334,6 +336,8 @@ llvm::Error FunctionLifter::liftAtomic(uint32_t Pc, const Insn &I, const AbsStat
   auto Order = llvm::AtomicOrdering::SequentiallyConsistent;
   llvm::Align A(Size);
   if (I.Imm == isa::AtomicCmpXchg) {
+    P.observe(S.Regs[I.Dst]);
+    P.Orders = true;
     Value *Expected = B.CreateTrunc(reg(0), Ty);
     Value *New = B.CreateTrunc(reg(I.Src), Ty);
     auto *X = B.CreateAtomicCmpXchg(*Addr, Expected, New, A, Order, Order);
@@ -354,10 +358,14 @@ llvm::Error FunctionLifter::liftAtomic(uint32_t Pc, const Insn &I, const AbsStat
     auto *Generic = llvm::PointerType::get(P.Ctx, 0);
     llvm::FunctionCallee F = P.M->getOrInsertFunction(
         Name, llvm::FunctionType::get(Type::getVoidTy(P.Ctx), {Generic, Ty}, false));
-    B.CreateCall(F, {B.CreatePointerBitCastOrAddrSpaceCast(*Addr, Generic),
-                     B.CreateTrunc(reg(I.Src), Ty)});
+    llvm::CallInst *Call = B.CreateCall(F, {B.CreatePointerBitCastOrAddrSpaceCast(*Addr, Generic),
+                                            B.CreateTrunc(reg(I.Src), Ty)});
+    P.WarpAdds.push_back({Call, S.Regs[I.Dst]});
     return llvm::Error::success();
   }
+  P.observe(S.Regs[I.Dst]);
+  if (I.Imm != isa::AtomicAdd)
+    P.Orders = P.Orders || (I.Imm & isa::AtomicFetch) || I.Imm == isa::AtomicCmpXchg;
   Value *Old = B.CreateAtomicRMW(Op, *Addr, B.CreateTrunc(reg(I.Src), Ty), A, Order);
   if (I.Imm & isa::AtomicFetch)
     setReg(I.Src, B.CreateZExt(Old, I64));
@@ -560,6 +568,7 @@ llvm::Expected<LiftedProgram> ProgramLifter::run() {
   // Every call is lifted: a map no call can change is stable during runs.
   for (auto &[Index, G] : Shapes)
     G->setInitializer(shapeInit(Index, !WritesUnknownMap && !WrittenMaps.count(Index)));
+  retargetBlockAdds();
   Out.EntryName = LlvmFuncs[0]->getName().str();
   // A map of maps reaches its inner maps at run time only: they need
   // runtime objects (and globals the loader binds) all the same.
@@ -576,6 +585,51 @@ llvm::Expected<LiftedProgram> ProgramLifter::run() {
   Out.RuntimeHelpers.assign(RuntimeHelpers.begin(), RuntimeHelpers.end());
   Out.Module = std::move(M);
   return Out;
+}
+
+void ProgramLifter::observe(const AbsValue &Base) {
+  switch (Base.K) {
+  case AbsValue::MapValue:
+  case AbsValue::MapElem:
+    ObservedMaps.insert(Base.Index);
+    break;
+  case AbsValue::Ctx:
+  case AbsValue::Stack:
+  case AbsValue::StackAny:
+  case AbsValue::Packet:
+    break;
+  default:
+    ObservesAnyMap = true;
+    break;
+  }
+}
+
+// Block-combined adds (DeviceHelpers.c, BlockAdds.inc): a block sums its
+// threads' adds to an address in shared memory and adds each sum to memory
+// once, when its packets are done, where a warp-combined add goes to L2
+// once a warp (xdp_rate_limit's two counters: 4M packets, 125,000 atomics
+// on two addresses at one L2 slice). The adds then land later in the batch
+// than the kernel's would, which no part of the program can tell when it
+// never reads, writes or hands on the array's values otherwise (the
+// counters are the host's to read, after the batch), never names the
+// array to a helper but bpf_map_lookup_elem, and never orders itself
+// against other threads (no atomic with a result, no compare-and-swap, no
+// tail call to a program that might): a thread in the batch that could
+// have seen the sum earlier would have to read it. Arrays only: a hash
+// element's add could land after a delete unlinked it.
+void ProgramLifter::retargetBlockAdds() {
+  if (Orders || ObservesAnyMap || WritesUnknownMap || UsesTailCalls)
+    return;
+  for (WarpAdd &A : WarpAdds) {
+    const AbsValue &V = A.Base;
+    if ((V.K != AbsValue::MapElem && V.K != AbsValue::MapValue) || V.Index >= Maps.size() ||
+        Maps[V.Index].Type != EBPFGPU_MAP_ARRAY || ObservedMaps.count(V.Index) ||
+        WrittenMaps.count(V.Index))
+      continue;
+    const bool Wide = A.Call->getArgOperand(1)->getType()->isIntegerTy(64);
+    A.Call->setCalledFunction(M->getOrInsertFunction(
+        Wide ? "ebpfgpu_block_add_u64" : "ebpfgpu_block_add_u32", A.Call->getFunctionType()));
+  }
 }
 
 } // namespace detail

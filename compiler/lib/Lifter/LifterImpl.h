@@ -133,6 +133,24 @@ public:
   /// each shape's `stable` once every function is lifted.
   std::set<size_t> WrittenMaps;
   bool WritesUnknownMap = false;
+  /// Adds without a result that the device library sums a warp at a time
+  /// (LiftOptions::WarpAtomicAdds), with the pointer's provenance: once
+  /// every function is lifted, those on an array nothing else in the
+  /// program touches become block-combined adds (retargetBlockAdds).
+  struct WarpAdd {
+    llvm::CallInst *Call;
+    AbsValue Base;
+  };
+  std::vector<WarpAdd> WarpAdds;
+  /// Maps whose values the program reads, writes or hands to a helper in
+  /// any other way; `ObservesAnyMap`: a pointer of unknown origin did (it
+  /// may point into any map). `Orders`: an atomic with a result or a
+  /// compare-and-swap, by which threads can order themselves.
+  std::set<size_t> ObservedMaps;
+  bool ObservesAnyMap = false, Orders = false;
+  /// Notes an access through `Base` other than an add without a result.
+  void observe(const AbsValue &Base);
+  void retargetBlockAdds();
   std::map<size_t, llvm::GlobalVariable *> Shapes;
 };
 

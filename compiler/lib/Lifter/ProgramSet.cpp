@@ -179,6 +179,15 @@ llvm::Expected<LiftedProgram> liftProgramSet(const ProgramSet &Set,
     if (llvm::Linker::linkModules(*Out.Module, std::move(L->Module)))
       return makeError("internal error: cannot link program " + P->Name + " into the set");
   }
+  // Each program decided alone which adds to combine a block at a time;
+  // another program of the set may read those values: warp by warp again.
+  for (const char *Block : {"ebpfgpu_block_add_u64", "ebpfgpu_block_add_u32"})
+    if (llvm::Function *F = Out.Module->getFunction(Block)) {
+      llvm::FunctionCallee Warp = Out.Module->getOrInsertFunction(
+          std::string(Block).replace(8, 5, "warp"), F->getFunctionType());
+      F->replaceAllUsesWith(Warp.getCallee());
+      F->eraseFromParent();
+    }
   // Each program decided its maps' stability alone; another program of
   // the set may change a map one of them only reads, so none is stable.
   for (llvm::GlobalVariable &G : Out.Module->globals())

@@ -129,6 +129,7 @@ __attribute__((always_inline)) void ebpfgpu_warp_add_u32(uint32_t *p, uint32_t v
     __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
 
+#include "BlockAdds.inc"
 #include "XdpHelpers.inc"
 #include "ebpf-gpu/Abi/MapHelpers.inc"
 #include "Staging.inc"
