@@ -174,17 +174,37 @@ bool isMapOfMaps(const MapSpec &M) {
   return M.Type == MapTypeArrayOfMaps || M.Type == MapTypeHashOfMaps;
 }
 
+/// Whether map M may sit in a slot of a map of maps whose inner definition
+/// is Inner (the kernel's bpf_map_meta_equal: an array's size counts unless
+/// the inner definition has BPF_F_INNER_MAP).
+bool fitsInnerDefinition(const MapSpec &Inner, const MapSpec &M) {
+  bool Array = Inner.Type == MapTypeArray || Inner.Type == MapTypePercpuArray;
+  return M.Origin != MapOrigin::GlobalData && M.Type == Inner.Type &&
+         M.KeySize == Inner.KeySize && M.ValueSize == Inner.ValueSize &&
+         M.Flags == Inner.Flags &&
+         (!Array || (Inner.Flags & MapFlagInnerMap) || M.MaxEntries == Inner.MaxEntries);
+}
+
+std::string shapeText(const MapSpec &M) {
+  return mapTypeName(M.Type) + " key " + std::to_string(M.KeySize) + "B value " +
+         std::to_string(M.ValueSize) + "B max_entries " + std::to_string(M.MaxEntries) +
+         (M.Flags ? " flags " + std::to_string(M.Flags) : "");
+}
+
 /// iproute2's map-in-map links of one `maps` section (its
-/// bpf_maps_attach_all): a map of maps holds maps shaped as the map whose
-/// `id` is its `inner_id`; a map with an `id`, no `inner_id` and an
+/// bpf_maps_attach_all): a map of maps holds maps shaped as the first map
+/// whose `id` is its `inner_id`; a map with an `id`, no `inner_id` and an
 /// `inner_idx` other than -1 fills slot `inner_idx` of every map of maps
 /// whose `inner_id` is that `id`. `Ids[I]` is {id, inner_id, inner_idx} of
-/// the section's map First + I.
+/// the section's map First + I. An inner_id that names a map of maps (the
+/// map itself, a cycle, or a chain) is refused here, as the kernel refuses
+/// maps of maps of maps; so is a slot map of another shape than the inner
+/// definition, which iproute2's update of the slot would meet.
 MaybeError linkLegacyInnerMaps(std::vector<MapSpec> &Maps, size_t First,
                                const std::vector<std::array<uint32_t, 3>> &Ids) {
   auto ById = [&](uint32_t Id) -> size_t {
     for (size_t I = 0; I < Ids.size(); ++I)
-      if (Ids[I][0] == Id && !isMapOfMaps(Maps[First + I]))
+      if (Ids[I][0] == Id)
         return I;
     return Ids.size();
   };
@@ -192,14 +212,31 @@ MaybeError linkLegacyInnerMaps(std::vector<MapSpec> &Maps, size_t First,
     MapSpec &Outer = Maps[First + O];
     if (!isMapOfMaps(Outer) || Ids[O][1] == 0)
       continue;
+    std::string Ctx = "map '" + Outer.Name + "': inner_id " + std::to_string(Ids[O][1]);
     size_t T = ById(Ids[O][1]);
     if (T == Ids.size())
-      return Error("map '" + Outer.Name + "': inner_id " + std::to_string(Ids[O][1]) +
-                   " is the id of no other map of the section");
+      return Error(Ctx + " is the id of no other map of the section");
+    if (isMapOfMaps(Maps[First + T])) {
+      // Follow the inner_ids from here: back to Outer is a cycle.
+      std::string Path = Outer.Name;
+      std::vector<bool> Seen(Ids.size(), false);
+      Seen[O] = true;
+      for (size_t C = T; C < Ids.size() && isMapOfMaps(Maps[First + C]); C = ById(Ids[C][1])) {
+        Path += " -> " + Maps[First + C].Name;
+        if (C == O)
+          return Error(Ctx + " makes a cycle of maps of maps (" + Path +
+                       "); a map of maps cannot hold maps of maps");
+        if (Seen[C] || Ids[C][1] == 0)
+          break;
+        Seen[C] = true;
+      }
+      return Error(Ctx + " names '" + Maps[First + T].Name + "', a " +
+                   mapTypeName(Maps[First + T].Type) +
+                   "; a map of maps cannot hold maps of maps");
+    }
     const MapSpec &Template = Maps[First + T];
     if (Template.Type == MapTypeProgArray)
-      return Error("map '" + Outer.Name + "': inner_id " + std::to_string(Ids[O][1]) +
-                   " names '" + Template.Name + "', a prog_array, which cannot be an inner map");
+      return Error(Ctx + " names '" + Template.Name + "', a prog_array, which cannot be an inner map");
     MapSpec Inner = Template;
     Inner.Name = Outer.Name + ".inner";
     Inner.Pinning = 0;
@@ -209,15 +246,22 @@ MaybeError linkLegacyInnerMaps(std::vector<MapSpec> &Maps, size_t First,
     if (Ids[I][0] == 0 || Ids[I][1] != 0 || Ids[I][2] == UINT32_MAX ||
         isMapOfMaps(Maps[First + I]))
       continue;
+    const MapSpec &Slot = Maps[First + I];
     for (size_t O = 0; O < Ids.size(); ++O) {
       MapSpec &Outer = Maps[First + O];
       if (!isMapOfMaps(Outer) || Ids[O][1] != Ids[I][0])
         continue;
       if (Outer.Type == MapTypeArrayOfMaps && Ids[I][2] >= Outer.MaxEntries)
-        return Error("map '" + Maps[First + I].Name + "': inner_idx " +
+        return Error("map '" + Slot.Name + "': inner_idx " +
                      std::to_string(Ids[I][2]) + " is past the " +
                      std::to_string(Outer.MaxEntries) + " slots of '" + Outer.Name + "'");
-      Outer.InitialMaps.push_back({Ids[I][2], Maps[First + I].Name});
+      if (!fitsInnerDefinition(Outer.Inner[0], Slot))
+        return Error("map '" + Slot.Name + "': inner_idx " + std::to_string(Ids[I][2]) +
+                     ": its shape (" + shapeText(Slot) + ") is not that of the maps of '" +
+                     Outer.Name + "' (" + shapeText(Outer.Inner[0]) + ", from '" +
+                     Maps[First + ById(Ids[O][1])].Name + "', its inner_id " +
+                     std::to_string(Ids[O][1]) + ")");
+      Outer.InitialMaps.push_back({Ids[I][2], Slot.Name});
     }
   }
   return std::nullopt;
@@ -415,17 +459,9 @@ std::vector<size_t> innerMapCandidates(const std::vector<MapSpec> &Maps, size_t 
   const MapSpec &O = Maps[Outer];
   if ((O.Type != MapTypeArrayOfMaps && O.Type != MapTypeHashOfMaps) || O.Inner.empty())
     return Out;
-  const MapSpec &T = O.Inner[0];
-  bool AnySize = T.Flags & MapFlagInnerMap;
-  bool Array = T.Type == MapTypeArray || T.Type == MapTypePercpuArray;
-  for (size_t I = 0; I < Maps.size(); ++I) {
-    const MapSpec &M = Maps[I];
-    if (M.Origin == MapOrigin::GlobalData || M.Type != T.Type || M.KeySize != T.KeySize ||
-        M.ValueSize != T.ValueSize || M.Flags != T.Flags ||
-        (Array && !AnySize && M.MaxEntries != T.MaxEntries))
-      continue;
-    Out.push_back(I);
-  }
+  for (size_t I = 0; I < Maps.size(); ++I)
+    if (fitsInnerDefinition(O.Inner[0], Maps[I]))
+      Out.push_back(I);
   std::stable_sort(Out.begin(), Out.end(),
                    [&](size_t A, size_t B) { return Maps[A].Name < Maps[B].Name; });
   return Out;

@@ -26,6 +26,22 @@
 // RUN: %clang-bpf -DNO_INNER_ID -c %s -o %t.noid.o
 // RUN: not ebpf-gpu-cc %t.noid.o --emit=maps 2>&1 | FileCheck %s --check-prefix=NOID
 // RUN: ebpf-gpu-cc %t.noid.o --emit=maps --inner-map maglev=maglev_inner | FileCheck %s --check-prefix=TEMPLATE
+// An inner_id that names a map of maps: the map itself, a cycle, a chain.
+// RUN: %clang-bpf -DSELF -c %s -o %t.self.o
+// RUN: not ebpf-gpu-cc %t.self.o --emit=maps 2>&1 | FileCheck %s --check-prefix=SELF
+// RUN: %clang-bpf -DCYCLE -c %s -o %t.cycle.o
+// RUN: not ebpf-gpu-cc %t.cycle.o --emit=maps 2>&1 | FileCheck %s --check-prefix=CYCLE
+// RUN: %clang-bpf -DNESTED -c %s -o %t.nested.o
+// RUN: not ebpf-gpu-cc %t.nested.o --emit=maps 2>&1 | FileCheck %s --check-prefix=NESTED
+// Two maps with id 7: the first is the inner definition, both fill slots
+// (iproute2's bpf_find_map_id takes the first); one of another shape is
+// refused, as the kernel refuses iproute2's update of the slot.
+// RUN: %clang-bpf -DSECOND -c %s -o %t.second.o
+// RUN: ebpf-gpu-cc %t.second.o --emit=maps | FileCheck %s --check-prefix=SECOND
+// RUN: ebpf-gpu-loader run %t.second.o --pcap %t.pcap --dump-maps %t.second.maps | FileCheck %s --check-prefix=SUMMARY
+// RUN: FileCheck %s --check-prefix=SECOND-DUMP < %t.second.maps
+// RUN: %clang-bpf -DMISFIT -c %s -o %t.misfit.o
+// RUN: not ebpf-gpu-cc %t.misfit.o --emit=maps 2>&1 | FileCheck %s --check-prefix=MISFIT
 // SUMMARY: XDP_PASS 5
 // DUMP: table_a[0] = 2
 // DUMP: tables[2] = @table_a
@@ -34,6 +50,13 @@
 // SLOT: section maps: map 'table_a': inner_idx 9 is past the 4 slots of 'tables'
 // NOID: map 'maglev': map of maps without an inner map definition (inner_id); name a map of the object whose shape its maps have with --inner-map maglev=MAP
 // TEMPLATE: maglev: hash_of_maps key 2B value 4B max_entries 16 pinning global_ns inner array key 4B value 8B max_entries 1
+// SELF: section maps: map 'tables': inner_id 9 makes a cycle of maps of maps (tables -> tables); a map of maps cannot hold maps of maps
+// CYCLE: section maps: map 'maglev': inner_id 8 makes a cycle of maps of maps (maglev -> tables -> maglev); a map of maps cannot hold maps of maps
+// NESTED: section maps: map 'maglev': inner_id 8 names 'tables', a array_of_maps; a map of maps cannot hold maps of maps
+// SECOND: table_c: array key 4B value 8B max_entries 1 pinning custom 5{{$}}
+// SECOND-DUMP: tables[2] = @table_a
+// SECOND-DUMP: tables[3] = @table_c
+// MISFIT: section maps: map 'table_c': inner_idx 3: its shape (array key 4B value 16B max_entries 1) is not that of the maps of 'tables' (array key 4B value 8B max_entries 1, from 'table_a', its inner_id 7)
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
@@ -52,7 +75,11 @@ struct bpf_elf_map SEC("maps") maglev_inner = {
 struct bpf_elf_map SEC("maps") maglev = {
     .type = BPF_MAP_TYPE_HASH_OF_MAPS, .size_key = 2, .size_value = 4, .max_elem = 16,
     .pinning = 2,
-#ifdef NO_TEMPLATE
+#if defined(CYCLE)
+    .id = 6, .inner_id = 8,
+#elif defined(NESTED)
+    .inner_id = 8,
+#elif defined(NO_TEMPLATE)
     .inner_id = 5,
 #elif !defined(NO_INNER_ID)
     .inner_id = 4,
@@ -68,9 +95,30 @@ struct bpf_elf_map SEC("maps") table_a = {
     .inner_idx = 2,
 #endif
 };
+#if defined(SECOND) || defined(MISFIT)
+// A second map with id 7, after the first: it fills slot 3 (pinned by name
+// 5 of iproute2's database, /etc/iproute2/bpf_pinning).
+struct bpf_elf_map SEC("maps") table_c = {
+    .type = BPF_MAP_TYPE_ARRAY, .size_key = 4,
+#ifdef MISFIT
+    .size_value = 16,
+#else
+    .size_value = 8,
+#endif
+    .max_elem = 1, .id = 7, .pinning = 5, .inner_idx = 3};
+#endif
 struct bpf_elf_map SEC("maps") tables = {
     .type = BPF_MAP_TYPE_ARRAY_OF_MAPS, .size_key = 4, .size_value = 4, .max_elem = 4,
-    .pinning = 2, .inner_id = 7};
+    .pinning = 2,
+#if defined(SELF)
+    .id = 9, .inner_id = 9};
+#elif defined(CYCLE)
+    .id = 8, .inner_id = 6};
+#elif defined(NESTED)
+    .id = 8, .inner_id = 7};
+#else
+    .inner_id = 7};
+#endif
 
 char _license[] SEC("license") = "GPL";
 
