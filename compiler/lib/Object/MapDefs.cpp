@@ -270,7 +270,7 @@ MaybeError linkLegacyInnerMaps(std::vector<MapSpec> &Maps, size_t First,
 /// `struct bpf_map_def` (libbpf: type, key_size, value_size, max_entries,
 /// map_flags) or iproute2's `struct bpf_elf_map`, which adds id, pinning,
 /// inner_id and inner_idx (36 bytes; as iproute2, a shorter definition
-/// reads the fields it lacks as 0).
+/// reads the fields it lacks as 0; a longer one must hold zeros past them).
 MaybeError readLegacyMaps(const ElfFile &Elf, const ElfSection &Sec, MapTable &T) {
   std::vector<const ElfSymbol *> Syms = symbolsIn(Elf, Sec.Index);
   if (Syms.empty())
@@ -278,11 +278,28 @@ MaybeError readLegacyMaps(const ElfFile &Elf, const ElfSection &Sec, MapTable &T
   uint64_t DefSize = Sec.Size / Syms.size();
   if (DefSize < 5 * sizeof(uint32_t) || Sec.Bytes.size() != Sec.Size)
     return Error("section " + Sec.Name + ": map definitions are smaller than struct bpf_map_def");
+  // As iproute2 and libbpf before 1.0: every definition has one size, the
+  // section's size over the number of maps.
+  if (Sec.Size % Syms.size() != 0)
+    return Error("section " + Sec.Name + ": " + std::to_string(Sec.Size) +
+                 " bytes do not divide into " + std::to_string(Syms.size()) +
+                 " map definitions of one size");
   size_t First = T.Maps.size();
   std::vector<std::array<uint32_t, 3>> Ids;
   for (const ElfSymbol *S : Syms) {
     if (S->Value + DefSize > Sec.Size)
       return Error("section " + Sec.Name + ": map '" + S->Name + "' extends past the section");
+    if (S->Value % DefSize != 0)
+      return Error("section " + Sec.Name + ": map '" + S->Name + "' starts at byte " +
+                   std::to_string(S->Value) + ", not at a multiple of the " +
+                   std::to_string(DefSize) + "-byte definitions");
+    // Past struct bpf_elf_map: iproute2 refuses the whole, libbpf before 1.0
+    // took zeros; fields from a future layout are not to be dropped silently.
+    for (uint64_t B = 9 * sizeof(uint32_t); B < DefSize; ++B)
+      if (Sec.Bytes[S->Value + B] != 0)
+        return Error("section " + Sec.Name + ": map '" + S->Name + "': byte " +
+                     std::to_string(B) + " of its " + std::to_string(DefSize) +
+                     "-byte definition is not 0; struct bpf_elf_map has 36 bytes");
     auto Field = [&](unsigned I) {
       uint32_t V = 0;
       if (4 * (I + 1) <= DefSize)

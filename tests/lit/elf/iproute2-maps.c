@@ -42,6 +42,14 @@
 // RUN: FileCheck %s --check-prefix=SECOND-DUMP < %t.second.maps
 // RUN: %clang-bpf -DMISFIT -c %s -o %t.misfit.o
 // RUN: not ebpf-gpu-cc %t.misfit.o --emit=maps 2>&1 | FileCheck %s --check-prefix=MISFIT
+// Definitions of one size (the section's over the number of maps), with
+// zeros past the 36 bytes of struct bpf_elf_map.
+// RUN: %clang-bpf -DODD -c %s -o %t.odd.o
+// RUN: not ebpf-gpu-cc %t.odd.o --emit=maps 2>&1 | FileCheck %s --check-prefix=ODD
+// RUN: %clang-bpf -DLONGER -c %s -o %t.longer.o
+// RUN: ebpf-gpu-cc %t.longer.o --emit=maps | FileCheck %s
+// RUN: %clang-bpf -DLONGER -DFUTURE -c %s -o %t.future.o
+// RUN: not ebpf-gpu-cc %t.future.o --emit=maps 2>&1 | FileCheck %s --check-prefix=FUTURE
 // SUMMARY: XDP_PASS 5
 // DUMP: table_a[0] = 2
 // DUMP: tables[2] = @table_a
@@ -56,13 +64,21 @@
 // SECOND: table_c: array key 4B value 8B max_entries 1 pinning custom 5{{$}}
 // SECOND-DUMP: tables[2] = @table_a
 // SECOND-DUMP: tables[3] = @table_c
+// ODD: section maps: 148 bytes do not divide into 5 map definitions of one size
+// FUTURE: section maps: map 'maglev_inner': byte 36 of its 40-byte definition is not 0; struct bpf_elf_map has 36 bytes
 // MISFIT: section maps: map 'table_c': inner_idx 3: its shape (array key 4B value 16B max_entries 1) is not that of the maps of 'tables' (array key 4B value 8B max_entries 1, from 'table_a', its inner_id 7)
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
 struct bpf_elf_map {
   __u32 type, size_key, size_value, max_elem, flags, id, pinning, inner_id, inner_idx;
+#ifdef LONGER
+  __u32 future;
+#endif
 };
+#ifdef ODD
+__u32 SEC("maps") odd_one = 1;
+#endif
 
 // Cilium's maglev pair: a template (inner_idx -1: it fills no slot) and the
 // map of maps that names it.
@@ -70,6 +86,9 @@ struct bpf_elf_map SEC("maps") maglev_inner = {
     .type = BPF_MAP_TYPE_ARRAY, .size_key = 4, .size_value = 8, .max_elem = 1,
 #ifndef NO_TEMPLATE
     .id = 4,
+#endif
+#ifdef FUTURE
+    .future = 1,
 #endif
     .inner_idx = -1};
 struct bpf_elf_map SEC("maps") maglev = {
