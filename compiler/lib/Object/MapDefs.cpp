@@ -236,7 +236,8 @@ MaybeError linkLegacyInnerMaps(std::vector<MapSpec> &Maps, size_t First,
     }
     const MapSpec &Template = Maps[First + T];
     if (Template.Type == MapTypeProgArray)
-      return Error(Ctx + " names '" + Template.Name + "', a prog_array, which cannot be an inner map");
+      return Error(Ctx + " names '" + Template.Name +
+                   "', a prog_array, which cannot be an inner map");
     MapSpec Inner = Template;
     Inner.Name = Outer.Name + ".inner";
     Inner.Pinning = 0;
