@@ -9,12 +9,7 @@
 import struct
 import sys
 
-
-def checksum(h):
-    s = sum(struct.unpack("!10H", h))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return s
+from pcapcheck import sum16
 
 
 def main():
@@ -36,7 +31,7 @@ def main():
         if outer[0] != 0x45 or outer[8] != 64:
             print(f"packet {n}: outer version/IHL {outer[0]:#x}, TTL {outer[8]}")
             return 1
-        if checksum(outer) != 0xffff:
+        if sum16(outer) != 0xffff:
             print(f"packet {n}: outer header checksum does not verify")
             return 1
         olen, ilen = struct.unpack("!H", outer[2:4])[0], struct.unpack("!H", inner[2:4])[0]

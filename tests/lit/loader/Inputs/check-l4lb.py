@@ -16,24 +16,10 @@
 import struct
 import sys
 
+from pcapcheck import packets, sum16
+
 GW_MAC = bytes.fromhex("0200000000fe")
 TUNNEL_SRC = bytes([10, 0, 0, 100])
-
-
-def packets(path):
-    data = open(path, "rb").read()
-    at = 24
-    while at < len(data):
-        caplen = struct.unpack_from("<I", data, at + 8)[0]
-        yield data[at + 16:at + 16 + caplen]
-        at += 16 + caplen
-
-
-def checksum(h):
-    s = sum(struct.unpack("!10H", h))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return s
 
 
 def main():
@@ -55,7 +41,7 @@ def main():
         outer, inner = out[14:34], out[34:]
         ok = (out[:6] == GW_MAC and out[6:12] == pkt[:6] and out[12:14] == b"\x08\x00"
               and outer[0] == 0x45 and outer[1] == pkt[15] and outer[6:8] == b"\0\0"
-              and outer[8] == 64 and outer[9] == 4 and checksum(outer) == 0xffff
+              and outer[8] == 64 and outer[9] == 4 and sum16(outer) == 0xffff
               and struct.unpack("!H", outer[2:4])[0] == struct.unpack("!H", pkt[16:18])[0] + 20
               and outer[12:16] == TUNNEL_SRC and outer[16:18] == bytes([10, 1])
               and inner == pkt[14:])

@@ -12,23 +12,7 @@
 import struct
 import sys
 
-
-def packets(path):
-    data = open(path, "rb").read()
-    at = 24
-    while at < len(data):
-        caplen = struct.unpack_from("<I", data, at + 8)[0]
-        yield data[at + 16:at + 16 + caplen]
-        at += 16 + caplen
-
-
-def sum16(b):
-    if len(b) % 2:
-        b += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return s
+from pcapcheck import packets, sum16
 
 
 def main():
