@@ -16,28 +16,17 @@
 import struct
 import sys
 
-from pcapcheck import packets, sum16
+from pcapcheck import Sent, sum16
 
 GW_MAC = bytes.fromhex("0200000000fe")
 TUNNEL_SRC = bytes([10, 0, 0, 100])
 
 
 def main():
-    ins = list(packets(sys.argv[1]))
-    outs = iter(packets(sys.argv[2]))
-    verdicts = [line.split()[1] for line in open(sys.argv[3])]
+    sent = Sent(sys.argv[1], sys.argv[2], sys.argv[3])
     flows, reals = {}, set()
-    tx = passed = 0
-    for n, (pkt, v) in enumerate(zip(ins, verdicts)):
-        if v in ("XDP_DROP", "XDP_ABORTED"):
-            continue
-        out = next(outs)
-        if v == "XDP_PASS":
-            if out != pkt:
-                print(f"packet {n}: passed but changed")
-                return 1
-            passed += 1
-            continue
+    tx = 0
+    for n, pkt, out in sent:
         outer, inner = out[14:34], out[34:]
         ok = (out[:6] == GW_MAC and out[6:12] == pkt[:6] and out[12:14] == b"\x08\x00"
               and outer[0] == 0x45 and outer[1] == pkt[15] and outer[6:8] == b"\0\0"
@@ -57,7 +46,7 @@ def main():
         reals.add(real)
         tx += 1
     print(f"{tx} packets encapsulated to {len(reals)} reals over {len(flows)} connections, "
-          f"{passed} passed unchanged")
+          f"{sent.passed} passed unchanged")
     return 0
 
 

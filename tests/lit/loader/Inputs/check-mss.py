@@ -12,25 +12,14 @@
 import struct
 import sys
 
-from pcapcheck import packets, sum16
+from pcapcheck import Sent, sum16
 
 
 def main():
-    ins = list(packets(sys.argv[1]))
-    outs = iter(packets(sys.argv[2]))
-    verdicts = [line.split()[1] for line in open(sys.argv[3])]
+    sent = Sent(sys.argv[1], sys.argv[2], sys.argv[3])
     clamp = int(sys.argv[4])
-    clamped = odd = passed = 0
-    for n, (pkt, v) in enumerate(zip(ins, verdicts)):
-        if v in ("XDP_DROP", "XDP_ABORTED"):
-            continue
-        out = next(outs)
-        if v == "XDP_PASS":
-            if out != pkt:
-                print(f"packet {n}: passed but changed")
-                return 1
-            passed += 1
-            continue
+    clamped = odd = 0
+    for n, pkt, out in sent:
         l3 = 18 if pkt[12:14] == b"\x81\x00" else 14
         ip = out[l3:]
         ihl, total = (ip[0] & 15) * 4, struct.unpack("!H", ip[2:4])[0]
@@ -60,7 +49,7 @@ def main():
         clamped += 1
         odd += first % 2
     print(f"{clamped} SYNs clamped to {clamp} ({odd} at an odd offset) with valid checksums, "
-          f"{passed} passed unchanged")
+          f"{sent.passed} passed unchanged")
     return 0
 
 

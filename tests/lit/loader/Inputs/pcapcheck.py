@@ -25,3 +25,29 @@ def sum16(b):
     while s >> 16:
         s = (s & 0xffff) + (s >> 16)
     return s
+
+
+class Sent:
+    """The packets a run (`ebpf-gpu-loader run --out OUT --verdicts V`)
+    sent back out, as (index, packet in, packet out), XDP_TX and redirects
+    alike; dropped packets are not in OUT, passed ones must be there
+    unchanged (`passed` counts them; a changed one ends the check)."""
+
+    def __init__(self, in_path, out_path, verdicts_path):
+        self.ins = list(packets(in_path))
+        self.outs = packets(out_path)
+        self.verdicts = [line.split()[1] for line in open(verdicts_path)]
+        self.passed = 0
+
+    def __iter__(self):
+        for n, (pkt, v) in enumerate(zip(self.ins, self.verdicts)):
+            if v in ("XDP_DROP", "XDP_ABORTED"):
+                continue
+            out = next(self.outs)
+            if v == "XDP_PASS":
+                if out != pkt:
+                    print(f"packet {n}: passed but changed")
+                    raise SystemExit(1)
+                self.passed += 1
+                continue
+            yield n, pkt, out
