@@ -9,7 +9,6 @@
 #include "ebpf-gpu/Platform/GpuAbi.h"
 
 #include "CudaApi.h"
-#include "KernelChoice.h"
 
 #include <algorithm>
 #include <cstring>
@@ -94,12 +93,8 @@ Expected<float> GpuBatch::launch(GpuProgram &Prog) {
   void *Args[] = {&DescPtr, &VerdictPtr, &N, &Seed, &Stage, &Done, &Done, &Seq};
   if (auto Err = E0.record())
     return std::move(*Err);
-  KernelChoice::Launch K = Prog.Choice->begin(nullptr, N);
-  CUresult R = A.cuLaunchKernel(K.Fn, Prog.blocksFor(N), 1, 1, GpuBlockThreads, 1, 1, 0, nullptr,
-                                Args, nullptr);
-  Prog.Choice->end(K, nullptr, R == CUDA_SUCCESS);
-  if (R != CUDA_SUCCESS)
-    return A.error("cuLaunchKernel", R);
+  if (MaybeError E = Prog.launchBatchKernel(nullptr, Prog.blocksFor(N), N, Args))
+    return std::move(*E);
   if (auto Err = E1.record())
     return std::move(*Err);
   EBPFGPU_CHECK(A, cuEventSynchronize, E1.get());
@@ -211,12 +206,8 @@ MaybeError GpuStagedBatch::run(GpuProgram &Prog, uint32_t Count, size_t FrameByt
   CUdeviceptr Stage = 0, Done = 0; // packets in device memory: nothing to stage; copies end it
   uint32_t Seq = 0;
   void *Args[] = {&DescPtr, &VerdictPtr, &Count, &Seed, &Stage, &Done, &Done, &Seq};
-  KernelChoice::Launch K = Prog.Choice->begin(S, Count);
-  CUresult R = A.cuLaunchKernel(K.Fn, Prog.blocksFor(Count), 1, 1, GpuBlockThreads, 1, 1, 0, S,
-                                Args, nullptr);
-  Prog.Choice->end(K, S, R == CUDA_SUCCESS);
-  if (R != CUDA_SUCCESS)
-    return A.error("cuLaunchKernel", R);
+  if (MaybeError E = Prog.launchBatchKernel(S, Prog.blocksFor(Count), Count, Args))
+    return E;
   if (auto Err = Record(E2))
     return Err;
   EBPFGPU_CHECK(A, cuMemcpyDtoHAsync, HostVerdicts, DevVerdicts, Count * sizeof(ebpfgpu_verdict),

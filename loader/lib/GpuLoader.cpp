@@ -268,6 +268,18 @@ bool GpuProgram::needsHostBetweenBatches() const {
   return false;
 }
 
+MaybeError GpuProgram::launchBatchKernel(void *Stream, unsigned Blocks, uint32_t Count,
+                                         void **Args) {
+  const CudaApi &A = Dev.api();
+  CUstream S = static_cast<CUstream>(Stream);
+  KernelChoice::Launch K = Choice->begin(S, Count);
+  CUresult R = A.cuLaunchKernel(K.Fn, Blocks, 1, 1, GpuBlockThreads, 1, 1, 0, S, Args, nullptr);
+  Choice->end(K, S, R == CUDA_SUCCESS);
+  if (R != CUDA_SUCCESS)
+    return A.error("cuLaunchKernel", R);
+  return std::nullopt;
+}
+
 std::string GpuProgram::kernelChoice() const {
   return Choice ? Choice->describe() : std::string("default build");
 }

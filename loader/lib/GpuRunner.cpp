@@ -6,7 +6,6 @@
 #include "ebpf-gpu/Loader/GpuRunner.h"
 
 #include "CudaApi.h"
-#include "KernelChoice.h"
 
 #include <algorithm>
 #include <atomic>
@@ -461,11 +460,8 @@ MaybeError GpuRunner::enqueueLaunch(uint32_t Count, size_t FrameBytes, void **Ev
   void *Args[] = {&DescPtr, &VerdictPtr, &Count, &Seed, &Stage, &DonePtr, &Arrived, &Seq};
   unsigned Blocks = Prog.blocksFor(Count);
   GridThreads = Blocks * GpuBlockThreads;
-  KernelChoice::Launch K = Prog.Choice->begin(S, Count);
-  CUresult R = A.cuLaunchKernel(K.Fn, Blocks, 1, 1, GpuBlockThreads, 1, 1, 0, S, Args, nullptr);
-  Prog.Choice->end(K, S, R == CUDA_SUCCESS);
-  if (R != CUDA_SUCCESS)
-    return A.error("cuLaunchKernel", R);
+  if (MaybeError E = Prog.launchBatchKernel(S, Blocks, Count, Args))
+    return E;
   if (MaybeError E = Record(2))
     return E;
   if (Copy) {

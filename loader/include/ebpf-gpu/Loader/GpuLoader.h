@@ -311,6 +311,9 @@ private:
   MaybeError bindMaps(const abi::GpuObjectSpec &Spec);
   MaybeError bindReclaim();
   unsigned blocksFor(uint32_t Packets) const;
+  /// Queues the batch kernel (the build Choice picks, timed while it
+  /// decides) on `Stream` (a CUstream) over `Count` packets.
+  MaybeError launchBatchKernel(void *Stream, unsigned Blocks, uint32_t Count, void **Args);
   GpuDevice &Dev;
   uint32_t CpuSlots = 0;
   uint64_t TraceLog = 0;  ///< device memory owned: bpf_trace_printk's log, or 0
