@@ -111,22 +111,25 @@ static inline __attribute__((always_inline)) uint64_t ebpfgpu_warp_sum(uint32_t 
   return sum;
 }
 
-__attribute__((always_inline)) void ebpfgpu_warp_add_u64(uint64_t *p, uint64_t v) {
-  const uint32_t peers = __nvvm_match_any_sync_i64(__nvvm_activemask(), (uint64_t)p);
+/* The threads of the warp adding to `key` at once: their amounts summed
+ * into the `*v` of the lowest of them; returns whether the caller is it. */
+static inline __attribute__((always_inline)) int ebpfgpu_warp_combine(uint64_t key, uint64_t *v) {
+  const uint32_t peers = __nvvm_match_any_sync_i64(__nvvm_activemask(), key);
   const uint32_t lane = __nvvm_read_ptx_sreg_laneid();
   if (peers != 1u << lane)
-    v = ebpfgpu_warp_sum(peers, v);
-  if ((uint32_t)__builtin_ctz(peers) == lane)
+    *v = ebpfgpu_warp_sum(peers, *v);
+  return (uint32_t)__builtin_ctz(peers) == lane;
+}
+
+__attribute__((always_inline)) void ebpfgpu_warp_add_u64(uint64_t *p, uint64_t v) {
+  if (ebpfgpu_warp_combine((uint64_t)p, &v))
     __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
 
 __attribute__((always_inline)) void ebpfgpu_warp_add_u32(uint32_t *p, uint32_t v) {
-  const uint32_t peers = __nvvm_match_any_sync_i64(__nvvm_activemask(), (uint64_t)p);
-  const uint32_t lane = __nvvm_read_ptx_sreg_laneid();
-  if (peers != 1u << lane)
-    v = (uint32_t)ebpfgpu_warp_sum(peers, v);
-  if ((uint32_t)__builtin_ctz(peers) == lane)
-    __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+  uint64_t sum = v;
+  if (ebpfgpu_warp_combine((uint64_t)p, &sum))
+    __atomic_fetch_add(p, (uint32_t)sum, __ATOMIC_RELAXED);
 }
 
 #include "BlockAdds.inc"
