@@ -364,8 +364,7 @@ llvm::Error FunctionLifter::liftAtomic(uint32_t Pc, const Insn &I, const AbsStat
     return llvm::Error::success();
   }
   P.observe(S.Regs[I.Dst]);
-  if (I.Imm != isa::AtomicAdd)
-    P.Orders = P.Orders || (I.Imm & isa::AtomicFetch) || I.Imm == isa::AtomicCmpXchg;
+  P.Orders = P.Orders || (I.Imm & isa::AtomicFetch);
   Value *Old = B.CreateAtomicRMW(Op, *Addr, B.CreateTrunc(reg(I.Src), Ty), A, Order);
   if (I.Imm & isa::AtomicFetch)
     setReg(I.Src, B.CreateZExt(Old, I64));
