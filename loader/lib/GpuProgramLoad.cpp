@@ -35,11 +35,19 @@ MaybeError GpuProgram::bindCpuGroups(size_t PerCpu) {
     // wave, each still looping over its share of the packets (about twice
     // the time); groups beyond them would never all be in use. A kernel
     // needing more than 32 registers a thread holds fewer than the
-    // device's most threads per SM.
-    int PerSm = 0;
-    EBPFGPU_CHECK(A, cuOccupancyMaxActiveBlocksPerMultiprocessor, &PerSm,
-                  static_cast<CUfunction>(Kernel), int(GpuBlockThreads), 0);
-    PerSmBlocks = uint32_t(std::max(PerSm, 1));
+    // device's most threads per SM. With two builds (KernelChoice), the
+    // one that holds more: sized for the other, its blocks would wait for
+    // groups (the 32-register build of xdp_l4lb on an H100: 8 blocks an
+    // SM for 4 groups; its warps polled for their group 7.7 million times
+    // over 2 million packets, the default build's 2.1 million).
+    int PerSm = 1;
+    for (CUfunction Build : Choice->builds()) {
+      int N = 0;
+      EBPFGPU_CHECK(A, cuOccupancyMaxActiveBlocksPerMultiprocessor, &N, Build,
+                    int(GpuBlockThreads), 0);
+      PerSm = std::max(PerSm, N);
+    }
+    PerSmBlocks = uint32_t(PerSm);
     uint32_t Resident = PerSmBlocks * Dev.multiprocessors() * GpuBlockThreads;
     CpuSlots = std::min(CpuSlots, Resident);
   }

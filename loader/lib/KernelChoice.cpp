@@ -30,8 +30,16 @@ KernelChoice::KernelChoice(const CudaApi &A, CUfunction Default, CUfunction Budg
   Registers[0] = registersOf(A, Default);
   Registers[1] = registersOf(A, Budget);
   // A default build within the budget already: the two are alike.
-  if (!Budget || !Registers[0] || !Registers[1] || Registers[1] >= Registers[0])
+  if (!Budget || !Registers[0] || !Registers[1] || Registers[1] >= Registers[0]) {
     Chosen = 0;
+    TwoBuilds = false;
+  }
+}
+
+std::vector<CUfunction> KernelChoice::builds() const {
+  if (TwoBuilds)
+    return {Fns[0], Fns[1]};
+  return {Fns[0]};
 }
 
 KernelChoice::~KernelChoice() {

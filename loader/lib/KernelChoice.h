@@ -50,6 +50,9 @@ public:
   Launch begin(CUstream Stream, uint32_t Packets);
   /// After the launch (`Launched`: it was queued): a trial's stop event.
   void end(Launch &L, CUstream Stream, bool Launched);
+  /// The builds a launch may run: the default, then the budget build where
+  /// there are two to choose from.
+  std::vector<CUfunction> builds() const;
   /// "default build (N registers)", "32-register build (N registers): ...",
   /// or "timing ..." while undecided.
   std::string describe() const;
@@ -68,6 +71,7 @@ private:
   int Registers[2] = {0, 0};
   mutable std::mutex Mu;
   int Chosen = -1; ///< -1: timing
+  bool TwoBuilds = true;
   unsigned Started = 0;
   std::vector<Trial> Pending;
   std::vector<double> NsPerPacket[2];
