@@ -252,6 +252,7 @@ PortStats Dataplane::Impl::snapshot(const Port &P) const {
     Q.ActNs = T->ActTsc.get() * 1000000000 / Hz;
     Q.BackendNs = Q.SubmitNs + Q.WaitNs;
     T->Latency.addTo(Q.Latency);
+    Q.LatencySumNs = T->Latency.sumNs();
     Q.Oversized = T->Oversized.get();
     Q.RedirectUnknown = T->RedirectUnknown.get();
     Q.PassDropped = T->PassDropped.get();

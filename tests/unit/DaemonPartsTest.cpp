@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The daemon's building blocks: its JSON reader and writer, the batch
-// latency histogram, map values pretty-printed from BTF, and the guard that
-// contains back-end faults.
+// latency histogram, map values pretty-printed from BTF, the guard that
+// contains back-end faults, and the metrics endpoint's answers.
 
 #include "DaemonFaults.h"
 #include "Json.h"
+#include "MetricsEndpoint.h"
 
 #include "ebpf-gpu/Loader/BtfFormat.h"
 #include "ebpf-gpu/Object/Object.h"
@@ -100,6 +101,13 @@ TEST(LatencyHistogram, BucketsBoundTheirValues) {
   EXPECT_GE(P99, 990000u);
   EXPECT_LE(P99, 990000u * 9 / 8);
   EXPECT_EQ(H::quantile(H::Counts{}, 0.5), 0u);
+  EXPECT_EQ(Hist.sumNs(), 1000u * 1001 / 2 * 1000);
+  // No bucket straddles a power of two (the metrics' histogram edges).
+  for (unsigned B = 0; B + 1 < H::Buckets; ++B)
+    for (unsigned K = 4; K < 44; ++K)
+      EXPECT_FALSE(H::upperBound(B) < (1ull << K) && H::upperBound(B + 1) >= (1ull << K) &&
+                   H::upperBound(B) + 1 != (1ull << K))
+          << B << " " << K;
 }
 
 TEST(BtfFormat, RouterMapsFromTheSample) {
@@ -407,6 +415,44 @@ TEST(GuardedExecutor, InjectsFaultsIntoLaneBatches) {
   EXPECT_EQ(Back->Runs, 1);
   EXPECT_TRUE(G.faulted());
   EXPECT_EQ(G.failedPackets(), 1u);
+}
+
+} // namespace
+
+namespace {
+
+TEST(MetricsEndpoint, AnswersScrapesAndRefusesTheRest) {
+  int Made = 0;
+  auto Body = [&] {
+    ++Made;
+    return std::string("ebpf_gpu_workers 2\n");
+  };
+  std::string A = tools::metricsHttpAnswer("GET /metrics HTTP/1.1\r\nHost: x\r\nAccept: */*", Body);
+  EXPECT_EQ(A, "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
+               "Content-Length: 19\r\nConnection: close\r\n\r\nebpf_gpu_workers 2\n");
+  EXPECT_EQ(tools::metricsHttpAnswer("GET /metrics?x=1 HTTP/1.0", Body).rfind("HTTP/1.1 200 OK", 0), 0u);
+  EXPECT_EQ(Made, 2);
+  EXPECT_EQ(tools::metricsHttpAnswer("GET / HTTP/1.1", Body).rfind("HTTP/1.1 404 Not Found", 0), 0u);
+  EXPECT_EQ(tools::metricsHttpAnswer("POST /metrics HTTP/1.1", Body)
+                .rfind("HTTP/1.1 405 Method Not Allowed", 0),
+            0u);
+  for (const char *Bad : {"", "GET", "GET /metrics", "GET /metrics FTP/1.0", "hello"})
+    EXPECT_EQ(tools::metricsHttpAnswer(Bad, Body).rfind("HTTP/1.1 400 Bad Request", 0), 0u) << Bad;
+  EXPECT_EQ(Made, 2); // nothing made for what is not a scrape
+}
+
+TEST(MetricsEndpoint, RefusesAddressesItCannotServeOn) {
+  for (const char *Spec : {"", "x", "65536", "-1", "127.0.0.1:", "localhost:9464", "::1:9464",
+                           "127.0.0.1:80x", "1.2.3:80"}) {
+    auto E = tools::MetricsEndpoint::listen(Spec);
+    ASSERT_FALSE(E) << Spec;
+    EXPECT_NE(E.error().message().find("--metrics needs [ADDR:]PORT"), std::string::npos)
+        << E.error().message();
+  }
+  auto E = tools::MetricsEndpoint::listen("127.0.0.1:0");
+  ASSERT_TRUE(E) << E.error().message();
+  EXPECT_EQ((*E)->address().rfind("127.0.0.1:", 0), 0u);
+  EXPECT_NE((*E)->address(), "127.0.0.1:0");
 }
 
 } // namespace

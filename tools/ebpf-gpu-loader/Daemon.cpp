@@ -14,6 +14,7 @@
 #include "DaemonBackends.h"
 #include "DaemonState.h"
 #include "Json.h"
+#include "MetricsEndpoint.h"
 #include "Options.h"
 
 #include "ebpf-gpu/Runtime/Dataplane.h"
@@ -67,6 +68,9 @@ int usage(const std::string &Msg) {
                "  --pci                scan the PCI bus so PCI ports can be attached\n"
                "  --stats-interval-ms MS\n"
                "                       the interval `stats` reports rates over (default 1000)\n"
+               "  --metrics [ADDR:]PORT\n"
+               "                       serve the counters for Prometheus at\n"
+               "                       http://ADDR:PORT/metrics (ADDR default 127.0.0.1)\n"
                "  --allow-unverified   TEST ONLY: `prog load` takes .gpu.o files compiled with\n"
                "                       --no-verify (fault-containment tests)\n"
                "  -- EAL-ARGS          passed to DPDK's EAL after the daemon's own\n",
@@ -201,6 +205,8 @@ struct DaemonCommandLine {
   std::string Socket;
   mode_t Mode = 0600;
   uint64_t IntervalMs = 1000;
+  /// --metrics: [ADDR:]PORT, empty for none.
+  std::string Metrics;
   DaemonOptions DOpts;
 };
 
@@ -242,6 +248,8 @@ std::optional<int> parseDaemonArgs(int argc, char **argv, DaemonCommandLine &L) 
       L.DO.Pci = true;
     else if (A == "--stats-interval-ms")
       L.IntervalMs = Number(10, 3600000);
+    else if (A == "--metrics")
+      L.Metrics = Value();
     else if (A == "--allow-unverified")
       L.DOpts.AllowUnverified = true;
     else if (A == "-h" || A == "--help") {
@@ -322,6 +330,17 @@ int daemonCommand(int argc, char **argv) {
     return *Exit;
   if (Socket.empty())
     return usage("--socket needs a path");
+  // The metrics endpoint first: a wrong address or a port in use ends the
+  // daemon before DPDK starts.
+  std::unique_ptr<MetricsEndpoint> Metrics;
+  if (!L.Metrics.empty()) {
+    auto M = MetricsEndpoint::listen(L.Metrics);
+    if (!M) {
+      std::fprintf(stderr, "%s: error: %s\n", Tool, M.error().message().c_str());
+      return 1;
+    }
+    Metrics = std::move(*M);
+  }
 
   if (pipe2(SignalPipe, O_CLOEXEC | O_NONBLOCK) != 0 ||
       pipe2(FaultPipe, O_CLOEXEC | O_NONBLOCK) != 0) {
@@ -356,6 +375,9 @@ int daemonCommand(int argc, char **argv) {
   DaemonState State(Ports, Backends, DOpts);
   std::fprintf(stderr, "%s: daemon: serving %s (%u worker(s))\n", Tool, Socket.c_str(),
                (*DP)->workers());
+  if (Metrics)
+    std::fprintf(stderr, "%s: daemon: metrics at http://%s/metrics\n", Tool,
+                 Metrics->address().c_str());
   if (DOpts.AllowUnverified)
     std::fprintf(stderr, "%s: daemon: TEST ONLY: unverified .gpu.o files are accepted\n", Tool);
   if (!DOpts.Inject.empty())
@@ -378,10 +400,15 @@ int daemonCommand(int argc, char **argv) {
         int(std::chrono::duration_cast<std::chrono::milliseconds>(NextSample - Now).count() + 1);
     if (RetryMs >= 0)
       Timeout = std::min(Timeout, RetryMs);
+    if (Metrics && Metrics->timeoutMs() >= 0)
+      Timeout = std::min(Timeout, Metrics->timeoutMs());
     std::vector<pollfd> Fds = {{SignalPipe[0], POLLIN, 0}, {FaultPipe[0], POLLIN, 0}};
     Fds.push_back({*Listen, POLLIN, 0});
     for (const Client &C : Clients)
       Fds.push_back({C.Fd, POLLIN, 0});
+    const size_t MetricsAt = Fds.size();
+    if (Metrics)
+      Metrics->addPollFds(Fds);
     if (poll(Fds.data(), Fds.size(), Timeout) < 0) {
       if (errno == EINTR)
         continue;
@@ -405,6 +432,8 @@ int daemonCommand(int argc, char **argv) {
       if (serveClient(Clients[I], State))
         Gone.push_back(I);
     }
+    if (Metrics)
+      Metrics->serve(&Fds[MetricsAt], [&] { return State.metrics(); });
     for (size_t K = Gone.size(); K-- > 0;) {
       close(Clients[Gone[K]].Fd);
       Clients.erase(Clients.begin() + long(Gone[K]));
@@ -415,6 +444,7 @@ int daemonCommand(int argc, char **argv) {
 
   std::fprintf(stderr, "%s: daemon: stopping\n", Tool);
   close(*Listen);
+  Metrics.reset();
   for (const Client &C : Clients)
     close(C.Fd);
   // Workers finish their batches; ports close (pcap files complete).

@@ -130,6 +130,10 @@ public:
   /// recover()); returns the milliseconds until a failed re-creation should
   /// be tried again, or -1 when none waits.
   int recoverFaults();
+  /// Every port's, queue's and program's counters now, in Prometheus's
+  /// text exposition format 0.0.4 (DaemonMetrics.cpp; `daemon --metrics`
+  /// serves it).
+  std::string metrics() const;
 
 private:
   struct Map {

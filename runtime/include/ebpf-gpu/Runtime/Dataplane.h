@@ -106,6 +106,7 @@ struct QueueStats {
   /// Batch latency: first packet of the batch received to the last one
   /// sent or freed.
   LatencyHistogram::Counts Latency{};
+  uint64_t LatencySumNs = 0;
   uint64_t Oversized = 0, RedirectUnknown = 0, PassDropped = 0, ExecFailed = 0;
   /// Nanoseconds since the data plane started: the first packet received
   /// and the end of the last batch acted on (0: none yet).

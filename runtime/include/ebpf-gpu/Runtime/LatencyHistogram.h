@@ -43,7 +43,10 @@ public:
   void record(uint64_t Ns) {
     std::atomic<uint64_t> &C = Count[bucketOf(Ns)];
     C.store(C.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    Sum.store(Sum.load(std::memory_order_relaxed) + Ns, std::memory_order_relaxed);
   }
+  /// Every value recorded, added up (a Prometheus histogram's _sum).
+  uint64_t sumNs() const { return Sum.load(std::memory_order_relaxed); }
   /// Adds this histogram's counts to `Into` (any thread).
   void addTo(Counts &Into) const {
     for (unsigned B = 0; B < Buckets; ++B)
@@ -69,6 +72,7 @@ public:
 
 private:
   std::array<std::atomic<uint64_t>, Buckets> Count{};
+  std::atomic<uint64_t> Sum{0};
 };
 
 } // namespace ebpfgpu::runtime
