@@ -273,6 +273,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   }
   State.sampleRates();
   checkResponse(State.handle("{\"id\": 0, \"cmd\": \"stats\"}"));
+  // The metrics of whatever the requests left: every line a comment or a
+  // sample, every label value quoted on one line.
+  const std::string M = State.metrics();
+  for (size_t At = 0, Nl; At < M.size(); At = Nl + 1) {
+    Nl = M.find('\n', At);
+    if (Nl == std::string::npos || (M[At] != '#' && M.compare(At, 9, "ebpf_gpu_") != 0)) {
+      std::fprintf(stderr, "metrics: malformed line at byte %zu\n", At);
+      std::abort();
+    }
+  }
   State.stop();
   return 0;
 }
