@@ -31,6 +31,7 @@ const char *kindName(Kind K) {
   case Kind::AllocMemOrNull: return "ring buffer record or null";
   case Kind::MapPtrOrNull: return "map reference or null";
   case Kind::RawMem: return "memory pointer";
+  case Kind::FuncPtr: return "function pointer";
   }
   return "?";
 }
@@ -163,6 +164,8 @@ std::string Reg::str() const {
     O << " #" << Aux;
   if (K == Kind::Stack)
     O << " frame" << Aux;
+  if (K == Kind::FuncPtr)
+    O << " pc" << Aux;
   if (K == Kind::Packet && Id)
     O << " id" << Id;
   if (K == Kind::MapValueOrNull || K == Kind::MapPtrOrNull || K == Kind::AllocMemOrNull)
@@ -224,8 +227,13 @@ bool regCovers(const Reg &O, const Reg &N, Match &M, bool Precise = true) {
 /// `SlotPrecise`: bit per 8-byte slot of this frame.
 bool frameCovers(const Frame &O, const Frame &N, Match &Ids, uint16_t SavedPrecise,
                  uint64_t SlotPrecise, uint64_t LiveSlots) {
-  if (O.ReturnPc != N.ReturnPc)
+  if (O.ReturnPc != N.ReturnPc || O.Callback != N.Callback || O.Entry != N.Entry ||
+      O.Turns > N.Turns)
     return false;
+  // A callback's caller's arguments run the helper call again: all matter.
+  for (size_t I = 0; I < O.SavedArgs.size(); ++I)
+    if (!regCovers(O.SavedArgs[I], N.SavedArgs[I], Ids))
+      return false;
   for (size_t I = 0; I < O.SavedRegs.size(); ++I)
     if (!regCovers(O.SavedRegs[I], N.SavedRegs[I], Ids, (SavedPrecise >> I) & 1))
       return false;
@@ -417,6 +425,8 @@ bool covers(const State &Old, const State &New, uint16_t LiveRegs, const Precise
       NotePrecise(Fr.SavedRegs[I], (Precise->Regs[F - 1] >> (6 + I)) & 1);
     for (auto &[B, R] : Fr.Spills)
       NotePrecise(R, (Precise->Slots[F] >> (B / 8)) & 1);
+    for (const Reg &R : Fr.SavedArgs)
+      NotePrecise(R, true);
   }
   for (unsigned R = 0; R < isa::NumRegs; ++R)
     if ((LiveRegs >> R & 1) &&

@@ -36,6 +36,8 @@ enum class Kind : uint8_t {
   AllocMem,       ///< a reserved ring buffer record of Aux bytes, at Off; Ref is
                   ///< the reference the program must release
   AllocMemOrNull, ///< as AllocMem, or null; Id links copies for the null check
+  FuncPtr,        ///< a subprogram's address (lddw of a code address): its first pc in
+                  ///< Aux; only a callback argument (bpf_loop) takes it
 };
 
 const char *kindName(Kind K);
@@ -104,6 +106,16 @@ struct Frame {
   /// Caller side: where to return, and the caller's r6-r9 and r10.
   uint32_t ReturnPc = 0;
   std::array<Reg, 5> SavedRegs;
+  /// A callback's frame (bpf_loop): its exit goes back to the helper call
+  /// at ReturnPc, which runs again with the caller's r1-r4 kept here.
+  bool Callback = false;
+  std::array<Reg, 4> SavedArgs;
+  /// The first pc of the function (recursion checks).
+  uint32_t Entry = 0;
+  /// Turns of a callback done by the bpf_loop this function is in (the
+  /// kernel's callback_depth): the helper's nr_loops bounds them, and a
+  /// state that has done more turns has fewer left.
+  uint32_t Turns = 0;
   bool operator==(const Frame &O) const = default;
 };
 

@@ -18,7 +18,10 @@
 //   - HelperEffect::MovesPacket: every packet pointer goes stale
 //     (movePacket);
 //   - no packet memory for a row without PacketAccess, a constant string in
-//     .rodata for ConstStr (sizedMemArg, constStrArg).
+//     .rodata for ConstStr (sizedMemArg, constStrArg);
+//   - Callback: the helper call is a loop head whose body is the callback,
+//     entered on a path of its own (callbackArg, enterCallback; its exit:
+//     Verifier::callbackExit).
 
 #include "VerifierEngine.h"
 
@@ -68,9 +71,18 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
   for (size_t A = 0; A < H->Checks.size(); ++A)
     if (auto E = helperArg(Pc, *H, A, S, Args))
       return E;
-  if (H->Effect == platform::HelperEffect::TailCall)
+  if (H->Effect == platform::HelperEffect::TailCall) {
     if (auto E = tailCallHoldsNoRef(Pc, *H, S))
       return E;
+    if (std::any_of(S.Frames.begin(), S.Frames.end(), [](const Frame &F) { return F.Callback; }))
+      return fail(Pc, "bpf_" + H->Name + " inside a callback is not supported",
+                  "no_tail_call(callback)");
+  }
+  if (Args.Callback) {
+    if (auto E = enterCallback(Pc, S, Args))
+      return E;
+    S.Frames.back().Turns = 0; // after the call, the loop is over
+  }
   for (unsigned R = 1; R <= 5; ++R)
     S.Regs[R] = Reg();
   if (Args.Released)
@@ -142,6 +154,17 @@ MaybeDiag Verifier::helperArg(uint32_t Pc, const platform::HelperProto &H,
     return inOutU32Arg(Pc, H, R, S);
   case platform::ArgCheck::ConstStr:
     return constStrArg(Pc, H, R, S);
+  case platform::ArgCheck::Callback:
+    return callbackArg(Pc, H, R, S, Args);
+  case platform::ArgCheck::CallbackCtx:
+    // The callback's accesses through it are checked as its own.
+    if (V.K == Kind::Stack)
+      break;
+    markPrecise(S, R);
+    if (!V.isConst() || V.UMin != 0)
+      return fail(Pc, Arg + " must be a stack pointer or null, is " + V.str(),
+                  "type(" + regName(R) + ") == stack|null");
+    break;
   case platform::ArgCheck::ConstSize:
   case platform::ArgCheck::ConstSizeOrZero:
     if (V.K != Kind::Scalar)
@@ -388,6 +411,57 @@ MaybeDiag Verifier::releaseArg(uint32_t Pc, const platform::HelperProto &H,
   return std::nullopt;
 }
 
+/// Callback: a subprogram's address, not the address of a function the
+/// path is in (no recursion).
+MaybeDiag Verifier::callbackArg(uint32_t Pc, const platform::HelperProto &H, unsigned R,
+                                State &S, HelperArgs &Args) {
+  const Reg &V = S.Regs[R];
+  if (V.K != Kind::FuncPtr)
+    return fail(Pc,
+                argName(H, R) + " must be a function's address (a static function), is a " +
+                    std::string(kindName(V.K)),
+                "type(" + regName(R) + ") == func");
+  for (const Frame &F : S.Frames)
+    if (F.Entry == V.Aux)
+      return fail(Pc, "recursive call to the function at pc " + std::to_string(V.Aux) +
+                          " (bpf_" + H.Name + "'s callback) is not allowed",
+                  "no_recursion");
+  Args.Callback = V.Aux;
+  return std::nullopt;
+}
+
+/// The path that runs the callback's next turn: a frame of its own, r1 the
+/// index (below the kernel's BPF_MAX_LOOPS, 1 << 23), r2 the callback
+/// argument (the helper's r3), as the kernel's set_loop_callback_state. The
+/// caller's r1-r4 are kept for the call to run again after each turn. None
+/// once the turns done reach nr_loops's bound (r1, a u32; as the kernel's
+/// callback_depth against r1's umax): the callback cannot run again.
+MaybeDiag Verifier::enterCallback(uint32_t Pc, const State &S, const HelperArgs &Args) {
+  if (S.Frames.size() >= MaxCallDepth)
+    return fail(Pc, "call depth exceeds " + std::to_string(MaxCallDepth) + " frames",
+                "call_depth");
+  constexpr uint64_t MaxLoops = uint64_t(1) << 23;
+  markPrecise(S, 1);
+  if (S.Frames.back().Turns >= std::min<uint64_t>(S.Regs[1].U32Max, MaxLoops))
+    return std::nullopt;
+  State C = S;
+  Frame Callee;
+  Callee.ReturnPc = Pc;
+  Callee.Callback = true;
+  Callee.Entry = *Args.Callback;
+  for (unsigned R = 1; R <= 4; ++R)
+    Callee.SavedArgs[R - 1] = S.Regs[R];
+  for (unsigned R = 6; R <= 10; ++R)
+    Callee.SavedRegs[R - 6] = S.Regs[R];
+  C.Frames.push_back(std::move(Callee));
+  C.Regs = {};
+  C.Regs[1] = Reg::scalar(0, MaxLoops - 1, 0, int64_t(MaxLoops - 1));
+  C.Regs[2] = S.Regs[3];
+  C.Regs[isa::FramePointer] = Reg::pointer(Kind::Stack, 0, uint32_t(C.Frames.size() - 1));
+  CallbackEntry = std::move(C);
+  return std::nullopt;
+}
+
 /// HelperEffect::TailCall: the program it jumps to never returns here, so
 /// a reference held across it would leak.
 MaybeDiag Verifier::tailCallHoldsNoRef(uint32_t Pc,
@@ -417,6 +491,8 @@ void Verifier::releaseRef(State &S, uint32_t Ref) {
     for (auto &[Off, R] : F.Spills)
       Kill(R);
     for (Reg &R : F.SavedRegs)
+      Kill(R);
+    for (Reg &R : F.SavedArgs)
       Kill(R);
   }
 }
@@ -473,6 +549,8 @@ void Verifier::movePacket(State &S) {
     for (auto &[Off, R] : F.Spills)
       Drop(R);
     for (Reg &R : F.SavedRegs)
+      Drop(R);
+    for (Reg &R : F.SavedArgs)
       Drop(R);
   }
   S.PacketRange.clear();

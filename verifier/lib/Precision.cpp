@@ -32,7 +32,7 @@ void PreciseSet::addBytes(unsigned Frame, unsigned Lo, unsigned Size) {
     Slots[Frame] |= uint64_t(1) << S;
 }
 
-void backtrackInsn(const isa::Insn &I, const TraceNode &N, PreciseSet &M) {
+void backtrackInsn(const isa::Insn &I, const TraceNode &N, PreciseSet &M, unsigned NextDepth) {
   unsigned F = N.Depth - 1u;
   uint16_t &R = M.Regs[F];
   auto Bit = [](unsigned Reg) { return uint16_t(1u << Reg); };
@@ -91,6 +91,14 @@ void backtrackInsn(const isa::Insn &I, const TraceNode &N, PreciseSet &M) {
     break;
   }
   // Jumps, calls and exits.
+  if (I.isExit() && N.CallbackExit) {
+    // Backwards from the helper call that runs again: the caller's r1-r4
+    // (and r6-r9) are the ones it had; its r0 and r5 were not defined.
+    M.Regs[F - 1] &= uint16_t(~(Bit(0) | Bit(5)));
+    R = 0;
+    M.Slots[F] = 0;
+    return;
+  }
   if (I.isExit()) {
     // Backwards from the caller's next instruction into the callee: the
     // caller's r0 is the callee's; r1-r5 were not defined after the return.
@@ -107,6 +115,18 @@ void backtrackInsn(const isa::Insn &I, const TraceNode &N, PreciseSet &M) {
     // caller's r1-r5; nothing else of the new frame existed before.
     if (F + 1 < MaxCallDepth) {
       R |= uint16_t(M.Regs[F + 1] & 0x3e);
+      M.Regs[F + 1] = 0;
+      M.Slots[F + 1] = 0;
+    }
+    return;
+  }
+  if (I.isCall() && NextDepth > N.Depth) {
+    // Backwards from a callback's first instruction: its r2 is the
+    // caller's r3, its r1 a new index; the caller's registers stay as they
+    // were before the call, which runs again when the callback returns.
+    if (F + 1 < MaxCallDepth) {
+      if (M.Regs[F + 1] & Bit(2))
+        R |= Bit(3);
       M.Regs[F + 1] = 0;
       M.Slots[F + 1] = 0;
     }

@@ -51,6 +51,9 @@ struct TraceNode {
   uint8_t StackFrame = 0;
   /// Call frames before the instruction (1: the main program).
   uint8_t Depth = 1;
+  /// An exit of a callback (bpf_loop): the path goes back to the helper
+  /// call, with the caller's r1-r4 as they were.
+  bool CallbackExit = false;
   /// What of the instruction's own frame was already propagated backwards
   /// from here (with nothing of other frames): walks that bring no more
   /// stop here, so a long loop does not walk its whole history each time.
@@ -60,8 +63,9 @@ struct TraceNode {
 
 /// Turns `M`, the set that matters after instruction `N` ran, into the set
 /// that matters before it: a destination that matters makes its sources
-/// matter (the kernel's backtrack_insn).
-void backtrackInsn(const isa::Insn &I, const TraceNode &N, PreciseSet &M);
+/// matter (the kernel's backtrack_insn). `NextDepth`: the call frames after
+/// it (a helper call that enters a callback adds one).
+void backtrackInsn(const isa::Insn &I, const TraceNode &N, PreciseSet &M, unsigned NextDepth);
 
 } // namespace ebpfgpu::verifier
 

@@ -44,6 +44,8 @@ void Verifier::setLinked(State &S, uint32_t Id, const Reg &Value) {
       Apply(R);
     for (Reg &R : F.SavedRegs)
       Apply(R);
+    for (Reg &R : F.SavedArgs)
+      Apply(R);
   }
 }
 
@@ -71,6 +73,8 @@ void Verifier::nullCheck(State &S, uint32_t Id, bool IsNull) {
     for (auto &[Off, R] : F.Spills)
       Apply(R);
     for (Reg &R : F.SavedRegs)
+      Apply(R);
+    for (Reg &R : F.SavedArgs)
       Apply(R);
   }
 }
@@ -240,12 +244,12 @@ MaybeDiag Verifier::localCall(uint32_t Pc, const Insn &I, State &S) {
   if (Target == 0)
     return fail(Pc, "recursive call to the function at pc 0 is not allowed", "no_recursion");
   for (const Frame &F : S.Frames)
-    if (F.ReturnPc != 0 && Insns[F.ReturnPc - 1].isLocalCall() &&
-        int64_t(F.ReturnPc) + Insns[F.ReturnPc - 1].Imm == Target)
+    if (F.Entry == Target)
       return fail(Pc, "recursive call to the function at pc " + std::to_string(Target) +
                           " is not allowed", "no_recursion");
   Frame Callee;
   Callee.ReturnPc = Pc + 1;
+  Callee.Entry = Target;
   for (unsigned R = 6; R <= 10; ++R)
     Callee.SavedRegs[R - 6] = S.Regs[R];
   S.Frames.push_back(Callee);
@@ -274,6 +278,8 @@ MaybeDiag Verifier::exitInsn(uint32_t Pc, State &S, bool &Ended, uint32_t &NextP
     Ended = true;
     return std::nullopt;
   }
+  if (S.Frames.back().Callback)
+    return callbackExit(Pc, S, NextPc);
   // A subprogram's exit hands r0 back to its caller as it is, as the
   // kernel's prepare_func_exit does: uninitialised (clang leaves r0 unwritten
   // in a static function whose constant result it propagated into its
@@ -302,6 +308,44 @@ MaybeDiag Verifier::exitInsn(uint32_t Pc, State &S, bool &Ended, uint32_t &NextP
   for (Frame &F : S.Frames)
     for (auto &[Off, R] : F.Spills)
       Kill(R);
+  NextPc = Callee.ReturnPc;
+  return std::nullopt;
+}
+
+/// A callback's exit (bpf_loop): r0 must be 0 (go on) or 1 (stop), as the
+/// kernel checks; the path goes back to the helper call, which may call
+/// the callback again, with the caller's registers as they were.
+MaybeDiag Verifier::callbackExit(uint32_t Pc, State &S, uint32_t &NextPc) {
+  if (auto E = readReg(Pc, S, 0))
+    return E;
+  const Reg &R0 = S.Regs[0];
+  if (R0.K != Kind::Scalar)
+    return fail(Pc, "r0 is a " + std::string(kindName(R0.K)) +
+                        " at a callback's exit: it must return 0 or 1",
+                "callback_return(r0) in [0, 1]");
+  markPrecise(S, 0);
+  if (R0.UMax > 1)
+    return fail(Pc, "a callback must return 0 or 1: r0 is " + R0.str() + " at its exit",
+                "callback_return(r0) in [0, 1]");
+  Frame Callee = std::move(S.Frames.back());
+  S.Frames.pop_back();
+  S.Regs[0] = Reg();
+  for (unsigned R = 1; R <= 4; ++R)
+    S.Regs[R] = Callee.SavedArgs[R - 1];
+  S.Regs[5] = Reg();
+  for (unsigned R = 6; R <= 10; ++R)
+    S.Regs[R] = Callee.SavedRegs[R - 6];
+  auto Kill = [&](Reg &R) {
+    if (R.K == Kind::Stack && R.Aux >= S.Frames.size())
+      R = Reg();
+  };
+  for (Reg &R : S.Regs)
+    Kill(R);
+  for (Frame &F : S.Frames)
+    for (auto &[Off, R] : F.Spills)
+      Kill(R);
+  ++S.Frames.back().Turns;
+  Trace[CurNode].CallbackExit = true;
   NextPc = Callee.ReturnPc;
   return std::nullopt;
 }

@@ -55,8 +55,15 @@ MaybeDiag Verifier::checkCfg() {
       PrunePoint.insert(uint32_t(Next.back()));
       Next.push_back(Pc + 1);
     } else {
-      if (I.isLocalCall())
+      // A function whose address is loaded runs where a helper calls it.
+      if (I.isLocalCall() || (I.isLddw() && I.Src == isa::LddwCodeAddr))
         Next.push_back(int64_t(Pc) + 1 + I.Imm);
+      if (I.isHelperCall())
+        if (const platform::HelperProto *H = Opts.Platform->helper(I.Imm);
+            H && std::count(H->Checks.begin(), H->Checks.end(), platform::ArgCheck::Callback)) {
+          PrunePoint.insert(Pc);
+          CallbackSites.insert(Pc);
+        }
       Next.push_back(int64_t(Pc) + Step);
     }
     for (int64_t T : Next) {
@@ -213,7 +220,7 @@ void Verifier::propagatePrecision(uint32_t Node, PreciseSet M) {
     }
     Node = T.Prev;
     if (Node != NoNode)
-      backtrackInsn(Insns[Trace[Node].Pc], Trace[Node], M);
+      backtrackInsn(Insns[Trace[Node].Pc], Trace[Node], M, T.Depth);
   }
 }
 
@@ -274,6 +281,10 @@ MaybeDiag Verifier::step(Path &P, std::vector<Path> &Forks, bool &Ended) {
                             "only to a known helper)",
                     "known_target(r" + std::to_string(I.Dst) + ")");
       markPrecise(S, I.Dst);
+      if (const platform::HelperProto *H = Opts.Platform->helper(int32_t(T.UMin));
+          H && std::count(H->Checks.begin(), H->Checks.end(), platform::ArgCheck::Callback))
+        return fail(Pc, "callx of bpf_" + H->Name + " is not supported (call it directly)",
+                    "supported");
       if (auto E = helperCall(Pc, int32_t(T.UMin), S))
         return E;
       break;
@@ -289,6 +300,17 @@ MaybeDiag Verifier::step(Path &P, std::vector<Path> &Forks, bool &Ended) {
       }
       if (auto E = helperCall(Pc, I.Imm, S))
         return E;
+      // A callback's first turn is a path of its own; this one goes on
+      // after the call (as the kernel's push_callback_call).
+      if (CallbackEntry) {
+        uint32_t Entry = CallbackEntry->Frames.back().Entry;
+        if (P.Last)
+          ++P.Last->Branches;
+        Forks.push_back(Path{std::move(*CallbackEntry), Entry, P.Last, P.Tail});
+        CallbackEntry.reset();
+        Forks.back().Written = P.Written;
+        Forks.back().Written[Forks.back().S.Frames.size() - 1] = U64Max;
+      }
       break;
     }
     if (I.isUnconditionalJump()) {
@@ -323,9 +345,12 @@ MaybeDiag Verifier::lddw(uint32_t Pc, const Insn &I, State &S) {
     else
       S.Regs[I.Dst] = Reg::pointer(Kind::MapValue, I.ImmHigh, uint32_t(I.Imm));
     break;
+  case isa::LddwCodeAddr:
+    S.Regs[I.Dst] = Reg::pointer(Kind::FuncPtr, 0, uint32_t(int64_t(Pc) + 1 + I.Imm));
+    break;
   default:
     return fail(Pc, "lddw of kind " + std::to_string(I.Src) +
-                        " (function pointers, map fds, variables) is not supported",
+                        " (map fds, variables) is not supported",
                 "supported");
   }
   return std::nullopt;
@@ -432,7 +457,29 @@ Result Verifier::run() {
       }
       if (isPruneable(P.Pc)) {
         bool Pruned = false;
+        bool LoopHead = CallbackSites.count(P.Pc) != 0;
         for (Checkpoint *C : StatesAt[P.Pc]) {
+          // A callback's next turn that a turn still being explored covers,
+          // every scalar compared by its bounds (the kernel's RANGE_WITHIN),
+          // adds nothing. What its continuation will need is not known yet:
+          // everything matters, and every slot is read.
+          if (LoopHead && C->Branches > 0 && covers(C->S, P.S, LiveIn[P.Pc])) {
+            ++C->Hits;
+            if (P.Tail != NoNode) {
+              PreciseSet M;
+              for (unsigned F = 0; F < P.S.Frames.size(); ++F) {
+                M.Regs[F] = 0x3ff;
+                M.Slots[F] = U64Max;
+              }
+              backtrackInsn(Insns[Trace[P.Tail].Pc], Trace[P.Tail], M,
+                            unsigned(P.S.Frames.size()));
+              propagatePrecision(P.Tail, M);
+            }
+            for (unsigned F = 0; F < P.S.Frames.size(); ++F)
+              markStackRead(F, U64Max);
+            Pruned = true;
+            break;
+          }
           if (C->Branches == 0 && !covers(C->S, P.S, LiveIn[P.Pc], &C->Precise, &C->Live))
             ++C->Misses;
           else if (C->Branches == 0) {
@@ -441,7 +488,8 @@ Result Verifier::run() {
             // mattered there matters on this path's way here.
             if (P.Tail != NoNode) {
               PreciseSet M = C->Precise;
-              backtrackInsn(Insns[Trace[P.Tail].Pc], Trace[P.Tail], M);
+              backtrackInsn(Insns[Trace[P.Tail].Pc], Trace[P.Tail], M,
+                            unsigned(P.S.Frames.size()));
               propagatePrecision(P.Tail, M);
             }
             // And the stack C's continuation reads, this path's would too.
@@ -451,7 +499,7 @@ Result Verifier::run() {
             Pruned = true;
             break;
           }
-          if (C->Branches > 0 && C->S == P.S) {
+          if (C->Branches > 0 && !LoopHead && C->S == P.S) {
             Res.Error = fail(P.Pc, "infinite loop: pc " + std::to_string(P.Pc) +
                                        " is reached again in the same state",
                              "terminates");

@@ -122,6 +122,7 @@ private:
     uint32_t Released = 0; ///< ReleaseAlloc: the reference released
     std::optional<uint64_t> KeyConst; ///< a 4-byte key known on the stack,
     unsigned KeyFrame = 0, KeyAt = 0; ///< and where its bytes are
+    std::optional<uint32_t> Callback; ///< Callback: the subprogram's first pc
   };
   // The checkers of the kinds of argument that take more than a line, and
   // the helpers' results and effects, each named after what it models.
@@ -140,6 +141,11 @@ private:
   void helperFillsStack(State &S, const Reg &Buf, uint64_t Size);
   MaybeDiag releaseArg(uint32_t Pc, const platform::HelperProto &H, unsigned R,
                        State &S, HelperArgs &Args);
+  MaybeDiag callbackArg(uint32_t Pc, const platform::HelperProto &H, unsigned R,
+                        State &S, HelperArgs &Args);
+  /// The state in which the callback `Args.Callback` starts, from the
+  /// caller's state `S` at helper call `Pc` (its arguments checked).
+  MaybeDiag enterCallback(uint32_t Pc, const State &S, const HelperArgs &Args);
   MaybeDiag tailCallHoldsNoRef(uint32_t Pc, const platform::HelperProto &H,
                                const State &S);
   void releaseRef(State &S, uint32_t Ref);
@@ -148,6 +154,7 @@ private:
   void movePacket(State &S);
   MaybeDiag localCall(uint32_t Pc, const Insn &I, State &S);
   MaybeDiag exitInsn(uint32_t Pc, State &S, bool &Ended, uint32_t &NextPc);
+  MaybeDiag callbackExit(uint32_t Pc, State &S, uint32_t &NextPc);
   void branch(uint32_t Pc, const Insn &I, State &S, std::optional<State> &Taken,
               std::optional<State> &NotTaken);
   bool refineScalar(State &S, unsigned R, uint8_t Op, const Reg &Other,
@@ -178,6 +185,12 @@ private:
   std::map<size_t, uint32_t> InnerIndex;
   const Options &Opts;
   std::set<uint32_t> PrunePoint;
+  /// Helper calls that call a callback (bpf_loop): loop heads, where a state
+  /// still being explored covers the next turn's.
+  std::set<uint32_t> CallbackSites;
+  /// Set by a helper call with a callback: the path that enters it, which
+  /// step() forks.
+  std::optional<State> CallbackEntry;
   /// Registers live before each instruction (bit per register).
   std::vector<uint16_t> LiveIn;
   /// The kind of base each load was first seen with, the context kept once

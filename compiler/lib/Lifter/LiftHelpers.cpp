@@ -141,6 +141,8 @@ llvm::Error FunctionLifter::liftHelperCall(uint32_t Pc, int32_t Id, const AbsSta
   if (!H)
     return fail(Pc, "helper function " + std::to_string(Id) +
                         " is not supported for " + P.Opts.Platform->name() + " programs");
+  if (std::count(H->Checks.begin(), H->Checks.end(), platform::ArgCheck::Callback))
+    return liftCallbackLoop(Pc, *H, S);
   // A map the call site knows (r1 from an LDDW map) picks that kind's helper.
   std::string Variant;
   if (!H->Args.empty() && H->Args[0] == platform::ValueType::Map &&
@@ -211,6 +213,65 @@ llvm::Error FunctionLifter::liftHelperCall(uint32_t Pc, int32_t Id, const AbsSta
   if (H->Name == "tail_call")
     leaveOnTailCall();
   // Calls clobber r1-r5 (the verifier refuses reading them); keep them defined.
+  for (unsigned R = 1; R <= 5; ++R)
+    setReg(R, B.getInt64(0));
+  return llvm::Error::success();
+}
+
+llvm::Error FunctionLifter::liftCallbackLoop(uint32_t Pc, const platform::HelperProto &H,
+                                             const AbsState &S) {
+  // bpf_loop(nr_loops, callback, callback_ctx, flags), as the kernel's:
+  // flags other than 0 give -EINVAL, more than BPF_MAX_LOOPS (1 << 23)
+  // turns -E2BIG (below); else callback(i, callback_ctx) for i = 0.. until it
+  // returns non-zero (the verifier allows 0 or 1), and the result is the
+  // number of turns run, the one that stopped included.
+  const AbsValue &Cb = S.Regs[2];
+  if (Cb.K != AbsValue::Func)
+    return fail(Pc, "bpf_" + H.Name + "'s callback (r2) is not a known function");
+  llvm::Function *Callee = P.LlvmFuncs[P.Facts->functionAt(Cb.Index)];
+  if (!Callee)
+    return fail(Pc, "bpf_" + H.Name + "'s callback at pc " + std::to_string(Cb.Index) +
+                        " was not lifted");
+  P.Helpers.insert(H.Name);
+  constexpr int64_t MaxLoops = int64_t(1) << 23, Einval = -22;
+  // The kernel inlines the call where flags is 0 at every visit (and the
+  // callback the same: the verifier's FuncPtr here is one function), and
+  // its inlined form sets -E2BIG with a 32-bit move (inline_bpf_loop):
+  // 0xfffffff9, not -7, as BPF_PROG_TEST_RUN shows.
+  const bool KernelInlines = S.Regs[4].isConst() && S.Regs[4].Value == 0;
+  const int64_t E2big = KernelInlines ? int64_t(uint32_t(-7)) : -7;
+  Value *Count = B.CreateZExt(reg32(1), I64);
+  Value *Ctx = reg(3);
+  Value *Early = B.CreateSelect(B.CreateICmpNE(reg(4), B.getInt64(0)), B.getInt64(uint64_t(Einval)),
+                                B.CreateSelect(B.CreateICmpUGT(Count, B.getInt64(MaxLoops)),
+                                               B.getInt64(uint64_t(E2big)), B.getInt64(0)));
+  BasicBlock *From = B.GetInsertBlock();
+  auto *Head = BasicBlock::Create(P.Ctx, "loop.head", Fn);
+  auto *Body = BasicBlock::Create(P.Ctx, "loop.body", Fn);
+  auto *Done = BasicBlock::Create(P.Ctx, "loop.done", Fn);
+  B.CreateCondBr(B.CreateICmpEQ(Early, B.getInt64(0)), Head, Done);
+  B.SetInsertPoint(Head);
+  llvm::PHINode *Index = B.CreatePHI(I64, 2, "loop.i");
+  Index->addIncoming(B.getInt64(0), From);
+  BasicBlock *HeadFrom = Head;
+  B.CreateCondBr(B.CreateICmpULT(Index, Count), Body, Done);
+  B.SetInsertPoint(Body);
+  Value *Ret = B.CreateCall(Callee, {Fn->getArg(0), Index, Ctx, B.getInt64(0), B.getInt64(0),
+                                     B.getInt64(0)});
+  Value *Next = B.CreateAdd(Index, B.getInt64(1));
+  Value *Stop = B.CreateICmpNE(Ret, B.getInt64(0));
+  // A GPU thread in a loop of 1 << 23 calls still reads the abort word.
+  if (P.Opts.LoopGuard)
+    guardBackwardJump();
+  BasicBlock *BodyEnd = B.GetInsertBlock();
+  B.CreateCondBr(Stop, Done, Head);
+  Index->addIncoming(Next, BodyEnd);
+  B.SetInsertPoint(Done);
+  llvm::PHINode *Result = B.CreatePHI(I64, 3, "loop.result");
+  Result->addIncoming(Early, From);
+  Result->addIncoming(Index, HeadFrom);
+  Result->addIncoming(Next, BodyEnd);
+  setReg(0, Result);
   for (unsigned R = 1; R <= 5; ++R)
     setReg(R, B.getInt64(0));
   return llvm::Error::success();

@@ -421,7 +421,10 @@ llvm::Error FunctionLifter::liftLddw(uint32_t Pc, const Insn &I) {
     return llvm::Error::success();
   }
   case isa::LddwCodeAddr:
-    return fail(Pc, "function pointers (callbacks for bpf_loop and similar) are not supported");
+    // Only a callback argument takes it (the verifier): the helper call
+    // finds the function from the analysis, not from this value.
+    setReg(I.Dst, B.getInt64(uint64_t(int64_t(Pc) + 1 + I.Imm)));
+    return llvm::Error::success();
   default:
     return fail(Pc, "lddw with source " + std::to_string(I.Src) +
                         " (map by fd or variable address) is not supported; use an ELF object");

@@ -54,6 +54,9 @@ private:
   llvm::Error liftLddw(uint32_t Pc, const Insn &I);
   llvm::Error liftHelperCall(uint32_t Pc, int32_t Id, const AbsState &S);
   llvm::Error liftLocalCall(uint32_t Pc, const Insn &I);
+  /// A helper that calls a callback (bpf_loop): a loop here that calls
+  /// the lifted callback, as the kernel's bpf_loop does.
+  llvm::Error liftCallbackLoop(uint32_t Pc, const platform::HelperProto &H, const AbsState &S);
   void leaveOnTailCall();
   void guardBackwardJump();
   Value *condition(const Insn &I);

@@ -121,7 +121,8 @@ void Provenance::transfer(AbsState &S, uint32_t Pc) const {
     for (unsigned R = 1; R <= 5 && !KeepsSlots; ++R) {
       if (!S.Regs[R].isStackDerived())
         continue;
-      if (!H) {
+      // A callback gets the pointer: it may write anything there.
+      if (!H || (R - 1 < H->Checks.size() && H->Checks[R - 1] == platform::ArgCheck::CallbackCtx)) {
         S.Slots.clear();
         break;
       }
@@ -201,6 +202,9 @@ void Provenance::transfer(AbsState &S, uint32_t Pc) const {
         break;
       case isa::LddwMapIdxValue:
         D = {AbsValue::MapValue, I.ImmHigh, uint32_t(I.Imm)};
+        break;
+      case isa::LddwCodeAddr:
+        D = {AbsValue::Func, 0, uint32_t(int64_t(Pc) + 1 + I.Imm)};
         break;
       default:
         D = {};
@@ -297,6 +301,15 @@ MaybeError Provenance::analyzeFunction(size_t FIdx, const AbsState &Entry,
       const Insn &I = Insns[Pc];
       if (I.LddwHigh)
         continue;
+      if (I.isLddw() && I.Src == isa::LddwCodeAddr) {
+        // A callback: r1 its index, r2 a pointer into its caller's frame.
+        size_t Callee = functionAt(uint32_t(int64_t(Pc) + 1 + I.Imm));
+        AbsState CS;
+        CS.Regs[isa::FramePointer] = {AbsValue::Stack, 0, 0};
+        auto [It, New] = CalleeEntries.try_emplace(Callee, CS);
+        if (!New)
+          It->second.join(CS);
+      }
       if (I.isLocalCall()) {
         size_t Callee = functionAt(uint32_t(int64_t(Pc) + 1 + I.Imm));
         AbsState CS;
@@ -362,6 +375,12 @@ void Provenance::computeFrame(size_t FIdx) {
       } else if (I.isCall()) {
         for (unsigned R = 1; R <= 5; ++R)
           Touch(S.Regs[R], 0);
+        // A callback reaches the frame through its pointer, at offsets
+        // the verifier checked against the whole frame.
+        const platform::HelperProto *H = I.isHelperCall() ? Platform->helper(I.Imm) : nullptr;
+        for (unsigned R = 1; H && R <= H->Checks.size(); ++R)
+          if (H->Checks[R - 1] == platform::ArgCheck::CallbackCtx && S.Regs[R].isStackDerived())
+            Low = -int64_t(isa::MaxStackBytes);
       }
       transfer(S, Pc);
     }
@@ -381,7 +400,9 @@ Expected<Provenance> Provenance::analyze(const object::ProgramSpec &Prog,
   std::vector<std::set<size_t>> Callees(N);
   for (size_t F = 0; F < N; ++F)
     for (uint32_t Pc = Funcs[F].Begin; Pc < Funcs[F].End; ++Pc)
-      if (Prog.Insns[Pc].isLocalCall() && !Prog.Insns[Pc].LddwHigh)
+      if ((Prog.Insns[Pc].isLocalCall() || (Prog.Insns[Pc].isLddw() &&
+                                            Prog.Insns[Pc].Src == isa::LddwCodeAddr)) &&
+          !Prog.Insns[Pc].LddwHigh)
         Callees[F].insert(P.functionAt(uint32_t(int64_t(Pc) + 1 + Prog.Insns[Pc].Imm)));
   std::vector<int> Mark(N, 0); // 0 new, 1 on path, 2 done
   std::vector<size_t> PostOrder;
@@ -419,7 +440,7 @@ Expected<Provenance> Provenance::analyze(const object::ProgramSpec &Prog,
         const platform::HelperProto *H = Platform.helper(I.Imm);
         Local = H && std::none_of(H->Checks.begin(), H->Checks.end(), [](platform::ArgCheck C) {
                   return C == platform::ArgCheck::UninitMem || C == platform::ArgCheck::InOutMem ||
-                         C == platform::ArgCheck::InOutU32;
+                         C == platform::ArgCheck::InOutU32 || C == platform::ArgCheck::CallbackCtx;
                 });
       }
     }

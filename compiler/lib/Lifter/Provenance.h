@@ -38,6 +38,7 @@ struct AbsValue {
               ///< (8-byte aligned in every runtime layout) or null; for
               ///< maps of maps, an inner map
     Packet,   ///< somewhere in the packet buffer (from ctx->data/data_end/data_meta)
+    Func,     ///< the address of the function starting at pc Index (a callback)
   };
   Kind K = Unknown;
   int64_t Value = 0;

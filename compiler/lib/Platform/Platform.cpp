@@ -94,6 +94,11 @@ public:
     // s1 and its size, s2 a constant string: strncmp(s1, s2, s1_sz) as the
     // kernel's (-1, 0 or 1). s1 is not the packet: the kernel's has no
     // packet access.
+    // Calls its callback (r2) with (i, r3) for i = 0.. until it returns 1;
+    // at most 1 << 23 turns (-E2BIG), flags 0 (-EINVAL). The lifter lowers
+    // it to a loop calling the lifted subprogram: no runtime function.
+    H(181, "loop", V::Scalar, {V::Scalar, V::Ptr, V::Ptr, V::Scalar}, false,
+      {C::Scalar, C::Callback, C::CallbackCtx, C::Scalar});
     H(182, "strncmp", V::Scalar, {V::Ptr, V::Scalar, V::Ptr}, false,
       {C::Mem, C::ConstSize, C::ConstStr}, R::Scalar, {}, E::None, /*GplOnly=*/false,
       /*PacketAccess=*/false);

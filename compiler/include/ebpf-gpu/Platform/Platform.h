@@ -48,6 +48,11 @@ enum class ArgCheck : uint8_t {
   ConstStr,     ///< a NUL-terminated string at a constant offset in a read-only map
                 ///< value (.rodata), found there by the verifier (the kernel's
                 ///< ARG_PTR_TO_CONST_STR)
+  Callback,     ///< a subprogram's address (an lddw of a code address, the kernel's
+                ///< BPF_PSEUDO_FUNC): the helper calls it with (index, the next
+                ///< argument) until it returns 1; verified as a loop at the call site
+  CallbackCtx,  ///< the pointer the callback receives in r2: the stack or null (the
+                ///< kernel's ARG_PTR_TO_STACK_OR_NULL); the callback may read and write it
 };
 
 /// What the verifier knows of a helper's result.
