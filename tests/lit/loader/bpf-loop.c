@@ -6,7 +6,8 @@
 // and its inlined form sets r0 with a 32-bit move (-7 otherwise). The program walks
 // each TCP SYN's options in a callback (its context on the stack holds
 // packet pointers), hashes the payload up to its first zero byte (FNV-1a,
-// an early stop), and runs the result's corner cases; results go to the map
+// an early stop), runs a loop in a callback and one in a subprogram, and
+// the result's corner cases; results go to the map
 // plus 100 (a dump leaves out zeroes). Host and kernel agree on every
 // packet's verdict and the maps; the verifier's refusals:
 // tests/lit/verifier/bpf-loop.c.
@@ -25,6 +26,8 @@
 // MAPS-NEXT: res[5] = 124850
 // MAPS-NEXT: res[6] = 106
 // MAPS-NEXT: res[7] = 93
+// MAPS-NEXT: res[8] = 104
+// MAPS-NEXT: res[9] = 130
 // RUN: ebpf-gpu-cc %t.o --emit=ptx --target=sm_90 -o %t.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.ptx -o %t.cubin %}
 // RUN: ebpf-gpu-cc %t.o -o %t.gpu.o
@@ -129,6 +132,31 @@ static long count_to(__u32 i, void *arg) {
 
 static long nothing(__u32 i, void *arg) { return arg ? 1 : 0; }
 
+// Nested: a callback that runs a loop of its own.
+struct nest_ctx {
+  __u32 outer;
+  __u32 total;
+};
+
+static long inner(__u32 i, void *arg) {
+  struct nest_ctx *n = arg;
+  n->total += i * n->outer;
+  return 0;
+}
+
+static long outer(__u32 i, void *arg) {
+  struct nest_ctx *n = arg;
+  n->outer = i + 1;
+  return bpf_loop(3, inner, n, 0) == 3 ? 0 : 1;
+}
+
+// A loop in a function of its own, its count from the packet.
+static __attribute__((noinline)) __u32 sum_below(__u32 n) {
+  struct count_ctx c = {.stop = n};
+  bpf_loop(64, count_to, &c, 0);
+  return c.sum;
+}
+
 static __always_inline void put(__u32 k, long r) {
   __s64 v = r + 100;
   bpf_map_update_elem(&res, &k, &v, BPF_ANY);
@@ -152,8 +180,12 @@ SEC("xdp") int loop_opts(struct xdp_md *ctx) {
   put(5, cc.sum); // 0 + 1 + ... + 499
   put(6, bpf_loop(6, nothing, NULL, 0) + bpf_loop(0, count_to, &cc, 0));
   put(7, bpf_loop((1u << 23) + 1, nothing, NULL, flags_zero)); // not inlined: -7
+  struct nest_ctx nc = {};
+  put(8, bpf_loop(4, outer, &nc, 0));
+  put(9, nc.total); // (1 + 2 + 3 + 4) * (0 + 1 + 2)
 
   void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+  add(7, sum_below((__u32)(end - data) & 15));
   struct ethhdr *eth = data;
   if ((void *)(eth + 1) > end)
     return XDP_PASS;
