@@ -17,6 +17,7 @@
 // RUN: %clang-bpf -DCASE=7 -c %s -o %t.7.o
 // RUN: %clang-bpf -DCASE=8 -c %s -o %t.8.o
 // RUN: %clang-bpf -DCASE=9 -c %s -o %t.9.o
+// RUN: %clang-bpf -DCASE=10 -c %s -o %t.10.o
 // RUN: ebpf-gpu-cc %t.9.o -o %t.9.gpu.o
 // RUN: ebpf-gpu-cc %t.0.o -o %t.0.gpu.o
 // RUN: not ebpf-gpu-cc %t.1.o 2>&1 | FileCheck %s --check-prefix=RET2
@@ -35,6 +36,8 @@
 // RANGE: pc {{[0-9]+}}: a callback must return 0 or 1: r0 is scalar{{.*}} at its exit (callback_return(r0) in [0, 1])
 // RUN: not ebpf-gpu-cc %t.8.o 2>&1 | FileCheck %s --check-prefix=TURNS
 // TURNS: pc {{[0-9]+}}: stack read of 1 bytes at r10+0 is outside the 512-byte frame
+// RUN: not ebpf-gpu-cc %t.10.o 2>&1 | FileCheck %s --check-prefix=PRECISE
+// PRECISE: pc {{[0-9]+}}: stack read of 1 bytes at r10+{{[0-9]+}} is outside the 512-byte frame
 // RUN: %if kernel-bpf %{ not %S/Inputs/kernel-refuses.sh %t.0.o | FileCheck %s --check-prefix=KERNEL-ACCEPTS %}
 // KERNEL-ACCEPTS: the kernel ACCEPTED
 // RUN: %if kernel-bpf %{ not %S/Inputs/kernel-refuses.sh %t.9.o | FileCheck %s --check-prefix=KERNEL-ACCEPTS %}
@@ -46,6 +49,7 @@
 // RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.6.o %}
 // RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.7.o %}
 // RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.8.o %}
+// RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.10.o %}
 
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -100,6 +104,16 @@ static long advance(__u32 i, void *arg) {
   return 0;
 }
 
+// Case 10: the index in the context is safe on one path into the call and
+// not on the other; the first path's callback makes it precise back to
+// where the two paths meet (through the callback's entry), so the second
+// is not pruned there.
+static long read_at(__u32 i, void *arg) {
+  struct walk *w = arg;
+  w->sum = w->bytes[w->at];
+  return 1;
+}
+
 SEC("xdp") int prog(struct xdp_md *ctx) {
   struct walk w = {.at = 0};
   __u64 x = 0;
@@ -130,6 +144,15 @@ SEC("xdp") int prog(struct xdp_md *ctx) {
 #elif CASE == 9 // the same, 16 turns at most: accepted
   bpf_loop(16, advance, &w, 0);
   return w.bytes[w.at];
+#elif CASE == 10 // an index safe on one path only
+  void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+  if (data + 1 > end)
+    return XDP_PASS;
+  __u64 at, byte = *(__u8 *)data;
+  // 0 on the path explored first (the fall-through), 600 on the other.
+  asm volatile("%0 = 600; if %1 == 0x42 goto +1; %0 = 0" : "=&r"(at) : "r"(byte));
+  w.at = at;
+  bpf_loop(1, read_at, &w, 0);
 #else
   bpf_loop(100, step, &w, 0);
 #endif
