@@ -38,7 +38,7 @@ extern "C" {
 
 } // namespace
 
-MaybeError checkMapSupported(const std::string &Name, const MapShape &S) {
+MaybeError checkMapSupported(const std::string &Name, const platform::MapShape &S) {
   auto Refuse = [&](const std::string &Why) {
     return Error("map '" + Name + "': " + Why);
   };
@@ -101,20 +101,20 @@ MaybeError checkMapSupported(const std::string &Name, const MapShape &S) {
 /// H100 or H200 grid (132 SMs x 2,048 threads = 270,336) to replace an
 /// element in one launch. A starved update fails and is counted
 /// (starvedUpdates), never lost silently.
-static uint32_t poolSize(const MapShape &S) {
+static uint32_t poolSize(const platform::MapShape &S) {
   // Per-CPU maps update values in place; only deletes and evictions unlink.
   uint32_t Spares = ebpfgpu_map_is_percpu(S.Type) ? 4096 : 1u << 18;
   return S.MaxEntries + std::max(S.MaxEntries, Spares);
 }
 
-size_t perCpuBytes(const MapShape &S) {
+size_t perCpuBytes(const platform::MapShape &S) {
   if (!ebpfgpu_map_is_percpu(S.Type))
     return 0;
   uint32_t Values = ebpfgpu_map_is_hashed(S.Type) ? poolSize(S) : S.MaxEntries;
   return size_t(align8(S.ValueSize)) * Values;
 }
 
-MapLayout mapLayout(const MapShape &S, uint32_t Slices, uint64_t Base) {
+MapLayout mapLayout(const platform::MapShape &S, uint32_t Slices, uint64_t Base) {
   MapLayout L;
   ebpfgpu_map &H = L.Header;
   // The fields the shape fixes come from the function the compiled
@@ -631,7 +631,8 @@ std::vector<std::string> EventLog::warnings() const {
   return Out;
 }
 
-HostMap::HostMap(std::string Name, const MapShape &S, uint32_t Slices) : Name(std::move(Name)) {
+HostMap::HostMap(std::string Name, const platform::MapShape &S, uint32_t Slices)
+    : Name(std::move(Name)) {
   Layout = mapLayout(S, Slices, 0);
   Storage.assign(Layout.Bytes ? Layout.Bytes : 1, 0);
   Layout = mapLayout(S, Slices, reinterpret_cast<uint64_t>(Storage.data()));

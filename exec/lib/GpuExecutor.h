@@ -15,6 +15,7 @@
 #include "ebpf-gpu/Loader/GpuLoader.h"
 #include "ebpf-gpu/Loader/GpuReclaimBarrier.h"
 #include "ebpf-gpu/Loader/GpuRunner.h"
+#include "ebpf-gpu/Platform/MapShape.h"
 
 #include <algorithm>
 #include <atomic>
@@ -45,7 +46,7 @@ public:
       bool Data = M.Origin == "data";
       MapList.push_back({M.Name, Data ? uint32_t(EBPFGPU_MAP_ARRAY) : M.Type, Data ? 4 : M.KeySize,
                          M.ValueSize, Data ? 1 : M.MaxEntries, M.Flags, Data,
-                         Data && (M.Flags & ReadOnlyProg)});
+                         Data && (M.Flags & platform::MapFlagReadOnlyProg)});
     }
   }
   // The runner (its persistent kernel) before the program, the program
@@ -566,8 +567,6 @@ private:
   std::unique_ptr<loader::GpuDevice> Dev;
   std::unique_ptr<loader::GpuProgram> Prog;
   std::unique_ptr<loader::GpuRunner> Runner;
-  /// BPF_F_RDONLY_PROG (.rodata).
-  static constexpr uint32_t ReadOnlyProg = 1u << 7;
   std::string Name;
   GpuExecOptions Opts;
   bool ReadOnlyPackets;

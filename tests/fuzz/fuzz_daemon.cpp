@@ -39,8 +39,8 @@ public:
     E->Name = S.Program;
     for (const abi::GpuMapSpec &M : S.Maps) {
       bool Data = M.Origin == "data";
-      abi::MapShape Shape =
-          Data ? abi::MapShape{EBPFGPU_MAP_ARRAY, 4, M.ValueSize, 1, 0} : M.shape();
+      platform::MapShape Shape =
+          Data ? platform::MapShape{EBPFGPU_MAP_ARRAY, 4, M.ValueSize, 1, 0} : M.shape();
       if (MaybeError Err = abi::checkMapSupported(M.Name, Shape))
         return std::move(*Err);
       // Keeps each input's memory small whatever the object asks for.

@@ -53,7 +53,7 @@ uint64_t value64(const uint8_t *V) {
 struct Block {
   std::vector<uint8_t> Storage;
   MapLayout L;
-  Block(const MapShape &S, uint32_t Slices = 1) {
+  Block(const platform::MapShape &S, uint32_t Slices = 1) {
     L = mapLayout(S, Slices, 0);
     Storage.assign(L.Bytes, 0);
     L = mapLayout(S, Slices, reinterpret_cast<uint64_t>(Storage.data()));
@@ -146,7 +146,7 @@ TEST(MapMemory, ReclaimSplicesThePendingList) {
 }
 
 TEST(MapMemory, LpmFindsTheLongestPrefix) {
-  MapShape S{EBPFGPU_MAP_LPM_TRIE, 8, 8, 8, 1};
+  platform::MapShape S{EBPFGPU_MAP_LPM_TRIE, 8, 8, 8, 1};
   Block M(S);
   auto Lookup = [&](uint8_t A, uint8_t B, uint8_t C, uint8_t D) -> int64_t {
     const uint8_t *V = hostMapLookup(M.h(), prefix(32, A, B, C, D).data());

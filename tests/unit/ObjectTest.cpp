@@ -41,8 +41,8 @@ TEST(Object, LinksSubprogramsAndGlobalData) {
   EXPECT_EQ(P.Functions[1].Name, "parse_flow");
   ASSERT_EQ(Obj->Maps.size(), 1u);
   EXPECT_EQ(Obj->Maps[0].Name, ".rodata");
-  EXPECT_EQ(Obj->Maps[0].Origin, object::MapOrigin::GlobalData);
-  EXPECT_EQ(Obj->Maps[0].Flags, object::MapFlagReadOnlyProg);
+  EXPECT_EQ(Obj->Maps[0].Origin, platform::MapOrigin::GlobalData);
+  EXPECT_EQ(Obj->Maps[0].Flags, platform::MapFlagReadOnlyProg);
   EXPECT_EQ(Obj->Maps[0].InitialValue, (std::vector<uint8_t>{80, 0, 0xbb, 1, 53, 0}));
   // Line info names the C source.
   ASSERT_FALSE(P.Lines.empty());

@@ -19,7 +19,7 @@ namespace {
 /// Values the program may read but not write: .rodata, and the targets
 /// of redirect maps.
 bool programReadOnly(const object::MapSpec &M) {
-  return (M.Flags & object::MapFlagReadOnlyProg) || isRedirectMap(M.Type);
+  return (M.Flags & platform::MapFlagReadOnlyProg) || isRedirectMap(M.Type);
 }
 
 /// A spilled pointer, or one a packet-moving helper made stale (not

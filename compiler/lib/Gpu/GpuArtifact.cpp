@@ -41,9 +41,9 @@ llvm::Expected<abi::GpuObjectSpec> buildGpuObject(const object::ObjectSpec &Obj,
     GM.ValueSize = M.ValueSize;
     GM.MaxEntries = M.MaxEntries;
     GM.Flags = M.Flags;
-    GM.Origin = M.Origin == object::MapOrigin::GlobalData ? "data"
-                : M.Origin == object::MapOrigin::Legacy   ? "legacy"
-                                                          : "btf";
+    GM.Origin = M.Origin == platform::MapOrigin::GlobalData ? "data"
+                : M.Origin == platform::MapOrigin::Legacy   ? "legacy"
+                                                            : "btf";
     GM.ObjectGlobal = B.ObjectGlobal;
     GM.DataGlobal = B.DataGlobal;
     for (const auto &[MapIndex, Slot, Value] : *Slots)

@@ -133,7 +133,7 @@ HostProgram::compile(const ProgramSet &Set, const std::vector<object::MapSpec> &
   for (const MapBinding &B : Lifted->Maps) {
     const object::MapSpec &M = Maps[B.MapIndex];
     if (!B.ObjectGlobal.empty()) {
-      abi::MapShape Shape{M.Type, M.KeySize, M.ValueSize, M.MaxEntries, M.Flags};
+      platform::MapShape Shape{M.Type, M.KeySize, M.ValueSize, M.MaxEntries, M.Flags};
       if (MaybeError E = abi::checkMapSupported(M.Name, Shape))
         return llvm::createStringError(llvm::inconvertibleErrorCode(), E->message());
       P->Maps.push_back(std::make_unique<abi::HostMap>(M.Name, Shape, P->Cpus));
@@ -181,7 +181,7 @@ HostProgram::compile(const ProgramSet &Set, const std::vector<object::MapSpec> &
     if (!G)
       return G.takeError();
     P->Data.push_back({Spec->Name, G->toPtr<uint8_t *>(), Spec->ValueSize,
-                       (Spec->Flags & object::MapFlagReadOnlyProg) != 0});
+                       (Spec->Flags & platform::MapFlagReadOnlyProg) != 0});
   }
   if (std::count(Lifted->HelpersUsed.begin(), Lifted->HelpersUsed.end(), "trace_printk")) {
     P->TraceBlock.assign((sizeof(ebpfgpu_trace_log) + abi::TraceLogCapacity) / 8, 0);

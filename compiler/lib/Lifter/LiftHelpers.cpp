@@ -126,7 +126,7 @@ llvm::GlobalVariable *ProgramLifter::mapDataGlobal(size_t Index) {
     Bd.DataGlobal = "ebpfgpu_data_" + sanitize(Map.Name);
   if (auto *G = M->getGlobalVariable(Bd.DataGlobal))
     return G;
-  bool ReadOnly = Map.Flags & object::MapFlagReadOnlyProg;
+  bool ReadOnly = Map.Flags & platform::MapFlagReadOnlyProg;
   auto *Init = llvm::ConstantDataArray::get(Ctx, llvm::ArrayRef<uint8_t>(Map.InitialValue));
   auto *G = new llvm::GlobalVariable(*M, Init->getType(), ReadOnly,
                                      llvm::GlobalValue::ExternalLinkage, Init, Bd.DataGlobal,
@@ -191,7 +191,7 @@ llvm::Error FunctionLifter::liftHelperCall(uint32_t Pc, int32_t Id, const AbsSta
     default:
       P.observe(V);
       if (V.K == AbsValue::Stack || (V.K == AbsValue::MapValue &&
-                                     P.Maps[V.Index].Origin == object::MapOrigin::GlobalData)) {
+                                     P.Maps[V.Index].Origin == platform::MapOrigin::GlobalData)) {
         auto Addr = address(Pc, V, uint8_t(R), 0, 1, false);
         if (!Addr)
           return Addr.takeError();

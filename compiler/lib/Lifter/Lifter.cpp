@@ -67,12 +67,12 @@ llvm::Expected<Value *> FunctionLifter::address(uint32_t Pc, const AbsValue &Bas
   case AbsValue::Map:
     return fail(Pc, "direct access to a map object (r" + std::to_string(BaseReg) + ")");
   case AbsValue::MapValue:
-    if (P.Maps[Base.Index].Origin == object::MapOrigin::GlobalData) {
+    if (P.Maps[Base.Index].Origin == platform::MapOrigin::GlobalData) {
       int64_t At = Base.Value + Off;
       if (At < 0 || At + Size > P.Maps[Base.Index].ValueSize)
         return fail(Pc, "access of " + std::to_string(Size) + " bytes at offset " +
                             std::to_string(At) + " is outside " + P.Maps[Base.Index].Name);
-      if (IsWrite && (P.Maps[Base.Index].Flags & object::MapFlagReadOnlyProg))
+      if (IsWrite && (P.Maps[Base.Index].Flags & platform::MapFlagReadOnlyProg))
         return fail(Pc, "write to read-only " + P.Maps[Base.Index].Name);
       return B.CreateConstInBoundsGEP1_64(I8, P.mapDataGlobal(Base.Index), uint64_t(At));
     }
@@ -411,7 +411,7 @@ llvm::Error FunctionLifter::liftLddw(uint32_t Pc, const Insn &I) {
       setReg(I.Dst, B.CreatePtrToInt(B.CreateLoad(G->getValueType(), G), I64));
       return llvm::Error::success();
     }
-    if (Map.Origin != object::MapOrigin::GlobalData)
+    if (Map.Origin != platform::MapOrigin::GlobalData)
       return fail(Pc, "direct value access to map " + Map.Name +
                           " (supported for global data only)");
     auto *G = P.mapDataGlobal(size_t(I.Imm));

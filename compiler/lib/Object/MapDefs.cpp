@@ -179,10 +179,10 @@ bool isMapOfMaps(const MapSpec &M) {
 /// the inner definition has BPF_F_INNER_MAP).
 bool fitsInnerDefinition(const MapSpec &Inner, const MapSpec &M) {
   bool Array = Inner.Type == MapTypeArray || Inner.Type == MapTypePercpuArray;
-  return M.Origin != MapOrigin::GlobalData && M.Type == Inner.Type &&
+  return M.Origin != platform::MapOrigin::GlobalData && M.Type == Inner.Type &&
          M.KeySize == Inner.KeySize && M.ValueSize == Inner.ValueSize &&
          M.Flags == Inner.Flags &&
-         (!Array || (Inner.Flags & MapFlagInnerMap) || M.MaxEntries == Inner.MaxEntries);
+         (!Array || (Inner.Flags & platform::MapFlagInnerMap) || M.MaxEntries == Inner.MaxEntries);
 }
 
 std::string shapeText(const MapSpec &M) {
@@ -309,7 +309,7 @@ MaybeError readLegacyMaps(const ElfFile &Elf, const ElfSection &Sec, MapTable &T
     };
     MapSpec M;
     M.Name = S->Name;
-    M.Origin = MapOrigin::Legacy;
+    M.Origin = platform::MapOrigin::Legacy;
     M.Type = Field(0);
     M.KeySize = Field(1);
     M.ValueSize = Field(2);
@@ -387,7 +387,7 @@ MaybeError readBtfMaps(const ElfFile &Elf, const ElfSection &Sec, MapTable &T) {
       return Error("map '" + S->Name + "' has no BTF description");
     MapSpec M;
     M.Name = S->Name;
-    M.Origin = MapOrigin::BtfDefined;
+    M.Origin = platform::MapOrigin::BtfDefined;
     if (MaybeError E = parseBtfMapDef(B.get(), It->second, M, false))
       return std::move(*E).withContext("map '" + S->Name + "'");
     if (M.Type == MapTypeProgArray || M.Type == MapTypeArrayOfMaps ||
@@ -414,13 +414,13 @@ MaybeError readDataSection(const ElfFile &Elf, const ElfSection &Sec, MapTable &
                  " (ebpf-gpu's limit)");
   MapSpec M;
   M.Name = Sec.Name;
-  M.Origin = MapOrigin::GlobalData;
+  M.Origin = platform::MapOrigin::GlobalData;
   M.Type = MapTypeArray;
   M.KeySize = 4;
   M.ValueSize = uint32_t(Sec.Size);
   M.MaxEntries = 1;
   if (Sec.Name.rfind(".rodata", 0) == 0)
-    M.Flags = MapFlagReadOnlyProg;
+    M.Flags = platform::MapFlagReadOnlyProg;
   M.InitialValue = Sec.Bytes;
   M.InitialValue.resize(Sec.Size, 0);
   (void)Elf;
@@ -465,7 +465,7 @@ std::string mapTypeName(uint32_t Type) {
 std::string mapPinningName(const MapSpec &M) {
   if (M.Pinning == 0)
     return "";
-  if (M.Origin == MapOrigin::Legacy)
+  if (M.Origin == platform::MapOrigin::Legacy)
     return M.Pinning == 1   ? "object_ns"
            : M.Pinning == 2 ? "global_ns"
                             : "custom " + std::to_string(M.Pinning);

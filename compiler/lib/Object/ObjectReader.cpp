@@ -54,7 +54,7 @@ namespace {
 
 /// How an object names a map of maps' inner definition.
 const char *innerDefinitionName(const MapSpec &M) {
-  return M.Origin == MapOrigin::Legacy ? "inner_id" : "__array(values, ...)";
+  return M.Origin == platform::MapOrigin::Legacy ? "inner_id" : "__array(values, ...)";
 }
 
 /// Gives each map of maps its inner definition from the named templates;
@@ -63,7 +63,7 @@ const char *innerDefinitionName(const MapSpec &M) {
 MaybeError applyInnerMapTemplates(std::vector<MapSpec> &Maps, const ReadOptions &Opts) {
   auto Find = [&](const std::string &N) -> MapSpec * {
     for (MapSpec &M : Maps)
-      if (M.Name == N && M.Origin != MapOrigin::GlobalData)
+      if (M.Name == N && M.Origin != platform::MapOrigin::GlobalData)
         return &M;
     return nullptr;
   };
@@ -107,7 +107,7 @@ MaybeError applyInnerMapTemplates(std::vector<MapSpec> &Maps, const ReadOptions 
 MaybeError applyMapSizes(std::vector<MapSpec> &Maps, const ReadOptions &Opts) {
   for (const auto &[Name, Entries] : Opts.MaxEntries) {
     auto It = std::find_if(Maps.begin(), Maps.end(), [&, &Name = Name](const MapSpec &M) {
-      return M.Name == Name && M.Origin != MapOrigin::GlobalData;
+      return M.Name == Name && M.Origin != platform::MapOrigin::GlobalData;
     });
     if (It == Maps.end())
       return Error("--map-size " + Name + "=" + std::to_string(Entries) +

@@ -37,7 +37,7 @@ struct GpuMapSpec {
   /// object) that its values may name.
   std::vector<std::string> InnerMaps;
 
-  MapShape shape() const { return {Type, KeySize, ValueSize, MaxEntries, Flags}; }
+  platform::MapShape shape() const { return {Type, KeySize, ValueSize, MaxEntries, Flags}; }
 };
 
 struct GpuObjectSpec {

@@ -11,6 +11,7 @@
 #define EBPF_GPU_ABI_MAPMEMORY_H
 
 #include "ebpf-gpu/Platform/MapAbi.h"
+#include "ebpf-gpu/Platform/MapShape.h"
 #include "ebpf-gpu/Support/Error.h"
 
 #include <cstdint>
@@ -21,17 +22,8 @@
 
 namespace ebpfgpu::abi {
 
-/// A map's definition as the runtime needs it (kernel type numbers).
-struct MapShape {
-  uint32_t Type = 0;
-  uint32_t KeySize = 0;
-  uint32_t ValueSize = 0;
-  uint32_t MaxEntries = 0;
-  uint32_t Flags = 0;
-};
-
 /// Null when maps of this shape can run; otherwise why not ("map 'x': ...").
-MaybeError checkMapSupported(const std::string &Name, const MapShape &S);
+MaybeError checkMapSupported(const std::string &Name, const platform::MapShape &S);
 
 /// Where each part of a map lives in its one block of storage, and the
 /// header that describes it when the block is at `Base`. `Slices` is the
@@ -40,9 +32,9 @@ struct MapLayout {
   size_t Bytes = 0;
   ebpfgpu_map Header{};
 };
-MapLayout mapLayout(const MapShape &S, uint32_t Slices, uint64_t Base);
+MapLayout mapLayout(const platform::MapShape &S, uint32_t Slices, uint64_t Base);
 /// Bytes one more CPU adds to a per-CPU map (0 for other maps).
-size_t perCpuBytes(const MapShape &S);
+size_t perCpuBytes(const platform::MapShape &S);
 
 /// Hashed maps: returns the elements deleted or replaced during the last
 /// run to the free list. Only while no program runs. `Storage` holds the
@@ -168,7 +160,7 @@ class HostMap {
 public:
   /// `Slices`: the copies a per-CPU map keeps (one per CPU of the runtime
   /// that runs the program; other maps keep one).
-  HostMap(std::string Name, const MapShape &S, uint32_t Slices = 1);
+  HostMap(std::string Name, const platform::MapShape &S, uint32_t Slices = 1);
   HostMap(const HostMap &) = delete;
   HostMap &operator=(const HostMap &) = delete;
 

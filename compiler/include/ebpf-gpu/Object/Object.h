@@ -9,6 +9,7 @@
 #define EBPF_GPU_OBJECT_OBJECT_H
 
 #include "ebpf-gpu/ISA/Insn.h"
+#include "ebpf-gpu/Platform/MapShape.h"
 #include "ebpf-gpu/Support/Error.h"
 
 #include <cstdint>
@@ -17,18 +18,11 @@
 
 namespace ebpfgpu::object {
 
-/// Where a map definition came from.
-enum class MapOrigin {
-  BtfDefined, ///< A variable in the `.maps` section, described by BTF.
-  Legacy,     ///< A `struct bpf_map_def` in the `maps` section.
-  GlobalData, ///< `.data`, `.rodata`, `.bss` (and their `.name` variants).
-};
-
 /// A map as the object defines it. Types and flags use the kernel's numbers
 /// (BPF_MAP_TYPE_*, BPF_F_*).
 struct MapSpec {
   std::string Name;
-  MapOrigin Origin = MapOrigin::BtfDefined;
+  platform::MapOrigin Origin = platform::MapOrigin::BtfDefined;
   uint32_t Type = 0;
   uint32_t KeySize = 0;
   uint32_t ValueSize = 0;
@@ -54,16 +48,12 @@ struct MapSpec {
   std::vector<std::pair<uint32_t, std::string>> InitialMaps;
 };
 
-/// BPF_F_RDONLY_PROG: the program may not write the map (.rodata).
-constexpr uint32_t MapFlagReadOnlyProg = 1u << 7;
 /// Kernel map type numbers this code names directly.
 constexpr uint32_t MapTypeProgArray = 3;
 constexpr uint32_t MapTypeArray = 2;
 constexpr uint32_t MapTypePercpuArray = 6;
 constexpr uint32_t MapTypeArrayOfMaps = 12;
 constexpr uint32_t MapTypeHashOfMaps = 13;
-/// BPF_F_INNER_MAP: arrays of any size may fill a slot of this template.
-constexpr uint32_t MapFlagInnerMap = 1u << 12;
 
 /// Source position of an instruction, from `.BTF.ext` line info.
 struct LineInfo {

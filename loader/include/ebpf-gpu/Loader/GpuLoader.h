@@ -287,7 +287,7 @@ private:
     uint64_t DataAddr = 0;            ///< global data: the module global
     uint32_t DataSize = 0;
     abi::MapLayout Layout;            ///< maps: the header, with device addresses
-    abi::MapShape Shape;
+    platform::MapShape Shape;
     uint64_t InnerTable = 0;          ///< maps of maps: device memory owned, headers
     std::vector<std::string> InnerNames;
   };

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// A map's shape (type, key and value sizes, max_entries, flags: what the
+// kernel's bpf_map_create takes) and where its definition came from, once
+// for every library from the ELF reader to the daemon: the object's map
+// specs, the `.gpu.o`'s, the runtime's and the daemon's live maps each
+// embed a MapShape rather than copying its fields. Header-only, so that the
+// libraries that build without the compiler (abi, loader, runtime, the
+// daemon) carry it too. Map type numbers are MapAbi.h's (the kernel's).
+
+#ifndef EBPF_GPU_PLATFORM_MAPSHAPE_H
+#define EBPF_GPU_PLATFORM_MAPSHAPE_H
+
+#include "ebpf-gpu/Platform/MapAbi.h"
+
+#include <cstdint>
+
+namespace ebpfgpu::platform {
+
+/// A map's definition as the kernel takes it: the type (BPF_MAP_TYPE_*,
+/// MapAbi.h's EBPFGPU_MAP_* where the runtime implements it) and flags
+/// (BPF_F_*) are the kernel's numbers.
+struct MapShape {
+  uint32_t Type = 0;
+  uint32_t KeySize = 0;
+  uint32_t ValueSize = 0;
+  uint32_t MaxEntries = 0;
+  uint32_t Flags = 0;
+};
+
+/// BPF_F_RDONLY_PROG: the program may not write the map (.rodata).
+constexpr uint32_t MapFlagReadOnlyProg = 1u << 7;
+/// BPF_F_INNER_MAP: arrays of any size may fill a slot of this template.
+constexpr uint32_t MapFlagInnerMap = 1u << 12;
+
+/// Where a map definition came from.
+enum class MapOrigin {
+  BtfDefined, ///< A variable in the `.maps` section, described by BTF.
+  Legacy,     ///< A `struct bpf_map_def` in the `maps` section.
+  GlobalData, ///< `.data`, `.rodata`, `.bss` (and their `.name` variants).
+};
+
+} // namespace ebpfgpu::platform
+
+#endif // EBPF_GPU_PLATFORM_MAPSHAPE_H
