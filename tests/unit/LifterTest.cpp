@@ -108,7 +108,7 @@ TEST(HostJit, FailsCleanlyAfterTheJitExists) {
   // (AddressSanitizer: heap-use-after-free) on such returns.
   object::MapSpec Jumps;
   Jumps.Name = "jumps";
-  Jumps.Type = object::MapTypeProgArray;
+  Jumps.Type = EBPFGPU_MAP_PROG_ARRAY;
   Jumps.KeySize = 4;
   Jumps.ValueSize = 4;
   Jumps.MaxEntries = 2;

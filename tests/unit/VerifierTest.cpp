@@ -168,9 +168,9 @@ TEST(Verifier, HelperTableRowsAreWhatTheCheckerAssumes) {
   }
   // The families of the kernel's map types the helpers pair.
   using platform::MapFamily;
-  EXPECT_EQ(platform::mapFamily(object::MapTypeArray), MapFamily::Data);
-  EXPECT_EQ(platform::mapFamily(object::MapTypeProgArray), MapFamily::ProgArray);
-  EXPECT_EQ(platform::mapFamily(object::MapTypeHashOfMaps), MapFamily::MapOfMaps);
+  EXPECT_EQ(platform::mapFamily(EBPFGPU_MAP_ARRAY), MapFamily::Data);
+  EXPECT_EQ(platform::mapFamily(EBPFGPU_MAP_PROG_ARRAY), MapFamily::ProgArray);
+  EXPECT_EQ(platform::mapFamily(EBPFGPU_MAP_HASH_OF_MAPS), MapFamily::MapOfMaps);
   EXPECT_EQ(platform::mapFamily(16), MapFamily::Redirect); // cpumap
   EXPECT_EQ(platform::mapFamily(27), MapFamily::Ringbuf);
 }

@@ -240,14 +240,14 @@ void emitInsns(const object::ObjectSpec &Obj, raw_ostream &OS) {
 
 void emitMaps(const object::ObjectSpec &Obj, raw_ostream &OS) {
   for (const object::MapSpec &M : Obj.Maps) {
-    OS << M.Name << ": " << object::mapTypeName(M.Type) << " key " << M.KeySize
+    OS << M.Name << ": " << platform::mapTypeName(M.Type) << " key " << M.KeySize
        << "B value " << M.ValueSize << "B max_entries " << M.MaxEntries;
     if (M.Flags)
       OS << format(" flags 0x%x", M.Flags);
     if (std::string Pin = object::mapPinningName(M); !Pin.empty())
       OS << " pinning " << Pin;
     for (const object::MapSpec &In : M.Inner)
-      OS << " inner " << object::mapTypeName(In.Type) << " key " << In.KeySize
+      OS << " inner " << platform::mapTypeName(In.Type) << " key " << In.KeySize
          << "B value " << In.ValueSize << "B max_entries " << In.MaxEntries;
     OS << "\n";
   }

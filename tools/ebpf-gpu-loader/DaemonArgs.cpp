@@ -1,50 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// The daemon's request arguments and map type names (DaemonArgs.h).
+// The daemon's request arguments (DaemonArgs.h).
 
 #include "DaemonArgs.h"
 
 #include "ebpf-gpu/Loader/MapEntries.h"
-#include "ebpf-gpu/Platform/MapAbi.h"
 
 namespace ebpfgpu::tools::daemon {
 
 using json::Value;
-
-const char *mapTypeName(uint32_t T) {
-  switch (T) {
-  case EBPFGPU_MAP_HASH:
-    return "hash";
-  case EBPFGPU_MAP_ARRAY:
-    return "array";
-  case EBPFGPU_MAP_PROG_ARRAY:
-    return "prog_array";
-  case EBPFGPU_MAP_PERCPU_HASH:
-    return "percpu_hash";
-  case EBPFGPU_MAP_PERCPU_ARRAY:
-    return "percpu_array";
-  case EBPFGPU_MAP_LRU_HASH:
-    return "lru_hash";
-  case EBPFGPU_MAP_LRU_PERCPU_HASH:
-    return "lru_percpu_hash";
-  case EBPFGPU_MAP_LPM_TRIE:
-    return "lpm_trie";
-  case EBPFGPU_MAP_DEVMAP:
-    return "devmap";
-  case EBPFGPU_MAP_DEVMAP_HASH:
-    return "devmap_hash";
-  case EBPFGPU_MAP_PERF_EVENT_ARRAY:
-    return "perf_event_array";
-  case EBPFGPU_MAP_ARRAY_OF_MAPS:
-    return "array_of_maps";
-  case EBPFGPU_MAP_HASH_OF_MAPS:
-    return "hash_of_maps";
-  case EBPFGPU_MAP_RINGBUF:
-    return "ringbuf";
-  default:
-    return "unknown";
-  }
-}
 
 Expected<std::string> stringArg(const Value &Args, const char *Key, bool Required) {
   const Value *V = Args.get(Key);

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // What the daemon's request handlers share (DaemonState.cpp, DaemonMaps.cpp):
-// a request's arguments read with one clear error each, and map types by
-// name.
+// a request's arguments read with one clear error each.
 
 #ifndef EBPF_GPU_TOOLS_LOADER_DAEMONARGS_H
 #define EBPF_GPU_TOOLS_LOADER_DAEMONARGS_H
@@ -25,8 +24,6 @@ Expected<uint64_t> numberArg(const json::Value &Args, const char *Key, uint64_t 
 /// Hex-bytes argument `Key` of exactly `Size` bytes (a key or value of map `MapName`).
 Expected<std::vector<uint8_t>> bytesArg(const json::Value &Args, const char *Key, uint32_t Size,
                                         const std::string &MapName);
-/// bpftool's name of a map type (MapAbi.h's numbers), "unknown" for others.
-const char *mapTypeName(uint32_t T);
 
 } // namespace ebpfgpu::tools::daemon
 

@@ -9,6 +9,7 @@
 
 #include "ebpf-gpu/Abi/MapMemory.h"
 #include "ebpf-gpu/Loader/MapEntries.h"
+#include "ebpf-gpu/Platform/MapShape.h"
 
 #include <cstring>
 
@@ -22,7 +23,7 @@ Value DaemonState::mapJson(const Map &M) const {
       .set("id", M.Id)
       .set("prog_id", M.ProgId)
       .set("name", M.Info.Name)
-      .set("type", M.Info.GlobalData ? "array" : mapTypeName(M.Info.Type))
+      .set("type", M.Info.GlobalData ? "array" : platform::mapTypeName(M.Info.Type))
       .set("key_size", M.Info.KeySize)
       .set("value_size", M.Info.ValueSize)
       .set("max_entries", M.Info.MaxEntries)

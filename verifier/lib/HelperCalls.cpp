@@ -43,7 +43,7 @@ std::string mapHelperMismatch(const object::MapSpec &M,
       }))
     return "";
   return "bpf_" + H.Name + " cannot use map '" + M.Name + "' (" +
-         object::mapTypeName(M.Type) + ")";
+         platform::mapTypeName(M.Type) + ")";
 }
 
 /// How diagnostics name argument `R` of `H`: "bpf_NAME argument R (rR)".
@@ -504,8 +504,8 @@ Reg Verifier::mapLookupResult(const HelperArgs &Args, bool KeyMayElideNull) {
   size_t Index = size_t(Args.Map - Maps.data());
   Reg R0 = Reg::pointer(Kind::MapValueOrNull, 0, uint32_t(Index));
   // As the kernel: an array lookup with a constant in-range key cannot fail.
-  if ((Args.Map->Type == object::MapTypeArray ||
-       Args.Map->Type == object::MapTypePercpuArray) &&
+  if ((Args.Map->Type == EBPFGPU_MAP_ARRAY ||
+       Args.Map->Type == EBPFGPU_MAP_PERCPU_ARRAY) &&
       Args.KeyConst && KeyMayElideNull) {
     // The key's bytes decide whether the result may be null.
     PreciseSet M;

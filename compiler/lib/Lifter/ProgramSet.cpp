@@ -89,7 +89,7 @@ llvm::Function *addDispatcher(llvm::Module &M, const std::vector<llvm::Function 
 ProgramSet programSetFor(const object::ObjectSpec &Obj, const object::ProgramSpec &Entry) {
   ProgramSet Set;
   bool ProgArrays = std::any_of(Obj.Maps.begin(), Obj.Maps.end(), [](const object::MapSpec &M) {
-    return M.Type == object::MapTypeProgArray;
+    return M.Type == EBPFGPU_MAP_PROG_ARRAY;
   });
   if (!ProgArrays) {
     Set.Programs = {&Entry};

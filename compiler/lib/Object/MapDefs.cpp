@@ -128,7 +128,7 @@ MaybeError parseBtfMapDef(const struct btf *B, uint32_t TypeId, MapSpec &M,
           Arr && btf_is_array(Arr) ? btf__type_by_id(B, btf_array(Arr)->type) : nullptr;
       if (!Ptr || !btf_is_ptr(Ptr))
         return Error("map attribute 'values' is not an array of pointers");
-      if (M.Type == MapTypeProgArray) {
+      if (M.Type == EBPFGPU_MAP_PROG_ARRAY) {
         const struct btf_type *Fn = btf__type_by_id(B, btf__resolve_type(B, Ptr->type));
         if (!Fn || !btf_is_func_proto(Fn))
           return Error("the values of a program array are programs (__array(values, int (void *)))");
@@ -145,9 +145,9 @@ MaybeError parseBtfMapDef(const struct btf *B, uint32_t TypeId, MapSpec &M,
     if (Err)
       return Err;
   }
-  if (M.Type == MapTypeProgArray && M.ValueSize == 0)
+  if (M.Type == EBPFGPU_MAP_PROG_ARRAY && M.ValueSize == 0)
     M.ValueSize = 4; // program references, as the kernel's fds
-  if (M.Type == MapTypeArrayOfMaps || M.Type == MapTypeHashOfMaps) {
+  if (M.Type == EBPFGPU_MAP_ARRAY_OF_MAPS || M.Type == EBPFGPU_MAP_HASH_OF_MAPS) {
     // Without __array(values, ...), the inner definition comes from a
     // template the user names (readObjectFile's ReadOptions), as user space
     // gives libbpf one (bpf_map__set_inner_map_fd); checked after reading.
@@ -171,14 +171,14 @@ std::vector<const ElfSymbol *> symbolsIn(const ElfFile &Elf, size_t Sec) {
 }
 
 bool isMapOfMaps(const MapSpec &M) {
-  return M.Type == MapTypeArrayOfMaps || M.Type == MapTypeHashOfMaps;
+  return M.Type == EBPFGPU_MAP_ARRAY_OF_MAPS || M.Type == EBPFGPU_MAP_HASH_OF_MAPS;
 }
 
 /// Whether map M may sit in a slot of a map of maps whose inner definition
 /// is Inner (the kernel's bpf_map_meta_equal: an array's size counts unless
 /// the inner definition has BPF_F_INNER_MAP).
 bool fitsInnerDefinition(const MapSpec &Inner, const MapSpec &M) {
-  bool Array = Inner.Type == MapTypeArray || Inner.Type == MapTypePercpuArray;
+  bool Array = Inner.Type == EBPFGPU_MAP_ARRAY || Inner.Type == EBPFGPU_MAP_PERCPU_ARRAY;
   return M.Origin != platform::MapOrigin::GlobalData && M.Type == Inner.Type &&
          M.KeySize == Inner.KeySize && M.ValueSize == Inner.ValueSize &&
          M.Flags == Inner.Flags &&
@@ -186,7 +186,7 @@ bool fitsInnerDefinition(const MapSpec &Inner, const MapSpec &M) {
 }
 
 std::string shapeText(const MapSpec &M) {
-  return mapTypeName(M.Type) + " key " + std::to_string(M.KeySize) + "B value " +
+  return platform::mapTypeName(M.Type) + " key " + std::to_string(M.KeySize) + "B value " +
          std::to_string(M.ValueSize) + "B max_entries " + std::to_string(M.MaxEntries) +
          (M.Flags ? " flags " + std::to_string(M.Flags) : "");
 }
@@ -231,11 +231,11 @@ MaybeError linkLegacyInnerMaps(std::vector<MapSpec> &Maps, size_t First,
         Seen[C] = true;
       }
       return Error(Ctx + " names '" + Maps[First + T].Name + "', a " +
-                   mapTypeName(Maps[First + T].Type) +
+                   platform::mapTypeName(Maps[First + T].Type) +
                    "; a map of maps cannot hold maps of maps");
     }
     const MapSpec &Template = Maps[First + T];
-    if (Template.Type == MapTypeProgArray)
+    if (Template.Type == EBPFGPU_MAP_PROG_ARRAY)
       return Error(Ctx + " names '" + Template.Name +
                    "', a prog_array, which cannot be an inner map");
     MapSpec Inner = Template;
@@ -252,7 +252,7 @@ MaybeError linkLegacyInnerMaps(std::vector<MapSpec> &Maps, size_t First,
       MapSpec &Outer = Maps[First + O];
       if (!isMapOfMaps(Outer) || Ids[O][1] != Ids[I][0])
         continue;
-      if (Outer.Type == MapTypeArrayOfMaps && Ids[I][2] >= Outer.MaxEntries)
+      if (Outer.Type == EBPFGPU_MAP_ARRAY_OF_MAPS && Ids[I][2] >= Outer.MaxEntries)
         return Error("map '" + Slot.Name + "': inner_idx " +
                      std::to_string(Ids[I][2]) + " is past the " +
                      std::to_string(Outer.MaxEntries) + " slots of '" + Outer.Name + "'");
@@ -350,7 +350,7 @@ MaybeError readInitialSlots(const ElfFile &Elf, const ElfSection &Sec, const Elf
     uint64_t Slot = (R.Offset - Var.Value - ValuesAt) / 8;
     if (R.SymbolIndex >= Elf.Symbols.size() || Slot >= M.MaxEntries)
       return Error("bad relocation in the initial slots");
-    if (M.Type == MapTypeProgArray)
+    if (M.Type == EBPFGPU_MAP_PROG_ARRAY)
       M.InitialPrograms.push_back({uint32_t(Slot), Elf.Symbols[R.SymbolIndex].Name});
     else
       M.InitialMaps.push_back({uint32_t(Slot), Elf.Symbols[R.SymbolIndex].Name});
@@ -390,8 +390,8 @@ MaybeError readBtfMaps(const ElfFile &Elf, const ElfSection &Sec, MapTable &T) {
     M.Origin = platform::MapOrigin::BtfDefined;
     if (MaybeError E = parseBtfMapDef(B.get(), It->second, M, false))
       return std::move(*E).withContext("map '" + S->Name + "'");
-    if (M.Type == MapTypeProgArray || M.Type == MapTypeArrayOfMaps ||
-        M.Type == MapTypeHashOfMaps)
+    if (M.Type == EBPFGPU_MAP_PROG_ARRAY || M.Type == EBPFGPU_MAP_ARRAY_OF_MAPS ||
+        M.Type == EBPFGPU_MAP_HASH_OF_MAPS)
       if (MaybeError E = readInitialSlots(Elf, Sec, *S, B.get(), It->second, M))
         return std::move(*E).withContext("map '" + S->Name + "'");
     T.BySymbol[{Sec.Index, S->Value}] = T.Maps.size();
@@ -415,7 +415,7 @@ MaybeError readDataSection(const ElfFile &Elf, const ElfSection &Sec, MapTable &
   MapSpec M;
   M.Name = Sec.Name;
   M.Origin = platform::MapOrigin::GlobalData;
-  M.Type = MapTypeArray;
+  M.Type = EBPFGPU_MAP_ARRAY;
   M.KeySize = 4;
   M.ValueSize = uint32_t(Sec.Size);
   M.MaxEntries = 1;
@@ -447,21 +447,6 @@ Expected<MapTable> readMaps(const ElfFile &Elf) {
   return T;
 }
 
-std::string mapTypeName(uint32_t Type) {
-  static const char *const Names[] = {
-      "unspec", "hash", "array", "prog_array", "perf_event_array",
-      "percpu_hash", "percpu_array", "stack_trace", "cgroup_array",
-      "lru_hash", "lru_percpu_hash", "lpm_trie", "array_of_maps",
-      "hash_of_maps", "devmap", "sockmap", "cpumap", "xskmap", "sockhash",
-      "cgroup_storage", "reuseport_sockarray", "percpu_cgroup_storage",
-      "queue", "stack", "sk_storage", "devmap_hash", "struct_ops", "ringbuf",
-      "inode_storage", "task_storage", "bloom_filter", "user_ringbuf",
-      "cgrp_storage"};
-  if (Type < sizeof(Names) / sizeof(Names[0]))
-    return Names[Type];
-  return "type " + std::to_string(Type);
-}
-
 std::string mapPinningName(const MapSpec &M) {
   if (M.Pinning == 0)
     return "";
@@ -475,7 +460,8 @@ std::string mapPinningName(const MapSpec &M) {
 std::vector<size_t> innerMapCandidates(const std::vector<MapSpec> &Maps, size_t Outer) {
   std::vector<size_t> Out;
   const MapSpec &O = Maps[Outer];
-  if ((O.Type != MapTypeArrayOfMaps && O.Type != MapTypeHashOfMaps) || O.Inner.empty())
+  if ((O.Type != EBPFGPU_MAP_ARRAY_OF_MAPS && O.Type != EBPFGPU_MAP_HASH_OF_MAPS) ||
+      O.Inner.empty())
     return Out;
   for (size_t I = 0; I < Maps.size(); ++I)
     if (fitsInnerDefinition(O.Inner[0], Maps[I]))

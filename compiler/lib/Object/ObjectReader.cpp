@@ -68,7 +68,7 @@ MaybeError applyInnerMapTemplates(std::vector<MapSpec> &Maps, const ReadOptions 
     return nullptr;
   };
   auto IsMapOfMaps = [](const MapSpec &M) {
-    return M.Type == MapTypeArrayOfMaps || M.Type == MapTypeHashOfMaps;
+    return M.Type == EBPFGPU_MAP_ARRAY_OF_MAPS || M.Type == EBPFGPU_MAP_HASH_OF_MAPS;
   };
   for (const auto &[OuterName, TemplateName] : Opts.InnerMapTemplates) {
     MapSpec *Outer = Find(OuterName);
@@ -77,15 +77,15 @@ MaybeError applyInnerMapTemplates(std::vector<MapSpec> &Maps, const ReadOptions 
     if (!Outer)
       return Error(Ctx + "the object has no map named '" + OuterName + "'");
     if (!IsMapOfMaps(*Outer))
-      return Error(Ctx + "map '" + OuterName + "' is a " + mapTypeName(Outer->Type) +
+      return Error(Ctx + "map '" + OuterName + "' is a " + platform::mapTypeName(Outer->Type) +
                    ", not a map of maps");
     if (!Outer->Inner.empty())
       return Error(Ctx + "map '" + OuterName + "' has an inner map definition of its own (" +
                    innerDefinitionName(*Outer) + ")");
     if (!Template)
       return Error(Ctx + "the object has no map named '" + TemplateName + "'");
-    if (IsMapOfMaps(*Template) || Template->Type == MapTypeProgArray)
-      return Error(Ctx + "a " + mapTypeName(Template->Type) + " cannot be an inner map");
+    if (IsMapOfMaps(*Template) || Template->Type == EBPFGPU_MAP_PROG_ARRAY)
+      return Error(Ctx + "a " + platform::mapTypeName(Template->Type) + " cannot be an inner map");
     MapSpec Inner = *Template;
     Inner.Name = Outer->Name + ".inner";
     Inner.InitialValue.clear();

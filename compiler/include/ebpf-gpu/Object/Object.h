@@ -48,13 +48,6 @@ struct MapSpec {
   std::vector<std::pair<uint32_t, std::string>> InitialMaps;
 };
 
-/// Kernel map type numbers this code names directly.
-constexpr uint32_t MapTypeProgArray = 3;
-constexpr uint32_t MapTypeArray = 2;
-constexpr uint32_t MapTypePercpuArray = 6;
-constexpr uint32_t MapTypeArrayOfMaps = 12;
-constexpr uint32_t MapTypeHashOfMaps = 13;
-
 /// Source position of an instruction, from `.BTF.ext` line info.
 struct LineInfo {
   /// Slot index in the linked program.
@@ -146,8 +139,6 @@ Expected<ObjectSpec> readObjectFile(const std::string &Path, const ReadOptions &
 Expected<ObjectSpec> readObjectMemory(const uint8_t *Data, size_t Size,
                                       const std::string &Name, const ReadOptions &Opts = {});
 
-/// Kernel name of a map type ("hash", "array", ...), or "type N".
-std::string mapTypeName(uint32_t Type);
 /// The loader's name for a map's pinning ("global_ns", "by_name", ...):
 /// empty for none.
 std::string mapPinningName(const MapSpec &M);

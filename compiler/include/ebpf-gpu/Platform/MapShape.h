@@ -14,6 +14,7 @@
 #include "ebpf-gpu/Platform/MapAbi.h"
 
 #include <cstdint>
+#include <string>
 
 namespace ebpfgpu::platform {
 
@@ -27,6 +28,23 @@ struct MapShape {
   uint32_t MaxEntries = 0;
   uint32_t Flags = 0;
 };
+
+/// The kernel's name of map type `Type` (bpftool's: "hash", "array", ...),
+/// or "type N" for a number past the kernel's list.
+inline std::string mapTypeName(uint32_t Type) {
+  static const char *const Names[] = {
+      "unspec", "hash", "array", "prog_array", "perf_event_array",
+      "percpu_hash", "percpu_array", "stack_trace", "cgroup_array",
+      "lru_hash", "lru_percpu_hash", "lpm_trie", "array_of_maps",
+      "hash_of_maps", "devmap", "sockmap", "cpumap", "xskmap", "sockhash",
+      "cgroup_storage", "reuseport_sockarray", "percpu_cgroup_storage",
+      "queue", "stack", "sk_storage", "devmap_hash", "struct_ops", "ringbuf",
+      "inode_storage", "task_storage", "bloom_filter", "user_ringbuf",
+      "cgrp_storage"};
+  if (Type < sizeof(Names) / sizeof(Names[0]))
+    return Names[Type];
+  return "type " + std::to_string(Type);
+}
 
 /// BPF_F_RDONLY_PROG: the program may not write the map (.rodata).
 constexpr uint32_t MapFlagReadOnlyProg = 1u << 7;
