@@ -7,6 +7,7 @@
 #ifndef EBPF_GPU_EXEC_LIB_COLLECTORS_H
 #define EBPF_GPU_EXEC_LIB_COLLECTORS_H
 
+#include "ebpf-gpu/Abi/MapMemory.h"
 #include "ebpf-gpu/Abi/TraceLog.h"
 
 #include <algorithm>

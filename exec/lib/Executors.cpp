@@ -8,6 +8,7 @@
 #include "Backends.h"
 #include "Collectors.h"
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
+#include "ebpf-gpu/Abi/MapMemory.h"
 #include "ebpf-gpu/Compiler/GpuArtifact.h"
 #include "ebpf-gpu/Compiler/HostJit.h"
 #include "ebpf-gpu/Object/Object.h"
@@ -161,10 +162,10 @@ public:
     for (const auto &M : Prog->maps()) {
       const ebpfgpu_map &H = M->info();
       Out.push_back(
-          {M->name(), H.type, H.key_size, H.value_size, H.max_entries, H.flags, false, false});
+          {{H.type, H.key_size, H.value_size, H.max_entries, H.flags}, M->name(), false, false});
     }
     for (const compiler::HostProgram::DataView &D : Prog->globalData())
-      Out.push_back({D.Name, EBPFGPU_MAP_ARRAY, 4, D.Size, 1, 0, true, D.ReadOnly});
+      Out.push_back({{EBPFGPU_MAP_ARRAY, 4, D.Size, 1, 0}, D.Name, true, D.ReadOnly});
     return Out;
   }
 

@@ -44,9 +44,10 @@ public:
     Timed = Opts.TimeKernel;
     for (const abi::GpuMapSpec &M : Spec.Maps) {
       bool Data = M.Origin == "data";
-      MapList.push_back({M.Name, Data ? uint32_t(EBPFGPU_MAP_ARRAY) : M.Type, Data ? 4 : M.KeySize,
-                         M.ValueSize, Data ? 1 : M.MaxEntries, M.Flags, Data,
-                         Data && (M.Flags & platform::MapFlagReadOnlyProg)});
+      platform::MapShape Shape = M;
+      if (Data)
+        Shape = {EBPFGPU_MAP_ARRAY, 4, M.ValueSize, 1, M.Flags};
+      MapList.push_back({Shape, M.Name, Data, Data && (M.Flags & platform::MapFlagReadOnlyProg)});
     }
   }
   // The runner (its persistent kernel) before the program, the program

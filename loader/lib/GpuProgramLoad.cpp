@@ -139,9 +139,9 @@ MaybeError GpuProgram::bindMaps(const abi::GpuObjectSpec &Spec) {
   for (const abi::GpuMapSpec &M : Spec.Maps) {
     DeviceMap D;
     D.Name = M.Name;
-    D.Shape = M.shape();
+    D.Shape = M;
     if (!M.ObjectGlobal.empty()) {
-      size_t Bytes = abi::mapLayout(M.shape(), Slots, 0).Bytes;
+      size_t Bytes = abi::mapLayout(M, Slots, 0).Bytes;
       CUdeviceptr H, V, G;
       size_t GSize = 0;
       EBPFGPU_CHECK(A, cuMemAlloc, &H, sizeof(ebpfgpu_map));
@@ -150,7 +150,7 @@ MaybeError GpuProgram::bindMaps(const abi::GpuObjectSpec &Spec) {
       EBPFGPU_CHECK(A, cuMemAlloc, &V, Bytes ? Bytes : 1);
       Maps.back().Storage = V;
       EBPFGPU_CHECK(A, cuMemsetD8, V, 0, Bytes ? Bytes : 1);
-      Maps.back().Layout = abi::mapLayout(M.shape(), Slots, V);
+      Maps.back().Layout = abi::mapLayout(M, Slots, V);
       EBPFGPU_CHECK(A, cuMemcpyHtoD, H, &Maps.back().Layout.Header, sizeof(ebpfgpu_map));
       Maps.back().InnerNames = M.InnerMaps;
       for (const auto &[Slot, Value] : M.ProgramSlots) {
@@ -247,9 +247,9 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev,
   size_t PerCpu = 0;
   for (const abi::GpuMapSpec &M : Spec.Maps)
     if (!M.ObjectGlobal.empty()) {
-      if (MaybeError E = abi::checkMapSupported(M.Name, M.shape()))
+      if (MaybeError E = abi::checkMapSupported(M.Name, M))
         return std::move(*E);
-      PerCpu += abi::perCpuBytes(M.shape());
+      PerCpu += abi::perCpuBytes(M);
     }
   uint32_t Slots = UINT32_MAX / GpuBlockThreads * GpuBlockThreads;
   if (PerCpu)

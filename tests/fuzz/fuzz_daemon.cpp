@@ -39,16 +39,16 @@ public:
     E->Name = S.Program;
     for (const abi::GpuMapSpec &M : S.Maps) {
       bool Data = M.Origin == "data";
-      platform::MapShape Shape =
-          Data ? platform::MapShape{EBPFGPU_MAP_ARRAY, 4, M.ValueSize, 1, 0} : M.shape();
+      platform::MapShape Shape = M;
+      if (Data)
+        Shape = {EBPFGPU_MAP_ARRAY, 4, M.ValueSize, 1, 0};
       if (MaybeError Err = abi::checkMapSupported(M.Name, Shape))
         return std::move(*Err);
       // Keeps each input's memory small whatever the object asks for.
       if (uint64_t(Shape.MaxEntries) * (Shape.KeySize + Shape.ValueSize) > (8u << 20))
         return Error("map '" + M.Name + "': too large for the fuzz target");
       E->Maps.push_back(std::make_unique<abi::HostMap>(M.Name, Shape));
-      E->Infos.push_back({M.Name, Shape.Type, Shape.KeySize, Shape.ValueSize, Shape.MaxEntries,
-                          Shape.Flags, Data, Data && (M.Flags & 0x80)});
+      E->Infos.push_back({Shape, M.Name, Data, Data && (M.Flags & platform::MapFlagReadOnlyProg)});
     }
     for (size_t I = 0; I < S.Maps.size(); ++I) {
       if (!ebpfgpu_map_is_outer(E->Infos[I].Type))

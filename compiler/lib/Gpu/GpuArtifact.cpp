@@ -36,11 +36,7 @@ llvm::Expected<abi::GpuObjectSpec> buildGpuObject(const object::ObjectSpec &Obj,
     const object::MapSpec &M = Obj.Maps[B.MapIndex];
     abi::GpuMapSpec GM;
     GM.Name = M.Name;
-    GM.Type = M.Type;
-    GM.KeySize = M.KeySize;
-    GM.ValueSize = M.ValueSize;
-    GM.MaxEntries = M.MaxEntries;
-    GM.Flags = M.Flags;
+    static_cast<platform::MapShape &>(GM) = M;
     GM.Origin = M.Origin == platform::MapOrigin::GlobalData ? "data"
                 : M.Origin == platform::MapOrigin::Legacy   ? "legacy"
                                                             : "btf";

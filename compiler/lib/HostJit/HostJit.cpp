@@ -133,7 +133,7 @@ HostProgram::compile(const ProgramSet &Set, const std::vector<object::MapSpec> &
   for (const MapBinding &B : Lifted->Maps) {
     const object::MapSpec &M = Maps[B.MapIndex];
     if (!B.ObjectGlobal.empty()) {
-      platform::MapShape Shape{M.Type, M.KeySize, M.ValueSize, M.MaxEntries, M.Flags};
+      const platform::MapShape &Shape = M;
       if (MaybeError E = abi::checkMapSupported(M.Name, Shape))
         return llvm::createStringError(llvm::inconvertibleErrorCode(), E->message());
       P->Maps.push_back(std::make_unique<abi::HostMap>(M.Name, Shape, P->Cpus));

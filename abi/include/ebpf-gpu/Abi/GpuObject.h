@@ -13,7 +13,7 @@
 #ifndef EBPF_GPU_ABI_GPUOBJECT_H
 #define EBPF_GPU_ABI_GPUOBJECT_H
 
-#include "ebpf-gpu/Abi/MapMemory.h"
+#include "ebpf-gpu/Platform/MapShape.h"
 #include "ebpf-gpu/Support/Error.h"
 
 #include <cstdint>
@@ -22,9 +22,10 @@
 
 namespace ebpfgpu::abi {
 
-struct GpuMapSpec {
+/// A map of a `.gpu.o`: its shape as the object defined it, and what the
+/// loader binds and fills.
+struct GpuMapSpec : platform::MapShape {
   std::string Name;
-  uint32_t Type = 0, KeySize = 0, ValueSize = 0, MaxEntries = 0, Flags = 0;
   /// "btf", "legacy" or "data".
   std::string Origin;
   /// Module globals the loader binds: the map object pointer, and for
@@ -36,8 +37,6 @@ struct GpuMapSpec {
   /// Maps of maps: the inner map table, the names of the maps (of this
   /// object) that its values may name.
   std::vector<std::string> InnerMaps;
-
-  platform::MapShape shape() const { return {Type, KeySize, ValueSize, MaxEntries, Flags}; }
 };
 
 struct GpuObjectSpec {

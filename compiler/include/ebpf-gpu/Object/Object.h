@@ -18,16 +18,11 @@
 
 namespace ebpfgpu::object {
 
-/// A map as the object defines it. Types and flags use the kernel's numbers
-/// (BPF_MAP_TYPE_*, BPF_F_*).
-struct MapSpec {
+/// A map as the object defines it: its shape (the kernel's numbers,
+/// BPF_MAP_TYPE_*, BPF_F_*) and what the object says besides.
+struct MapSpec : platform::MapShape {
   std::string Name;
   platform::MapOrigin Origin = platform::MapOrigin::BtfDefined;
-  uint32_t Type = 0;
-  uint32_t KeySize = 0;
-  uint32_t ValueSize = 0;
-  uint32_t MaxEntries = 0;
-  uint32_t Flags = 0;
   /// The pinning the object asks for; read and reported, nothing is pinned.
   /// Legacy (iproute2's struct bpf_elf_map): 0 none, 1 PIN_OBJECT_NS,
   /// 2 PIN_GLOBAL_NS, more: a name in iproute2's pinning database. BTF-

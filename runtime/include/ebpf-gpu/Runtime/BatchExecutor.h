@@ -13,6 +13,7 @@
 
 #include "ebpf-gpu/Platform/GpuAbi.h"
 #include "ebpf-gpu/Platform/MapAbi.h"
+#include "ebpf-gpu/Platform/MapShape.h"
 #include "ebpf-gpu/Runtime/Packets.h"
 #include "ebpf-gpu/Support/Error.h"
 
@@ -25,11 +26,10 @@
 namespace ebpfgpu::runtime {
 
 /// A map of a loaded program as the operator sees it (bpftool's `map
-/// list`). Global data (.data, .rodata, .bss) is an array of one entry
-/// whose value is the whole section.
-struct MapInfo {
+/// list`): its shape as it runs. Global data (.data, .rodata, .bss) is an
+/// array of one entry whose value is the whole section.
+struct MapInfo : platform::MapShape {
   std::string Name;
-  uint32_t Type = 0, KeySize = 0, ValueSize = 0, MaxEntries = 0, Flags = 0;
   bool GlobalData = false;
   /// Updates from the operator are refused (.rodata: folded into the code).
   bool ReadOnly = false;
