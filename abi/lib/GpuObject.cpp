@@ -6,6 +6,7 @@
 
 #include "ebpf-gpu/Abi/GpuObject.h"
 #include "ebpf-gpu/Platform/MapAbi.h"
+#include "ebpf-gpu/Support/EnumWords.h"
 #include "ebpf-gpu/Support/OutputPath.h"
 #include "ebpf-gpu/Support/ReadFile.h"
 
@@ -28,6 +29,13 @@ constexpr const char *MetaSection = ".ebpfgpu.meta";
 constexpr const char *PtxSection = ".ebpfgpu.ptx";
 constexpr const char *MetaMagic = "ebpf-gpu object 1";
 
+/// The metadata's words for a map's origin (`origin=`).
+constexpr EnumWord<platform::MapOrigin> OriginWords[] = {
+    {platform::MapOrigin::BtfDefined, "btf"},
+    {platform::MapOrigin::Legacy, "legacy"},
+    {platform::MapOrigin::GlobalData, "data"},
+};
+
 std::string metaText(const GpuObjectSpec &S) {
   std::ostringstream O;
   O << MetaMagic << "\n";
@@ -42,7 +50,8 @@ std::string metaText(const GpuObjectSpec &S) {
   for (const GpuMapSpec &M : S.Maps) {
     O << "map name=" << M.Name << " type=" << M.Type << " key=" << M.KeySize
       << " value=" << M.ValueSize << " max_entries=" << M.MaxEntries << " flags=" << M.Flags
-      << " origin=" << M.Origin << " object=" << M.ObjectGlobal << " data=" << M.DataGlobal;
+      << " origin=" << wordOf(OriginWords, M.Origin) << " object=" << M.ObjectGlobal
+      << " data=" << M.DataGlobal;
   for (size_t I = 0; I < M.ProgramSlots.size(); ++I)
       O << (I ? "," : " slots=") << M.ProgramSlots[I].first << ":" << M.ProgramSlots[I].second;
     for (size_t I = 0; I < M.InnerMaps.size(); ++I)
@@ -106,7 +115,11 @@ MaybeError parseMeta(const std::string &Text, GpuObjectSpec &S) {
       std::string K = KV.substr(0, Eq), V = KV.substr(Eq + 1);
       bool Ok = true;
       if (K == "name") M.Name = V;
-      else if (K == "origin") M.Origin = V;
+      else if (K == "origin") {
+        std::optional<platform::MapOrigin> O = valueOf(OriginWords, V);
+        Ok = O.has_value();
+        M.Origin = O.value_or(M.Origin);
+      }
       else if (K == "object") M.ObjectGlobal = V;
       else if (K == "data") M.DataGlobal = V;
       else if (K == "type") Ok = Num(V, M.Type);

@@ -43,7 +43,7 @@ public:
     Latencies.reserve(MaxLatencies); // nothing allocated per batch
     Timed = Opts.TimeKernel;
     for (const abi::GpuMapSpec &M : Spec.Maps) {
-      bool Data = M.Origin == "data";
+      bool Data = M.Origin == platform::MapOrigin::GlobalData;
       platform::MapShape Shape = M;
       if (Data)
         Shape = {EBPFGPU_MAP_ARRAY, 4, M.ValueSize, 1, M.Flags};

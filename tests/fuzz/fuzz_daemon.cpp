@@ -38,7 +38,7 @@ public:
     std::unique_ptr<MapOnlyExecutor> E(new MapOnlyExecutor());
     E->Name = S.Program;
     for (const abi::GpuMapSpec &M : S.Maps) {
-      bool Data = M.Origin == "data";
+      bool Data = M.Origin == platform::MapOrigin::GlobalData;
       platform::MapShape Shape = M;
       if (Data)
         Shape = {EBPFGPU_MAP_ARRAY, 4, M.ValueSize, 1, 0};

@@ -29,7 +29,7 @@ GpuObjectSpec sampleSpec() {
   M.ValueSize = 6;
   M.MaxEntries = 1;
   M.Flags = 128;
-  M.Origin = "data";
+  M.Origin = platform::MapOrigin::GlobalData;
   M.DataGlobal = "ebpfgpu_data__rodata";
   S.Maps.push_back(M);
   S.Ptx = ".version 6.0\n.target sm_70\n";
@@ -48,6 +48,7 @@ TEST(GpuObject, RoundTrips) {
   ASSERT_EQ(R->Maps.size(), 1u);
   EXPECT_EQ(R->Maps[0].Name, ".rodata");
   EXPECT_EQ(R->Maps[0].Flags, 128u);
+  EXPECT_EQ(R->Maps[0].Origin, platform::MapOrigin::GlobalData);
   EXPECT_EQ(R->Maps[0].DataGlobal, "ebpfgpu_data__rodata");
   EXPECT_EQ(R->Maps[0].ObjectGlobal, "");
   EXPECT_EQ(R->Ptx, sampleSpec().Ptx);
@@ -71,7 +72,7 @@ TEST(GpuObject, RoundTripsInnerMapTables) {
   M.Type = EBPFGPU_MAP_ARRAY_OF_MAPS;
   M.KeySize = M.ValueSize = 4;
   M.MaxEntries = 4;
-  M.Origin = "btf";
+  M.Origin = platform::MapOrigin::BtfDefined;
   M.ObjectGlobal = "ebpfgpu_map_tenants";
   M.InnerMaps = {"gold", "silver"};
   M.ProgramSlots = {{0, 1}, {1, 2}};
@@ -83,6 +84,7 @@ TEST(GpuObject, RoundTripsInnerMapTables) {
   EXPECT_EQ(R->Maps[1].InnerMaps, (std::vector<std::string>{"gold", "silver"}));
   EXPECT_EQ(R->Maps[1].ProgramSlots, (std::vector<std::pair<uint32_t, uint32_t>>{{0, 1}, {1, 2}}));
   EXPECT_TRUE(R->Maps[0].InnerMaps.empty());
+  EXPECT_EQ(R->Maps[1].Origin, platform::MapOrigin::BtfDefined);
 }
 
 TEST(GpuObject, RefusesDamagedFiles) {
@@ -124,6 +126,22 @@ TEST(GpuObject, SealDetectsChanges) {
   std::vector<uint8_t> NoSeal = replaceText(Bytes, "seal ", "ssal ");
   auto R = readGpuObjectMemory(NoSeal.data(), NoSeal.size(), "x.gpu.o");
   ASSERT_FALSE(R);
+}
+
+TEST(GpuObject, WritesOriginsAsWordsAndRefusesOthers) {
+  GpuObjectSpec S = sampleSpec();
+  S.Maps[0].Origin = platform::MapOrigin::Legacy;
+  std::vector<uint8_t> Bytes = writeGpuObject(S);
+  std::string Text(Bytes.begin(), Bytes.end());
+  EXPECT_NE(Text.find(" origin=legacy "), std::string::npos);
+  auto R = readGpuObjectMemory(Bytes.data(), Bytes.size(), "x.gpu.o");
+  ASSERT_TRUE(R) << R.error().message();
+  EXPECT_EQ(R->Maps[0].Origin, platform::MapOrigin::Legacy);
+  std::vector<uint8_t> Bad = replaceText(Bytes, " origin=legacy ", " origin=legaci ");
+  R = readGpuObjectMemory(Bad.data(), Bad.size(), "x.gpu.o");
+  ASSERT_FALSE(R);
+  EXPECT_NE(R.error().message().find("bad value for map attribute 'origin'"), std::string::npos)
+      << R.error().message();
 }
 
 } // namespace

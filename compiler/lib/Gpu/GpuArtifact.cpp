@@ -37,9 +37,7 @@ llvm::Expected<abi::GpuObjectSpec> buildGpuObject(const object::ObjectSpec &Obj,
     abi::GpuMapSpec GM;
     GM.Name = M.Name;
     static_cast<platform::MapShape &>(GM) = M;
-    GM.Origin = M.Origin == platform::MapOrigin::GlobalData ? "data"
-                : M.Origin == platform::MapOrigin::Legacy   ? "legacy"
-                                                            : "btf";
+    GM.Origin = M.Origin;
     GM.ObjectGlobal = B.ObjectGlobal;
     GM.DataGlobal = B.DataGlobal;
     for (const auto &[MapIndex, Slot, Value] : *Slots)

@@ -26,8 +26,8 @@ namespace ebpfgpu::abi {
 /// loader binds and fills.
 struct GpuMapSpec : platform::MapShape {
   std::string Name;
-  /// "btf", "legacy" or "data".
-  std::string Origin;
+  /// Where the object defined it; the metadata's `origin=` word.
+  platform::MapOrigin Origin = platform::MapOrigin::BtfDefined;
   /// Module globals the loader binds: the map object pointer, and for
   /// global data the data itself (either may be empty).
   std::string ObjectGlobal, DataGlobal;
