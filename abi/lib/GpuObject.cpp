@@ -39,7 +39,8 @@ constexpr EnumWord<platform::MapOrigin> OriginWords[] = {
 std::string metaText(const GpuObjectSpec &S) {
   std::ostringstream O;
   O << MetaMagic << "\n";
-  O << "program " << S.Program << "\nsection " << S.Section << "\nplatform " << S.Platform
+  O << "program " << S.Program << "\nsection " << S.Section
+    << "\nplatform " << platform::platformName(S.Platform)
     << "\nkernel " << S.Kernel << "\ntarget " << S.Target << "\nstack " << S.StackBytes
     << "\nverified " << (S.Verified ? "yes" : "no") << "\nruntime_abi " << EBPFGPU_RUNTIME_ABI
     << "\n";
@@ -75,6 +76,7 @@ MaybeError parseMeta(const std::string &Text, GpuObjectSpec &S) {
     return true;
   };
   uint32_t Abi = 0;
+  bool HasPlatform = false;
   while (std::getline(In, Line)) {
     std::istringstream L(Line);
     std::string Key, Value;
@@ -83,7 +85,13 @@ MaybeError parseMeta(const std::string &Text, GpuObjectSpec &S) {
       std::getline(L >> std::ws, Value);
       if (Key == "program") S.Program = Value;
       else if (Key == "section") S.Section = Value;
-      else if (Key == "platform") S.Platform = Value;
+      else if (Key == "platform") {
+        std::optional<platform::PlatformKind> P = valueOf(platform::PlatformWords, Value);
+        if (!P)
+          return Error("unknown platform '" + Value + "'");
+        S.Platform = *P;
+        HasPlatform = true;
+      }
       else if (Key == "kernel") S.Kernel = Value;
       else if (Key == "target") S.Target = Value;
       else if (Key == "helper") S.Helpers.push_back(Value);
@@ -152,7 +160,7 @@ MaybeError parseMeta(const std::string &Text, GpuObjectSpec &S) {
     }
     S.Maps.push_back(std::move(M));
   }
-  if (S.Kernel.empty() || S.Platform.empty())
+  if (S.Kernel.empty() || !HasPlatform)
     return Error("metadata lacks the kernel or platform");
   if (Abi != EBPFGPU_RUNTIME_ABI)
     return Error("compiled for runtime ABI " + std::to_string(Abi) +

@@ -174,7 +174,7 @@ Loaded load(loader::GpuDevice &Dev, const Pair &P) {
     fail(P.Ptx + ": cannot open file");
   abi::GpuObjectSpec Hand;
   Hand.Program = P.Kernel;
-  Hand.Platform = "xdp";
+  Hand.Platform = platform::PlatformKind::Xdp;
   Hand.Kernel = P.Kernel;
   Hand.Ptx.assign(std::istreambuf_iterator<char>(PtxIn), {});
   auto Timed = [](auto Load, double &Ms) {

@@ -14,8 +14,9 @@ using runtime::BatchExecutor;
 
 Expected<std::unique_ptr<BatchExecutor>>
 makeGpuExecutor(const abi::GpuObjectSpec &Spec, const GpuExecOptions &Opts, bool AllowUnverified) {
-  if (Spec.Platform != "xdp")
-    return Error(Spec.Program + ": not an XDP program (platform " + Spec.Platform + ")");
+  if (Spec.Platform != platform::PlatformKind::Xdp)
+    return Error(Spec.Program + ": not an XDP program (platform " +
+                 platform::platformName(Spec.Platform) + ")");
   if (!Spec.Verified && !AllowUnverified)
     return Error("program " + Spec.Program + " was compiled without the safety verifier "
                  "(ebpf-gpu-cc --no-verify): refusing to run it (--allow-unverified overrides, "

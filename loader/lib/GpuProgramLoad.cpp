@@ -260,10 +260,8 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev,
     return Error("per-CPU maps need " + std::to_string(PerCpu) + " bytes per GPU thread; " +
                  std::to_string(GpuBlockThreads) + " threads would exceed the " +
                  std::to_string(GpuPerCpuMapBytes >> 20) + " MiB set aside for them");
-  if (Spec.Platform != "xdp" && Spec.Platform != "raw")
-    return Error("unknown platform '" + Spec.Platform + "'");
   std::unique_ptr<GpuProgram> P(new GpuProgram(Dev));
-  P->IsXdp = Spec.Platform == "xdp";
+  P->IsXdp = Spec.Platform == platform::PlatformKind::Xdp;
   P->CpuSlots = Slots;
   std::vector<char> ErrLog(16384, 0), InfoLog(16384, 0);
   CUjit_option Opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,

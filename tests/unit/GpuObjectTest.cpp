@@ -17,7 +17,7 @@ GpuObjectSpec sampleSpec() {
   GpuObjectSpec S;
   S.Program = "xdp_fw";
   S.Section = "xdp";
-  S.Platform = "xdp";
+  S.Platform = platform::PlatformKind::Xdp;
   S.Kernel = "ebpfgpu_xdp_batch";
   S.Target = "sm_70";
   S.StackBytes = 40;
@@ -141,6 +141,20 @@ TEST(GpuObject, WritesOriginsAsWordsAndRefusesOthers) {
   R = readGpuObjectMemory(Bad.data(), Bad.size(), "x.gpu.o");
   ASSERT_FALSE(R);
   EXPECT_NE(R.error().message().find("bad value for map attribute 'origin'"), std::string::npos)
+      << R.error().message();
+}
+
+TEST(GpuObject, WritesThePlatformAsAWordAndRefusesOthers) {
+  GpuObjectSpec S = sampleSpec();
+  S.Platform = platform::PlatformKind::Raw;
+  std::vector<uint8_t> Bytes = writeGpuObject(S);
+  auto R = readGpuObjectMemory(Bytes.data(), Bytes.size(), "x.gpu.o");
+  ASSERT_TRUE(R) << R.error().message();
+  EXPECT_EQ(R->Platform, platform::PlatformKind::Raw);
+  std::vector<uint8_t> Bad = replaceText(Bytes, "\nplatform raw\n", "\nplatform tc_\n");
+  R = readGpuObjectMemory(Bad.data(), Bad.size(), "x.gpu.o");
+  ASSERT_FALSE(R);
+  EXPECT_NE(R.error().message().find("unknown platform 'tc_'"), std::string::npos)
       << R.error().message();
 }
 

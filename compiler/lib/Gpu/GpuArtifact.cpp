@@ -23,7 +23,7 @@ llvm::Expected<abi::GpuObjectSpec> buildGpuObject(const object::ObjectSpec &Obj,
   abi::GpuObjectSpec S;
   S.Program = Prog.Name;
   S.Section = Prog.Section.empty() ? "-" : Prog.Section;
-  S.Platform = Lift.Platform->name();
+  S.Platform = Lift.Platform->kind();
   S.Kernel = G->KernelName;
   S.Target = Gpu.Arch;
   S.StackBytes = G->StackBytes;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 
 namespace ebpfgpu::platform {
 
@@ -115,7 +116,7 @@ public:
     H(208, "ktime_get_tai_ns", V::Scalar, {}, false, {});
   }
 
-  const char *name() const override { return "xdp"; }
+  PlatformKind kind() const override { return PlatformKind::Xdp; }
   bool hasContext() const override { return true; }
 
   const ContextField *contextField(int64_t Offset, unsigned Size) const override {
@@ -142,7 +143,7 @@ class RawPlatform final : public Platform {
 public:
   RawPlatform() { Helpers = {{5, "identity", V::Scalar, {V::Scalar}, false, {ArgCheck::Anything}}}; }
 
-  const char *name() const override { return "raw"; }
+  PlatformKind kind() const override { return PlatformKind::Raw; }
   bool hasContext() const override { return false; }
   const ContextField *contextField(int64_t, unsigned) const override {
     return nullptr;
@@ -203,11 +204,10 @@ const Platform &rawPlatform() {
 }
 
 const Platform *findPlatform(const std::string &Name) {
-  if (Name == "xdp")
-    return &xdpPlatform();
-  if (Name == "raw")
-    return &rawPlatform();
-  return nullptr;
+  std::optional<PlatformKind> K = valueOf(PlatformWords, Name);
+  if (!K)
+    return nullptr;
+  return *K == PlatformKind::Xdp ? &xdpPlatform() : &rawPlatform();
 }
 
 } // namespace ebpfgpu::platform

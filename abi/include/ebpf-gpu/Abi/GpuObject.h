@@ -14,6 +14,7 @@
 #define EBPF_GPU_ABI_GPUOBJECT_H
 
 #include "ebpf-gpu/Platform/MapShape.h"
+#include "ebpf-gpu/Platform/PlatformKind.h"
 #include "ebpf-gpu/Support/Error.h"
 
 #include <cstdint>
@@ -41,8 +42,8 @@ struct GpuMapSpec : platform::MapShape {
 
 struct GpuObjectSpec {
   std::string Program, Section;
-  /// "xdp" or "raw".
-  std::string Platform;
+  /// The metadata's `platform` word.
+  platform::PlatformKind Platform = platform::PlatformKind::Xdp;
   std::string Kernel;
   std::string Target;
   unsigned StackBytes = 0;

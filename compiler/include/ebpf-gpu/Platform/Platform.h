@@ -9,6 +9,7 @@
 #ifndef EBPF_GPU_PLATFORM_PLATFORM_H
 #define EBPF_GPU_PLATFORM_PLATFORM_H
 
+#include "ebpf-gpu/Platform/PlatformKind.h"
 #include "ebpf-gpu/Platform/XdpContext.h"
 
 #include <cstdint>
@@ -157,8 +158,9 @@ class Platform {
 public:
   virtual ~Platform() = default;
 
+  virtual PlatformKind kind() const = 0;
   /// Short name ("xdp", "raw").
-  virtual const char *name() const = 0;
+  const char *name() const { return platformName(kind()); }
 
   /// True when r1 at entry points to a context whose loads the lifter
   /// rewrites; false when r1/r2 are a raw memory pointer and its length.
