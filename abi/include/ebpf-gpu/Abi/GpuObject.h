@@ -42,7 +42,7 @@ struct GpuMapSpec : platform::MapShape {
 
 struct GpuObjectSpec {
   std::string Program, Section;
-  /// The metadata's `platform` word.
+  /// The program type (the metadata's `platform` line, "xdp" or "raw").
   platform::PlatformKind Platform = platform::PlatformKind::Xdp;
   std::string Kernel;
   std::string Target;

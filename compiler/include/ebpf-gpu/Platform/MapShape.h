@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // A map's shape (type, key and value sizes, max_entries, flags: what the
-// kernel's bpf_map_create takes) and where its definition came from, once
-// for every library from the ELF reader to the daemon: the object's map
-// specs, the `.gpu.o`'s, the runtime's and the daemon's live maps each
-// embed a MapShape rather than copying its fields. Header-only, so that the
-// libraries that build without the compiler (abi, loader, runtime, the
-// daemon) carry it too. Map type numbers are MapAbi.h's (the kernel's).
+// kernel's bpf_map_create takes), the names of map types and where a
+// definition came from, once for every library from the ELF reader to the
+// daemon: the object's map specs, the `.gpu.o`'s, the runtime's and the
+// daemon's live maps each embed a MapShape rather than copying its fields.
+// Header-only, so that the libraries that build without the compiler (abi,
+// loader, runtime, the daemon) carry it too. Map type numbers are
+// MapAbi.h's (the kernel's).
 
 #ifndef EBPF_GPU_PLATFORM_MAPSHAPE_H
 #define EBPF_GPU_PLATFORM_MAPSHAPE_H
