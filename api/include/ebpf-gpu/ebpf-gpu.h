@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * libebpf-gpu: XDP programs verified, compiled and run on the host CPU or an
+ * NVIDIA GPU from a C program, with libbpf's habits. A program is loaded
+ * from an eBPF object (clang -target bpf; verified and JIT-compiled here) or
+ * a .gpu.o (ebpf-gpu-cc); its maps are found by name and read and written
+ * as libbpf's bpf_map__lookup_elem() and friends do; a burst of packets
+ * runs through it as DPDK's rte_bpf_exec_burst() does, each packet getting
+ * its verdict and, where the program changed it, its new bytes.
+ *
+ * Errors: functions returning int give 0 (or a count) on success and a
+ * negative errno on failure; functions returning a pointer give NULL and
+ * set errno. Either way ebpf_gpu_last_error() says what went wrong, in one
+ * sentence, for the calling thread. A program and its maps are used by one
+ * thread at a time.
+ */
+#ifndef EBPF_GPU_EBPF_GPU_H
+#define EBPF_GPU_EBPF_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define EBPF_GPU_API_VERSION 1
+
+/* What the library exports; everything else in it is hidden. */
+#define EBPF_GPU_API __attribute__((visibility("default")))
+
+enum ebpf_gpu_backend {
+  EBPF_GPU_BACKEND_DEFAULT = 0, /* the GPU for a .gpu.o, the host otherwise */
+  EBPF_GPU_BACKEND_HOST = 1,    /* the host CPU (LLVM ORC JIT) */
+  EBPF_GPU_BACKEND_GPU = 2,     /* an NVIDIA GPU through the CUDA driver */
+};
+
+struct ebpf_gpu_load_opts {
+  size_t sz;           /* sizeof(struct ebpf_gpu_load_opts): for later fields */
+  const char *program; /* section or function name; NULL: the object's only one */
+  enum ebpf_gpu_backend backend;
+};
+
+struct ebpf_gpu_prog;
+struct ebpf_gpu_map;
+
+/* Reads, verifies (eBPF objects: ebpf-gpu's verifier, every program a tail
+ * call may reach; a .gpu.o: it must have been verified when compiled),
+ * compiles and loads the program at `path`. NULL with errno set: ENOENT
+ * when there is no such file, EINVAL for anything else the load refused
+ * (bad options, a malformed object, a program the verifier refuses, one
+ * this build or machine cannot run); ebpf_gpu_last_error() says which. */
+EBPF_GPU_API
+struct ebpf_gpu_prog *ebpf_gpu_prog__load(const char *path, const struct ebpf_gpu_load_opts *opts);
+/* Frees the program and its maps (NULL: nothing). */
+EBPF_GPU_API
+void ebpf_gpu_prog__close(struct ebpf_gpu_prog *prog);
+
+EBPF_GPU_API
+const char *ebpf_gpu_prog__name(const struct ebpf_gpu_prog *prog);
+/* "host" or "gpu". */
+EBPF_GPU_API
+const char *ebpf_gpu_prog__backend(const struct ebpf_gpu_prog *prog);
+
+/* The program's maps (global data sections among them, as libbpf's
+ * .data/.rodata/.bss maps). */
+EBPF_GPU_API
+size_t ebpf_gpu_prog__map_count(const struct ebpf_gpu_prog *prog);
+EBPF_GPU_API
+struct ebpf_gpu_map *ebpf_gpu_prog__map(struct ebpf_gpu_prog *prog, size_t index);
+EBPF_GPU_API
+struct ebpf_gpu_map *ebpf_gpu_prog__find_map_by_name(struct ebpf_gpu_prog *prog,
+                                                     const char *name);
+
+EBPF_GPU_API
+const char *ebpf_gpu_map__name(const struct ebpf_gpu_map *map);
+EBPF_GPU_API
+uint32_t ebpf_gpu_map__type(const struct ebpf_gpu_map *map); /* BPF_MAP_TYPE_* */
+EBPF_GPU_API
+uint32_t ebpf_gpu_map__key_size(const struct ebpf_gpu_map *map);
+EBPF_GPU_API
+uint32_t ebpf_gpu_map__value_size(const struct ebpf_gpu_map *map);
+EBPF_GPU_API
+uint32_t ebpf_gpu_map__max_entries(const struct ebpf_gpu_map *map);
+/* Per-CPU maps: the CPUs whose values a lookup returns (value_sz must be
+ * value_size times this, as libbpf's per-CPU lookups); 1 for other maps. */
+EBPF_GPU_API
+uint32_t ebpf_gpu_map__cpus(const struct ebpf_gpu_map *map);
+
+/* As libbpf's bpf_map__lookup_elem/update_elem/delete_elem/get_next_key:
+ * sizes must match the map's (per-CPU values: value_size * cpus), flags are
+ * BPF_ANY (0), BPF_NOEXIST (1) or BPF_EXIST (2) for updates and 0
+ * otherwise. -ENOENT: no such key (and, for get_next_key, no key after
+ * `cur_key`; a NULL `cur_key` asks for the first). get_next_key walks
+ * arrays by index and hashed maps in bucket order; it costs a walk of the
+ * map. Not while the program runs (ebpf_gpu_prog__run_burst). */
+EBPF_GPU_API
+int ebpf_gpu_map__lookup_elem(const struct ebpf_gpu_map *map, const void *key, size_t key_sz,
+                              void *value, size_t value_sz, uint64_t flags);
+EBPF_GPU_API
+int ebpf_gpu_map__update_elem(struct ebpf_gpu_map *map, const void *key, size_t key_sz,
+                              const void *value, size_t value_sz, uint64_t flags);
+EBPF_GPU_API
+int ebpf_gpu_map__delete_elem(struct ebpf_gpu_map *map, const void *key, size_t key_sz,
+                              uint64_t flags);
+EBPF_GPU_API
+int ebpf_gpu_map__get_next_key(const struct ebpf_gpu_map *map, const void *cur_key,
+                               void *next_key, size_t key_sz);
+
+/* One packet of a burst: `len` bytes at `data` in a buffer of `cap` bytes
+ * from `data`. After the run: `verdict` (XDP_ABORTED .. XDP_REDIRECT),
+ * `redirect` (the target of XDP_REDIRECT), and the packet's bytes and
+ * `len` as the program left them (a packet grown past `cap` fails the
+ * burst with -ENOSPC before anything is written back). */
+struct ebpf_gpu_packet {
+  uint8_t *data;
+  uint32_t len;
+  uint32_t cap;
+  uint32_t verdict;
+  uint32_t redirect;
+};
+
+/* Runs the program over `count` packets (as rte_bpf_exec_burst), one batch
+ * on the program's back end; returns `count`, or a negative errno (-EINVAL:
+ * a packet longer than 9216 bytes or than its `cap`; -EIO: the back end
+ * failed the batch). */
+EBPF_GPU_API
+int ebpf_gpu_prog__run_burst(struct ebpf_gpu_prog *prog, struct ebpf_gpu_packet *pkts,
+                             uint32_t count);
+
+/* The calling thread's last error, "" when none. */
+EBPF_GPU_API
+const char *ebpf_gpu_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EBPF_GPU_EBPF_GPU_H */

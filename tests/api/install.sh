@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The installed tree as a user gets it: `cmake --install` of the build into
+# a fresh prefix, then tests/api/consumer.c built against it twice, with
+# pkg-config and with a CMake project's find_package(ebpf-gpu), and run.
+#   install.sh BUILD-DIR SAMPLES-DIR WORK-DIR
+set -euo pipefail
+build=$1 samples=$2 work=$3
+src=$(cd "$(dirname "$0")" && pwd)
+rm -rf "$work" && mkdir -p "$work"
+prefix=$work/prefix
+cmake --install "$build" --prefix "$prefix" >"$work/install.log"
+for f in bin/ebpf-gpu-cc bin/ebpf-gpu-loader bin/ebpf-gpu-trafgen include/ebpf-gpu/ebpf-gpu.h; do
+  [[ -e $prefix/$f ]] || { echo "FAIL: $f not installed"; exit 1; }
+done
+libdir=$(dirname "$(find "$prefix" -name 'libebpf-gpu.so' | head -1)")
+[[ -n $libdir ]] || { echo "FAIL: libebpf-gpu.so not installed"; exit 1; }
+echo "installed: tools, header, $(basename "$libdir")/libebpf-gpu.so"
+# Only the C API is exported.
+exported=$(nm -D --defined-only "$libdir/libebpf-gpu.so" | awk '$2 == "T" {print $3}' | sort)
+if grep -v '^ebpf_gpu_' <<<"$exported"; then
+  echo "FAIL: symbols other than the API exported (above)"; exit 1
+fi
+echo "exported: $(wc -l <<<"$exported") functions, all ebpf_gpu_*"
+
+# pkg-config.
+export PKG_CONFIG_PATH=$libdir/pkgconfig
+cc -std=c11 -Wall -Werror "$src/consumer.c" $(pkg-config --cflags --libs ebpf-gpu) \
+  -Wl,-rpath,"$libdir" -o "$work/consumer-pc"
+echo "pkg-config: built"
+"$work/consumer-pc" "$samples"
+
+# find_package(ebpf-gpu).
+mkdir -p "$work/cmake"
+cat >"$work/cmake/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.20)
+project(consumer C)
+find_package(ebpf-gpu 0.1 REQUIRED)
+add_executable(consumer $src/consumer.c)
+target_link_libraries(consumer PRIVATE ebpf-gpu::ebpf-gpu)
+CMAKE
+cmake -S "$work/cmake" -B "$work/cmake/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_BUILD_RPATH="$libdir" >"$work/cmake.log"
+ninja -C "$work/cmake/build" >>"$work/cmake.log"
+echo "find_package: built"
+"$work/cmake/build/consumer" "$samples" >/dev/null
+echo "find_package: the same checks pass"
