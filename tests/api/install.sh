@@ -10,12 +10,16 @@ src=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work" && mkdir -p "$work"
 prefix=$work/prefix
 cmake --install "$build" --prefix "$prefix" >"$work/install.log"
-for f in bin/ebpf-gpu-cc bin/ebpf-gpu-loader bin/ebpf-gpu-trafgen include/ebpf-gpu/ebpf-gpu.h; do
+for f in bin/ebpf-gpu-cc bin/ebpf-gpu-loader bin/ebpf-gpu-trafgen include/ebpf-gpu/ebpf-gpu.h \
+  lib/systemd/system/ebpf-gpu-daemon.service share/doc/ebpf-gpu/daemon.conf.example; do
   [[ -e $prefix/$f ]] || { echo "FAIL: $f not installed"; exit 1; }
 done
 libdir=$(dirname "$(find "$prefix" -name 'libebpf-gpu.so' | head -1)")
 [[ -n $libdir ]] || { echo "FAIL: libebpf-gpu.so not installed"; exit 1; }
-echo "installed: tools, header, $(basename "$libdir")/libebpf-gpu.so"
+# The unit runs the installed loader.
+grep -q "^ExecStart=$prefix/bin/ebpf-gpu-loader daemon " "$prefix/lib/systemd/system/ebpf-gpu-daemon.service" ||
+  { echo "FAIL: the unit's ExecStart is not the installed loader"; exit 1; }
+echo "installed: tools, header, systemd unit, $(basename "$libdir")/libebpf-gpu.so"
 # Only the C API is exported.
 exported=$(nm -D --defined-only "$libdir/libebpf-gpu.so" | awk '$2 == "T" {print $3}' | sort)
 if grep -v '^ebpf_gpu_' <<<"$exported"; then

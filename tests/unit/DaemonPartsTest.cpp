@@ -4,6 +4,7 @@
 // latency histogram, map values pretty-printed from BTF, the guard that
 // contains back-end faults, and the metrics endpoint's answers.
 
+#include "DaemonConfig.h"
 #include "DaemonFaults.h"
 #include "Json.h"
 #include "MetricsEndpoint.h"
@@ -453,6 +454,46 @@ TEST(MetricsEndpoint, RefusesAddressesItCannotServeOn) {
   ASSERT_TRUE(E) << E.error().message();
   EXPECT_EQ((*E)->address().rfind("127.0.0.1:", 0), 0u);
   EXPECT_NE((*E)->address(), "127.0.0.1:0");
+}
+
+} // namespace
+
+namespace {
+
+TEST(DaemonConfig, ReadsProgramsAndPortsAndRefusesTheRest) {
+  auto C = tools::parseDaemonConfig("# comment\n"
+                                    "program fw path=/a/fw.o section=xdp backend=gpu blocks=8 # x\n"
+                                    "\n"
+                                    "port net_null0 program=fw batch=64 exception=net_null1\n",
+                                    "d.conf");
+  ASSERT_TRUE(C) << C.error().message();
+  ASSERT_EQ(C->Programs.size(), 1u);
+  ASSERT_EQ(C->Ports.size(), 1u);
+  EXPECT_EQ(C->Programs[0].Args.write(),
+            R"({"path": "/a/fw.o", "section": "xdp", "backend": "gpu", "blocks": 8})");
+  EXPECT_EQ(C->Ports[0].Program, "fw");
+  EXPECT_EQ(C->Ports[0].Line, 4u);
+  EXPECT_EQ(C->Ports[0].Args.write(),
+            R"({"batch": 64, "exception": "net_null1", "device": "net_null0"})");
+  struct Case {
+    const char *Text, *Error;
+  } Bad[] = {
+      {"progam fw path=/a\n", "d.conf:1: 'progam': a line is"},
+      {"program\n", "d.conf:1: program needs a name first"},
+      {"program fw\n", "d.conf:1: program fw needs path=/absolute/object.o"},
+      {"program fw path=/a path=/b\n", "d.conf:1: 'path' given twice"},
+      {"program fw path=/a blocks=x\n", "d.conf:1: 'blocks' needs a number, not 'x'"},
+      {"program fw path=/a\nprogram fw path=/b\n", "d.conf:2: program fw named twice"},
+      {"program fw path=/a\nport p0\n", "d.conf:2: port p0 needs program=NAME"},
+      {"program fw path=/a\nport p0 program=fw colour=1\n", "d.conf:2: unknown key 'colour' for a port"},
+      {"port p0 program=fw\n", "d.conf:1: port p0 runs program fw, which no program line names"},
+      {"program fw path=/a nokey\n", "d.conf:1: 'nokey' is not key=value"},
+  };
+  for (const Case &B : Bad) {
+    auto E = tools::parseDaemonConfig(B.Text, "d.conf");
+    ASSERT_FALSE(E) << B.Text;
+    EXPECT_EQ(E.error().message().rfind(B.Error, 0), 0u) << E.error().message();
+  }
 }
 
 } // namespace

@@ -12,6 +12,7 @@
 #include "Daemon.h"
 
 #include "DaemonBackends.h"
+#include "DaemonConfig.h"
 #include "DaemonState.h"
 #include "Json.h"
 #include "MetricsEndpoint.h"
@@ -48,8 +49,9 @@ int SignalPipe[2] = {-1, -1};
 /// Written by a worker whose program's back end failed: wakes the control
 /// loop to recover it.
 int FaultPipe[2] = {-1, -1};
-extern "C" void onDaemonSignal(int) {
-  char C = 1;
+/// Wakes the control loop with the signal's number (SIGHUP: reload).
+extern "C" void onDaemonSignal(int Sig) {
+  char C = char(Sig);
   ssize_t R = write(SignalPipe[1], &C, 1);
   (void)R;
 }
@@ -71,6 +73,8 @@ int usage(const std::string &Msg) {
                "  --metrics [ADDR:]PORT\n"
                "                       serve the counters for Prometheus at\n"
                "                       http://ADDR:PORT/metrics (ADDR default 127.0.0.1)\n"
+               "  --config FILE        programs and ports to serve from the start, read again\n"
+               "                       on SIGHUP (docs/DAEMON.md)\n"
                "  --allow-unverified   TEST ONLY: `prog load` takes .gpu.o files compiled with\n"
                "                       --no-verify (fault-containment tests)\n"
                "  -- EAL-ARGS          passed to DPDK's EAL after the daemon's own\n",
@@ -207,6 +211,8 @@ struct DaemonCommandLine {
   uint64_t IntervalMs = 1000;
   /// --metrics: [ADDR:]PORT, empty for none.
   std::string Metrics;
+  /// --config: the configuration file, empty for none.
+  std::string Config;
   DaemonOptions DOpts;
 };
 
@@ -250,6 +256,8 @@ std::optional<int> parseDaemonArgs(int argc, char **argv, DaemonCommandLine &L) 
       L.IntervalMs = Number(10, 3600000);
     else if (A == "--metrics")
       L.Metrics = Value();
+    else if (A == "--config")
+      L.Config = Value();
     else if (A == "--allow-unverified")
       L.DOpts.AllowUnverified = true;
     else if (A == "-h" || A == "--help") {
@@ -351,6 +359,7 @@ int daemonCommand(int argc, char **argv) {
   Sa.sa_handler = onDaemonSignal;
   sigaction(SIGINT, &Sa, nullptr);
   sigaction(SIGTERM, &Sa, nullptr);
+  sigaction(SIGHUP, &Sa, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
   auto DP = runtime::Dataplane::start(L.DO);
@@ -386,6 +395,30 @@ int daemonCommand(int argc, char **argv) {
                  "batches of every program fail\n",
                  Tool, std::getenv("EBPF_GPU_LOADER_TEST_FAIL_BATCHES"));
 
+  // The configuration: what a client would send, through the same handler.
+  ConfigApplier Config([&](const std::string &Cmd, json::Value Args) {
+    std::string Line =
+        json::Value::object().set("id", 0).set("cmd", Cmd).set("args", std::move(Args)).write();
+    json::Value Resp = State.handle(Line);
+    logRequest(Line, Resp);
+    return Resp;
+  });
+  auto ApplyConfig = [&](bool Strict) {
+    auto Done = Config.apply(L.Config, Strict);
+    for (const std::string &D : Done ? *Done : std::vector<std::string>())
+      std::fprintf(stderr, "%s: daemon: %s\n", Tool, D.c_str());
+    if (!Done)
+      std::fprintf(stderr, "%s: %s: %s\n", Tool, Strict ? "error" : "daemon: reload",
+                   Done.error().message().c_str());
+    return bool(Done);
+  };
+  if (!L.Config.empty() && !ApplyConfig(true)) {
+    close(*Listen);
+    State.stop();
+    unlink(Socket.c_str());
+    return 1;
+  }
+
   std::vector<Client> Clients;
   auto NextSample = std::chrono::steady_clock::now();
   bool Quit = false;
@@ -416,8 +449,19 @@ int daemonCommand(int argc, char **argv) {
       break;
     }
     if (Fds[0].revents) {
-      Quit = true;
-      break;
+      char Sigs[16];
+      bool Reload = false;
+      for (ssize_t N; (N = read(SignalPipe[0], Sigs, sizeof(Sigs))) > 0;)
+        for (ssize_t I = 0; I < N; ++I)
+          (Sigs[I] == SIGHUP ? Reload : Quit) = true;
+      if (Quit)
+        break;
+      if (Reload && !L.Config.empty()) {
+        std::fprintf(stderr, "%s: daemon: SIGHUP: reading %s again\n", Tool, L.Config.c_str());
+        ApplyConfig(false);
+      } else if (Reload) {
+        std::fprintf(stderr, "%s: daemon: SIGHUP: no --config to read again\n", Tool);
+      }
     }
     if (Fds[1].revents || RetryMs >= 0) {
       char Drain[64];

@@ -9,6 +9,11 @@
 #   daemon.py stop SOCKET [SIGNAL]
 #       sends SIGTERM (or SIGNAL), waits for the exit, prints
 #       "daemon exit: N" and whether the socket is gone.
+#   daemon.py signal SOCKET SIGNAL LOG TEXT
+#       sends SIGNAL (e.g. HUP) and waits until LOG has one more line
+#       containing TEXT than before (30 s at most); prints those new lines
+#   daemon.py pid SOCKET
+#       prints the daemon's process id (an ExecReload's $MAINPID)
 import os
 import signal
 import socket
@@ -95,7 +100,34 @@ def stop(sock, signame="TERM"):
     return 0
 
 
+def lines_with(log, text):
+    return [l for l in open(log).read().splitlines() if text in l]
+
+
+def send_signal(sock, signame, log, text):
+    before = len(lines_with(log, text))
+    os.kill(int(open(sock + ".pid").read()), getattr(signal, "SIG" + signame))
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        got = lines_with(log, text)
+        if len(got) > before:
+            # The whole reload is logged by then: its lines follow the marker.
+            time.sleep(0.2)
+            lines = open(log).read().splitlines()
+            at = [i for i, l in enumerate(lines) if text in l][before]
+            print("\n".join(lines[at:]))
+            return 0
+        time.sleep(0.05)
+    print("no new line with %r in %s" % (text, log))
+    return 1
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "signal":
+        sys.exit(send_signal(*sys.argv[2:6]))
+    if sys.argv[1] == "pid":
+        print(open(sys.argv[2] + ".pid").read())
+        sys.exit(0)
     if sys.argv[1] == "start":
         sep = sys.argv.index("--")
         sys.exit(start(sys.argv[2], sys.argv[3], sys.argv[sep + 1:]))

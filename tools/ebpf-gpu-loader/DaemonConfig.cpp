@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "DaemonConfig.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <sys/stat.h>
+
+namespace ebpfgpu::tools {
+
+using json::Value;
+
+namespace {
+
+const std::set<std::string> ProgramKeys = {"path",       "section",     "backend",  "gpu_mode",
+                                           "gpu_path",   "inner_maps",  "map_sizes", "name",
+                                           "watchdog_ms", "blocks",     "launch_size"};
+const std::set<std::string> NumberKeys = {"watchdog_ms", "blocks", "launch_size", "queues",
+                                          "batch", "timeout_us"};
+const std::set<std::string> PortKeys = {"program", "exception", "queues", "batch", "timeout_us"};
+
+/// "SIZE:MTIME_NS:INODE" of a file, "" when it cannot be read.
+std::string fileStamp(const std::string &Path) {
+  struct stat St;
+  if (stat(Path.c_str(), &St) != 0)
+    return "";
+  return std::to_string(St.st_size) + ":" +
+         std::to_string(int64_t(St.st_mtim.tv_sec) * 1000000000 + St.st_mtim.tv_nsec) + ":" +
+         std::to_string(St.st_ino);
+}
+
+bool ok(const Value &R) {
+  const Value *O = R.get("ok");
+  return O && O->boolean();
+}
+
+std::string errorOf(const Value &R) {
+  const Value *E = R.get("error");
+  return E ? E->text() : "no answer";
+}
+
+/// The id a response names: "id" (prog load) or "port" (net attach).
+uint32_t idOf(const Value &R, const char *Key = "id") {
+  const Value *Res = R.get("result");
+  const Value *Id = Res ? Res->get(Key) : nullptr;
+  return Id && Id->u64() ? uint32_t(*Id->u64()) : 0;
+}
+
+} // namespace
+
+bool DaemonConfig::Entry::operator==(const Entry &O) const {
+  return Name == O.Name && Program == O.Program && Args.write() == O.Args.write();
+}
+
+Expected<DaemonConfig> parseDaemonConfig(const std::string &Text, const std::string &File) {
+  DaemonConfig C;
+  std::istringstream In(Text);
+  std::string Line;
+  std::set<std::string> Names, Devices;
+  for (unsigned N = 1; std::getline(In, Line); ++N) {
+    auto Fail = [&](const std::string &Why) { return Error(File + ":" + std::to_string(N) + ": " + Why); };
+    Line = Line.substr(0, Line.find('#'));
+    std::istringstream Words(Line);
+    std::string Kind, Name, W;
+    if (!(Words >> Kind))
+      continue;
+    if (Kind != "program" && Kind != "port")
+      return Fail("'" + Kind + "': a line is 'program NAME key=value...' or 'port DEVICE "
+                  "program=NAME key=value...'");
+    if (!(Words >> Name) || Name.find('=') != std::string::npos)
+      return Fail(Kind + " needs a " + (Kind == "program" ? "name" : "device") + " first");
+    DaemonConfig::Entry E;
+    E.Line = N;
+    E.Name = Name;
+    E.Args = Value::object();
+    const std::set<std::string> &Keys = Kind == "program" ? ProgramKeys : PortKeys;
+    while (Words >> W) {
+      size_t Eq = W.find('=');
+      if (Eq == std::string::npos || Eq == 0)
+        return Fail("'" + W + "' is not key=value");
+      std::string K = W.substr(0, Eq), V = W.substr(Eq + 1);
+      if (!Keys.count(K))
+        return Fail("unknown key '" + K + "' for a " + Kind);
+      if (E.Args.get(K) || (K == "program" && !E.Program.empty()))
+        return Fail("'" + K + "' given twice");
+      if (K == "program") {
+        E.Program = V;
+      } else if (NumberKeys.count(K)) {
+        if (V.empty() || V.size() > 10 || V.find_first_not_of("0123456789") != std::string::npos)
+          return Fail("'" + K + "' needs a number, not '" + V + "'");
+        E.Args.set(K, uint64_t(std::stoull(V)));
+      } else {
+        E.Args.set(K, V);
+      }
+    }
+    if (Kind == "program") {
+      if (!E.Args.get("path"))
+        return Fail("program " + Name + " needs path=/absolute/object.o");
+      if (!Names.insert(Name).second)
+        return Fail("program " + Name + " named twice");
+      C.Programs.push_back(std::move(E));
+    } else {
+      if (E.Program.empty())
+        return Fail("port " + Name + " needs program=NAME");
+      if (!Devices.insert(Name).second)
+        return Fail("port " + Name + " named twice");
+      E.Args.set("device", Name);
+      C.Ports.push_back(std::move(E));
+    }
+  }
+  for (const DaemonConfig::Entry &P : C.Ports)
+    if (!Names.count(P.Program))
+      return Error(File + ":" + std::to_string(P.Line) + ": port " + P.Name +
+                   " runs program " + P.Program + ", which no program line names");
+  return C;
+}
+
+Expected<std::vector<std::string>> ConfigApplier::apply(const std::string &File, bool Strict) {
+  std::ifstream In(File);
+  if (!In)
+    return Error("config " + File + ": " + std::strerror(errno));
+  std::stringstream Text;
+  Text << In.rdbuf();
+  auto C = parseDaemonConfig(Text.str(), File);
+  if (!C)
+    return C.takeError();
+  std::vector<std::string> Done;
+  std::optional<Error> First;
+  auto Failed = [&](const std::string &Why) {
+    if (!First)
+      First = Error("config " + File + ": " + Why);
+    return Strict;
+  };
+  // 1. Programs new or changed (their line, or their object file) are loaded.
+  std::map<std::string, uint32_t> Fresh; // NAME -> new id, not yet in place
+  for (const DaemonConfig::Entry &P : C->Programs) {
+    std::string Stamp = fileStamp(P.Args.get("path")->text());
+    auto It = Programs.find(P.Name);
+    if (It != Programs.end() && It->second.Line == P && It->second.FileStamp == Stamp)
+      continue;
+    Value R = Send("prog load", P.Args);
+    if (!ok(R)) {
+      if (Failed("line " + std::to_string(P.Line) + ": program " + P.Name + ": " + errorOf(R)))
+        return std::move(*First);
+      continue;
+    }
+    Fresh[P.Name] = idOf(R);
+    Done.push_back("config: program " + P.Name + " loaded as " + std::to_string(idOf(R)));
+  }
+  auto Current = [&](const std::string &Name) -> uint32_t {
+    auto F = Fresh.find(Name);
+    if (F != Fresh.end())
+      return F->second;
+    auto It = Programs.find(Name);
+    return It == Programs.end() ? 0 : It->second.Id;
+  };
+  // 2. Ports gone from the file, or whose line changed (options, program),
+  // are detached.
+  std::map<std::string, const DaemonConfig::Entry *> Want;
+  for (const DaemonConfig::Entry &P : C->Ports)
+    Want[P.Name] = &P;
+  for (auto It = Ports.begin(); It != Ports.end();) {
+    auto W = Want.find(It->first);
+    if (W != Want.end() && *W->second == It->second.Line) {
+      ++It;
+      continue;
+    }
+    Value R = Send("net detach", Value::object().set("port", It->second.Port));
+    if (!ok(R) && Failed("port " + It->first + ": " + errorOf(R)))
+      return std::move(*First);
+    Done.push_back("config: port " + It->first + " detached");
+    It = Ports.erase(It);
+  }
+  // 3. Programs loaded anew take over their ports between two batches.
+  for (auto F = Fresh.begin(); F != Fresh.end();) {
+    const std::string &Name = F->first;
+    const uint32_t NewId = F->second;
+    auto It = Programs.find(Name);
+    if (It == Programs.end()) {
+      ++F;
+      continue;
+    }
+    bool Runs = std::any_of(Ports.begin(), Ports.end(),
+                            [&, Old = It->second.Id](const auto &P) { return P.second.Prog == Old; });
+    if (Runs) {
+      Value R = Send("prog replace", Value::object().set("id", It->second.Id).set("new_id", NewId));
+      if (!ok(R)) {
+        // The old version stays in place; the new one goes.
+        Send("prog unload", Value::object().set("id", NewId));
+        F = Fresh.erase(F);
+        if (Failed("program " + Name + ": " + errorOf(R)))
+          return std::move(*First);
+        continue;
+      }
+      for (auto &[Dev, P] : Ports)
+        if (P.Prog == It->second.Id)
+          P.Prog = NewId;
+      Done.push_back("config: program " + Name + " replaced by " + std::to_string(NewId) +
+                     " on its ports");
+    }
+    Send("prog unload", Value::object().set("id", It->second.Id));
+    ++F;
+  }
+  for (const DaemonConfig::Entry &P : C->Programs)
+    if (Fresh.count(P.Name))
+      Programs[P.Name] = {P, Fresh[P.Name], fileStamp(P.Args.get("path")->text())};
+  // 4. Ports new (or detached above for a changed line) are attached; a
+  // port whose program was loaded anew (3) already runs the new one.
+  for (const DaemonConfig::Entry &P : C->Ports) {
+    auto It = Ports.find(P.Name);
+    uint32_t Prog = Current(P.Program);
+    if (It != Ports.end()) // attached, its line unchanged (2)
+      continue;
+    if (!Prog) {
+      if (Failed("port " + P.Name + ": its program " + P.Program + " is not loaded"))
+        return std::move(*First);
+      continue;
+    }
+    Value Args = P.Args;
+    Args.set("prog", Prog);
+    Value R = Send("net attach", Args);
+    if (!ok(R)) {
+      if (Failed("line " + std::to_string(P.Line) + ": port " + P.Name + ": " + errorOf(R)))
+        return std::move(*First);
+      continue;
+    }
+    Ports[P.Name] = {P, idOf(R, "port"), Prog};
+    Done.push_back("config: port " + P.Name + " attached to program " + P.Program + " (" +
+                   std::to_string(Prog) + ")");
+  }
+  // 5. Programs gone from the file are unloaded once no port runs them.
+  for (auto It = Programs.begin(); It != Programs.end();) {
+    bool Kept = std::any_of(C->Programs.begin(), C->Programs.end(),
+                            [&](const DaemonConfig::Entry &P) { return P.Name == It->first; });
+    if (Kept) {
+      ++It;
+      continue;
+    }
+    Value R = Send("prog unload", Value::object().set("id", It->second.Id));
+    if (!ok(R) && Failed("program " + It->first + ": " + errorOf(R)))
+      return std::move(*First);
+    Done.push_back("config: program " + It->first + " unloaded");
+    It = Programs.erase(It);
+  }
+  if (First)
+    return std::move(*First);
+  return Done;
+}
+
+} // namespace ebpfgpu::tools

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// `daemon --config FILE`: the programs and ports the daemon serves from the
+// start, and again after each SIGHUP (what a systemd unit's ExecReload
+// sends). One entry a line, `#` to the end of a line a comment:
+//   program NAME path=/abs/prog.o [section=S] [backend=host|gpu] [gpu_mode=..]
+//           [gpu_path=..] [inner_maps=..] [map_sizes=..] [watchdog_ms=N]
+//           [blocks=N] [launch_size=N]
+//   port DEVICE program=NAME [exception=DEVICE] [queues=N] [batch=N] [timeout_us=N]
+// The keys are `prog load`'s and `net attach`'s arguments (docs/DAEMON.md).
+// A reload brings the daemon from the last configuration to the new one with
+// the requests a client would send: programs loaded first; a program whose
+// line or object file changed is loaded anew and put in place on its ports
+// with `prog replace` (between two batches: no packet lost) before the old
+// one is unloaded; ports gone from the file are detached, new ones
+// attached, ones whose options changed detached and attached again. A file
+// that does not parse, or a program that does not load, leaves what runs as
+// it was (the failing program keeps its old version).
+
+#ifndef EBPF_GPU_TOOLS_LOADER_DAEMONCONFIG_H
+#define EBPF_GPU_TOOLS_LOADER_DAEMONCONFIG_H
+
+#include "Json.h"
+
+#include "ebpf-gpu/Support/Error.h"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ebpfgpu::tools {
+
+struct DaemonConfig {
+  struct Entry {
+    unsigned Line = 0;
+    std::string Name;     ///< the program's name, the port's device
+    json::Value Args;     ///< the request's arguments (a port's without "prog")
+    std::string Program;  ///< ports: the program's NAME
+    bool operator==(const Entry &O) const;
+  };
+  std::vector<Entry> Programs, Ports;
+};
+
+/// Reads a configuration's text; errors name `File` and the line.
+Expected<DaemonConfig> parseDaemonConfig(const std::string &Text, const std::string &File);
+
+/// What a configuration made of the daemon: program and port ids, and the
+/// identity of each program's object file when it was loaded.
+class ConfigApplier {
+public:
+  /// `Send` takes a request's command and arguments and returns its
+  /// response ({"ok": ..., "result"|"error": ...}: DaemonState::handle's).
+  using Sender = std::function<json::Value(const std::string &Cmd, json::Value Args)>;
+  explicit ConfigApplier(Sender Send) : Send(std::move(Send)) {}
+
+  /// Reads `File` and brings the daemon to it. Returns one line a change
+  /// made ("config: program fw loaded as 1", ...), or the first error
+  /// that kept a part of the file from taking effect (`Strict`: at the
+  /// first error; the daemon's start treats any error as fatal).
+  Expected<std::vector<std::string>> apply(const std::string &File, bool Strict);
+
+private:
+  struct Loaded {
+    DaemonConfig::Entry Line;
+    uint32_t Id = 0;
+    std::string FileStamp; ///< size and mtime of the object when loaded
+  };
+  struct Attached {
+    DaemonConfig::Entry Line;
+    uint32_t Port = 0, Prog = 0;
+  };
+  Sender Send;
+  std::map<std::string, Loaded> Programs; ///< by NAME
+  std::map<std::string, Attached> Ports;  ///< by DEVICE
+};
+
+} // namespace ebpfgpu::tools
+
+#endif // EBPF_GPU_TOOLS_LOADER_DAEMONCONFIG_H
