@@ -27,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <functional>
 #include <map>
 #include <poll.h>
 #include <optional>
@@ -319,6 +320,75 @@ void acceptClient(int Listen, std::vector<Client> &Clients) {
   }
 }
 
+/// Serves until SIGINT or SIGTERM: control clients on `Listen`, scrapes,
+/// back-end faults (recovered), rate samples every `IntervalMs`, and
+/// `OnReload` on SIGHUP.
+void controlLoop(DaemonState &State, int Listen, MetricsEndpoint *Metrics, uint64_t IntervalMs,
+                 std::vector<Client> &Clients, const std::function<void()> &OnReload) {
+  auto NextSample = std::chrono::steady_clock::now();
+  bool Quit = false;
+  int RetryMs = -1; // a failed re-creation waits this long
+  while (!Quit) {
+    auto Now = std::chrono::steady_clock::now();
+    if (Now >= NextSample) {
+      State.sampleRates();
+      NextSample = Now + std::chrono::milliseconds(IntervalMs);
+    }
+    int Timeout =
+        int(std::chrono::duration_cast<std::chrono::milliseconds>(NextSample - Now).count() + 1);
+    if (RetryMs >= 0)
+      Timeout = std::min(Timeout, RetryMs);
+    if (Metrics && Metrics->timeoutMs() >= 0)
+      Timeout = std::min(Timeout, Metrics->timeoutMs());
+    std::vector<pollfd> Fds = {{SignalPipe[0], POLLIN, 0}, {FaultPipe[0], POLLIN, 0}};
+    Fds.push_back({Listen, POLLIN, 0});
+    for (const Client &C : Clients)
+      Fds.push_back({C.Fd, POLLIN, 0});
+    const size_t MetricsAt = Fds.size();
+    if (Metrics)
+      Metrics->addPollFds(Fds);
+    if (poll(Fds.data(), Fds.size(), Timeout) < 0) {
+      if (errno == EINTR)
+        continue;
+      std::fprintf(stderr, "%s: error: poll: %s\n", Tool, std::strerror(errno));
+      break;
+    }
+    if (Fds[0].revents) {
+      char Sigs[16];
+      bool Reload = false;
+      for (ssize_t N; (N = read(SignalPipe[0], Sigs, sizeof(Sigs))) > 0;)
+        for (ssize_t I = 0; I < N; ++I)
+          (Sigs[I] == SIGHUP ? Reload : Quit) = true;
+      if (Quit)
+        break;
+      if (Reload)
+        OnReload();
+    }
+    if (Fds[1].revents || RetryMs >= 0) {
+      char Drain[64];
+      while (read(FaultPipe[0], Drain, sizeof(Drain)) > 0) {
+      }
+      RetryMs = State.recoverFaults();
+    }
+    std::vector<size_t> Gone;
+    for (size_t I = 0; I < Clients.size(); ++I) {
+      if (!Fds[I + 3].revents)
+        continue;
+      if (serveClient(Clients[I], State))
+        Gone.push_back(I);
+    }
+    if (Metrics)
+      Metrics->serve(&Fds[MetricsAt], [&] { return State.metrics(); });
+    for (size_t K = Gone.size(); K-- > 0;) {
+      close(Clients[Gone[K]].Fd);
+      Clients.erase(Clients.begin() + long(Gone[K]));
+    }
+    if (Fds[2].revents & POLLIN)
+      acceptClient(Listen, Clients);
+  }
+
+}
+
 } // namespace
 
 int daemonCommand(int argc, char **argv) {
@@ -420,71 +490,14 @@ int daemonCommand(int argc, char **argv) {
   }
 
   std::vector<Client> Clients;
-  auto NextSample = std::chrono::steady_clock::now();
-  bool Quit = false;
-  int RetryMs = -1; // a failed re-creation waits this long
-  while (!Quit) {
-    auto Now = std::chrono::steady_clock::now();
-    if (Now >= NextSample) {
-      State.sampleRates();
-      NextSample = Now + std::chrono::milliseconds(L.IntervalMs);
+  controlLoop(State, *Listen, Metrics.get(), L.IntervalMs, Clients, [&] {
+    if (L.Config.empty()) {
+      std::fprintf(stderr, "%s: daemon: SIGHUP: no --config to read again\n", Tool);
+      return;
     }
-    int Timeout =
-        int(std::chrono::duration_cast<std::chrono::milliseconds>(NextSample - Now).count() + 1);
-    if (RetryMs >= 0)
-      Timeout = std::min(Timeout, RetryMs);
-    if (Metrics && Metrics->timeoutMs() >= 0)
-      Timeout = std::min(Timeout, Metrics->timeoutMs());
-    std::vector<pollfd> Fds = {{SignalPipe[0], POLLIN, 0}, {FaultPipe[0], POLLIN, 0}};
-    Fds.push_back({*Listen, POLLIN, 0});
-    for (const Client &C : Clients)
-      Fds.push_back({C.Fd, POLLIN, 0});
-    const size_t MetricsAt = Fds.size();
-    if (Metrics)
-      Metrics->addPollFds(Fds);
-    if (poll(Fds.data(), Fds.size(), Timeout) < 0) {
-      if (errno == EINTR)
-        continue;
-      std::fprintf(stderr, "%s: error: poll: %s\n", Tool, std::strerror(errno));
-      break;
-    }
-    if (Fds[0].revents) {
-      char Sigs[16];
-      bool Reload = false;
-      for (ssize_t N; (N = read(SignalPipe[0], Sigs, sizeof(Sigs))) > 0;)
-        for (ssize_t I = 0; I < N; ++I)
-          (Sigs[I] == SIGHUP ? Reload : Quit) = true;
-      if (Quit)
-        break;
-      if (Reload && !L.Config.empty()) {
-        std::fprintf(stderr, "%s: daemon: SIGHUP: reading %s again\n", Tool, L.Config.c_str());
-        ApplyConfig(false);
-      } else if (Reload) {
-        std::fprintf(stderr, "%s: daemon: SIGHUP: no --config to read again\n", Tool);
-      }
-    }
-    if (Fds[1].revents || RetryMs >= 0) {
-      char Drain[64];
-      while (read(FaultPipe[0], Drain, sizeof(Drain)) > 0) {
-      }
-      RetryMs = State.recoverFaults();
-    }
-    std::vector<size_t> Gone;
-    for (size_t I = 0; I < Clients.size(); ++I) {
-      if (!Fds[I + 3].revents)
-        continue;
-      if (serveClient(Clients[I], State))
-        Gone.push_back(I);
-    }
-    if (Metrics)
-      Metrics->serve(&Fds[MetricsAt], [&] { return State.metrics(); });
-    for (size_t K = Gone.size(); K-- > 0;) {
-      close(Clients[Gone[K]].Fd);
-      Clients.erase(Clients.begin() + long(Gone[K]));
-    }
-    if (Fds[2].revents & POLLIN)
-      acceptClient(*Listen, Clients);
-  }
+    std::fprintf(stderr, "%s: daemon: SIGHUP: reading %s again\n", Tool, L.Config.c_str());
+    ApplyConfig(false);
+  });
 
   std::fprintf(stderr, "%s: daemon: stopping\n", Tool);
   close(*Listen);
