@@ -76,6 +76,8 @@ int usage(const std::string &Msg) {
                "                       http://ADDR:PORT/metrics (ADDR default 127.0.0.1)\n"
                "  --config FILE        programs and ports to serve from the start, read again\n"
                "                       on SIGHUP (docs/DAEMON.md)\n"
+               "  --state-dir DIR      with --config: each program's maps saved to DIR at the\n"
+               "                       stop and restored when it is loaded again\n"
                "  --allow-unverified   TEST ONLY: `prog load` takes .gpu.o files compiled with\n"
                "                       --no-verify (fault-containment tests)\n"
                "  -- EAL-ARGS          passed to DPDK's EAL after the daemon's own\n",
@@ -212,8 +214,8 @@ struct DaemonCommandLine {
   uint64_t IntervalMs = 1000;
   /// --metrics: [ADDR:]PORT, empty for none.
   std::string Metrics;
-  /// --config: the configuration file, empty for none.
-  std::string Config;
+  /// --config: the configuration file, empty for none; --state-dir.
+  std::string Config, StateDir;
   DaemonOptions DOpts;
 };
 
@@ -259,6 +261,8 @@ std::optional<int> parseDaemonArgs(int argc, char **argv, DaemonCommandLine &L) 
       L.Metrics = Value();
     else if (A == "--config")
       L.Config = Value();
+    else if (A == "--state-dir")
+      L.StateDir = Value();
     else if (A == "--allow-unverified")
       L.DOpts.AllowUnverified = true;
     else if (A == "-h" || A == "--help") {
@@ -408,6 +412,15 @@ int daemonCommand(int argc, char **argv) {
     return *Exit;
   if (Socket.empty())
     return usage("--socket needs a path");
+  if (!L.StateDir.empty() && L.Config.empty())
+    return usage("--state-dir needs --config (the programs' names in it name the saved maps)");
+  if (struct stat St; !L.StateDir.empty() && (stat(L.StateDir.c_str(), &St) != 0 ||
+                                              !S_ISDIR(St.st_mode) ||
+                                              access(L.StateDir.c_str(), W_OK) != 0)) {
+    std::fprintf(stderr, "%s: error: --state-dir %s is not a folder the daemon can write\n", Tool,
+                 L.StateDir.c_str());
+    return 1;
+  }
   // The metrics endpoint first: a wrong address or a port in use ends the
   // daemon before DPDK starts.
   std::unique_ptr<MetricsEndpoint> Metrics;
@@ -470,9 +483,12 @@ int daemonCommand(int argc, char **argv) {
     std::string Line =
         json::Value::object().set("id", 0).set("cmd", Cmd).set("args", std::move(Args)).write();
     json::Value Resp = State.handle(Line);
-    logRequest(Line, Resp);
+    // A restore's entries are summed up in one line (ConfigApplier).
+    if (Cmd != "map update")
+      logRequest(Line, Resp);
     return Resp;
   });
+  Config.setStateDir(L.StateDir);
   auto ApplyConfig = [&](bool Strict) {
     auto Done = Config.apply(L.Config, Strict);
     for (const std::string &D : Done ? *Done : std::vector<std::string>())
@@ -500,6 +516,9 @@ int daemonCommand(int argc, char **argv) {
   });
 
   std::fprintf(stderr, "%s: daemon: stopping\n", Tool);
+  if (!L.StateDir.empty())
+    for (const std::string &D : Config.saveState())
+      std::fprintf(stderr, "%s: daemon: %s\n", Tool, D.c_str());
   close(*Listen);
   Metrics.reset();
   for (const Client &C : Clients)

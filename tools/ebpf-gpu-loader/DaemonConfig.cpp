@@ -70,7 +70,8 @@ Expected<DaemonConfig> parseDaemonConfig(const std::string &Text, const std::str
     if (Kind != "program" && Kind != "port")
       return Fail("'" + Kind + "': a line is 'program NAME key=value...' or 'port DEVICE "
                   "program=NAME key=value...'");
-    if (!(Words >> Name) || Name.find('=') != std::string::npos)
+    // A device string may hold '=' (net_pcap0,rx_pcap=...); a name may not.
+    if (!(Words >> Name) || (Kind == "program" && Name.find('=') != std::string::npos))
       return Fail(Kind + " needs a " + (Kind == "program" ? "name" : "device") + " first");
     DaemonConfig::Entry E;
     E.Line = N;
@@ -149,6 +150,9 @@ Expected<std::vector<std::string>> ConfigApplier::apply(const std::string &File,
     }
     Fresh[P.Name] = idOf(R);
     Done.push_back("config: program " + P.Name + " loaded as " + std::to_string(idOf(R)));
+    if (It == Programs.end() && !StateDir.empty())
+      if (std::string Restored = restoreState(P.Name, idOf(R)); !Restored.empty())
+        Done.push_back(Restored);
   }
   auto Current = [&](const std::string &Name) -> uint32_t {
     auto F = Fresh.find(Name);
@@ -248,6 +252,129 @@ Expected<std::vector<std::string>> ConfigApplier::apply(const std::string &File,
   if (First)
     return std::move(*First);
   return Done;
+}
+
+namespace {
+
+std::string hexText(const Value &List) {
+  std::string Out;
+  for (const Value &B : List.items())
+    Out += B.text().substr(B.text().rfind('x') + 1);
+  return Out;
+}
+
+std::string statePath(const std::string &Dir, const std::string &Name) {
+  return Dir + "/" + Name + ".maps.json";
+}
+
+} // namespace
+
+std::vector<Value> ConfigApplier::mapsOf(uint32_t Id) {
+  std::vector<Value> Out;
+  Value R = Send("prog show", Value::object().set("id", Id));
+  const Value *Res = R.get("result");
+  const Value *Ids = Res ? Res->get("map_ids") : nullptr;
+  for (const Value &M : Ids ? Ids->items() : std::vector<Value>()) {
+    Value S = Send("map show", Value::object().set("id", M));
+    if (ok(S))
+      Out.push_back(*S.get("result"));
+  }
+  return Out;
+}
+
+std::vector<std::string> ConfigApplier::saveState() {
+  std::vector<std::string> Done;
+  for (const auto &[Name, P] : Programs) {
+    Value Maps = Value::array();
+    size_t Entries = 0;
+    std::string Why;
+    for (const Value &M : mapsOf(P.Id)) {
+      if (M.get("read_only")->boolean())
+        continue;
+      Value D = Send("map dump", Value::object().set("id", *M.get("id")));
+      if (!ok(D)) {
+        Why = errorOf(D);
+        break;
+      }
+      Value List = Value::array();
+      for (const Value &E : D.get("result")->get("entries")->items()) {
+        Value Pair = Value::array(); // push returns the element pushed
+        Pair.push(hexText(*E.get("key")));
+        Pair.push(hexText(*E.get("value")));
+        List.push(std::move(Pair));
+      }
+      Entries += List.items().size();
+      Value Saved = Value::object();
+      for (const char *K : {"name", "type", "key_size", "value_size", "max_entries"})
+        Saved.set(K, *M.get(K));
+      Maps.push(Saved.set("entries", std::move(List)));
+    }
+    const std::string Path = statePath(StateDir, Name), Tmp = Path + ".tmp";
+    if (Why.empty()) {
+      std::ofstream Out(Tmp, std::ios::trunc);
+      Out << Value::object().set("program", Name).set("maps", Maps).write() << "\n";
+      Out.close();
+      if (!Out || std::rename(Tmp.c_str(), Path.c_str()) != 0)
+        Why = Path + ": " + std::strerror(errno);
+    }
+    if (!Why.empty()) {
+      std::remove(Tmp.c_str());
+      Done.push_back("state: program " + Name + ": not saved: " + Why);
+      continue;
+    }
+    Done.push_back("state: program " + Name + ": " + std::to_string(Maps.items().size()) +
+                   " maps, " + std::to_string(Entries) + " entries saved to " + Path);
+  }
+  return Done;
+}
+
+std::string ConfigApplier::restoreState(const std::string &Name, uint32_t Id) {
+  const std::string Path = statePath(StateDir, Name);
+  std::ifstream In(Path);
+  if (!In)
+    return errno == ENOENT ? "" : "state: " + Path + ": " + std::strerror(errno);
+  std::stringstream Text;
+  Text << In.rdbuf();
+  auto Doc = json::parse(Text.str());
+  const Value *Saved = Doc && Doc->isObject() ? Doc->get("maps") : nullptr;
+  if (!Saved || !Saved->isArray())
+    return "state: " + Path + ": not a saved state; program " + Name + " starts with fresh maps";
+  std::vector<Value> Live = mapsOf(Id);
+  size_t Maps = 0, Entries = 0;
+  std::string Skipped;
+  for (const Value &S : Saved->items()) {
+    const Value *SName = S.isObject() ? S.get("name") : nullptr;
+    const Value *SEntries = S.isObject() ? S.get("entries") : nullptr;
+    auto M = std::find_if(Live.begin(), Live.end(), [&](const Value &L) {
+      return SName && L.get("name")->text() == SName->text();
+    });
+    bool Same = M != Live.end() && SEntries && SEntries->isArray();
+    for (const char *K : {"type", "key_size", "value_size", "max_entries"})
+      Same = Same && S.get(K) && S.get(K)->write() == M->get(K)->write();
+    if (!Same) {
+      Skipped += std::string(Skipped.empty() ? "" : ", ") + (SName ? SName->text() : "?");
+      continue;
+    }
+    ++Maps;
+    for (const Value &E : SEntries->items()) {
+      if (!E.isArray() || E.items().size() != 2) {
+        Skipped += std::string(Skipped.empty() ? "" : ", ") + SName->text() + " (an entry)";
+        break;
+      }
+      Value R = Send("map update", Value::object()
+                                       .set("id", *M->get("id"))
+                                       .set("key", E.items()[0])
+                                       .set("value", E.items()[1]));
+      if (!ok(R)) {
+        Skipped += std::string(Skipped.empty() ? "" : ", ") + SName->text() + " (" + errorOf(R) + ")";
+        break;
+      }
+      ++Entries;
+    }
+  }
+  return "state: program " + Name + ": " + std::to_string(Maps) + " maps, " +
+         std::to_string(Entries) + " entries restored from " + Path +
+         (Skipped.empty() ? "" : "; not restored (name, type or sizes changed): " + Skipped);
 }
 
 } // namespace ebpfgpu::tools

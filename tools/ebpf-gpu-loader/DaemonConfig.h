@@ -16,6 +16,14 @@
 // attached, ones whose options changed detached and attached again. A file
 // that does not parse, or a program that does not load, leaves what runs as
 // it was (the failing program keeps its old version).
+//
+// With a state folder (`daemon --state-dir DIR`), the maps of each program
+// are saved to DIR/NAME.maps.json when the daemon stops, and put back into
+// the program the next time a daemon loads it under that NAME (a restart
+// keeps a conntrack table): every map whose name, type and sizes are the
+// same, entries written as `map update` writes them (per-CPU values:
+// summed, into CPU 0); .rodata is skipped. A file that cannot be read is
+// reported and the program runs with fresh maps.
 
 #ifndef EBPF_GPU_TOOLS_LOADER_DAEMONCONFIG_H
 #define EBPF_GPU_TOOLS_LOADER_DAEMONCONFIG_H
@@ -60,6 +68,11 @@ public:
   /// that kept a part of the file from taking effect (`Strict`: at the
   /// first error; the daemon's start treats any error as fatal).
   Expected<std::vector<std::string>> apply(const std::string &File, bool Strict);
+  /// Where maps are saved and restored from (empty: nowhere).
+  void setStateDir(std::string Dir) { StateDir = std::move(Dir); }
+  /// Saves every program's maps to the state folder; a line a program (or
+  /// what kept it from being saved).
+  std::vector<std::string> saveState();
 
 private:
   struct Loaded {
@@ -71,7 +84,13 @@ private:
     DaemonConfig::Entry Line;
     uint32_t Port = 0, Prog = 0;
   };
+  /// Puts program NAME's saved maps (if any) into program `Id`.
+  std::string restoreState(const std::string &Name, uint32_t Id);
+  /// The map ids of program `Id` and each map's description (map show).
+  std::vector<json::Value> mapsOf(uint32_t Id);
+
   Sender Send;
+  std::string StateDir;
   std::map<std::string, Loaded> Programs; ///< by NAME
   std::map<std::string, Attached> Ports;  ///< by DEVICE
 };
