@@ -17,6 +17,7 @@
 #include "Json.h"
 #include "MetricsEndpoint.h"
 #include "Options.h"
+#include "Sockets.h"
 
 #include "ebpf-gpu/Runtime/Dataplane.h"
 
@@ -155,20 +156,6 @@ Expected<int> listenOn(const std::string &Path, mode_t Mode) {
     return Error("cannot listen on " + Path + ": " + std::strerror(Err));
   }
   return Fd;
-}
-
-/// Writes all of `Text`; false when the client is gone or stuck.
-bool sendAll(int Fd, const std::string &Text) {
-  size_t Done = 0;
-  while (Done < Text.size()) {
-    ssize_t N = send(Fd, Text.data() + Done, Text.size() - Done, MSG_NOSIGNAL);
-    if (N < 0 && errno == EINTR)
-      continue;
-    if (N <= 0)
-      return false;
-    Done += size_t(N);
-  }
-  return true;
 }
 
 /// Root and the daemon's own user may control it.

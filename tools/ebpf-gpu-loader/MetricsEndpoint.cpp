@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "MetricsEndpoint.h"
 
+#include "Sockets.h"
+
 #include <arpa/inet.h>
 #include <cerrno>
 #include <cstring>
@@ -20,18 +22,6 @@ std::string response(const char *Status, const char *Type, const std::string &Bo
   return std::string("HTTP/1.1 ") + Status + "\r\nContent-Type: " + Type +
          "\r\nContent-Length: " + std::to_string(Body.size()) + "\r\nConnection: close\r\n\r\n" +
          Body;
-}
-
-void sendAll(int Fd, const std::string &Data) {
-  size_t Done = 0;
-  while (Done < Data.size()) {
-    ssize_t N = send(Fd, Data.data() + Done, Data.size() - Done, MSG_NOSIGNAL);
-    if (N < 0 && errno == EINTR)
-      continue;
-    if (N <= 0)
-      return; // the scraper went away or stopped reading: nothing to keep
-    Done += size_t(N);
-  }
 }
 
 } // namespace

@@ -22,6 +22,26 @@ constexpr int64_t MaxPacketOff = 0xffff;
 /// BPF_MAX_VAR_OFF): Cilium's maglev tables are 128 KiB map values.
 constexpr int64_t MaxVarOff = int64_t(1) << 29;
 
+/// Leaves the top frame (a subprogram's or a callback's exit): pops it,
+/// gives the caller back its r6-r10, and forgets every pointer into the
+/// popped frame (registers, and spills of the frames below). Returns it.
+Frame leaveFrame(State &S) {
+  Frame Callee = std::move(S.Frames.back());
+  S.Frames.pop_back();
+  for (unsigned R = 6; R <= 10; ++R)
+    S.Regs[R] = Callee.SavedRegs[R - 6];
+  auto Kill = [&](Reg &R) {
+    if (R.K == Kind::Stack && R.Aux >= S.Frames.size())
+      R = Reg();
+  };
+  for (Reg &R : S.Regs)
+    Kill(R);
+  for (Frame &F : S.Frames)
+    for (auto &[Off, R] : F.Spills)
+      Kill(R);
+  return Callee;
+}
+
 } // namespace
 
 MaybeDiag Verifier::readReg(uint32_t Pc, const State &S, unsigned R) const {
@@ -292,22 +312,9 @@ MaybeDiag Verifier::exitInsn(uint32_t Pc, State &S, bool &Ended, uint32_t &NextP
     return fail(Pc, "r0 is a " + std::string(kindName(R0.K)) +
                         " at a subprogram's exit: it may not be returned to the caller",
                 "no_pointer_return(r0)");
-  Frame Callee = std::move(S.Frames.back());
-  S.Frames.pop_back();
-  for (unsigned R = 6; R <= 10; ++R)
-    S.Regs[R] = Callee.SavedRegs[R - 6];
+  Frame Callee = leaveFrame(S);
   for (unsigned R = 1; R <= 5; ++R)
     S.Regs[R] = Reg();
-  // Pointers into the callee's frame die with it.
-  auto Kill = [&](Reg &R) {
-    if (R.K == Kind::Stack && R.Aux >= S.Frames.size())
-      R = Reg();
-  };
-  for (Reg &R : S.Regs)
-    Kill(R);
-  for (Frame &F : S.Frames)
-    for (auto &[Off, R] : F.Spills)
-      Kill(R);
   NextPc = Callee.ReturnPc;
   return std::nullopt;
 }
@@ -327,23 +334,13 @@ MaybeDiag Verifier::callbackExit(uint32_t Pc, State &S, uint32_t &NextPc) {
   if (R0.UMax > 1)
     return fail(Pc, "a callback must return 0 or 1: r0 is " + R0.str() + " at its exit",
                 "callback_return(r0) in [0, 1]");
-  Frame Callee = std::move(S.Frames.back());
-  S.Frames.pop_back();
+  // The caller's r1-r4 are what its call had (they point into frames
+  // below the callback's, which leaveFrame keeps).
+  Frame Callee = leaveFrame(S);
   S.Regs[0] = Reg();
   for (unsigned R = 1; R <= 4; ++R)
     S.Regs[R] = Callee.SavedArgs[R - 1];
   S.Regs[5] = Reg();
-  for (unsigned R = 6; R <= 10; ++R)
-    S.Regs[R] = Callee.SavedRegs[R - 6];
-  auto Kill = [&](Reg &R) {
-    if (R.K == Kind::Stack && R.Aux >= S.Frames.size())
-      R = Reg();
-  };
-  for (Reg &R : S.Regs)
-    Kill(R);
-  for (Frame &F : S.Frames)
-    for (auto &[Off, R] : F.Spills)
-      Kill(R);
   ++S.Frames.back().Turns;
   Trace[CurNode].CallbackExit = true;
   NextPc = Callee.ReturnPc;
