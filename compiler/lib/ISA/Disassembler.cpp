@@ -4,6 +4,7 @@
 // log and llvm-objdump.
 
 #include "ebpf-gpu/ISA/Disassembler.h"
+#include "ebpf-gpu/Platform/Platform.h"
 
 #include <cstdio>
 
@@ -119,8 +120,14 @@ std::string disasmJmp(const Insn &I, size_t Pc, const DisasmNames *Names) {
       return "callx r" + std::to_string(I.Dst);
     if (I.Src == CallLocal)
       return "call pc" + relTarget(I.Imm, Pc);
-    if (I.Src == CallKfunc)
-      return "call kfunc " + std::to_string(I.Imm);
+    if (I.Src == CallKfunc) {
+      // ebpf-gpu's ids (the object reader's), not the kernel's BTF ids.
+      const platform::KfuncProto *K = nullptr;
+      for (const platform::KfuncProto &F : platform::knownKfuncs())
+        if (F.Id == I.Imm)
+          K = &F;
+      return "call kfunc " + (K ? K->Name + "#" : std::string()) + std::to_string(I.Imm);
+    }
     if (Names && Names->Helper) {
       std::string N = Names->Helper(I.Imm);
       if (!N.empty())

@@ -9,6 +9,7 @@
 #include "ElfFile.h"
 
 #include "ebpf-gpu/ISA/Decoder.h"
+#include "ebpf-gpu/Platform/Platform.h"
 
 #include <gelf.h>
 
@@ -109,9 +110,20 @@ MaybeError Linker::applyReloc(const ElfReloc &R, uint32_t Pc) {
   const ElfSymbol &Sym = Elf.Symbols[R.SymbolIndex];
   isa::Insn &I = Prog.Insns[Pc];
   std::string SymName = Sym.Name.empty() ? "section symbol" : "'" + Sym.Name + "'";
+  if (Sym.SectionIndex == SHN_UNDEF && I.isLocalCall() && R.Type == RelocBpf64_32) {
+    // A kfunc (extern ... __ksym): clang emits a local call against the
+    // undefined symbol; libbpf makes it src BPF_PSEUDO_KFUNC_CALL with the
+    // kernel's BTF id, this reader with ebpf-gpu's id of that name.
+    const platform::KfuncProto *K = platform::kfuncByName(Sym.Name);
+    if (!K)
+      return Error("calls kfunc " + SymName + ", which ebpf-gpu does not support");
+    I.Src = isa::CallKfunc;
+    I.Imm = K->Id;
+    return std::nullopt;
+  }
   if (Sym.SectionIndex == SHN_UNDEF)
     return Error("refers to extern " + SymName +
-                 " (kconfig, ksym and kfunc externs are not supported)");
+                 " (kconfig and ksym variable externs are not supported)");
   if (Sym.SectionIndex >= Elf.Sections.size())
     return Error("relocation against " + SymName + " in a special section");
   const ElfSection &SymSec = Elf.Sections[Sym.SectionIndex];

@@ -134,6 +134,13 @@ public:
 
   const std::vector<HelperProto> &helpers() const override { return Helpers; }
 
+  // The kernel offers the bpf_iter_num kfuncs to every program type.
+  const KfuncProto *kfunc(int32_t Id) const override {
+    const std::vector<KfuncProto> &K = knownKfuncs();
+    auto It = std::find_if(K.begin(), K.end(), [&](const KfuncProto &F) { return F.Id == Id; });
+    return It == K.end() ? nullptr : &*It;
+  }
+
 private:
   std::vector<ContextField> Fields;
   std::vector<HelperProto> Helpers;
@@ -158,6 +165,25 @@ private:
 };
 
 } // namespace
+
+const std::vector<KfuncProto> &knownKfuncs() {
+  // bpf_for() and bpf_repeat() (libbpf's bpf_helpers.h): struct bpf_iter_num
+  // is 8 bytes (the kernel's struct bpf_iter_num_kern { int cur, end; }).
+  using K = KfuncRole;
+  static const std::vector<KfuncProto> Table = {
+      {1, "bpf_iter_num_new", K::IterNew, 8, 0},
+      {2, "bpf_iter_num_next", K::IterNext, 8, 4},
+      {3, "bpf_iter_num_destroy", K::IterDestroy, 8, 0},
+  };
+  return Table;
+}
+
+const KfuncProto *kfuncByName(const std::string &Name) {
+  for (const KfuncProto &K : knownKfuncs())
+    if (K.Name == Name)
+      return &K;
+  return nullptr;
+}
 
 bool isDevmapSection(const std::string &Section) {
   return Section == "xdp/devmap" || Section == "xdp.frags/devmap";

@@ -1,11 +1,11 @@
-// A program of an object that cannot be linked (here: it calls a kfunc,
-// which ebpf-gpu does not support yet) refuses that program only, as the
-// kernel loads each program alone: the object's other programs verify,
-// compile and run.
+// A program of an object that cannot be linked (here: it calls a kfunc
+// ebpf-gpu does not support, refused naming it) refuses that program only,
+// as the kernel loads each program alone: the object's other programs
+// verify, compile and run.
 // RUN: %clang-bpf -c %s -o %t.o
 // RUN: ebpf-gpu-cc %t.o --section plain -o %t.plain.gpu.o
 // RUN: not ebpf-gpu-cc %t.o --section uses_kfunc -o %t.kfunc.gpu.o 2>&1 | FileCheck %s --check-prefix=CC
-// CC: ebpf-gpu-cc: error: {{.*}}.o: program uses_kfunc: section xdp: insn {{[0-9]+}}: refers to extern 'bpf_dynptr_from_xdp' (kconfig, ksym and kfunc externs are not supported)
+// CC: ebpf-gpu-cc: error: {{.*}}.o: program uses_kfunc: section xdp: insn {{[0-9]+}}: calls kfunc 'bpf_dynptr_from_xdp', which ebpf-gpu does not support
 // RUN: not ebpf-gpu-cc %t.o -o %t.any.gpu.o 2>&1 | FileCheck %s --check-prefix=SEVERAL
 // SEVERAL: 2 programs; choose one with --section (plain, uses_kfunc (not linked: program uses_kfunc:
 // RUN: ebpf-gpu-trafgen -o %t.pcap --count 4 --seed 1
@@ -13,7 +13,7 @@
 // HOST: XDP_PASS 4 {{[0-9]+}}
 // RUN: %if kernel-bpf %{ ebpf-gpu-loader compare %t.o --pcap %t.pcap | FileCheck %s --check-prefix=KERNEL %}
 // KERNEL: plain: both: 4 packets, host and kernel agree
-// KERNEL: uses_kfunc: kernel: {{.*}}refers to extern 'bpf_dynptr_from_xdp'
+// KERNEL: uses_kfunc: kernel: {{.*}}calls kfunc 'bpf_dynptr_from_xdp'
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 

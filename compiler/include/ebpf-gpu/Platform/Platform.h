@@ -134,6 +134,36 @@ struct HelperProto {
   std::string runtimeSymbol() const { return "ebpfgpu_" + Name; }
 };
 
+/// What a kfunc is to the verifier and the lifter: one of an open-coded
+/// iterator's three (the kernel's KF_ITER_NEW, KF_ITER_NEXT and
+/// KF_ITER_DESTROY), whose first argument is the iterator on the stack.
+enum class KfuncRole : uint8_t {
+  IterNew,     ///< (it, args...) -> int: makes an iterator of uninitialised slots
+  IterNext,    ///< (it) -> pointer to the next element, or null once drained
+  IterDestroy, ///< (it) -> void: releases the iterator
+};
+
+/// A kfunc (`extern ... __ksym` in the program): the kernel names kfuncs by
+/// BTF ids of its own build, ebpf-gpu by `Id`, which the object reader puts
+/// in the call's imm (src BPF_PSEUDO_KFUNC_CALL) once it has found the
+/// extern's name here. The verifier and the lifter model each by its role;
+/// no runtime function implements them (the lifter lowers them inline).
+struct KfuncProto {
+  int32_t Id = 0;
+  std::string Name;
+  KfuncRole Role = KfuncRole::IterNew;
+  /// The iterator's bytes on the stack (8-aligned, a constant offset).
+  uint32_t IterSize = 8;
+  /// IterNext: the bytes of the element it points to (read-only).
+  uint32_t ElemSize = 0;
+};
+
+/// Every kfunc ebpf-gpu knows (the bpf_iter_num family), whichever
+/// platform offers it.
+const std::vector<KfuncProto> &knownKfuncs();
+/// The known kfunc named `Name`, or null.
+const KfuncProto *kfuncByName(const std::string &Name);
+
 /// A field of the context as the program sees it (e.g. xdp_md), and where
 /// the runtime keeps it.
 struct ContextField {
@@ -175,6 +205,10 @@ public:
 
   /// Every helper of the platform, by id.
   virtual const std::vector<HelperProto> &helpers() const = 0;
+
+  /// The kfunc of ebpf-gpu id `Id` (KfuncProto), or null when the platform
+  /// offers none.
+  virtual const KfuncProto *kfunc(int32_t /*Id*/) const { return nullptr; }
 };
 
 /// The XDP program type (context struct xdp_md).
