@@ -32,6 +32,8 @@ const char *kindName(Kind K) {
   case Kind::MapPtrOrNull: return "map reference or null";
   case Kind::RawMem: return "memory pointer";
   case Kind::FuncPtr: return "function pointer";
+  case Kind::Iter: return "iterator";
+  case Kind::IterElem: return "iterator element pointer";
   }
   return "?";
 }
@@ -166,6 +168,8 @@ std::string Reg::str() const {
     O << " frame" << Aux;
   if (K == Kind::FuncPtr)
     O << " pc" << Aux;
+  if (K == Kind::Iter)
+    O << (Aux == IterActive ? " active" : " drained") << " ref" << Ref << " depth" << UMin;
   if (K == Kind::Packet && Id)
     O << " id" << Id;
   if (K == Kind::MapValueOrNull || K == Kind::MapPtrOrNull || K == Kind::AllocMemOrNull)

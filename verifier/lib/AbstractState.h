@@ -38,7 +38,17 @@ enum class Kind : uint8_t {
   AllocMemOrNull, ///< as AllocMem, or null; Id links copies for the null check
   FuncPtr,        ///< a subprogram's address (lddw of a code address): its first pc in
                   ///< Aux; only a callback argument (bpf_loop) takes it
+  Iter,           ///< an open-coded iterator (bpf_iter_num), only ever spilled: the
+                  ///< stack slot's content; Aux IterActive or IterDrained, Ref the
+                  ///< reference bpf_iter_num_destroy releases, UMin the turns
+                  ///< begun (the kernel's iter.depth: not compared by covers(),
+                  ///< but two turns are never the same state, so the same
+                  ///< state at two turns is no infinite loop)
+  IterElem,       ///< bpf_iter_num_next's result: read-only memory of Aux bytes, at Off
 };
+
+/// Kind::Iter's states, as the kernel's BPF_ITER_STATE_ACTIVE / _DRAINED.
+constexpr uint32_t IterActive = 1, IterDrained = 2;
 
 const char *kindName(Kind K);
 

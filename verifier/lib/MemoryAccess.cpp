@@ -45,7 +45,7 @@ MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Insn
   // refused where it would leave int64 (found by fuzz_verifier: UBSan).
   int64_t Lo = 0, Hi = 0;
   if (B.K == Kind::Stack || B.K == Kind::MapValue || B.K == Kind::RawMem ||
-      B.K == Kind::AllocMem) {
+      B.K == Kind::AllocMem || B.K == Kind::IterElem) {
     int64_t At;
     if (__builtin_add_overflow(B.Off, InsnOff, &At) || __builtin_add_overflow(At, B.SMin, &Lo) ||
         __builtin_add_overflow(At, B.SMax, &Hi) || Hi > S64Max - int64_t(Size))
@@ -89,6 +89,14 @@ MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Insn
     Frame &F = frameOf(S, B);
     unsigned First = unsigned(Lo + int64_t(isa::MaxStackBytes));
     unsigned Last = unsigned(Hi + int64_t(isa::MaxStackBytes)) + Size;
+    // Only the iterator kfuncs read or write an iterator's bytes.
+    for (const auto &[At, Spilled] : F.Spills)
+      if (Spilled.K == Kind::Iter && At < Last && First < At + 8)
+        return fail(Pc, "stack " + Dir + " of " + W + " bytes at r10" + hexOff(Lo) +
+                            " touches the iterator at r10" +
+                            hexOff(int64_t(At) - int64_t(isa::MaxStackBytes)),
+                    "iterator(stack[" + std::to_string(int64_t(At) - int64_t(isa::MaxStackBytes)) +
+                        "])");
     if (!Write)
       markStackRead(B.Aux, slotMask(First, Last));
     if (!Write && !AllowUninitStack) {
@@ -123,6 +131,19 @@ MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Insn
                           std::to_string(Lo) + (Lo != Hi ? ".." + std::to_string(Hi) : "") +
                           " is outside the " + std::to_string(B.Aux) + "-byte record",
                   "valid_access(" + Rn + ".offset" + hexOff(InsnOff) + ", width=" + W + ") for " + Dir);
+    return std::nullopt;
+  }
+  case Kind::IterElem: {
+    if (Write)
+      return fail(Pc, "write of " + W + " bytes through " + Rn +
+                          ", an iterator's element: it is read-only",
+                  "writable(" + Rn + ")");
+    if (Lo < 0 || Hi + int64_t(Size) > int64_t(B.Aux))
+      return fail(Pc, "iterator element read of " + W + " bytes at offset " + std::to_string(Lo) +
+                          (Lo != Hi ? ".." + std::to_string(Hi) : "") + " is outside the " +
+                          std::to_string(B.Aux) + "-byte element",
+                  "valid_access(" + Rn + ".offset" + hexOff(InsnOff) + ", width=" + W + ") for " +
+                      Dir);
     return std::nullopt;
   }
   case Kind::AllocMemOrNull:

@@ -132,6 +132,10 @@ void backtrackInsn(const isa::Insn &I, const TraceNode &N, PreciseSet &M, unsign
     }
     return;
   }
+  if (I.isCall() && I.Src == isa::CallKfunc && N.StackOff != NoStackAccess) {
+    // The iterator's slot holds no scalar: nothing before it there matters.
+    M.Slots[N.StackFrame] &= ~(uint64_t(1) << (N.StackOff / 8));
+  }
   if (I.isCall()) {
     R &= uint16_t(~0x3fu); // r0 is the helper's result, r1-r5 are clobbered
     return;

@@ -124,6 +124,7 @@ MaybeDiag Verifier::pointerArith(uint32_t Pc, const Insn &I, Reg &D, const Reg &
   case Kind::MapValue:
   case Kind::RawMem:
   case Kind::AllocMem:
+  case Kind::IterElem:
     break;
   default:
     return fail(Pc, "arithmetic on a " + std::string(kindName(D.K)) + " (" + Dn +
@@ -291,9 +292,7 @@ MaybeDiag Verifier::exitInsn(uint32_t Pc, State &S, bool &Ended, uint32_t &NextP
       return fail(Pc, "pointer leak: r0 is a " + std::string(kindName(R0.K)) + " at exit",
                   "no_pointer_leak(r0)");
     if (!S.Refs.empty())
-      return fail(Pc, "unreleased reference: the ring buffer record reserved at pc " +
-                          std::to_string(S.Refs.begin()->second) +
-                          " is neither submitted nor discarded on this path",
+      return fail(Pc, "unreleased reference: " + unreleased(S) + " on this path",
                   "released(ref " + std::to_string(S.Refs.begin()->first) + ")");
     Ended = true;
     return std::nullopt;

@@ -58,6 +58,12 @@ MaybeDiag Verifier::checkCfg() {
       // A function whose address is loaded runs where a helper calls it.
       if (I.isLocalCall() || (I.isLddw() && I.Src == isa::LddwCodeAddr))
         Next.push_back(int64_t(Pc) + 1 + I.Imm);
+      if (I.isCall() && I.Src == isa::CallKfunc)
+        if (const platform::KfuncProto *K = Opts.Platform->kfunc(I.Imm);
+            K && K->Role == platform::KfuncRole::IterNext) {
+          PrunePoint.insert(Pc);
+          IterNextSites.insert(Pc);
+        }
       if (I.isHelperCall())
         if (const platform::HelperProto *H = Opts.Platform->helper(I.Imm);
             H && std::count(H->Checks.begin(), H->Checks.end(), platform::ArgCheck::Callback)) {
@@ -175,8 +181,10 @@ uint32_t Verifier::record(Path &P) {
   N.Checkpoint = P.PendingCheckpoint;
   N.Depth = uint8_t(P.S.Frames.size());
   P.PendingCheckpoint = 0;
+  // (A kfunc's iterator: r1.)
   int Base = I.cls() == isa::LDX                          ? I.Src
              : (I.cls() == isa::ST || I.cls() == isa::STX) ? I.Dst
+             : (I.isCall() && I.Src == isa::CallKfunc)     ? 1
                                                            : -1;
   if (Base >= 0) {
     const Reg &B = P.S.Regs[unsigned(Base)];
@@ -214,6 +222,8 @@ void Verifier::propagatePrecision(uint32_t Node, PreciseSet M) {
     }
     if (T.Checkpoint) {
       Checkpoint &C = *CheckpointList[T.Checkpoint - 1];
+      if (!LoopMarking)
+        C.Decided.merge(M);
       if (M.subsetOf(C.Precise))
         return;
       C.Precise.merge(M);
@@ -290,8 +300,11 @@ MaybeDiag Verifier::step(Path &P, std::vector<Path> &Forks, bool &Ended) {
       break;
     }
     if (I.isCall()) {
-      if (I.Src == isa::CallKfunc)
-        return fail(Pc, "kfunc calls are not supported", "supported");
+      if (I.Src == isa::CallKfunc) {
+        if (auto E = kfuncCall(P, I.Imm, Forks))
+          return E;
+        break;
+      }
       if (I.Src == isa::CallLocal) {
         if (auto E = localCall(Pc, I, S))
           return E;
@@ -457,9 +470,12 @@ Result Verifier::run() {
       }
       if (isPruneable(P.Pc)) {
         bool Pruned = false;
-        bool LoopHead = CallbackSites.count(P.Pc) != 0;
+        // An iterator's next is a loop head while the iterator is active
+        // (the kernel's is_iter_next_insn); never an infinite loop there.
+        bool IterNext = IterNextSites.count(P.Pc) != 0;
+        bool LoopHead = CallbackSites.count(P.Pc) != 0 || (IterNext && iterActiveAt(P.S));
         for (Checkpoint *C : StatesAt[P.Pc]) {
-          // A callback's next turn that a turn still being explored covers,
+          // A callback's (or an iterator's) next turn that a turn still being explored covers,
           // every scalar compared by its bounds (the kernel's RANGE_WITHIN),
           // adds nothing. What its continuation will need is not known yet:
           // everything matters, and every slot is read.
@@ -473,7 +489,9 @@ Result Verifier::run() {
               }
               backtrackInsn(Insns[Trace[P.Tail].Pc], Trace[P.Tail], M,
                             unsigned(P.S.Frames.size()));
+              LoopMarking = true;
               propagatePrecision(P.Tail, M);
+              LoopMarking = false;
             }
             for (unsigned F = 0; F < P.S.Frames.size(); ++F)
               markStackRead(F, U64Max);
@@ -486,11 +504,17 @@ Result Verifier::run() {
             ++C->Hits;
             // This path is safe for the reasons C's continuation was: what
             // mattered there matters on this path's way here.
+            // (What a value decided there was decided here too; what a loop
+            // head marked is only marked.)
             if (P.Tail != NoNode) {
-              PreciseSet M = C->Precise;
-              backtrackInsn(Insns[Trace[P.Tail].Pc], Trace[P.Tail], M,
-                            unsigned(P.S.Frames.size()));
-              propagatePrecision(P.Tail, M);
+              for (bool Marked : {false, true}) {
+                PreciseSet M = Marked ? C->Precise : C->Decided;
+                backtrackInsn(Insns[Trace[P.Tail].Pc], Trace[P.Tail], M,
+                              unsigned(P.S.Frames.size()));
+                LoopMarking = Marked;
+                propagatePrecision(P.Tail, M);
+              }
+              LoopMarking = false;
             }
             // And the stack C's continuation reads, this path's would too.
             for (unsigned F = 0; F < MaxCallDepth; ++F)
@@ -499,7 +523,7 @@ Result Verifier::run() {
             Pruned = true;
             break;
           }
-          if (C->Branches > 0 && !LoopHead && C->S == P.S) {
+          if (C->Branches > 0 && !LoopHead && !IterNext && C->S == P.S) {
             Res.Error = fail(P.Pc, "infinite loop: pc " + std::to_string(P.Pc) +
                                        " is reached again in the same state",
                              "terminates");

@@ -33,6 +33,11 @@ struct Checkpoint {
   /// What mattered on the paths explored from here (complete once
   /// Branches is 0).
   PreciseSet Precise;
+  /// Of Precise, what a value decided on a path from here, rather than
+  /// what a loop head's pruning marked for want of knowing (what
+  /// widenImprecise keeps; a subset that may miss some, which only widens
+  /// more).
+  PreciseSet Decided;
   /// Paths it pruned, and paths it was compared with and did not.
   uint32_t Hits = 0, Misses = 0;
   /// Stack liveness, as the kernel's (REG_LIVE_READ / REG_LIVE_WRITTEN):
@@ -155,6 +160,17 @@ private:
   MaybeDiag localCall(uint32_t Pc, const Insn &I, State &S);
   MaybeDiag exitInsn(uint32_t Pc, State &S, bool &Ended, uint32_t &NextPc);
   MaybeDiag callbackExit(uint32_t Pc, State &S, uint32_t &NextPc);
+  /// A kfunc call (Iterators.cpp): the open-coded iterators' new, next and
+  /// destroy; next forks the path of the next turn into `Forks`.
+  MaybeDiag kfuncCall(Path &P, int32_t Id, std::vector<Path> &Forks);
+  /// Whether r1 points to an active iterator (at an iterator's next: a
+  /// loop head).
+  bool iterActiveAt(const State &S) const;
+  /// The kernel's widen_imprecise_scalars: `Q`, the next turn at the
+  /// iterator's next at `Pc`, against the previous turn's checkpoint there.
+  void widenImprecise(State &Q, uint32_t Pc);
+  /// What the first reference `S` holds is, and what was not done to it.
+  std::string unreleased(const State &S) const;
   void branch(uint32_t Pc, const Insn &I, State &S, std::optional<State> &Taken,
               std::optional<State> &NotTaken);
   bool refineScalar(State &S, unsigned R, uint8_t Op, const Reg &Other,
@@ -188,6 +204,11 @@ private:
   /// Helper calls that call a callback (bpf_loop): loop heads, where a state
   /// still being explored covers the next turn's.
   std::set<uint32_t> CallbackSites;
+  /// Iterators' next calls: loop heads, as the kernel's is_iter_next_insn.
+  std::set<uint32_t> IterNextSites;
+  /// Set while a loop head's pruning marks everything precise (not
+  /// Checkpoint::Decided).
+  bool LoopMarking = false;
   /// Set by a helper call with a callback: the path that enters it, which
   /// step() forks.
   std::optional<State> CallbackEntry;

@@ -277,4 +277,60 @@ llvm::Error FunctionLifter::liftCallbackLoop(uint32_t Pc, const platform::Helper
   return llvm::Error::success();
 }
 
+llvm::Error FunctionLifter::liftKfuncCall(uint32_t Pc, int32_t Id, const AbsState &S) {
+  const platform::KfuncProto *K = P.Opts.Platform->kfunc(Id);
+  if (!K)
+    return fail(Pc, "kfunc " + std::to_string(Id) + " is not supported for " +
+                        P.Opts.Platform->name() + " programs");
+  // The iterator's 8 bytes are the kernel's struct bpf_iter_num_kern
+  // { int cur; int end; } (kernel/bpf/bpf_iter.c), and each kfunc does
+  // what the kernel's does to them.
+  auto Addr = address(Pc, S.Regs[1], 1, 0, K->IterSize, true);
+  if (!Addr)
+    return Addr.takeError();
+  Value *CurP = *Addr;
+  Value *EndP = B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), CurP, 4);
+  auto Store = [&](Value *Cur, Value *End) {
+    B.CreateAlignedStore(Cur, CurP, llvm::Align(4));
+    B.CreateAlignedStore(End, EndP, llvm::Align(4));
+  };
+  Value *Zero = B.getInt32(0);
+  Value *R0 = B.getInt64(0);
+  switch (K->Role) {
+  case platform::KfuncRole::IterNew: {
+    // start > end: -EINVAL; more than BPF_MAX_LOOPS elements: -E2BIG;
+    // either leaves the iterator empty. Else cur = start - 1, end = end.
+    // The result is an int: the kernel's r0 holds it zero-extended.
+    constexpr int64_t MaxLoops = int64_t(1) << 23;
+    Value *Start = reg32(2), *End = reg32(3);
+    Value *Inval = B.CreateICmpSGT(Start, End);
+    Value *Span = B.CreateSub(B.CreateSExt(End, I64), B.CreateSExt(Start, I64));
+    Value *Big = B.CreateICmpSGT(Span, B.getInt64(MaxLoops));
+    Value *Bad = B.CreateOr(Inval, Big);
+    Store(B.CreateSelect(Bad, Zero, B.CreateSub(Start, B.getInt32(1))),
+          B.CreateSelect(Bad, Zero, End));
+    R0 = B.CreateSelect(Inval, B.getInt64(uint32_t(-22)),
+                        B.CreateSelect(Big, B.getInt64(uint32_t(-7)), B.getInt64(0)));
+    break;
+  }
+  case platform::KfuncRole::IterNext: {
+    // (s64)(cur + 1) >= end: drained (and emptied), null; else ++cur, &cur.
+    Value *Cur = B.CreateAlignedLoad(I32, CurP, llvm::Align(4));
+    Value *End = B.CreateAlignedLoad(I32, EndP, llvm::Align(4));
+    Value *Next = B.CreateAdd(Cur, B.getInt32(1));
+    Value *Done = B.CreateICmpSGE(Next, End);
+    Store(B.CreateSelect(Done, Zero, Next), B.CreateSelect(Done, Zero, End));
+    R0 = B.CreateSelect(Done, B.getInt64(0), B.CreatePtrToInt(CurP, I64));
+    break;
+  }
+  case platform::KfuncRole::IterDestroy:
+    Store(Zero, Zero);
+    break;
+  }
+  setReg(0, R0);
+  for (unsigned R = 1; R <= 5; ++R)
+    setReg(R, B.getInt64(0));
+  return llvm::Error::success();
+}
+
 } // namespace ebpfgpu::compiler::detail

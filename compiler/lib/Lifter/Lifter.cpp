@@ -501,7 +501,7 @@ llvm::Error FunctionLifter::liftInsn(uint32_t Pc, AbsState &S) {
       else if (I.Src == isa::CallLocal)
         Err = liftLocalCall(Pc, I);
       else
-        Err = fail(Pc, "kfunc calls are not supported");
+        Err = liftKfuncCall(Pc, I.Imm, S);
       break;
     }
     const uint32_t To = uint32_t(int64_t(Pc) + 1 + I.jumpOffset());

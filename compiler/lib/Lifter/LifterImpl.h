@@ -57,6 +57,8 @@ private:
   /// A helper that calls a callback (bpf_loop): a loop here that calls
   /// the lifted callback, as the kernel's bpf_loop does.
   llvm::Error liftCallbackLoop(uint32_t Pc, const platform::HelperProto &H, const AbsState &S);
+  /// A kfunc (the open-coded iterators): inline, on the iterator's bytes.
+  llvm::Error liftKfuncCall(uint32_t Pc, int32_t Id, const AbsState &S);
   void leaveOnTailCall();
   void guardBackwardJump();
   Value *condition(const Insn &I);

@@ -118,6 +118,15 @@ void Provenance::transfer(AbsState &S, uint32_t Pc) const {
     // key on the caller's stack, with the context spilled beside it).
     bool KeepsSlots = I.isLocalCall() &&
                       FrameLocal[functionAt(uint32_t(int64_t(Pc) + 1 + I.Imm))];
+    // A kfunc (an iterator's) writes only the iterator at r1.
+    if (I.isCall() && I.Src == isa::CallKfunc) {
+      const platform::KfuncProto *K = Platform->kfunc(I.Imm);
+      if (S.Regs[1].K == AbsValue::Stack && K)
+        EraseSlots(S.Regs[1].Value, K->IterSize);
+      else if (S.Regs[1].isStackDerived())
+        S.Slots.clear();
+      KeepsSlots = true;
+    }
     for (unsigned R = 1; R <= 5 && !KeepsSlots; ++R) {
       if (!S.Regs[R].isStackDerived())
         continue;
@@ -436,6 +445,8 @@ Expected<Provenance> Provenance::analyze(const object::ProgramSpec &Prog,
         Local = I.Dst == isa::FramePointer;
       else if (I.isLocalCall())
         Local = P.FrameLocal[P.functionAt(uint32_t(int64_t(Pc) + 1 + I.Imm))];
+      else if (I.isCall() && I.Src == isa::CallKfunc)
+        Local = false; // an iterator may be in a caller's frame
       else if (I.isHelperCall()) {
         const platform::HelperProto *H = Platform.helper(I.Imm);
         Local = H && std::none_of(H->Checks.begin(), H->Checks.end(), [](platform::ArgCheck C) {
