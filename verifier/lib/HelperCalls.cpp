@@ -471,7 +471,7 @@ MaybeDiag Verifier::tailCallHoldsNoRef(uint32_t Pc,
     return std::nullopt;
   return fail(
       Pc,
-      "bpf_" + H.Name + " while " + unreleased(S) + " (the reference would leak)",
+      "bpf_" + H.Name + " while " + unreleased(S, false) + " (the reference would leak)",
       "released(ref " + std::to_string(S.Refs.begin()->first) + ")");
 }
 

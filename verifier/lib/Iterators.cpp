@@ -174,12 +174,13 @@ MaybeDiag Verifier::kfuncCall(Path &P, int32_t Id, std::vector<Path> &Forks) {
   return std::nullopt;
 }
 
-std::string Verifier::unreleased(const State &S) const {
+std::string Verifier::unreleased(const State &S, bool Definite) const {
   uint32_t At = S.Refs.begin()->second;
   if (Insns[At].isCall() && Insns[At].Src == isa::CallKfunc)
-    return "the iterator made at pc " + std::to_string(At) + " is not destroyed";
-  return "the ring buffer record reserved at pc " + std::to_string(At) +
-         " is neither submitted nor discarded";
+    return (Definite ? "the" : "an") + std::string(" iterator made at pc ") + std::to_string(At) +
+           " is not destroyed";
+  return (Definite ? "the" : "a") + std::string(" ring buffer record reserved at pc ") +
+         std::to_string(At) + " is neither submitted nor discarded";
 }
 
 } // namespace ebpfgpu::verifier::detail

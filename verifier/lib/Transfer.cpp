@@ -292,7 +292,7 @@ MaybeDiag Verifier::exitInsn(uint32_t Pc, State &S, bool &Ended, uint32_t &NextP
       return fail(Pc, "pointer leak: r0 is a " + std::string(kindName(R0.K)) + " at exit",
                   "no_pointer_leak(r0)");
     if (!S.Refs.empty())
-      return fail(Pc, "unreleased reference: " + unreleased(S) + " on this path",
+      return fail(Pc, "unreleased reference: " + unreleased(S, true) + " on this path",
                   "released(ref " + std::to_string(S.Refs.begin()->first) + ")");
     Ended = true;
     return std::nullopt;

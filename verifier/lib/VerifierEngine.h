@@ -169,8 +169,9 @@ private:
   /// The kernel's widen_imprecise_scalars: `Q`, the next turn at the
   /// iterator's next at `Pc`, against the previous turn's checkpoint there.
   void widenImprecise(State &Q, uint32_t Pc);
-  /// What the first reference `S` holds is, and what was not done to it.
-  std::string unreleased(const State &S) const;
+  /// What the first reference `S` holds is, and what was not done to it
+  /// (with "the", or else "a").
+  std::string unreleased(const State &S, bool Definite) const;
   void branch(uint32_t Pc, const Insn &I, State &S, std::optional<State> &Taken,
               std::optional<State> &NotTaken);
   bool refineScalar(State &S, unsigned R, uint8_t Op, const Reg &Other,
