@@ -19,6 +19,8 @@
 // RUN: %clang-bpf -DCASE=6 -c %s -o %t.6.o
 // RUN: %clang-bpf -DCASE=7 -c %s -o %t.7.o
 // RUN: %clang-bpf -DCASE=8 -c %s -o %t.8.o
+// RUN: %clang-bpf -DCASE=9 -c %s -o %t.9.o
+// RUN: %clang-bpf -DCASE=10 -c %s -o %t.10.o
 // RUN: ebpf-gpu-cc %t.0.o -o %t.0.gpu.o
 // RUN: not ebpf-gpu-cc %t.1.o 2>&1 | FileCheck %s --check-prefix=LEAK
 // LEAK: pc {{[0-9]+}}: unreleased reference: the iterator made at pc {{[0-9]+}} is not destroyed on this path (released(ref {{[0-9]+}}))
@@ -36,6 +38,10 @@
 // UNBOUNDED: pc {{[0-9]+}}: {{.*}}unbounded{{.*}}
 // RUN: not ebpf-gpu-cc %t.8.o 2>&1 | FileCheck %s --check-prefix=DESTROYED
 // DESTROYED: pc {{[0-9]+}}: bpf_iter_num_destroy argument 1 (r1) must point to an iterator made by bpf_iter_num_new; r10-8 holds none (initialized_iter(stack[-8]))
+// RUN: not ebpf-gpu-cc %t.9.o 2>&1 | FileCheck %s --check-prefix=TURNS
+// TURNS: pc {{[0-9]+}}: stack read of 1 bytes at r10+0 is outside the 512-byte frame
+// RUN: not ebpf-gpu-cc %t.10.o 2>&1 | FileCheck %s --check-prefix=TAIL
+// TAIL: pc {{[0-9]+}}: bpf_tail_call while an iterator made at pc {{[0-9]+}} is not destroyed (the reference would leak)
 // RUN: %if kernel-bpf %{ not %S/Inputs/kernel-refuses.sh %t.0.o | FileCheck %s --check-prefix=KERNEL-ACCEPTS %}
 // KERNEL-ACCEPTS: the kernel ACCEPTED
 // RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.1.o %}
@@ -46,6 +52,8 @@
 // RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.6.o %}
 // RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.7.o %}
 // RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.8.o %}
+// RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.9.o %}
+// RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.10.o %}
 
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -175,6 +183,32 @@ SEC("xdp") int prog(struct xdp_md *ctx) {
   struct bpf_iter_num it;
   bpf_iter_num_new(&it, 0, 4);
   bpf_iter_num_destroy(&it);
+  bpf_iter_num_destroy(&it);
+  return XDP_PASS;
+}
+#elif CASE == 9
+// A counter is not bounded by the loop's turns: the verifier knows no
+// count of them, only what each turn checks.
+SEC("xdp") int prog(struct xdp_md *ctx) {
+  __u8 buf[8] = {};
+  int i;
+  __u32 turns = 0;
+  bpf_for(i, 0, 8) turns++;
+  return buf[turns] ? XDP_PASS : XDP_DROP;
+}
+#elif CASE == 10
+struct {
+  __uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, __u32);
+} progs SEC(".maps");
+
+// A tail call never returns: the iterator would never be destroyed.
+SEC("xdp") int prog(struct xdp_md *ctx) {
+  struct bpf_iter_num it;
+  bpf_iter_num_new(&it, 0, 4);
+  bpf_tail_call(ctx, &progs, 0);
   bpf_iter_num_destroy(&it);
   return XDP_PASS;
 }
