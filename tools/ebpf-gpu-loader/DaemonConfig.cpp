@@ -137,6 +137,7 @@ Expected<std::vector<std::string>> ConfigApplier::apply(const std::string &File,
   };
   // 1. Programs new or changed (their line, or their object file) are loaded.
   std::map<std::string, uint32_t> Fresh; // NAME -> new id, not yet in place
+  std::map<std::string, std::string> Stamps; // NAME -> its file as loaded
   for (const DaemonConfig::Entry &P : C->Programs) {
     std::string Stamp = fileStamp(P.Args.get("path")->text());
     auto It = Programs.find(P.Name);
@@ -149,6 +150,7 @@ Expected<std::vector<std::string>> ConfigApplier::apply(const std::string &File,
       continue;
     }
     Fresh[P.Name] = idOf(R);
+    Stamps[P.Name] = Stamp;
     Done.push_back("config: program " + P.Name + " loaded as " + std::to_string(idOf(R)));
     if (It == Programs.end() && !StateDir.empty())
       if (std::string Restored = restoreState(P.Name, idOf(R)); !Restored.empty())
@@ -210,7 +212,7 @@ Expected<std::vector<std::string>> ConfigApplier::apply(const std::string &File,
   }
   for (const DaemonConfig::Entry &P : C->Programs)
     if (Fresh.count(P.Name))
-      Programs[P.Name] = {P, Fresh[P.Name], fileStamp(P.Args.get("path")->text())};
+      Programs[P.Name] = {P, Fresh[P.Name], Stamps[P.Name]};
   // 4. Ports new (or detached above for a changed line) are attached; a
   // port whose program was loaded anew (3) already runs the new one.
   for (const DaemonConfig::Entry &P : C->Ports) {
