@@ -404,10 +404,13 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
   strengthenMapValueLoads(M);
   M.setTargetTriple(Triple);
   M.setDataLayout((*TM)->createDataLayout());
-  // Per-CPU maps the loader binds: the batch kernel claims groups of CPUs.
+  // Per-CPU maps the loader binds: the batch kernel claims groups of CPUs,
+  // unless a block's adds pick their slice themselves (BlockSliceMaps): the
+  // loader then caps the grid at the CPUs, thread t being CPU t.
   bool PerCpu = false;
   for (const MapBinding &B : Lifted->Maps)
-    PerCpu |= !B.ObjectGlobal.empty() && ebpfgpu_map_is_percpu(Maps[B.MapIndex].Type);
+    PerCpu |= !B.ObjectGlobal.empty() && ebpfgpu_map_is_percpu(Maps[B.MapIndex].Type) &&
+              !Lifted->BlockSliceMaps.count(B.MapIndex);
   auto *GenericTy = llvm::PointerType::get(Ctx, 0);
   // Packets are staged in device memory unless a program may move their
   // bounds (its room is the real buffer's).

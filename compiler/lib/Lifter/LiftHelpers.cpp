@@ -204,7 +204,10 @@ llvm::Error FunctionLifter::liftHelperCall(uint32_t Pc, int32_t Id, const AbsSta
   }
   if (!Variant.empty())
     Args.push_back(P.mapShapeGlobal(S.Regs[1].Index));
-  Value *Ret = B.CreateCall(Callee, Args);
+  llvm::CallInst *Call = B.CreateCall(Callee, Args);
+  Value *Ret = Call;
+  if (Variant == "array_lookup_elem" && P.perCpuArrayValue(AbsValue{AbsValue::MapElem, 0, S.Regs[1].Index}))
+    P.PerCpuLookups.push_back({Call, S.Regs[1].Index});
   if (H->Ret == platform::ValueType::Void)
     Ret = B.getInt64(0);
   else if (Ret->getType()->isPointerTy())

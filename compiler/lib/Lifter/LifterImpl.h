@@ -155,7 +155,19 @@ public:
   bool ObservesAnyMap = false, Orders = false;
   /// Notes an access through `Base` other than an add without a result.
   void observe(const AbsValue &Base);
-  void retargetBlockAdds();
+  /// Plain loads and stores of per-CPU array values, and the lookups that
+  /// find them, on the GPU (LiftOptions::WarpAtomicAdds): where each of a
+  /// map's loads and stores is one half of an add written back
+  /// (`st->packets += 1`), the adds become block-combined adds on a slice
+  /// the block picks without waiting for its CPUs (retargetPerCpuAdds).
+  struct PerCpuUse {
+    llvm::Instruction *I;
+    size_t Map;
+  };
+  std::vector<PerCpuUse> PerCpuAccesses, PerCpuLookups;
+  bool perCpuArrayValue(const AbsValue &Base) const;
+  std::set<size_t> retargetPerCpuAdds();
+  void retargetBlockAdds(const std::set<size_t> &PerCpuMaps);
   std::map<size_t, llvm::GlobalVariable *> Shapes;
 };
 

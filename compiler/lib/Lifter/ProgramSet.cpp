@@ -188,6 +188,13 @@ llvm::Expected<LiftedProgram> liftProgramSet(const ProgramSet &Set,
       F->replaceAllUsesWith(Warp.getCallee());
       F->eraseFromParent();
     }
+  // And per-CPU adds to the slice of each thread's CPU (retargetPerCpuAdds).
+  if (llvm::Function *F = Out.Module->getFunction("ebpfgpu_array_block_lookup_elem")) {
+    llvm::FunctionCallee Own =
+        Out.Module->getOrInsertFunction("ebpfgpu_array_lookup_elem", F->getFunctionType());
+    F->replaceAllUsesWith(Own.getCallee());
+    F->eraseFromParent();
+  }
   // Each program decided its maps' stability alone; another program of
   // the set may change a map one of them only reads, so none is stable.
   for (llvm::GlobalVariable &G : Out.Module->globals())

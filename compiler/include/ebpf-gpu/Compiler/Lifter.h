@@ -18,6 +18,7 @@
 
 #include <array>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,9 @@ struct LiftedProgram {
   std::vector<std::string> RuntimeHelpers;
   /// Stack bytes of each function, in ProgramSpec::Functions order.
   std::vector<unsigned> FrameBytes;
+  /// Per-CPU arrays the program only adds to, a block at a time, on a
+  /// slice the block picks (GPU): they need no CPU of the thread's own.
+  std::set<size_t> BlockSliceMaps;
 };
 
 /// Lifts `Prog` into a new module in `Ctx`. Errors name the pc and, when
