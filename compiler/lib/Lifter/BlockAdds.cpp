@@ -11,6 +11,7 @@
 #include "ebpf-gpu/Platform/MapAbi.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/Transforms/Utils/Local.h"
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
 
 #include <algorithm>
@@ -156,13 +157,15 @@ std::set<size_t> ProgramLifter::retargetPerCpuAdds() {
     llvm::DominatorTree DT(*F);
     llvm::PromoteMemToReg(Slots, DT);
     // A register's value merged where it is dead (a join no later
-    // instruction reads it from) is no use of the value.
+    // instruction reads it from), or cast for a result nothing reads (the
+    // lifter's `w1 = 0` truncates r1 first), is no use of the value. Loads
+    // stay: the accesses recorded above point at them.
     for (bool Erased = true; Erased;) {
       Erased = false;
       for (llvm::BasicBlock &BB : *F)
-        for (llvm::PHINode &Phi : llvm::make_early_inc_range(BB.phis()))
-          if (Phi.use_empty()) {
-            Phi.eraseFromParent();
+        for (llvm::Instruction &I : llvm::make_early_inc_range(BB))
+          if (!llvm::isa<llvm::LoadInst>(I) && llvm::isInstructionTriviallyDead(&I)) {
+            I.eraseFromParent();
             Erased = true;
           }
     }

@@ -21,6 +21,11 @@
 // BLOCK-DAG: atom.add.u32
 // BLOCK-NOT: ld.volatile.global
 // BLOCK: .entry ebpfgpu_xdp_persistent(
+// With ALU32 (-mcpu=v3: `w3 += 3`, and `w1 = 0` after an add leaves a
+// truncation of the sum nothing reads) the same:
+// RUN: %clang-bpf -mcpu=v3 -c %s -o %t.v3.o
+// RUN: ebpf-gpu-cc %t.v3.o --emit=ptx --target=sm_90 -o %t.v3.ptx
+// RUN: FileCheck %s --check-prefix=BLOCK < %t.v3.ptx
 // RUN: %clang-bpf -DREADS -c %s -o %t.reads.o
 // RUN: ebpf-gpu-cc %t.reads.o --emit=ptx --target=sm_90 -o %t.reads.ptx
 // RUN: FileCheck %s --check-prefix=GROUPS < %t.reads.ptx
