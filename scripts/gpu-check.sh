@@ -302,11 +302,10 @@ prepare_suite() {
   XZ_OPT=-9 tar -cJf "$CARRY/filecheck.tar.xz" -C "$dir" .
 }
 
-# The daemon on the GPU runs the DPDK loader prepare() carries
-# (dpdk.tar.xz); the daemon tests' helper goes with it.
+# The daemon on the GPU (tests/gpu-device/daemon) runs the DPDK loader
+# prepare() carries (dpdk.tar.xz); its fault tests' programs and frames.
 prepare_daemon() {
   mkdir -p "$CARRY/daemon"
-  cp tests/lit/daemon/Inputs/check.py "$CARRY/daemon/"
   # Fault containment: a program that hangs on one kind of frame (refused
   # by the verifier, so compiled without it), one such frame, and 64 plain
   # frames.
@@ -324,137 +323,6 @@ macs = bytes.fromhex("020000000001020000000002")
 pcap(sys.argv[1] + "/marker.pcap", [macs + b"\x88\xb5" + bytes(50)])
 pcap(sys.argv[1] + "/plain.pcap", [macs + b"\x08\x00" + bytes(50)] * 64)
 PY
-}
-
-# Through the daemon on the GPU: the port filter's .gpu.o attached to a
-# net_pcap port gives what `run` gave (the samples step's output), the
-# router's routes are set and read through the socket while traffic runs
-# and change its verdicts, and a program is replaced mid-stream with every
-# packet accounted for.
-device_daemon() {
-  local out=$1 s=$CARRY/samples d=/tmp/ebpf-gpu-daemon traffic=/tmp/gpu-check-traffic.pcap
-  rm -rf "$d" && mkdir -p "$d/bin"
-  [[ -x /tmp/dpdk/ebpf-gpu-loader ]] || { mkdir -p /tmp/dpdk && tar -xJf "$CARRY/dpdk.tar.xz" -C /tmp/dpdk; }
-  # The loader finds its libraries; nothing else here sees them.
-  printf '#!/bin/sh\nLD_LIBRARY_PATH=/tmp/dpdk/lib exec /tmp/dpdk/ebpf-gpu-loader "$@"\n' \
-    >"$d/bin/ebpf-gpu-loader"
-  chmod +x "$d/bin/ebpf-gpu-loader"
-  local L="$d/bin/ebpf-gpu-loader" sock=$d/loader.sock check="python3 $CARRY/daemon/check.py"
-  # The traffic, and run's results on it (tests/gpu-device/samples/
-  # xdp_port_filter.test checks them against the host back end's).
-  "$CARRY/bin/ebpf-gpu-trafgen" -o "$traffic" --count "$PACKETS" --seed 3 >/dev/null
-  "$CARRY/bin/ebpf-gpu-loader" run "$s/xdp_port_filter.gpu.o" --pcap "$traffic" \
-    --out /tmp/xdp_port_filter.gpu.pcap --verdicts /tmp/xdp_port_filter.gpu.txt \
-    --json >"$out/xdp_port_filter.json"
-  # A pcap port replayed forever holds all its packets in mbufs at once:
-  # a shorter capture for those.
-  local loop=/tmp/gpu-check-loop.pcap
-  "$CARRY/bin/ebpf-gpu-trafgen" -o "$loop" --count 10000 --seed 4 >/dev/null
-  "$L" daemon --socket "$sock" --workers 2 >"$out/daemon.log" 2>&1 &
-  local dpid=$! i
-  for i in $(seq 100); do [[ -S $sock ]] && break; sleep 0.1; done
-  local c=("$L" --socket "$sock") status=0
-  "${c[@]}" prog load "$s/xdp_port_filter.gpu.o" &&
-  "${c[@]}" net attach 1 "net_pcap0,rx_pcap=$traffic,tx_pcap=$d/pf.tx.pcap" \
-    --exception "net_pcap1,tx_pcap=$d/pf.exc.pcap" --batch 4096 &&
-  $check wait "$L" "$sock" 1 rx_packets "$PACKETS" &&
-  "${c[@]}" stats | tee "$out/daemon-stats.txt" &&
-  "${c[@]}" --json net detach 1 >"$d/pf.detach.json" &&
-  $check compare "$out/xdp_port_filter.json" /tmp/xdp_port_filter.gpu.txt \
-    /tmp/xdp_port_filter.gpu.pcap "$d/pf.detach.json" "$d/pf.tx.pcap" "$d/pf.exc.pcap" || status=1
-  # The router: routes set through the socket while traffic runs (infinite
-  # replay of the pcap), verdicts change, counters read; then replaced by
-  # pass-all mid-stream; every packet has one verdict at the end.
-  local route
-  route=$(grep -v '^#' samples/xdp_router.maps | head -1 | awk '{print $1}')
-  "${c[@]}" prog load "$s/xdp_router.gpu.o" &&
-  "${c[@]}" prog load "$s/xdp_pass_all.gpu.o" &&
-  "${c[@]}" net attach 2 "net_pcap2,rx_pcap=$loop,infinite_rx=1" --batch 4096 &&
-  $check wait "$L" "$sock" 1 XDP_PASS 200000 &&
-  "${c[@]}" map update name routes key "$(echo "$route" | cut -d: -f2)" \
-    value "$(echo "$route" | cut -d: -f3)" &&
-  "${c[@]}" map dump name routes &&
-  $check wait "$L" "$sock" 1 XDP_REDIRECT 200000 &&
-  "${c[@]}" map dump name route_stats &&
-  "${c[@]}" prog replace 2 3 && "${c[@]}" prog unload 2 &&
-  $check wait "$L" "$sock" 1 XDP_PASS 2000000 &&
-  "${c[@]}" stats | tee -a "$out/daemon-stats.txt" &&
-  "${c[@]}" --json net detach 1 >"$d/r.detach.json" &&
-  $check accounting "$d/r.detach.json" || status=1
-  kill -TERM "$dpid"
-  wait "$dpid" || status=1
-  [[ -e $sock ]] && { echo "daemon left its socket"; status=1; }
-  if [[ $status == 0 ]]; then
-    echo "daemon: the GPU back end through the daemon agrees with run; map update changed the router's verdicts; replace lost nothing; clean exit"
-  else
-    echo "daemon: FAILED (log: $out/daemon.log)"
-  fi
-  return $status
-}
-
-# Fault containment through the daemon on the GPU (daemon started with the
-# test-only --allow-unverified; persistent kernels with a 200 ms watchdog):
-#  1. program 1 (pass-all, verified) runs on port 1 and program 2
-#     (spin_on_marker) on port 2, both on endless traffic;
-#  2. program 3 (spin_forever, launch mode) gets 64 frames on port 3: each
-#     batch hangs, the watchdog fails it, the daemon aborts the kernel (it
-#     traps at its loop guard), destroys program 3's CUDA context and makes
-#     a new one; ports 1 and 2 flow on (their programs have
-#     contexts of their own; only the queues of the worker waiting for the
-#     hung batch wait, for the watchdog's time);
-#  3. one marked frame reaches program 2 through port 4: its persistent
-#     kernel hangs, is aborted, and the program is re-created once
-#     (watchdog + re-creation under 2 s), and port 2's
-#     traffic flows again through the new back end;
-#  4. every port's packets are accounted for (rx = actions + exec_failed),
-#     the daemon still answers, and it exits cleanly.
-device_daemon_faults() {
-  local out=$1 s=$CARRY/samples d=/tmp/ebpf-gpu-daemon-faults traffic=/tmp/gpu-check-traffic.pcap
-  # Replayed forever: a capture short enough for the mbuf pool.
-  local loop=/tmp/gpu-check-loop.pcap
-  [[ -f $loop ]] || "$CARRY/bin/ebpf-gpu-trafgen" -o "$loop" --count 10000 --seed 4 >/dev/null
-  rm -rf "$d" && mkdir -p "$d/bin"
-  [[ -x /tmp/dpdk/ebpf-gpu-loader ]] || { mkdir -p /tmp/dpdk && tar -xJf "$CARRY/dpdk.tar.xz" -C /tmp/dpdk; }
-  printf '#!/bin/sh\nLD_LIBRARY_PATH=/tmp/dpdk/lib exec /tmp/dpdk/ebpf-gpu-loader "$@"\n' \
-    >"$d/bin/ebpf-gpu-loader"
-  chmod +x "$d/bin/ebpf-gpu-loader"
-  local L="$d/bin/ebpf-gpu-loader" sock=$d/loader.sock check="python3 $CARRY/daemon/check.py"
-  "$L" daemon --socket "$sock" --workers 2 --allow-unverified >"$out/daemon-faults.log" 2>&1 &
-  local dpid=$! i
-  for i in $(seq 100); do [[ -S $sock ]] && break; sleep 0.1; done
-  local c=("$L" --socket "$sock") status=0 p=(--gpu-mode persistent --watchdog-ms 200) t0
-  "${c[@]}" prog load "$s/xdp_pass_all.gpu.o" "${p[@]}" &&
-  "${c[@]}" prog load "$s/spin_on_marker.gpu.o" "${p[@]}" &&
-  "${c[@]}" prog load "$s/spin_forever.gpu.o" --gpu-mode launch --watchdog-ms 200 &&
-  "${c[@]}" net attach 1 "net_pcap0,rx_pcap=$loop,infinite_rx=1" --batch 256 &&
-  "${c[@]}" net attach 2 "net_pcap1,rx_pcap=$loop,infinite_rx=1" --batch 256 &&
-  $check wait "$L" "$sock" 1 XDP_PASS 100000 && $check wait "$L" "$sock" 2 XDP_PASS 100000 &&
-  "${c[@]}" net attach 3 "net_pcap2,rx_pcap=$CARRY/daemon/plain.pcap" --batch 16 &&
-  $check recovered "$L" "$sock" 3 1 10 &&
-  $check grows "$L" "$sock" 1 XDP_PASS 100000 && $check grows "$L" "$sock" 2 XDP_PASS 100000 &&
-  "${c[@]}" prog show 3 &&
-  t0=$(date +%s.%N) &&
-  "${c[@]}" net attach 2 "net_pcap3,rx_pcap=$CARRY/daemon/marker.pcap" --batch 1 &&
-  $check recovered "$L" "$sock" 2 1 10 &&
-  echo "marker sent -> program 2 running again: $(python3 -c "import sys; print(f'{float(sys.argv[2])-float(sys.argv[1]):.2f}')" "$t0" "$(date +%s.%N)") s (polled)" &&
-  "${c[@]}" prog show 2 &&
-  $check recovery-time "$L" "$sock" 2 200 2000 &&
-  $check grows "$L" "$sock" 2 XDP_PASS 100000 &&
-  "${c[@]}" stats >"$out/daemon-faults-stats.txt" || status=1
-  local port
-  for port in 4 3 2 1; do
-    "${c[@]}" --json net detach "$port" >"$d/detach$port.json" &&
-      $check accounted "$d/detach$port.json" || status=1
-  done
-  kill -TERM "$dpid"
-  wait "$dpid" || status=1
-  [[ -e $sock ]] && { echo "daemon left its socket"; status=1; }
-  if [[ $status == 0 ]]; then
-    echo "daemon faults: hung GPU kernels contained and recovered (see above), other programs unaffected, every packet accounted for, clean exit"
-  else
-    echo "daemon faults: FAILED (log: $out/daemon-faults.log)"
-  fi
-  return $status
 }
 
 # The checks of tests/gpu-device, through the carry's lit (--param names:
@@ -498,15 +366,6 @@ device() {
   "$bin/ebpf-gpu-bench" --gpu-object "$CARRY/bench/xdp_port_filter.sm90.gpu.o" \
     --cuda-ptx "$CARRY/bench/port_filter.cuda.ptx" --cuda-kernel cuda_port_filter \
     --pcap /tmp/bench.pcap --reps 100 --json "$out/bench.json" || status=1
-  if [[ ${GPU_CHECK_SKIP_DAEMON:-0} == 1 ]]; then
-    echo "== the daemon skipped (GPU_CHECK_SKIP_DAEMON=1; scripts/gpu-check.sh device-daemon runs it alone)"
-    return $status
-  fi
-  echo "== the daemon on the GPU back end (DPDK net_pcap ports, control socket)"
-  device_daemon "$out" || status=1
-  echo "== the daemon's GPU fault containment (hung persistent kernels, 200 ms watchdog)"
-  timeout -k 5 120 bash -c "$(declare -f device_daemon_faults); CARRY=$CARRY; device_daemon_faults $out" ||
-    { echo "daemon faults: FAILED or hung (2 minutes)"; status=1; }
   return $status
 }
 
@@ -591,15 +450,12 @@ device-realworld) device_realworld ;;
 device) device ;;
 prepare-daemon) prepare_daemon ;;
 device-daemon)
+  # The daemon's tests alone (tests/gpu-device/daemon).
   mkdir -p "${OUT:-/tmp/gpu-check}"
-  device_daemon "${OUT:-/tmp/gpu-check}" && device_daemon_faults "${OUT:-/tmp/gpu-check}"
-  ;;
-device-daemon-faults)
-  mkdir -p "${OUT:-/tmp/gpu-check}"
-  device_daemon_faults "${OUT:-/tmp/gpu-check}"
+  LIT_FILTER='daemon/' device_suite "${OUT:-/tmp/gpu-check}"
   ;;
 *)
-  echo "usage: $0 prepare|device|prepare-suite|device-suite|prepare-daemon|device-daemon|device-daemon-faults|prepare-realworld|device-realworld" >&2
+  echo "usage: $0 prepare|device|prepare-suite|device-suite|prepare-daemon|device-daemon|prepare-realworld|device-realworld" >&2
   exit 2
   ;;
 esac

@@ -18,6 +18,10 @@
 # Features, each enabled only after a probe:
 #   cuda-gpu  the carried loader runs a program on the GPU here
 #   dpdk      the carried DPDK loader forwards a packet through the GPU here
+# Substitutions: %loader (LLVM-free), %dpdk-loader (a command line) and
+# %dpdk-wrapper (one executable) for the DPDK one, %trafgen, %carry, %src,
+# %inputs, %daemon-inputs (tests/lit/daemon/Inputs: daemon.py, check.py),
+# %python.
 
 import os
 import shutil
@@ -82,8 +86,16 @@ if not os.access(os.path.join(filecheck, "bin", "FileCheck"), os.X_OK):
 config.environment["PATH"] = os.pathsep.join([os.path.join(filecheck, "bin"), os.environ["PATH"]])
 dpdk = unpacked("dpdk", "dpdk.tar.xz")
 dpdk_loader = os.path.join(dpdk, "ebpf-gpu-loader")
+# The same as one executable, for helpers that take a loader's path (the
+# daemon tests' check.py and daemon.py).
+dpdk_wrapper = os.path.join(config.test_exec_root, "dpdk-loader.sh")
+with open(dpdk_wrapper, "w") as f:
+    f.write(f"#!/bin/sh\nLD_LIBRARY_PATH={os.path.join(dpdk, 'lib')} exec {dpdk_loader} \"$@\"\n")
+os.chmod(dpdk_wrapper, 0o755)
+config.substitutions.append(("%dpdk-wrapper", dpdk_wrapper))
 config.substitutions.append(
     ("%dpdk-loader", f"env LD_LIBRARY_PATH={os.path.join(dpdk, 'lib')} {dpdk_loader}"))
+config.substitutions.append(("%daemon-inputs", os.path.join(src, "tests", "lit", "daemon", "Inputs")))
 
 
 def probe(what, argv):
