@@ -30,10 +30,12 @@ struct VerifiedObject {
   bool ReadOnlyPackets = false;
 };
 
-/// Reads `Path` (with `Read`), chooses `Section` (or its only program) and
+/// Reads `Path` (or `Image`, the object in memory, when not null; `Path`
+/// then names it) with `Read`, chooses `Section` (or its only program) and
 /// verifies it; an error with the path in front says why not.
 Expected<std::shared_ptr<const VerifiedObject>>
-readVerified(const std::string &Path, const std::string &Section, const object::ReadOptions &Read);
+readVerified(const std::string &Path, const std::vector<uint8_t> *Image,
+             const std::string &Section, const object::ReadOptions &Read);
 
 /// JIT-compiles the verified program of `V` (read from `Path`).
 Expected<std::unique_ptr<runtime::BatchExecutor>>

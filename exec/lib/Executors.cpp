@@ -233,8 +233,11 @@ private:
 } // namespace
 
 Expected<std::shared_ptr<const VerifiedObject>>
-readVerified(const std::string &Path, const std::string &Section, const object::ReadOptions &Read) {
-  Expected<object::ObjectSpec> Obj = object::readObjectFile(Path, Read);
+readVerified(const std::string &Path, const std::vector<uint8_t> *Image,
+             const std::string &Section, const object::ReadOptions &Read) {
+  Expected<object::ObjectSpec> Obj =
+      Image ? object::readObjectMemory(Image->data(), Image->size(), Path, Read)
+            : object::readObjectFile(Path, Read);
   if (!Obj)
     return Obj.takeError();
   auto V = std::make_shared<VerifiedObject>();

@@ -19,12 +19,13 @@ object::ReadOptions readOptions(const LoadRequest &R) {
   object::ReadOptions Read;
   Read.InnerMapTemplates = R.InnerMaps;
   Read.MaxEntries = R.MapSizes;
+  Read.InitialValues = R.InitialValues;
   return Read;
 }
 
 Expected<LoadedProgram> loadHost(const LoadRequest &R) {
   Expected<std::shared_ptr<const VerifiedObject>> V =
-      readVerified(R.Path, R.Section, readOptions(R));
+      readVerified(R.Path, R.Image.get(), R.Section, readOptions(R));
   if (!V)
     return V.takeError();
   auto E = makeHostExecutor(**V, R.Path, R.Host);
@@ -42,6 +43,8 @@ Expected<LoadedProgram> loadHost(const LoadRequest &R) {
 }
 
 Expected<LoadedProgram> loadKernel(const LoadRequest &R) {
+  if (R.Image)
+    return Error(R.Path + ": the kernel back end loads an object from its file, not from memory");
   auto E = makeKernelExecutor(R);
   if (!E)
     return E.takeError();
@@ -59,7 +62,7 @@ Expected<LoadedProgram> loadGpu(const LoadRequest &R, Expected<abi::GpuObjectSpe
   if (!GpuObj) {
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
     Expected<std::shared_ptr<const VerifiedObject>> V =
-        readVerified(R.Path, R.Section, readOptions(R));
+        readVerified(R.Path, R.Image.get(), R.Section, readOptions(R));
     if (!V)
       return V.takeError();
     GpuObj = compileForGpu(**V, R.Path);
@@ -89,8 +92,11 @@ Expected<LoadedProgram> loadGpu(const LoadRequest &R, Expected<abi::GpuObjectSpe
 } // namespace
 
 Expected<LoadedProgram> load(const LoadRequest &R) {
-  Expected<abi::GpuObjectSpec> GpuObj = abi::readGpuObjectFile(R.Path);
-  if (!GpuObj && abi::isGpuObjectFile(R.Path))
+  // An image in memory is an eBPF object (to compile here), never a .gpu.o.
+  Expected<abi::GpuObjectSpec> GpuObj =
+      R.Image ? Expected<abi::GpuObjectSpec>(Error(R.Path + ": an eBPF object in memory"))
+              : abi::readGpuObjectFile(R.Path);
+  if (!GpuObj && !R.Image && abi::isGpuObjectFile(R.Path))
     return GpuObj.takeError(); // a .gpu.o, but damaged
   Backend B = R.Kind.value_or(GpuObj ? Backend::Gpu : Backend::Host);
   if (B == Backend::Null) {

@@ -55,6 +55,37 @@ TEST(Object, LinksSubprogramsAndGlobalData) {
   }
 }
 
+TEST(Object, GlobalDataSetBeforeLoadAndItsVariables) {
+  // xdp_port_filter's .rodata: three __u16 ports.
+  object::ReadOptions Opts;
+  Opts.InitialValues.push_back({".rodata", {0x16, 0, 0xbb, 1, 53, 0}});
+  auto Obj = object::readObjectFile(sample("xdp_port_filter.o"), Opts);
+  ASSERT_TRUE(Obj) << Obj.error().message();
+  EXPECT_EQ(Obj->Maps[0].InitialValue, (std::vector<uint8_t>{0x16, 0, 0xbb, 1, 53, 0}));
+  EXPECT_EQ(Obj->Maps[0].Variables, (std::vector<std::pair<std::string, uint64_t>>{
+                                        {"blocked_tcp", 0}, {"blocked_udp", 4}}));
+
+  Opts.InitialValues = {{".rodata", {1, 2}}};
+  auto Short = object::readObjectFile(sample("xdp_port_filter.o"), Opts);
+  ASSERT_FALSE(Short);
+  EXPECT_NE(Short.error().message().find("initial value of '.rodata': 2 bytes for a section of 6"),
+            std::string::npos)
+      << Short.error().message();
+  Opts.InitialValues = {{"ports", {1}}};
+  auto NoSection = object::readObjectFile(sample("xdp_port_filter.o"), Opts);
+  ASSERT_FALSE(NoSection);
+  EXPECT_NE(NoSection.error().message().find("no global data section of that name"),
+            std::string::npos);
+
+  // Each variable at its symbol's offset (the BTF's are 0 in an object).
+  auto Counts = object::readObjectFile(sample("xdp_config_count.o"));
+  ASSERT_TRUE(Counts) << Counts.error().message();
+  for (const object::MapSpec &M : Counts->Maps)
+    if (M.Name == ".bss")
+      EXPECT_EQ(M.Variables, (std::vector<std::pair<std::string, uint64_t>>{
+                                 {"packets", 0}, {"dropped", 8}, {"traffic", 16}}));
+}
+
 TEST(Object, RefusesBadInput) {
   std::vector<uint8_t> Garbage(200, 0x41);
   auto R = object::readObjectMemory(Garbage.data(), Garbage.size(), "g.o");

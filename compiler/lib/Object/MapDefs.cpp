@@ -423,7 +423,11 @@ MaybeError readDataSection(const ElfFile &Elf, const ElfSection &Sec, MapTable &
     M.Flags = platform::MapFlagReadOnlyProg;
   M.InitialValue = Sec.Bytes;
   M.InitialValue.resize(Sec.Size, 0);
-  (void)Elf;
+  for (const ElfSymbol &S : Elf.Symbols)
+    if (S.SectionIndex == Sec.Index && S.Type == 1 /* STT_OBJECT */ && !S.Name.empty())
+      M.Variables.emplace_back(S.Name, S.Value);
+  std::stable_sort(M.Variables.begin(), M.Variables.end(),
+                   [](const auto &A, const auto &B) { return A.second < B.second; });
   T.ByDataSection[Sec.Index] = T.Maps.size();
   T.Maps.push_back(std::move(M));
   return std::nullopt;

@@ -117,6 +117,24 @@ MaybeError applyMapSizes(std::vector<MapSpec> &Maps, const ReadOptions &Opts) {
   return std::nullopt;
 }
 
+/// Writes the global data the user gives over the sections' own; errors
+/// on a name that is no global data section and on a size not its own.
+MaybeError applyInitialValues(std::vector<MapSpec> &Maps, const ReadOptions &Opts) {
+  for (const auto &[Name, Bytes] : Opts.InitialValues) {
+    auto It = std::find_if(Maps.begin(), Maps.end(), [&, &Name = Name](const MapSpec &M) {
+      return M.Name == Name && M.Origin == platform::MapOrigin::GlobalData;
+    });
+    if (It == Maps.end())
+      return Error("initial value of '" + Name + "': the object has no global data section " +
+                   "of that name");
+    if (Bytes.size() != It->InitialValue.size())
+      return Error("initial value of '" + Name + "': " + std::to_string(Bytes.size()) +
+                   " bytes for a section of " + std::to_string(It->InitialValue.size()));
+    It->InitialValue = Bytes;
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 Expected<std::pair<std::string, uint32_t>> parseMapSize(const std::string &Arg) {
@@ -150,6 +168,8 @@ Expected<ObjectSpec> readObjectMemory(const uint8_t *Data, size_t Size,
   if (MaybeError E = applyMapSizes(Maps->Maps, Opts))
     return std::move(*E).withContext(Name);
   if (MaybeError E = applyInnerMapTemplates(Maps->Maps, Opts))
+    return std::move(*E).withContext(Name);
+  if (MaybeError E = applyInitialValues(Maps->Maps, Opts))
     return std::move(*E).withContext(Name);
   Expected<LineTable> Lines = readLineInfo(*Elf);
   if (!Lines)

@@ -33,6 +33,10 @@ struct MapSpec : platform::MapShape {
   uint32_t BtfValueTypeId = 0;
   /// Global data: the section's initial bytes (zeros for .bss).
   std::vector<uint8_t> InitialValue;
+  /// Global data: the variables (the section's named data symbols) at
+  /// their offsets, in offset order, as libbpf fills in the BTF data section's offsets,
+  /// which an object leaves at 0 (skeletons lay their structs out so).
+  std::vector<std::pair<std::string, uint64_t>> Variables;
   /// Map-in-map types: the inner map's definition (one entry), else empty.
   std::vector<MapSpec> Inner;
   /// Program arrays: the slots the object fills statically, with the name
@@ -119,6 +123,12 @@ struct ReadOptions {
   /// bpf_map__set_max_entries), e.g. the kernel's xdp_sample maps, which
   /// the object leaves at 0 for user space to size by the CPU count.
   std::vector<std::pair<std::string, uint32_t>> MaxEntries;
+  /// (section, bytes): the initial contents of a global data section
+  /// (".rodata", ".data", ".bss", ".data.foo") written before load, as
+  /// through a libbpf skeleton's mmapped sections: .rodata's constants are
+  /// what the verifier and the compiler then see. The size must be the
+  /// section's.
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> InitialValues;
 };
 
 /// Parses "OUTER=TEMPLATE" (the tools' --inner-map argument).

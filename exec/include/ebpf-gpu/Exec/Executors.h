@@ -137,6 +137,10 @@ int64_t gpuReclaims(runtime::BatchExecutor &Exec);
 struct LoadRequest {
   /// An eBPF object, or a .gpu.o (the GPU back end's code only).
   std::string Path;
+  /// An eBPF object in memory (a skeleton's embedded bytes) instead of the
+  /// file: `Path` then only names it in messages. The host and GPU back
+  /// ends take it; the kernel's needs a file.
+  std::shared_ptr<const std::vector<uint8_t>> Image;
   /// The program (function or section name); empty: the object's only one.
   std::string Section;
   /// Nothing: the GPU for a .gpu.o, the host for anything else.
@@ -146,6 +150,9 @@ struct LoadRequest {
   /// gives libbpf (`run --inner-map/--map-size`).
   std::vector<std::pair<std::string, std::string>> InnerMaps;
   std::vector<std::pair<std::string, uint32_t>> MapSizes;
+  /// eBPF objects: global data sections' contents set before load
+  /// (object::ReadOptions::InitialValues).
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> InitialValues;
   /// Runs a .gpu.o that ebpf-gpu-cc made without the safety verifier
   /// (--no-verify), which load() refuses otherwise: for tests of the back
   /// end, never the default.
