@@ -3,20 +3,26 @@
 // libebpf-gpu's C API (include/ebpf-gpu/ebpf-gpu.h) over exec::load(), the
 // one way a program comes to run (verified first), a BatchExecutor's map
 // access and its batch runs. What a C caller passes is checked here, once,
-// with a message; nothing throws across the C boundary.
+// with a message; nothing throws across the C boundary. An opened program
+// holds its object's bytes and its global data in host memory of its own
+// until load; the global data a caller holds stays there after load, copied
+// into the live map and back around each burst and map call.
 
 #include "ebpf-gpu/ebpf-gpu.h"
 
 #include "ebpf-gpu/Abi/MapMemory.h"
 #include "ebpf-gpu/Exec/Executors.h"
+#include "ebpf-gpu/Object/Object.h"
 #include "ebpf-gpu/Runtime/BatchExecutor.h"
 #include "ebpf-gpu/Runtime/Packets.h"
+#include "ebpf-gpu/Support/ReadFile.h"
 
 #include <cerrno>
 #include <cstring>
 #include <memory>
 #include <new>
 #include <string>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <vector>
 
@@ -26,12 +32,29 @@ struct ebpf_gpu_map {
   ebpf_gpu_prog *Prog = nullptr;
   runtime::MapInfo Info;
   uint32_t Cpus = 1;
+  /// The map lives in the loaded program (false before load).
+  bool Live = false;
+  /// Global data in host memory (ebpf_gpu_map__data): `Size` bytes in
+  /// whole pages of their own (so that .rodata's can be made read-only),
+  /// from open or the first call to close. `Shared`: handed out, so kept
+  /// in step with the live map.
+  uint8_t *Data = nullptr;
+  size_t Size = 0, Mapped = 0;
+  bool Shared = false;
+
+  ~ebpf_gpu_map() {
+    if (Data)
+      munmap(Data, Mapped);
+  }
 };
 
 struct ebpf_gpu_prog {
-  exec::LoadedProgram Loaded;
+  exec::LoadedProgram Loaded; ///< Exec null while opened
   std::string Name;
   std::vector<std::unique_ptr<ebpf_gpu_map>> Maps;
+  /// Opened: what load_opened asks exec::load() for (the object's bytes,
+  /// the program, the back end); its initial values come from the maps.
+  exec::LoadRequest Request;
 };
 
 namespace {
@@ -50,14 +73,37 @@ template <typename T> T *failNull(int Errno, std::string Msg) {
   return nullptr;
 }
 
+/// Global data's one value in the map's block `H`.
+uint8_t *dataValue(::ebpfgpu_map &H) {
+  const uint32_t Zero = 0;
+  return const_cast<uint8_t *>(abi::hostMapLookup(H, reinterpret_cast<const uint8_t *>(&Zero)));
+}
+
 /// Runs `Op` on the map's block in host memory (BatchExecutor::accessMap:
 /// the map itself on the host, a copy of the device block written back
 /// when `Op` sets Changed on the GPU); `Op` returns 0 or a negative errno.
-int accessMap(const ebpf_gpu_map *M, const std::function<int(::ebpfgpu_map &, bool &)> &Op) {
+/// Global data the caller holds (Shared) is copied in first and back
+/// after (unless `Mirror` is false): what the caller wrote is what `Op`
+/// and the program see.
+int accessMap(const ebpf_gpu_map *M, const std::function<int(::ebpfgpu_map &, bool &)> &Op,
+              bool Mirror = true) {
+  if (!M->Live)
+    return failWith(EINVAL, "map '" + M->Info.Name + "': " +
+                                (M->Prog->Loaded.Exec ? "not used by program '" + M->Prog->Name + "'"
+                                                      : "the program is opened, not loaded "
+                                                        "(ebpf_gpu_prog__load_opened)"));
   int Rc = 0;
+  bool Sync = Mirror && M->Shared && !M->Info.ReadOnly;
   MaybeError E = M->Prog->Loaded.Exec->accessMap(
       M->Info.Name, [&](::ebpfgpu_map &H, bool &Changed) -> MaybeError {
+        uint8_t *V = Sync ? dataValue(H) : nullptr;
+        if (V) {
+          std::memcpy(V, M->Data, M->Size);
+          Changed = true;
+        }
         Rc = Op(H, Changed);
+        if (V)
+          std::memcpy(M->Data, V, M->Size);
         return std::nullopt;
       });
   if (E)
@@ -69,6 +115,9 @@ int checkSizes(const ebpf_gpu_map *M, const void *Key, size_t KeySz, size_t Valu
                bool WithValue) {
   if (!M)
     return failWith(EINVAL, "no map (NULL)");
+  if (!M->Prog->Loaded.Exec)
+    return failWith(EINVAL, "map '" + M->Info.Name + "': the program is opened, not loaded "
+                                                     "(ebpf_gpu_prog__load_opened)");
   if (!Key || KeySz != M->Info.KeySize)
     return failWith(EINVAL, "map '" + M->Info.Name + "': the key has " +
                                 std::to_string(M->Info.KeySize) + " bytes, not " +
@@ -87,18 +136,104 @@ int errnoResult(const ebpf_gpu_map *M, const char *What, int64_t Rc) {
   return failWith(int(-Rc), "map '" + M->Info.Name + "': " + What + ": " + std::strerror(int(-Rc)));
 }
 
-} // namespace
+/// Host memory of its own for `M`'s global data (whole pages), `Init`
+/// copied in; false when out of memory.
+bool allocData(ebpf_gpu_map &M, const std::vector<uint8_t> &Init) {
+  size_t Page = size_t(sysconf(_SC_PAGESIZE));
+  M.Size = M.Info.ValueSize;
+  M.Mapped = std::max<size_t>(Page, (M.Size + Page - 1) / Page * Page);
+  void *P = mmap(nullptr, M.Mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (P == MAP_FAILED)
+    return false;
+  M.Data = static_cast<uint8_t *>(P);
+  std::memcpy(M.Data, Init.data(), std::min(Init.size(), M.Size));
+  return true;
+}
 
-extern "C" {
+/// After load: .rodata's bytes as the program has them, then read-only
+/// (the kernel freezes it; a write through a skeleton faults, as libbpf's).
+int freezeReadOnly(ebpf_gpu_map &M) {
+  if (int E = !M.Live ? 0 : accessMap(&M, [&](::ebpfgpu_map &H, bool &) {
+        std::memcpy(M.Data, dataValue(H), M.Size);
+        return 0;
+      }))
+    return E;
+  mprotect(M.Data, M.Mapped, PROT_READ);
+  return 0;
+}
 
-const char *ebpf_gpu_last_error(void) { return LastError.c_str(); }
-
-struct ebpf_gpu_prog *ebpf_gpu_prog__load(const char *path, const struct ebpf_gpu_load_opts *opts) {
+/// Loads `P` (opened: its request, with the global data's bytes as
+/// initial values) and binds its maps to the live ones by name.
+int loadOpened(ebpf_gpu_prog &P) {
+  exec::LoadRequest R = P.Request;
+  for (auto &M : P.Maps)
+    if (M->Data)
+      R.InitialValues.emplace_back(M->Info.Name, std::vector<uint8_t>(M->Data, M->Data + M->Size));
+  auto L = exec::load(R);
+  if (!L)
+    return failWith(EINVAL, L.error().message());
+  P.Loaded = std::move(*L);
+  P.Name = P.Loaded.Exec->programName();
+  for (const runtime::MapInfo &I : P.Loaded.Exec->maps()) {
+    auto It = std::find_if(P.Maps.begin(), P.Maps.end(),
+                           [&](const auto &M) { return M->Info.Name == I.Name; });
+    if (It == P.Maps.end()) {
+      P.Maps.push_back(std::make_unique<ebpf_gpu_map>());
+      It = std::prev(P.Maps.end());
+      (*It)->Prog = &P;
+    }
+    (*It)->Info = I;
+    (*It)->Live = true;
+  }
+  // Per-CPU maps: how many CPUs their blocks hold.
+  for (auto &M : P.Maps)
+    if (M->Live && ebpfgpu_map_is_percpu(M->Info.Type))
+      accessMap(M.get(), [&](::ebpfgpu_map &H, bool &) {
+        M->Cpus = H.nslices;
+        return 0;
+      });
+  // Global data the compiled program does not use has no memory in the
+  // back end (the GPU's module keeps the sections it refers to): its bytes
+  // are the caller's alone, as they do not matter to the program.
+  for (auto &M : P.Maps)
+    if (M->Live && M->Info.GlobalData &&
+        accessMap(M.get(), [](::ebpfgpu_map &, bool &) { return 0; }, /*Mirror=*/false))
+      M->Live = false;
   LastError.clear();
-  if (!path)
-    return failNull<ebpf_gpu_prog>(EINVAL, "no path (NULL)");
+  for (auto &M : P.Maps)
+    if (M->Data && M->Info.ReadOnly)
+      if (int E = freezeReadOnly(*M))
+        return E;
+  P.Request = exec::LoadRequest();
+  return 0;
+}
+
+/// Copies the global data the caller holds into the live maps before a
+/// burst (`In`) or back after it.
+int syncData(ebpf_gpu_prog &P, bool In) {
+  for (auto &M : P.Maps) {
+    if (!M->Shared || !M->Live || M->Info.ReadOnly)
+      continue;
+    ebpf_gpu_map &Map = *M;
+    auto Copy = [&](::ebpfgpu_map &H, bool &Changed) {
+      if (In)
+        std::memcpy(dataValue(H), Map.Data, Map.Size);
+      else
+        std::memcpy(Map.Data, dataValue(H), Map.Size);
+      Changed = In;
+      return 0;
+    };
+    if (int E = accessMap(&Map, Copy, /*Mirror=*/false))
+      return E;
+  }
+  return 0;
+}
+
+/// Checks the options as ebpf_gpu_prog__load takes them and fills `R`
+/// with them; 0 or a negative errno.
+int readOpts(const ebpf_gpu_load_opts *opts, exec::LoadRequest &R) {
   if (opts && opts->sz < sizeof(size_t))
-    return failNull<ebpf_gpu_prog>(EINVAL, "ebpf_gpu_load_opts.sz is not set");
+    return failWith(EINVAL, "ebpf_gpu_load_opts.sz is not set");
   // Fields past what the caller's struct has read as zero (libbpf's opts).
   ebpf_gpu_load_opts O{};
   if (opts)
@@ -106,10 +241,8 @@ struct ebpf_gpu_prog *ebpf_gpu_prog__load(const char *path, const struct ebpf_gp
   if (opts && opts->sz > sizeof(O))
     for (size_t I = sizeof(O); I < opts->sz; ++I)
       if (reinterpret_cast<const uint8_t *>(opts)[I])
-        return failNull<ebpf_gpu_prog>(EINVAL, "ebpf_gpu_load_opts has fields this library "
-                                               "does not know set (a newer header?)");
-  exec::LoadRequest R;
-  R.Path = path;
+        return failWith(EINVAL, "ebpf_gpu_load_opts has fields this library "
+                                "does not know set (a newer header?)");
   R.Section = O.program ? O.program : "";
   switch (O.backend) {
   case EBPF_GPU_BACKEND_DEFAULT:
@@ -121,33 +254,109 @@ struct ebpf_gpu_prog *ebpf_gpu_prog__load(const char *path, const struct ebpf_gp
     R.Kind = exec::Backend::Gpu;
     break;
   default:
-    return failNull<ebpf_gpu_prog>(EINVAL, "unknown back end " + std::to_string(int(O.backend)));
+    return failWith(EINVAL, "unknown back end " + std::to_string(int(O.backend)));
   }
-  if (access(path, R_OK) != 0)
-    return failNull<ebpf_gpu_prog>(errno == ENOENT ? ENOENT : EINVAL,
-                                   std::string(path) + ": " + std::strerror(errno));
-  auto L = exec::load(R);
-  if (!L)
-    return failNull<ebpf_gpu_prog>(EINVAL, L.error().message());
+  return 0;
+}
+
+/// Reads the eBPF object `Image` (named `Name`) into an opened program:
+/// its maps as the object declares them, global data with its initial
+/// bytes. Null with errno set when the object is refused.
+ebpf_gpu_prog *openImage(std::shared_ptr<const std::vector<uint8_t>> Image, const std::string &Name,
+                         const ebpf_gpu_load_opts *opts) {
+  exec::LoadRequest R;
+  if (int E = readOpts(opts, R)) {
+    errno = -E;
+    return nullptr;
+  }
+  Expected<object::ObjectSpec> Obj = object::readObjectMemory(Image->data(), Image->size(), Name);
+  if (!Obj)
+    return failNull<ebpf_gpu_prog>(EINVAL, Obj.error().message());
   std::unique_ptr<ebpf_gpu_prog> P(new (std::nothrow) ebpf_gpu_prog);
   if (!P)
     return failNull<ebpf_gpu_prog>(ENOMEM, "out of memory");
-  P->Loaded = std::move(*L);
-  P->Name = P->Loaded.Exec->programName();
-  for (const runtime::MapInfo &I : P->Loaded.Exec->maps()) {
+  const object::ProgramSpec *Chosen = Obj->findProgram(R.Section);
+  if (!Chosen && R.Section.empty() && Obj->Programs.size() == 1)
+    Chosen = &Obj->Programs[0];
+  P->Name = Chosen ? Chosen->Name : R.Section;
+  for (const object::MapSpec &S : Obj->Maps) {
     auto M = std::make_unique<ebpf_gpu_map>();
     M->Prog = P.get();
-    M->Info = I;
+    static_cast<platform::MapShape &>(M->Info) = S;
+    M->Info.Name = S.Name;
+    M->Info.GlobalData = S.Origin == platform::MapOrigin::GlobalData;
+    M->Info.ReadOnly = S.Flags & platform::MapFlagReadOnlyProg;
+    if (M->Info.GlobalData && !allocData(*M, S.InitialValue))
+      return failNull<ebpf_gpu_prog>(ENOMEM, "map '" + S.Name + "': out of memory");
     P->Maps.push_back(std::move(M));
   }
-  // Per-CPU maps: how many CPUs their blocks hold.
-  for (auto &M : P->Maps)
-    if (ebpfgpu_map_is_percpu(M->Info.Type))
-      accessMap(M.get(), [&](::ebpfgpu_map &H, bool &) {
-        M->Cpus = H.nslices;
-        return 0;
-      });
+  R.Path = Name;
+  R.Image = std::move(Image);
+  P->Request = std::move(R);
   return P.release();
+}
+
+} // namespace
+
+extern "C" {
+
+const char *ebpf_gpu_last_error(void) { return LastError.c_str(); }
+
+struct ebpf_gpu_prog *ebpf_gpu_prog__load(const char *path, const struct ebpf_gpu_load_opts *opts) {
+  LastError.clear();
+  if (!path)
+    return failNull<ebpf_gpu_prog>(EINVAL, "no path (NULL)");
+  exec::LoadRequest R;
+  if (int E = readOpts(opts, R)) {
+    errno = -E;
+    return nullptr;
+  }
+  R.Path = path;
+  if (access(path, R_OK) != 0)
+    return failNull<ebpf_gpu_prog>(errno == ENOENT ? ENOENT : EINVAL,
+                                   std::string(path) + ": " + std::strerror(errno));
+  std::unique_ptr<ebpf_gpu_prog> P(new (std::nothrow) ebpf_gpu_prog);
+  if (!P)
+    return failNull<ebpf_gpu_prog>(ENOMEM, "out of memory");
+  P->Request = std::move(R);
+  if (int E = loadOpened(*P)) {
+    errno = -E;
+    return nullptr;
+  }
+  return P.release();
+}
+
+struct ebpf_gpu_prog *ebpf_gpu_prog__open(const char *path, const struct ebpf_gpu_load_opts *opts) {
+  LastError.clear();
+  if (!path)
+    return failNull<ebpf_gpu_prog>(EINVAL, "no path (NULL)");
+  if (access(path, R_OK) != 0)
+    return failNull<ebpf_gpu_prog>(errno == ENOENT ? ENOENT : EINVAL,
+                                   std::string(path) + ": " + std::strerror(errno));
+  Expected<std::vector<uint8_t>> Bytes = readFileBytes(path);
+  if (!Bytes)
+    return failNull<ebpf_gpu_prog>(EINVAL, Bytes.error().message());
+  return openImage(std::make_shared<const std::vector<uint8_t>>(std::move(*Bytes)), path, opts);
+}
+
+struct ebpf_gpu_prog *ebpf_gpu_prog__open_mem(const void *data, size_t size, const char *name,
+                                              const struct ebpf_gpu_load_opts *opts) {
+  LastError.clear();
+  if (!data || !size)
+    return failNull<ebpf_gpu_prog>(EINVAL, "no object (NULL or 0 bytes)");
+  const auto *B = static_cast<const uint8_t *>(data);
+  return openImage(std::make_shared<const std::vector<uint8_t>>(B, B + size),
+                   name ? name : "(memory)", opts);
+}
+
+int ebpf_gpu_prog__load_opened(struct ebpf_gpu_prog *prog) {
+  LastError.clear();
+  if (!prog)
+    return failWith(EINVAL, "no program (NULL)");
+  if (prog->Loaded.Exec || !prog->Request.Image)
+    return failWith(EINVAL, "program '" + prog->Name + "' is " +
+                                (prog->Loaded.Exec ? "already loaded" : "not opened"));
+  return loadOpened(*prog);
 }
 
 void ebpf_gpu_prog__close(struct ebpf_gpu_prog *prog) { delete prog; }
@@ -157,7 +366,7 @@ const char *ebpf_gpu_prog__name(const struct ebpf_gpu_prog *prog) {
 }
 
 const char *ebpf_gpu_prog__backend(const struct ebpf_gpu_prog *prog) {
-  return prog ? exec::backendName(prog->Loaded.Kind) : nullptr;
+  return prog && prog->Loaded.Exec ? exec::backendName(prog->Loaded.Kind) : nullptr;
 }
 
 size_t ebpf_gpu_prog__map_count(const struct ebpf_gpu_prog *prog) {
@@ -193,6 +402,35 @@ uint32_t ebpf_gpu_map__max_entries(const struct ebpf_gpu_map *map) {
   return map ? map->Info.MaxEntries : 0;
 }
 uint32_t ebpf_gpu_map__cpus(const struct ebpf_gpu_map *map) { return map ? map->Cpus : 0; }
+
+void *ebpf_gpu_map__data(struct ebpf_gpu_map *map, size_t *size) {
+  if (!map || !map->Info.GlobalData)
+    return failNull<void>(EINVAL, "map '" + std::string(map ? map->Info.Name : "(NULL)") +
+                                      "' is not global data (.bss, .data, .rodata)");
+  if (!map->Data && !map->Live)
+    return failNull<void>(EINVAL, "map '" + map->Info.Name + "': not used by program '" +
+                                      map->Prog->Name + "'");
+  if (!map->Data) {
+    // A program loaded in one step: its section as the program has it now.
+    if (!allocData(*map, {}))
+      return failNull<void>(ENOMEM, "map '" + map->Info.Name + "': out of memory");
+    int E = map->Info.ReadOnly ? freezeReadOnly(*map)
+                               : accessMap(map, [&](::ebpfgpu_map &H, bool &) {
+                                   std::memcpy(map->Data, dataValue(H), map->Size);
+                                   return 0;
+                                 });
+    if (E) {
+      munmap(map->Data, map->Mapped);
+      map->Data = nullptr;
+      errno = -E;
+      return nullptr;
+    }
+  }
+  map->Shared = true;
+  if (size)
+    *size = map->Size;
+  return map->Data;
+}
 
 int ebpf_gpu_map__lookup_elem(const struct ebpf_gpu_map *map, const void *key, size_t key_sz,
                               void *value, size_t value_sz, uint64_t flags) {
@@ -290,6 +528,9 @@ int ebpf_gpu_prog__run_burst(struct ebpf_gpu_prog *prog, struct ebpf_gpu_packet 
                              uint32_t count) {
   if (!prog || (!pkts && count))
     return failWith(EINVAL, "no program or no packets (NULL)");
+  if (!prog->Loaded.Exec)
+    return failWith(EINVAL, "program '" + prog->Name + "' is opened, not loaded "
+                                                       "(ebpf_gpu_prog__load_opened)");
   constexpr uint32_t MaxFrame = 9216;
   uint32_t MaxLen = 64;
   for (uint32_t I = 0; I < count; ++I) {
@@ -302,8 +543,14 @@ int ebpf_gpu_prog__run_burst(struct ebpf_gpu_prog *prog, struct ebpf_gpu_packet 
   Batch.reserve(count);
   for (uint32_t I = 0; I < count; ++I)
     Batch.add(pkts[I].data, pkts[I].len);
-  if (MaybeError E = prog->Loaded.Exec->run(Batch))
-    return failWith(EIO, "program '" + prog->Name + "': " + E->message());
+  if (int E = syncData(*prog, true))
+    return E;
+  MaybeError RunErr = prog->Loaded.Exec->run(Batch);
+  // What the program wrote before it failed is the map's now too.
+  if (int E = syncData(*prog, false))
+    return E;
+  if (RunErr)
+    return failWith(EIO, "program '" + prog->Name + "': " + RunErr->message());
   for (uint32_t I = 0; I < count; ++I)
     if (Batch.length(I) > pkts[I].cap)
       return failWith(ENOSPC, "packet " + std::to_string(I) + " grew to " +

@@ -6,6 +6,8 @@
 
 #include "ebpf-gpu/Loader/BtfFormat.h"
 
+#include "BtfKinds.h"
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -15,29 +17,6 @@ namespace ebpfgpu::loader {
 
 namespace {
 
-enum : uint32_t {
-  KindInt = 1,
-  KindPtr = 2,
-  KindArray = 3,
-  KindStruct = 4,
-  KindUnion = 5,
-  KindEnum = 6,
-  KindFwd = 7,
-  KindTypedef = 8,
-  KindVolatile = 9,
-  KindConst = 10,
-  KindRestrict = 11,
-  KindFunc = 12,
-  KindFuncProto = 13,
-  KindVar = 14,
-  KindDatasec = 15,
-  KindFloat = 16,
-  KindDeclTag = 17,
-  KindTypeTag = 18,
-  KindEnum64 = 19,
-};
-constexpr uint16_t Magic = 0xeB9F;
-constexpr unsigned MaxDepth = 32;
 
 /// Bytes of the kind-specific data after a type record.
 size_t trailerBytes(uint32_t Kind, uint32_t Vlen) {

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # The installed tree as a user gets it: `cmake --install` of the build into
 # a fresh prefix, then tests/api/consumer.c built against it twice, with
-# pkg-config and with a CMake project's find_package(ebpf-gpu), and run.
+# pkg-config and with a CMake project's find_package(ebpf-gpu), and run;
+# and a skeleton made by the installed ebpf-gpu-cc, the sample control
+# program built on it with pkg-config, and run.
 #   install.sh BUILD-DIR SAMPLES-DIR WORK-DIR
 set -euo pipefail
 build=$1 samples=$2 work=$3
@@ -33,6 +35,16 @@ cc -std=c11 -Wall -Werror "$src/consumer.c" $(pkg-config --cflags --libs ebpf-gp
   -Wl,-rpath,"$libdir" -o "$work/consumer-pc"
 echo "pkg-config: built"
 "$work/consumer-pc" "$samples"
+
+# A skeleton from the installed compiler, the sample on it.
+"$prefix/bin/ebpf-gpu-cc" --emit=skeleton "$samples/xdp_config_count.o" \
+  -o "$work/xdp_config_count.skel.h"
+cc -std=c99 -Wall -Werror -I"$work" "$src/../../samples/xdp_config_count_user.c" \
+  $(pkg-config --cflags --libs ebpf-gpu) -Wl,-rpath,"$libdir" -o "$work/skeleton-user"
+"$work/skeleton-user" host 6 >"$work/skeleton.out"
+grep -qx "packets 600 dropped 90" "$work/skeleton.out" ||
+  { echo "FAIL: the skeleton sample's counters:"; cat "$work/skeleton.out"; exit 1; }
+echo "skeleton: built on the installed tree, its counters read"
 
 # find_package(ebpf-gpu).
 mkdir -p "$work/cmake"

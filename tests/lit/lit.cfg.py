@@ -36,6 +36,15 @@ config.substitutions.append(("%conformance-hex", config.conformance_hex))
 config.substitutions.append(
     ("%tohex", f"{config.python} -c \"import sys; print(open(sys.argv[1],'rb').read().hex())\""))
 config.substitutions.append(("%python", config.python))
+# libebpf-gpu of this build (api/), for the C and C++ programs tests build
+# on it (skeletons); builds without it (sanitizers, fuzzers) skip them.
+api_lib = os.path.join(config.ebpf_gpu_bin_root, "api")
+config.substitutions.append(("%api-cflags", f"-I{config.ebpf_gpu_src_root}/api/include"))
+config.substitutions.append(("%api-libs", f"-L{api_lib} -lebpf-gpu -Wl,-rpath,{api_lib}"))
+if os.path.exists(os.path.join(api_lib, "libebpf-gpu.so")):
+    config.available_features.add("libebpf-gpu")
+else:
+    lit_config.note("libebpf-gpu tests skipped: this build has no C API library")
 
 
 def probe_kernel_bpf():

@@ -5,12 +5,15 @@
 // 0 success, 1 the input was refused (malformed, unsupported, unsafe),
 // 2 bad command line. A failed run leaves no output file behind.
 
+#include "Skeleton.h"
+
 #include "ebpf-gpu/Compiler/GpuArtifact.h"
 #include "ebpf-gpu/Compiler/GpuBackend.h"
 #include "ebpf-gpu/Compiler/Lifter.h"
 #include "ebpf-gpu/ISA/Decoder.h"
 #include "ebpf-gpu/ISA/Disassembler.h"
 #include "ebpf-gpu/Object/Object.h"
+#include "ebpf-gpu/Support/ReadFile.h"
 #include "ebpf-gpu/Verifier/Verifier.h"
 
 #include "llvm/IR/Module.h"
@@ -31,7 +34,7 @@ using namespace llvm;
 
 namespace {
 
-enum class EmitKind { Insns, Maps, VerifierLog, Llvm, GpuLlvm, Ptx, GpuObj };
+enum class EmitKind { Insns, Maps, VerifierLog, Llvm, GpuLlvm, Ptx, GpuObj, Skeleton };
 enum class InputKind { Elf, Bin, Hex };
 
 cl::OptionCategory Category("ebpf-gpu-cc options");
@@ -57,8 +60,15 @@ cl::opt<EmitKind> Emit(
                clEnumValN(EmitKind::Llvm, "llvm", "optimised LLVM IR of the program"),
                clEnumValN(EmitKind::GpuLlvm, "gpu-llvm",
                           "LLVM IR of the GPU module (program, helpers, batch kernel)"),
-               clEnumValN(EmitKind::Ptx, "ptx", "PTX for the CUDA driver")),
+               clEnumValN(EmitKind::Ptx, "ptx", "PTX for the CUDA driver"),
+               clEnumValN(EmitKind::Skeleton, "skeleton",
+                          "a C header embedding the object, with its maps and global data "
+                          "typed, on libebpf-gpu (as bpftool gen skeleton)")),
     cl::cat(Category));
+cl::opt<std::string> SkeletonName("skeleton-name",
+                                  cl::desc("--emit=skeleton: the skeleton's name (struct NAME_gpu; "
+                                           "default: the object file's name up to its first dot)"),
+                                  cl::value_desc("name"), cl::cat(Category));
 cl::opt<std::string> GpuArch("target",
                              cl::desc("GPU target for PTX (default sm_70: every GPU from Volta on)"),
                              cl::value_desc("sm_XX"), cl::init("sm_70"), cl::cat(Category));
@@ -238,6 +248,23 @@ void emitInsns(const object::ObjectSpec &Obj, raw_ostream &OS) {
   }
 }
 
+void emitSkeleton(const object::ObjectSpec &Obj, raw_ostream &OS) {
+  if (Input != InputKind::Elf)
+    fail("--emit=skeleton: the input must be an eBPF object (--input=elf)", 2);
+  const object::ProgramSpec *P = selectPrograms(Obj, false)[0];
+  ebpfgpu::Expected<std::vector<uint8_t>> Image = readFileBytes(InputPath);
+  if (!Image)
+    fail(Image.error().message());
+  std::vector<std::string> Notes;
+  auto H = tools::writeSkeleton(
+      Obj, *P, *Image, SkeletonName.empty() ? tools::skeletonName(InputPath) : SkeletonName, Notes);
+  if (!H)
+    fail(InputPath + ": " + H.error().message());
+  for (const std::string &N : Notes)
+    WithColor::note(errs(), ToolName) << InputPath << ": " << N << "\n";
+  OS << *H;
+}
+
 void emitMaps(const object::ObjectSpec &Obj, raw_ostream &OS) {
   for (const object::MapSpec &M : Obj.Maps) {
     OS << M.Name << ": " << platform::mapTypeName(M.Type) << " key " << M.KeySize
@@ -291,8 +318,10 @@ int main(int argc, char **argv) {
   // A program that tail-calls brings every program it may reach: all are
   // verified. The set leaves packets as they came only if each does.
   bool ReadOnlyPackets = false;
+  // A skeleton's program is verified when it is loaded (its .rodata may
+  // change before).
   if (Emit != EmitKind::Insns && Emit != EmitKind::Maps && Emit != EmitKind::VerifierLog &&
-      !NoVerify) {
+      Emit != EmitKind::Skeleton && !NoVerify) {
     ReadOnlyPackets = true;
     for (const object::ProgramSpec *P :
          compiler::programSetFor(Obj, *selectPrograms(Obj, false)[0]).Programs)
@@ -327,6 +356,9 @@ int main(int argc, char **argv) {
     break;
   case EmitKind::Maps:
     emitMaps(Obj, OS);
+    break;
+  case EmitKind::Skeleton:
+    emitSkeleton(Obj, OS);
     break;
   case EmitKind::Llvm: {
     const object::ProgramSpec *P = selectPrograms(Obj, false)[0];

@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-#define EBPF_GPU_API_VERSION 1
+#define EBPF_GPU_API_VERSION 2
 
 /* What the library exports; everything else in it is hidden. */
 #define EBPF_GPU_API __attribute__((visibility("default")))
@@ -52,13 +52,33 @@ struct ebpf_gpu_map;
  * this build or machine cannot run); ebpf_gpu_last_error() says which. */
 EBPF_GPU_API
 struct ebpf_gpu_prog *ebpf_gpu_prog__load(const char *path, const struct ebpf_gpu_load_opts *opts);
+/* The two steps of ebpf_gpu_prog__load, as libbpf's bpf_object__open and
+ * bpf_object__load, for an eBPF object (a .gpu.o was compiled with its
+ * global data: load it with ebpf_gpu_prog__load): open reads the object
+ * and its maps (nothing verified or compiled yet), so that global data can
+ * be set before load through ebpf_gpu_map__data (.rodata's constants
+ * among them); load_opened verifies, compiles and loads it. open_mem takes
+ * the object from `size` bytes at `data` (copied; a skeleton's embedded
+ * object), `name` naming it in messages. Between the two, a map's name,
+ * type and sizes are known, its elements are not (the map calls and
+ * ebpf_gpu_prog__run_burst refuse with -EINVAL). open: NULL with errno as
+ * ebpf_gpu_prog__load; load_opened: 0, or -EINVAL when refused (the
+ * program stays opened) or already loaded. */
+EBPF_GPU_API
+struct ebpf_gpu_prog *ebpf_gpu_prog__open(const char *path, const struct ebpf_gpu_load_opts *opts);
+EBPF_GPU_API
+struct ebpf_gpu_prog *ebpf_gpu_prog__open_mem(const void *data, size_t size, const char *name,
+                                              const struct ebpf_gpu_load_opts *opts);
+EBPF_GPU_API
+int ebpf_gpu_prog__load_opened(struct ebpf_gpu_prog *prog);
+
 /* Frees the program and its maps (NULL: nothing). */
 EBPF_GPU_API
 void ebpf_gpu_prog__close(struct ebpf_gpu_prog *prog);
 
 EBPF_GPU_API
 const char *ebpf_gpu_prog__name(const struct ebpf_gpu_prog *prog);
-/* "host" or "gpu". */
+/* "host" or "gpu"; NULL before load. */
 EBPF_GPU_API
 const char *ebpf_gpu_prog__backend(const struct ebpf_gpu_prog *prog);
 
@@ -106,6 +126,24 @@ int ebpf_gpu_map__delete_elem(struct ebpf_gpu_map *map, const void *key, size_t 
 EBPF_GPU_API
 int ebpf_gpu_map__get_next_key(const struct ebpf_gpu_map *map, const void *cur_key,
                                void *next_key, size_t key_sz);
+
+/* Global data (.bss, .data, .data.*, .rodata; NULL with errno EINVAL for
+ * other maps): the section's bytes in host memory, laid out as the
+ * program's variables (a skeleton's typed structs point here), `*size`
+ * bytes (when `size` is not NULL), at the same address from open (or the
+ * first call) until the program is closed, as libbpf's mmapped global
+ * data. Before load they are the values the program starts with. After
+ * load, once this has been called for a map, the memory is the map for
+ * the program: a burst sees what was written here before it, and what
+ * the program wrote is here when ebpf_gpu_prog__run_burst returns; the map
+ * calls on this map read and write it too. (The host back end copies the
+ * section in and out of its map around each burst, the GPU back end to
+ * and from device memory: a few bytes each way for usual sections, not
+ * per packet.) .rodata is read-only after load (the page is protected; a
+ * write faults, as libbpf's), its constants folded into the compiled
+ * program. Not while a burst runs. */
+EBPF_GPU_API
+void *ebpf_gpu_map__data(struct ebpf_gpu_map *map, size_t *size);
 
 /* One packet of a burst: `len` bytes at `data` in a buffer of `cap` bytes
  * from `data`. After the run: `verdict` (XDP_ABORTED .. XDP_REDIRECT),

@@ -42,6 +42,7 @@ public:
   std::optional<std::string> format(uint32_t Id, const uint8_t *Bytes, size_t Size) const;
 
 private:
+  friend class BtfCWriter;
   struct Type {
     uint32_t Kind = 0, Vlen = 0, SizeOrType = 0;
     bool KindFlag = false;
