@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// BTF's type kinds (the kernel's BTF_KIND_*, Documentation/bpf/btf.rst)
-// and the depth past which the readers stop following types, shared by the
-// value formatter and the C declaration writer.
+// BTF's type kinds (the kernel's BTF_KIND_*, Documentation/bpf/btf.rst),
+// its magic number and the depth past which the readers stop following
+// types, shared by the value formatter and the C declaration writer.
 
 #ifndef EBPF_GPU_LOADER_LIB_BTFKINDS_H
 #define EBPF_GPU_LOADER_LIB_BTFKINDS_H
