@@ -26,9 +26,8 @@ std::string spaced(const std::string &Declarator) {
 /// The names <stdint.h> defines (ebpf-gpu.h includes it): their typedefs
 /// are not written again.
 bool isStdintName(const std::string &N) {
-  static const char *const Names[] = {"int8_t",   "int16_t",  "int32_t",  "int64_t",
-                                      "uint8_t",  "uint16_t", "uint32_t", "uint64_t",
-                                      "intptr_t", "uintptr_t"};
+  static const char *const Names[] = {"int8_t",   "int16_t",  "int32_t",  "int64_t",  "uint8_t",
+                                      "uint16_t", "uint32_t", "uint64_t", "intptr_t", "uintptr_t"};
   return std::find(std::begin(Names), std::end(Names), N) != std::end(Names);
 }
 
@@ -71,7 +70,9 @@ uint32_t BtfCWriter::skipQualifiers(uint32_t Id) const {
 std::string BtfCWriter::tagName(uint32_t Id) const {
   const BtfTypes::Type *X = type(Id);
   bool Union = X->Kind == KindUnion || (X->Kind == KindFwd && X->KindFlag);
-  return (X->Kind == KindEnum || X->Kind == KindEnum64 ? "enum " : Union ? "union " : "struct ") +
+  return (X->Kind == KindEnum || X->Kind == KindEnum64 ? "enum "
+          : Union                                      ? "union "
+                                                       : "struct ") +
          X->Name;
 }
 
@@ -306,7 +307,7 @@ bool BtfCWriter::define(uint32_t Id, bool Complete, unsigned Depth) {
     for (uint32_t I = 0; I < X->Vlen; ++I) {
       size_t E = X->Extra + 8 * I;
       uint32_t V = T.word(E + 4);
-      std::string Value = X->KindFlag ? std::to_string(int32_t(V))
+      std::string Value = X->KindFlag               ? std::to_string(int32_t(V))
                           : V > uint32_t(INT32_MAX) ? std::to_string(V) + "u"
                                                     : std::to_string(V);
       Text += "  " + T.str(T.word(E)) + " = " + Value + ",\n";

@@ -66,9 +66,8 @@ std::string quoted(const std::string &S) {
 } // namespace
 
 std::string skeletonName(const std::string &Path) {
-  std::string Base = Path.substr(Path.find_last_of('/') == std::string::npos
-                                     ? 0
-                                     : Path.find_last_of('/') + 1);
+  std::string Base =
+      Path.substr(Path.find_last_of('/') == std::string::npos ? 0 : Path.find_last_of('/') + 1);
   Base = Base.substr(0, Base.find('.'));
   std::string Out;
   for (char C : Base)
@@ -76,13 +75,12 @@ std::string skeletonName(const std::string &Path) {
   return Out;
 }
 
-Expected<std::string> writeSkeleton(const object::ObjectSpec &Obj,
-                                    const object::ProgramSpec &Prog,
+Expected<std::string> writeSkeleton(const object::ObjectSpec &Obj, const object::ProgramSpec &Prog,
                                     const std::vector<uint8_t> &Image, const std::string &Name,
                                     std::vector<std::string> &Notes) {
   if (!isIdentifier(Name))
-    return Error("skeleton name '" + Name + "' is not a C identifier (name one with "
-                                            "--skeleton-name)");
+    return Error("skeleton name '" + Name +
+                 "' is not a C identifier (name one with --skeleton-name)");
   const std::string S = Name + "_gpu";
   std::set<std::string> Members;
   for (const object::MapSpec &M : Obj.Maps)

@@ -27,8 +27,7 @@ std::string skeletonName(const std::string &Path);
 /// object built without -g; .rodata.str1.1's literals) is an array of its
 /// bytes instead, and `Notes` says so. Errors: a name that is no C
 /// identifier, two maps whose C names are the same.
-Expected<std::string> writeSkeleton(const object::ObjectSpec &Obj,
-                                    const object::ProgramSpec &Prog,
+Expected<std::string> writeSkeleton(const object::ObjectSpec &Obj, const object::ProgramSpec &Prog,
                                     const std::vector<uint8_t> &Image, const std::string &Name,
                                     std::vector<std::string> &Notes);
 

@@ -73,8 +73,8 @@ int main() {
   CHECK(Skel->bss->dropped == 7);
   Skel->data_ctl->generation = 5;
   runTwo(Skel->prog, V);
-  CHECK(Skel->bss->packets == 1012 && Skel->bss->dropped == 7 &&
-        Skel->bss->traffic.bytes == 240 && Skel->bss->traffic.ipv4 == 4);
+  CHECK(Skel->bss->packets == 1012 && Skel->bss->dropped == 7 && Skel->bss->traffic.bytes == 240 &&
+        Skel->bss->traffic.ipv4 == 4);
   uint64_t Udp = 0;
   uint32_t Key = 17;
   CHECK(ebpf_gpu_map__lookup_elem(Skel->maps.proto_count, &Key, 4, &Udp, 8, 0) == 0 && Udp == 4);
