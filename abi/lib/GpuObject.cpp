@@ -53,6 +53,8 @@ std::string metaText(const GpuObjectSpec &S) {
       << " value=" << M.ValueSize << " max_entries=" << M.MaxEntries << " flags=" << M.Flags
       << " origin=" << wordOf(OriginWords, M.Origin) << " object=" << M.ObjectGlobal
       << " data=" << M.DataGlobal;
+    if (M.Extra) // map_extra (bloom filters): absent where 0, as before it was carried
+      O << " extra=" << M.Extra;
   for (size_t I = 0; I < M.ProgramSlots.size(); ++I)
       O << (I ? "," : " slots=") << M.ProgramSlots[I].first << ":" << M.ProgramSlots[I].second;
     for (size_t I = 0; I < M.InnerMaps.size(); ++I)
@@ -135,6 +137,7 @@ MaybeError parseMeta(const std::string &Text, GpuObjectSpec &S) {
       else if (K == "value") Ok = Num(V, M.ValueSize);
       else if (K == "max_entries") Ok = Num(V, M.MaxEntries);
       else if (K == "flags") Ok = Num(V, M.Flags);
+      else if (K == "extra") Ok = Num(V, M.Extra);
       else if (K == "slots") {
         // SLOT:PROGRAM_ID+1,... (program arrays)
         std::istringstream P(V);

@@ -84,12 +84,32 @@ MaybeError checkMapSupported(const std::string &Name, const platform::MapShape &
   case EBPFGPU_MAP_LRU_HASH:
   case EBPFGPU_MAP_LRU_PERCPU_HASH:
     break;
+  case EBPFGPU_MAP_QUEUE:
+  case EBPFGPU_MAP_STACK:
+  case EBPFGPU_MAP_BLOOM_FILTER:
+    // The kernel's checks at creation (queue_stack_map_alloc_check,
+    // bloom_map_alloc).
+    if (S.KeySize != 0)
+      return Refuse(platform::mapTypeName(S.Type) + " maps have no keys (key size 0, not " +
+                    std::to_string(S.KeySize) + ")");
+    if (S.MaxEntries == 0 || S.ValueSize == 0)
+      return Refuse("value size and max_entries must be above 0");
+    if (S.Type == EBPFGPU_MAP_BLOOM_FILTER ? (S.Extra & ~0xfu) != 0 : S.Extra != 0)
+      return Refuse("map_extra " + std::to_string(S.Extra) +
+                    (S.Type == EBPFGPU_MAP_BLOOM_FILTER
+                         ? ": a bloom filter's is its number of hash functions, 0 to 15"
+                         : ": only bloom filters take one"));
+    if (S.Type != EBPFGPU_MAP_BLOOM_FILTER && S.MaxEntries == UINT32_MAX)
+      return Refuse("max_entries must be below 2^32 - 1 (the ring keeps one slot more)");
+    return std::nullopt;
   default:
     return Refuse("maps of type " + std::to_string(S.Type) +
                   " have no run-time implementation yet (array, percpu_array, prog_array, hash, "
                   "percpu_hash, lru_hash, lru_percpu_hash, lpm_trie, array_of_maps, hash_of_maps, devmap, "
-                  "devmap_hash, ringbuf and perf_event_array do)");
+                  "devmap_hash, queue, stack, bloom_filter, ringbuf and perf_event_array do)");
   }
+  if (S.Extra != 0)
+    return Refuse("map_extra " + std::to_string(S.Extra) + ": only bloom filters take one");
   if (S.MaxEntries == 0 || S.ValueSize == 0 || S.KeySize == 0)
     return Refuse("key size, value size and max_entries must be above 0");
   return std::nullopt;
@@ -131,6 +151,30 @@ MapLayout mapLayout(const platform::MapShape &S, uint32_t Slices, uint64_t Base)
     H.control = Base;
     H.values = Base + EBPFGPU_EVT_CTL_WORDS * 4;
     L.Bytes = EBPFGPU_EVT_CTL_WORDS * 4 + size_t(H.event_capacity);
+    return L;
+  }
+  if (ebpfgpu_map_is_queue_stack(S.Type)) {
+    // Control words, then the ring: max_entries + 1 slots.
+    H.control = Base;
+    H.values = Base + EBPFGPU_QS_CTL_WORDS * 4;
+    L.Bytes = EBPFGPU_QS_CTL_WORDS * 4 + size_t(H.value_stride) * (size_t(S.MaxEntries) + 1);
+    return L;
+  }
+  if (S.Type == EBPFGPU_MAP_BLOOM_FILTER) {
+    // The kernel's bit array: max_entries * hashes * 7 / 5 bits (1 / ln 2
+    // bits a value and hash) rounded up to a power of two, at least 64;
+    // 2^32 where that is past 2^31.
+    H.bloom_hashes = S.Extra & 0xfu ? S.Extra & 0xfu : EBPFGPU_BLOOM_DEFAULT_HASHES;
+    uint64_t Bits = uint64_t(S.MaxEntries) * H.bloom_hashes;
+    Bits = Bits > UINT32_MAX ? uint64_t(1) << 32 : Bits / 5 * 7;
+    uint64_t Size = 64;
+    while (Size < Bits && Size < (uint64_t(1) << 32))
+      Size <<= 1;
+    if (Bits > (uint64_t(1) << 31))
+      Size = uint64_t(1) << 32;
+    H.bloom_mask = uint32_t(Size - 1);
+    H.values = Base;
+    L.Bytes = size_t(Size / 8);
     return L;
   }
   if (!ebpfgpu_map_is_hashed(S.Type)) {
@@ -363,6 +407,8 @@ void rebuildLpmList(ebpfgpu_map &M) {
 
 int64_t hostMapUpdate(ebpfgpu_map &M, const uint8_t *Key, const uint8_t *Value, uint64_t Flags) {
   ebpfgpu_xdp_ctx Ctx{};
+  if (ebpfgpu_map_is_keyless(M.type)) // the kernel's update of these: a push
+    return loader_map_push_elem(&Ctx, &M, Value, Flags);
   int64_t Rc = loader_map_update_elem(&Ctx, &M, Key, Value, Flags);
   if (Rc == 0)
     rebuildLpmList(M);
@@ -371,6 +417,9 @@ int64_t hostMapUpdate(ebpfgpu_map &M, const uint8_t *Key, const uint8_t *Value, 
 
 int64_t hostMapDelete(ebpfgpu_map &M, const uint8_t *Key) {
   ebpfgpu_xdp_ctx Ctx{};
+  // The kernel's: queues and stacks -EINVAL, bloom filters -EOPNOTSUPP.
+  if (ebpfgpu_map_is_keyless(M.type))
+    return M.type == EBPFGPU_MAP_BLOOM_FILTER ? -EBPFGPU_EOPNOTSUPP : -EBPFGPU_EINVAL;
   int64_t Rc = loader_map_delete_elem(&Ctx, &M, Key);
   if (Rc == 0)
     rebuildLpmList(M);
@@ -379,7 +428,34 @@ int64_t hostMapDelete(ebpfgpu_map &M, const uint8_t *Key) {
 
 const uint8_t *hostMapLookup(ebpfgpu_map &M, const uint8_t *Key) {
   ebpfgpu_xdp_ctx Ctx{};
+  if (ebpfgpu_map_is_queue_stack(M.type)) // a peek: the value a pop would take
+    return queueStackSlot(M, 0, true);
+  if (M.type == EBPFGPU_MAP_BLOOM_FILTER)
+    return nullptr; // asked by value, not by key: hostBloomContains
   return static_cast<const uint8_t *>(loader_map_lookup_elem(&Ctx, &M, Key));
+}
+
+bool hostBloomContains(ebpfgpu_map &M, const uint8_t *Value) {
+  ebpfgpu_xdp_ctx Ctx{};
+  std::vector<uint8_t> V(Value, Value + M.value_size);
+  return loader_map_peek_elem(&Ctx, &M, V.data()) == 0;
+}
+
+const uint8_t *queueStackSlot(const ebpfgpu_map &M, uint32_t I, bool FromPopEnd) {
+  if (!ebpfgpu_map_is_queue_stack(M.type))
+    return nullptr;
+  const auto *Control = reinterpret_cast<const uint32_t *>(M.control);
+  const uint32_t Size = M.max_entries + 1, Head = Control[EBPFGPU_QS_HEAD],
+                 Tail = Control[EBPFGPU_QS_TAIL];
+  if (Head >= Size || Tail >= Size)
+    return nullptr; // damaged control words
+  const uint32_t Count = Head >= Tail ? Head - Tail : Head + Size - Tail;
+  if (I >= Count)
+    return nullptr;
+  // Slot of the I-th oldest value; a stack pops from the newest end.
+  uint32_t Oldest = FromPopEnd && M.type == EBPFGPU_MAP_STACK ? Count - 1 - I : I;
+  uint32_t Slot = uint32_t((uint64_t(Tail) + Oldest) % Size);
+  return reinterpret_cast<const uint8_t *>(M.values) + size_t(Slot) * M.value_stride;
 }
 
 void forEachMapEntry(const ebpfgpu_map &M,
@@ -387,6 +463,14 @@ void forEachMapEntry(const ebpfgpu_map &M,
   auto Value = [&](const uint8_t *V) {
     return sumPerCpuValues(V, M.value_size, M.value_stride, M.nslices);
   };
+  if (M.type == EBPFGPU_MAP_BLOOM_FILTER)
+    return; // bits, no values to list (the kernel lists none either)
+  if (ebpfgpu_map_is_queue_stack(M.type)) {
+    // Oldest first: pushing them again in this order makes the same map.
+    for (uint32_t I = 0; const uint8_t *V = queueStackSlot(M, I, false); ++I)
+      Visit(V, V); // no key: its 0 bytes at the value
+    return;
+  }
   if (!ebpfgpu_map_is_hashed(M.type)) {
     const auto *Values = reinterpret_cast<const uint8_t *>(M.values);
     for (uint32_t I = 0; I < M.max_entries; ++I) {
@@ -428,6 +512,15 @@ MaybeError setMapEntry(const std::string &Name, ebpfgpu_map &M, const std::vecto
                     : Rc == -EBPFGPU_EINVAL                      ? "invalid key (EINVAL)"
                                                                  : "error";
   return Error("map '" + Name + "': update: " + Why + " (" + std::to_string(Rc) + ")");
+}
+
+std::string formatQueueEntries(const std::string &Name,
+                               const std::vector<std::vector<uint8_t>> &Values) {
+  std::string Out;
+  for (size_t I = 0; I < Values.size(); ++I)
+    Out += Name + "<" + std::to_string(I) + "> = " +
+           formatValue(Values[I].data(), uint32_t(Values[I].size())) + "\n";
+  return Out;
 }
 
 std::string formatHashEntries(const std::string &Name,
@@ -490,6 +583,17 @@ std::string formatMap(const std::string &Name, const MapLayout &L, const uint8_t
   const ebpfgpu_map &H = L.Header;
   if (H.type == EBPFGPU_MAP_PROG_ARRAY)
     return ""; // program references, not data (the kernel reports its own ids)
+  if (H.type == EBPFGPU_MAP_BLOOM_FILTER)
+    return ""; // bits, no values (nor does the kernel list any)
+  if (ebpfgpu_map_is_queue_stack(H.type)) {
+    ebpfgpu_map Here = H;
+    Here.control = reinterpret_cast<uint64_t>(Storage);
+    Here.values = reinterpret_cast<uint64_t>(Storage + (H.values - H.control));
+    std::vector<std::vector<uint8_t>> Values;
+    for (uint32_t I = 0; const uint8_t *V = queueStackSlot(Here, I, false); ++I)
+      Values.emplace_back(V, V + H.value_size);
+    return formatQueueEntries(Name, Values);
+  }
   if (ebpfgpu_map_is_event(H.type))
     return ""; // records, taken between runs (takeEventRecords)
   if (ebpfgpu_map_is_outer(H.type)) {

@@ -199,8 +199,24 @@ std::string dumpObjectMaps(struct bpf_object *Obj, const std::set<uint32_t> *Onl
       Parts.push_back({bpf_map__name(M), abi::formatHashEntries(bpf_map__name(M), KV)});
       continue;
     }
-    if (T != BPF_MAP_TYPE_ARRAY && T != BPF_MAP_TYPE_PERCPU_ARRAY && T != BPF_MAP_TYPE_DEVMAP)
+    if (T == BPF_MAP_TYPE_QUEUE || T == BPF_MAP_TYPE_STACK) {
+      // The kernel lists no values of these: pop them all (a stack's come
+      // newest first), then push them back oldest first, which makes the
+      // same map again.
+      std::vector<std::vector<uint8_t>> Values;
+      std::vector<uint8_t> V(VS);
+      while (Values.size() <= bpf_map__max_entries(M) &&
+             bpf_map_lookup_and_delete_elem(bpf_map__fd(M), nullptr, V.data()) == 0)
+        Values.push_back(V);
+      if (T == BPF_MAP_TYPE_STACK)
+        std::reverse(Values.begin(), Values.end());
+      for (const std::vector<uint8_t> &Back : Values)
+        bpf_map_update_elem(bpf_map__fd(M), nullptr, Back.data(), 0);
+      Parts.push_back({bpf_map__name(M), abi::formatQueueEntries(bpf_map__name(M), Values)});
       continue;
+    }
+    if (T != BPF_MAP_TYPE_ARRAY && T != BPF_MAP_TYPE_PERCPU_ARRAY && T != BPF_MAP_TYPE_DEVMAP)
+      continue; // bloom filters among them: bits, no values to list
     std::string Name = bpf_map__name(M);
     if (bpf_map__is_internal(M)) // libbpf names global data "<obj>.<section>"
       Name = Name.substr(Name.find('.'));

@@ -42,8 +42,9 @@ std::optional<MapEntry> parseMapEntry(const std::string &Text) {
       return std::nullopt;
     return MapEntry{Text.substr(0, A), *Key, {}, Inner};
   }
+  // No key ("MAP::VALUEHEX"): a push into a queue, stack or bloom filter.
   auto Value = parseHexBytes(Text.substr(B + 1));
-  if (!Key || !Value || Key->empty() || Value->empty())
+  if (!Key || !Value || Value->empty())
     return std::nullopt;
   return MapEntry{Text.substr(0, A), *Key, *Value, {}};
 }
@@ -64,7 +65,8 @@ Expected<std::vector<MapEntry>> parseMapText(const std::string &Text, const std:
     auto E = parseMapEntry(Line);
     if (!E)
       return Error(Name + ":" + std::to_string(N) +
-                   ": expected MAP:KEYHEX:VALUEHEX or MAP:KEYHEX:@INNER");
+                   ": expected MAP:KEYHEX:VALUEHEX, MAP::VALUEHEX (no key: a queue, stack or "
+                   "bloom filter) or MAP:KEYHEX:@INNER");
     Out.push_back(std::move(*E));
   }
   return Out;

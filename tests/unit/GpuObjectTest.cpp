@@ -87,6 +87,31 @@ TEST(GpuObject, RoundTripsInnerMapTables) {
   EXPECT_EQ(R->Maps[1].Origin, platform::MapOrigin::BtfDefined);
 }
 
+// map_extra (a bloom filter's hash functions) is carried where it is not
+// 0, and absent otherwise, so that other maps' lines stay as they were.
+TEST(GpuObject, RoundTripsMapExtra) {
+  GpuObjectSpec S = sampleSpec();
+  GpuMapSpec M;
+  M.Name = "seen";
+  M.Type = EBPFGPU_MAP_BLOOM_FILTER;
+  M.ValueSize = 8;
+  M.MaxEntries = 100;
+  M.Extra = 3;
+  M.Origin = platform::MapOrigin::BtfDefined;
+  M.ObjectGlobal = "ebpfgpu_map_seen";
+  S.Maps.push_back(M);
+  std::vector<uint8_t> Bytes = writeGpuObject(S);
+  std::string Text(Bytes.begin(), Bytes.end());
+  EXPECT_NE(Text.find("data= extra=3\n"), std::string::npos);
+  EXPECT_EQ(Text.find("extra=", Text.find("extra=") + 1), std::string::npos);
+  auto R = readGpuObjectMemory(Bytes.data(), Bytes.size(), "x.gpu.o");
+  ASSERT_TRUE(R) << R.error().message();
+  ASSERT_EQ(R->Maps.size(), 2u);
+  EXPECT_EQ(R->Maps[0].Extra, 0u);
+  EXPECT_EQ(R->Maps[1].Extra, 3u);
+  EXPECT_EQ(R->Maps[1].KeySize, 0u);
+}
+
 TEST(GpuObject, RefusesDamagedFiles) {
   std::vector<uint8_t> Bytes = writeGpuObject(sampleSpec());
   for (size_t Len = 0; Len < Bytes.size(); Len += 7) {

@@ -419,8 +419,63 @@ TEST(MapMemory, PerCpuValuesAreSummed) {
   EXPECT_EQ(H.text(), "m{09000000} = 5\n");
 }
 
+// Queues and stacks from the host (the kernel's system calls: update is a
+// push, lookup a peek), with the programs' code: full, BPF_EXIST, empty.
+TEST(MapMemory, QueueAndStackKeepTheKernelsOrder) {
+  for (uint32_t Type : {uint32_t(EBPFGPU_MAP_QUEUE), uint32_t(EBPFGPU_MAP_STACK)}) {
+    const bool Queue = Type == EBPFGPU_MAP_QUEUE;
+    Block M({Type, 0, 8, 3, 0});
+    EXPECT_EQ(hostMapLookup(M.h(), nullptr), nullptr); // empty
+    for (uint64_t V : {1, 2, 3})
+      ASSERT_EQ(hostMapUpdate(M.h(), nullptr, u64(V).data(), 0), 0);
+    EXPECT_EQ(hostMapUpdate(M.h(), nullptr, u64(4).data(), 0), -7);  // full: E2BIG
+    EXPECT_EQ(hostMapUpdate(M.h(), nullptr, u64(4).data(), 1), -22); // BPF_NOEXIST: EINVAL
+    EXPECT_EQ(hostMapUpdate(M.h(), nullptr, u64(4).data(), 3), -22);
+    EXPECT_EQ(M.text(), "m<0> = 1\nm<1> = 2\nm<2> = 3\n");
+    // BPF_EXIST drops the oldest, the queue's front or the stack's bottom.
+    ASSERT_EQ(hostMapUpdate(M.h(), nullptr, u64(4).data(), 2), 0);
+    EXPECT_EQ(M.text(), "m<0> = 2\nm<1> = 3\nm<2> = 4\n");
+    EXPECT_EQ(value64(hostMapLookup(M.h(), nullptr)), Queue ? 2u : 4u);
+    EXPECT_EQ(hostMapDelete(M.h(), nullptr), -22);
+    std::vector<uint64_t> Listed;
+    forEachMapEntry(M.h(), [&](const uint8_t *, const uint8_t *V) { Listed.push_back(value64(V)); });
+    EXPECT_EQ(Listed, (std::vector<uint64_t>{2, 3, 4}));
+    // The ring wraps: one more push and the oldest goes again.
+    ASSERT_EQ(hostMapUpdate(M.h(), nullptr, u64(5).data(), 2), 0);
+    EXPECT_EQ(M.text(), "m<0> = 3\nm<1> = 4\nm<2> = 5\n");
+  }
+}
+
+TEST(MapMemory, BloomFilterFindsWhatWasPushed) {
+  Block M({EBPFGPU_MAP_BLOOM_FILTER, 0, 4, 100, 0, /*Extra=*/3});
+  EXPECT_EQ(M.h().bloom_hashes, 3u);
+  EXPECT_EQ(M.h().bloom_mask, 511u); // 100 * 3 * 7 / 5 = 420 bits, rounded up to 512
+  EXPECT_EQ(M.L.Bytes, 64u);
+  for (uint32_t V = 0; V < 100; V += 2)
+    ASSERT_EQ(hostMapUpdate(M.h(), nullptr, u32(V).data(), 0), 0);
+  for (uint32_t V = 0; V < 100; V += 2)
+    EXPECT_TRUE(hostBloomContains(M.h(), u32(V).data())) << V;
+  unsigned Absent = 0;
+  for (uint32_t V = 1; V < 100; V += 2)
+    Absent += !hostBloomContains(M.h(), u32(V).data());
+  EXPECT_GT(Absent, 30u); // a few false positives, not many
+  EXPECT_EQ(hostMapUpdate(M.h(), nullptr, u32(1).data(), 2), -22); // flags: EINVAL
+  EXPECT_EQ(hostMapDelete(M.h(), nullptr), -95);                    // EOPNOTSUPP
+  EXPECT_EQ(M.text(), "");
+  // The kernel's sizes: at least 64 bits; 5 hashes when map_extra is 0.
+  Block Small({EBPFGPU_MAP_BLOOM_FILTER, 0, 8, 1, 0});
+  EXPECT_EQ(Small.h().bloom_hashes, 5u);
+  EXPECT_EQ(Small.h().bloom_mask, 63u);
+}
+
 TEST(MapMemory, UnsupportedShapesAreRefusedByName) {
-  EXPECT_TRUE(checkMapSupported("q", {22, 0, 8, 4, 0}).has_value());
+  EXPECT_TRUE(checkMapSupported("c", {16, 4, 4, 4, 0}).has_value()); // cpumap
+  EXPECT_FALSE(checkMapSupported("q", {EBPFGPU_MAP_QUEUE, 0, 8, 4, 0}).has_value());
+  auto Keyed = checkMapSupported("q", {EBPFGPU_MAP_QUEUE, 4, 8, 4, 0});
+  ASSERT_TRUE(Keyed.has_value());
+  EXPECT_EQ(Keyed->message(), "map 'q': queue maps have no keys (key size 0, not 4)");
+  EXPECT_TRUE(checkMapSupported("b", {EBPFGPU_MAP_BLOOM_FILTER, 0, 8, 4, 0, 16}).has_value());
+  EXPECT_TRUE(checkMapSupported("h", {EBPFGPU_MAP_HASH, 4, 8, 4, 0, 1}).has_value());
   auto E = checkMapSupported("routes", {EBPFGPU_MAP_LPM_TRIE, 4, 8, 4, 0});
   ASSERT_TRUE(E.has_value());
   EXPECT_NE(E->message().find("map 'routes': LPM trie keys"), std::string::npos);

@@ -136,6 +136,7 @@ MaybeDiag Verifier::helperArg(uint32_t Pc, const platform::HelperProto &H,
     return mapArg(Pc, H, R, S, Args);
   case platform::ArgCheck::MapKey:
   case platform::ArgCheck::MapValue:
+  case platform::ArgCheck::MapValueOut:
     return mapMemArg(Pc, H, R, S, Args);
   case platform::ArgCheck::Mem:
   case platform::ArgCheck::UninitMem:
@@ -194,6 +195,8 @@ MaybeDiag Verifier::mapArg(uint32_t Pc, const platform::HelperProto &H,
 /// MapKey, MapValue: readable memory of the size of the key or value of the
 /// map an earlier argument named. A 4-byte key whose bytes are known on the
 /// stack is remembered: an array lookup with it in range cannot fail.
+/// MapValueOut: writable memory of the value's size, which the helper fills
+/// (its bytes need not be written before).
 MaybeDiag Verifier::mapMemArg(uint32_t Pc, const platform::HelperProto &H,
                               unsigned R, State &S, HelperArgs &Args) {
   const Reg &V = S.Regs[R];
@@ -207,6 +210,19 @@ MaybeDiag Verifier::mapMemArg(uint32_t Pc, const platform::HelperProto &H,
                 Arg + " must point to memory, is a " +
                     std::string(kindName(V.K)),
                 "type(" + regName(R) + ") == mem");
+  if (!H.PacketAccess && V.K == Kind::Packet)
+    return fail(Pc, Arg + ": helper access to the packet is not allowed (bpf_" + H.Name +
+                        " takes no packet memory, as the kernel's)",
+                "type(" + regName(R) + ") != packet");
+  if (H.Checks[R - 1] == platform::ArgCheck::MapValueOut) {
+    if (auto E = access(Pc, S, R, 0, Size, /*Write=*/true, "helper access")) {
+      E->Reason = Arg + ": " + E->Reason;
+      return E;
+    }
+    if (V.K == Kind::Stack)
+      helperFillsStack(S, V, Size);
+    return std::nullopt;
+  }
   // Keys and values may hold struct padding the program never wrote, as
   // the kernel allows; the runtime zeroes every frame, so it reads zeros.
   if (auto E = access(Pc, S, R, 0, Size, false, "helper read",

@@ -75,6 +75,7 @@ void *hostHelperAddress(const std::string &Name) {
       ENTRY(ktime_get_coarse_ns), ENTRY(ktime_get_tai_ns), ENTRY(get_numa_node_id),
       ENTRY(xdp_get_buff_len), ENTRY(check_mtu),       ENTRY(map_lookup_percpu_elem),
       ENTRY(strncmp),
+      ENTRY(map_push_elem),   ENTRY(map_pop_elem),         ENTRY(map_peek_elem),
   };
 #undef ENTRY
   auto It = Table.find(Name);

@@ -109,8 +109,9 @@ void Provenance::transfer(AbsState &S, uint32_t Pc) const {
     // A bpf-to-bpf call, or a helper without a prototype, may write the
     // stack through any pointer it gets; a helper writes only through its
     // UninitMem and InOutMem arguments, within the size that follows them, and its
-    // InOutU32 ones, 4 bytes (map helpers write none: spilled pointers, the
-    // context's above all, survive).
+    // InOutU32 ones, 4 bytes, and its MapValueOut ones (pop, peek) a value
+    // (the other map helpers write none: spilled pointers, the context's
+    // above all, survive).
     const platform::HelperProto *H =
         I.isHelperCall() ? Platform->helper(I.Imm) : nullptr;
     // A function that writes only its own frame cannot reach the caller's
@@ -130,8 +131,12 @@ void Provenance::transfer(AbsState &S, uint32_t Pc) const {
     for (unsigned R = 1; R <= 5 && !KeepsSlots; ++R) {
       if (!S.Regs[R].isStackDerived())
         continue;
-      // A callback gets the pointer: it may write anything there.
-      if (!H || (R - 1 < H->Checks.size() && H->Checks[R - 1] == platform::ArgCheck::CallbackCtx)) {
+      // A callback gets the pointer: it may write anything there. A popped
+      // or peeked value's size is the map's, which this analysis does not
+      // track: every slot is forgotten, as for a callback.
+      if (!H || (R - 1 < H->Checks.size() &&
+                 (H->Checks[R - 1] == platform::ArgCheck::CallbackCtx ||
+                  H->Checks[R - 1] == platform::ArgCheck::MapValueOut))) {
         S.Slots.clear();
         break;
       }
@@ -451,7 +456,8 @@ Expected<Provenance> Provenance::analyze(const object::ProgramSpec &Prog,
         const platform::HelperProto *H = Platform.helper(I.Imm);
         Local = H && std::none_of(H->Checks.begin(), H->Checks.end(), [](platform::ArgCheck C) {
                   return C == platform::ArgCheck::UninitMem || C == platform::ArgCheck::InOutMem ||
-                         C == platform::ArgCheck::InOutU32 || C == platform::ArgCheck::CallbackCtx;
+                         C == platform::ArgCheck::InOutU32 || C == platform::ArgCheck::CallbackCtx ||
+                         C == platform::ArgCheck::MapValueOut;
                 });
       }
     }

@@ -116,7 +116,9 @@ MaybeError parseBtfMapDef(const struct btf *B, uint32_t TypeId, MapSpec &M,
       Err = Type(M.BtfValueTypeId, M.ValueSize);
     else if (Name == "pinning")
       Err = Int(M.Pinning);
-    else if (Name == "numa_node" || Name == "map_extra")
+    else if (Name == "map_extra")
+      Err = Int(M.Extra);
+    else if (Name == "numa_node")
       Err = Int(Ignored);
     else if (Name == "values") {
       if (IsInner)

@@ -78,6 +78,16 @@ public:
     H(69, "fib_lookup", V::Scalar, {V::Ctx, V::Ptr, V::Scalar, V::Scalar}, false,
       {C::Ctx, C::InOutMem, C::ConstSize, C::Scalar}, R::Scalar, {}, E::None,
       /*GplOnly=*/true);
+    // Maps without keys: the value is pushed (read), or popped and peeked
+    // into the buffer (written; zeroed when the map is empty). Pop and peek
+    // take no packet memory, as the kernel's.
+    H(87, "map_push_elem", V::Scalar, {V::Map, V::Ptr, V::Scalar}, true,
+      {C::MapPtr, C::MapValue, C::Anything}, R::Scalar, {M::QueueStack, M::BloomFilter});
+    H(88, "map_pop_elem", V::Scalar, {V::Map, V::Ptr}, true, {C::MapPtr, C::MapValueOut},
+      R::Scalar, {M::QueueStack}, E::None, /*GplOnly=*/false, /*PacketAccess=*/false);
+    H(89, "map_peek_elem", V::Scalar, {V::Map, V::Ptr}, true, {C::MapPtr, C::MapValueOut},
+      R::Scalar, {M::QueueStack, M::BloomFilter}, E::None, /*GplOnly=*/false,
+      /*PacketAccess=*/false);
     H(118, "jiffies64", V::Scalar, {}, false, {});
     H(125, "ktime_get_boot_ns", V::Scalar, {}, false, {});
     // Event helpers see the context for the packet's index (record order).
@@ -208,6 +218,11 @@ MapFamily mapFamily(uint32_t Type) {
     return MapFamily::PerfEventArray;
   case EBPFGPU_MAP_RINGBUF:
     return MapFamily::Ringbuf;
+  case EBPFGPU_MAP_QUEUE:
+  case EBPFGPU_MAP_STACK:
+    return MapFamily::QueueStack;
+  case EBPFGPU_MAP_BLOOM_FILTER:
+    return MapFamily::BloomFilter;
   default:
     return MapFamily::Data;
   }

@@ -59,10 +59,22 @@ MaybeError checkMapIntegrity(const std::string &Name, const MapLayout &L, const 
 /// negative errno); only while no program runs on it. Per-CPU maps: the
 /// value of CPU 0 (an update gives a new key zeros on the other CPUs).
 /// An LPM trie's updates and deletes also bring its prefix list up to date
-/// (rebuildLpmList).
+/// (rebuildLpmList). Maps without keys (queue, stack, bloom filter) as the
+/// kernel's system calls take them: an update is a push of the value (the
+/// key ignored), a lookup a queue's or stack's peek (null when empty; a
+/// bloom filter's is hostBloomContains), a delete -EINVAL (queue, stack)
+/// or -EOPNOTSUPP (bloom filter).
 int64_t hostMapUpdate(ebpfgpu_map &M, const uint8_t *Key, const uint8_t *Value, uint64_t Flags);
 int64_t hostMapDelete(ebpfgpu_map &M, const uint8_t *Key);
 const uint8_t *hostMapLookup(ebpfgpu_map &M, const uint8_t *Key);
+/// A bloom filter's answer for `Value` (value_size bytes): true when it may
+/// hold it (bpf_map_peek_elem's 0), false when it does not.
+bool hostBloomContains(ebpfgpu_map &M, const uint8_t *Value);
+/// A queue's or stack's value `I` counted from the oldest, or with
+/// `FromPopEnd` from the end a pop takes (a queue's oldest, a stack's
+/// newest), in host memory at the addresses its header names; null past
+/// the last value or for other maps.
+const uint8_t *queueStackSlot(const ebpfgpu_map &M, uint32_t I, bool FromPopEnd);
 
 /// An LPM trie (other maps: nothing) in host memory at the addresses its
 /// header names: its prefix list (MapAbi.h: ebpfgpu_lpm_list) rebuilt from
@@ -72,7 +84,9 @@ void rebuildLpmList(ebpfgpu_map &M);
 
 /// Calls `Visit` with every entry of a map block in host memory at the
 /// addresses its header names, while no program runs on it: every index of
-/// an array (the key a u32), every key of a hashed map in bucket order.
+/// an array (the key a u32), every key of a hashed map in bucket order,
+/// every value of a queue or stack oldest first (the key empty; pushed
+/// again in this order they make the same map), nothing of a bloom filter.
 /// Per-CPU values come summed over the CPUs (sumPerCpuValues). Program
 /// arrays are visited like arrays (values: program id + 1, 0 when empty).
 void forEachMapEntry(const ebpfgpu_map &M,
@@ -85,6 +99,8 @@ MaybeError setMapEntry(const std::string &Name, ebpfgpu_map &M, const std::vecto
 
 /// The text form (formatArrayMap's) of a map's block: every non-zero entry
 /// of an array, every key of a hashed map (sorted), "NAME{KEYHEX} = VALUE";
+/// every value of a queue or stack (formatQueueEntries), nothing of a
+/// bloom filter (bits: the kernel lists no values either);
 /// per-CPU values as the sum over CPUs (per 8-byte word, or 4, or byte).
 /// Maps of maps name the inner map of each filled slot
 /// ("NAME[0] = @INNER", "NAME{KEYHEX} = @INNER"), from `InnerNames`, their
@@ -108,6 +124,10 @@ std::vector<uint8_t> sumPerCpuValues(const uint8_t *V, uint32_t Size, uint32_t S
                                      uint32_t Slices);
 std::string formatHashEntries(const std::string &Name,
                               std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> KV);
+/// The text form of a queue's or stack's values, oldest first:
+/// "NAME<0> = VALUE" for the oldest (a queue's next pop, a stack's last).
+std::string formatQueueEntries(const std::string &Name,
+                               const std::vector<std::vector<uint8_t>> &Values);
 
 /// A record an event map (ringbuf, perf_event_array) holds: the index of
 /// the packet that wrote it and its bytes (perf records with perf's

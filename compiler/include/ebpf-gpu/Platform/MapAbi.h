@@ -28,8 +28,11 @@ enum {
   EBPFGPU_MAP_ARRAY_OF_MAPS = 12, /* values: u32 inner map id + 1 (0: empty) */
   EBPFGPU_MAP_HASH_OF_MAPS = 13,
   EBPFGPU_MAP_DEVMAP = 14,
+  EBPFGPU_MAP_QUEUE = 22, /* no keys: values pushed, popped oldest first */
+  EBPFGPU_MAP_STACK = 23, /* no keys: values pushed, popped newest first */
   EBPFGPU_MAP_DEVMAP_HASH = 25,
   EBPFGPU_MAP_RINGBUF = 27, /* event records (bpf_ringbuf_*) */
+  EBPFGPU_MAP_BLOOM_FILTER = 30, /* no keys: values pushed, then asked for */
 };
 
 /* What the device code of a .gpu.o and the loader must agree on: map
@@ -45,8 +48,9 @@ enum {
  * ring's (struct ebpfgpu_ring). 6: a launch's last block publishes the
  * batch (ebpfgpu_batch_done). 7: the ring's slots have arrays of their own
  * and a CPU base (batches in flight, a persistent kernel per worker). 8: hash
- * elements own whole 32-byte sectors (EBPFGPU_ELEM_ALIGN). */
-#define EBPFGPU_RUNTIME_ABI 8
+ * elements own whole 32-byte sectors (EBPFGPU_ELEM_ALIGN). 9: queue, stack
+ * and bloom filter maps (EBPFGPU_QS_*, the header's bloom fields). */
+#define EBPFGPU_RUNTIME_ABI 9
 
 /* Bytes before the key in a hash element: u32 next element + 1 (0 ends the
  * chain), u32 hash of the key, u32 LRU tick of the last use, u32 next
@@ -95,6 +99,18 @@ enum {
 /* Perf event arrays: bytes of their stream (the kernel back end maps as
  * many per CPU for the kernel's records). */
 #define EBPFGPU_PERF_STREAM_BYTES (64u * 4096u)
+/* Queue and stack maps: a ring of max_entries + 1 values at `values`
+ * (value_stride apart; one slot stays free, so head == tail is empty), the
+ * kernel's, and these control words (u32 each) at `control`. Every push,
+ * pop and peek holds the map's lock, as the kernel's hold its spinlock
+ * (MapHelpers.inc: ebpfgpu_qs_*). */
+#define EBPFGPU_QS_LOCK 0 /* 0 free, 1 held */
+#define EBPFGPU_QS_HEAD 1 /* the slot the next push writes */
+#define EBPFGPU_QS_TAIL 2 /* the oldest value's slot */
+#define EBPFGPU_QS_CTL_WORDS 4
+/* Bloom filters: the kernel's number of hash functions when map_extra
+ * gives none. */
+#define EBPFGPU_BLOOM_DEFAULT_HASHES 5u
 
 struct ebpfgpu_map {
   uint32_t type; /* EBPFGPU_MAP_* */
@@ -136,6 +152,12 @@ struct ebpfgpu_map {
   uint32_t event_capacity;
   /* See struct ebpfgpu_map_shape; set only in the helpers' shaped copies. */
   uint32_t stable;
+  /* Bloom filters: the hash functions (map_extra's low 4 bits, 5 when 0)
+   * and the bit array's bits - 1 (a power of two - 1, the kernel's size);
+   * the bits, u32 words, at `values`. The hashes' seed is 0 (MapHelpers.inc:
+   * ebpfgpu_bloom_bit). */
+  uint32_t bloom_hashes;
+  uint32_t bloom_mask;
 };
 
 /* What a map's definition alone fixes: the compiler knows it at every call
@@ -164,6 +186,13 @@ static inline int ebpfgpu_map_is_lru(uint32_t type) {
 }
 static inline int ebpfgpu_map_is_event(uint32_t type) {
   return type == EBPFGPU_MAP_RINGBUF || type == EBPFGPU_MAP_PERF_EVENT_ARRAY;
+}
+/* Maps without keys (the kernel's push, pop and peek helpers). */
+static inline int ebpfgpu_map_is_queue_stack(uint32_t type) {
+  return type == EBPFGPU_MAP_QUEUE || type == EBPFGPU_MAP_STACK;
+}
+static inline int ebpfgpu_map_is_keyless(uint32_t type) {
+  return ebpfgpu_map_is_queue_stack(type) || type == EBPFGPU_MAP_BLOOM_FILTER;
 }
 static inline int ebpfgpu_map_is_outer(uint32_t type) {
   return type == EBPFGPU_MAP_ARRAY_OF_MAPS || type == EBPFGPU_MAP_HASH_OF_MAPS;

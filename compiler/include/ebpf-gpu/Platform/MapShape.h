@@ -28,6 +28,9 @@ struct MapShape {
   uint32_t ValueSize = 0;
   uint32_t MaxEntries = 0;
   uint32_t Flags = 0;
+  /// map_extra: a bloom filter's hash functions in its low 4 bits (the
+  /// kernel's; 0 for every other map ebpf-gpu runs).
+  uint32_t Extra = 0;
 };
 
 /// The kernel's name of map type `Type` (bpftool's: "hash", "array", ...),

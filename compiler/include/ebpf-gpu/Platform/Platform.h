@@ -36,6 +36,9 @@ enum class ArgCheck : uint8_t {
   MapPtr,       ///< a map reference (LDDW map)
   MapKey,       ///< readable memory of the map's key size
   MapValue,     ///< readable memory of the map's value size
+  MapValueOut,  ///< writable memory of the map's value size, may be uninitialised: the
+                ///< helper fills it (the kernel's ARG_PTR_TO_MAP_VALUE | MEM_UNINIT |
+                ///< MEM_WRITE)
   Mem,          ///< readable memory; its size is the next argument
   UninitMem,    ///< writable memory (may be uninitialised); size in the next argument
   InOutMem,     ///< initialised stack or map value memory the helper rewrites; size next
@@ -86,6 +89,8 @@ enum class MapFamily : uint8_t {
   Ringbuf,        ///< bpf_ringbuf_*'s records
   PerCpuData,     ///< of the maps of data, the per-CPU ones (percpu array,
                   ///< percpu hash, LRU percpu hash)
+  QueueStack,     ///< queue, stack: bpf_map_push/pop/peek_elem's
+  BloomFilter,    ///< bloom filter: bpf_map_push/peek_elem's
 };
 
 /// The family of the kernel's map type `Type`; a type this code does not

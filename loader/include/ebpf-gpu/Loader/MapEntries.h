@@ -30,7 +30,8 @@ struct MapEntry {
 std::optional<std::vector<uint8_t>> parseHexBytes(const std::string &Text);
 
 /// "MAP:KEYHEX:VALUEHEX" or "MAP:KEYHEX:@INNER"; nothing when malformed or
-/// a part is empty.
+/// a part is empty, but for the key of "MAP::VALUEHEX" (maps without keys:
+/// queue, stack, bloom filter, whose update is a push).
 std::optional<MapEntry> parseMapEntry(const std::string &Text);
 
 /// Every entry of map-file text (one entry a line, '#' comments); errors
