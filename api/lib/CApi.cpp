@@ -118,7 +118,8 @@ int checkSizes(const ebpf_gpu_map *M, const void *Key, size_t KeySz, size_t Valu
   if (!M->Prog->Loaded.Exec)
     return failWith(EINVAL, "map '" + M->Info.Name + "': the program is opened, not loaded "
                                                      "(ebpf_gpu_prog__load_opened)");
-  if (!Key || KeySz != M->Info.KeySize)
+  // Maps without keys take none (NULL, 0), as libbpf passes them.
+  if ((!Key && M->Info.KeySize) || KeySz != M->Info.KeySize)
     return failWith(EINVAL, "map '" + M->Info.Name + "': the key has " +
                                 std::to_string(M->Info.KeySize) + " bytes, not " +
                                 std::to_string(Key ? KeySz : 0));
@@ -438,6 +439,9 @@ int ebpf_gpu_map__lookup_elem(const struct ebpf_gpu_map *map, const void *key, s
     return E;
   if (!value || flags)
     return failWith(EINVAL, "map '" + map->Info.Name + "': lookup needs a value buffer and flags 0");
+  if (map->Info.Type == EBPFGPU_MAP_BLOOM_FILTER)
+    return failWith(EOPNOTSUPP, "map '" + map->Info.Name +
+                                    "': a bloom filter holds no values to look up");
   return accessMap(map, [&](::ebpfgpu_map &H, bool &) {
     const uint8_t *V = abi::hostMapLookup(H, static_cast<const uint8_t *>(key));
     if (!V)
@@ -481,6 +485,9 @@ int ebpf_gpu_map__delete_elem(struct ebpf_gpu_map *map, const void *key, size_t 
     return E;
   if (flags)
     return failWith(EINVAL, "map '" + map->Info.Name + "': delete takes flags 0");
+  if (ebpfgpu_map_is_keyless(map->Info.Type)) // the kernel's answers
+    return failWith(map->Info.Type == EBPFGPU_MAP_BLOOM_FILTER ? EOPNOTSUPP : EINVAL,
+                    "map '" + map->Info.Name + "': no keys to delete");
   if (!ebpfgpu_map_is_hashed(map->Info.Type))
     return failWith(EINVAL, "map '" + map->Info.Name + "': arrays have no keys to delete");
   return accessMap(map, [&](::ebpfgpu_map &H, bool &Changed) {
@@ -496,6 +503,9 @@ int ebpf_gpu_map__get_next_key(const struct ebpf_gpu_map *map, const void *cur_k
                                void *next_key, size_t key_sz) {
   if (int E = checkSizes(map, next_key, key_sz, 0, false))
     return E;
+  if (ebpfgpu_map_is_keyless(map->Info.Type)) // the kernel's answers
+    return failWith(map->Info.Type == EBPFGPU_MAP_BLOOM_FILTER ? EOPNOTSUPP : EINVAL,
+                    "map '" + map->Info.Name + "': no keys to walk");
   const size_t N = key_sz;
   return accessMap(map, [&](::ebpfgpu_map &H, bool &) {
     // The key after cur_key in forEachMapEntry's order; the first when

@@ -3,9 +3,11 @@
  * A program built against an installed libebpf-gpu (tests/api/install.sh):
  * loads samples' objects through the C API on the host back end, runs
  * bursts of hand-made packets and checks each verdict, the bytes a program
- * rewrote, the maps (lookup, update, delete, walk) and the errors. Prints
- * one line per check; exits 1 at the first failure.
- *   consumer SAMPLES-DIR
+ * rewrote, the maps (lookup, update, delete, walk) and the errors; with
+ * QSB-DIR, maps without keys (qsb.o there: tests/lit/loader/
+ * queue-stack-bloom.c). Prints one line per check; exits 1 at the first
+ * failure.
+ *   consumer SAMPLES-DIR [QSB-DIR]
  */
 #include <ebpf-gpu/ebpf-gpu.h>
 
@@ -55,8 +57,8 @@ static struct ebpf_gpu_prog *load(const char *dir, const char *file) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: consumer SAMPLES-DIR\n");
+  if (argc != 2 && argc != 3) {
+    fprintf(stderr, "usage: consumer SAMPLES-DIR [QSB-DIR]\n");
     return 2;
   }
   const char *dir = argv[1];
@@ -125,6 +127,29 @@ int main(int argc, char **argv) {
   CHECK(!ebpf_gpu_prog__find_map_by_name(pc, "nope") && errno == ENOENT, "unknown map");
   printf("errors: %s\n", ebpf_gpu_last_error());
   ebpf_gpu_prog__close(pc);
+
+  /* Maps without keys take a NULL key of 0 bytes, as the kernel's system
+   * calls: a queue's update pushes, its lookup peeks, its delete and walk
+   * are -EINVAL; a bloom filter's lookup and delete -EOPNOTSUPP. */
+  if (argc == 3) {
+    struct ebpf_gpu_prog *qp = load(argv[2], "qsb.o");
+    struct ebpf_gpu_map *q = ebpf_gpu_prog__find_map_by_name(qp, "q");
+    CHECK(q && ebpf_gpu_map__key_size(q) == 0 && ebpf_gpu_map__type(q) == 22, "queue q");
+    for (uint32_t x = 1; x <= 3; ++x)
+      CHECK(ebpf_gpu_map__update_elem(q, NULL, 0, &x, 4, 0) == 0, "push %u", x);
+    uint32_t x = 4, got = 0;
+    CHECK(ebpf_gpu_map__update_elem(q, NULL, 0, &x, 4, 0) == -E2BIG, "push into a full queue");
+    CHECK(ebpf_gpu_map__lookup_elem(q, NULL, 0, &got, 4, 0) == 0 && got == 1, "peek: %u", got);
+    CHECK(ebpf_gpu_map__delete_elem(q, NULL, 0, 0) == -EINVAL, "queue delete refused");
+    CHECK(ebpf_gpu_map__get_next_key(q, NULL, &got, 0) == -EINVAL, "queue walk refused");
+    struct ebpf_gpu_map *bf = ebpf_gpu_prog__find_map_by_name(qp, "bf");
+    CHECK(bf && ebpf_gpu_map__update_elem(bf, NULL, 0, &x, 4, 0) == 0, "bloom filter push");
+    CHECK(ebpf_gpu_map__lookup_elem(bf, NULL, 0, &got, 4, 0) == -EOPNOTSUPP,
+          "bloom filter lookup refused");
+    CHECK(ebpf_gpu_map__delete_elem(bf, NULL, 0, 0) == -EOPNOTSUPP, "bloom filter delete refused");
+    printf("queue and bloom filter: pushed, peeked, the rest refused as by the kernel\n");
+    ebpf_gpu_prog__close(qp);
+  }
 
   struct ebpf_gpu_load_opts o = {.sz = sizeof(o), .program = "no_such_program"};
   char path[4096];

@@ -29,12 +29,16 @@ if grep -v '^ebpf_gpu_' <<<"$exported"; then
 fi
 echo "exported: $(wc -l <<<"$exported") functions, all ebpf_gpu_*"
 
+# A program with maps without keys (queue, stack, bloom filter).
+clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
+  -c "$src/../lit/loader/queue-stack-bloom.c" -o "$work/qsb.o"
+
 # pkg-config.
 export PKG_CONFIG_PATH=$libdir/pkgconfig
 cc -std=c11 -Wall -Werror "$src/consumer.c" $(pkg-config --cflags --libs ebpf-gpu) \
   -Wl,-rpath,"$libdir" -o "$work/consumer-pc"
 echo "pkg-config: built"
-"$work/consumer-pc" "$samples"
+"$work/consumer-pc" "$samples" "$work"
 
 # A skeleton from the installed compiler, the sample on it.
 "$prefix/bin/ebpf-gpu-cc" --emit=skeleton "$samples/xdp_config_count.o" \
@@ -59,5 +63,5 @@ cmake -S "$work/cmake" -B "$work/cmake/build" -G Ninja -DCMAKE_PREFIX_PATH="$pre
   -DCMAKE_BUILD_RPATH="$libdir" >"$work/cmake.log"
 ninja -C "$work/cmake/build" >>"$work/cmake.log"
 echo "find_package: built"
-"$work/cmake/build/consumer" "$samples" >/dev/null
+"$work/cmake/build/consumer" "$samples" "$work" >/dev/null
 echo "find_package: the same checks pass"

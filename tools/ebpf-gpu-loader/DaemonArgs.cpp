@@ -36,7 +36,8 @@ Expected<uint64_t> numberArg(const Value &Args, const char *Key, uint64_t Defaul
 
 Expected<std::vector<uint8_t>> bytesArg(const Value &Args, const char *Key, uint32_t Size,
                                         const std::string &MapName) {
-  auto S = stringArg(Args, Key);
+  // No bytes to give (a queue's, stack's or bloom filter's key): may be left out.
+  auto S = stringArg(Args, Key, Size != 0);
   if (!S)
     return S.takeError();
   auto B = loader::parseHexBytes(*S);

@@ -47,6 +47,7 @@ int usage(const std::string &Msg) {
       "  map lookup MAP key BYTES... | map delete MAP key BYTES...\n"
       "  map update MAP key BYTES... value BYTES... [any|noexist|exist]\n"
       "      MAP is 'id ID' or 'name NAME'; BYTES are hex (0a 0x0a 0a000000)\n"
+      "      (no key for a queue, stack or bloom filter: update pushes, lookup peeks)\n"
       "  stats\n"
       "  --socket PATH  the daemon's control socket (default %s, or "
       "$EBPF_GPU_LOADER_SOCKET)\n"
@@ -359,9 +360,14 @@ std::optional<int> buildRequest(std::vector<std::string> &A, std::string &Cmd, V
     W.noMore();
   } else if (Cmd == "map lookup" || Cmd == "map delete" || Cmd == "map update") {
     W.mapRef(Args);
-    if (W.need("'key'") != "key")
-      return usage(Cmd + ": expected 'key BYTES...'");
-    Args.set("key", takeBytes(A, I, "value"));
+    // Maps without keys (queue, stack, bloom filter) take none: `map update
+    // MAP value BYTES...` pushes, `map lookup MAP` peeks.
+    const bool NoKey = Cmd == "map update" ? I < A.size() && A[I] == "value" : I == A.size();
+    if (!NoKey) {
+      if (W.need("'key'") != "key")
+        return usage(Cmd + ": expected 'key BYTES...'");
+      Args.set("key", takeBytes(A, I, "value"));
+    }
     if (Cmd == "map update") {
       if (W.need("'value'") != "value")
         return usage(Cmd + ": expected 'value BYTES...'");

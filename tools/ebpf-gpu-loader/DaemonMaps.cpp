@@ -123,6 +123,10 @@ Expected<Value> DaemonState::mapLookup(const Value &Args) {
   if (!M)
     return M.takeError();
   const Map &Mp = **M;
+  if (Mp.Info.Type == EBPFGPU_MAP_BLOOM_FILTER)
+    return Error("map '" + Mp.Info.Name +
+                 "': a bloom filter holds no values to look up (programs ask it with "
+                 "bpf_map_peek_elem)");
   auto Key = bytesArg(Args, "key", Mp.Info.KeySize, Mp.Info.Name);
   if (!Key)
     return Key.takeError();
@@ -188,6 +192,10 @@ Expected<Value> DaemonState::mapDelete(const Value &Args) {
   if (!M)
     return M.takeError();
   const Map &Mp = **M;
+  if (ebpfgpu_map_is_keyless(Mp.Info.Type)) // the kernel's answers
+    return Error("map '" + Mp.Info.Name + "': " + platform::mapTypeName(Mp.Info.Type) +
+                 " maps have no keys to delete (" +
+                 (Mp.Info.Type == EBPFGPU_MAP_BLOOM_FILTER ? "EOPNOTSUPP" : "EINVAL") + ")");
   if (!ebpfgpu_map_is_hashed(Mp.Info.Type))
     return Error("map '" + Mp.Info.Name + "': arrays have no keys to delete (EINVAL)");
   auto Key = bytesArg(Args, "key", Mp.Info.KeySize, Mp.Info.Name);

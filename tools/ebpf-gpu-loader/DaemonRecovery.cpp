@@ -77,6 +77,10 @@ void DaemonState::recover(Program &P) {
         R.MapsLost.push_back({I.Name, "event records not yet read are lost"});
         continue;
       }
+      if (I.Type == EBPFGPU_MAP_BLOOM_FILTER) { // bits, no entries to carry
+        R.MapsLost.push_back({I.Name, "a bloom filter's bits are not carried: it starts empty"});
+        continue;
+      }
       Entries E;
       MaybeError Err = Back.accessMap(I.Name, [&](ebpfgpu_map &H, bool &) -> MaybeError {
         abi::forEachMapEntry(H, [&](const uint8_t *K, const uint8_t *V) {
