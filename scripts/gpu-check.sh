@@ -171,7 +171,8 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
     >"$CARRY/samples/lpm_churn.serial.sha256"
   # Helpers of issue 17 whose results are data (bpf_xdp_get_buff_len,
   # bpf_check_mtu without a table, bpf_map_lookup_percpu_elem,
-  # bpf_strncmp, bpf_loop, the bpf_iter_num kfuncs): serial as the samples above ("FILE:PROGRAM", FILE in
+  # bpf_strncmp, bpf_loop, the bpf_iter_num kfuncs, queue, stack and bloom
+  # filter maps): serial as the samples above ("FILE:PROGRAM", FILE in
   # tests/lit/loader); with the forwarding table, bpf_check_mtu from the
   # WAN link; and the helpers
   # whose results differ by machine (the clocks, the NUMA node), whose
@@ -180,7 +181,7 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
   local spec
   for spec in buff-len-numa.c:buff_len check-mtu.c:mtu_cases map-lookup-percpu-elem.c:percpu_elem \
               strncmp.c:cmp bpf-loop.c:loop_opts bpf-for.c:for_opts ktime-coarse-tai.c:coarse_vs_ktime \
-              ktime-coarse-tai.c:tai_monotonic \
+              ktime-coarse-tai.c:tai_monotonic queue-stack-bloom.c:qsb \
               buff-len-numa.c:numa; do
     local src=${spec%%:*} prog=${spec##*:}
     /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
@@ -259,6 +260,11 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
   build/tools/ebpf-gpu-loader run build/hash_stress.o --backend host --check-maps \
     --pcap build/gpu-check-stress.pcap --dump-maps "$CARRY/samples/hash_stress.host.maps" >/dev/null
   rm -f build/gpu-check-stress.pcap
+  # Queue and stack maps: pushes and pops from 65,536 threads at once
+  # (tests/gpu-device/stress/queue-stress.test checks the GPU's maps alone).
+  /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
+    -c tests/stress/queue_stress.c -o build/queue_stress.o
+  build/tools/ebpf-gpu-cc build/queue_stress.o -o "$CARRY/samples/queue_stress.gpu.o"
   # Per-CPU slices handed out a block at a time (a thread per packet): no
   # two packets at once on one slice, none under another CPU's number.
   /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
