@@ -61,9 +61,11 @@ namespace {
 
 thread_local std::string LastError;
 
-/// Records `Msg` for ebpf_gpu_last_error() and returns -Errno.
+/// Records `Msg` for ebpf_gpu_last_error(), sets errno (as libbpf's calls
+/// do) and returns -Errno.
 int failWith(int Errno, std::string Msg) {
   LastError = std::move(Msg);
+  errno = Errno;
   return -Errno;
 }
 

@@ -108,13 +108,15 @@ int main(int argc, char **argv) {
   CHECK(ebpf_gpu_map__lookup_elem(m, &key, 4, v, 16, 0) == 0 && v[0] == 1001 && v[1] == 2060,
         "TCP counter after update and a packet");
   uint32_t k, next, n = 0;
-  for (int rc = ebpf_gpu_map__get_next_key(m, NULL, &next, 4); rc == 0;
+  int rc;
+  errno = 0;
+  for (rc = ebpf_gpu_map__get_next_key(m, NULL, &next, 4); rc == 0;
        rc = ebpf_gpu_map__get_next_key(m, &k, &next, 4)) {
     CHECK(next == n, "walk order at %u", n);
     k = next;
     ++n;
   }
-  CHECK(n == 256 && errno != 0, "walk covers 256 keys (%u)", n);
+  CHECK(n == 256 && rc == -ENOENT && errno == ENOENT, "walk covers 256 keys (%u), then -ENOENT", n);
   printf("proto count: counters read, updated and walked (%u keys)\n", n);
 
   /* Errors: negative errno and one message. */
