@@ -34,6 +34,7 @@ const char *kindName(Kind K) {
   case Kind::FuncPtr: return "function pointer";
   case Kind::Iter: return "iterator";
   case Kind::IterElem: return "iterator element pointer";
+  case Kind::MapKey: return "map key pointer";
   }
   return "?";
 }
@@ -162,7 +163,7 @@ std::string Reg::str() const {
   }
   O << kindName(K);
   if (K == Kind::MapPtr || K == Kind::MapValue || K == Kind::MapValueOrNull ||
-      K == Kind::MapPtrOrNull)
+      K == Kind::MapPtrOrNull || K == Kind::MapKey)
     O << " #" << Aux;
   if (K == Kind::Stack)
     O << " frame" << Aux;

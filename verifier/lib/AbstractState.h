@@ -45,6 +45,8 @@ enum class Kind : uint8_t {
                   ///< but two turns are never the same state, so the same
                   ///< state at two turns is no infinite loop)
   IterElem,       ///< bpf_iter_num_next's result: read-only memory of Aux bytes, at Off
+  MapKey,         ///< a key of map Aux, at Off + [SMin, SMax]: read-only (the kernel's
+                  ///< PTR_TO_MAP_KEY, bpf_for_each_map_elem's callback's r2)
 };
 
 /// Kind::Iter's states, as the kernel's BPF_ITER_STATE_ACTIVE / _DRAINED.

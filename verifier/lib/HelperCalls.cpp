@@ -205,7 +205,8 @@ MaybeDiag Verifier::mapMemArg(uint32_t Pc, const platform::HelperProto &H,
   if (!Args.Map)
     return fail(Pc, Arg + " has no map to size it", "internal");
   unsigned Size = IsKey ? Args.Map->KeySize : Args.Map->ValueSize;
-  if (V.K != Kind::Stack && V.K != Kind::MapValue && V.K != Kind::Packet)
+  if (V.K != Kind::Stack && V.K != Kind::MapValue && V.K != Kind::Packet &&
+      V.K != Kind::MapKey)
     return fail(Pc,
                 Arg + " must point to memory, is a " +
                     std::string(kindName(V.K)),
@@ -279,7 +280,7 @@ MaybeDiag Verifier::sizedMemArg(uint32_t Pc, const platform::HelperProto &H,
   if (SizeReg.UMax == 0)
     return std::nullopt;
   if (V.K != Kind::Stack && V.K != Kind::MapValue && V.K != Kind::Packet &&
-      V.K != Kind::PacketMeta && V.K != Kind::AllocMem)
+      V.K != Kind::PacketMeta && V.K != Kind::AllocMem && V.K != Kind::MapKey)
     return fail(Pc,
                 Arg + " must point to memory, is a " +
                     std::string(kindName(V.K)),
@@ -452,14 +453,22 @@ MaybeDiag Verifier::callbackArg(uint32_t Pc, const platform::HelperProto &H, uns
 /// caller's r1-r4 are kept for the call to run again after each turn. None
 /// once the turns done reach nr_loops's bound (r1, a u32; as the kernel's
 /// callback_depth against r1's umax): the callback cannot run again.
+/// A helper that takes a map (bpf_for_each_map_elem) calls it with r1 the
+/// map, r2 a key (read-only), r3 its value (of the value size; this CPU's
+/// in a per-CPU map) and r4 the callback argument (the helper's r3), as the
+/// kernel's set_map_elem_callback_state; its turns have no bound but the
+/// states' convergence, as the kernel's.
 MaybeDiag Verifier::enterCallback(uint32_t Pc, const State &S, const HelperArgs &Args) {
   if (S.Frames.size() >= MaxCallDepth)
     return fail(Pc, "call depth exceeds " + std::to_string(MaxCallDepth) + " frames",
                 "call_depth");
   constexpr uint64_t MaxLoops = uint64_t(1) << 23;
-  markPrecise(S, 1);
-  if (S.Frames.back().Turns >= std::min<uint64_t>(S.Regs[1].U32Max, MaxLoops))
-    return std::nullopt;
+  const bool OfMap = Args.Map != nullptr;
+  if (!OfMap) {
+    markPrecise(S, 1);
+    if (S.Frames.back().Turns >= std::min<uint64_t>(S.Regs[1].U32Max, MaxLoops))
+      return std::nullopt;
+  }
   State C = S;
   Frame Callee;
   Callee.ReturnPc = Pc;
@@ -471,8 +480,16 @@ MaybeDiag Verifier::enterCallback(uint32_t Pc, const State &S, const HelperArgs 
     Callee.SavedRegs[R - 6] = S.Regs[R];
   C.Frames.push_back(std::move(Callee));
   C.Regs = {};
-  C.Regs[1] = Reg::scalar(0, MaxLoops - 1, 0, int64_t(MaxLoops - 1));
-  C.Regs[2] = S.Regs[3];
+  if (OfMap) {
+    uint32_t Map = S.Regs[1].Aux;
+    C.Regs[1] = Reg::pointer(Kind::MapPtr, 0, Map);
+    C.Regs[2] = Reg::pointer(Kind::MapKey, 0, Map);
+    C.Regs[3] = Reg::pointer(Kind::MapValue, 0, Map);
+    C.Regs[4] = S.Regs[3];
+  } else {
+    C.Regs[1] = Reg::scalar(0, MaxLoops - 1, 0, int64_t(MaxLoops - 1));
+    C.Regs[2] = S.Regs[3];
+  }
   C.Regs[isa::FramePointer] = Reg::pointer(Kind::Stack, 0, uint32_t(C.Frames.size() - 1));
   CallbackEntry = std::move(C);
   return std::nullopt;

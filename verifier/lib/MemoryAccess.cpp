@@ -45,7 +45,7 @@ MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Insn
   // refused where it would leave int64 (found by fuzz_verifier: UBSan).
   int64_t Lo = 0, Hi = 0;
   if (B.K == Kind::Stack || B.K == Kind::MapValue || B.K == Kind::RawMem ||
-      B.K == Kind::AllocMem || B.K == Kind::IterElem) {
+      B.K == Kind::AllocMem || B.K == Kind::IterElem || B.K == Kind::MapKey) {
     int64_t At;
     if (__builtin_add_overflow(B.Off, InsnOff, &At) || __builtin_add_overflow(At, B.SMin, &Lo) ||
         __builtin_add_overflow(At, B.SMax, &Hi) || Hi > S64Max - int64_t(Size))
@@ -142,6 +142,22 @@ MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Insn
       return fail(Pc, "iterator element read of " + W + " bytes at offset " + std::to_string(Lo) +
                           (Lo != Hi ? ".." + std::to_string(Hi) : "") + " is outside the " +
                           std::to_string(B.Aux) + "-byte element",
+                  "valid_access(" + Rn + ".offset" + hexOff(InsnOff) + ", width=" + W + ") for " +
+                      Dir);
+    return std::nullopt;
+  }
+  case Kind::MapKey: {
+    // The kernel's wording (check_mem_access): a callback reads the key of
+    // the element it is given, never changes it.
+    if (Write)
+      return fail(Pc, "write to change key " + Rn + " not allowed: bpf_for_each_map_elem's "
+                      "callback may only read the key of map '" + Maps[B.Aux].Name + "'",
+                  "writable(" + Rn + ")");
+    uint64_t Limit = Maps[B.Aux].KeySize;
+    if (Lo < 0 || Hi + int64_t(Size) > int64_t(Limit))
+      return fail(Pc, "map key " + Dir + " of " + W + " bytes at offset " + std::to_string(Lo) +
+                          (Lo != Hi ? ".." + std::to_string(Hi) : "") + " is outside the " +
+                          std::to_string(Limit) + "-byte key of map '" + Maps[B.Aux].Name + "'",
                   "valid_access(" + Rn + ".offset" + hexOff(InsnOff) + ", width=" + W + ") for " +
                       Dir);
     return std::nullopt;

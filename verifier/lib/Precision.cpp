@@ -121,11 +121,13 @@ void backtrackInsn(const isa::Insn &I, const TraceNode &N, PreciseSet &M, unsign
     return;
   }
   if (I.isCall() && NextDepth > N.Depth) {
-    // Backwards from a callback's first instruction: its r2 is the
-    // caller's r3, its r1 a new index; the caller's registers stay as they
-    // were before the call, which runs again when the callback returns.
+    // Backwards from a callback's first instruction: its r2 (bpf_loop) or
+    // r4 (bpf_for_each_map_elem) is the caller's r3, its r1 a new index or
+    // the map, its r2 and r3 an element's pointers; the caller's registers
+    // stay as they were before the call, which runs again when the
+    // callback returns.
     if (F + 1 < MaxCallDepth) {
-      if (M.Regs[F + 1] & Bit(2))
+      if (M.Regs[F + 1] & (Bit(2) | Bit(4)))
         R |= Bit(3);
       M.Regs[F + 1] = 0;
       M.Slots[F + 1] = 0;

@@ -125,6 +125,7 @@ MaybeDiag Verifier::pointerArith(uint32_t Pc, const Insn &I, Reg &D, const Reg &
   case Kind::RawMem:
   case Kind::AllocMem:
   case Kind::IterElem:
+  case Kind::MapKey:
     break;
   default:
     return fail(Pc, "arithmetic on a " + std::string(kindName(D.K)) + " (" + Dn +

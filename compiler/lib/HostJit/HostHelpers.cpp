@@ -76,6 +76,7 @@ void *hostHelperAddress(const std::string &Name) {
       ENTRY(xdp_get_buff_len), ENTRY(check_mtu),       ENTRY(map_lookup_percpu_elem),
       ENTRY(strncmp),
       ENTRY(map_push_elem),   ENTRY(map_pop_elem),         ENTRY(map_peek_elem),
+      ENTRY(map_next_elem),
   };
 #undef ENTRY
   auto It = Table.find(Name);

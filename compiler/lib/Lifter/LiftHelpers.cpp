@@ -142,7 +142,8 @@ llvm::Error FunctionLifter::liftHelperCall(uint32_t Pc, int32_t Id, const AbsSta
     return fail(Pc, "helper function " + std::to_string(Id) +
                         " is not supported for " + P.Opts.Platform->name() + " programs");
   if (std::count(H->Checks.begin(), H->Checks.end(), platform::ArgCheck::Callback))
-    return liftCallbackLoop(Pc, *H, S);
+    return H->Args[0] == platform::ValueType::Map ? liftForEachElem(Pc, *H, S)
+                                                  : liftCallbackLoop(Pc, *H, S);
   // A map the call site knows (r1 from an LDDW map) picks that kind's helper.
   std::string Variant;
   if (!H->Args.empty() && H->Args[0] == platform::ValueType::Map &&
@@ -331,6 +332,75 @@ llvm::Error FunctionLifter::liftKfuncCall(uint32_t Pc, int32_t Id, const AbsStat
     break;
   }
   setReg(0, R0);
+  for (unsigned R = 1; R <= 5; ++R)
+    setReg(R, B.getInt64(0));
+  return llvm::Error::success();
+}
+
+llvm::Error FunctionLifter::liftForEachElem(uint32_t Pc, const platform::HelperProto &H,
+                                            const AbsState &S) {
+  // bpf_for_each_map_elem(map, callback, callback_ctx, flags), as the
+  // kernel's: flags other than 0 give -EINVAL before any element; else
+  // callback(map, key, value, callback_ctx) for each element
+  // (map_next_elem's walk) until it returns non-zero, and the result is
+  // the number of elements visited, the one that stopped included.
+  const AbsValue &Map = S.Regs[1], &Cb = S.Regs[2];
+  if (Map.K != AbsValue::Map)
+    return fail(Pc, "bpf_" + H.Name + "'s map (r1) is not a known map");
+  if (Cb.K != AbsValue::Func)
+    return fail(Pc, "bpf_" + H.Name + "'s callback (r2) is not a known function");
+  llvm::Function *Callee = P.LlvmFuncs[P.Facts->functionAt(Cb.Index)];
+  if (!Callee)
+    return fail(Pc, "bpf_" + H.Name + "'s callback at pc " + std::to_string(Cb.Index) +
+                        " was not lifted");
+  P.Helpers.insert(H.Name);
+  P.RuntimeHelpers.insert("map_next_elem");
+  P.ObservedMaps.insert(Map.Index);
+  auto *Ptr = llvm::PointerType::get(P.Ctx, 0);
+  llvm::FunctionCallee Next = P.M->getOrInsertFunction(
+      "ebpfgpu_map_next_elem", llvm::FunctionType::get(P.memPtrTy(), {Ptr, Ptr, Ptr}, false));
+  // The walk's three words (MapHelpers.inc), in this function's frame.
+  llvm::AllocaInst *Walk;
+  {
+    IRBuilder<> EB(&Fn->getEntryBlock(), Fn->getEntryBlock().begin());
+    Walk = EB.CreateAlloca(llvm::ArrayType::get(I64, 3), nullptr, "walk");
+    Walk->setAlignment(llvm::Align(8));
+  }
+  constexpr int64_t Einval = -22;
+  auto *G = P.mapObjectGlobal(Map.Index);
+  Value *MapObj = B.CreateLoad(G->getValueType(), G);
+  Value *Ctx = reg(3);
+  Value *Early = B.CreateSelect(B.CreateICmpNE(reg(4), B.getInt64(0)),
+                                B.getInt64(uint64_t(Einval)), B.getInt64(0));
+  B.CreateStore(B.getInt64(0), B.CreateConstInBoundsGEP2_64(Walk->getAllocatedType(), Walk, 0, 0));
+  BasicBlock *From = B.GetInsertBlock();
+  auto *Head = BasicBlock::Create(P.Ctx, "each.head", Fn);
+  auto *Body = BasicBlock::Create(P.Ctx, "each.body", Fn);
+  auto *Done = BasicBlock::Create(P.Ctx, "each.done", Fn);
+  B.CreateCondBr(B.CreateICmpEQ(Early, B.getInt64(0)), Head, Done);
+  B.SetInsertPoint(Head);
+  llvm::PHINode *Count = B.CreatePHI(I64, 2, "each.n");
+  Count->addIncoming(B.getInt64(0), From);
+  Value *Elem = B.CreateCall(Next, {Fn->getArg(0), MapObj, Walk});
+  BasicBlock *HeadEnd = B.GetInsertBlock();
+  B.CreateCondBr(B.CreateIsNull(Elem), Done, Body);
+  B.SetInsertPoint(Body);
+  Value *Key = B.CreateLoad(I64, B.CreateConstInBoundsGEP2_64(Walk->getAllocatedType(), Walk, 0, 2));
+  Value *Ret = B.CreateCall(Callee, {Fn->getArg(0), B.CreatePtrToInt(MapObj, I64), Key,
+                                     B.CreatePtrToInt(Elem, I64), Ctx, B.getInt64(0)});
+  Value *Visited = B.CreateAdd(Count, B.getInt64(1));
+  Value *Stop = B.CreateICmpNE(Ret, B.getInt64(0));
+  if (P.Opts.LoopGuard)
+    guardBackwardJump();
+  BasicBlock *BodyEnd = B.GetInsertBlock();
+  B.CreateCondBr(Stop, Done, Head);
+  Count->addIncoming(Visited, BodyEnd);
+  B.SetInsertPoint(Done);
+  llvm::PHINode *Result = B.CreatePHI(I64, 3, "each.result");
+  Result->addIncoming(Early, From);
+  Result->addIncoming(Count, HeadEnd);
+  Result->addIncoming(Visited, BodyEnd);
+  setReg(0, Result);
   for (unsigned R = 1; R <= 5; ++R)
     setReg(R, B.getInt64(0));
   return llvm::Error::success();

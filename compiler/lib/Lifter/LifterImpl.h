@@ -57,6 +57,9 @@ private:
   /// A helper that calls a callback (bpf_loop): a loop here that calls
   /// the lifted callback, as the kernel's bpf_loop does.
   llvm::Error liftCallbackLoop(uint32_t Pc, const platform::HelperProto &H, const AbsState &S);
+  /// bpf_for_each_map_elem: a loop here over the map's elements
+  /// (map_next_elem) that calls the lifted callback with each.
+  llvm::Error liftForEachElem(uint32_t Pc, const platform::HelperProto &H, const AbsState &S);
   /// A kfunc (the open-coded iterators): inline, on the iterator's bytes.
   llvm::Error liftKfuncCall(uint32_t Pc, int32_t Id, const AbsState &S);
   void leaveOnTailCall();

@@ -315,11 +315,20 @@ MaybeError Provenance::analyzeFunction(size_t FIdx, const AbsState &Entry,
       const Insn &I = Insns[Pc];
       if (I.LddwHigh)
         continue;
-      if (I.isLddw() && I.Src == isa::LddwCodeAddr) {
-        // A callback: r1 its index, r2 a pointer into its caller's frame.
-        size_t Callee = functionAt(uint32_t(int64_t(Pc) + 1 + I.Imm));
+      const platform::HelperProto *H = I.isHelperCall() ? Platform->helper(I.Imm) : nullptr;
+      if (H && S.Regs[2].K == AbsValue::Func &&
+          std::count(H->Checks.begin(), H->Checks.end(), platform::ArgCheck::Callback)) {
+        // A callback, entered where the helper calls it: bpf_loop's r1 its
+        // index, r2 a pointer into its caller's frame; a map helper's
+        // (bpf_for_each_map_elem) r1 the map, r2 a key, r3 its value (as
+        // a lookup's: its loads are a value's) and r4 the frame pointer.
+        size_t Callee = functionAt(S.Regs[2].Index);
         AbsState CS;
         CS.Regs[isa::FramePointer] = {AbsValue::Stack, 0, 0};
+        if (H->Args[0] == platform::ValueType::Map && S.Regs[1].K == AbsValue::Map) {
+          CS.Regs[1] = S.Regs[1];
+          CS.Regs[3] = {AbsValue::MapElem, 0, S.Regs[1].Index};
+        }
         auto [It, New] = CalleeEntries.try_emplace(Callee, CS);
         if (!New)
           It->second.join(CS);

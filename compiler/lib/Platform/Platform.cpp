@@ -98,6 +98,12 @@ public:
     H(132, "ringbuf_submit", V::Void, {V::Ptr, V::Scalar}, false, {C::ReleaseAlloc, C::Scalar});
     H(133, "ringbuf_discard", V::Void, {V::Ptr, V::Scalar}, false, {C::ReleaseAlloc, C::Scalar});
     H(160, "ktime_get_coarse_ns", V::Scalar, {}, false, {});
+    // Calls its callback (r2) with (map, key, value, r3) for each element
+    // until it returns 1 (array: every index; hashed: every key, in bucket
+    // order); flags 0 (-EINVAL). The lifter lowers it to a loop over the
+    // map's elements (map_next_elem) calling the lifted subprogram.
+    H(164, "for_each_map_elem", V::Scalar, {V::Map, V::Ptr, V::Ptr, V::Scalar}, true,
+      {C::MapPtr, C::Callback, C::CallbackCtx, C::Scalar}, R::Scalar, {M::Iterable});
     // XDP's form: the flags must be 0 (no segment check), any other is -EINVAL.
     H(163, "check_mtu", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar, V::Scalar}, false,
       {C::Ctx, C::Anything, C::InOutU32, C::Anything, C::Anything}, R::Scalar, {}, E::None,
@@ -231,6 +237,10 @@ MapFamily mapFamily(uint32_t Type) {
 bool mapInFamily(uint32_t Type, MapFamily F) {
   if (F == MapFamily::PerCpuData)
     return ebpfgpu_map_is_percpu(Type);
+  if (F == MapFamily::Iterable)
+    return Type == EBPFGPU_MAP_ARRAY || Type == EBPFGPU_MAP_PERCPU_ARRAY ||
+           Type == EBPFGPU_MAP_HASH || Type == EBPFGPU_MAP_PERCPU_HASH ||
+           Type == EBPFGPU_MAP_LRU_HASH || Type == EBPFGPU_MAP_LRU_PERCPU_HASH;
   return mapFamily(Type) == F;
 }
 

@@ -54,9 +54,12 @@ enum class ArgCheck : uint8_t {
                 ///< ARG_PTR_TO_CONST_STR)
   Callback,     ///< a subprogram's address (an lddw of a code address, the kernel's
                 ///< BPF_PSEUDO_FUNC): the helper calls it with (index, the next
-                ///< argument) until it returns 1; verified as a loop at the call site
-  CallbackCtx,  ///< the pointer the callback receives in r2: the stack or null (the
-                ///< kernel's ARG_PTR_TO_STACK_OR_NULL); the callback may read and write it
+                ///< argument) until it returns 1, or where the helper takes a map
+                ///< (bpf_for_each_map_elem) with (map, key, value, the next
+                ///< argument) for each element; verified as a loop at the call site
+  CallbackCtx,  ///< the pointer the callback receives last (r2, or r4 with a map): the
+                ///< stack or null (the kernel's ARG_PTR_TO_STACK_OR_NULL); the
+                ///< callback may read and write it
 };
 
 /// What the verifier knows of a helper's result.
@@ -91,13 +94,17 @@ enum class MapFamily : uint8_t {
                   ///< percpu hash, LRU percpu hash)
   QueueStack,     ///< queue, stack: bpf_map_push/pop/peek_elem's
   BloomFilter,    ///< bloom filter: bpf_map_push/peek_elem's
+  Iterable,       ///< of the maps of data, those bpf_for_each_map_elem walks
+                  ///< (array, hash, LRU hash and their per-CPU kinds: the
+                  ///< kernel's maps with map_for_each_callback)
 };
 
 /// The family of the kernel's map type `Type`; a type this code does not
 /// name is a map of data.
 MapFamily mapFamily(uint32_t Type);
 /// Whether map type `Type` is of family `F`: its own, or PerCpuData for
-/// the per-CPU maps of data.
+/// the per-CPU maps of data, Iterable for the maps bpf_for_each_map_elem
+/// walks.
 bool mapInFamily(uint32_t Type, MapFamily F);
 
 /// What a helper does beyond its arguments and result that the verifier
