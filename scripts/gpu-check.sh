@@ -172,7 +172,7 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
   # Helpers of issue 17 whose results are data (bpf_xdp_get_buff_len,
   # bpf_check_mtu without a table, bpf_map_lookup_percpu_elem,
   # bpf_strncmp, bpf_loop, the bpf_iter_num kfuncs, queue, stack and bloom
-  # filter maps): serial as the samples above ("FILE:PROGRAM", FILE in
+  # filter maps, bpf_for_each_map_elem): serial as the samples above ("FILE:PROGRAM", FILE in
   # tests/lit/loader); with the forwarding table, bpf_check_mtu from the
   # WAN link; and the helpers
   # whose results differ by machine (the clocks, the NUMA node), whose
@@ -180,7 +180,8 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
   # (tests/gpu-device/helpers).
   local spec
   for spec in buff-len-numa.c:buff_len check-mtu.c:mtu_cases map-lookup-percpu-elem.c:percpu_elem \
-              strncmp.c:cmp bpf-loop.c:loop_opts bpf-for.c:for_opts ktime-coarse-tai.c:coarse_vs_ktime \
+              strncmp.c:cmp bpf-loop.c:loop_opts bpf-for.c:for_opts for-each-map-elem.c:each_elem \
+              for-each-map-elem.c:each_churn ktime-coarse-tai.c:coarse_vs_ktime \
               ktime-coarse-tai.c:tai_monotonic queue-stack-bloom.c:qsb \
               buff-len-numa.c:numa; do
     local src=${spec%%:*} prog=${spec##*:}
