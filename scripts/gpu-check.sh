@@ -181,7 +181,8 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
   local spec
   for spec in buff-len-numa.c:buff_len check-mtu.c:mtu_cases map-lookup-percpu-elem.c:percpu_elem \
               strncmp.c:cmp bpf-loop.c:loop_opts bpf-for.c:for_opts for-each-map-elem.c:each_elem \
-              for-each-map-elem.c:each_churn ktime-coarse-tai.c:coarse_vs_ktime \
+              for-each-map-elem.c:each_churn for-each-map-elem.c:each_inner \
+              ktime-coarse-tai.c:coarse_vs_ktime \
               ktime-coarse-tai.c:tai_monotonic queue-stack-bloom.c:qsb \
               buff-len-numa.c:numa; do
     local src=${spec%%:*} prog=${spec##*:}

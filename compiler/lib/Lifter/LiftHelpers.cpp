@@ -345,8 +345,6 @@ llvm::Error FunctionLifter::liftForEachElem(uint32_t Pc, const platform::HelperP
   // (map_next_elem's walk) until it returns non-zero, and the result is
   // the number of elements visited, the one that stopped included.
   const AbsValue &Map = S.Regs[1], &Cb = S.Regs[2];
-  if (Map.K != AbsValue::Map)
-    return fail(Pc, "bpf_" + H.Name + "'s map (r1) is not a known map");
   if (Cb.K != AbsValue::Func)
     return fail(Pc, "bpf_" + H.Name + "'s callback (r2) is not a known function");
   llvm::Function *Callee = P.LlvmFuncs[P.Facts->functionAt(Cb.Index)];
@@ -355,7 +353,6 @@ llvm::Error FunctionLifter::liftForEachElem(uint32_t Pc, const platform::HelperP
                         " was not lifted");
   P.Helpers.insert(H.Name);
   P.RuntimeHelpers.insert("map_next_elem");
-  P.ObservedMaps.insert(Map.Index);
   auto *Ptr = llvm::PointerType::get(P.Ctx, 0);
   llvm::FunctionCallee Next = P.M->getOrInsertFunction(
       "ebpfgpu_map_next_elem", llvm::FunctionType::get(P.memPtrTy(), {Ptr, Ptr, Ptr}, false));
@@ -367,8 +364,17 @@ llvm::Error FunctionLifter::liftForEachElem(uint32_t Pc, const platform::HelperP
     Walk->setAlignment(llvm::Align(8));
   }
   constexpr int64_t Einval = -22;
-  auto *G = P.mapObjectGlobal(Map.Index);
-  Value *MapObj = B.CreateLoad(G->getValueType(), G);
+  // A map the call site knows, or one found at run time (an inner map of
+  // a map of maps): its header either way.
+  Value *MapObj;
+  if (Map.K == AbsValue::Map) {
+    P.ObservedMaps.insert(Map.Index);
+    auto *G = P.mapObjectGlobal(Map.Index);
+    MapObj = B.CreateLoad(G->getValueType(), G);
+  } else {
+    P.ObservesAnyMap = true;
+    MapObj = B.CreateIntToPtr(reg(1), Ptr);
+  }
   Value *Ctx = reg(3);
   Value *Early = B.CreateSelect(B.CreateICmpNE(reg(4), B.getInt64(0)),
                                 B.getInt64(uint64_t(Einval)), B.getInt64(0));

@@ -13,7 +13,8 @@
 // refusals: tests/lit/verifier/for-each-map-elem.c. Program each_churn
 // inserts and deletes keys of a hash and walks it, checking each element
 // whole (its value derived from its key): on the GPU, thousands of threads
-// do so at once (tests/gpu-device/stress/for-each-churn.test).
+// do so at once (tests/gpu-device/stress/for-each-churn.test). Program
+// each_inner walks an inner map of a map of maps (known only at run time).
 // RUN: %clang-bpf -c %s -o %t.o
 // RUN: ebpf-gpu-trafgen -o %t.pcap --count 3000 --seed 5
 // RUN: ebpf-gpu-loader run %t.o --section each_elem --pcap %t.pcap --backend host --dump-maps %t.maps | FileCheck %s
@@ -42,6 +43,13 @@
 // CHURN-NOT: XDP_DROP
 // RUN: FileCheck %s --check-prefix=CHURN-MAPS < %t.churn.maps
 // CHURN-MAPS: churn{{[{]}}
+// RUN: ebpf-gpu-loader run %t.o --section each_inner --pcap %t.pcap --backend host \
+// RUN:   --dump-maps %t.inner.maps | FileCheck %s
+// RUN: FileCheck %s --check-prefix=INNER < %t.inner.maps
+// INNER: inner_res[0] = 14983
+// INNER-NEXT: inner_res[1] = 22456552
+// RUN: ebpf-gpu-cc %t.o --section each_inner --emit=ptx --target=sm_90 -o %t.inner.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.inner.ptx -o %t.inner.cubin %}
 // RUN: ebpf-gpu-cc %t.o --section each_elem --emit=ptx --target=sm_90 -o %t.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.ptx -o %t.cubin %}
 // RUN: ebpf-gpu-cc %t.o --section each_elem -o %t.gpu.o
@@ -49,9 +57,11 @@
 // RUN: %if cuda-gpu %{ ebpf-gpu-loader run %t.gpu.o --pcap %t.pcap --batch 1 --dump-maps %t.gpu.maps | FileCheck %s %}
 // RUN: %if cuda-gpu %{ diff %t.maps %t.gpu.maps %}
 // RUN: %if kernel-bpf %{ %python %S/Inputs/differential.py --loader ebpf-gpu-loader \
-// RUN:   --pcap %t.pcap --work %t.d %t.o:each_elem %t.o:each_churn | FileCheck %s --check-prefix=KERNEL %}
+// RUN:   --pcap %t.pcap --work %t.d %t.o:each_elem %t.o:each_churn %t.o:each_inner \
+// RUN:   | FileCheck %s --check-prefix=KERNEL %}
 // KERNEL: each_elem: 3000 packets, host and kernel agree
 // KERNEL: each_churn: 3000 packets, host and kernel agree
+// KERNEL: each_inner: 3000 packets, host and kernel agree
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
@@ -277,4 +287,55 @@ SEC("xdp") int each_churn(struct xdp_md *ctx) {
   if (n < 0 || n > 512 || n != w.n)
     return XDP_ABORTED;
   return w.torn ? XDP_DROP : XDP_PASS;
+}
+
+// each_inner: a walk of an inner map, found through a map of maps (a map
+// the call site does not know).
+struct inner_hash {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 16);
+  __type(key, __u32);
+  __type(value, __u64);
+} inner_flows SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __array(values, struct inner_hash);
+} outer SEC(".maps") = {
+    .values = {[0] = &inner_flows},
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, 2);
+  __type(key, __u32);
+  __type(value, __u64);
+} inner_res SEC(".maps");
+
+static long inner_cb(void *map, __u32 *key, __u64 *val, struct walk *w) {
+  w->n++;
+  w->sum += *val;
+  *val += 1;
+  return 0;
+}
+
+SEC("xdp") int each_inner(struct xdp_md *ctx) {
+  __u32 k0 = 0, k1 = 1, key = (ctx->data_end - ctx->data) % 5;
+  void *t = bpf_map_lookup_elem(&outer, &k0);
+  if (!t)
+    return XDP_ABORTED;
+  __u64 one = 1;
+  bpf_map_update_elem(t, &key, &one, BPF_NOEXIST);
+  struct walk w = {zero, zero, zero, 0, 0};
+  long n = bpf_for_each_map_elem(t, inner_cb, &w, 0);
+  if (n != w.n || n < 1 || n > 5)
+    return XDP_DROP;
+  __u64 *a = bpf_map_lookup_elem(&inner_res, &k0), *b = bpf_map_lookup_elem(&inner_res, &k1);
+  if (!a || !b)
+    return XDP_ABORTED;
+  *a += n;
+  *b += w.sum;
+  return XDP_PASS;
 }
