@@ -457,6 +457,13 @@ bool covers(const State &Old, const State &New, uint16_t LiveRegs, const Precise
     if (M != Ids.Ids.end() && !New.Refs.count(M->second))
       return false;
   }
+  // The same lock held, its value's id matched as the pointers' are.
+  if (Old.Lock.has_value() != New.Lock.has_value())
+    return false;
+  if (Old.Lock && (Old.Lock->Map != New.Lock->Map ||
+                   (Old.Lock->Id == 0) != (New.Lock->Id == 0) ||
+                   !idCovers(Old.Lock->Id, New.Lock->Id, Ids.Ids)))
+    return false;
   return true;
 }
 

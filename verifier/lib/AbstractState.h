@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -141,6 +142,14 @@ struct State {
   /// References the program holds (reserved ring buffer records), by id,
   /// with the pc that acquired each: each must be released on every path.
   std::map<uint32_t, uint32_t> Refs;
+  /// The bpf_spin_lock held (at most one, as the kernel's): the map whose
+  /// value holds it and the id of the lookup that found the value (0: the
+  /// map's one value, global data).
+  struct HeldLock {
+    uint32_t Map = 0, Id = 0;
+    bool operator==(const HeldLock &O) const = default;
+  };
+  std::optional<HeldLock> Lock;
   bool operator==(const State &O) const = default;
 };
 

@@ -28,6 +28,7 @@
 #include "ebpf-gpu/ISA/Disassembler.h"
 
 #include <algorithm>
+#include <cassert>
 #include <sstream>
 
 namespace ebpfgpu::verifier::detail {
@@ -67,6 +68,11 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
                 "bpf_" + H->Name + " is GPL-only; the program's license '" +
                     *Opts.License + "' is not GPL-compatible",
                 "gpl_compatible(license)");
+  // As the kernel's: inside a bpf_spin_lock-ed region only the unlock.
+  if (S.Lock && !std::count(H->Checks.begin(), H->Checks.end(), platform::ArgCheck::SpinUnlock))
+    return fail(Pc, "function calls are not allowed while holding a lock (bpf_" + H->Name +
+                        " inside a bpf_spin_lock-ed region)",
+                "no_call(locked)");
   HelperArgs Args;
   for (size_t A = 0; A < H->Checks.size(); ++A)
     if (auto E = helperArg(Pc, *H, A, S, Args))
@@ -157,6 +163,9 @@ MaybeDiag Verifier::helperArg(uint32_t Pc, const platform::HelperProto &H,
     return constStrArg(Pc, H, R, S);
   case platform::ArgCheck::Callback:
     return callbackArg(Pc, H, R, S, Args);
+  case platform::ArgCheck::SpinLock:
+  case platform::ArgCheck::SpinUnlock:
+    return spinLockArg(Pc, H, R, S);
   case platform::ArgCheck::CallbackCtx:
     // The callback's accesses through it are checked as its own.
     if (V.K == Kind::Stack)
@@ -205,6 +214,15 @@ MaybeDiag Verifier::mapMemArg(uint32_t Pc, const platform::HelperProto &H,
   if (!Args.Map)
     return fail(Pc, Arg + " has no map to size it", "internal");
   unsigned Size = IsKey ? Args.Map->KeySize : Args.Map->ValueSize;
+  // The kernel's update leaves the lock word of the value it writes; the
+  // runtime's copies the value whole, so it is refused rather than let a
+  // program overwrite a lock another thread holds.
+  if (!IsKey && Args.Map->SpinLockOff >= 0)
+    return fail(Pc,
+                "bpf_" + H.Name + " of map '" + Args.Map->Name +
+                    "', whose value holds a bpf_spin_lock, is not supported (it would write "
+                    "the lock word, which the kernel leaves as it is)",
+                "supported");
   if (V.K != Kind::Stack && V.K != Kind::MapValue && V.K != Kind::Packet &&
       V.K != Kind::MapKey)
     return fail(Pc,
@@ -425,6 +443,47 @@ MaybeDiag Verifier::releaseArg(uint32_t Pc, const platform::HelperProto &H,
                     std::to_string(V.Off),
                 "offset(" + regName(R) + ") == 0");
   Args.Released = V.Ref;
+  return std::nullopt;
+}
+
+/// SpinLock, SpinUnlock: the struct bpf_spin_lock of a map value, at its
+/// offset exactly (the kernel's process_spin_lock, whose messages these
+/// are); the lock taken (none is held: helperCall refuses every call but
+/// the unlock while one is), the one held released.
+MaybeDiag Verifier::spinLockArg(uint32_t Pc, const platform::HelperProto &H, unsigned R,
+                                State &S) {
+  const Reg &V = S.Regs[R];
+  std::string Rn = regName(R);
+  if (V.K != Kind::MapValue)
+    return fail(Pc, argName(H, R) + " must point to a map value's struct bpf_spin_lock, is a " +
+                        std::string(kindName(V.K)),
+                "type(" + Rn + ") == map_value");
+  const object::MapSpec &M = Maps[V.Aux];
+  if (V.hasVarOff())
+    return fail(Pc, Rn + " doesn't have constant offset. bpf_spin_lock has to be at the "
+                         "constant offset",
+                "const_offset(" + Rn + ")");
+  if (M.SpinLockOff < 0)
+    return fail(Pc, "map '" + M.Name + "' has no valid bpf_spin_lock",
+                "spin_lock(" + Rn + ")");
+  if (V.Off != M.SpinLockOff)
+    return fail(Pc, "off " + std::to_string(V.Off) +
+                        " doesn't point to 'struct bpf_spin_lock' that is at " +
+                        std::to_string(M.SpinLockOff),
+                "spin_lock(" + Rn + ")");
+  State::HeldLock L{V.Aux, V.Id};
+  if (std::count(H.Checks.begin(), H.Checks.end(), platform::ArgCheck::SpinLock)) {
+    // A second lock is a helper call while one is held (helperCall), as in
+    // the kernel, whose call check comes first too.
+    assert(!S.Lock);
+    S.Lock = L;
+    return std::nullopt;
+  }
+  if (!S.Lock)
+    return fail(Pc, "bpf_spin_unlock without taking a lock", "locked(" + Rn + ")");
+  if (!(*S.Lock == L))
+    return fail(Pc, "bpf_spin_unlock of different lock", "locked(" + Rn + ")");
+  S.Lock.reset();
   return std::nullopt;
 }
 

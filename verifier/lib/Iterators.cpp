@@ -87,6 +87,10 @@ MaybeDiag Verifier::kfuncCall(Path &P, int32_t Id, std::vector<Path> &Forks) {
     return fail(Pc, "kfunc " + std::to_string(Id) + " is not available to " +
                         Opts.Platform->name() + " programs",
                 "supported");
+  if (S.Lock)
+    return fail(Pc, "function calls are not allowed while holding a lock (" + K->Name +
+                        " inside a bpf_spin_lock-ed region)",
+                "no_call(locked)");
   if (auto E = readReg(Pc, S, 1))
     return E;
   const Reg &It = S.Regs[1];

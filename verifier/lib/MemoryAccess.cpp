@@ -123,6 +123,14 @@ MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Insn
                   "valid_access(" + Rn + ".offset" + hexOff(InsnOff) + ", width=" + W + ") for " + Dir);
     if (Write && B.K == Kind::MapValue && programReadOnly(Maps[B.Aux]))
       return fail(Pc, "write to read-only map '" + Maps[B.Aux].Name + "'", "writable(" + Rn + ")");
+    // Only bpf_spin_lock and bpf_spin_unlock touch the lock (the kernel's
+    // check_map_access, for loads, stores and helpers alike).
+    if (int32_t L = B.K == Kind::MapValue ? Maps[B.Aux].SpinLockOff : -1;
+        L >= 0 && Lo < L + 4 && L < Hi + int64_t(Size))
+      return fail(Pc, "bpf_spin_lock cannot be accessed directly by load/store (" + Dir +
+                          " of " + W + " bytes at offset " + std::to_string(Lo) +
+                          " of the value of map '" + Maps[B.Aux].Name + "')",
+                  "no_access(bpf_spin_lock)");
     return std::nullopt;
   }
   case Kind::AllocMem: {

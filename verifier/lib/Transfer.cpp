@@ -83,7 +83,11 @@ void Verifier::nullCheck(State &S, uint32_t Id, bool IsNull) {
         R.K = R.K == Kind::MapValueOrNull   ? Kind::MapValue
               : R.K == Kind::AllocMemOrNull ? Kind::AllocMem
                                             : Kind::MapPtr;
-        R.Id = 0;
+        // A value holding a bpf_spin_lock keeps the lookup's id: the
+        // unlock must name the value the lock was taken in (the kernel's
+        // reg->id for such values).
+        if (R.K != Kind::MapValue || Maps[R.Aux].SpinLockOff < 0)
+          R.Id = 0;
       }
     }
   };
@@ -295,6 +299,10 @@ MaybeDiag Verifier::exitInsn(uint32_t Pc, State &S, bool &Ended, uint32_t &NextP
     if (!S.Refs.empty())
       return fail(Pc, "unreleased reference: " + unreleased(S, true) + " on this path",
                   "released(ref " + std::to_string(S.Refs.begin()->first) + ")");
+    if (S.Lock)
+      return fail(Pc, "BPF_EXIT instruction in main prog cannot be used inside "
+                      "bpf_spin_lock-ed region: bpf_spin_unlock is missing on this path",
+                  "unlocked(exit)");
     Ended = true;
     return std::nullopt;
   }

@@ -148,6 +148,7 @@ private:
                        State &S, HelperArgs &Args);
   MaybeDiag callbackArg(uint32_t Pc, const platform::HelperProto &H, unsigned R,
                         State &S, HelperArgs &Args);
+  MaybeDiag spinLockArg(uint32_t Pc, const platform::HelperProto &H, unsigned R, State &S);
   /// The state in which the callback `Args.Callback` starts, from the
   /// caller's state `S` at helper call `Pc` (its arguments checked).
   MaybeDiag enterCallback(uint32_t Pc, const State &S, const HelperArgs &Args);

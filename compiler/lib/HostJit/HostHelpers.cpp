@@ -77,6 +77,7 @@ void *hostHelperAddress(const std::string &Name) {
       ENTRY(strncmp),
       ENTRY(map_push_elem),   ENTRY(map_pop_elem),         ENTRY(map_peek_elem),
       ENTRY(map_next_elem),
+      ENTRY(spin_lock),       ENTRY(spin_unlock),
   };
 #undef ENTRY
   auto It = Table.find(Name);

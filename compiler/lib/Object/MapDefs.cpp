@@ -60,6 +60,32 @@ Expected<std::pair<uint32_t, uint32_t>> btfTypeAttr(const struct btf *B,
   return std::make_pair(uint32_t(T->type), uint32_t(Size));
 }
 
+/// Where the `struct bpf_spin_lock` member of value type `ValueTypeId` is
+/// (bytes), -1 when it has none; as the kernel's btf_find_spin_lock, only
+/// the value struct's own members count, and two are an error.
+Expected<int32_t> btfSpinLockOff(const struct btf *B, uint32_t ValueTypeId) {
+  int Resolved = btf__resolve_type(B, ValueTypeId);
+  const struct btf_type *T = Resolved < 0 ? nullptr : btf__type_by_id(B, Resolved);
+  if (!T || !btf_is_struct(T))
+    return -1;
+  int32_t Off = -1;
+  const struct btf_member *Members = btf_members(T);
+  for (unsigned I = 0, N = btf_vlen(T); I < N; ++I) {
+    int MR = btf__resolve_type(B, Members[I].type);
+    const struct btf_type *MT = MR < 0 ? nullptr : btf__type_by_id(B, MR);
+    const char *Name = MT && btf_is_struct(MT) ? btf__name_by_offset(B, MT->name_off) : nullptr;
+    if (!Name || std::strcmp(Name, "bpf_spin_lock") != 0)
+      continue;
+    if (Off >= 0)
+      return Error("the value holds more than one struct bpf_spin_lock");
+    uint32_t Bits = btf_member_bit_offset(T, I);
+    if (Bits % 32 != 0)
+      return Error("the value's struct bpf_spin_lock is not 4-byte aligned");
+    Off = int32_t(Bits / 8);
+  }
+  return Off;
+}
+
 MaybeError parseBtfMapDef(const struct btf *B, uint32_t TypeId, MapSpec &M,
                           bool IsInner) {
   int Resolved = btf__resolve_type(B, TypeId);
@@ -146,6 +172,17 @@ MaybeError parseBtfMapDef(const struct btf *B, uint32_t TypeId, MapSpec &M,
     }
     if (Err)
       return Err;
+  }
+  if (M.BtfValueTypeId != 0) {
+    Expected<int32_t> Lock = btfSpinLockOff(B, M.BtfValueTypeId);
+    if (!Lock)
+      return Lock.takeError();
+    M.SpinLockOff = *Lock;
+    // The kernel's map_check_btf: a lock only in array and hash values.
+    if (M.SpinLockOff >= 0 && M.Type != EBPFGPU_MAP_ARRAY && M.Type != EBPFGPU_MAP_HASH)
+      return Error(std::string("a struct bpf_spin_lock in the value of a ") +
+                   platform::mapTypeName(M.Type) +
+                   " map (the kernel allows one only in array and hash values)");
   }
   if (M.Type == EBPFGPU_MAP_PROG_ARRAY && M.ValueSize == 0)
     M.ValueSize = 4; // program references, as the kernel's fds

@@ -88,6 +88,11 @@ public:
     H(89, "map_peek_elem", V::Scalar, {V::Map, V::Ptr}, true, {C::MapPtr, C::MapValueOut},
       R::Scalar, {M::QueueStack, M::BloomFilter}, E::None, /*GplOnly=*/false,
       /*PacketAccess=*/false);
+    // The lock in a map value (its BTF's struct bpf_spin_lock): a spin on
+    // the 4-byte word (compare-and-swap with backoff), released with a
+    // store-release. While a lock is held no other helper may be called.
+    H(93, "spin_lock", V::Void, {V::Ptr}, false, {C::SpinLock});
+    H(94, "spin_unlock", V::Void, {V::Ptr}, false, {C::SpinUnlock});
     H(118, "jiffies64", V::Scalar, {}, false, {});
     H(125, "ktime_get_boot_ns", V::Scalar, {}, false, {});
     // Event helpers see the context for the packet's index (record order).

@@ -60,6 +60,9 @@ enum class ArgCheck : uint8_t {
   CallbackCtx,  ///< the pointer the callback receives last (r2, or r4 with a map): the
                 ///< stack or null (the kernel's ARG_PTR_TO_STACK_OR_NULL); the
                 ///< callback may read and write it
+  SpinLock,     ///< the `struct bpf_spin_lock` of a map value, exactly (the kernel's
+                ///< ARG_PTR_TO_SPIN_LOCK): the helper takes it; no lock may be held
+  SpinUnlock,   ///< as SpinLock: the helper releases it, the lock the program holds
 };
 
 /// What the verifier knows of a helper's result.
