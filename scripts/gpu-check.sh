@@ -172,7 +172,8 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
   # Helpers of issue 17 whose results are data (bpf_xdp_get_buff_len,
   # bpf_check_mtu without a table, bpf_map_lookup_percpu_elem,
   # bpf_strncmp, bpf_loop, the bpf_iter_num kfuncs, queue, stack and bloom
-  # filter maps, bpf_for_each_map_elem): serial as the samples above ("FILE:PROGRAM", FILE in
+  # filter maps, bpf_for_each_map_elem, bpf_spin_lock): serial as the
+  # samples above ("FILE:PROGRAM", FILE in
   # tests/lit/loader); with the forwarding table, bpf_check_mtu from the
   # WAN link; and the helpers
   # whose results differ by machine (the clocks, the NUMA node), whose
@@ -181,7 +182,7 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
   local spec
   for spec in buff-len-numa.c:buff_len check-mtu.c:mtu_cases map-lookup-percpu-elem.c:percpu_elem \
               strncmp.c:cmp bpf-loop.c:loop_opts bpf-for.c:for_opts for-each-map-elem.c:each_elem \
-              for-each-map-elem.c:each_churn for-each-map-elem.c:each_inner \
+              for-each-map-elem.c:each_churn for-each-map-elem.c:each_inner spin-lock.c:locked_count \
               ktime-coarse-tai.c:coarse_vs_ktime \
               ktime-coarse-tai.c:tai_monotonic queue-stack-bloom.c:qsb \
               buff-len-numa.c:numa; do
