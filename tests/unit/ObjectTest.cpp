@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 
@@ -80,10 +81,11 @@ TEST(Object, GlobalDataSetBeforeLoadAndItsVariables) {
   // Each variable at its symbol's offset (the BTF's are 0 in an object).
   auto Counts = object::readObjectFile(sample("xdp_config_count.o"));
   ASSERT_TRUE(Counts) << Counts.error().message();
-  for (const object::MapSpec &M : Counts->Maps)
-    if (M.Name == ".bss")
-      EXPECT_EQ(M.Variables, (std::vector<std::pair<std::string, uint64_t>>{
-                                 {"packets", 0}, {"dropped", 8}, {"traffic", 16}}));
+  auto Bss = std::find_if(Counts->Maps.begin(), Counts->Maps.end(),
+                          [](const object::MapSpec &M) { return M.Name == ".bss"; });
+  ASSERT_NE(Bss, Counts->Maps.end());
+  EXPECT_EQ(Bss->Variables, (std::vector<std::pair<std::string, uint64_t>>{
+                                {"packets", 0}, {"dropped", 8}, {"traffic", 16}}));
 }
 
 TEST(Object, RefusesBadInput) {
