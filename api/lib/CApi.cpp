@@ -563,13 +563,26 @@ int ebpf_gpu_prog__run_burst(struct ebpf_gpu_prog *prog, struct ebpf_gpu_packet 
     return E;
   if (RunErr)
     return failWith(EIO, "program '" + prog->Name + "': " + RunErr->message());
-  for (uint32_t I = 0; I < count; ++I)
-    if (Batch.length(I) > pkts[I].cap)
-      return failWith(ENOSPC, "packet " + std::to_string(I) + " grew to " +
-                                  std::to_string(Batch.length(I)) + " bytes, past its cap of " +
-                                  std::to_string(pkts[I].cap));
+  // Each packet ran at XdpHeadroom in the batch's buffer: where it starts
+  // now, against where it started, says how far `data` moves.
   for (uint32_t I = 0; I < count; ++I) {
-    std::memmove(pkts[I].data, Batch.data(I), Batch.length(I));
+    int64_t Moved = int64_t(Batch.offset(I)) - runtime::XdpHeadroom;
+    if (Moved < -int64_t(pkts[I].headroom) || Moved + Batch.length(I) > pkts[I].cap)
+      return failWith(ENOSPC, "packet " + std::to_string(I) + " left its room: it starts " +
+                                  std::to_string(Moved) + " bytes from where it did, " +
+                                  std::to_string(Batch.length(I)) + " bytes long (headroom " +
+                                  std::to_string(pkts[I].headroom) + ", cap " +
+                                  std::to_string(pkts[I].cap));
+  }
+  for (uint32_t I = 0; I < count; ++I) {
+    // The headroom comes back too: adjust_meta's metadata is in it.
+    uint32_t Room = std::min(pkts[I].headroom, runtime::XdpHeadroom);
+    int64_t Moved = int64_t(Batch.offset(I)) - runtime::XdpHeadroom;
+    std::memmove(pkts[I].data - Room, Batch.buffer(I) + runtime::XdpHeadroom - Room,
+                 size_t(Room + Moved + Batch.length(I)));
+    pkts[I].data += Moved;
+    pkts[I].headroom = uint32_t(int64_t(pkts[I].headroom) + Moved);
+    pkts[I].cap = uint32_t(int64_t(pkts[I].cap) - Moved);
     pkts[I].len = Batch.length(I);
     pkts[I].verdict = uint32_t(Batch.verdict(I));
     pkts[I].redirect = uint32_t(Batch.redirectTarget(I));

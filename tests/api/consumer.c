@@ -3,11 +3,13 @@
  * A program built against an installed libebpf-gpu (tests/api/install.sh):
  * loads samples' objects through the C API on the host back end, runs
  * bursts of hand-made packets and checks each verdict, the bytes a program
- * rewrote, the maps (lookup, update, delete, walk) and the errors; with
- * QSB-DIR, maps without keys (qsb.o there: tests/lit/loader/
- * queue-stack-bloom.c). Prints one line per check; exits 1 at the first
+ * rewrote, the headroom bpf_xdp_adjust_head takes, the maps (lookup,
+ * update, delete, walk) and the errors; with OBJ-DIR, the test programs
+ * compiled there: maps without keys (qsb.o: tests/lit/loader/
+ * queue-stack-bloom.c) and adjust_meta's bytes (xdp_meta.o:
+ * tests/api/xdp_meta.c). Prints one line per check; exits 1 at the first
  * failure.
- *   consumer SAMPLES-DIR [QSB-DIR]
+ *   consumer SAMPLES-DIR [OBJ-DIR]
  */
 #include <ebpf-gpu/ebpf-gpu.h>
 
@@ -58,7 +60,7 @@ static struct ebpf_gpu_prog *load(const char *dir, const char *file) {
 
 int main(int argc, char **argv) {
   if (argc != 2 && argc != 3) {
-    fprintf(stderr, "usage: consumer SAMPLES-DIR [QSB-DIR]\n");
+    fprintf(stderr, "usage: consumer SAMPLES-DIR [OBJ-DIR]\n");
     return 2;
   }
   const char *dir = argv[1];
@@ -86,6 +88,47 @@ int main(int argc, char **argv) {
   CHECK(buf[0][5] == 2 && buf[0][11] == 1 && pk[0].len == 60, "mac swap bytes");
   printf("mac swap: XDP_TX, addresses swapped\n");
   ebpf_gpu_prog__close(ms);
+
+  /* Headroom: the VLAN tagger pushes 4 bytes in front (adjust_head -4):
+   * `data` moves back into the headroom, which shrinks, and the cap grows;
+   * the untagger pops them (adjust_head 4), moving `data` on. */
+  struct ebpf_gpu_prog *vl = load(dir, "xdp_vlan.o");
+  uint8_t room[256], *at = room + 64;
+  pk[0] = (struct ebpf_gpu_packet){at, frame(at, 17, 192, 7), 192, 99, 0, 64};
+  CHECK(ebpf_gpu_prog__run_burst(vl, pk, 1) == 1 && pk[0].verdict == XDP_TX, "vlan push verdict");
+  CHECK(pk[0].data == at - 4 && pk[0].len == 64 && pk[0].headroom == 60 && pk[0].cap == 196,
+        "vlan push moved data back 4 (%td, len %u, headroom %u, cap %u)", pk[0].data - at,
+        pk[0].len, pk[0].headroom, pk[0].cap);
+  CHECK(at[-4 + 12] == 0x81 && at[-4 + 13] == 0x00 && at[-4 + 15] == 100 && at[-4 + 16] == 0x08 &&
+            at[-4 + 5] == 1 && at[-4 + 11] == 2 && at[-4 + 18] == 0x45,
+        "vlan push bytes");
+  CHECK(ebpf_gpu_prog__run_burst(vl, pk, 1) == 1 && pk[0].verdict == XDP_PASS, "vlan pop verdict");
+  CHECK(pk[0].data == at && pk[0].len == 60 && pk[0].headroom == 64 && pk[0].cap == 192 &&
+            at[12] == 0x08 && at[14] == 0x45,
+        "vlan pop moved data on 4");
+  /* Without headroom the pushed packet has no room: the burst fails and
+   * nothing is written back. */
+  pk[0] = (struct ebpf_gpu_packet){at, frame(at, 17, 192, 7), 192, 99, 0, 2};
+  CHECK(ebpf_gpu_prog__run_burst(vl, pk, 1) == -ENOSPC &&
+            strstr(ebpf_gpu_last_error(), "left its room") && pk[0].data == at &&
+            pk[0].verdict == 99 && at[12] == 0x08,
+        "vlan push without headroom refused");
+  printf("headroom: vlan push and pop move data (%s)\n", ebpf_gpu_last_error());
+  ebpf_gpu_prog__close(vl);
+
+  if (argc == 3) {
+    /* Metadata: adjust_meta's bytes land just before `data`, which stays. */
+    struct ebpf_gpu_prog *me = load(argv[2], "xdp_meta.o");
+    memset(room, 0, sizeof(room));
+    pk[0] = (struct ebpf_gpu_packet){at, frame(at, 17, 192, 7), 192, 99, 0, 64};
+    CHECK(ebpf_gpu_prog__run_burst(me, pk, 1) == 1 && pk[0].verdict == XDP_PASS, "meta verdict");
+    uint32_t meta;
+    memcpy(&meta, at - 4, 4);
+    CHECK(pk[0].data == at && pk[0].len == 60 && meta == 0xfeedf00d, "meta before data (%08x)",
+          meta);
+    printf("metadata: %08x before the packet\n", meta);
+    ebpf_gpu_prog__close(me);
+  }
 
   /* Per-protocol counters: the array map through lookup, update, walk. */
   struct ebpf_gpu_prog *pc = load(dir, "xdp_proto_count.o");

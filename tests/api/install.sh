@@ -29,9 +29,11 @@ if grep -v '^ebpf_gpu_' <<<"$exported"; then
 fi
 echo "exported: $(wc -l <<<"$exported") functions, all ebpf_gpu_*"
 
-# A program with maps without keys (queue, stack, bloom filter).
+# Test programs: maps without keys (queue, stack, bloom filter), metadata.
 clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
   -c "$src/../lit/loader/queue-stack-bloom.c" -o "$work/qsb.o"
+clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
+  -c "$src/xdp_meta.c" -o "$work/xdp_meta.o"
 
 # pkg-config.
 export PKG_CONFIG_PATH=$libdir/pkgconfig

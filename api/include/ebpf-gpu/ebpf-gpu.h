@@ -24,7 +24,8 @@
 extern "C" {
 #endif
 
-#define EBPF_GPU_API_VERSION 2
+/* 3: struct ebpf_gpu_packet has `headroom` (its size changed: rebuild). */
+#define EBPF_GPU_API_VERSION 3
 
 /* What the library exports; everything else in it is hidden. */
 #define EBPF_GPU_API __attribute__((visibility("default")))
@@ -146,22 +147,31 @@ EBPF_GPU_API
 void *ebpf_gpu_map__data(struct ebpf_gpu_map *map, size_t *size);
 
 /* One packet of a burst: `len` bytes at `data` in a buffer of `cap` bytes
- * from `data`. After the run: `verdict` (XDP_ABORTED .. XDP_REDIRECT),
- * `redirect` (the target of XDP_REDIRECT), and the packet's bytes and
- * `len` as the program left them (a packet grown past `cap` fails the
- * burst with -ENOSPC before anything is written back). */
+ * from `data`, with `headroom` more bytes of that buffer before `data` that
+ * the program may take (bpf_xdp_adjust_head/adjust_meta with a negative
+ * delta; 0: none; the program sees XDP's 256 bytes, at most that much is
+ * used). After the run: `verdict` (XDP_ABORTED .. XDP_REDIRECT),
+ * `redirect` (the target of XDP_REDIRECT), and the packet as the program
+ * left it: `data` moved by bpf_xdp_adjust_head (`headroom` and `cap` moved
+ * with it), its bytes and `len`; on the host back end the metadata
+ * adjust_meta made lies just before the new `data` (the rest of the
+ * headroom's bytes are undefined after a run). A packet that grew past its
+ * `cap` or `headroom` fails the burst with -ENOSPC before anything is
+ * written back; with `headroom` 0 (earlier versions' callers) the start
+ * can only move on. */
 struct ebpf_gpu_packet {
   uint8_t *data;
   uint32_t len;
   uint32_t cap;
   uint32_t verdict;
   uint32_t redirect;
+  uint32_t headroom;
 };
 
 /* Runs the program over `count` packets (as rte_bpf_exec_burst), one batch
  * on the program's back end; returns `count`, or a negative errno (-EINVAL:
- * a packet longer than 9216 bytes or than its `cap`; -EIO: the back end
- * failed the batch). */
+ * a packet longer than 9216 bytes or than its `cap`; -ENOSPC: see above;
+ * -EIO: the back end failed the batch). */
 EBPF_GPU_API
 int ebpf_gpu_prog__run_burst(struct ebpf_gpu_prog *prog, struct ebpf_gpu_packet *pkts,
                              uint32_t count);

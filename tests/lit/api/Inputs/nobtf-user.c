@@ -7,7 +7,7 @@
 int main(void) {
   struct nobtf_gpu *skel = nobtf_gpu__open_and_load();
   uint8_t frame[64] = {0};
-  struct ebpf_gpu_packet pkt = {frame, 60, 64, 0, 0};
+  struct ebpf_gpu_packet pkt = {frame, 60, 64, 0, 0, 0};
   uint64_t hits = 100;
 
   if (!skel) {

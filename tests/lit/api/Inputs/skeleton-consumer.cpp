@@ -33,7 +33,7 @@ static void runTwo(ebpf_gpu_prog *Prog, uint32_t Verdicts[2]) {
     Frames[I][12] = 0x08;
     Frames[I][14] = 0x45;
     Frames[I][23] = 17;
-    P[I] = {Frames[I], 60, 64, 0, 0};
+    P[I] = {Frames[I], 60, 64, 0, 0, 0};
   }
   CHECK(ebpf_gpu_prog__run_burst(Prog, P, 2) == 2);
   Verdicts[0] = P[0].verdict;
