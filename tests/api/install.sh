@@ -13,6 +13,7 @@ rm -rf "$work" && mkdir -p "$work"
 prefix=$work/prefix
 cmake --install "$build" --prefix "$prefix" >"$work/install.log"
 for f in bin/ebpf-gpu-cc bin/ebpf-gpu-loader bin/ebpf-gpu-trafgen include/ebpf-gpu/ebpf-gpu.h \
+  include/ebpf-gpu/ebpf-gpu-dpdk.h \
   lib/systemd/system/ebpf-gpu-daemon.service share/doc/ebpf-gpu/daemon.conf.example; do
   [[ -e $prefix/$f ]] || { echo "FAIL: $f not installed"; exit 1; }
 done
@@ -28,6 +29,10 @@ if grep -v '^ebpf_gpu_' <<<"$exported"; then
   echo "FAIL: symbols other than the API exported (above)"; exit 1
 fi
 echo "exported: $(wc -l <<<"$exported") functions, all ebpf_gpu_*"
+# No DPDK inside: an application brings its own (two in one process break).
+if nm "$libdir/libebpf-gpu.so" | grep -q ' rte_eal_init$'; then
+  echo "FAIL: libebpf-gpu.so has DPDK in it"; exit 1
+fi
 
 # Test programs: maps without keys (queue, stack, bloom filter), metadata.
 clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
@@ -67,3 +72,11 @@ ninja -C "$work/cmake/build" >>"$work/cmake.log"
 echo "find_package: built"
 "$work/cmake/build/consumer" "$samples" "$work" >/dev/null
 echo "find_package: the same checks pass"
+
+# <ebpf-gpu/ebpf-gpu-dpdk.h> from the installed tree, in a DPDK application
+# (samples/dpdk_xdp_rx.c) built against this machine's DPDK, where it is.
+if pkg-config --exists libdpdk; then
+  cc -Wall -Werror "$src/../../samples/dpdk_xdp_rx.c" $(pkg-config --cflags ebpf-gpu libdpdk) \
+    $(pkg-config --libs ebpf-gpu libdpdk) -Wl,-rpath,"$libdir" -o "$work/dpdk_xdp_rx"
+  echo "ebpf-gpu-dpdk.h: a DPDK application built"
+fi

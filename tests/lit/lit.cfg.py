@@ -6,6 +6,7 @@
 #   cuda-gpu    an NVIDIA GPU and driver are present
 #   ptxas       the CUDA toolkit's ptxas is installed
 #   dpdk        the loader has the DPDK runtime and its EAL starts here
+#   dpdk-rx-sample  samples/dpdk_xdp_rx was built (DPDK and libebpf-gpu)
 #   netns       root, and ip(8) makes network namespaces (veth tests)
 
 import os
@@ -100,6 +101,12 @@ if probe_dpdk():
 else:
     lit_config.note("dpdk tests skipped: the loader was built without DPDK, or its EAL does "
                     "not start here")
+
+if os.access(os.path.join(config.ebpf_gpu_bin_root, "samples", "dpdk_xdp_rx"), os.X_OK):
+    config.available_features.add("dpdk-rx-sample")
+else:
+    lit_config.note("rx callback tests skipped: samples/dpdk_xdp_rx is built only with DPDK "
+                    "and libebpf-gpu")
 
 def probe_netns():
     if os.geteuid() != 0 or not shutil.which("ip"):

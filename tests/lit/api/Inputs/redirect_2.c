@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// For the rx callback's XDP_REDIRECT: IPv4 to ifindex 2 (DPDK port 1),
+// IPv6 to ifindex 9 (no such port: freed and counted), the rest dropped.
+
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+
+SEC("xdp")
+int xdp_redirect_2(struct xdp_md *ctx) {
+  void *data = (void *)(long)ctx->data;
+  void *data_end = (void *)(long)ctx->data_end;
+  struct ethhdr *eth = data;
+  if ((void *)(eth + 1) > data_end)
+    return XDP_DROP;
+  if (eth->h_proto == bpf_htons(ETH_P_IP))
+    return bpf_redirect(2, 0);
+  if (eth->h_proto == bpf_htons(ETH_P_IPV6))
+    return bpf_redirect(9, 0);
+  return XDP_DROP;
+}
+
+char LICENSE[] SEC("license") = "GPL";
