@@ -232,20 +232,29 @@ int syncData(ebpf_gpu_prog &P, bool In) {
   return 0;
 }
 
+/// Copies the caller's options (`In->sz` bytes of them; none when `In` is
+/// null) into `O`, as libbpf's opts: fields past what the caller's struct
+/// has read as zero, and a newer caller's fields this library does not
+/// know must be zero. 0 or a negative errno.
+template <typename Opts> int copyOpts(const Opts *In, Opts &O, const char *Name) {
+  if (!In)
+    return 0;
+  if (In->sz < sizeof(size_t))
+    return failWith(EINVAL, std::string(Name) + ".sz is not set");
+  std::memcpy(&O, In, std::min(In->sz, sizeof(O)));
+  for (size_t I = sizeof(O); I < In->sz; ++I)
+    if (reinterpret_cast<const uint8_t *>(In)[I])
+      return failWith(EINVAL, std::string(Name) + " has fields this library does not know set "
+                                                  "(a newer header?)");
+  return 0;
+}
+
 /// Checks the options as ebpf_gpu_prog__load takes them and fills `R`
 /// with them; 0 or a negative errno.
 int readOpts(const ebpf_gpu_load_opts *opts, exec::LoadRequest &R) {
-  if (opts && opts->sz < sizeof(size_t))
-    return failWith(EINVAL, "ebpf_gpu_load_opts.sz is not set");
-  // Fields past what the caller's struct has read as zero (libbpf's opts).
   ebpf_gpu_load_opts O{};
-  if (opts)
-    std::memcpy(&O, opts, std::min(opts->sz, sizeof(O)));
-  if (opts && opts->sz > sizeof(O))
-    for (size_t I = sizeof(O); I < opts->sz; ++I)
-      if (reinterpret_cast<const uint8_t *>(opts)[I])
-        return failWith(EINVAL, "ebpf_gpu_load_opts has fields this library "
-                                "does not know set (a newer header?)");
+  if (int E = copyOpts(opts, O, "ebpf_gpu_load_opts"))
+    return E;
   R.Section = O.program ? O.program : "";
   switch (O.backend) {
   case EBPF_GPU_BACKEND_DEFAULT:
@@ -538,6 +547,14 @@ int ebpf_gpu_map__get_next_key(const struct ebpf_gpu_map *map, const void *cur_k
 
 int ebpf_gpu_prog__run_burst(struct ebpf_gpu_prog *prog, struct ebpf_gpu_packet *pkts,
                              uint32_t count) {
+  return ebpf_gpu_prog__run_burst_opts(prog, pkts, count, nullptr);
+}
+
+int ebpf_gpu_prog__run_burst_opts(struct ebpf_gpu_prog *prog, struct ebpf_gpu_packet *pkts,
+                                  uint32_t count, const struct ebpf_gpu_run_opts *opts) {
+  ebpf_gpu_run_opts O{};
+  if (int E = copyOpts(opts, O, "ebpf_gpu_run_opts"))
+    return E;
   if (!prog || (!pkts && count))
     return failWith(EINVAL, "no program or no packets (NULL)");
   if (!prog->Loaded.Exec)
@@ -553,6 +570,7 @@ int ebpf_gpu_prog__run_burst(struct ebpf_gpu_prog *prog, struct ebpf_gpu_packet 
   }
   runtime::PacketBatch Batch(MaxLen);
   Batch.reserve(count);
+  Batch.setIngress(O.ingress_ifindex, O.rx_queue_index);
   for (uint32_t I = 0; I < count; ++I)
     Batch.add(pkts[I].data, pkts[I].len);
   if (int E = syncData(*prog, true))

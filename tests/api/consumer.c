@@ -6,9 +6,9 @@
  * rewrote, the headroom bpf_xdp_adjust_head takes, the maps (lookup,
  * update, delete, walk) and the errors; with OBJ-DIR, the test programs
  * compiled there: maps without keys (qsb.o: tests/lit/loader/
- * queue-stack-bloom.c) and adjust_meta's bytes (xdp_meta.o:
- * tests/api/xdp_meta.c). Prints one line per check; exits 1 at the first
- * failure.
+ * queue-stack-bloom.c), adjust_meta's bytes and the ingress a burst says
+ * it came from (xdp_ctx.o: tests/api/xdp_ctx.c). Prints one line per
+ * check; exits 1 at the first failure.
  *   consumer SAMPLES-DIR [OBJ-DIR]
  */
 #include <ebpf-gpu/ebpf-gpu.h>
@@ -118,7 +118,12 @@ int main(int argc, char **argv) {
 
   if (argc == 3) {
     /* Metadata: adjust_meta's bytes land just before `data`, which stays. */
-    struct ebpf_gpu_prog *me = load(argv[2], "xdp_meta.o");
+    char ctx[4096];
+    snprintf(ctx, sizeof(ctx), "%s/xdp_ctx.o", argv[2]);
+    struct ebpf_gpu_load_opts mo = {
+        .sz = sizeof(mo), .program = "xdp_meta", .backend = EBPF_GPU_BACKEND_HOST};
+    struct ebpf_gpu_prog *me = ebpf_gpu_prog__load(ctx, &mo);
+    CHECK(me, "load xdp_meta");
     memset(room, 0, sizeof(room));
     pk[0] = (struct ebpf_gpu_packet){at, frame(at, 17, 192, 7), 192, 99, 0, 64};
     CHECK(ebpf_gpu_prog__run_burst(me, pk, 1) == 1 && pk[0].verdict == XDP_PASS, "meta verdict");
@@ -128,6 +133,27 @@ int main(int argc, char **argv) {
           meta);
     printf("metadata: %08x before the packet\n", meta);
     ebpf_gpu_prog__close(me);
+
+    /* Ingress: ctx->ingress_ifindex and rx_queue_index from the run's
+     * opts, 0 and 0 without; a newer caller's unknown field is refused. */
+    mo.program = "xdp_ingress";
+    struct ebpf_gpu_prog *in = ebpf_gpu_prog__load(ctx, &mo);
+    CHECK(in, "load xdp_ingress");
+    struct ebpf_gpu_run_opts ro = {.sz = sizeof(ro), .ingress_ifindex = 5, .rx_queue_index = 2};
+    pk[0] = (struct ebpf_gpu_packet){buf[0], frame(buf[0], 17, 192, 7), 128, 99, 0, 0};
+    CHECK(ebpf_gpu_prog__run_burst_opts(in, pk, 1, &ro) == 1 && pk[0].verdict == XDP_PASS,
+          "ingress 5, queue 2: verdict %u", pk[0].verdict);
+    CHECK(ebpf_gpu_prog__run_burst(in, pk, 1) == 1 && pk[0].verdict == XDP_DROP,
+          "no ingress: verdict %u", pk[0].verdict);
+    struct {
+      struct ebpf_gpu_run_opts o;
+      uint32_t later;
+    } newer = {{.sz = sizeof(newer)}, 1};
+    CHECK(ebpf_gpu_prog__run_burst_opts(in, pk, 1, &newer.o) == -EINVAL &&
+              strstr(ebpf_gpu_last_error(), "ebpf_gpu_run_opts has fields"),
+          "unknown run option refused");
+    printf("ingress: ifindex and queue from the run's options\n");
+    ebpf_gpu_prog__close(in);
   }
 
   /* Per-protocol counters: the array map through lookup, update, walk. */

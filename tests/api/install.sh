@@ -34,11 +34,11 @@ if nm "$libdir/libebpf-gpu.so" | grep -q ' rte_eal_init$'; then
   echo "FAIL: libebpf-gpu.so has DPDK in it"; exit 1
 fi
 
-# Test programs: maps without keys (queue, stack, bloom filter), metadata.
+# Test programs: maps without keys (queue, stack, bloom filter), metadata and ingress.
 clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
   -c "$src/../lit/loader/queue-stack-bloom.c" -o "$work/qsb.o"
 clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
-  -c "$src/xdp_meta.c" -o "$work/xdp_meta.o"
+  -c "$src/xdp_ctx.c" -o "$work/xdp_ctx.o"
 
 # pkg-config.
 export PKG_CONFIG_PATH=$libdir/pkgconfig

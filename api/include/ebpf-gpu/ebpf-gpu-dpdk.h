@@ -106,7 +106,9 @@ static inline uint16_t ebpf_gpu_rx__chunk(struct ebpf_gpu_rx *rx, struct rte_mbu
     ++run;
   }
   ebpf_gpu_rx__count(&rx->counters.multi_seg, multi);
-  if (run && ebpf_gpu_prog__run_burst(rx->prog, p, run) < 0) {
+  /* ctx->ingress_ifindex: the port as bpf_redirect names it (port + 1). */
+  struct ebpf_gpu_run_opts ro = {sizeof(ro), (uint32_t)rx->port + 1, rx->queue};
+  if (run && ebpf_gpu_prog__run_burst_opts(rx->prog, p, run, &ro) < 0) {
     for (uint16_t i = 0; i < run; ++i)
       rte_pktmbuf_free(m[i]);
     ebpf_gpu_rx__count(&rx->counters.run_failed, run);
@@ -131,8 +133,8 @@ static inline uint16_t ebpf_gpu_rx__chunk(struct ebpf_gpu_rx *rx, struct rte_mbu
     } else if (v == 3) {
       rx->out[tx++] = b;
     } else if (v == 4) {
-      /* bpf_redirect(ifindex): DPDK port ifindex - 1 (the daemon's
-       * numbering: ports from 1), one packet at a time. */
+      /* bpf_redirect(ifindex): DPDK port ifindex - 1 (ifindexes count
+       * from 1, as the daemon's ports), one packet at a time. */
       uint32_t to = p[i].redirect - 1;
       if (p[i].redirect == 0 || to >= RTE_MAX_ETHPORTS ||
           !rte_eth_dev_is_valid_port((uint16_t)to)) {

@@ -176,6 +176,19 @@ EBPF_GPU_API
 int ebpf_gpu_prog__run_burst(struct ebpf_gpu_prog *prog, struct ebpf_gpu_packet *pkts,
                              uint32_t count);
 
+/* What a burst's packets arrived on, as the program reads it. */
+struct ebpf_gpu_run_opts {
+  size_t sz;                /* sizeof(struct ebpf_gpu_run_opts): for later fields */
+  uint32_t ingress_ifindex; /* ctx->ingress_ifindex (0 in ebpf_gpu_prog__run_burst) */
+  uint32_t rx_queue_index;  /* ctx->rx_queue_index (0 likewise) */
+};
+
+/* ebpf_gpu_prog__run_burst with `opts` (NULL: as run_burst); -EINVAL too
+ * for opts a newer header's fields are set in. */
+EBPF_GPU_API
+int ebpf_gpu_prog__run_burst_opts(struct ebpf_gpu_prog *prog, struct ebpf_gpu_packet *pkts,
+                                  uint32_t count, const struct ebpf_gpu_run_opts *opts);
+
 /* The calling thread's last error, "" when none. */
 EBPF_GPU_API
 const char *ebpf_gpu_last_error(void);
