@@ -14,23 +14,17 @@
 #                      [--redirect-ipv4-to-1]
 
 import collections
-import struct
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "loader", "Inputs"))
+import pcapcheck  # noqa: E402  (the pcap reader the loader's tests share)
 
 ACTIONS = ["XDP_ABORTED", "XDP_DROP", "XDP_PASS", "XDP_TX", "XDP_REDIRECT"]
 
 
 def packets(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    magic = struct.unpack_from("<I", data, 0)[0]
-    endian = "<" if magic in (0xA1B2C3D4, 0xA1B23C4D) else ">"
-    out, pos = [], 24
-    while pos + 16 <= len(data):
-        _, _, caplen, _ = struct.unpack_from(endian + "IIII", data, pos)
-        out.append(data[pos + 16:pos + 16 + caplen])
-        pos += 16 + caplen
-    return out
+    return list(pcapcheck.packets(path))
 
 
 def fail(msg):
