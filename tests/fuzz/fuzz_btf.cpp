@@ -7,7 +7,7 @@
 // bytes. Whatever it prints must be JSON the daemon's parser reads (the
 // daemon embeds it in its responses).
 
-#include "Json.h"
+#include "ebpf-gpu/Daemon/Json.h"
 
 #include "ebpf-gpu/Loader/BtfFormat.h"
 

@@ -13,8 +13,8 @@
 // program, with batches 1 and 3 of each program failing (the daemon's test
 // fault injection), and then the daemon's fault recovery.
 
-#include "DaemonState.h"
-#include "Json.h"
+#include "ebpf-gpu/Daemon/DaemonState.h"
+#include "ebpf-gpu/Daemon/Json.h"
 
 #include "ebpf-gpu/Abi/GpuObject.h"
 #include "ebpf-gpu/Abi/MapMemory.h"

@@ -4,10 +4,10 @@
 // latency histogram, map values pretty-printed from BTF, the guard that
 // contains back-end faults, and the metrics endpoint's answers.
 
-#include "DaemonConfig.h"
-#include "DaemonFaults.h"
-#include "Json.h"
-#include "MetricsEndpoint.h"
+#include "ebpf-gpu/Daemon/DaemonConfig.h"
+#include "ebpf-gpu/Daemon/DaemonFaults.h"
+#include "ebpf-gpu/Daemon/Json.h"
+#include "ebpf-gpu/Daemon/MetricsEndpoint.h"
 
 #include "ebpf-gpu/Loader/BtfFormat.h"
 #include "ebpf-gpu/Object/Object.h"

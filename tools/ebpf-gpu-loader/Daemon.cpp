@@ -12,12 +12,12 @@
 #include "Daemon.h"
 
 #include "DaemonBackends.h"
-#include "DaemonConfig.h"
-#include "DaemonState.h"
-#include "Json.h"
-#include "MetricsEndpoint.h"
+#include "ebpf-gpu/Daemon/DaemonConfig.h"
+#include "ebpf-gpu/Daemon/DaemonState.h"
+#include "ebpf-gpu/Daemon/Json.h"
+#include "ebpf-gpu/Daemon/MetricsEndpoint.h"
 #include "Options.h"
-#include "Sockets.h"
+#include "ebpf-gpu/Daemon/Sockets.h"
 
 #include "ebpf-gpu/Runtime/Dataplane.h"
 

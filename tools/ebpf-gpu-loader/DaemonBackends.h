@@ -9,7 +9,7 @@
 #ifndef EBPF_GPU_TOOLS_LOADER_DAEMONBACKENDS_H
 #define EBPF_GPU_TOOLS_LOADER_DAEMONBACKENDS_H
 
-#include "DaemonState.h"
+#include "ebpf-gpu/Daemon/DaemonState.h"
 
 namespace ebpfgpu::tools {
 

@@ -8,7 +8,7 @@
 
 #include "Daemon.h"
 
-#include "Json.h"
+#include "ebpf-gpu/Daemon/Json.h"
 
 #include <cerrno>
 #include <climits>

@@ -3,10 +3,10 @@
 // What the daemon's request handlers share (DaemonState.cpp, DaemonMaps.cpp):
 // a request's arguments read with one clear error each.
 
-#ifndef EBPF_GPU_TOOLS_LOADER_DAEMONARGS_H
-#define EBPF_GPU_TOOLS_LOADER_DAEMONARGS_H
+#ifndef EBPF_GPU_DAEMON_DAEMONARGS_H
+#define EBPF_GPU_DAEMON_DAEMONARGS_H
 
-#include "Json.h"
+#include "ebpf-gpu/Daemon/Json.h"
 
 #include "ebpf-gpu/Support/Error.h"
 
@@ -27,4 +27,4 @@ Expected<std::vector<uint8_t>> bytesArg(const json::Value &Args, const char *Key
 
 } // namespace ebpfgpu::tools::daemon
 
-#endif // EBPF_GPU_TOOLS_LOADER_DAEMONARGS_H
+#endif // EBPF_GPU_DAEMON_DAEMONARGS_H

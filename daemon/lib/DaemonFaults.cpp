@@ -3,7 +3,7 @@
 // The guard around a daemon program's back end: counting and containing
 // back-end failures, and the test-only fault injection.
 
-#include "DaemonFaults.h"
+#include "ebpf-gpu/Daemon/DaemonFaults.h"
 
 #include <algorithm>
 #include <chrono>

@@ -6,7 +6,7 @@
 // old back end torn down and a new one loaded with the old maps' contents,
 // retried later when that fails.
 
-#include "DaemonState.h"
+#include "ebpf-gpu/Daemon/DaemonState.h"
 #include "DaemonText.h"
 
 #include "ebpf-gpu/Abi/MapMemory.h"

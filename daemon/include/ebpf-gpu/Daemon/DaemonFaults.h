@@ -18,8 +18,8 @@
 // slots, so no lane outlives its back end; the lanes of the next back end
 // open at their workers' next batches.
 
-#ifndef EBPF_GPU_TOOLS_LOADER_DAEMONFAULTS_H
-#define EBPF_GPU_TOOLS_LOADER_DAEMONFAULTS_H
+#ifndef EBPF_GPU_DAEMON_DAEMONFAULTS_H
+#define EBPF_GPU_DAEMON_DAEMONFAULTS_H
 
 #include "ebpf-gpu/Runtime/BatchExecutor.h"
 
@@ -126,4 +126,4 @@ private:
 
 } // namespace ebpfgpu::tools
 
-#endif // EBPF_GPU_TOOLS_LOADER_DAEMONFAULTS_H
+#endif // EBPF_GPU_DAEMON_DAEMONFAULTS_H

@@ -7,8 +7,8 @@
 // round-trip exactly. Not a general library: no streaming, nesting at most
 // 64 deep, documents of at most a few MiB.
 
-#ifndef EBPF_GPU_TOOLS_LOADER_JSON_H
-#define EBPF_GPU_TOOLS_LOADER_JSON_H
+#ifndef EBPF_GPU_DAEMON_JSON_H
+#define EBPF_GPU_DAEMON_JSON_H
 
 #include "ebpf-gpu/Support/Error.h"
 
@@ -103,4 +103,4 @@ std::string quote(const std::string &S);
 
 } // namespace ebpfgpu::tools::json
 
-#endif // EBPF_GPU_TOOLS_LOADER_JSON_H
+#endif // EBPF_GPU_DAEMON_JSON_H

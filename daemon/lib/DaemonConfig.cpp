@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "DaemonConfig.h"
+#include "ebpf-gpu/Daemon/DaemonConfig.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -25,10 +25,10 @@
 // summed, into CPU 0); .rodata is skipped. A file that cannot be read is
 // reported and the program runs with fresh maps.
 
-#ifndef EBPF_GPU_TOOLS_LOADER_DAEMONCONFIG_H
-#define EBPF_GPU_TOOLS_LOADER_DAEMONCONFIG_H
+#ifndef EBPF_GPU_DAEMON_DAEMONCONFIG_H
+#define EBPF_GPU_DAEMON_DAEMONCONFIG_H
 
-#include "Json.h"
+#include "ebpf-gpu/Daemon/Json.h"
 
 #include "ebpf-gpu/Support/Error.h"
 
@@ -97,4 +97,4 @@ private:
 
 } // namespace ebpfgpu::tools
 
-#endif // EBPF_GPU_TOOLS_LOADER_DAEMONCONFIG_H
+#endif // EBPF_GPU_DAEMON_DAEMONCONFIG_H

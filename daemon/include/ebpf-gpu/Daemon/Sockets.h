@@ -3,8 +3,8 @@
 // What the daemon's two listeners (the control socket, the metrics
 // endpoint) share about writing to a client.
 
-#ifndef EBPF_GPU_TOOLS_LOADER_SOCKETS_H
-#define EBPF_GPU_TOOLS_LOADER_SOCKETS_H
+#ifndef EBPF_GPU_DAEMON_SOCKETS_H
+#define EBPF_GPU_DAEMON_SOCKETS_H
 
 #include <cerrno>
 #include <string>
@@ -29,4 +29,4 @@ inline bool sendAll(int Fd, const std::string &Text) {
 
 } // namespace ebpfgpu::tools
 
-#endif // EBPF_GPU_TOOLS_LOADER_SOCKETS_H
+#endif // EBPF_GPU_DAEMON_SOCKETS_H

@@ -13,11 +13,11 @@
 // fuzz target can drive every request without DPDK, LLVM or a GPU. Not
 // thread-safe: the daemon's control thread is its only user.
 
-#ifndef EBPF_GPU_TOOLS_LOADER_DAEMONSTATE_H
-#define EBPF_GPU_TOOLS_LOADER_DAEMONSTATE_H
+#ifndef EBPF_GPU_DAEMON_DAEMONSTATE_H
+#define EBPF_GPU_DAEMON_DAEMONSTATE_H
 
-#include "DaemonFaults.h"
-#include "Json.h"
+#include "ebpf-gpu/Daemon/DaemonFaults.h"
+#include "ebpf-gpu/Daemon/Json.h"
 
 #include "ebpf-gpu/Exec/Backend.h"
 #include "ebpf-gpu/Loader/BtfFormat.h"
@@ -225,4 +225,4 @@ private:
 
 } // namespace ebpfgpu::tools
 
-#endif // EBPF_GPU_TOOLS_LOADER_DAEMONSTATE_H
+#endif // EBPF_GPU_DAEMON_DAEMONSTATE_H

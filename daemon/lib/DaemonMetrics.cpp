@@ -11,7 +11,7 @@
 // exception port sent, what the driver counted. Per program: its back end,
 // faults, recoveries and the batches and packets that failed.
 
-#include "DaemonState.h"
+#include "ebpf-gpu/Daemon/DaemonState.h"
 
 #include "ebpf-gpu/Runtime/LatencyHistogram.h"
 #include "ebpf-gpu/Runtime/Packets.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "MetricsEndpoint.h"
+#include "ebpf-gpu/Daemon/MetricsEndpoint.h"
 
-#include "Sockets.h"
+#include "ebpf-gpu/Daemon/Sockets.h"
 
 #include <arpa/inet.h>
 #include <cerrno>

@@ -4,10 +4,10 @@
 // bytes as a JSON list of hex strings, and the map helpers' negated errno
 // values in words.
 
-#ifndef EBPF_GPU_TOOLS_LOADER_DAEMONTEXT_H
-#define EBPF_GPU_TOOLS_LOADER_DAEMONTEXT_H
+#ifndef EBPF_GPU_DAEMON_DAEMONTEXT_H
+#define EBPF_GPU_DAEMON_DAEMONTEXT_H
 
-#include "Json.h"
+#include "ebpf-gpu/Daemon/Json.h"
 
 #include <cerrno>
 #include <cstdint>
@@ -46,4 +46,4 @@ inline std::string errnoText(int64_t Rc) {
 
 } // namespace ebpfgpu::tools
 
-#endif // EBPF_GPU_TOOLS_LOADER_DAEMONTEXT_H
+#endif // EBPF_GPU_DAEMON_DAEMONTEXT_H

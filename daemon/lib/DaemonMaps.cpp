@@ -4,7 +4,7 @@
 // answered with a JSON result or one error.
 
 #include "DaemonArgs.h"
-#include "DaemonState.h"
+#include "ebpf-gpu/Daemon/DaemonState.h"
 #include "DaemonText.h"
 
 #include "ebpf-gpu/Abi/MapMemory.h"

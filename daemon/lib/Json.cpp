@@ -2,7 +2,7 @@
 //
 // The JSON value type, parser and writer of the daemon's control protocol.
 
-#include "Json.h"
+#include "ebpf-gpu/Daemon/Json.h"
 
 #include <cerrno>
 #include <cmath>

@@ -8,8 +8,8 @@
 // between two requests, and a connection that has not sent a whole request
 // within 5 s is closed (it cannot hold the loop up).
 
-#ifndef EBPF_GPU_TOOLS_LOADER_METRICSENDPOINT_H
-#define EBPF_GPU_TOOLS_LOADER_METRICSENDPOINT_H
+#ifndef EBPF_GPU_DAEMON_METRICSENDPOINT_H
+#define EBPF_GPU_DAEMON_METRICSENDPOINT_H
 
 #include "ebpf-gpu/Support/Error.h"
 
@@ -62,4 +62,4 @@ private:
 
 } // namespace ebpfgpu::tools
 
-#endif // EBPF_GPU_TOOLS_LOADER_METRICSENDPOINT_H
+#endif // EBPF_GPU_DAEMON_METRICSENDPOINT_H

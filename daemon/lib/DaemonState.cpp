@@ -5,7 +5,7 @@
 // or one error; the maps' requests are DaemonMaps.cpp's.
 
 #include "DaemonArgs.h"
-#include "DaemonState.h"
+#include "ebpf-gpu/Daemon/DaemonState.h"
 #include "DaemonText.h"
 
 #include "ebpf-gpu/Abi/MapMemory.h"
