@@ -42,6 +42,23 @@ void ProgramLifter::observe(const AbsValue &Base) {
   }
 }
 
+void ProgramLifter::writeThrough(const AbsValue &Base) {
+  switch (Base.K) {
+  case AbsValue::MapValue:
+  case AbsValue::MapElem:
+    ValueWrittenMaps.insert(Base.Index);
+    break;
+  case AbsValue::Ctx:
+  case AbsValue::Stack:
+  case AbsValue::StackAny:
+  case AbsValue::Packet:
+    break;
+  default:
+    WritesAnyValue = true;
+    break;
+  }
+}
+
 bool ProgramLifter::perCpuArrayValue(const AbsValue &Base) const {
   return Opts.WarpAtomicAdds && Base.K == AbsValue::MapElem && Base.Index < Maps.size() &&
          Maps[Base.Index].Type == EBPFGPU_MAP_PERCPU_ARRAY;

@@ -191,6 +191,7 @@ llvm::Error FunctionLifter::liftHelperCall(uint32_t Pc, int32_t Id, const AbsSta
       break;
     default:
       P.observe(V);
+      P.writeThrough(V); // whether the helper writes there or only reads
       if (V.K == AbsValue::Stack || (V.K == AbsValue::MapValue &&
                                      P.Maps[V.Index].Origin == platform::MapOrigin::GlobalData)) {
         auto Addr = address(Pc, V, uint8_t(R), 0, 1, false);

@@ -14,6 +14,7 @@
 #include "ebpf-gpu/Platform/MapAbi.h"
 
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
@@ -309,7 +310,8 @@ llvm::Error FunctionLifter::liftLoad(uint32_t Pc, const Insn &I, const AbsState 
       (ebpfgpu_map_is_hashed(P.Maps[Base.Index].Type) ||
        ebpfgpu_map_is_percpu(P.Maps[Base.Index].Type)))
     V->setMetadata(StrongValueLoadTag,
-                   llvm::MDNode::get(P.Ctx, llvm::ValueAsMetadata::get(P.mapShapeGlobal(Base.Index))));
+                   llvm::MDNode::get(P.Ctx, {llvm::ValueAsMetadata::get(P.mapShapeGlobal(Base.Index)),
+                                             llvm::ConstantAsMetadata::get(B.getInt32(Base.Index))}));
   setReg(I.Dst, I.mode() == isa::ModeMemSX ? B.CreateSExt(V, I64) : B.CreateZExt(V, I64));
   return llvm::Error::success();
 }
@@ -324,6 +326,7 @@ llvm::Error FunctionLifter::liftStore(uint32_t Pc, const Insn &I, const AbsState
                                       Ty, uint64_t(int64_t(I.Imm)), true))
                                 : B.CreateTrunc(reg(I.Src), Ty);
   llvm::StoreInst *St = B.CreateAlignedStore(V, *Addr, accessAlign(S.Regs[I.Dst], I.Off, Size));
+  P.writeThrough(S.Regs[I.Dst]);
   if (P.perCpuArrayValue(S.Regs[I.Dst]))
     P.PerCpuAccesses.push_back({St, S.Regs[I.Dst].Index});
   else
@@ -339,6 +342,7 @@ llvm::Error FunctionLifter::liftAtomic(uint32_t Pc, const Insn &I, const AbsStat
   Type *Ty = llvm::IntegerType::get(P.Ctx, Size * 8);
   if (S.Regs[I.Dst].isStackDerived())
     return liftStackAtomic(I, *Addr, Ty);
+  P.writeThrough(S.Regs[I.Dst]);
   auto Order = llvm::AtomicOrdering::SequentiallyConsistent;
   llvm::Align A(Size);
   if (I.Imm == isa::AtomicCmpXchg) {
@@ -576,6 +580,19 @@ llvm::Expected<LiftedProgram> ProgramLifter::run() {
   // Every call is lifted: a map no call can change is stable during runs.
   for (auto &[Index, G] : Shapes)
     G->setInitializer(shapeInit(Index, !WritesUnknownMap && !WrittenMaps.count(Index)));
+  // And whether their values are written in place (ValueWrittenMaps): the
+  // value-load tags' second operand, the map's index until now, becomes
+  // that answer.
+  for (llvm::Function &F : *M)
+    for (llvm::Instruction &I : llvm::instructions(F))
+      if (llvm::MDNode *Tag = I.getMetadata(StrongValueLoadTag)) {
+        auto *Index = llvm::mdconst::extract<llvm::ConstantInt>(Tag->getOperand(1));
+        bool Fixed = !WritesAnyValue && !ValueWrittenMaps.count(Index->getZExtValue());
+        I.setMetadata(StrongValueLoadTag,
+                      llvm::MDNode::get(Ctx, {Tag->getOperand(0),
+                                              llvm::ConstantAsMetadata::get(
+                                                  llvm::ConstantInt::getBool(Ctx, Fixed))}));
+      }
   Out.BlockSliceMaps = retargetPerCpuAdds();
   retargetBlockAdds(Out.BlockSliceMaps);
   Out.EntryName = LlvmFuncs[0]->getName().str();
@@ -623,7 +640,14 @@ unsigned strengthenMapValueLoads(llvm::Module &M) {
         // Per-CPU values: a CPU's slice moves between multiprocessors with
         // its group, which the claim no longer fences (CpuGroups.inc).
         bool PerCpu = !Type || ebpfgpu_map_is_percpu(uint32_t(Type->getZExtValue()));
-        if (PerCpu || !Stable || Stable->isZero()) {
+        // A shared map whose values no program writes in place: an element
+        // stays as published while it can be reached (MapHash.inc), so a
+        // plain load of its value sees what the lookup found.
+        auto *Fixed = Tag->getNumOperands() > 1
+                          ? llvm::mdconst::dyn_extract<llvm::ConstantInt>(Tag->getOperand(1))
+                          : nullptr;
+        bool Replaced = Fixed && Fixed->getBitWidth() == 1 && Fixed->isOne();
+        if (PerCpu || ((!Stable || Stable->isZero()) && !Replaced)) {
           llvm::cast<llvm::LoadInst>(I).setVolatile(true);
           ++Made;
         }

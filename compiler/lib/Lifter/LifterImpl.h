@@ -158,6 +158,17 @@ public:
   bool ObservesAnyMap = false, Orders = false;
   /// Notes an access through `Base` other than an add without a result.
   void observe(const AbsValue &Base);
+  /// Maps whose values the program may change in place (a store or an
+  /// atomic through a value pointer, or a value pointer handed to a
+  /// helper); `WritesAnyValue`: a pointer of unknown origin may. A shared
+  /// hashed map's update links a new element and never rewrites a linked
+  /// one (MapHash.inc), so where no program writes a map's values in
+  /// place, a linked element's value bytes stay as they were published
+  /// for the whole batch: its value loads need not be strong (the tags'
+  /// second operand, strengthenMapValueLoads).
+  std::set<size_t> ValueWrittenMaps;
+  bool WritesAnyValue = false;
+  void writeThrough(const AbsValue &Base);
   /// Plain loads and stores of per-CPU array values, and the lookups that
   /// find them, on the GPU (LiftOptions::WarpAtomicAdds): where each of a
   /// map's loads and stores is one half of an add written back

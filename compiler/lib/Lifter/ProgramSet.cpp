@@ -11,6 +11,7 @@
 #include "ebpf-gpu/Compiler/Lifter.h"
 
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Linker/Linker.h"
 #include "llvm/Support/raw_ostream.h"
@@ -195,6 +196,15 @@ llvm::Expected<LiftedProgram> liftProgramSet(const ProgramSet &Set,
     F->replaceAllUsesWith(Own.getCallee());
     F->eraseFromParent();
   }
+  // Each program decided alone whether its maps' values are written in
+  // place; another program of the set may write them: all may be.
+  for (llvm::Function &F : *Out.Module)
+    for (llvm::Instruction &I : llvm::instructions(F))
+      if (llvm::MDNode *Tag = I.getMetadata(StrongValueLoadTag))
+        I.setMetadata(StrongValueLoadTag,
+                      llvm::MDNode::get(Ctx, {Tag->getOperand(0),
+                                              llvm::ConstantAsMetadata::get(
+                                                  llvm::ConstantInt::getFalse(Ctx))}));
   // Each program decided its maps' stability alone; another program of
   // the set may change a map one of them only reads, so none is stable.
   for (llvm::GlobalVariable &G : Out.Module->globals())

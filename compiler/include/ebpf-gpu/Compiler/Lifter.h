@@ -47,13 +47,15 @@ struct LiftOptions {
   bool WarpAtomicAdds = false;
 };
 
-/// The metadata kind of TagMapValueLoads: one operand, the map's shape
-/// global (struct ebpfgpu_map_shape as [N x i32]).
+/// The metadata kind of TagMapValueLoads: the map's shape global (struct
+/// ebpfgpu_map_shape as [N x i32]), then an i1: 1 when no program writes
+/// the map's values in place (its elements are only replaced whole).
 inline constexpr const char *StrongValueLoadTag = "ebpfgpu.map_value";
 
 /// Makes every tagged load from a per-CPU map, or from a map whose shape
-/// says it is not stable, volatile (a strong load, not served from the
-/// GPU's L1 cache), and drops the tags. Returns how many loads it made
+/// says it is not stable and whose values some program writes in place,
+/// volatile (a strong load, not served from the GPU's L1 cache), and drops
+/// the tags. Returns how many loads it made
 /// volatile.
 unsigned strengthenMapValueLoads(llvm::Module &M);
 
