@@ -25,11 +25,14 @@ namespace ebpfgpu::compiler::detail {
 using llvm::Type;
 using llvm::Value;
 
-void ProgramLifter::observe(const AbsValue &Base) {
+/// Notes in `Maps` the map whose values `Base` points into; `Any` when it
+/// may point into any map (a pointer of unknown origin). Context, stack and
+/// packet pointers point into none.
+static void noteMapOf(const AbsValue &Base, std::set<size_t> &Maps, bool &Any) {
   switch (Base.K) {
   case AbsValue::MapValue:
   case AbsValue::MapElem:
-    ObservedMaps.insert(Base.Index);
+    Maps.insert(Base.Index);
     break;
   case AbsValue::Ctx:
   case AbsValue::Stack:
@@ -37,26 +40,17 @@ void ProgramLifter::observe(const AbsValue &Base) {
   case AbsValue::Packet:
     break;
   default:
-    ObservesAnyMap = true;
+    Any = true;
     break;
   }
 }
 
+void ProgramLifter::observe(const AbsValue &Base) {
+  noteMapOf(Base, ObservedMaps, ObservesAnyMap);
+}
+
 void ProgramLifter::writeThrough(const AbsValue &Base) {
-  switch (Base.K) {
-  case AbsValue::MapValue:
-  case AbsValue::MapElem:
-    ValueWrittenMaps.insert(Base.Index);
-    break;
-  case AbsValue::Ctx:
-  case AbsValue::Stack:
-  case AbsValue::StackAny:
-  case AbsValue::Packet:
-    break;
-  default:
-    WritesAnyValue = true;
-    break;
-  }
+  noteMapOf(Base, ValueWrittenMaps, WritesAnyValue);
 }
 
 bool ProgramLifter::perCpuArrayValue(const AbsValue &Base) const {

@@ -223,13 +223,9 @@ llvm::Error FunctionLifter::liftHelperCall(uint32_t Pc, int32_t Id, const AbsSta
   return llvm::Error::success();
 }
 
-llvm::Error FunctionLifter::liftCallbackLoop(uint32_t Pc, const platform::HelperProto &H,
-                                             const AbsState &S) {
-  // bpf_loop(nr_loops, callback, callback_ctx, flags), as the kernel's:
-  // flags other than 0 give -EINVAL, more than BPF_MAX_LOOPS (1 << 23)
-  // turns -E2BIG (below); else callback(i, callback_ctx) for i = 0.. until it
-  // returns non-zero (the verifier allows 0 or 1), and the result is the
-  // number of turns run, the one that stopped included.
+llvm::Expected<llvm::Function *> FunctionLifter::callbackOf(uint32_t Pc,
+                                                          const platform::HelperProto &H,
+                                                          const AbsState &S) {
   const AbsValue &Cb = S.Regs[2];
   if (Cb.K != AbsValue::Func)
     return fail(Pc, "bpf_" + H.Name + "'s callback (r2) is not a known function");
@@ -238,6 +234,39 @@ llvm::Error FunctionLifter::liftCallbackLoop(uint32_t Pc, const platform::Helper
     return fail(Pc, "bpf_" + H.Name + "'s callback at pc " + std::to_string(Cb.Index) +
                         " was not lifted");
   P.Helpers.insert(H.Name);
+  return Callee;
+}
+
+void FunctionLifter::closeCallbackLoop(const CallbackLoop &L, const char *ResultName) {
+  Value *Next = B.CreateAdd(L.Turns, B.getInt64(1));
+  Value *Stop = B.CreateICmpNE(L.Ret, B.getInt64(0));
+  // A GPU thread in a loop of 1 << 23 calls still reads the abort word.
+  if (P.Opts.LoopGuard)
+    guardBackwardJump();
+  BasicBlock *BodyEnd = B.GetInsertBlock();
+  B.CreateCondBr(Stop, L.Done, L.Head);
+  L.Turns->addIncoming(Next, BodyEnd);
+  B.SetInsertPoint(L.Done);
+  llvm::PHINode *Result = B.CreatePHI(I64, 3, ResultName);
+  Result->addIncoming(L.Early, L.From);
+  Result->addIncoming(L.Turns, L.HeadEnd);
+  Result->addIncoming(Next, BodyEnd);
+  setReg(0, Result);
+  for (unsigned R = 1; R <= 5; ++R)
+    setReg(R, B.getInt64(0));
+}
+
+llvm::Error FunctionLifter::liftCallbackLoop(uint32_t Pc, const platform::HelperProto &H,
+                                             const AbsState &S) {
+  // bpf_loop(nr_loops, callback, callback_ctx, flags), as the kernel's:
+  // flags other than 0 give -EINVAL, more than BPF_MAX_LOOPS (1 << 23)
+  // turns -E2BIG (below); else callback(i, callback_ctx) for i = 0.. until it
+  // returns non-zero (the verifier allows 0 or 1), and the result is the
+  // number of turns run, the one that stopped included.
+  auto CalleeOr = callbackOf(Pc, H, S);
+  if (!CalleeOr)
+    return CalleeOr.takeError();
+  llvm::Function *Callee = *CalleeOr;
   constexpr int64_t MaxLoops = int64_t(1) << 23, Einval = -22;
   // The kernel inlines the call where flags is 0 at every visit (and the
   // callback the same: the verifier's FuncPtr here is one function), and
@@ -263,22 +292,7 @@ llvm::Error FunctionLifter::liftCallbackLoop(uint32_t Pc, const platform::Helper
   B.SetInsertPoint(Body);
   Value *Ret = B.CreateCall(Callee, {Fn->getArg(0), Index, Ctx, B.getInt64(0), B.getInt64(0),
                                      B.getInt64(0)});
-  Value *Next = B.CreateAdd(Index, B.getInt64(1));
-  Value *Stop = B.CreateICmpNE(Ret, B.getInt64(0));
-  // A GPU thread in a loop of 1 << 23 calls still reads the abort word.
-  if (P.Opts.LoopGuard)
-    guardBackwardJump();
-  BasicBlock *BodyEnd = B.GetInsertBlock();
-  B.CreateCondBr(Stop, Done, Head);
-  Index->addIncoming(Next, BodyEnd);
-  B.SetInsertPoint(Done);
-  llvm::PHINode *Result = B.CreatePHI(I64, 3, "loop.result");
-  Result->addIncoming(Early, From);
-  Result->addIncoming(Index, HeadFrom);
-  Result->addIncoming(Next, BodyEnd);
-  setReg(0, Result);
-  for (unsigned R = 1; R <= 5; ++R)
-    setReg(R, B.getInt64(0));
+  closeCallbackLoop({Index, Ret, Early, From, HeadFrom, Head, Done}, "loop.result");
   return llvm::Error::success();
 }
 
@@ -345,14 +359,11 @@ llvm::Error FunctionLifter::liftForEachElem(uint32_t Pc, const platform::HelperP
   // callback(map, key, value, callback_ctx) for each element
   // (map_next_elem's walk) until it returns non-zero, and the result is
   // the number of elements visited, the one that stopped included.
-  const AbsValue &Map = S.Regs[1], &Cb = S.Regs[2];
-  if (Cb.K != AbsValue::Func)
-    return fail(Pc, "bpf_" + H.Name + "'s callback (r2) is not a known function");
-  llvm::Function *Callee = P.LlvmFuncs[P.Facts->functionAt(Cb.Index)];
-  if (!Callee)
-    return fail(Pc, "bpf_" + H.Name + "'s callback at pc " + std::to_string(Cb.Index) +
-                        " was not lifted");
-  P.Helpers.insert(H.Name);
+  const AbsValue &Map = S.Regs[1];
+  auto CalleeOr = callbackOf(Pc, H, S);
+  if (!CalleeOr)
+    return CalleeOr.takeError();
+  llvm::Function *Callee = *CalleeOr;
   P.RuntimeHelpers.insert("map_next_elem");
   auto *Ptr = llvm::PointerType::get(P.Ctx, 0);
   llvm::FunctionCallee Next = P.M->getOrInsertFunction(
@@ -395,21 +406,7 @@ llvm::Error FunctionLifter::liftForEachElem(uint32_t Pc, const platform::HelperP
   Value *Key = B.CreateLoad(I64, B.CreateConstInBoundsGEP2_64(Walk->getAllocatedType(), Walk, 0, 2));
   Value *Ret = B.CreateCall(Callee, {Fn->getArg(0), B.CreatePtrToInt(MapObj, I64), Key,
                                      B.CreatePtrToInt(Elem, I64), Ctx, B.getInt64(0)});
-  Value *Visited = B.CreateAdd(Count, B.getInt64(1));
-  Value *Stop = B.CreateICmpNE(Ret, B.getInt64(0));
-  if (P.Opts.LoopGuard)
-    guardBackwardJump();
-  BasicBlock *BodyEnd = B.GetInsertBlock();
-  B.CreateCondBr(Stop, Done, Head);
-  Count->addIncoming(Visited, BodyEnd);
-  B.SetInsertPoint(Done);
-  llvm::PHINode *Result = B.CreatePHI(I64, 3, "each.result");
-  Result->addIncoming(Early, From);
-  Result->addIncoming(Count, HeadEnd);
-  Result->addIncoming(Visited, BodyEnd);
-  setReg(0, Result);
-  for (unsigned R = 1; R <= 5; ++R)
-    setReg(R, B.getInt64(0));
+  closeCallbackLoop({Count, Ret, Early, From, HeadEnd, Head, Done}, "each.result");
   return llvm::Error::success();
 }
 

@@ -57,6 +57,22 @@ private:
   /// A helper that calls a callback (bpf_loop): a loop here that calls
   /// the lifted callback, as the kernel's bpf_loop does.
   llvm::Error liftCallbackLoop(uint32_t Pc, const platform::HelperProto &H, const AbsState &S);
+  /// The lifted function a callback helper's r2 names (bpf_loop,
+  /// bpf_for_each_map_elem), the helper noted as used.
+  llvm::Expected<llvm::Function *> callbackOf(uint32_t Pc, const platform::HelperProto &H,
+                                              const AbsState &S);
+  /// A callback loop as built up to its body's call: the turns so far (a
+  /// phi of the head), the callback's result, the result when the loop is
+  /// skipped (`Early`, from `From`), the block ending the head's test.
+  struct CallbackLoop {
+    llvm::PHINode *Turns;
+    llvm::Value *Ret, *Early;
+    llvm::BasicBlock *From, *HeadEnd, *Head, *Done;
+  };
+  /// Ends the body (another turn unless the callback returned non-zero)
+  /// and sets r0 to the helper's result in `Done`: Early, or the turns
+  /// run, the one that stopped included.
+  void closeCallbackLoop(const CallbackLoop &L, const char *ResultName);
   /// bpf_for_each_map_elem: a loop here over the map's elements
   /// (map_next_elem) that calls the lifted callback with each.
   llvm::Error liftForEachElem(uint32_t Pc, const platform::HelperProto &H, const AbsState &S);
