@@ -9,6 +9,7 @@
 // event records in order. Each program gets fresh maps on both sides.
 
 #include "Compare.h"
+#include "Options.h"
 #include "ebpf-gpu/Exec/Executors.h"
 #include "ebpf-gpu/Exec/KernelBackend.h"
 
@@ -26,7 +27,6 @@ using runtime::PacketBatch;
 
 namespace {
 
-constexpr const char *Tool = "ebpf-gpu-loader";
 
 int compareUsage(const std::string &Msg) {
   if (!Msg.empty())
@@ -186,12 +186,12 @@ Outcome compareProgram(const object::ObjectSpec &Obj, const std::string &Path,
 int compareCommand(int argc, char **argv) {
   std::string Object, Pcap;
   std::vector<std::string> Sections;
-  for (int I = 2; I < argc; ++I) {
-    std::string A = argv[I];
-    if ((A == "--pcap" || A == "--section") && I + 1 < argc)
-      (A == "--pcap" ? Pcap : Sections.emplace_back()) = argv[++I];
-    else if (A == "--pcap" || A == "--section")
-      return compareUsage(A + " needs a value");
+  for (ArgCursor C(argc, argv, compareUsage); C.next();) {
+    const std::string &A = C.arg();
+    if (A == "--pcap")
+      Pcap = C.value();
+    else if (A == "--section")
+      Sections.push_back(C.value());
     else if (A == "-h" || A == "--help") {
       compareUsage("");
       return 0;

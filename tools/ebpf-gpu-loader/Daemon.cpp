@@ -43,7 +43,6 @@ namespace ebpfgpu::tools {
 
 namespace {
 
-constexpr const char *Tool = "ebpf-gpu-loader";
 /// A request line longer than this is refused and its client dropped.
 constexpr size_t MaxRequestBytes = 1 << 20;
 
@@ -209,47 +208,35 @@ struct DaemonCommandLine {
 /// `daemon`'s arguments into `L`: an exit status to return (a usage error,
 /// or --help), else nothing.
 std::optional<int> parseDaemonArgs(int argc, char **argv, DaemonCommandLine &L) {
-  for (int I = 2; I < argc; ++I) {
-    std::string A = argv[I];
-    auto Value = [&]() -> std::string {
-      if (I + 1 >= argc)
-        std::exit(usage(A + " needs a value"));
-      return argv[++I];
-    };
-    auto Number = [&](uint64_t Min, uint64_t Max) {
-      uint64_t N;
-      if (!parseNumber(Value(), Min, Max, N))
-        std::exit(usage(A + " needs a number from " + std::to_string(Min) + " to " +
-                        std::to_string(Max)));
-      return N;
-    };
+  for (ArgCursor C(argc, argv, usage); C.next();) {
+    const std::string &A = C.arg();
     if (A == "--") {
-      L.DO.EalArgs.assign(argv + I + 1, argv + argc);
+      L.DO.EalArgs = C.rest();
       break;
     }
     if (A == "--socket")
-      L.Socket = Value();
+      L.Socket = C.value();
     else if (A == "--socket-mode") {
       uint64_t M;
-      if (!parseNumber(Value(), 0, 0777, M, 8))
+      if (!parseNumber(C.value(), 0, 0777, M, 8))
         return usage("--socket-mode needs octal permissions (e.g. 0600)");
       L.Mode = mode_t(M);
     } else if (A == "--workers")
-      L.DO.Workers = unsigned(Number(1, runtime::MaxDataplaneWorkers));
+      L.DO.Workers = unsigned(C.number(1, runtime::MaxDataplaneWorkers));
     else if (A == "--mbufs")
-      L.DO.Mbufs = uint32_t(Number(1023, 1u << 24));
+      L.DO.Mbufs = uint32_t(C.number(1023, 1u << 24));
     else if (A == "--max-frame")
-      L.DO.MaxFrame = uint32_t(Number(64, 9216));
+      L.DO.MaxFrame = uint32_t(C.number(64, 9216));
     else if (A == "--pci")
       L.DO.Pci = true;
     else if (A == "--stats-interval-ms")
-      L.IntervalMs = Number(10, 3600000);
+      L.IntervalMs = C.number(10, 3600000);
     else if (A == "--metrics")
-      L.Metrics = Value();
+      L.Metrics = C.value();
     else if (A == "--config")
-      L.Config = Value();
+      L.Config = C.value();
     else if (A == "--state-dir")
-      L.StateDir = Value();
+      L.StateDir = C.value();
     else if (A == "--allow-unverified")
       L.DOpts.AllowUnverified = true;
     else if (A == "-h" || A == "--help") {

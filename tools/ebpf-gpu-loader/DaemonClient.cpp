@@ -7,6 +7,7 @@
 // refused the request or cannot be reached, 2 bad command line.
 
 #include "Daemon.h"
+#include "Options.h"
 
 #include "ebpf-gpu/Daemon/Json.h"
 
@@ -28,7 +29,6 @@ namespace {
 
 using json::Value;
 
-constexpr const char *Tool = "ebpf-gpu-loader";
 
 int usage(const std::string &Msg) {
   if (!Msg.empty())
@@ -54,11 +54,6 @@ int usage(const std::string &Msg) {
       "  --json         print the daemon's result as JSON\n",
       Tool, DefaultDaemonSocket);
   return 2;
-}
-
-[[noreturn]] void fail(const std::string &Msg) {
-  std::fprintf(stderr, "%s: error: %s\n", Tool, Msg.c_str());
-  std::exit(1);
 }
 
 /// Sends one request and returns the daemon's response.

@@ -28,15 +28,9 @@ namespace ebpfgpu::tools {
 
 namespace {
 
-constexpr const char *Tool = "ebpf-gpu-loader";
 
 std::atomic<bool> Interrupted{false};
 extern "C" void onSignal(int) { Interrupted = true; }
-
-[[noreturn]] void fail(const std::string &Msg, int Code = 1) {
-  std::fprintf(stderr, "%s: error: %s\n", Tool, Msg.c_str());
-  std::exit(Code);
-}
 
 int usage(const std::string &Msg) {
   if (!Msg.empty())
@@ -268,75 +262,63 @@ struct ForwardArgs {
 /// `forward`'s arguments into `F`: an exit status to return (a usage
 /// error, or --help), else nothing.
 std::optional<int> parseForwardArgs(int argc, char **argv, ForwardArgs &F) {
-  for (int I = 2; I < argc; ++I) {
-    std::string A = argv[I];
-    auto Value = [&]() -> std::string {
-      if (I + 1 >= argc)
-        std::exit(usage(A + " needs a value"));
-      return argv[++I];
-    };
-    auto Number = [&](uint64_t Min, uint64_t Max) {
-      uint64_t N;
-      if (!parseNumber(Value(), Min, Max, N))
-        std::exit(usage(A + " needs a number from " + std::to_string(Min) + " to " +
-                        std::to_string(Max)));
-      return N;
-    };
+  for (ArgCursor C(argc, argv, usage); C.next();) {
+    const std::string &A = C.arg();
     if (A == "--") {
-      F.O.EalArgs.assign(argv + I + 1, argv + argc);
+      F.O.EalArgs = C.rest();
       break;
     }
-    if (auto Bad = parseGpuFlag(A, Value, F.GpuOpts, /*Lanes=*/true)) {
+    if (auto Bad = parseGpuFlag(A, [&] { return C.value(); }, F.GpuOpts, /*Lanes=*/true)) {
       if (!Bad->empty())
         return usage(*Bad);
     } else if (A == "--port")
-      F.O.Ports.push_back(Value());
+      F.O.Ports.push_back(C.value());
     else if (A == "--exception")
-      F.O.Exception = Value();
+      F.O.Exception = C.value();
     else if (A == "--section")
-      F.Section = Value();
+      F.Section = C.value();
     else if (A == "--backend") {
-      F.Backend = exec::parseBackend(Value());
+      F.Backend = exec::parseBackend(C.value());
       if (!F.Backend || F.Backend == exec::Backend::Kernel)
         return usage("--backend must be gpu, host or null");
     }
     else if (A == "--queues")
-      F.O.Queues = uint32_t(Number(1, runtime::MaxForwardQueues));
+      F.O.Queues = uint32_t(C.number(1, runtime::MaxForwardQueues));
     else if (A == "--batch")
-      F.O.BatchSize = uint32_t(Number(1, runtime::MaxForwardBatch));
+      F.O.BatchSize = uint32_t(C.number(1, runtime::MaxForwardBatch));
     else if (A == "--depth")
-      F.O.Depth = uint32_t(Number(1, runtime::MaxForwardDepth));
+      F.O.Depth = uint32_t(C.number(1, runtime::MaxForwardDepth));
     else if (A == "--gen-lcores")
-      F.O.GenLcores = uint32_t(Number(1, runtime::MaxForwardQueues));
+      F.O.GenLcores = uint32_t(C.number(1, runtime::MaxForwardQueues));
     else if (A == "--timeout-us")
-      F.O.TimeoutUs = uint32_t(Number(0, 10000000));
+      F.O.TimeoutUs = uint32_t(C.number(0, 10000000));
     else if (A == "--count")
-      F.O.Count = Number(1, UINT64_MAX);
+      F.O.Count = C.number(1, UINT64_MAX);
     else if (A == "--duration-ms")
-      F.O.DurationMs = uint32_t(Number(1, 86400000));
+      F.O.DurationMs = uint32_t(C.number(1, 86400000));
     else if (A == "--idle-ms")
-      F.O.IdleMs = uint32_t(Number(1, 86400000));
+      F.O.IdleMs = uint32_t(C.number(1, 86400000));
     else if (A == "--max-frame")
-      F.O.MaxFrame = uint32_t(Number(runtime::MinForwardFrame, runtime::MaxForwardFrame));
+      F.O.MaxFrame = uint32_t(C.number(runtime::MinForwardFrame, runtime::MaxForwardFrame));
     else if (A == "--mbufs")
-      F.O.Mbufs = uint32_t(Number(1023, 1u << 30));
+      F.O.Mbufs = uint32_t(C.number(1023, 1u << 30));
     else if (A == "--stats-ms")
-      F.StatsMs = int64_t(Number(0, 86400000));
+      F.StatsMs = int64_t(C.number(0, 86400000));
     else if (A == "--zero-copy")
       F.O.ZeroCopy = true;
     else if (A == "--gen-pcap")
-      F.GenPcap = Value();
+      F.GenPcap = C.value();
     else if (A == "--gen-replay")
       F.O.GenReplay = true;
     else if (A == "--gen-frame")
-      F.O.GenFrame = uint32_t(Number(runtime::MinForwardFrame, runtime::MaxForwardFrame));
+      F.O.GenFrame = uint32_t(C.number(runtime::MinForwardFrame, runtime::MaxForwardFrame));
     else if (A == "--map-file") {
-      auto Entries = loader::readMapFile(Value());
+      auto Entries = loader::readMapFile(C.value());
       if (!Entries)
         fail(Entries.error().message());
       F.MapEntries.insert(F.MapEntries.end(), Entries->begin(), Entries->end());
     } else if (A == "--fib")
-      F.FibFile = Value();
+      F.FibFile = C.value();
     else if (A == "--dump-maps")
       F.DumpMaps = true;
     else if (A == "--check-maps")

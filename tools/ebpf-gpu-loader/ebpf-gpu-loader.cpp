@@ -53,12 +53,8 @@ using runtime::PacketBatch;
 
 namespace {
 
-constexpr const char *Tool = "ebpf-gpu-loader";
-
-[[noreturn]] void fail(const std::string &Msg, int Code = 1) {
-  std::fprintf(stderr, "%s: error: %s\n", Tool, Msg.c_str());
-  std::exit(Code);
-}
+using tools::fail;
+using tools::Tool;
 
 int usage(const std::string &Msg) {
   if (!Msg.empty())
@@ -252,15 +248,10 @@ int testRunCommand(int argc, char **argv) {
 /// `run`'s arguments into `O`: an exit status for a usage error, else
 /// nothing.
 std::optional<int> parseRunArgs(int argc, char **argv, RunOptions &O) {
-  for (int I = 2; I < argc; ++I) {
-    std::string A = argv[I];
-    auto Value = [&](std::string &V) {
-      if (I + 1 >= argc)
-        std::exit(usage(A + " needs a value"));
-      V = argv[++I];
-    };
-    if (auto Bad = tools::parseGpuFlag(
-            A, [&] { std::string V; Value(V); return V; }, O.Gpu, /*Lanes=*/false)) {
+  for (tools::ArgCursor C(argc, argv, usage); C.next();) {
+    const std::string &A = C.arg();
+    auto Value = [&](std::string &V) { V = C.value(); };
+    if (auto Bad = tools::parseGpuFlag(A, [&] { return C.value(); }, O.Gpu, /*Lanes=*/false)) {
       if (!Bad->empty())
         return usage(*Bad);
     } else if (A == "--pcap")
