@@ -3,7 +3,7 @@
 // The client subcommands of ebpf-gpu-loader, in bpftool's shape: each turns
 // its command line into one request on the daemon's control socket, waits
 // for the response and prints it as text (or, with --json, the result
-// object as the daemon sent it). Exit codes: 0 success, 1 the daemon
+// object as the daemon sent it; --pretty indents it). Exit codes: 0 success, 1 the daemon
 // refused the request or cannot be reached, 2 bad command line.
 
 #include "Daemon.h"
@@ -35,7 +35,7 @@ int usage(const std::string &Msg) {
     std::fprintf(stderr, "%s: error: %s\n", Tool, Msg.c_str());
   std::fprintf(
       stderr,
-      "usage: %s [--socket PATH] [--json] COMMAND\n"
+      "usage: %s [--socket PATH] [--json|--pretty] COMMAND\n"
       "  prog load PROG.o|PROG.gpu.o [--section S] [--backend host|gpu] [--name N]\n"
       "            [--inner-map OUTER=MAP]... [--map-size MAP=ENTRIES]... (eBPF objects)\n"
       "            [--gpu-mode launch|persistent] [--gpu-path copy|mapped] [--watchdog-ms MS]\n"
@@ -51,7 +51,8 @@ int usage(const std::string &Msg) {
       "  stats\n"
       "  --socket PATH  the daemon's control socket (default %s, or "
       "$EBPF_GPU_LOADER_SOCKET)\n"
-      "  --json         print the daemon's result as JSON\n",
+      "  --json, -j     print the daemon's result as JSON\n"
+      "  --pretty, -p   the same, indented (as bpftool's -p)\n",
       Tool, DefaultDaemonSocket);
   return 2;
 }
@@ -444,7 +445,7 @@ void printReply(const std::string &Cmd, const Value &R) {
 int clientCommand(int argc, char **argv) {
   const char *Env = std::getenv("EBPF_GPU_LOADER_SOCKET");
   std::string Socket = Env && *Env ? Env : DefaultDaemonSocket;
-  bool Json = false;
+  bool Json = false, Pretty = false;
   std::vector<std::string> A;
   for (int I = 1; I < argc; ++I) {
     std::string S = argv[I];
@@ -454,6 +455,8 @@ int clientCommand(int argc, char **argv) {
     }
     if (S == "--json" || S == "-j")
       Json = true;
+    else if (S == "--pretty" || S == "-p")
+      Json = Pretty = true;
     else if (S == "--socket") {
       if (I + 1 >= argc)
         return usage("--socket needs a path");
@@ -469,7 +472,7 @@ int clientCommand(int argc, char **argv) {
     return *Exit;
   Value R = call(Socket, Cmd, std::move(Args));
   if (Json)
-    std::printf("%s\n", R.write().c_str());
+    std::printf("%s\n", R.write(Pretty).c_str());
   else
     printReply(Cmd, R);
   return 0;

@@ -67,7 +67,7 @@ int usage(const std::string &Msg) {
                "       %s compare PROG.o --pcap IN.pcap [--section NAME]... (ebpf-gpu and the\n"
                "           kernel on every program: compare --help)\n"
                "       %s daemon [--socket PATH] [options] (daemon --help)\n"
-               "       %s [--socket PATH] [--json] prog|net|map|stats ... (a running daemon;"
+               "       %s [--socket PATH] [--json|--pretty] prog|net|map|stats ... (a running daemon;"
                " prog --help)\n"
                "  --section NAME      program (function or section name) when the object has several\n"
                "  --backend gpu|host|kernel\n"
@@ -510,7 +510,7 @@ int main(int argc, char **argv) {
     return tools::daemonCommand(argc, argv);
 #endif
   if (Cmd == "prog" || Cmd == "net" || Cmd == "map" || Cmd == "stats" || Cmd == "--socket" ||
-      Cmd == "--json")
+      Cmd == "--json" || Cmd == "-j" || Cmd == "--pretty" || Cmd == "-p")
     return tools::clientCommand(argc, argv);
 #ifdef EBPF_GPU_HAVE_CUDA
   if (Cmd == "test-run")
