@@ -18,6 +18,9 @@
 # The device half needs no LLVM, libbpf or libpcap: the loader it runs is
 # built with EBPF_GPU_WITH_COMPILER=OFF and links only libc, and the plugin
 # carries the LLVM components it uses, linked statically.
+#   scripts/gpu-check.sh prepare-api / device-api   the C API (libebpf-gpu
+#       built the same way, the tests/api programs on it) in a carry of its
+#       own, .gpu-carry-api (tests/gpu-device/api; docs/API.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/dpdk-carry.sh
@@ -30,11 +33,18 @@ mask_clock() {
   sed -E 's/^(rate_buckets\{[0-9a-f]+\} = [0-9a-f]{16})[0-9a-f]{16}$/\1T/'
 }
 
-prepare() {
-  bash scripts/build.sh
+# What the GPU machine runs without the compiler (no LLVM, libbpf, libpcap
+# or DPDK), the C and C++ runtimes linked in (libebpf-gpu's too).
+configure_gpu_build() {
   cmake -S . -B build-gpu -G Ninja -DEBPF_GPU_WITH_COMPILER=OFF -DEBPF_GPU_WITH_DPDK=OFF \
     -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null
+    -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" \
+    -DCMAKE_SHARED_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null
+}
+
+prepare() {
+  bash scripts/build.sh
+  configure_gpu_build
   ninja -C build-gpu ebpf-gpu-loader ebpf-gpu-trafgen ebpf-gpu-bench ebpf-gpu-runner-bench
   # The conformance plugin compiles on the spot, so it carries LLVM with it:
   # linked statically (only the components it uses), stripped, compressed.
@@ -334,6 +344,73 @@ pcap(sys.argv[1] + "/plain.pcap", [macs + b"\x08\x00" + bytes(50)] * 64)
 PY
 }
 
+# The C API on the GPU machine (tests/gpu-device/api, its own lit suite):
+# libebpf-gpu built without the compiler (build-gpu, beside the carried
+# loader), tests/api's consumer and pcap_burst linked against it with an
+# $ORIGIN run path, the .gpu.o files they run, the traffic, and digests of
+# the host back end's results on it (verdicts and output packets from the
+# loader's `run`, maps from pcap_burst on this build's library), with lit.
+# A carry of its own, .gpu-carry-api (a few MB): the device takes 64 MiB
+# in all, most of it .gpu-carry's.
+API_CARRY=.gpu-carry-api
+API_PROGS=(xdp_port_filter xdp_mac_swap xdp_vlan xdp_proto_count xdp_flow_count)
+prepare_api() {
+  [[ -x build/tools/ebpf-gpu-cc && -e build/api/libebpf-gpu.so ]] || bash scripts/build.sh
+  configure_gpu_build
+  ninja -C build-gpu ebpf-gpu
+  local c=$API_CARRY s=build/samples w=build/api-carry p
+  rm -rf "$c" "$w" && mkdir -p "$c"/{bin,lib,gpu} "$w/host"
+  strip -o "$c/lib/libebpf-gpu.so.0" "$(readlink -f build-gpu/api/libebpf-gpu.so)"
+  if ldd "$c/lib/libebpf-gpu.so.0" | grep -E 'LLVM|libbpf|libelf|libpcap|libstdc\+\+|librte'; then
+    echo "FAIL: the GPU host's libebpf-gpu needs the libraries above" >&2
+    exit 1
+  fi
+  for p in consumer pcap_burst; do
+    cc -std=c11 -Wall -Werror -Iapi/include "tests/api/$p.c" -Lbuild-gpu/api -lebpf-gpu \
+      -Wl,-rpath,'$ORIGIN/../lib' -o "$c/bin/$p"
+  done
+  # The programs: the samples, and tests/api's own (the ingress, maps
+  # without keys); one eBPF object, which the library must refuse.
+  for p in "${API_PROGS[@]}" xdp_config_count; do
+    build/tools/ebpf-gpu-cc "$s/$p.o" -o "$c/gpu/$p.gpu.o"
+  done
+  cp "$s/xdp_port_filter.o" "$c/gpu/"
+  /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
+    -c tests/api/xdp_ctx.c -o "$w/xdp_ctx.o"
+  build/tools/ebpf-gpu-cc "$w/xdp_ctx.o" --section xdp_ingress -o "$c/gpu/xdp_ingress.gpu.o"
+  /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
+    -c tests/lit/loader/queue-stack-bloom.c -o "$w/qsb.o"
+  build/tools/ebpf-gpu-cc "$w/qsb.o" --section qsb -o "$c/gpu/qsb.gpu.o"
+  # Here already, without a GPU: the library refuses an eBPF object and
+  # opens a .gpu.o.
+  "$c/bin/consumer" --no-compiler "$c/gpu"
+  # The host's results: run's verdicts and packets, pcap_burst's (on this
+  # build's library, with the compiler) equal to them, and its maps.
+  build/tools/ebpf-gpu-trafgen -o "$c/traffic.pcap" --count 10000 --seed 19
+  cc -std=c11 -Wall -Werror -Iapi/include tests/api/pcap_burst.c -Lbuild/api -lebpf-gpu \
+    -Wl,-rpath,"$PWD/build/api" -o "$w/pcap_burst"
+  for p in "${API_PROGS[@]}"; do
+    build/tools/ebpf-gpu-loader run "$s/$p.o" --backend host --pcap "$c/traffic.pcap" \
+      --out "$w/host/$p.pcap" --verdicts "$w/host/$p.txt" >/dev/null
+    "$w/pcap_burst" "$s/$p.o" "$c/traffic.pcap" "$w/$p" >/dev/null
+    cmp "$w/$p.txt" "$w/host/$p.txt" && cmp "$w/$p.pcap" "$w/host/$p.pcap"
+    mv "$w/$p.maps" "$w/host/"
+  done
+  (cd "$w/host" && sha256sum -- *.txt *.pcap *.maps) >"$c/host.sha256"
+  local lit=/usr/lib/llvm-19/build/utils/lit
+  mkdir -p "$c/lit"
+  cp "$lit/lit.py" "$c/lit/"
+  cp -r "$lit/lit" "$c/lit/"
+  find "$c/lit" -name __pycache__ -prune -exec rm -rf {} +
+  du -sh "$c"
+}
+
+device_api() {
+  nvidia-smi -L
+  python3 "$API_CARRY/lit/lit.py" -v --param carry="$API_CARRY" --param on_device=1 \
+    --param exec_root=/tmp/gpu-check-api tests/gpu-device/api
+}
+
 # The checks of tests/gpu-device, through the carry's lit (--param names:
 # tests/gpu-device/lit.cfg.py); on_device=1 makes a GPU or DPDK loader that
 # does not start here an error, not a reason to skip. A line a test, the
@@ -458,13 +535,15 @@ prepare-realworld) prepare_realworld ;;
 device-realworld) device_realworld ;;
 device) device ;;
 prepare-daemon) prepare_daemon ;;
+prepare-api) prepare_api ;;
+device-api) device_api ;;
 device-daemon)
   # The daemon's tests alone (tests/gpu-device/daemon).
   mkdir -p "${OUT:-/tmp/gpu-check}"
   LIT_FILTER='daemon/' device_suite "${OUT:-/tmp/gpu-check}"
   ;;
 *)
-  echo "usage: $0 prepare|device|prepare-suite|device-suite|prepare-daemon|device-daemon|prepare-realworld|device-realworld" >&2
+  echo "usage: $0 prepare|device|prepare-suite|device-suite|prepare-daemon|device-daemon|prepare-api|device-api|prepare-realworld|device-realworld" >&2
   exit 2
   ;;
 esac

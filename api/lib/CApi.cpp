@@ -6,13 +6,18 @@
 // with a message; nothing throws across the C boundary. An opened program
 // holds its object's bytes and its global data in host memory of its own
 // until load; the global data a caller holds stays there after load, copied
-// into the live map and back around each burst and map call.
+// into the live map and back around each burst and map call. Built without
+// the compiler (EBPF_GPU_WITH_COMPILER=OFF: what a GPU host that has no LLVM
+// links), it runs .gpu.o files and refuses eBPF objects with one message.
 
 #include "ebpf-gpu/ebpf-gpu.h"
 
+#include "ebpf-gpu/Abi/GpuObject.h"
 #include "ebpf-gpu/Abi/MapMemory.h"
 #include "ebpf-gpu/Exec/Executors.h"
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
 #include "ebpf-gpu/Object/Object.h"
+#endif
 #include "ebpf-gpu/Runtime/BatchExecutor.h"
 #include "ebpf-gpu/Runtime/Packets.h"
 #include "ebpf-gpu/Support/ReadFile.h"
@@ -55,6 +60,9 @@ struct ebpf_gpu_prog {
   /// Opened: what load_opened asks exec::load() for (the object's bytes,
   /// the program, the back end); its initial values come from the maps.
   exec::LoadRequest Request;
+  /// Opened from a .gpu.o: its global data is compiled into its code, so
+  /// there are no bytes of it to hand out before load.
+  bool GpuObject = false;
 };
 
 namespace {
@@ -74,6 +82,14 @@ template <typename T> T *failNull(int Errno, std::string Msg) {
   errno = Errno;
   return nullptr;
 }
+
+#ifndef EBPF_GPU_LOADER_WITH_COMPILER
+/// Why an eBPF object is refused by a library without the compiler.
+int refuseWithoutCompiler(const std::string &Name) {
+  return failWith(EOPNOTSUPP, Name + ": not a .gpu.o, and this libebpf-gpu was built without the "
+                                     "compiler: compile with ebpf-gpu-cc first");
+}
+#endif
 
 /// Global data's one value in the map's block `H`.
 uint8_t *dataValue(::ebpfgpu_map &H) {
@@ -175,6 +191,11 @@ int loadOpened(ebpf_gpu_prog &P) {
   auto L = exec::load(R);
   if (!L)
     return failWith(EINVAL, L.error().message());
+  // A .gpu.o holds one program: one that names another is refused, not
+  // run in its stead (an eBPF object's was chosen by its name).
+  if (!R.Section.empty() && R.Section != L->Section && R.Section != L->Exec->programName())
+    return failWith(EINVAL, R.Path + " holds program '" + L->Exec->programName() + "' (section '" +
+                                L->Section + "'), not '" + R.Section + "'");
   P.Loaded = std::move(*L);
   P.Name = P.Loaded.Exec->programName();
   for (const runtime::MapInfo &I : P.Loaded.Exec->maps()) {
@@ -271,9 +292,65 @@ int readOpts(const ebpf_gpu_load_opts *opts, exec::LoadRequest &R) {
   return 0;
 }
 
-/// Reads the eBPF object `Image` (named `Name`) into an opened program:
-/// its maps as the object declares them, global data with its initial
-/// bytes. Null with errno set when the object is refused.
+/// Adds a map of `Shape` named `Name` to the opened `P`; global data gets
+/// host memory with `Init` in it when `Init` is given (an eBPF object's
+/// bytes; a .gpu.o has them compiled in). 0 or a negative errno.
+int addMap(ebpf_gpu_prog &P, const platform::MapShape &Shape, const std::string &Name,
+           bool GlobalData, const std::vector<uint8_t> *Init) {
+  auto M = std::make_unique<ebpf_gpu_map>();
+  M->Prog = &P;
+  static_cast<platform::MapShape &>(M->Info) = Shape;
+  M->Info.Name = Name;
+  M->Info.GlobalData = GlobalData;
+  M->Info.ReadOnly = Shape.Flags & platform::MapFlagReadOnlyProg;
+  if (GlobalData && Init && !allocData(*M, *Init))
+    return failWith(ENOMEM, "map '" + Name + "': out of memory");
+  P.Maps.push_back(std::move(M));
+  return 0;
+}
+
+/// Reads the .gpu.o `Image` (named `Name`) into `P`: its program and its
+/// maps as the compiler wrote them. 0 or a negative errno.
+int openGpuObject(ebpf_gpu_prog &P, const std::vector<uint8_t> &Image, const std::string &Name,
+                  const std::string &Section) {
+  Expected<abi::GpuObjectSpec> Spec = abi::readGpuObjectMemory(Image.data(), Image.size(), Name);
+  if (!Spec)
+    return failWith(EINVAL, Spec.error().message());
+  if (!Section.empty() && Section != Spec->Section && Section != Spec->Program)
+    return failWith(EINVAL, Name + " holds program '" + Spec->Program + "' (section '" +
+                                Spec->Section + "'), not '" + Section + "'");
+  P.Name = Spec->Program;
+  P.GpuObject = true;
+  for (const abi::GpuMapSpec &S : Spec->Maps)
+    if (int E = addMap(P, S, S.Name, S.Origin == platform::MapOrigin::GlobalData, nullptr))
+      return E;
+  return 0;
+}
+
+/// Reads the eBPF object `Image` (named `Name`) into `P`: its maps as the
+/// object declares them, global data with its initial bytes. 0 or a
+/// negative errno.
+int openEbpfObject(ebpf_gpu_prog &P, const std::vector<uint8_t> &Image, const std::string &Name,
+                   const std::string &Section) {
+#ifdef EBPF_GPU_LOADER_WITH_COMPILER
+  Expected<object::ObjectSpec> Obj = object::readObjectMemory(Image.data(), Image.size(), Name);
+  if (!Obj)
+    return failWith(EINVAL, Obj.error().message());
+  const object::ProgramSpec *Chosen = Obj->findProgram(Section);
+  if (!Chosen && Section.empty() && Obj->Programs.size() == 1)
+    Chosen = &Obj->Programs[0];
+  P.Name = Chosen ? Chosen->Name : Section;
+  for (const object::MapSpec &S : Obj->Maps)
+    if (int E = addMap(P, S, S.Name, S.Origin == platform::MapOrigin::GlobalData, &S.InitialValue))
+      return E;
+  return 0;
+#else
+  return refuseWithoutCompiler(Name);
+#endif
+}
+
+/// Reads `Image` (named `Name`), a .gpu.o or an eBPF object, into an
+/// opened program. Null with errno set when it is refused.
 ebpf_gpu_prog *openImage(std::shared_ptr<const std::vector<uint8_t>> Image, const std::string &Name,
                          const ebpf_gpu_load_opts *opts) {
   exec::LoadRequest R;
@@ -281,26 +358,14 @@ ebpf_gpu_prog *openImage(std::shared_ptr<const std::vector<uint8_t>> Image, cons
     errno = -E;
     return nullptr;
   }
-  Expected<object::ObjectSpec> Obj = object::readObjectMemory(Image->data(), Image->size(), Name);
-  if (!Obj)
-    return failNull<ebpf_gpu_prog>(EINVAL, Obj.error().message());
   std::unique_ptr<ebpf_gpu_prog> P(new (std::nothrow) ebpf_gpu_prog);
   if (!P)
     return failNull<ebpf_gpu_prog>(ENOMEM, "out of memory");
-  const object::ProgramSpec *Chosen = Obj->findProgram(R.Section);
-  if (!Chosen && R.Section.empty() && Obj->Programs.size() == 1)
-    Chosen = &Obj->Programs[0];
-  P->Name = Chosen ? Chosen->Name : R.Section;
-  for (const object::MapSpec &S : Obj->Maps) {
-    auto M = std::make_unique<ebpf_gpu_map>();
-    M->Prog = P.get();
-    static_cast<platform::MapShape &>(M->Info) = S;
-    M->Info.Name = S.Name;
-    M->Info.GlobalData = S.Origin == platform::MapOrigin::GlobalData;
-    M->Info.ReadOnly = S.Flags & platform::MapFlagReadOnlyProg;
-    if (M->Info.GlobalData && !allocData(*M, S.InitialValue))
-      return failNull<ebpf_gpu_prog>(ENOMEM, "map '" + S.Name + "': out of memory");
-    P->Maps.push_back(std::move(M));
+  if (int E = abi::isGpuObjectMemory(Image->data(), Image->size())
+                  ? openGpuObject(*P, *Image, Name, R.Section)
+                  : openEbpfObject(*P, *Image, Name, R.Section)) {
+    errno = -E;
+    return nullptr;
   }
   R.Path = Name;
   R.Image = std::move(Image);
@@ -327,6 +392,12 @@ struct ebpf_gpu_prog *ebpf_gpu_prog__load(const char *path, const struct ebpf_gp
   if (access(path, R_OK) != 0)
     return failNull<ebpf_gpu_prog>(errno == ENOENT ? ENOENT : EINVAL,
                                    std::string(path) + ": " + std::strerror(errno));
+#ifndef EBPF_GPU_LOADER_WITH_COMPILER
+  if (!abi::isGpuObjectFile(path)) {
+    errno = -refuseWithoutCompiler(path);
+    return nullptr;
+  }
+#endif
   std::unique_ptr<ebpf_gpu_prog> P(new (std::nothrow) ebpf_gpu_prog);
   if (!P)
     return failNull<ebpf_gpu_prog>(ENOMEM, "out of memory");
@@ -419,6 +490,10 @@ void *ebpf_gpu_map__data(struct ebpf_gpu_map *map, size_t *size) {
   if (!map || !map->Info.GlobalData)
     return failNull<void>(EINVAL, "map '" + std::string(map ? map->Info.Name : "(NULL)") +
                                       "' is not global data (.bss, .data, .rodata)");
+  if (!map->Data && !map->Prog->Loaded.Exec && map->Prog->GpuObject)
+    return failNull<void>(EOPNOTSUPP, "map '" + map->Info.Name +
+                                          "': a .gpu.o has its global data compiled in: its bytes "
+                                          "are there once loaded (ebpf_gpu_prog__load_opened)");
   if (!map->Data && !map->Live)
     return failNull<void>(EINVAL, "map '" + map->Info.Name + "': not used by program '" +
                                       map->Prog->Name + "'");

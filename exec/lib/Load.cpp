@@ -92,11 +92,14 @@ Expected<LoadedProgram> loadGpu(const LoadRequest &R, Expected<abi::GpuObjectSpe
 } // namespace
 
 Expected<LoadedProgram> load(const LoadRequest &R) {
-  // An image in memory is an eBPF object (to compile here), never a .gpu.o.
+  // An image in memory is a .gpu.o (a library's caller embeds one to run
+  // it where there is no compiler) or an eBPF object to compile here.
+  const bool GpuImage = R.Image && abi::isGpuObjectMemory(R.Image->data(), R.Image->size());
   Expected<abi::GpuObjectSpec> GpuObj =
-      R.Image ? Expected<abi::GpuObjectSpec>(Error(R.Path + ": an eBPF object in memory"))
-              : abi::readGpuObjectFile(R.Path);
-  if (!GpuObj && !R.Image && abi::isGpuObjectFile(R.Path))
+      GpuImage  ? abi::readGpuObjectMemory(R.Image->data(), R.Image->size(), R.Path)
+      : R.Image ? Expected<abi::GpuObjectSpec>(Error(R.Path + ": an eBPF object in memory"))
+                : abi::readGpuObjectFile(R.Path);
+  if (!GpuObj && (GpuImage || (!R.Image && abi::isGpuObjectFile(R.Path))))
     return GpuObj.takeError(); // a .gpu.o, but damaged
   Backend B = R.Kind.value_or(GpuObj ? Backend::Gpu : Backend::Host);
   if (B == Backend::Null) {

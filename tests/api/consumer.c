@@ -7,9 +7,17 @@
  * update, delete, walk) and the errors; with OBJ-DIR, the test programs
  * compiled there: maps without keys (qsb.o: tests/lit/loader/
  * queue-stack-bloom.c), adjust_meta's bytes and the ingress a burst says
- * it came from (xdp_ctx.o: tests/api/xdp_ctx.c). Prints one line per
- * check; exits 1 at the first failure.
+ * it came from (xdp_ctx.o: tests/api/xdp_ctx.c), and .gpu.o files opened
+ * (their maps known before load, the host back end refused). With --gpu,
+ * the same checks on the GPU back end over DIR's .gpu.o files (made by
+ * scripts/gpu-check.sh prepare-api; adjust_meta's bytes are not checked:
+ * the GPU back end does not return the headroom), against a library built
+ * without the compiler, whose refusal of an eBPF object --no-compiler
+ * checks alone (no GPU needed). Prints one line per check; exits 1 at the
+ * first failure.
  *   consumer SAMPLES-DIR [OBJ-DIR]
+ *   consumer --gpu DIR
+ *   consumer --no-compiler DIR
  */
 #include <ebpf-gpu/ebpf-gpu.h>
 
@@ -48,27 +56,149 @@ static uint32_t frame(uint8_t *f, uint8_t proto, uint8_t src0, uint16_t dport) {
   return 60;
 }
 
-static struct ebpf_gpu_prog *load(const char *dir, const char *file) {
+/* The back end the checks run on: the host's over eBPF objects, or the
+ * GPU's over .gpu.o files. */
+static int on_gpu;
+
+/* NAME.o on the host, NAME.gpu.o on the GPU, from `dir`. */
+static struct ebpf_gpu_prog *load(const char *dir, const char *name) {
   char path[4096];
-  snprintf(path, sizeof(path), "%s/%s", dir, file);
-  struct ebpf_gpu_load_opts o = {.sz = sizeof(o), .backend = EBPF_GPU_BACKEND_HOST};
+  snprintf(path, sizeof(path), "%s/%s%s", dir, name, on_gpu ? ".gpu.o" : ".o");
+  struct ebpf_gpu_load_opts o = {
+      .sz = sizeof(o), .backend = on_gpu ? EBPF_GPU_BACKEND_GPU : EBPF_GPU_BACKEND_HOST};
   struct ebpf_gpu_prog *p = ebpf_gpu_prog__load(path, &o);
-  CHECK(p, "load %s", file);
-  CHECK(strcmp(ebpf_gpu_prog__backend(p), "host") == 0, "%s: back end", file);
+  CHECK(p, "load %s", path);
+  CHECK(strcmp(ebpf_gpu_prog__backend(p), on_gpu ? "gpu" : "host") == 0, "%s: back end", name);
   return p;
 }
 
+/* The whole file at `path` in memory of its own (free it); its size in `*n`. */
+static void *read_file(const char *path, size_t *n) {
+  FILE *f = fopen(path, "rb");
+  CHECK(f, "open %s", path);
+  fseek(f, 0, SEEK_END);
+  *n = (size_t)ftell(f);
+  rewind(f);
+  void *b = malloc(*n);
+  CHECK(b && fread(b, 1, *n, f) == *n, "read %s", path);
+  fclose(f);
+  return b;
+}
+
+/* A .gpu.o opened (from its file, then from memory): its program and maps
+ * known before load, the map calls and its global data's bytes refused
+ * until then (they are compiled in), a program it does not hold refused;
+ * then loaded on the GPU (`gpu`: a .bss counter that a .data value set
+ * after load adds to, the map counting per protocol), or, without a GPU,
+ * the host back end refused (GPU code only). */
+static void open_gpu_object(const char *dir, int gpu) {
+  char path[4096];
+  snprintf(path, sizeof(path), "%s/xdp_config_count.gpu.o", dir);
+  size_t size;
+  void *bytes = read_file(path, &size);
+  for (int from_mem = 0; from_mem < 2; ++from_mem) {
+    struct ebpf_gpu_load_opts o = {
+        .sz = sizeof(o), .backend = gpu ? EBPF_GPU_BACKEND_DEFAULT : EBPF_GPU_BACKEND_HOST};
+    struct ebpf_gpu_prog *p = from_mem ? ebpf_gpu_prog__open_mem(bytes, size, "embedded.gpu.o", &o)
+                                       : ebpf_gpu_prog__open(path, &o);
+    CHECK(p && strcmp(ebpf_gpu_prog__name(p), "xdp_config_count") == 0 &&
+              !ebpf_gpu_prog__backend(p),
+          "open the .gpu.o%s", from_mem ? " from memory" : "");
+    struct ebpf_gpu_map *m = ebpf_gpu_prog__find_map_by_name(p, "proto_count");
+    CHECK(m && ebpf_gpu_map__key_size(m) == 4 && ebpf_gpu_map__value_size(m) == 8 &&
+              ebpf_gpu_map__max_entries(m) == 256 && ebpf_gpu_map__type(m) == 2,
+          "opened .gpu.o: proto_count's shape");
+    uint32_t key = 17;
+    uint64_t v = 0;
+    CHECK(ebpf_gpu_map__lookup_elem(m, &key, 4, &v, 8, 0) == -EINVAL &&
+              strstr(ebpf_gpu_last_error(), "opened, not loaded"),
+          "opened .gpu.o: lookup before load refused");
+    struct ebpf_gpu_map *bss = ebpf_gpu_prog__find_map_by_name(p, ".bss");
+    struct ebpf_gpu_map *ctl = ebpf_gpu_prog__find_map_by_name(p, ".data.ctl");
+    CHECK(bss && ctl && !ebpf_gpu_map__data(bss, NULL) && errno == EOPNOTSUPP &&
+              strstr(ebpf_gpu_last_error(), "compiled in"),
+          "opened .gpu.o: global data's bytes refused before load");
+    if (!gpu) {
+      CHECK(ebpf_gpu_prog__load_opened(p) == -EINVAL &&
+                strstr(ebpf_gpu_last_error(), "GPU code only") && !ebpf_gpu_prog__backend(p),
+            "opened .gpu.o: the host back end refused");
+      printf("opened .gpu.o%s: maps known, %s\n", from_mem ? " (memory)" : "",
+             ebpf_gpu_last_error());
+      ebpf_gpu_prog__close(p);
+      continue;
+    }
+    CHECK(ebpf_gpu_prog__load_opened(p) == 0 && strcmp(ebpf_gpu_prog__backend(p), "gpu") == 0,
+          "opened .gpu.o loaded on the GPU");
+    size_t n = 0;
+    uint64_t *counters = ebpf_gpu_map__data(bss, &n);
+    uint32_t *generation = ebpf_gpu_map__data(ctl, NULL);
+    CHECK(counters && n == 32 && counters[0] == 0 && generation && *generation == 1,
+          "loaded .gpu.o: .bss and .data.ctl as compiled");
+    *generation = 5;
+    uint8_t buf[3][128];
+    struct ebpf_gpu_packet pk[3];
+    for (int i = 0; i < 3; ++i)
+      pk[i] = (struct ebpf_gpu_packet){buf[i], frame(buf[i], i == 2 ? 6 : 17, 192, 9), 128, 99, 0};
+    CHECK(ebpf_gpu_prog__run_burst(p, pk, 3) == 3 && pk[0].verdict == XDP_PASS, "config count burst");
+    CHECK(counters[0] == 15 && counters[1] == 0 && counters[2] == 180, ".bss after the burst: "
+          "packets %llu, bytes %llu", (unsigned long long)counters[0],
+          (unsigned long long)counters[2]);
+    CHECK(ebpf_gpu_map__lookup_elem(m, &key, 4, &v, 8, 0) == 0 && v == 2, "UDP count %llu",
+          (unsigned long long)v);
+    printf("opened .gpu.o%s on the GPU: packets %llu (generation 5 set after load)\n",
+           from_mem ? " (memory)" : "", (unsigned long long)counters[0]);
+    ebpf_gpu_prog__close(p);
+  }
+  struct ebpf_gpu_load_opts o = {.sz = sizeof(o), .program = "no_such_program"};
+  CHECK(!ebpf_gpu_prog__open(path, &o) && errno == EINVAL &&
+            strstr(ebpf_gpu_last_error(), "holds program 'xdp_config_count'"),
+        "a program the .gpu.o does not hold refused");
+  printf("other program: %s\n", ebpf_gpu_last_error());
+  free(bytes);
+}
+
+/* A library built without the compiler refuses an eBPF object, whichever
+ * way it comes, with one message (and still opens a .gpu.o). */
+static void no_compiler(const char *dir) {
+  char path[4096];
+  snprintf(path, sizeof(path), "%s/xdp_port_filter.o", dir);
+  const char *why = "built without the compiler: compile with ebpf-gpu-cc first";
+  CHECK(!ebpf_gpu_prog__load(path, NULL) && errno == EOPNOTSUPP &&
+            strstr(ebpf_gpu_last_error(), why),
+        "load of an eBPF object without the compiler");
+  CHECK(!ebpf_gpu_prog__open(path, NULL) && errno == EOPNOTSUPP &&
+            strstr(ebpf_gpu_last_error(), why),
+        "open of an eBPF object without the compiler");
+  size_t size;
+  void *bytes = read_file(path, &size);
+  CHECK(!ebpf_gpu_prog__open_mem(bytes, size, "skeleton", NULL) && errno == EOPNOTSUPP &&
+            strstr(ebpf_gpu_last_error(), why),
+        "open_mem of an eBPF object without the compiler");
+  free(bytes);
+  printf("without the compiler: %s\n", ebpf_gpu_last_error());
+}
+
 int main(int argc, char **argv) {
-  if (argc != 2 && argc != 3) {
-    fprintf(stderr, "usage: consumer SAMPLES-DIR [OBJ-DIR]\n");
+  if (argc == 3 && strcmp(argv[1], "--no-compiler") == 0) {
+    no_compiler(argv[2]);
+    open_gpu_object(argv[2], 0);
+    return 0;
+  }
+  on_gpu = argc == 3 && strcmp(argv[1], "--gpu") == 0;
+  if ((argc != 2 && argc != 3) || (argc == 3 && argv[2][0] == '-')) {
+    fprintf(stderr, "usage: consumer SAMPLES-DIR [OBJ-DIR]\n"
+                    "       consumer --gpu DIR\n"
+                    "       consumer --no-compiler DIR\n");
     return 2;
   }
-  const char *dir = argv[1];
+  /* DIR has the samples and the test programs, as .gpu.o files. */
+  const char *dir = on_gpu ? argv[2] : argv[1];
+  const char *objs = on_gpu || argc == 3 ? argv[argc - 1] : NULL;
   uint8_t buf[4][128];
   struct ebpf_gpu_packet pk[4];
 
   /* The port filter: UDP 53 and TCP 80 dropped, from 10/8 passed. */
-  struct ebpf_gpu_prog *pf = load(dir, "xdp_port_filter.o");
+  struct ebpf_gpu_prog *pf = load(dir, "xdp_port_filter");
   uint8_t protos[4] = {17, 6, 6, 17};
   uint8_t srcs[4] = {192, 192, 10, 192};
   uint16_t ports[4] = {53, 80, 80, 5353};
@@ -82,7 +212,7 @@ int main(int argc, char **argv) {
   ebpf_gpu_prog__close(pf);
 
   /* The MAC-swap reflector: XDP_TX with the addresses swapped. */
-  struct ebpf_gpu_prog *ms = load(dir, "xdp_mac_swap.o");
+  struct ebpf_gpu_prog *ms = load(dir, "xdp_mac_swap");
   pk[0] = (struct ebpf_gpu_packet){buf[0], frame(buf[0], 17, 192, 7), 128, 99, 0};
   CHECK(ebpf_gpu_prog__run_burst(ms, pk, 1) == 1 && pk[0].verdict == XDP_TX, "mac swap verdict");
   CHECK(buf[0][5] == 2 && buf[0][11] == 1 && pk[0].len == 60, "mac swap bytes");
@@ -92,7 +222,7 @@ int main(int argc, char **argv) {
   /* Headroom: the VLAN tagger pushes 4 bytes in front (adjust_head -4):
    * `data` moves back into the headroom, which shrinks, and the cap grows;
    * the untagger pops them (adjust_head 4), moving `data` on. */
-  struct ebpf_gpu_prog *vl = load(dir, "xdp_vlan.o");
+  struct ebpf_gpu_prog *vl = load(dir, "xdp_vlan");
   uint8_t room[256], *at = room + 64;
   pk[0] = (struct ebpf_gpu_packet){at, frame(at, 17, 192, 7), 192, 99, 0, 64};
   CHECK(ebpf_gpu_prog__run_burst(vl, pk, 1) == 1 && pk[0].verdict == XDP_TX, "vlan push verdict");
@@ -116,10 +246,10 @@ int main(int argc, char **argv) {
   printf("headroom: vlan push and pop move data (%s)\n", ebpf_gpu_last_error());
   ebpf_gpu_prog__close(vl);
 
-  if (argc == 3) {
+  if (objs && !on_gpu) {
     /* Metadata: adjust_meta's bytes land just before `data`, which stays. */
     char ctx[4096];
-    snprintf(ctx, sizeof(ctx), "%s/xdp_ctx.o", argv[2]);
+    snprintf(ctx, sizeof(ctx), "%s/xdp_ctx.o", objs);
     struct ebpf_gpu_load_opts mo = {
         .sz = sizeof(mo), .program = "xdp_meta", .backend = EBPF_GPU_BACKEND_HOST};
     struct ebpf_gpu_prog *me = ebpf_gpu_prog__load(ctx, &mo);
@@ -133,10 +263,15 @@ int main(int argc, char **argv) {
           meta);
     printf("metadata: %08x before the packet\n", meta);
     ebpf_gpu_prog__close(me);
+  }
 
+  if (objs) {
     /* Ingress: ctx->ingress_ifindex and rx_queue_index from the run's
      * opts, 0 and 0 without; a newer caller's unknown field is refused. */
-    mo.program = "xdp_ingress";
+    char ctx[4096];
+    snprintf(ctx, sizeof(ctx), "%s/%s", objs, on_gpu ? "xdp_ingress.gpu.o" : "xdp_ctx.o");
+    struct ebpf_gpu_load_opts mo = {.sz = sizeof(mo), .program = "xdp_ingress",
+                                    .backend = on_gpu ? EBPF_GPU_BACKEND_GPU : EBPF_GPU_BACKEND_HOST};
     struct ebpf_gpu_prog *in = ebpf_gpu_prog__load(ctx, &mo);
     CHECK(in, "load xdp_ingress");
     struct ebpf_gpu_run_opts ro = {.sz = sizeof(ro), .ingress_ifindex = 5, .rx_queue_index = 2};
@@ -157,7 +292,7 @@ int main(int argc, char **argv) {
   }
 
   /* Per-protocol counters: the array map through lookup, update, walk. */
-  struct ebpf_gpu_prog *pc = load(dir, "xdp_proto_count.o");
+  struct ebpf_gpu_prog *pc = load(dir, "xdp_proto_count");
   struct ebpf_gpu_map *m = ebpf_gpu_prog__find_map_by_name(pc, "proto_counters");
   CHECK(m, "find proto_counters");
   CHECK(ebpf_gpu_map__key_size(m) == 4 && ebpf_gpu_map__value_size(m) == 16 &&
@@ -202,8 +337,8 @@ int main(int argc, char **argv) {
   /* Maps without keys take a NULL key of 0 bytes, as the kernel's system
    * calls: a queue's update pushes, its lookup peeks, its delete and walk
    * are -EINVAL; a bloom filter's lookup and delete -EOPNOTSUPP. */
-  if (argc == 3) {
-    struct ebpf_gpu_prog *qp = load(argv[2], "qsb.o");
+  if (objs) {
+    struct ebpf_gpu_prog *qp = load(objs, "qsb");
     struct ebpf_gpu_map *q = ebpf_gpu_prog__find_map_by_name(qp, "q");
     CHECK(q && ebpf_gpu_map__key_size(q) == 0 && ebpf_gpu_map__type(q) == 22, "queue q");
     for (uint32_t x = 1; x <= 3; ++x)
@@ -222,9 +357,14 @@ int main(int argc, char **argv) {
     ebpf_gpu_prog__close(qp);
   }
 
+  if (objs)
+    open_gpu_object(objs, on_gpu);
+  if (on_gpu)
+    no_compiler(objs);
+
   struct ebpf_gpu_load_opts o = {.sz = sizeof(o), .program = "no_such_program"};
   char path[4096];
-  snprintf(path, sizeof(path), "%s/xdp_port_filter.o", dir);
+  snprintf(path, sizeof(path), "%s/xdp_port_filter%s", dir, on_gpu ? ".gpu.o" : ".o");
   CHECK(!ebpf_gpu_prog__load(path, &o) && errno == EINVAL, "unknown program refused");
   printf("unknown program: %s\n", ebpf_gpu_last_error());
   CHECK(!ebpf_gpu_prog__load("/nonexistent.o", NULL) && errno == ENOENT, "missing file");

@@ -39,6 +39,9 @@ clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
   -c "$src/../lit/loader/queue-stack-bloom.c" -o "$work/qsb.o"
 clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
   -c "$src/xdp_ctx.c" -o "$work/xdp_ctx.o"
+# A .gpu.o with global data, opened (the GPU back end runs it on a GPU
+# machine: tests/gpu-device/api).
+"$prefix/bin/ebpf-gpu-cc" "$samples/xdp_config_count.o" -o "$work/xdp_config_count.gpu.o"
 
 # pkg-config.
 export PKG_CONFIG_PATH=$libdir/pkgconfig

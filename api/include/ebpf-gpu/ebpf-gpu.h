@@ -50,17 +50,21 @@ struct ebpf_gpu_map;
  * compiles and loads the program at `path`. NULL with errno set: ENOENT
  * when there is no such file, EINVAL for anything else the load refused
  * (bad options, a malformed object, a program the verifier refuses, one
- * this build or machine cannot run); ebpf_gpu_last_error() says which. */
+ * this build or machine cannot run); EOPNOTSUPP for an eBPF object when
+ * this library was built without the compiler (EBPF_GPU_WITH_COMPILER=OFF,
+ * as a GPU host without LLVM has it: it runs .gpu.o files only);
+ * ebpf_gpu_last_error() says which. */
 EBPF_GPU_API
 struct ebpf_gpu_prog *ebpf_gpu_prog__load(const char *path, const struct ebpf_gpu_load_opts *opts);
 /* The two steps of ebpf_gpu_prog__load, as libbpf's bpf_object__open and
- * bpf_object__load, for an eBPF object (a .gpu.o was compiled with its
- * global data: load it with ebpf_gpu_prog__load): open reads the object
- * and its maps (nothing verified or compiled yet), so that global data can
- * be set before load through ebpf_gpu_map__data (.rodata's constants
- * among them); load_opened verifies, compiles and loads it. open_mem takes
- * the object from `size` bytes at `data` (copied; a skeleton's embedded
- * object), `name` naming it in messages. Between the two, a map's name,
+ * bpf_object__load: open reads the object and its maps (nothing verified
+ * or compiled yet), so that an eBPF object's global data can be set before
+ * load through ebpf_gpu_map__data (.rodata's constants among them; a
+ * .gpu.o has its global data compiled in: -EOPNOTSUPP before load);
+ * load_opened verifies, compiles and loads it (a .gpu.o: loads it on the
+ * GPU). open_mem takes the object, an eBPF object or a .gpu.o, from `size`
+ * bytes at `data` (copied; a skeleton's embedded object, an application's
+ * own copy of a .gpu.o), `name` naming it in messages. Between the two, a map's name,
  * type and sizes are known, its elements are not (the map calls and
  * ebpf_gpu_prog__run_burst refuse with -EINVAL). open: NULL with errno as
  * ebpf_gpu_prog__load; load_opened: 0, or -EINVAL when refused (the

@@ -137,9 +137,10 @@ int64_t gpuReclaims(runtime::BatchExecutor &Exec);
 struct LoadRequest {
   /// An eBPF object, or a .gpu.o (the GPU back end's code only).
   std::string Path;
-  /// An eBPF object in memory (a skeleton's embedded bytes) instead of the
-  /// file: `Path` then only names it in messages. The host and GPU back
-  /// ends take it; the kernel's needs a file.
+  /// An eBPF object or a .gpu.o in memory (a skeleton's embedded bytes, an
+  /// application's own copy) instead of the file: `Path` then only names it
+  /// in messages. The host and GPU back ends take it; the kernel's needs a
+  /// file.
   std::shared_ptr<const std::vector<uint8_t>> Image;
   /// The program (function or section name); empty: the object's only one.
   std::string Section;

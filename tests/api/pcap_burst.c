@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * A program on libebpf-gpu that runs a capture through an XDP program in
+ * bursts (ebpf_gpu_prog__run_burst), each packet in a buffer of its own
+ * with 256 bytes of headroom before it and 256 of tailroom after (as an
+ * mbuf's), and writes what `ebpf-gpu-loader run` writes for the same
+ * capture: OUT.txt, one line per packet (index, verdict, length, as
+ * --verdicts), and OUT.pcap, the XDP_PASS, XDP_TX and XDP_REDIRECT packets
+ * as the program left them (as --out, byte for byte); and OUT.maps, the
+ * entries of its hash and array maps (one line each, map name, key and
+ * value in hex, sorted; per-CPU, keyless and global data maps left out).
+ * The back end is the default one: the GPU for a .gpu.o, the host for an
+ * eBPF object. tests/lit/api/pcap-burst.test checks it against `run` on
+ * the host; tests/gpu-device/api runs it on the GPU against the host's.
+ *   pcap_burst OBJECT IN.pcap OUT [--program NAME] [--batch N]
+ */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
+#include <ebpf-gpu/ebpf-gpu.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { Room = 256, MaxFrame = 9216 };
+
+static void fail(const char *what, const char *why) {
+  fprintf(stderr, "pcap_burst: %s: %s\n", what, why);
+  exit(1);
+}
+
+struct frame {
+  uint64_t ts_ns;
+  uint32_t len;
+  uint8_t *buf; /* Room + MaxFrame + Room bytes; the packet at buf + Room */
+};
+
+/* The capture's frames (little-endian pcap, micro- or nanosecond stamps). */
+static struct frame *read_pcap(const char *path, size_t *count) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    fail(path, strerror(errno));
+  uint32_t hdr[6];
+  if (fread(hdr, sizeof(hdr), 1, f) != 1 || (hdr[0] != 0xa1b2c3d4u && hdr[0] != 0xa1b23c4du))
+    fail(path, "not a little-endian pcap file");
+  int nano = hdr[0] == 0xa1b23c4du;
+  size_t n = 0, cap = 0;
+  struct frame *frames = NULL;
+  uint32_t rec[4];
+  while (fread(rec, sizeof(rec), 1, f) == 1) {
+    if (rec[2] > MaxFrame || rec[2] != rec[3])
+      fail(path, "a frame longer than 9216 bytes, or cut short by the capture");
+    if (n == cap) {
+      cap = cap ? cap * 2 : 1024;
+      frames = realloc(frames, cap * sizeof(*frames));
+      if (!frames)
+        fail(path, "out of memory");
+    }
+    struct frame *fr = &frames[n++];
+    fr->ts_ns = (uint64_t)rec[0] * 1000000000u + (uint64_t)rec[1] * (nano ? 1 : 1000);
+    fr->len = rec[2];
+    fr->buf = malloc(Room + MaxFrame + Room);
+    if (!fr->buf)
+      fail(path, "out of memory");
+    if (rec[2] && fread(fr->buf + Room, rec[2], 1, f) != 1)
+      fail(path, "truncated");
+  }
+  fclose(f);
+  *count = n;
+  return frames;
+}
+
+static int compare_lines(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void hex(FILE *f, const uint8_t *b, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    fprintf(f, "%02x", b[i]);
+}
+
+/* The hash and array maps' entries, one line each, sorted. */
+static void dump_maps(struct ebpf_gpu_prog *prog, const char *path) {
+  FILE *out = fopen(path, "w");
+  if (!out)
+    fail(path, strerror(errno));
+  for (size_t i = 0; i < ebpf_gpu_prog__map_count(prog); ++i) {
+    struct ebpf_gpu_map *m = ebpf_gpu_prog__map(prog, i);
+    uint32_t type = ebpf_gpu_map__type(m), ks = ebpf_gpu_map__key_size(m);
+    uint32_t vs = ebpf_gpu_map__value_size(m);
+    const char *name = ebpf_gpu_map__name(m);
+    /* BPF_MAP_TYPE_HASH, ARRAY, LRU_HASH; not global data (".bss"...). */
+    if ((type != 1 && type != 2 && type != 9) || name[0] == '.' || !ks)
+      continue;
+    char **lines = NULL;
+    size_t n = 0;
+    uint8_t *key = malloc(ks), *next = malloc(ks), *value = malloc(vs);
+    int rc;
+    for (rc = ebpf_gpu_map__get_next_key(m, NULL, next, ks); rc == 0;
+         rc = ebpf_gpu_map__get_next_key(m, key, next, ks)) {
+      memcpy(key, next, ks);
+      if (ebpf_gpu_map__lookup_elem(m, key, ks, value, vs, 0) != 0)
+        fail(name, ebpf_gpu_last_error());
+      char *line = NULL;
+      size_t size = 0;
+      FILE *l = open_memstream(&line, &size);
+      fprintf(l, "%s ", name);
+      hex(l, key, ks);
+      fputc(' ', l);
+      hex(l, value, vs);
+      fclose(l);
+      lines = realloc(lines, (n + 1) * sizeof(*lines));
+      lines[n++] = line;
+    }
+    if (rc != -ENOENT)
+      fail(name, ebpf_gpu_last_error());
+    qsort(lines, n, sizeof(*lines), compare_lines);
+    for (size_t j = 0; j < n; ++j) {
+      fprintf(out, "%s\n", lines[j]);
+      free(lines[j]);
+    }
+    free(lines);
+    free(key);
+    free(next);
+    free(value);
+  }
+  if (fclose(out) != 0)
+    fail(path, "cannot write");
+}
+
+int main(int argc, char **argv) {
+  struct ebpf_gpu_load_opts o = {.sz = sizeof(o)};
+  unsigned batch = 256;
+  if (argc < 4)
+    goto usage;
+  for (int i = 4; i < argc; i += 2) {
+    if (i + 1 >= argc)
+      goto usage;
+    if (strcmp(argv[i], "--program") == 0)
+      o.program = argv[i + 1];
+    else if (strcmp(argv[i], "--batch") == 0 && (batch = (unsigned)atoi(argv[i + 1])) >= 1)
+      continue;
+    else
+      goto usage;
+  }
+  struct ebpf_gpu_prog *prog = ebpf_gpu_prog__load(argv[1], &o);
+  if (!prog)
+    fail(argv[1], ebpf_gpu_last_error());
+  size_t count;
+  struct frame *frames = read_pcap(argv[2], &count);
+  struct ebpf_gpu_packet *pkts = calloc(batch, sizeof(*pkts));
+  char path[4096];
+  snprintf(path, sizeof(path), "%s.txt", argv[3]);
+  FILE *verdicts = fopen(path, "w");
+  snprintf(path, sizeof(path), "%s.pcap", argv[3]);
+  FILE *pcap = fopen(path, "wb");
+  if (!pkts || !verdicts || !pcap)
+    fail(argv[3], "cannot write");
+  /* runtime::writePcap's header: nanosecond stamps, Ethernet. */
+  const uint32_t hdr[6] = {0xa1b23c4du, 2 | (4u << 16), 0, 0, 262144, 1};
+  fwrite(hdr, sizeof(hdr), 1, pcap);
+  unsigned long long actions[5] = {0};
+  for (size_t at = 0; at < count; at += batch) {
+    uint32_t n = (uint32_t)(count - at < batch ? count - at : batch);
+    for (uint32_t i = 0; i < n; ++i) {
+      struct frame *fr = &frames[at + i];
+      pkts[i] = (struct ebpf_gpu_packet){.data = fr->buf + Room, .len = fr->len,
+                                         .cap = fr->len + Room, .headroom = Room};
+    }
+    int rc = ebpf_gpu_prog__run_burst(prog, pkts, n);
+    if (rc != (int)n)
+      fail("run_burst", ebpf_gpu_last_error());
+    for (uint32_t i = 0; i < n; ++i) {
+      struct ebpf_gpu_packet *p = &pkts[i];
+      static const char *const names[] = {"XDP_ABORTED", "XDP_DROP", "XDP_PASS", "XDP_TX",
+                                          "XDP_REDIRECT"};
+      fprintf(verdicts, "%zu %s %u\n", at + i, p->verdict < 5 ? names[p->verdict] : "XDP_UNKNOWN",
+              p->len);
+      if (p->verdict < 5)
+        ++actions[p->verdict];
+      if (p->verdict < 2 || p->verdict > 4)
+        continue;
+      uint64_t ts = frames[at + i].ts_ns;
+      uint32_t rec[4] = {(uint32_t)(ts / 1000000000u), (uint32_t)(ts % 1000000000u), p->len,
+                         p->len};
+      fwrite(rec, sizeof(rec), 1, pcap);
+      fwrite(p->data, p->len, 1, pcap);
+    }
+  }
+  if (fclose(verdicts) != 0 || fclose(pcap) != 0)
+    fail(argv[3], "cannot write");
+  snprintf(path, sizeof(path), "%s.maps", argv[3]);
+  dump_maps(prog, path);
+  printf("%zu packets on the %s back end in bursts of %u: ABORTED %llu DROP %llu PASS %llu "
+         "TX %llu REDIRECT %llu\n",
+         count, ebpf_gpu_prog__backend(prog), batch, actions[0], actions[1], actions[2],
+         actions[3], actions[4]);
+  ebpf_gpu_prog__close(prog);
+  for (size_t i = 0; i < count; ++i)
+    free(frames[i].buf);
+  free(frames);
+  free(pkts);
+  return 0;
+usage:
+  fprintf(stderr, "usage: pcap_burst OBJECT IN.pcap OUT [--program NAME] [--batch N]\n");
+  return 2;
+}
