@@ -35,6 +35,9 @@ const char *kindName(Kind K) {
   case Kind::Iter: return "iterator";
   case Kind::IterElem: return "iterator element pointer";
   case Kind::MapKey: return "map key pointer";
+  case Kind::Dynptr: return "dynptr";
+  case Kind::DynptrSlice: return "dynptr slice";
+  case Kind::DynptrSliceOrNull: return "dynptr slice or null";
   }
   return "?";
 }
@@ -173,8 +176,13 @@ std::string Reg::str() const {
     O << (Aux == IterActive ? " active" : " drained") << " ref" << Ref << " depth" << UMin;
   if (K == Kind::Packet && Id)
     O << " id" << Id;
-  if (K == Kind::MapValueOrNull || K == Kind::MapPtrOrNull || K == Kind::AllocMemOrNull)
+  if (K == Kind::MapValueOrNull || K == Kind::MapPtrOrNull || K == Kind::AllocMemOrNull ||
+      K == Kind::DynptrSliceOrNull)
     O << " null-id" << Id;
+  if (K == Kind::Dynptr)
+    O << " id" << Id;
+  if (K == Kind::DynptrSlice || K == Kind::DynptrSliceOrNull)
+    O << " size" << sliceSize(Aux) << ((Aux & SliceWritable) ? " rw" : " ro") << " dynptr" << Ref;
   if (K == Kind::AllocMem || K == Kind::AllocMemOrNull)
     O << " size" << Aux << " ref" << Ref;
   O << (Off < 0 ? "" : "+") << Off;

@@ -48,7 +48,19 @@ enum class Kind : uint8_t {
   IterElem,       ///< bpf_iter_num_next's result: read-only memory of Aux bytes, at Off
   MapKey,         ///< a key of map Aux, at Off + [SMin, SMax]: read-only (the kernel's
                   ///< PTR_TO_MAP_KEY, bpf_for_each_map_elem's callback's r2)
+  Dynptr,         ///< a struct bpf_dynptr over the packet (bpf_dynptr_from_xdp), only
+                  ///< ever spilled, in two slots: Off 0 in the first, 8 in the
+                  ///< second; Id names it (the slices made from it carry it in Ref)
+  DynptrSlice,    ///< bpf_dynptr_slice(_rdwr)'s result: the packet's bytes, Aux (see
+                  ///< sliceSize) of them, at Off + [SMin, SMax]; writable where Aux
+                  ///< has SliceWritable (the kernel's PTR_TO_MEM | DYNPTR_TYPE_XDP,
+                  ///< MEM_RDONLY for bpf_dynptr_slice); Ref the dynptr's Id
+  DynptrSliceOrNull, ///< as DynptrSlice, or null; Id links copies for the null check
 };
+
+/// Kind::DynptrSlice's Aux: the size, and whether the slice is writable.
+constexpr uint32_t SliceWritable = 1u << 31;
+inline uint32_t sliceSize(uint32_t Aux) { return Aux & ~SliceWritable; }
 
 /// Kind::Iter's states, as the kernel's BPF_ITER_STATE_ACTIVE / _DRAINED.
 constexpr uint32_t IterActive = 1, IterDrained = 2;

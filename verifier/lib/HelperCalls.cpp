@@ -16,7 +16,8 @@
 //   - HelperEffect::TailCall: no reference may be held across it
 //     (tailCallHoldsNoRef);
 //   - HelperEffect::MovesPacket: every packet pointer goes stale
-//     (movePacket);
+//     (movePacket), dynptr slices with them;
+//   - HelperEffect::StoresPacket: the packet is written (WritesPacket);
 //   - no packet memory for a row without PacketAccess, a constant string in
 //     .rodata for ConstStr (sizedMemArg, constStrArg);
 //   - Callback: the helper call is a loop head whose body is the callback,
@@ -108,6 +109,8 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
   }
   if (H->Effect == platform::HelperEffect::MovesPacket)
     movePacket(S);
+  if (H->Effect == platform::HelperEffect::StoresPacket)
+    Res.WritesPacket = true;
   return std::nullopt;
 }
 
@@ -166,6 +169,10 @@ MaybeDiag Verifier::helperArg(uint32_t Pc, const platform::HelperProto &H,
   case platform::ArgCheck::SpinLock:
   case platform::ArgCheck::SpinUnlock:
     return spinLockArg(Pc, H, R, S);
+  case platform::ArgCheck::Dynptr: {
+    uint32_t Id;
+    return dynptrArg(Pc, S, R, Arg, Id);
+  }
   case platform::ArgCheck::CallbackCtx:
     // The callback's accesses through it are checked as its own.
     if (V.K == Kind::Stack)
@@ -298,12 +305,14 @@ MaybeDiag Verifier::sizedMemArg(uint32_t Pc, const platform::HelperProto &H,
   if (SizeReg.UMax == 0)
     return std::nullopt;
   if (V.K != Kind::Stack && V.K != Kind::MapValue && V.K != Kind::Packet &&
-      V.K != Kind::PacketMeta && V.K != Kind::AllocMem && V.K != Kind::MapKey)
+      V.K != Kind::PacketMeta && V.K != Kind::AllocMem && V.K != Kind::MapKey &&
+      V.K != Kind::DynptrSlice)
     return fail(Pc,
                 Arg + " must point to memory, is a " +
                     std::string(kindName(V.K)),
                 "type(" + regName(R) + ") == mem");
-  if (!H.PacketAccess && (V.K == Kind::Packet || V.K == Kind::PacketMeta))
+  if (!H.PacketAccess &&
+      (V.K == Kind::Packet || V.K == Kind::PacketMeta || V.K == Kind::DynptrSlice))
     return fail(Pc, Arg + ": helper access to the packet is not allowed (bpf_" + H.Name +
                         " takes no packet memory, as the kernel's)",
                 "type(" + regName(R) + ") != packet");
@@ -630,7 +639,8 @@ void Verifier::movePacket(State &S) {
   Res.WritesPacket = true;
   auto Drop = [](Reg &R) {
     if (R.K == Kind::Packet || R.K == Kind::PacketEnd ||
-        R.K == Kind::PacketMeta)
+        R.K == Kind::PacketMeta || R.K == Kind::DynptrSlice ||
+        R.K == Kind::DynptrSliceOrNull)
       R = Reg();
   };
   for (Reg &R : S.Regs)

@@ -13,6 +13,8 @@
 
 #include "VerifierEngine.h"
 
+#include <cassert>
+
 namespace ebpfgpu::verifier::detail {
 
 namespace {
@@ -91,6 +93,8 @@ MaybeDiag Verifier::kfuncCall(Path &P, int32_t Id, std::vector<Path> &Forks) {
     return fail(Pc, "function calls are not allowed while holding a lock (" + K->Name +
                         " inside a bpf_spin_lock-ed region)",
                 "no_call(locked)");
+  if (K->isDynptr())
+    return dynptrKfunc(Pc, S, *K);
   if (auto E = readReg(Pc, S, 1))
     return E;
   const Reg &It = S.Regs[1];
@@ -171,6 +175,11 @@ MaybeDiag Verifier::kfuncCall(Path &P, int32_t Id, std::vector<Path> &Forks) {
     R0 = Reg::constant(0);
     break;
   }
+  case platform::KfuncRole::DynptrFromXdp:
+  case platform::KfuncRole::DynptrSlice:
+  case platform::KfuncRole::DynptrSliceRdwr:
+    assert(false && "dynptr kfuncs are dynptrKfunc()'s");
+    break;
   }
   S.Regs[0] = R0;
   for (unsigned R = 1; R <= 5; ++R)

@@ -45,7 +45,8 @@ MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Insn
   // refused where it would leave int64 (found by fuzz_verifier: UBSan).
   int64_t Lo = 0, Hi = 0;
   if (B.K == Kind::Stack || B.K == Kind::MapValue || B.K == Kind::RawMem ||
-      B.K == Kind::AllocMem || B.K == Kind::IterElem || B.K == Kind::MapKey) {
+      B.K == Kind::AllocMem || B.K == Kind::IterElem || B.K == Kind::MapKey ||
+      B.K == Kind::DynptrSlice) {
     int64_t At;
     if (__builtin_add_overflow(B.Off, InsnOff, &At) || __builtin_add_overflow(At, B.SMin, &Lo) ||
         __builtin_add_overflow(At, B.SMax, &Hi) || Hi > S64Max - int64_t(Size))
@@ -96,6 +97,18 @@ MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Insn
                             " touches the iterator at r10" +
                             hexOff(int64_t(At) - int64_t(isa::MaxStackBytes)),
                     "iterator(stack[" + std::to_string(int64_t(At) - int64_t(isa::MaxStackBytes)) +
+                        "])");
+    // Nor a dynptr's: a store over one destroys it first (store()), so
+    // what is left is a load, an atomic or a helper's buffer, which the
+    // kernel refuses ("potential write to dynptr ... disallowed").
+    for (const auto &[At, Spilled] : F.Spills)
+      if (Spilled.K == Kind::Dynptr && At < Last && First < At + 8)
+        return fail(Pc, "stack " + Dir + " of " + W + " bytes at r10" + hexOff(Lo) +
+                            " touches the dynptr at r10" +
+                            hexOff(int64_t(At) - Spilled.Off - int64_t(isa::MaxStackBytes)) +
+                            ": only the dynptr kfuncs and helpers may",
+                    "dynptr(stack[" +
+                        std::to_string(int64_t(At) - Spilled.Off - int64_t(isa::MaxStackBytes)) +
                         "])");
     if (!Write)
       markStackRead(B.Aux, slotMask(First, Last));
@@ -154,6 +167,25 @@ MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Insn
                       Dir);
     return std::nullopt;
   }
+  case Kind::DynptrSlice: {
+    uint32_t Limit = sliceSize(B.Aux);
+    if (Write && !(B.Aux & SliceWritable))
+      return fail(Pc, "write of " + W + " bytes through " + Rn +
+                          ", a slice of bpf_dynptr_slice: it is read-only (bpf_dynptr_slice_rdwr "
+                          "gives a writable one)",
+                  "writable(" + Rn + ")");
+    if (Lo < 0 || Hi + int64_t(Size) > int64_t(Limit))
+      return fail(Pc, "dynptr slice " + Dir + " of " + W + " bytes at offset " +
+                          std::to_string(Lo) + (Lo != Hi ? ".." + std::to_string(Hi) : "") +
+                          " is outside the " + std::to_string(Limit) + "-byte slice",
+                  "valid_access(" + Rn + ".offset" + hexOff(InsnOff) + ", width=" + W + ") for " +
+                      Dir);
+    Res.WritesPacket |= Write;
+    return std::nullopt;
+  }
+  case Kind::DynptrSliceOrNull:
+    return fail(Pc, Rn + " may be null: dynptr slice " + Dir + " without a null check",
+                "not_null(" + Rn + ")");
   case Kind::MapKey: {
     // The kernel's wording (check_mem_access): a callback reads the key of
     // the element it is given, never changes it.
@@ -325,6 +357,17 @@ MaybeDiag Verifier::store(uint32_t Pc, const Insn &I, State &S) {
     return fail(Pc, "the context is read-only: write of " + std::to_string(Size) +
                         " bytes at offset " + std::to_string(B.Off + I.Off),
                 "valid_access(ctx, off=" + std::to_string(B.Off + I.Off) + ") for write");
+  // A store over a dynptr's bytes destroys it, as the kernel's
+  // destroy_if_dynptr_stack_slot (an XDP dynptr holds no reference):
+  // using it afterwards is refused. Only bytes a store may reach (bounds
+  // checked by access() below; a frame's bytes either way).
+  if (B.K == Kind::Stack && B.Aux < S.Frames.size()) {
+    int64_t At;
+    if (!__builtin_add_overflow(B.Off, int64_t(I.Off), &At) && B.SMin > -(int64_t(1) << 40) &&
+        B.SMax < (int64_t(1) << 40))
+      destroyDynptrs(S, frameOf(S, B), At + B.SMin + int64_t(isa::MaxStackBytes),
+                     At + B.SMax + int64_t(isa::MaxStackBytes) + int64_t(Size));
+  }
   if (auto E = access(Pc, S, I.Dst, I.Off, Size, true, "write"))
     return E;
   if (B.K != Kind::Stack) {

@@ -72,7 +72,7 @@ void Verifier::setLinked(State &S, uint32_t Id, const Reg &Value) {
 void Verifier::nullCheck(State &S, uint32_t Id, bool IsNull) {
   auto Apply = [&](Reg &R) {
     if ((R.K == Kind::MapValueOrNull || R.K == Kind::MapPtrOrNull ||
-         R.K == Kind::AllocMemOrNull) &&
+         R.K == Kind::AllocMemOrNull || R.K == Kind::DynptrSliceOrNull) &&
         R.Id == Id) {
       if (IsNull) {
         // A failed reservation holds nothing to release.
@@ -80,9 +80,10 @@ void Verifier::nullCheck(State &S, uint32_t Id, bool IsNull) {
           S.Refs.erase(R.Ref);
         R = Reg::constant(0);
       } else {
-        R.K = R.K == Kind::MapValueOrNull   ? Kind::MapValue
-              : R.K == Kind::AllocMemOrNull ? Kind::AllocMem
-                                            : Kind::MapPtr;
+        R.K = R.K == Kind::MapValueOrNull      ? Kind::MapValue
+              : R.K == Kind::AllocMemOrNull    ? Kind::AllocMem
+              : R.K == Kind::DynptrSliceOrNull ? Kind::DynptrSlice
+                                               : Kind::MapPtr;
         // A value holding a bpf_spin_lock keeps the lookup's id: the
         // unlock must name the value the lock was taken in (the kernel's
         // reg->id for such values).
@@ -130,6 +131,7 @@ MaybeDiag Verifier::pointerArith(uint32_t Pc, const Insn &I, Reg &D, const Reg &
   case Kind::AllocMem:
   case Kind::IterElem:
   case Kind::MapKey:
+  case Kind::DynptrSlice:
     break;
   default:
     return fail(Pc, "arithmetic on a " + std::string(kindName(D.K)) + " (" + Dn +
@@ -430,7 +432,7 @@ void Verifier::branch(uint32_t Pc, const Insn &I, State &S, std::optional<State>
   // Null checks of map lookups.
   bool IsZero = Src.isConst() && Src.UMin == 0;
   bool OrNull = D.K == Kind::MapValueOrNull || D.K == Kind::MapPtrOrNull ||
-                D.K == Kind::AllocMemOrNull;
+                D.K == Kind::AllocMemOrNull || D.K == Kind::DynptrSliceOrNull;
   if (OrNull && IsZero && (Op == isa::Jeq || Op == isa::Jne)) {
     nullCheck(*Taken, D.Id, Op == isa::Jeq);
     nullCheck(*NotTaken, D.Id, Op != isa::Jeq);

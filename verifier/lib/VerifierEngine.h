@@ -164,6 +164,18 @@ private:
   /// A kfunc call (Iterators.cpp): the open-coded iterators' new, next and
   /// destroy; next forks the path of the next turn into `Forks`.
   MaybeDiag kfuncCall(Path &P, int32_t Id, std::vector<Path> &Forks);
+  /// A dynptr kfunc (Dynptrs.cpp): bpf_dynptr_from_xdp, or a slice.
+  MaybeDiag dynptrKfunc(uint32_t Pc, State &S, const platform::KfuncProto &K);
+  /// Register `R` (named `Arg` in messages) as a stack pointer where a
+  /// dynptr may live; its byte from the frame's bottom in `At`.
+  MaybeDiag dynptrObject(uint32_t Pc, State &S, unsigned R, const std::string &Arg,
+                         unsigned &At);
+  /// Register `R` as a pointer to an initialised dynptr (a kfunc's or an
+  /// ArgCheck::Dynptr argument); its id in `Id`.
+  MaybeDiag dynptrArg(uint32_t Pc, State &S, unsigned R, const std::string &Arg, uint32_t &Id);
+  /// Destroys the dynptrs of `F` that bytes [Lo, Hi) (from the frame's
+  /// bottom) overlap, and their slices, as a store over them does.
+  void destroyDynptrs(State &S, Frame &F, int64_t Lo, int64_t Hi);
   /// Whether r1 points to an active iterator (at an iterator's next: a
   /// loop head).
   bool iterActiveAt(const State &S) const;

@@ -78,6 +78,8 @@ void *hostHelperAddress(const std::string &Name) {
       ENTRY(map_push_elem),   ENTRY(map_pop_elem),         ENTRY(map_peek_elem),
       ENTRY(map_next_elem),
       ENTRY(spin_lock),       ENTRY(spin_unlock),
+      ENTRY(dynptr_from_xdp), ENTRY(dynptr_slice),         ENTRY(dynptr_slice_rdwr),
+      ENTRY(dynptr_read),     ENTRY(dynptr_write),
   };
 #undef ENTRY
   auto It = Table.find(Name);

@@ -301,6 +301,8 @@ llvm::Error FunctionLifter::liftKfuncCall(uint32_t Pc, int32_t Id, const AbsStat
   if (!K)
     return fail(Pc, "kfunc " + std::to_string(Id) + " is not supported for " +
                         P.Opts.Platform->name() + " programs");
+  if (K->isDynptr())
+    return liftDynptrKfunc(Pc, *K, S);
   // The iterator's 8 bytes are the kernel's struct bpf_iter_num_kern
   // { int cur; int end; } (kernel/bpf/bpf_iter.c), and each kfunc does
   // what the kernel's does to them.
@@ -345,7 +347,42 @@ llvm::Error FunctionLifter::liftKfuncCall(uint32_t Pc, int32_t Id, const AbsStat
   case platform::KfuncRole::IterDestroy:
     Store(Zero, Zero);
     break;
+  case platform::KfuncRole::DynptrFromXdp:
+  case platform::KfuncRole::DynptrSlice:
+  case platform::KfuncRole::DynptrSliceRdwr:
+    llvm_unreachable("dynptr kfuncs are liftDynptrKfunc()'s");
   }
+  setReg(0, R0);
+  for (unsigned R = 1; R <= 5; ++R)
+    setReg(R, B.getInt64(0));
+  return llvm::Error::success();
+}
+
+llvm::Error FunctionLifter::liftDynptrKfunc(uint32_t Pc, const platform::KfuncProto &K,
+                                            const AbsState &S) {
+  // The runtime's functions (XdpHelpers.inc) on the dynptr's 16 bytes:
+  // bpf_dynptr_from_xdp(ctx, flags, ptr) -> int, and the slices'
+  // (ptr, offset, size) -> the packet's bytes or null. A slice's buffer
+  // is not passed: the runtime's packets are linear, so it is never
+  // copied into.
+  bool FromXdp = K.Role == platform::KfuncRole::DynptrFromXdp;
+  auto Addr = address(Pc, S.Regs[K.ObjReg], K.ObjReg, 0, K.IterSize, FromXdp);
+  if (!Addr)
+    return Addr.takeError();
+  auto *Ptr = llvm::PointerType::get(P.Ctx, 0);
+  Value *Obj = B.CreateAddrSpaceCast(*Addr, P.memPtrTy());
+  llvm::FunctionCallee Callee;
+  Value *R0;
+  if (FromXdp) {
+    Callee = P.M->getOrInsertFunction(K.runtimeSymbol(),
+                                      llvm::FunctionType::get(I64, {Ptr, I64, P.memPtrTy()}, false));
+    R0 = B.CreateCall(Callee, {Fn->getArg(0), reg(2), Obj});
+  } else {
+    Callee = P.M->getOrInsertFunction(K.runtimeSymbol(),
+                                      llvm::FunctionType::get(I64, {P.memPtrTy(), I64, I64}, false));
+    R0 = B.CreateCall(Callee, {Obj, reg(2), reg(4)});
+  }
+  P.RuntimeHelpers.insert(K.runtimeSymbol().substr(8)); // without ebpfgpu_
   setReg(0, R0);
   for (unsigned R = 1; R <= 5; ++R)
     setReg(R, B.getInt64(0));

@@ -76,8 +76,10 @@ private:
   /// bpf_for_each_map_elem: a loop here over the map's elements
   /// (map_next_elem) that calls the lifted callback with each.
   llvm::Error liftForEachElem(uint32_t Pc, const platform::HelperProto &H, const AbsState &S);
-  /// A kfunc (the open-coded iterators): inline, on the iterator's bytes.
+  /// A kfunc: the open-coded iterators inline, on the iterator's bytes.
   llvm::Error liftKfuncCall(uint32_t Pc, int32_t Id, const AbsState &S);
+  /// A dynptr kfunc: a call of its runtime function on the dynptr's bytes.
+  llvm::Error liftDynptrKfunc(uint32_t Pc, const platform::KfuncProto &K, const AbsState &S);
   void leaveOnTailCall();
   void guardBackwardJump();
   Value *condition(const Insn &I);

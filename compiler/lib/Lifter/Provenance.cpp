@@ -119,12 +119,14 @@ void Provenance::transfer(AbsState &S, uint32_t Pc) const {
     // key on the caller's stack, with the context spilled beside it).
     bool KeepsSlots = I.isLocalCall() &&
                       FrameLocal[functionAt(uint32_t(int64_t(Pc) + 1 + I.Imm))];
-    // A kfunc (an iterator's) writes only the iterator at r1.
+    // A kfunc writes only its stack object (the iterator at r1, the
+    // dynptr at r1 or r3); a slice's buffer is never written.
     if (I.isCall() && I.Src == isa::CallKfunc) {
       const platform::KfuncProto *K = Platform->kfunc(I.Imm);
-      if (S.Regs[1].K == AbsValue::Stack && K)
-        EraseSlots(S.Regs[1].Value, K->IterSize);
-      else if (S.Regs[1].isStackDerived())
+      unsigned R = K ? K->ObjReg : 1;
+      if (S.Regs[R].K == AbsValue::Stack && K)
+        EraseSlots(S.Regs[R].Value, K->IterSize);
+      else if (S.Regs[R].isStackDerived())
         S.Slots.clear();
       KeepsSlots = true;
     }

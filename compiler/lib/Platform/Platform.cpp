@@ -130,10 +130,20 @@ public:
     // Writes packet bytes, moves nothing: packet pointers stay valid, as in
     // the kernel (not one of its helpers that change packet data).
     H(190, "xdp_store_bytes", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar}, false,
-      {C::Ctx, C::Scalar, C::Mem, C::ConstSize});
+      {C::Ctx, C::Scalar, C::Mem, C::ConstSize}, R::Scalar, {}, E::StoresPacket);
     // Its CPU argument may be past the last CPU: null whatever the key.
     H(195, "map_lookup_percpu_elem", V::Ptr, {V::Map, V::Ptr, V::Scalar}, true,
       {C::MapPtr, C::MapKey, C::Anything}, R::MapValueOrNull, {M::PerCpuData});
+    // A dynptr's bytes copied out of or into the packet (dst, len, src,
+    // offset, flags; dst, offset, src, len, flags), with the kernel's
+    // return codes: a null dynptr or flags -EINVAL, past the dynptr -E2BIG,
+    // then bpf_xdp_load_bytes' and _store_bytes' own. The write moves no
+    // packet bytes (the kernel's changes_data only for skb dynptrs).
+    H(201, "dynptr_read", V::Scalar, {V::Ptr, V::Scalar, V::Ptr, V::Scalar, V::Scalar}, false,
+      {C::UninitMem, C::ConstSizeOrZero, C::Dynptr, C::Anything, C::Anything});
+    H(202, "dynptr_write", V::Scalar, {V::Ptr, V::Scalar, V::Ptr, V::Scalar, V::Scalar}, false,
+      {C::Dynptr, C::Anything, C::Mem, C::ConstSizeOrZero, C::Anything}, R::Scalar, {},
+      E::StoresPacket);
     H(208, "ktime_get_tai_ns", V::Scalar, {}, false, {});
   }
 
@@ -155,7 +165,8 @@ public:
 
   const std::vector<HelperProto> &helpers() const override { return Helpers; }
 
-  // The kernel offers the bpf_iter_num kfuncs to every program type.
+  // The kernel offers the bpf_iter_num kfuncs to every program type, and
+  // bpf_dynptr_from_xdp and the slices to XDP programs.
   const KfuncProto *kfunc(int32_t Id) const override {
     const std::vector<KfuncProto> &K = knownKfuncs();
     auto It = std::find_if(K.begin(), K.end(), [&](const KfuncProto &F) { return F.Id == Id; });
@@ -195,6 +206,11 @@ const std::vector<KfuncProto> &knownKfuncs() {
       {1, "bpf_iter_num_new", K::IterNew, 8, 0},
       {2, "bpf_iter_num_next", K::IterNext, 8, 4},
       {3, "bpf_iter_num_destroy", K::IterDestroy, 8, 0},
+      // struct bpf_dynptr is 16 bytes (the kernel's struct bpf_dynptr_kern
+      // { void *data; u32 size; u32 offset; }); GpuAbi.h's ebpfgpu_dynptr.
+      {4, "bpf_dynptr_from_xdp", K::DynptrFromXdp, 16, 0, 3},
+      {5, "bpf_dynptr_slice", K::DynptrSlice, 16, 0, 1},
+      {6, "bpf_dynptr_slice_rdwr", K::DynptrSliceRdwr, 16, 0, 1},
   };
   return Table;
 }

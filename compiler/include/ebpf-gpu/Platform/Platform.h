@@ -63,6 +63,9 @@ enum class ArgCheck : uint8_t {
   SpinLock,     ///< the `struct bpf_spin_lock` of a map value, exactly (the kernel's
                 ///< ARG_PTR_TO_SPIN_LOCK): the helper takes it; no lock may be held
   SpinUnlock,   ///< as SpinLock: the helper releases it, the lock the program holds
+  Dynptr,       ///< a `struct bpf_dynptr` on the stack that bpf_dynptr_from_xdp
+                ///< initialised (the kernel's ARG_PTR_TO_DYNPTR | MEM_RDONLY): the
+                ///< helper reads the dynptr, never changes it
 };
 
 /// What the verifier knows of a helper's result.
@@ -120,6 +123,8 @@ enum class HelperEffect : uint8_t {
   /// Writes the packet and may move or resize it: every packet pointer
   /// goes stale.
   MovesPacket,
+  /// Writes packet bytes and moves nothing: packet pointers stay valid.
+  StoresPacket,
 };
 
 /// A helper function: its kernel id and name, the typed signature of the
@@ -151,30 +156,47 @@ struct HelperProto {
 
 /// What a kfunc is to the verifier and the lifter: one of an open-coded
 /// iterator's three (the kernel's KF_ITER_NEW, KF_ITER_NEXT and
-/// KF_ITER_DESTROY), whose first argument is the iterator on the stack.
+/// KF_ITER_DESTROY), whose first argument is the iterator on the stack, or
+/// one of the XDP dynptr kfuncs, whose stack object is a `struct
+/// bpf_dynptr` (16 bytes).
 enum class KfuncRole : uint8_t {
   IterNew,     ///< (it, args...) -> int: makes an iterator of uninitialised slots
   IterNext,    ///< (it) -> pointer to the next element, or null once drained
   IterDestroy, ///< (it) -> void: releases the iterator
+  DynptrFromXdp,   ///< (ctx, flags, ptr) -> int: makes a dynptr over the packet
+  DynptrSlice,     ///< (ptr, offset, buffer, size) -> read-only memory of the
+                   ///< constant size at offset of the packet, or null
+  DynptrSliceRdwr, ///< as DynptrSlice, the memory writable
 };
 
 /// A kfunc (`extern ... __ksym` in the program): the kernel names kfuncs by
 /// BTF ids of its own build, ebpf-gpu by `Id`, which the object reader puts
 /// in the call's imm (src BPF_PSEUDO_KFUNC_CALL) once it has found the
 /// extern's name here. The verifier and the lifter model each by its role;
-/// no runtime function implements them (the lifter lowers them inline).
+/// the lifter lowers the iterators inline and calls the runtime function
+/// `ebpfgpu_<Name without bpf_>` for the dynptr kfuncs.
 struct KfuncProto {
   int32_t Id = 0;
   std::string Name;
   KfuncRole Role = KfuncRole::IterNew;
-  /// The iterator's bytes on the stack (8-aligned, a constant offset).
+  /// The stack object's bytes (8-aligned, a constant offset): the
+  /// iterator's, or the dynptr's.
   uint32_t IterSize = 8;
   /// IterNext: the bytes of the element it points to (read-only).
   uint32_t ElemSize = 0;
+  /// The argument register that points to the stack object (r3 for
+  /// bpf_dynptr_from_xdp's ptr__uninit, else r1).
+  uint8_t ObjReg = 1;
+
+  bool isDynptr() const {
+    return Role == KfuncRole::DynptrFromXdp || Role == KfuncRole::DynptrSlice ||
+           Role == KfuncRole::DynptrSliceRdwr;
+  }
+  std::string runtimeSymbol() const { return "ebpfgpu_" + Name.substr(4); }
 };
 
-/// Every kfunc ebpf-gpu knows (the bpf_iter_num family), whichever
-/// platform offers it.
+/// Every kfunc ebpf-gpu knows (the bpf_iter_num family, the XDP dynptr
+/// kfuncs), whichever platform offers it.
 const std::vector<KfuncProto> &knownKfuncs();
 /// The known kfunc named `Name`, or null.
 const KfuncProto *kfuncByName(const std::string &Name);
