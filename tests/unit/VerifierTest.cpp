@@ -138,6 +138,19 @@ TEST(Verifier, TellsWhetherAProgramWritesThePacket) {
   verifier::Result Moved = verifyBytes(Adjust, 0, platform::xdpPlatform());
   ASSERT_TRUE(Moved.ok()) << Moved.Error->Reason;
   EXPECT_TRUE(Moved.WritesPacket);
+  // bpf_xdp_store_bytes(ctx, 0, buf, 8) writes it and moves nothing
+  // (HelperEffect::StoresPacket), as bpf_dynptr_write does.
+  auto Store = encode({{StDW, 10, 0, -8, 0},
+                       {MovK64, 2, 0, 0, 0},
+                       {MovX64, 3, 10, 0, 0},
+                       {AddK64, 3, 0, 0, -8},
+                       {MovK64, 4, 0, 0, 8},
+                       {Call, 0, 0, 0, 190},
+                       {MovK64, 0, 0, 0, 2},
+                       {Exit, 0, 0, 0, 0}});
+  verifier::Result Stored = verifyBytes(Store, 0, platform::xdpPlatform());
+  ASSERT_TRUE(Stored.ok()) << Stored.Error->Reason;
+  EXPECT_TRUE(Stored.WritesPacket);
 }
 
 } // namespace

@@ -106,7 +106,10 @@ MaybeDiag Verifier::dynptrKfunc(uint32_t Pc, State &S, const platform::KfuncProt
   auto ArgOf = [&](unsigned R) {
     return K.Name + " argument " + std::to_string(R) + " (r" + std::to_string(R) + ")";
   };
-  unsigned Args = K.Role == platform::KfuncRole::DynptrFromXdp ? 3 : 4;
+  using KR = platform::KfuncRole;
+  unsigned Args = K.Role == KR::DynptrFromXdp || K.Role == KR::DynptrAdjust ? 3
+                  : K.Role == KR::DynptrSlice || K.Role == KR::DynptrSliceRdwr ? 4
+                                                                               : 1;
   for (unsigned R = 1; R <= Args; ++R)
     if (auto E = readReg(Pc, S, R))
       return E;
@@ -157,6 +160,18 @@ MaybeDiag Verifier::dynptrKfunc(uint32_t Pc, State &S, const platform::KfuncProt
     uint32_t Id;
     if (auto E = dynptrArg(Pc, S, K.ObjReg, ArgOf(K.ObjReg), Id))
       return E;
+    // bpf_dynptr_size, _is_null, _is_rdonly: a scalar (unknown, as the
+    // kernel's); _adjust: the same, its start and end scalars. The dynptr
+    // stays what it was to the verifier, its slices too (the kernel's).
+    if (Args < 4) {
+      for (unsigned R = 2; R <= Args; ++R)
+        if (auto E = Scalar(R))
+          return E;
+      S.Regs[0] = Reg::unknown();
+      for (unsigned R = 1; R <= 5; ++R)
+        S.Regs[R] = Reg();
+      return std::nullopt;
+    }
     if (auto E = Scalar(2))
       return E;
     // buffer__szk: the kernel's constant-size argument.

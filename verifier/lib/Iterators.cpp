@@ -175,9 +175,7 @@ MaybeDiag Verifier::kfuncCall(Path &P, int32_t Id, std::vector<Path> &Forks) {
     R0 = Reg::constant(0);
     break;
   }
-  case platform::KfuncRole::DynptrFromXdp:
-  case platform::KfuncRole::DynptrSlice:
-  case platform::KfuncRole::DynptrSliceRdwr:
+  default:
     assert(false && "dynptr kfuncs are dynptrKfunc()'s");
     break;
   }

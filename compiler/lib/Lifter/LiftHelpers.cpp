@@ -347,9 +347,7 @@ llvm::Error FunctionLifter::liftKfuncCall(uint32_t Pc, int32_t Id, const AbsStat
   case platform::KfuncRole::IterDestroy:
     Store(Zero, Zero);
     break;
-  case platform::KfuncRole::DynptrFromXdp:
-  case platform::KfuncRole::DynptrSlice:
-  case platform::KfuncRole::DynptrSliceRdwr:
+  default:
     llvm_unreachable("dynptr kfuncs are liftDynptrKfunc()'s");
   }
   setReg(0, R0);
@@ -361,12 +359,14 @@ llvm::Error FunctionLifter::liftKfuncCall(uint32_t Pc, int32_t Id, const AbsStat
 llvm::Error FunctionLifter::liftDynptrKfunc(uint32_t Pc, const platform::KfuncProto &K,
                                             const AbsState &S) {
   // The runtime's functions (XdpHelpers.inc) on the dynptr's 16 bytes:
-  // bpf_dynptr_from_xdp(ctx, flags, ptr) -> int, and the slices'
-  // (ptr, offset, size) -> the packet's bytes or null. A slice's buffer
+  // bpf_dynptr_from_xdp(ctx, flags, ptr) -> int, the slices'
+  // (ptr, offset, size) -> the packet's bytes or null, and the others'
+  // (ptr, scalars...) -> a scalar. A slice's buffer
   // is not passed: the runtime's packets are linear, so it is never
   // copied into.
   bool FromXdp = K.Role == platform::KfuncRole::DynptrFromXdp;
-  auto Addr = address(Pc, S.Regs[K.ObjReg], K.ObjReg, 0, K.IterSize, FromXdp);
+  bool Writes = FromXdp || K.Role == platform::KfuncRole::DynptrAdjust;
+  auto Addr = address(Pc, S.Regs[K.ObjReg], K.ObjReg, 0, K.IterSize, Writes);
   if (!Addr)
     return Addr.takeError();
   auto *Ptr = llvm::PointerType::get(P.Ctx, 0);
@@ -378,9 +378,18 @@ llvm::Error FunctionLifter::liftDynptrKfunc(uint32_t Pc, const platform::KfuncPr
                                       llvm::FunctionType::get(I64, {Ptr, I64, P.memPtrTy()}, false));
     R0 = B.CreateCall(Callee, {Fn->getArg(0), reg(2), Obj});
   } else {
-    Callee = P.M->getOrInsertFunction(K.runtimeSymbol(),
-                                      llvm::FunctionType::get(I64, {P.memPtrTy(), I64, I64}, false));
-    R0 = B.CreateCall(Callee, {Obj, reg(2), reg(4)});
+    // The slices take (offset, size: r2, r4), _adjust (start, end: r2,
+    // r3), the others nothing more.
+    std::vector<Value *> Args = {Obj};
+    if (K.Role == platform::KfuncRole::DynptrSlice ||
+        K.Role == platform::KfuncRole::DynptrSliceRdwr)
+      Args.insert(Args.end(), {reg(2), reg(4)});
+    else if (K.Role == platform::KfuncRole::DynptrAdjust)
+      Args.insert(Args.end(), {reg(2), reg(3)});
+    std::vector<Type *> Types(Args.size(), I64);
+    Types[0] = P.memPtrTy();
+    Callee = P.M->getOrInsertFunction(K.runtimeSymbol(), llvm::FunctionType::get(I64, Types, false));
+    R0 = B.CreateCall(Callee, Args);
   }
   P.RuntimeHelpers.insert(K.runtimeSymbol().substr(8)); // without ebpfgpu_
   setReg(0, R0);

@@ -211,6 +211,10 @@ const std::vector<KfuncProto> &knownKfuncs() {
       {4, "bpf_dynptr_from_xdp", K::DynptrFromXdp, 16, 0, 3},
       {5, "bpf_dynptr_slice", K::DynptrSlice, 16, 0, 1},
       {6, "bpf_dynptr_slice_rdwr", K::DynptrSliceRdwr, 16, 0, 1},
+      {7, "bpf_dynptr_size", K::DynptrSize, 16, 0, 1},
+      {8, "bpf_dynptr_is_null", K::DynptrIsNull, 16, 0, 1},
+      {9, "bpf_dynptr_is_rdonly", K::DynptrIsRdonly, 16, 0, 1},
+      {10, "bpf_dynptr_adjust", K::DynptrAdjust, 16, 0, 1},
   };
   return Table;
 }

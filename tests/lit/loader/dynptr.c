@@ -12,8 +12,10 @@
 // Program `dynptr_edges` records each corner case's result: a dynptr made with
 // flags (-EINVAL as an int, null: its slices null, the helpers -EINVAL),
 // a read past its size (-E2BIG), flags to the helpers (-EINVAL), slices
-// past and at the end, and a dynptr kept over bpf_xdp_adjust_head, whose
-// size is the packet's when it was made while the packet is now shorter.
+// past and at the end, bpf_dynptr_size, _is_null, _is_rdonly, _adjust (its
+// -EINVAL and -ERANGE, a slice of the adjusted dynptr), and a dynptr kept
+// over bpf_xdp_adjust_head, whose size is the packet's when it was made
+// while the packet is now shorter.
 // Host and kernel agree on every packet's verdict, bytes and the maps; the
 // verifier's refusals: tests/lit/verifier/dynptr.c.
 // RUN: %clang-bpf -c %s -o %t.o
@@ -35,6 +37,14 @@
 // EDGES-NEXT: res[8] = 1
 // EDGES-NEXT: res[9] = 18446744073709551594
 // EDGES-NEXT: res[10] = 1
+// EDGES-NEXT: res[11] = 4294967274
+// EDGES-NEXT: res[12] = 1
+// (the dump leaves out zeros: res[13], res[14] and res[18] are 0)
+// EDGES-NEXT: res[15] = 1
+// EDGES-NEXT: res[16] = 4294967274
+// EDGES-NEXT: res[17] = 4294967262
+// EDGES-NEXT: res[19] = 1
+// EDGES-NEXT: res[20] = 1
 // RUN: ebpf-gpu-cc %t.o --section dynptr_tunnel --emit=ptx --target=sm_90 -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // PTX: .visible .entry ebpfgpu_xdp_batch(
@@ -60,6 +70,10 @@ extern void *bpf_dynptr_slice(const struct bpf_dynptr *p, __u32 offset, void *bu
                               __u32 buffer__szk) __ksym;
 extern void *bpf_dynptr_slice_rdwr(const struct bpf_dynptr *p, __u32 offset, void *buffer__opt,
                                    __u32 buffer__szk) __ksym;
+extern __u32 bpf_dynptr_size(const struct bpf_dynptr *p) __ksym;
+extern _Bool bpf_dynptr_is_null(const struct bpf_dynptr *p) __ksym;
+extern _Bool bpf_dynptr_is_rdonly(const struct bpf_dynptr *p) __ksym;
+extern int bpf_dynptr_adjust(const struct bpf_dynptr *p, __u32 start, __u32 end) __ksym;
 
 struct {
   __uint(type, BPF_MAP_TYPE_ARRAY);
@@ -70,7 +84,7 @@ struct {
 
 struct {
   __uint(type, BPF_MAP_TYPE_ARRAY);
-  __uint(max_entries, 11);
+  __uint(max_entries, 21);
   __type(key, __u32);
   __type(value, __u64);
 } res SEC(".maps");
@@ -186,6 +200,22 @@ SEC("xdp") int dynptr_edges(struct xdp_md *ctx) {
   put(6, bpf_dynptr_write(&ptr, 0, b, sizeof(b), 1));
   put(7, bpf_dynptr_slice(&ptr, len - 2, NULL, 4) == NULL);
   put(8, bpf_dynptr_slice(&ptr, len - 4, NULL, 4) != NULL);
+  put(11, bpf_dynptr_size(&bad));
+  put(12, bpf_dynptr_is_null(&bad));
+  put(13, bpf_dynptr_is_null(&ptr));
+  put(14, bpf_dynptr_is_rdonly(&ptr));
+  put(15, bpf_dynptr_size(&ptr) == len);
+  struct bpf_dynptr adj;
+  bpf_dynptr_from_xdp(ctx, 0, &adj);
+  put(16, (__u32)bpf_dynptr_adjust(&adj, 5, 3));
+  put(17, (__u32)bpf_dynptr_adjust(&adj, 0, len + 1));
+  put(18, (__u32)bpf_dynptr_adjust(&adj, sizeof(struct ethhdr), len));
+  put(19, bpf_dynptr_size(&adj) == len - sizeof(struct ethhdr));
+  // The adjusted dynptr's offset 0 is the packet's 14.
+  __u8 *first = bpf_dynptr_slice(&adj, 0, NULL, 1);
+  if (bpf_dynptr_read(b, 1, &ptr, sizeof(struct ethhdr), 0))
+    return XDP_ABORTED;
+  put(20, first && *first == b[0]);
   // The dynptr keeps the size it was made with; the packet is 4 bytes
   // shorter: within the dynptr, past the packet.
   if (bpf_xdp_adjust_head(ctx, 4))

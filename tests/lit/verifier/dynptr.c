@@ -8,7 +8,8 @@
 // _rdwr, and it goes stale with the packet pointers when a helper moves the
 // packet. Each misuse is refused by ours and by the kernel's verifier;
 // case 0 (slices read and written, a slice given to a helper, a dynptr made
-// again over one, the helpers) is accepted by both.
+// again over one, the helpers, bpf_dynptr_size and _adjust) is accepted by
+// both.
 // What the kfuncs do at run time: tests/lit/loader/dynptr.c.
 // RUN: %clang-bpf -DCASE=0 -c %s -o %t.0.o
 // RUN: %clang-bpf -DCASE=1 -c %s -o %t.1.o
@@ -20,6 +21,7 @@
 // RUN: %clang-bpf -DCASE=7 -c %s -o %t.7.o
 // RUN: %clang-bpf -DCASE=8 -c %s -o %t.8.o
 // RUN: %clang-bpf -DCASE=9 -c %s -o %t.9.o
+// RUN: %clang-bpf -DCASE=10 -c %s -o %t.10.o
 // RUN: ebpf-gpu-cc %t.0.o -o %t.0.gpu.o
 // RUN: not ebpf-gpu-cc %t.1.o 2>&1 | FileCheck %s --check-prefix=STALE
 // STALE: pc {{[0-9]+}}: r{{[0-9]}} is read before it is written (initialized(r{{[0-9]}}))
@@ -39,6 +41,8 @@
 // UNINIT: pc {{[0-9]+}}: bpf_dynptr_read argument 3 (r3) must be an initialized dynptr (made by bpf_dynptr_from_xdp); r10-16 holds none (initialized_dynptr(stack[-16]))
 // RUN: not ebpf-gpu-cc %t.9.o 2>&1 | FileCheck %s --check-prefix=HELPERBUF
 // HELPERBUF: pc {{[0-9]+}}: bpf_xdp_load_bytes argument 3 (r3): stack write of 8 bytes at r10-16 touches the dynptr at r10-16
+// RUN: not ebpf-gpu-cc %t.10.o 2>&1 | FileCheck %s --check-prefix=SIZE-UNINIT
+// SIZE-UNINIT: pc {{[0-9]+}}: bpf_dynptr_size argument 1 (r1) must be an initialized dynptr (made by bpf_dynptr_from_xdp); r10-16 holds none (initialized_dynptr(stack[-16]))
 // RUN: %if kernel-bpf %{ not %S/Inputs/kernel-refuses.sh %t.0.o | FileCheck %s --check-prefix=KERNEL-ACCEPTS %}
 // KERNEL-ACCEPTS: the kernel ACCEPTED
 // RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.1.o %}
@@ -50,6 +54,7 @@
 // RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.7.o %}
 // RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.8.o %}
 // RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.9.o %}
+// RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.10.o %}
 
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -63,6 +68,8 @@ extern void *bpf_dynptr_slice(const struct bpf_dynptr *p, __u32 offset, void *bu
                               __u32 buffer__szk) __ksym;
 extern void *bpf_dynptr_slice_rdwr(const struct bpf_dynptr *p, __u32 offset, void *buffer__opt,
                                    __u32 buffer__szk) __ksym;
+extern __u32 bpf_dynptr_size(const struct bpf_dynptr *p) __ksym;
+extern int bpf_dynptr_adjust(const struct bpf_dynptr *p, __u32 start, __u32 end) __ksym;
 
 volatile __u32 sel = 3;
 
@@ -88,7 +95,10 @@ SEC("xdp") int prog(struct xdp_md *ctx) {
   if (bpf_dynptr_read(copy, sizeof(copy), &ptr, sel, 0))
     return XDP_ABORTED;
   bpf_dynptr_write(&ptr, 6, copy, sizeof(copy), 0);
-  return sum & 1 ? XDP_PASS : XDP_TX;
+  // Narrowed to all but its first byte; its slices stay valid.
+  if (bpf_dynptr_adjust(&ptr, 1, bpf_dynptr_size(&ptr)))
+    return XDP_DROP;
+  return (sum + w[1]) & 1 ? XDP_PASS : XDP_TX;
 }
 #elif CASE == 1
 // A slice used after bpf_xdp_adjust_head moved the packet.
@@ -173,5 +183,12 @@ SEC("xdp") int prog(struct xdp_md *ctx) {
   bpf_xdp_load_bytes(ctx, 0, &ptr, 8);
   __u8 *p = bpf_dynptr_slice(&ptr, 0, NULL, 14);
   return p && p[0] ? XDP_PASS : XDP_DROP;
+}
+#elif CASE == 10
+// A dynptr kfunc given stack bytes that hold no dynptr.
+SEC("xdp") int prog(struct xdp_md *ctx) {
+  struct bpf_dynptr ptr;
+  __builtin_memset(&ptr, 0, sizeof(ptr));
+  return bpf_dynptr_size(&ptr) ? XDP_DROP : XDP_PASS;
 }
 #endif

@@ -167,6 +167,10 @@ enum class KfuncRole : uint8_t {
   DynptrSlice,     ///< (ptr, offset, buffer, size) -> read-only memory of the
                    ///< constant size at offset of the packet, or null
   DynptrSliceRdwr, ///< as DynptrSlice, the memory writable
+  DynptrSize,      ///< (ptr) -> u32: its size, -EINVAL when null
+  DynptrIsNull,    ///< (ptr) -> bool
+  DynptrIsRdonly,  ///< (ptr) -> bool (never for XDP's)
+  DynptrAdjust,    ///< (ptr, start, end) -> int: narrows it to [start, end)
 };
 
 /// A kfunc (`extern ... __ksym` in the program): the kernel names kfuncs by
@@ -189,8 +193,7 @@ struct KfuncProto {
   uint8_t ObjReg = 1;
 
   bool isDynptr() const {
-    return Role == KfuncRole::DynptrFromXdp || Role == KfuncRole::DynptrSlice ||
-           Role == KfuncRole::DynptrSliceRdwr;
+    return Role >= KfuncRole::DynptrFromXdp;
   }
   std::string runtimeSymbol() const { return "ebpfgpu_" + Name.substr(4); }
 };
