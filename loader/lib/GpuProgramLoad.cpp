@@ -5,6 +5,7 @@
 // device's reclaim of hashed maps.
 
 #include "ebpf-gpu/Abi/MapMemory.h"
+#include "ebpf-gpu/Abi/SyncookieSecret.h"
 #include "ebpf-gpu/Loader/GpuLoader.h"
 #include "ebpf-gpu/Platform/GpuAbi.h"
 
@@ -289,6 +290,15 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev,
     return std::move(*E);
   if (MaybeError E = P->bindNumaNode())
     return std::move(*E);
+  // The SYN cookie secrets, the process's, where the module has them: a
+  // cookie the host back end made checks here, and the other way round.
+  {
+    CUdeviceptr G;
+    size_t GSize = 0;
+    if (A.cuModuleGetGlobal(&G, &GSize, Mod, abi::SyncookieSecretGlobal) == CUDA_SUCCESS &&
+        GSize == abi::SyncookieSecretBytes)
+      EBPFGPU_CHECK(A, cuMemcpyHtoD, G, abi::syncookieSecret(), GSize);
+  }
   if (std::count(Spec.Helpers.begin(), Spec.Helpers.end(), "trace_printk"))
     if (MaybeError E = P->bindTraceLog())
       return std::move(*E);

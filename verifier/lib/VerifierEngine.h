@@ -11,6 +11,7 @@
 #include "ebpf-gpu/Verifier/Verifier.h"
 
 #include "AbstractState.h"
+#include "FormatString.h"
 #include "Precision.h"
 
 #include <array>
@@ -128,6 +129,7 @@ private:
     std::optional<uint64_t> KeyConst; ///< a 4-byte key known on the stack,
     unsigned KeyFrame = 0, KeyAt = 0; ///< and where its bytes are
     std::optional<uint32_t> Callback; ///< Callback: the subprogram's first pc
+    std::vector<FormatArg> Format;    ///< FormatStr: its conversions, in order
   };
   // The checkers of the kinds of argument that take more than a line, and
   // the helpers' results and effects, each named after what it models.
@@ -138,7 +140,14 @@ private:
   MaybeDiag mapMemArg(uint32_t Pc, const platform::HelperProto &H, unsigned R,
                       State &S, HelperArgs &Args);
   MaybeDiag sizedMemArg(uint32_t Pc, const platform::HelperProto &H, unsigned R,
-                        State &S);
+                        State &S, bool CheckSpills = true);
+  MaybeDiag fixedMemArg(uint32_t Pc, const platform::HelperProto &H, unsigned R, State &S);
+  MaybeDiag formatStrArg(uint32_t Pc, const platform::HelperProto &H, unsigned R,
+                         const State &S, HelperArgs &Args);
+  MaybeDiag formatDataArg(uint32_t Pc, const platform::HelperProto &H, unsigned R,
+                          State &S, const HelperArgs &Args);
+  MaybeDiag formatPointer(uint32_t Pc, const std::string &What, FormatArg A, const Reg &P,
+                          const State &S);
   MaybeDiag inOutU32Arg(uint32_t Pc, const platform::HelperProto &H, unsigned R,
                         State &S);
   MaybeDiag constStrArg(uint32_t Pc, const platform::HelperProto &H, unsigned R,

@@ -7,6 +7,7 @@
 #include "ebpf-gpu/Platform/FibAbi.h"
 #include "ebpf-gpu/Platform/MapAbi.h"
 #include "ebpf-gpu/Abi/HelperDefs.h"
+#include "ebpf-gpu/Abi/SyncookieSecret.h"
 
 #include <cstring>
 #include <ctime>
@@ -49,6 +50,9 @@ uint32_t ebpfgpu_load_acquire(uint32_t *P) { return __atomic_load_n(P, __ATOMIC_
 void ebpfgpu_store_release(uint32_t *P, uint32_t V) { __atomic_store_n(P, V, __ATOMIC_RELEASE); }
 extern "C" {
 #include "../Runtime/XdpHelpers.inc"
+#include "../Runtime/FormatHelpers.inc"
+#define EBPFGPU_SYNCOOKIE_SECRET() ::ebpfgpu::abi::syncookieSecret()
+#include "../Runtime/SyncookieHelpers.inc"
 #include "ebpf-gpu/Abi/MapHelpers.inc"
 #include "../Runtime/FibHelpers.inc"
 #include "../Runtime/EventHelpers.inc"
@@ -74,7 +78,9 @@ void *hostHelperAddress(const std::string &Name) {
       ENTRY(ringbuf_discard), ENTRY(perf_event_output),    ENTRY(jiffies64),
       ENTRY(ktime_get_coarse_ns), ENTRY(ktime_get_tai_ns), ENTRY(get_numa_node_id),
       ENTRY(xdp_get_buff_len), ENTRY(check_mtu),       ENTRY(map_lookup_percpu_elem),
-      ENTRY(strncmp),
+      ENTRY(strncmp),         ENTRY(snprintf),
+      ENTRY(tcp_raw_gen_syncookie_ipv4),   ENTRY(tcp_raw_gen_syncookie_ipv6),
+      ENTRY(tcp_raw_check_syncookie_ipv4), ENTRY(tcp_raw_check_syncookie_ipv6),
       ENTRY(map_push_elem),   ENTRY(map_pop_elem),         ENTRY(map_peek_elem),
       ENTRY(map_next_elem),
       ENTRY(spin_lock),       ENTRY(spin_unlock),

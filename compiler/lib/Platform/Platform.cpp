@@ -40,9 +40,10 @@ public:
     auto H = [&](int32_t Id, const char *Name, ValueType Ret, std::vector<ValueType> Args,
                  bool ImplicitCtx, std::vector<ArgCheck> Checks, RetCheck Result = R::Scalar,
                  std::vector<MapFamily> Maps = {}, HelperEffect Effect = E::None,
-                 bool GplOnly = false, bool PacketAccess = true) {
+                 bool GplOnly = false, bool PacketAccess = true,
+                 std::vector<uint32_t> MemSizes = {}) {
       Helpers.push_back({Id, Name, Ret, std::move(Args), ImplicitCtx, std::move(Checks), Result,
-                         std::move(Maps), Effect, GplOnly, PacketAccess});
+                         std::move(Maps), Effect, GplOnly, PacketAccess, std::move(MemSizes)});
     };
     // Map helpers see the context for its cpu_id (per-CPU maps). Programs
     // may look up redirect maps and maps of maps, never change them.
@@ -107,6 +108,13 @@ public:
     // until it returns 1 (array: every index; hashed: every key, in bucket
     // order); flags 0 (-EINVAL). The lifter lowers it to a loop over the
     // map's elements (map_next_elem) calling the lifted subprogram.
+    // str and its size (0: the length alone), a constant format whose
+    // conversions the verifier parses, and their u64 arguments: the kernel's
+    // bpf_snprintf, the length the whole string needs with its NUL. No
+    // packet memory, as the kernel's.
+    H(165, "snprintf", V::Scalar, {V::Ptr, V::Scalar, V::Ptr, V::Ptr, V::Scalar}, false,
+      {C::UninitMem, C::ConstSizeOrZero, C::FormatStr, C::FormatData, C::ConstSizeOrZero},
+      R::Scalar, {}, E::None, /*GplOnly=*/true, /*PacketAccess=*/false);
     H(164, "for_each_map_elem", V::Scalar, {V::Map, V::Ptr, V::Ptr, V::Scalar}, true,
       {C::MapPtr, C::Callback, C::CallbackCtx, C::Scalar}, R::Scalar, {M::Iterable});
     // XDP's form: the flags must be 0 (no segment check), any other is -EINVAL.
@@ -144,6 +152,23 @@ public:
     H(202, "dynptr_write", V::Scalar, {V::Ptr, V::Scalar, V::Ptr, V::Scalar, V::Scalar}, false,
       {C::Dynptr, C::Anything, C::Mem, C::ConstSizeOrZero, C::Anything}, R::Scalar, {},
       E::StoresPacket);
+    // SYN cookies of raw headers (XDP SYN proxies): a whole IPv4 or IPv6
+    // header, the TCP header and th_len (gen: 20 to 60 bytes, th->doff * 4,
+    // else -EINVAL); gen returns the cookie with the MSS it encodes in the
+    // upper 32 bits, check 0 or -EACCES. The secret is the runtime's
+    // (SyncookieHelpers.inc).
+    H(204, "tcp_raw_gen_syncookie_ipv4", V::Scalar, {V::Ptr, V::Ptr, V::Scalar}, false,
+      {C::FixedMem, C::Mem, C::ConstSizeOrZero}, R::Scalar, {}, E::None, /*GplOnly=*/true,
+      /*PacketAccess=*/true, {20, 0, 0});
+    H(205, "tcp_raw_gen_syncookie_ipv6", V::Scalar, {V::Ptr, V::Ptr, V::Scalar}, false,
+      {C::FixedMem, C::Mem, C::ConstSizeOrZero}, R::Scalar, {}, E::None, /*GplOnly=*/true,
+      /*PacketAccess=*/true, {40, 0, 0});
+    H(206, "tcp_raw_check_syncookie_ipv4", V::Scalar, {V::Ptr, V::Ptr}, false,
+      {C::FixedMem, C::FixedMem}, R::Scalar, {}, E::None, /*GplOnly=*/true,
+      /*PacketAccess=*/true, {20, 20});
+    H(207, "tcp_raw_check_syncookie_ipv6", V::Scalar, {V::Ptr, V::Ptr}, false,
+      {C::FixedMem, C::FixedMem}, R::Scalar, {}, E::None, /*GplOnly=*/true,
+      /*PacketAccess=*/true, {40, 20});
     H(208, "ktime_get_tai_ns", V::Scalar, {}, false, {});
   }
 

@@ -134,6 +134,13 @@ __attribute__((always_inline)) void ebpfgpu_warp_add_u32(uint32_t *p, uint32_t v
 
 #include "BlockAdds.inc"
 #include "XdpHelpers.inc"
+#include "FormatHelpers.inc"
+
+/* The SYN cookie secrets (Abi/SyncookieSecret.h: SyncookieSecretGlobal),
+ * which the loader writes; zero until it does. */
+uint64_t ebpfgpu_syncookie_secret[4];
+#define EBPFGPU_SYNCOOKIE_SECRET() ((const uint64_t *)ebpfgpu_syncookie_secret)
+#include "SyncookieHelpers.inc"
 #include "ebpf-gpu/Abi/MapHelpers.inc"
 #include "Staging.inc"
 #include "PersistentLoop.inc"

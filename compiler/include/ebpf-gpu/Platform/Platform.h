@@ -52,6 +52,13 @@ enum class ArgCheck : uint8_t {
   ConstStr,     ///< a NUL-terminated string at a constant offset in a read-only map
                 ///< value (.rodata), found there by the verifier (the kernel's
                 ///< ARG_PTR_TO_CONST_STR)
+  FormatStr,    ///< as ConstStr, a format of bpf_bprintf_prepare's rules that the
+                ///< verifier parses: its conversions take the u64s of the FormatData
+                ///< argument that follows (the kernel's check_bpf_snprintf_call)
+  FormatData,   ///< readable memory of u64s, its size the next argument (a constant
+                ///< multiple of 8, 8 for each conversion of the FormatStr before it
+                ///< at least); where a conversion reads memory (%s, %pI4, ...) its
+                ///< u64 is a pointer the verifier tracks to what it reads
   Callback,     ///< a subprogram's address (an lddw of a code address, the kernel's
                 ///< BPF_PSEUDO_FUNC): the helper calls it with (index, the next
                 ///< argument) until it returns 1, or where the helper takes a map
@@ -66,6 +73,8 @@ enum class ArgCheck : uint8_t {
   Dynptr,       ///< a `struct bpf_dynptr` on the stack that bpf_dynptr_from_xdp
                 ///< initialised (the kernel's ARG_PTR_TO_DYNPTR | MEM_RDONLY): the
                 ///< helper reads the dynptr, never changes it
+  FixedMem,     ///< readable memory of the row's MemSizes bytes (the kernel's
+                ///< ARG_PTR_TO_FIXED_SIZE_MEM)
 };
 
 /// What the verifier knows of a helper's result.
@@ -150,6 +159,9 @@ struct HelperProto {
   /// Whether its memory arguments may point into the packet (the kernel's
   /// pkt_access); bpf_strncmp's may not.
   bool PacketAccess = true;
+  /// For each FixedMem argument, its size in bytes (by argument, 0 for the
+  /// others; the kernel's argN_size).
+  std::vector<uint32_t> MemSizes = {};
 
   std::string runtimeSymbol() const { return "ebpfgpu_" + Name; }
 };
