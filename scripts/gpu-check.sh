@@ -182,8 +182,8 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
   # Helpers of issue 17 whose results are data (bpf_xdp_get_buff_len,
   # bpf_check_mtu without a table, bpf_map_lookup_percpu_elem,
   # bpf_strncmp, bpf_loop, the bpf_iter_num kfuncs, queue, stack and bloom
-  # filter maps, bpf_for_each_map_elem, bpf_spin_lock, the XDP dynptrs):
-  # serial as the
+  # filter maps, bpf_for_each_map_elem, bpf_spin_lock, the XDP dynptrs,
+  # bpf_snprintf, the SYN cookie helpers' deterministic results): serial as the
   # samples above ("FILE:PROGRAM", FILE in
   # tests/lit/loader); with the forwarding table, bpf_check_mtu from the
   # WAN link; and the helpers
@@ -196,7 +196,8 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
               for-each-map-elem.c:each_churn for-each-map-elem.c:each_inner spin-lock.c:locked_count \
               ktime-coarse-tai.c:coarse_vs_ktime \
               ktime-coarse-tai.c:tai_monotonic queue-stack-bloom.c:qsb \
-              buff-len-numa.c:numa dynptr.c:dynptr_tunnel dynptr.c:dynptr_edges; do
+              buff-len-numa.c:numa dynptr.c:dynptr_tunnel dynptr.c:dynptr_edges \
+              snprintf.c:fmt syncookie.c:cookies; do
     local src=${spec%%:*} prog=${spec##*:}
     /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
       -c "tests/lit/loader/$src" -o "build/helper17_${src%.c}.o"
