@@ -223,6 +223,18 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
     --map-file samples/xdp_tenant_policy.maps --dump-maps build/tenant.host.maps >/dev/null
   grep -E '^(tcp_stats|udp_stats|proto_stats|tenant_policy)' build/tenant.host.maps |
     sha256sum | cut -d' ' -f1 >"$CARRY/samples/tenant_counters.sha256"
+  # Broadcasts (bpf_redirect_map with BPF_F_BROADCAST, issue 17): the
+  # programs of tests/lit/loader/broadcast.c with its map entries; the GPU's
+  # actions and the port sets its redirects went to must be the host's
+  # (tests/gpu-device/maps/broadcast.test).
+  /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
+    -c tests/lit/loader/broadcast.c -o build/broadcast.o
+  for prog in multi all ports_all ports_excl; do
+    build/tools/ebpf-gpu-cc build/broadcast.o --section "$prog" -o "$CARRY/samples/bcast_$prog.gpu.o"
+    build/tools/ebpf-gpu-loader run build/broadcast.o --section "$prog" --backend host \
+      --pcap "$traffic" --map-file tests/lit/loader/Inputs/broadcast.maps --ingress-ifindex 2 |
+      grep -E '^  (XDP_|redirect to)' >"$CARRY/samples/bcast_$prog.host.txt"
+  done
   # Event records from 100,000 concurrent threads: per batch they come in
   # packet order, and new flows (one record per flow, whichever packet
   # inserts it) and drop samples are the host's; the ICMP ring overflows,

@@ -185,13 +185,17 @@ std::string DaemonState::metrics() const {
       const std::pair<const char *, uint64_t> Lost[] = {{"oversized", Q.Oversized},
                                                         {"redirect_unknown", Q.RedirectUnknown},
                                                         {"pass_dropped", Q.PassDropped},
-                                                        {"exec_failed", Q.ExecFailed}};
+                                                        {"exec_failed", Q.ExecFailed},
+                                                        {"broadcast_failed", Q.BroadcastFailed}};
       for (const auto &[Why, N] : Lost) {
         Labels EL = L;
         EL.push_back({"error", Why});
         M.add("ebpf_gpu_packet_errors_total", "counter",
               "Packets freed without a verdict's action, by reason.", EL, number(N));
       }
+      M.add("ebpf_gpu_broadcast_copies_total", "counter",
+            "Copies of broadcast packets sent beyond the packets themselves.", L,
+            number(Q.BroadcastCopies));
       M.add("ebpf_gpu_batches_total", "counter", "Batches run.", L, number(Q.Batches));
       M.add("ebpf_gpu_backend_seconds_total", "counter",
             "Time spent starting batches in the back end and waiting for them.", L,

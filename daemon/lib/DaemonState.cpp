@@ -399,7 +399,10 @@ Value DaemonState::portJson(const runtime::PortStats &S, bool WithCounters) cons
     return O;
   runtime::ActionStats A = S.actions();
   uint64_t Oversized = 0, Unknown = 0, PassDropped = 0, ExecFailed = 0, RxBytes = 0;
+  uint64_t Copies = 0, CopyFailed = 0;
   for (const runtime::QueueStats &Q : S.Queues) {
+    Copies += Q.BroadcastCopies;
+    CopyFailed += Q.BroadcastFailed;
     Oversized += Q.Oversized;
     Unknown += Q.RedirectUnknown;
     PassDropped += Q.PassDropped;
@@ -415,11 +418,13 @@ Value DaemonState::portJson(const runtime::PortStats &S, bool WithCounters) cons
       .set("tx_full", S.TxFull)
       .set("pass_tx_packets", S.PassTxPackets)
       .set("pass_tx_full", S.PassTxFull)
+      .set("broadcast_copies", Copies)
       .set("errors", Value::object()
                          .set("oversized", Oversized)
                          .set("redirect_unknown", Unknown)
                          .set("pass_dropped", PassDropped)
                          .set("exec_failed", ExecFailed)
+                         .set("broadcast_failed", CopyFailed)
                          .set("rx_nombuf", S.RxNoMbuf)
                          .set("rx_missed", S.RxMissed)
                          .set("rx_errors", S.RxErrors)

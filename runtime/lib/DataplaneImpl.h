@@ -106,6 +106,7 @@ struct Task {
     Free.reserve(BatchSize);
     Dest.resize(BatchSize);
     Out.resize(BatchSize);
+    Copies.reserve(BatchSize);
     OutLens.resize(BatchSize);
   }
   Port &P;
@@ -116,6 +117,9 @@ struct Task {
   unsigned Fill = 0, InFlight = 0;
   std::vector<rte_mbuf *> Free, Out;
   std::vector<uint32_t> OutLens;
+  /// Copies of the batch's broadcasts, each with its port id (the packets
+  /// themselves are in Dest).
+  std::vector<std::pair<uint8_t, rte_mbuf *>> Copies;
   /// Per packet of the batch acted on: where it goes (a port id,
   /// ExceptionDest, or NoDest).
   std::vector<uint8_t> Dest;
@@ -136,6 +140,7 @@ struct Task {
 
   Counter RxPackets, RxBytes, ActPackets[NumXdpActions], ActBytes[NumXdpActions], Invalid;
   Counter Oversized, RedirectUnknown, PassDropped, ExecFailed, Batches;
+  Counter BroadcastCopies, BroadcastFailed;
   Counter SubmitTsc, WaitTsc, ActTsc; ///< TSC cycles spent there
   Counter FirstRxTsc, LastDoneTsc;
   LatencyHistogram Latency;
@@ -218,6 +223,11 @@ struct Dataplane::Impl {
   void drain(Worker &W, Task &T);
   void failBatch(Task &T, Slot &S, BatchExecutor &Exec, const Error &E);
   void act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *Staged);
+  /// A broadcast's set of ports (EBPFGPU_REDIRECT_BROADCAST): the port the
+  /// packet itself goes to (NoDest: none is a port), the others in `Copy`
+  /// (bit id - 1), each marked in `Used`; members that are no port counted
+  /// in `Failed`.
+  uint8_t broadcastPorts(uint32_t Set, Port **Used, uint32_t &Copy, uint64_t &Failed);
   void send(Worker &W, TxTarget &To, rte_mbuf **Pkts, const uint32_t *Lens, size_t N);
 
   void synchronize();

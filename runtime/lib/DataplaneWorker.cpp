@@ -329,6 +329,7 @@ void Dataplane::Impl::act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *St
   const size_t Count = S.Held.size();
   uint64_t Packets[NumXdpActions] = {}, Bytes[NumXdpActions] = {};
   uint64_t Invalid = 0, Unknown = 0, PassDropped = 0, Oversized = 0;
+  uint64_t Copies = 0, CopyFailed = 0;
   // Where REDIRECT and TX go, read from the table once per batch: a port
   // detached meanwhile stays open until this batch has passed a quiescent
   // point.
@@ -349,6 +350,9 @@ void Dataplane::Impl::act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *St
     ++Packets[V];
     Bytes[V] += Len;
     uint8_t D = NoDest;
+    // A broadcast's ports (EBPFGPU_REDIRECT_BROADCAST) that get a copy;
+    // the packet itself goes to the last of them, D.
+    uint32_t Copy = 0;
     switch (XdpAction(V)) {
     case XdpAction::Tx:
       D = uint8_t(T.P.Id);
@@ -356,6 +360,12 @@ void Dataplane::Impl::act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *St
       break;
     case XdpAction::Redirect: {
       uint64_t Ifindex = Staged ? Staged[I].redirect_target : Batch.redirectTarget(I);
+      if (unlikely(Ifindex & EBPFGPU_REDIRECT_BROADCAST)) {
+        D = broadcastPorts(uint32_t(Ifindex), Used, Copy, CopyFailed);
+        if (D == NoDest)
+          ++Unknown;
+        break;
+      }
       Port *To = Ifindex >= 1 && Ifindex <= MaxDataplanePorts
                      ? Table[Ifindex].load(std::memory_order_acquire)
                      : nullptr;
@@ -392,7 +402,23 @@ void Dataplane::Impl::act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *St
                  unlikely(!dpdk::storeResult(M, Batch.data(I), Len))) {
         ++Oversized;
         D = NoDest;
+        CopyFailed += __builtin_popcount(Copy);
+        Copy = 0;
       }
+    }
+    // Copies rather than indirect mbufs sharing M's buffer: each port gets
+    // a frame of its own (a staged batch's originals must keep one
+    // reference each to go straight back to the pool), and a copy of a
+    // small frame costs what attaching one does.
+    for (; unlikely(Copy); Copy &= Copy - 1) {
+      uint8_t To = uint8_t(__builtin_ctz(Copy) + 1);
+      rte_mbuf *C = rte_pktmbuf_copy(M, Pool, 0, UINT32_MAX);
+      if (!C) {
+        ++CopyFailed;
+        continue;
+      }
+      T.Copies.push_back({To, C});
+      ++Copies;
     }
     T.Dest[I] = D;
     if (D == NoDest)
@@ -410,12 +436,21 @@ void Dataplane::Impl::act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *St
       freeMbufs(Pool, T.Free.data(), T.Free.size());
   }
   T.Free.clear();
+  if (unlikely(T.Out.size() < Count + T.Copies.size())) {
+    T.Out.resize(Count + T.Copies.size());
+    T.OutLens.resize(Count + T.Copies.size());
+  }
   auto SendTo = [&](uint8_t D, TxTarget &To) {
     size_t N = 0;
     for (size_t I = 0; I < Count; ++I)
       if (T.Dest[I] == D) {
         T.Out[N] = S.Held[I];
         T.OutLens[N++] = rte_pktmbuf_pkt_len(S.Held[I]);
+      }
+    for (const auto &[Id, C] : T.Copies)
+      if (Id == D) {
+        T.Out[N] = C;
+        T.OutLens[N++] = rte_pktmbuf_pkt_len(C);
       }
     send(W, To, T.Out.data(), T.OutLens.data(), N);
   };
@@ -424,6 +459,7 @@ void Dataplane::Impl::act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *St
       SendTo(uint8_t(D), Used[D]->Tx);
   if (UsedException)
     SendTo(ExceptionDest, T.P.Exc->Tx);
+  T.Copies.clear();
   for (unsigned A = 0; A < NumXdpActions; ++A)
     if (Packets[A]) {
       T.ActPackets[A].add(Packets[A]);
@@ -435,11 +471,37 @@ void Dataplane::Impl::act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *St
     T.PassDropped.add(PassDropped);
     T.Oversized.add(Oversized);
   }
+  if (Copies | CopyFailed) {
+    T.BroadcastCopies.add(Copies);
+    T.BroadcastFailed.add(CopyFailed);
+  }
   S.Held.clear();
   Batch.clear();
   uint64_t Done = rte_rdtsc();
   T.Latency.record((Done - S.StartTsc) * 1000000000 / Hz);
   T.LastDoneTsc.add(Done - T.LastDoneTsc.get());
+}
+
+uint8_t Dataplane::Impl::broadcastPorts(uint32_t Set, Port **Used, uint32_t &Copy,
+                                        uint64_t &Failed) {
+  // A device the program's devmap names past the ports the set can hold,
+  // or one that is no port: that copy fails.
+  Failed += (Set & EBPFGPU_REDIRECT_BROADCAST_FAR) != 0;
+  uint8_t Last = NoDest;
+  for (uint32_t Ports = Set & ((1u << EBPFGPU_REDIRECT_BROADCAST_PORTS) - 1); Ports;
+       Ports &= Ports - 1) {
+    uint8_t D = uint8_t(__builtin_ctz(Ports) + 1);
+    Port *To = Table[D].load(std::memory_order_acquire);
+    if (!To) {
+      ++Failed;
+      continue;
+    }
+    Used[D] = To;
+    if (Last != NoDest)
+      Copy |= 1u << (Last - 1);
+    Last = D;
+  }
+  return Last;
 }
 
 void Dataplane::Impl::send(Worker &W, TxTarget &To, rte_mbuf **Pkts, const uint32_t *Lens,

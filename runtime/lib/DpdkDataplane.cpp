@@ -257,6 +257,8 @@ PortStats Dataplane::Impl::snapshot(const Port &P) const {
     Q.RedirectUnknown = T->RedirectUnknown.get();
     Q.PassDropped = T->PassDropped.get();
     Q.ExecFailed = T->ExecFailed.get();
+    Q.BroadcastCopies = T->BroadcastCopies.get();
+    Q.BroadcastFailed = T->BroadcastFailed.get();
     Q.FirstRxNs = Ns(T->FirstRxTsc.get());
     Q.LastDoneNs = Ns(T->LastDoneTsc.get());
     if (S.FirstFailure.empty() && T->Failed.load(std::memory_order_acquire))

@@ -76,6 +76,8 @@ ForwardReport report(const std::vector<PortStats> &Ports, const ForwardOptions &
       R.RedirectUnknown += Q.RedirectUnknown;
       R.PassDropped += Q.PassDropped;
       R.ExecFailed += Q.ExecFailed;
+      R.BroadcastCopies += Q.BroadcastCopies;
+      R.BroadcastFailed += Q.BroadcastFailed;
       if (Q.FirstRxNs)
         First = std::min(First, Q.FirstRxNs);
       Last = std::max(Last, Q.LastDoneNs);

@@ -21,6 +21,18 @@ const char *xdpActionName(uint64_t Code) {
   return Code < NumXdpActions ? Names[Code] : "XDP_UNKNOWN";
 }
 
+std::string redirectTargetName(uint64_t Target) {
+  if (!(Target & EBPFGPU_REDIRECT_BROADCAST))
+    return "ifindex " + std::to_string(Target);
+  std::string Ports;
+  for (uint32_t I = 0; I < EBPFGPU_REDIRECT_BROADCAST_PORTS; ++I)
+    if (Target & 1u << I)
+      Ports += (Ports.empty() ? "" : ",") + std::to_string(I + 1);
+  if (Target & EBPFGPU_REDIRECT_BROADCAST_FAR)
+    Ports += Ports.empty() ? "+far" : ",+far";
+  return "broadcast to " + (Ports.empty() ? std::string("none") : Ports);
+}
+
 PacketBatch::PacketBatch(uint32_t MaxLen)
     : MaxLen(MaxLen), Stride((XdpHeadroom + MaxLen + XdpTailroom + 63) & ~size_t(63)) {}
 

@@ -451,6 +451,13 @@ int runCommand(int argc, char **argv) {
     Stats.count(Batch->verdict(I), Batch->length(I));
   writeRunFiles(O, *Batch, R);
   size_t EventCount = size_t(std::count(R.EventsText.begin(), R.EventsText.end(), '\n'));
+  // Where the redirects went (a broadcast: to which ports), but for the
+  // kernel's test run, which does not say.
+  std::map<uint64_t, uint64_t> Targets;
+  if (O.Backend != exec::Backend::Kernel)
+    for (size_t I = 0; I < Batch->size(); ++I)
+      if (Batch->verdict(I) == uint64_t(runtime::XdpAction::Redirect))
+        ++Targets[Batch->redirectTarget(I)];
   if (O.Json) {
     std::printf("{\"program\": \"%s\", \"backend\": \"%s\", \"packets\": %zu, \"actions\": {",
                 R.ProgName.c_str(), R.Backend.c_str(), Batch->size());
@@ -458,6 +465,11 @@ int runCommand(int argc, char **argv) {
       std::printf("%s\"%s\": {\"packets\": %llu, \"bytes\": %llu}", A ? ", " : "",
                   runtime::xdpActionName(A), (unsigned long long)Stats.Packets[A],
                   (unsigned long long)Stats.Bytes[A]);
+    std::printf("}, \"redirects\": {");
+    for (auto It = Targets.begin(); It != Targets.end(); ++It)
+      std::printf("%s\"%s\": %llu", It == Targets.begin() ? "" : ", ",
+                  runtime::redirectTargetName(It->first).c_str(),
+                  (unsigned long long)It->second);
     std::printf("}, \"invalid_verdicts\": %llu, \"events\": %zu, \"seconds\": %.6f",
                 (unsigned long long)Stats.Invalid, EventCount, Secs);
     if (R.KernelMs >= 0)
@@ -474,6 +486,9 @@ int runCommand(int argc, char **argv) {
   if (Stats.Invalid)
     std::printf("  (%llu verdicts outside 0..4 counted as XDP_ABORTED)\n",
                 (unsigned long long)Stats.Invalid);
+  for (const auto &[Target, Count] : Targets)
+    std::printf("  redirect to %s: %llu\n", runtime::redirectTargetName(Target).c_str(),
+                (unsigned long long)Count);
   if (EventCount)
     std::printf("  %zu event records%s\n", EventCount,
                 O.EventsFile.empty() ? " (--events FILE writes them)" : "");

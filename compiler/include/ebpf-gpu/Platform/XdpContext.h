@@ -31,7 +31,8 @@ struct ebpfgpu_xdp_ctx {
   /* First byte of the buffer (start of headroom) and one past its last byte. */
   uint64_t buffer_start;
   uint64_t buffer_end;
-  /* Set by bpf_redirect: the target ifindex. */
+  /* Set by bpf_redirect: the target ifindex (below 2^31, as the kernel's
+   * int ifindex), or a broadcast's set of ports (EBPFGPU_REDIRECT_BROADCAST). */
   uint64_t redirect_target;
   /* State of bpf_get_prandom_u32, seeded by the runtime per packet. */
   uint64_t random_state;
@@ -51,6 +52,17 @@ struct ebpfgpu_xdp_ctx {
    * FibAbi.h); 0 when the runtime has none. */
   uint64_t fib;
 };
+
+/* The redirect target of a broadcast (bpf_redirect_map with
+ * BPF_F_BROADCAST on a devmap): the helper resolves the map's devices as it
+ * runs, less the ingress one with BPF_F_EXCLUDE_INGRESS, into a set the
+ * verdict carries in its 32 bits (the host reads no GPU map per packet).
+ * Bit i - 1 stands for ifindex i up to EBPFGPU_REDIRECT_BROADCAST_PORTS;
+ * EBPFGPU_REDIRECT_BROADCAST_FAR says that some entry named a device past
+ * those, which the runtime cannot reach (it counts the copy as failed). */
+#define EBPFGPU_REDIRECT_BROADCAST 0x80000000u
+#define EBPFGPU_REDIRECT_BROADCAST_FAR 0x40000000u
+#define EBPFGPU_REDIRECT_BROADCAST_PORTS 30u
 
 /* The log of bpf_trace_printk: lines appended at `head` (reserved with an
  * atomic add) into `capacity` bytes that follow the header; a line that

@@ -108,6 +108,10 @@ struct QueueStats {
   LatencyHistogram::Counts Latency{};
   uint64_t LatencySumNs = 0;
   uint64_t Oversized = 0, RedirectUnknown = 0, PassDropped = 0, ExecFailed = 0;
+  /// Broadcasts (bpf_redirect_map with BPF_F_BROADCAST): copies made
+  /// beyond the packet itself, and ports of theirs that got none (no such
+  /// port, no mbuf for the copy, the packet oversized).
+  uint64_t BroadcastCopies = 0, BroadcastFailed = 0;
   /// Nanoseconds since the data plane started: the first packet received
   /// and the end of the last batch acted on (0: none yet).
   uint64_t FirstRxNs = 0, LastDoneNs = 0;

@@ -109,6 +109,10 @@ struct ForwardReport {
   uint64_t PassDropped = 0;
   /// Packets of batches the back end failed on: freed.
   uint64_t ExecFailed = 0;
+  /// Broadcasts: copies sent beyond the packets themselves, and ports of
+  /// theirs that got no copy (no such port, no mbuf). A broadcast that
+  /// reaches no port at all is also in RedirectUnknown.
+  uint64_t BroadcastCopies = 0, BroadcastFailed = 0;
   /// Batches run, and their latency: first packet received to the last
   /// one sent or freed (every queue's batches together).
   uint64_t Batches = 0;

@@ -24,6 +24,11 @@ enum class XdpAction : uint32_t { Aborted = 0, Drop = 1, Pass = 2, Tx = 3, Redir
 constexpr unsigned NumXdpActions = 5;
 /// "XDP_DROP" etc.; "XDP_UNKNOWN" for codes outside the enum.
 const char *xdpActionName(uint64_t Code);
+/// Where an XDP_REDIRECT goes, as its redirect target says: "ifindex 2",
+/// or for a broadcast (EBPFGPU_REDIRECT_BROADCAST) "broadcast to 1,3"
+/// ("broadcast to none" when every device was excluded; "+far" when some
+/// device lies past the ports a broadcast can reach).
+std::string redirectTargetName(uint64_t Target);
 
 constexpr uint32_t XdpHeadroom = 256;
 constexpr uint32_t XdpTailroom = 256;
