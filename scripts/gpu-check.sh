@@ -224,15 +224,17 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
   grep -E '^(tcp_stats|udp_stats|proto_stats|tenant_policy)' build/tenant.host.maps |
     sha256sum | cut -d' ' -f1 >"$CARRY/samples/tenant_counters.sha256"
   # Broadcasts (bpf_redirect_map with BPF_F_BROADCAST, issue 17): the
-  # programs of tests/lit/loader/broadcast.c with its map entries; the GPU's
-  # actions and the port sets its redirects went to must be the host's
-  # (tests/gpu-device/maps/broadcast.test).
+  # programs of tests/lit/loader/broadcast.c with their map entries; the
+  # GPU's actions and the port sets its redirects went to must be the
+  # host's (tests/gpu-device/maps/broadcast.test).
   /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
     -c tests/lit/loader/broadcast.c -o build/broadcast.o
-  for prog in multi all ports_all ports_excl; do
+  for spec in multi:broadcast-map_all all:broadcast-map_egress ports_all:broadcast-ports \
+              ports_excl:broadcast-ports; do
+    local prog=${spec%%:*} maps=${spec##*:}
     build/tools/ebpf-gpu-cc build/broadcast.o --section "$prog" -o "$CARRY/samples/bcast_$prog.gpu.o"
     build/tools/ebpf-gpu-loader run build/broadcast.o --section "$prog" --backend host \
-      --pcap "$traffic" --map-file tests/lit/loader/Inputs/broadcast.maps --ingress-ifindex 2 |
+      --pcap "$traffic" --map-file "tests/lit/loader/Inputs/$maps.maps" --ingress-ifindex 2 |
       grep -E '^  (XDP_|redirect to)' >"$CARRY/samples/bcast_$prog.host.txt"
   done
   # Event records from 100,000 concurrent threads: per batch they come in

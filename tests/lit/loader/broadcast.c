@@ -10,23 +10,23 @@
 // tests/lit/runtime/broadcast.test; the GPU: tests/gpu-device/maps/broadcast.test.
 // RUN: %clang-bpf -c %s -o %t.o
 // RUN: ebpf-gpu-trafgen -o %t.pcap --count 400 --seed 7
-// Packets arrive on ifindex 1 (run's default); the maps name ifindexes
-// 1, 2 and 3, the devmap also 40 (past the 30 ports a broadcast reaches).
-// RUN: ebpf-gpu-loader run %t.o --section multi --pcap %t.pcap --map-file %S/Inputs/broadcast.maps \
+// Packets arrive on ifindex 1 (run's default); the maps (Inputs/broadcast-*.maps)
+// name ifindexes 1, 2 and 3, the devmap also 40 (past the 30 ports a broadcast reaches).
+// RUN: ebpf-gpu-loader run %t.o --section multi --pcap %t.pcap --map-file %S/Inputs/broadcast-map_all.maps \
 // RUN:   | FileCheck %s --check-prefix=MULTI
 // MULTI: XDP_REDIRECT [[#%d,N:]]
 // MULTI: redirect to ifindex 1: [[#%d,IPV6:]]
 // MULTI-NEXT: redirect to broadcast to 2,3: [[#%d,IPV4:]]
 // MULTI-NEXT: redirect to broadcast to 1,2,3: [[#N-IPV6-IPV4]]
-// RUN: ebpf-gpu-loader run %t.o --section all --pcap %t.pcap --map-file %S/Inputs/broadcast.maps \
+// RUN: ebpf-gpu-loader run %t.o --section all --pcap %t.pcap --map-file %S/Inputs/broadcast-map_egress.maps \
 // RUN:   | FileCheck %s --check-prefix=ALL
 // ALL: XDP_REDIRECT 400
 // ALL: redirect to broadcast to 2: 400
-// RUN: ebpf-gpu-loader run %t.o --section ports_all --pcap %t.pcap --map-file %S/Inputs/broadcast.maps \
+// RUN: ebpf-gpu-loader run %t.o --section ports_all --pcap %t.pcap --map-file %S/Inputs/broadcast-ports.maps \
 // RUN:   --ingress-ifindex 2 | FileCheck %s --check-prefix=PORTS
 // PORTS: XDP_REDIRECT 400
 // PORTS: redirect to broadcast to 1,2,3,+far: 400
-// RUN: ebpf-gpu-loader run %t.o --section ports_excl --pcap %t.pcap --map-file %S/Inputs/broadcast.maps \
+// RUN: ebpf-gpu-loader run %t.o --section ports_excl --pcap %t.pcap --map-file %S/Inputs/broadcast-ports.maps \
 // RUN:   --ingress-ifindex 2 | FileCheck %s --check-prefix=EXCL
 // EXCL: XDP_REDIRECT 400
 // EXCL: redirect to broadcast to 1,3,+far: 400
@@ -37,17 +37,18 @@
 // NONE: redirect to broadcast to none: 400
 // RUN: ebpf-gpu-loader run %t.o --section bad_flags --pcap %t.pcap | FileCheck %s --check-prefix=BAD
 // BAD: XDP_ABORTED 400
-// RUN: ebpf-gpu-loader run %t.o --section exclude_only --pcap %t.pcap --map-file %S/Inputs/broadcast.maps \
+// RUN: ebpf-gpu-loader run %t.o --section exclude_only --pcap %t.pcap --map-file %S/Inputs/broadcast-ports.maps \
 // RUN:   | FileCheck %s --check-prefix=ONLY
 // ONLY: XDP_REDIRECT 400
 // ONLY: redirect to ifindex 2: 400
-// RUN: ebpf-gpu-loader run %t.o --section multi --pcap %t.pcap --map-file %S/Inputs/broadcast.maps --json \
+// RUN: ebpf-gpu-loader run %t.o --section multi --pcap %t.pcap --map-file %S/Inputs/broadcast-map_all.maps --json \
 // RUN:   | FileCheck %s --check-prefix=JSON
 // JSON: "redirects": {"ifindex 1": {{[0-9]+}}, "broadcast to 2,3": {{[0-9]+}}, "broadcast to 1,2,3": {{[0-9]+}}}
 //
 // The kernel: every program agrees with the host on empty maps, and on
-// maps naming lo (Inputs/broadcast-kernel.maps: the kernel refuses a
-// devmap entry naming no device), packet for packet.
+// maps naming lo only (ifindex 1 on every machine, the runs' ingress
+// device: the kernel refuses a devmap entry naming no device), packet for
+// packet.
 // RUN: %if kernel-bpf %{ ebpf-gpu-loader compare %t.o --pcap %t.pcap | FileCheck %s --check-prefix=KERNEL %}
 // KERNEL: multi: both: 400 packets, host and kernel agree
 // KERNEL-NEXT: all: both: 400 packets, host and kernel agree
@@ -56,13 +57,16 @@
 // KERNEL-NEXT: bad_flags: both: 400 packets, host and kernel agree
 // KERNEL-NEXT: exclude_only: both: 400 packets, host and kernel agree
 // RUN: %if kernel-bpf %{ %python %S/Inputs/differential.py --loader ebpf-gpu-loader --pcap %t.pcap \
-// RUN:   --work %t.d %t.o:multi+%S/Inputs/broadcast-kernel.maps %t.o:all+%S/Inputs/broadcast-kernel.maps \
-// RUN:   %t.o:ports_excl+%S/Inputs/broadcast-kernel.maps %t.o:exclude_only+%S/Inputs/broadcast-kernel.maps \
+// RUN:   --work %t.d --loader-arg=--map-set --loader-arg=map_all:01000000:01000000 %t.o:multi \
 // RUN:   | FileCheck %s --check-prefix=DIFF %}
-// DIFF: multi: 400 packets, host and kernel agree
-// DIFF: all: 400 packets, host and kernel agree
-// DIFF: ports_excl: 400 packets, host and kernel agree
-// DIFF: exclude_only: 400 packets, host and kernel agree
+// RUN: %if kernel-bpf %{ %python %S/Inputs/differential.py --loader ebpf-gpu-loader --pcap %t.pcap \
+// RUN:   --work %t.d --loader-arg=--map-set --loader-arg=map_egress:01000000:0100000000000000 %t.o:all \
+// RUN:   | FileCheck %s --check-prefix=DIFF %}
+// RUN: %if kernel-bpf %{ %python %S/Inputs/differential.py --loader ebpf-gpu-loader --pcap %t.pcap \
+// RUN:   --work %t.d --loader-arg=--map-set --loader-arg=ports:00000000:01000000 \
+// RUN:   --loader-arg=--map-set --loader-arg=ports:01000000:01000000 %t.o:ports_excl %t.o:exclude_only \
+// RUN:   | FileCheck %s --check-prefix=DIFF %}
+// DIFF: {{(multi|all|ports_excl)}}: 400 packets, host and kernel agree
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
 

@@ -27,7 +27,7 @@ def main():
                 "none" if not got else f"{len(got)} packets, DIFFERENT")
         print(f"port {i + 1}: {what}")
     e = fwd["errors"]
-    print(f"received {fwd['rx_packets']}, copies {fwd['broadcast_copies']}, "
+    print(f"received {fwd['packets']}, copies {fwd['broadcast_copies']}, "
           f"copies failed {e['broadcast_failed']}, redirected to no port {e['redirect_unknown']}")
     a = fwd["actions"]
     handed = sum(p["tx_packets"] + p["tx_full"] for p in fwd["ports"])
