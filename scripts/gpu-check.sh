@@ -223,17 +223,23 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
     --map-file samples/xdp_tenant_policy.maps --dump-maps build/tenant.host.maps >/dev/null
   grep -E '^(tcp_stats|udp_stats|proto_stats|tenant_policy)' build/tenant.host.maps |
     sha256sum | cut -d' ' -f1 >"$CARRY/samples/tenant_counters.sha256"
-  # Broadcasts (bpf_redirect_map with BPF_F_BROADCAST, issue 17): the
-  # programs of tests/lit/loader/broadcast.c with their map entries; the
-  # GPU's actions and the port sets its redirects went to must be the
-  # host's (tests/gpu-device/maps/broadcast.test).
-  /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
-    -c tests/lit/loader/broadcast.c -o build/broadcast.o
-  for spec in multi:broadcast-map_all all:broadcast-map_egress ports_all:broadcast-ports \
-              ports_excl:broadcast-ports; do
-    local prog=${spec%%:*} maps=${spec##*:}
-    build/tools/ebpf-gpu-cc build/broadcast.o --section "$prog" -o "$CARRY/samples/bcast_$prog.gpu.o"
-    build/tools/ebpf-gpu-loader run build/broadcast.o --section "$prog" --backend host \
+  # Broadcasts and cpumaps (bpf_redirect_map with BPF_F_BROADCAST, into a
+  # cpumap; issue 17): the programs of tests/lit/loader/broadcast.c and
+  # cpumap.c with their map entries; the GPU's actions and where its
+  # redirects went must be the host's (tests/gpu-device/maps/broadcast.test,
+  # cpumap.test).
+  local src
+  for src in broadcast cpumap; do
+    /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
+      -c "tests/lit/loader/$src.c" -o "build/$src.o"
+  done
+  for spec in broadcast:multi:broadcast-map_all broadcast:all:broadcast-map_egress \
+              broadcast:ports_all:broadcast-ports broadcast:ports_excl:broadcast-ports \
+              cpumap:by_proto:cpumap; do
+    local src=${spec%%:*} maps=${spec##*:} prog=${spec#*:}
+    prog=${prog%%:*}
+    build/tools/ebpf-gpu-cc "build/$src.o" --section "$prog" -o "$CARRY/samples/bcast_$prog.gpu.o"
+    build/tools/ebpf-gpu-loader run "build/$src.o" --section "$prog" --backend host \
       --pcap "$traffic" --map-file "tests/lit/loader/Inputs/$maps.maps" --ingress-ifindex 2 |
       grep -E '^  (XDP_|redirect to)' >"$CARRY/samples/bcast_$prog.host.txt"
   done

@@ -57,6 +57,10 @@ MaybeError checkMapSupported(const std::string &Name, const platform::MapShape &
     if (S.KeySize != 4 || (S.ValueSize != 4 && S.ValueSize != 8))
       return Refuse("devmap keys are 4 bytes and values 4 or 8 (struct bpf_devmap_val)");
     break;
+  case EBPFGPU_MAP_CPUMAP:
+    if (S.KeySize != 4 || (S.ValueSize != 4 && S.ValueSize != 8))
+      return Refuse("cpumap keys are 4 bytes and values 4 or 8 (struct bpf_cpumap_val)");
+    break;
   case EBPFGPU_MAP_LPM_TRIE:
     if (S.KeySize <= 4 || S.KeySize > 4 + EBPFGPU_LPM_MAX_DATA)
       return Refuse("LPM trie keys are a 4-byte prefix length and 1 to 256 data bytes, not " +
@@ -106,7 +110,7 @@ MaybeError checkMapSupported(const std::string &Name, const platform::MapShape &
     return Refuse("maps of type " + std::to_string(S.Type) +
                   " have no run-time implementation yet (array, percpu_array, prog_array, hash, "
                   "percpu_hash, lru_hash, lru_percpu_hash, lpm_trie, array_of_maps, hash_of_maps, devmap, "
-                  "devmap_hash, queue, stack, bloom_filter, ringbuf and perf_event_array do)");
+                  "devmap_hash, cpumap, queue, stack, bloom_filter, ringbuf and perf_event_array do)");
   }
   if (S.Extra != 0)
     return Refuse("map_extra " + std::to_string(S.Extra) + ": only bloom filters take one");

@@ -196,6 +196,9 @@ std::string DaemonState::metrics() const {
       M.add("ebpf_gpu_broadcast_copies_total", "counter",
             "Copies of broadcast packets sent beyond the packets themselves.", L,
             number(Q.BroadcastCopies));
+      M.add("ebpf_gpu_redirect_cpu_total", "counter",
+            "Redirects into a cpumap, sent to the exception port as XDP_PASS.", L,
+            number(Q.RedirectCpu));
       M.add("ebpf_gpu_batches_total", "counter", "Batches run.", L, number(Q.Batches));
       M.add("ebpf_gpu_backend_seconds_total", "counter",
             "Time spent starting batches in the back end and waiting for them.", L,

@@ -399,8 +399,9 @@ Value DaemonState::portJson(const runtime::PortStats &S, bool WithCounters) cons
     return O;
   runtime::ActionStats A = S.actions();
   uint64_t Oversized = 0, Unknown = 0, PassDropped = 0, ExecFailed = 0, RxBytes = 0;
-  uint64_t Copies = 0, CopyFailed = 0;
+  uint64_t Copies = 0, CopyFailed = 0, ToCpu = 0;
   for (const runtime::QueueStats &Q : S.Queues) {
+    ToCpu += Q.RedirectCpu;
     Copies += Q.BroadcastCopies;
     CopyFailed += Q.BroadcastFailed;
     Oversized += Q.Oversized;
@@ -419,6 +420,7 @@ Value DaemonState::portJson(const runtime::PortStats &S, bool WithCounters) cons
       .set("pass_tx_packets", S.PassTxPackets)
       .set("pass_tx_full", S.PassTxFull)
       .set("broadcast_copies", Copies)
+      .set("redirect_cpu", ToCpu)
       .set("errors", Value::object()
                          .set("oversized", Oversized)
                          .set("redirect_unknown", Unknown)

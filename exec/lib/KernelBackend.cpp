@@ -215,7 +215,8 @@ std::string dumpObjectMaps(struct bpf_object *Obj, const std::set<uint32_t> *Onl
       Parts.push_back({bpf_map__name(M), abi::formatQueueEntries(bpf_map__name(M), Values)});
       continue;
     }
-    if (T != BPF_MAP_TYPE_ARRAY && T != BPF_MAP_TYPE_PERCPU_ARRAY && T != BPF_MAP_TYPE_DEVMAP)
+    if (T != BPF_MAP_TYPE_ARRAY && T != BPF_MAP_TYPE_PERCPU_ARRAY && T != BPF_MAP_TYPE_DEVMAP &&
+        T != BPF_MAP_TYPE_CPUMAP)
       continue; // bloom filters among them: bits, no values to list
     std::string Name = bpf_map__name(M);
     if (bpf_map__is_internal(M)) // libbpf names global data "<obj>.<section>"

@@ -140,7 +140,7 @@ struct Task {
 
   Counter RxPackets, RxBytes, ActPackets[NumXdpActions], ActBytes[NumXdpActions], Invalid;
   Counter Oversized, RedirectUnknown, PassDropped, ExecFailed, Batches;
-  Counter BroadcastCopies, BroadcastFailed;
+  Counter BroadcastCopies, BroadcastFailed, RedirectCpu;
   Counter SubmitTsc, WaitTsc, ActTsc; ///< TSC cycles spent there
   Counter FirstRxTsc, LastDoneTsc;
   LatencyHistogram Latency;

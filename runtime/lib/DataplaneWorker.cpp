@@ -329,7 +329,7 @@ void Dataplane::Impl::act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *St
   const size_t Count = S.Held.size();
   uint64_t Packets[NumXdpActions] = {}, Bytes[NumXdpActions] = {};
   uint64_t Invalid = 0, Unknown = 0, PassDropped = 0, Oversized = 0;
-  uint64_t Copies = 0, CopyFailed = 0;
+  uint64_t Copies = 0, CopyFailed = 0, ToCpu = 0;
   // Where REDIRECT and TX go, read from the table once per batch: a port
   // detached meanwhile stays open until this batch has passed a quiescent
   // point.
@@ -364,6 +364,16 @@ void Dataplane::Impl::act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *St
         D = broadcastPorts(uint32_t(Ifindex), Used, Copy, CopyFailed);
         if (D == NoDest)
           ++Unknown;
+        break;
+      }
+      if (unlikely(Ifindex & EBPFGPU_REDIRECT_CPU)) {
+        // Into a cpumap: the kernel's network stack would take it on that
+        // CPU; here, the port's exception port, as XDP_PASS.
+        ++ToCpu;
+        if (HasException)
+          D = ExceptionDest;
+        else
+          ++PassDropped;
         break;
       }
       Port *To = Ifindex >= 1 && Ifindex <= MaxDataplanePorts
@@ -471,9 +481,10 @@ void Dataplane::Impl::act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *St
     T.PassDropped.add(PassDropped);
     T.Oversized.add(Oversized);
   }
-  if (Copies | CopyFailed) {
+  if (Copies | CopyFailed | ToCpu) {
     T.BroadcastCopies.add(Copies);
     T.BroadcastFailed.add(CopyFailed);
+    T.RedirectCpu.add(ToCpu);
   }
   S.Held.clear();
   Batch.clear();

@@ -259,6 +259,7 @@ PortStats Dataplane::Impl::snapshot(const Port &P) const {
     Q.ExecFailed = T->ExecFailed.get();
     Q.BroadcastCopies = T->BroadcastCopies.get();
     Q.BroadcastFailed = T->BroadcastFailed.get();
+    Q.RedirectCpu = T->RedirectCpu.get();
     Q.FirstRxNs = Ns(T->FirstRxTsc.get());
     Q.LastDoneNs = Ns(T->LastDoneTsc.get());
     if (S.FirstFailure.empty() && T->Failed.load(std::memory_order_acquire))

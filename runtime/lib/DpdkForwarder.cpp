@@ -78,6 +78,7 @@ ForwardReport report(const std::vector<PortStats> &Ports, const ForwardOptions &
       R.ExecFailed += Q.ExecFailed;
       R.BroadcastCopies += Q.BroadcastCopies;
       R.BroadcastFailed += Q.BroadcastFailed;
+      R.RedirectCpu += Q.RedirectCpu;
       if (Q.FirstRxNs)
         First = std::min(First, Q.FirstRxNs);
       Last = std::max(Last, Q.LastDoneNs);

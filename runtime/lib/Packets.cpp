@@ -23,7 +23,9 @@ const char *xdpActionName(uint64_t Code) {
 
 std::string redirectTargetName(uint64_t Target) {
   if (!(Target & EBPFGPU_REDIRECT_BROADCAST))
-    return "ifindex " + std::to_string(Target);
+    return Target & EBPFGPU_REDIRECT_CPU
+               ? "cpu " + std::to_string(Target & ~uint64_t(EBPFGPU_REDIRECT_CPU))
+               : "ifindex " + std::to_string(Target);
   std::string Ports;
   for (uint32_t I = 0; I < EBPFGPU_REDIRECT_BROADCAST_PORTS; ++I)
     if (Target & 1u << I)

@@ -177,10 +177,11 @@ void printJson(const runtime::ForwardReport &R, const std::string &Prog, const c
   }
   std::printf("], \"errors\": {\"oversized\": %llu, \"redirect_unknown\": %llu, "
               "\"pass_dropped\": %llu, \"exec_failed\": %llu, \"broadcast_failed\": %llu}, "
-              "\"broadcast_copies\": %llu",
+              "\"broadcast_copies\": %llu, \"redirect_cpu\": %llu",
               (unsigned long long)R.Oversized, (unsigned long long)R.RedirectUnknown,
               (unsigned long long)R.PassDropped, (unsigned long long)R.ExecFailed,
-              (unsigned long long)R.BroadcastFailed, (unsigned long long)R.BroadcastCopies);
+              (unsigned long long)R.BroadcastFailed, (unsigned long long)R.BroadcastCopies,
+              (unsigned long long)R.RedirectCpu);
   if (R.Generated)
     std::printf(", \"generated\": %llu, \"gen_no_mbuf\": %llu, \"gen_written\": %llu, "
                 "\"gen_replay\": %s",
@@ -235,6 +236,9 @@ void printText(const runtime::ForwardReport &R, const std::string &Prog, const s
   if (R.BroadcastCopies || R.BroadcastFailed)
     std::printf("  broadcasts: %llu copies sent, %llu copies to no port or without an mbuf\n",
                 (unsigned long long)R.BroadcastCopies, (unsigned long long)R.BroadcastFailed);
+  if (R.RedirectCpu)
+    std::printf("  redirected into a cpumap (to the exception port, as XDP_PASS): %llu\n",
+                (unsigned long long)R.RedirectCpu);
   std::printf("  %.3f s; %.6f s from the first packet to the last batch: %.3f Mpps\n", R.Seconds,
               R.BusySeconds, Mpps);
 }

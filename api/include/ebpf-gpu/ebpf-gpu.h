@@ -155,8 +155,9 @@ void *ebpf_gpu_map__data(struct ebpf_gpu_map *map, size_t *size);
  * the program may take (bpf_xdp_adjust_head/adjust_meta with a negative
  * delta; 0: none; the program sees XDP's 256 bytes, at most that much is
  * used). After the run: `verdict` (XDP_ABORTED .. XDP_REDIRECT),
- * `redirect` (the target of XDP_REDIRECT: an ifindex, or with bit 31 set a
- * broadcast's ports, bit i for ifindex i + 1, docs/MAPS.md), and the packet as the program
+ * `redirect` (the target of XDP_REDIRECT: an ifindex; with bit 31 set a
+ * broadcast's ports, bit i for ifindex i + 1; with bit 30 alone a cpumap's
+ * CPU; docs/MAPS.md), and the packet as the program
  * left it: `data` moved by bpf_xdp_adjust_head (`headroom` and `cap` moved
  * with it), its bytes and `len`; on the host back end the metadata
  * adjust_meta made lies just before the new `data` (the rest of the

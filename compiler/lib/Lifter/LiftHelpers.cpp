@@ -17,7 +17,8 @@ namespace ebpfgpu::compiler::detail {
 /// only that kind's code; empty for other helpers.
 std::string mapHelperVariant(const platform::HelperProto &H, const object::MapSpec &Map) {
   if (H.Name == "redirect_map")
-    return Map.Type == EBPFGPU_MAP_DEVMAP || Map.Type == EBPFGPU_MAP_DEVMAP_HASH
+    return Map.Type == EBPFGPU_MAP_DEVMAP || Map.Type == EBPFGPU_MAP_DEVMAP_HASH ||
+                   Map.Type == EBPFGPU_MAP_CPUMAP
                ? "known_redirect_map"
                : "";
   std::string Op = H.Name == "map_lookup_elem"   ? "lookup_elem"

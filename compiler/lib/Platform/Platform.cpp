@@ -257,12 +257,12 @@ bool isDevmapSection(const std::string &Section) {
 
 MapFamily mapFamily(uint32_t Type) {
   // No run-time implementation, so not in MapAbi.h; bpf_redirect_map may
-  // still name them, as in the kernel.
-  constexpr uint32_t MapCpumap = 16, MapXskmap = 17;
+  // still name it, as in the kernel.
+  constexpr uint32_t MapXskmap = 17;
   switch (Type) {
   case EBPFGPU_MAP_DEVMAP:
   case EBPFGPU_MAP_DEVMAP_HASH:
-  case MapCpumap:
+  case EBPFGPU_MAP_CPUMAP:
   case MapXskmap:
     return MapFamily::Redirect;
   case EBPFGPU_MAP_ARRAY_OF_MAPS:

@@ -28,6 +28,7 @@ enum {
   EBPFGPU_MAP_ARRAY_OF_MAPS = 12, /* values: u32 inner map id + 1 (0: empty) */
   EBPFGPU_MAP_HASH_OF_MAPS = 13,
   EBPFGPU_MAP_DEVMAP = 14,
+  EBPFGPU_MAP_CPUMAP = 16, /* values: struct bpf_cpumap_val (qsize 0: no entry) */
   EBPFGPU_MAP_QUEUE = 22, /* no keys: values pushed, popped oldest first */
   EBPFGPU_MAP_STACK = 23, /* no keys: values pushed, popped newest first */
   EBPFGPU_MAP_DEVMAP_HASH = 25,

@@ -31,8 +31,9 @@ struct ebpfgpu_xdp_ctx {
   /* First byte of the buffer (start of headroom) and one past its last byte. */
   uint64_t buffer_start;
   uint64_t buffer_end;
-  /* Set by bpf_redirect: the target ifindex (below 2^31, as the kernel's
-   * int ifindex), or a broadcast's set of ports (EBPFGPU_REDIRECT_BROADCAST). */
+  /* Set by bpf_redirect: the target ifindex (below 2^30), a broadcast's
+   * set of ports (EBPFGPU_REDIRECT_BROADCAST), or a CPU of a cpumap
+   * (EBPFGPU_REDIRECT_CPU). */
   uint64_t redirect_target;
   /* State of bpf_get_prandom_u32, seeded by the runtime per packet. */
   uint64_t random_state;
@@ -63,6 +64,11 @@ struct ebpfgpu_xdp_ctx {
 #define EBPFGPU_REDIRECT_BROADCAST 0x80000000u
 #define EBPFGPU_REDIRECT_BROADCAST_FAR 0x40000000u
 #define EBPFGPU_REDIRECT_BROADCAST_PORTS 30u
+/* The redirect target of bpf_redirect_map into a cpumap: this bit (without
+ * EBPFGPU_REDIRECT_BROADCAST) and the CPU (the key). The kernel hands such a packet to its network stack on
+ * that CPU; the runtime hands it to the exception port, as XDP_PASS. An
+ * ifindex is below it (bpf_redirect stores 0, no port, for larger ones). */
+#define EBPFGPU_REDIRECT_CPU 0x40000000u
 
 /* The log of bpf_trace_printk: lines appended at `head` (reserved with an
  * atomic add) into `capacity` bytes that follow the header; a line that

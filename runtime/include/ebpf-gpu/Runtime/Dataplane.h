@@ -112,6 +112,9 @@ struct QueueStats {
   /// beyond the packet itself, and ports of theirs that got none (no such
   /// port, no mbuf for the copy, the packet oversized).
   uint64_t BroadcastCopies = 0, BroadcastFailed = 0;
+  /// Redirects into a cpumap, sent to the exception port as XDP_PASS (or
+  /// counted in PassDropped without one).
+  uint64_t RedirectCpu = 0;
   /// Nanoseconds since the data plane started: the first packet received
   /// and the end of the last batch acted on (0: none yet).
   uint64_t FirstRxNs = 0, LastDoneNs = 0;

@@ -113,6 +113,9 @@ struct ForwardReport {
   /// theirs that got no copy (no such port, no mbuf). A broadcast that
   /// reaches no port at all is also in RedirectUnknown.
   uint64_t BroadcastCopies = 0, BroadcastFailed = 0;
+  /// XDP_REDIRECT into a cpumap: to the exception port, as XDP_PASS (in
+  /// PassDropped without one).
+  uint64_t RedirectCpu = 0;
   /// Batches run, and their latency: first packet received to the last
   /// one sent or freed (every queue's batches together).
   uint64_t Batches = 0;
