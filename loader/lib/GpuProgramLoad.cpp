@@ -166,8 +166,15 @@ MaybeError GpuProgram::bindMaps(const abi::GpuObjectSpec &Spec) {
       if (CUresult R = A.cuModuleGetGlobal(&G, &GSize, Mod, M.ObjectGlobal.c_str());
           R != CUDA_SUCCESS)
         return A.error("cuModuleGetGlobal", R).withContext("map '" + M.Name + "'");
-      uint64_t Ptr = H;
-      EBPFGPU_CHECK(A, cuMemcpyHtoD, G, &Ptr, sizeof(Ptr));
+      // The module's global holds a pointer to the header, or the header
+      // itself (constant memory: LiftOptions::MapHeaderAddrSpace), written
+      // once every header is final (below).
+      if (GSize != sizeof(uint64_t) && GSize != sizeof(ebpfgpu_map))
+        return Error("map '" + M.Name + "': the module's global " + M.ObjectGlobal + " has " +
+                     std::to_string(GSize) + " bytes, neither a pointer nor a map header (" +
+                     std::to_string(sizeof(ebpfgpu_map)) + ")");
+      Maps.back().ObjectGlobal = G;
+      Maps.back().ObjectGlobalBytes = GSize;
       continue;
     }
     if (!M.DataGlobal.empty()) {
@@ -180,8 +187,8 @@ MaybeError GpuProgram::bindMaps(const abi::GpuObjectSpec &Spec) {
       Maps.push_back(D);
     }
   }
-  // Maps of maps: a device table of their inner maps' headers, then the
-  // slots the object fills.
+  // Maps of maps: a device table of their inner maps' headers (then, below,
+  // the slots the object fills).
   for (const abi::GpuMapSpec &M : Spec.Maps) {
     if (!ebpfgpu_map_is_outer(M.Type) || M.ObjectGlobal.empty())
       continue;
@@ -201,6 +208,23 @@ MaybeError GpuProgram::bindMaps(const abi::GpuObjectSpec &Spec) {
     Outer->Layout.Header.inner_maps = T;
     Outer->Layout.Header.inner_count = uint32_t(Table.size());
     EBPFGPU_CHECK(A, cuMemcpyHtoD, Outer->Header, &Outer->Layout.Header, sizeof(ebpfgpu_map));
+  }
+  // The module's map globals: each header where the module keeps them,
+  // else a pointer to the one in device memory.
+  for (DeviceMap &D : Maps) {
+    if (!D.ObjectGlobal)
+      continue;
+    uint64_t Ptr = D.Header;
+    if (D.ObjectGlobalBytes == sizeof(ebpfgpu_map))
+      EBPFGPU_CHECK(A, cuMemcpyHtoD, D.ObjectGlobal, &D.Layout.Header, sizeof(ebpfgpu_map));
+    else
+      EBPFGPU_CHECK(A, cuMemcpyHtoD, D.ObjectGlobal, &Ptr, sizeof(Ptr));
+  }
+  // The slots the object fills in maps of maps.
+  for (const abi::GpuMapSpec &M : Spec.Maps) {
+    if (!ebpfgpu_map_is_outer(M.Type) || M.ObjectGlobal.empty())
+      continue;
+    DeviceMap *Outer = findMap(M.Name);
     for (const auto &[Slot, Id] : M.ProgramSlots) {
       std::vector<uint8_t> Key(4), Value(4);
       std::memcpy(Key.data(), &Slot, 4);

@@ -82,11 +82,30 @@ llvm::GlobalVariable *ProgramLifter::mapObjectGlobal(size_t Index) {
     Bd.ObjectGlobal = "ebpfgpu_map_" + sanitize(Maps[Index].Name);
   if (auto *G = M->getGlobalVariable(Bd.ObjectGlobal))
     return G;
+  if (Opts.MapHeaderAddrSpace) {
+    // The header itself, which the loader writes before any launch: not a
+    // constant to LLVM (its initializer is not what the program reads).
+    static_assert(sizeof(ebpfgpu_map) % 8 == 0, "the header is an array of u64");
+    auto *Ty = llvm::ArrayType::get(Type::getInt64Ty(Ctx), sizeof(ebpfgpu_map) / 8);
+    auto *G = new llvm::GlobalVariable(*M, Ty, false, llvm::GlobalValue::ExternalLinkage,
+                                       llvm::ConstantAggregateZero::get(Ty), Bd.ObjectGlobal,
+                                       nullptr, llvm::GlobalValue::NotThreadLocal,
+                                       Opts.MapHeaderAddrSpace, /*isExternallyInitialized=*/true);
+    G->setAlignment(llvm::Align(8));
+    return G;
+  }
   auto *PtrTy = llvm::PointerType::get(Ctx, 0);
   auto *G = new llvm::GlobalVariable(*M, PtrTy, false, llvm::GlobalValue::ExternalLinkage,
                                      llvm::ConstantPointerNull::get(PtrTy), Bd.ObjectGlobal);
   G->setAlignment(llvm::Align(8));
   return G;
+}
+
+llvm::Value *ProgramLifter::mapObject(IRBuilder<> &B, size_t Index) {
+  llvm::GlobalVariable *G = mapObjectGlobal(Index);
+  if (Opts.MapHeaderAddrSpace)
+    return llvm::ConstantExpr::getAddrSpaceCast(G, llvm::PointerType::get(Ctx, 0));
+  return B.CreateLoad(G->getValueType(), G);
 }
 
 /// The map's shape (struct ebpfgpu_map_shape) as a constant: the
@@ -184,8 +203,7 @@ llvm::Error FunctionLifter::liftHelperCall(uint32_t Pc, int32_t Id, const AbsSta
           P.ObservesAnyMap = true;
       }
       if (V.K == AbsValue::Map) {
-        auto *G = P.mapObjectGlobal(V.Index);
-        Args.push_back(B.CreateLoad(G->getValueType(), G));
+        Args.push_back(P.mapObject(B, V.Index));
         break;
       }
       Args.push_back(B.CreateIntToPtr(reg(R), ParamTy));
@@ -428,8 +446,7 @@ llvm::Error FunctionLifter::liftForEachElem(uint32_t Pc, const platform::HelperP
   Value *MapObj;
   if (Map.K == AbsValue::Map) {
     P.ObservedMaps.insert(Map.Index);
-    auto *G = P.mapObjectGlobal(Map.Index);
-    MapObj = B.CreateLoad(G->getValueType(), G);
+    MapObj = P.mapObject(B, Map.Index);
   } else {
     P.ObservesAnyMap = true;
     MapObj = B.CreateIntToPtr(reg(1), Ptr);

@@ -417,8 +417,7 @@ llvm::Error FunctionLifter::liftLddw(uint32_t Pc, const Insn &I) {
       return fail(Pc, "reference to map " + std::to_string(I.Imm) + ", which does not exist");
     const object::MapSpec &Map = P.Maps[size_t(I.Imm)];
     if (I.Src == isa::LddwMapIdx) {
-      auto *G = P.mapObjectGlobal(size_t(I.Imm));
-      setReg(I.Dst, B.CreatePtrToInt(B.CreateLoad(G->getValueType(), G), I64));
+      setReg(I.Dst, B.CreatePtrToInt(P.mapObject(B, size_t(I.Imm)), I64));
       return llvm::Error::success();
     }
     if (Map.Origin != platform::MapOrigin::GlobalData)

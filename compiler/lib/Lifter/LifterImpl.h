@@ -135,6 +135,8 @@ public:
   llvm::FunctionCallee helperFunction(const platform::HelperProto &H,
                                      const std::string &Variant = "");
   llvm::GlobalVariable *mapObjectGlobal(size_t Index);
+  /// The map's runtime object (its header) as a generic pointer.
+  llvm::Value *mapObject(IRBuilder<> &B, size_t Index);
   llvm::GlobalVariable *mapDataGlobal(size_t Index);
   llvm::GlobalVariable *mapShapeGlobal(size_t Index);
   llvm::ArrayType *shapeType() const;

@@ -45,6 +45,13 @@ struct LiftOptions {
   /// ebpfgpu_warp_add_u64/_u32 (GPU device library: one add per warp and
   /// address) instead of an atomicrmw.
   bool WarpAtomicAdds = false;
+  /// Each map's object global holds its header (struct ebpfgpu_map, as an
+  /// array of i64) in this address space, the loader writing the header
+  /// there, instead of a pointer to a header in device memory (0: the
+  /// pointer). GPUs: constant memory (4), so the helpers' header reads are
+  /// constant-cache loads at fixed addresses, not a load of the pointer
+  /// and then dependent loads through it.
+  unsigned MapHeaderAddrSpace = 0;
 };
 
 /// The metadata kind of TagMapValueLoads: the map's shape global (struct
@@ -63,7 +70,8 @@ unsigned strengthenMapValueLoads(llvm::Module &M);
 struct MapBinding {
   /// Index into the object's maps.
   size_t MapIndex = 0;
-  /// `ptr` global holding the runtime map object (null where unused).
+  /// Global holding the runtime map object (empty where unused): a `ptr` to
+  /// its header, or the header itself (LiftOptions::MapHeaderAddrSpace).
   std::string ObjectGlobal;
   /// Global data maps only: the `[N x i8]` global holding the data.
   std::string DataGlobal;

@@ -290,6 +290,8 @@ private:
     platform::MapShape Shape;
     uint64_t InnerTable = 0;          ///< maps of maps: device memory owned, headers
     std::vector<std::string> InnerNames;
+    uint64_t ObjectGlobal = 0;        ///< the module's global for the map (0: none)
+    size_t ObjectGlobalBytes = 0;     ///< a pointer's 8, or the header's (constant memory)
   };
   std::vector<DeviceMap> Maps;
   struct Saved {
