@@ -26,6 +26,10 @@ namespace ebpfgpu::verifier::detail {
 
 using isa::Insn;
 
+/// How diagnostics name argument `R` of helper `H`: "bpf_NAME argument R
+/// (rR)" (HelperCalls.cpp).
+std::string argName(const platform::HelperProto &H, unsigned R);
+
 struct Checkpoint {
   State S;
   uint32_t Pc = 0;
