@@ -223,6 +223,12 @@ struct Dataplane::Impl {
   void drain(Worker &W, Task &T);
   void failBatch(Task &T, Slot &S, BatchExecutor &Exec, const Error &E);
   void act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *Staged);
+  /// act()'s second half: frees the packets of slot `S` that go nowhere
+  /// (`Staged`: straight back to the pool) and sends the others, and the
+  /// broadcasts' copies, to the ports `Used` marks and (`UsedException`)
+  /// the exception port.
+  void transmit(Worker &W, Task &T, Slot &S, Port *const *Used, bool UsedException,
+                bool Staged);
   /// A broadcast's set of ports (EBPFGPU_REDIRECT_BROADCAST): the port the
   /// packet itself goes to (NoDest: none is a port), the others in `Copy`
   /// (bit id - 1), each marked in `Used`; members that are no port counted

@@ -436,6 +436,33 @@ void Dataplane::Impl::act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *St
     else if (D == ExceptionDest)
       UsedException = true;
   }
+  transmit(W, T, S, Used, UsedException, Staged != nullptr);
+  for (unsigned A = 0; A < NumXdpActions; ++A)
+    if (Packets[A]) {
+      T.ActPackets[A].add(Packets[A]);
+      T.ActBytes[A].add(Bytes[A]);
+    }
+  if (Invalid | Unknown | PassDropped | Oversized) {
+    T.Invalid.add(Invalid);
+    T.RedirectUnknown.add(Unknown);
+    T.PassDropped.add(PassDropped);
+    T.Oversized.add(Oversized);
+  }
+  if (Copies | CopyFailed | ToCpu) {
+    T.BroadcastCopies.add(Copies);
+    T.BroadcastFailed.add(CopyFailed);
+    T.RedirectCpu.add(ToCpu);
+  }
+  S.Held.clear();
+  Batch.clear();
+  uint64_t Done = rte_rdtsc();
+  T.Latency.record((Done - S.StartTsc) * 1000000000 / Hz);
+  T.LastDoneTsc.add(Done - T.LastDoneTsc.get());
+}
+
+void Dataplane::Impl::transmit(Worker &W, Task &T, Slot &S, Port *const *Used,
+                              bool UsedException, bool Staged) {
+  const size_t Count = S.Held.size();
   if (!T.Free.empty()) {
     // A staged batch's mbufs were checked plain when received (one
     // segment, direct, one reference, from the pool): straight back.
@@ -470,27 +497,6 @@ void Dataplane::Impl::act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *St
   if (UsedException)
     SendTo(ExceptionDest, T.P.Exc->Tx);
   T.Copies.clear();
-  for (unsigned A = 0; A < NumXdpActions; ++A)
-    if (Packets[A]) {
-      T.ActPackets[A].add(Packets[A]);
-      T.ActBytes[A].add(Bytes[A]);
-    }
-  if (Invalid | Unknown | PassDropped | Oversized) {
-    T.Invalid.add(Invalid);
-    T.RedirectUnknown.add(Unknown);
-    T.PassDropped.add(PassDropped);
-    T.Oversized.add(Oversized);
-  }
-  if (Copies | CopyFailed | ToCpu) {
-    T.BroadcastCopies.add(Copies);
-    T.BroadcastFailed.add(CopyFailed);
-    T.RedirectCpu.add(ToCpu);
-  }
-  S.Held.clear();
-  Batch.clear();
-  uint64_t Done = rte_rdtsc();
-  T.Latency.record((Done - S.StartTsc) * 1000000000 / Hz);
-  T.LastDoneTsc.add(Done - T.LastDoneTsc.get());
 }
 
 uint8_t Dataplane::Impl::broadcastPorts(uint32_t Set, Port **Used, uint32_t &Copy,

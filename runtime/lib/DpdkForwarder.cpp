@@ -112,10 +112,9 @@ ForwardReport report(const std::vector<PortStats> &Ports, const ForwardOptions &
   return R;
 }
 
-} // namespace
-
-Expected<ForwardReport> forward(BatchExecutor &Exec, const ForwardOptions &O,
-                                const ForwardHooks &Hooks) {
+/// The data plane's options for `O`: its devices checked (each named
+/// once, at most one generator), its mbufs counted.
+Expected<DataplaneOptions> dataplaneOptions(const ForwardOptions &O) {
   if (MaybeError E = checkOptions(O))
     return std::move(*E);
   std::set<std::string> Names;
@@ -170,8 +169,17 @@ Expected<ForwardReport> forward(BatchExecutor &Exec, const ForwardOptions &O,
     return Error("the run needs more mbufs than a pool holds (" + std::to_string(Mbufs) +
                  "): fewer queues, a smaller batch or --depth");
   DO.Mbufs = uint32_t(Mbufs);
+  return DO;
+}
 
-  auto DP = Dataplane::start(DO);
+} // namespace
+
+Expected<ForwardReport> forward(BatchExecutor &Exec, const ForwardOptions &O,
+                                const ForwardHooks &Hooks) {
+  auto DO = dataplaneOptions(O);
+  if (!DO)
+    return DO.takeError();
+  auto DP = Dataplane::start(*DO);
   if (!DP)
     return DP.takeError();
   Dataplane &D = **DP;

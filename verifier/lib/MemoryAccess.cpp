@@ -82,47 +82,8 @@ MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Insn
     Res.WritesPacket |= Write;
     return std::nullopt;
   }
-  case Kind::Stack: {
-    if (Lo < -int64_t(isa::MaxStackBytes) || Hi + int64_t(Size) > 0)
-      return fail(Pc, "stack " + Dir + " of " + W + " bytes at r10" + hexOff(Lo) +
-                          " is outside the 512-byte frame",
-                  "valid_access(stack, off=" + std::to_string(Lo) + ", width=" + W + ")");
-    Frame &F = frameOf(S, B);
-    unsigned First = unsigned(Lo + int64_t(isa::MaxStackBytes));
-    unsigned Last = unsigned(Hi + int64_t(isa::MaxStackBytes)) + Size;
-    // Only the iterator kfuncs read or write an iterator's bytes.
-    for (const auto &[At, Spilled] : F.Spills)
-      if (Spilled.K == Kind::Iter && At < Last && First < At + 8)
-        return fail(Pc, "stack " + Dir + " of " + W + " bytes at r10" + hexOff(Lo) +
-                            " touches the iterator at r10" +
-                            hexOff(int64_t(At) - int64_t(isa::MaxStackBytes)),
-                    "iterator(stack[" + std::to_string(int64_t(At) - int64_t(isa::MaxStackBytes)) +
-                        "])");
-    // Nor a dynptr's: a store over one destroys it first (store()), so
-    // what is left is a load, an atomic or a helper's buffer, which the
-    // kernel refuses ("potential write to dynptr ... disallowed").
-    for (const auto &[At, Spilled] : F.Spills)
-      if (Spilled.K == Kind::Dynptr && At < Last && First < At + 8)
-        return fail(Pc, "stack " + Dir + " of " + W + " bytes at r10" + hexOff(Lo) +
-                            " touches the dynptr at r10" +
-                            hexOff(int64_t(At) - Spilled.Off - int64_t(isa::MaxStackBytes)) +
-                            ": only the dynptr kfuncs and helpers may",
-                    "dynptr(stack[" +
-                        std::to_string(int64_t(At) - Spilled.Off - int64_t(isa::MaxStackBytes)) +
-                        "])");
-    if (!Write)
-      markStackRead(B.Aux, slotMask(First, Last));
-    if (!Write && !AllowUninitStack) {
-      for (unsigned I = First; I < Last; ++I)
-        if (F.Bytes[I] == Slot::Uninit)
-          return fail(Pc, "stack " + Dir + " of " + W + " bytes at r10" + hexOff(Lo) +
-                              " reads uninitialised byte r10" +
-                              hexOff(int64_t(I) - int64_t(isa::MaxStackBytes)),
-                      "initialized(stack[" + std::to_string(Lo) + ".." +
-                          std::to_string(Hi + int64_t(Size) - 1) + "])");
-    }
-    return std::nullopt;
-  }
+  case Kind::Stack:
+    return stackAccess(Pc, S, B, Lo, Hi, Size, Write, AllowUninitStack);
   case Kind::MapValue:
   case Kind::RawMem: {
     uint64_t Limit = B.K == Kind::RawMem ? Opts.RawMemSize : Maps[B.Aux].ValueSize;
@@ -218,6 +179,54 @@ MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Insn
     return fail(Pc, Dir + " through " + Rn + ", which is a " + kindName(B.K) + ", not a pointer to memory",
                 "valid_access(" + Rn + ")");
   }
+}
+
+/// Kind::Stack: bytes [Lo, Hi + Size) of the frame `B` points to, within
+/// it, no iterator's or dynptr's, and (for a read without
+/// `AllowUninitStack`) written before.
+MaybeDiag Verifier::stackAccess(uint32_t Pc, State &S, const Reg &B, int64_t Lo, int64_t Hi,
+                                unsigned Size, bool Write, bool AllowUninitStack) {
+  std::string Dir = Write ? "write" : "read";
+  std::string W = std::to_string(Size);
+  if (Lo < -int64_t(isa::MaxStackBytes) || Hi + int64_t(Size) > 0)
+    return fail(Pc, "stack " + Dir + " of " + W + " bytes at r10" + hexOff(Lo) +
+                        " is outside the 512-byte frame",
+                "valid_access(stack, off=" + std::to_string(Lo) + ", width=" + W + ")");
+  Frame &F = frameOf(S, B);
+  unsigned First = unsigned(Lo + int64_t(isa::MaxStackBytes));
+  unsigned Last = unsigned(Hi + int64_t(isa::MaxStackBytes)) + Size;
+  // Only the iterator kfuncs read or write an iterator's bytes.
+  for (const auto &[At, Spilled] : F.Spills)
+    if (Spilled.K == Kind::Iter && At < Last && First < At + 8)
+      return fail(Pc, "stack " + Dir + " of " + W + " bytes at r10" + hexOff(Lo) +
+                          " touches the iterator at r10" +
+                          hexOff(int64_t(At) - int64_t(isa::MaxStackBytes)),
+                  "iterator(stack[" + std::to_string(int64_t(At) - int64_t(isa::MaxStackBytes)) +
+                      "])");
+  // Nor a dynptr's: a store over one destroys it first (store()), so
+  // what is left is a load, an atomic or a helper's buffer, which the
+  // kernel refuses ("potential write to dynptr ... disallowed").
+  for (const auto &[At, Spilled] : F.Spills)
+    if (Spilled.K == Kind::Dynptr && At < Last && First < At + 8)
+      return fail(Pc, "stack " + Dir + " of " + W + " bytes at r10" + hexOff(Lo) +
+                          " touches the dynptr at r10" +
+                          hexOff(int64_t(At) - Spilled.Off - int64_t(isa::MaxStackBytes)) +
+                          ": only the dynptr kfuncs and helpers may",
+                  "dynptr(stack[" +
+                      std::to_string(int64_t(At) - Spilled.Off - int64_t(isa::MaxStackBytes)) +
+                      "])");
+  if (!Write)
+    markStackRead(B.Aux, slotMask(First, Last));
+  if (!Write && !AllowUninitStack) {
+    for (unsigned I = First; I < Last; ++I)
+      if (F.Bytes[I] == Slot::Uninit)
+        return fail(Pc, "stack " + Dir + " of " + W + " bytes at r10" + hexOff(Lo) +
+                            " reads uninitialised byte r10" +
+                            hexOff(int64_t(I) - int64_t(isa::MaxStackBytes)),
+                    "initialized(stack[" + std::to_string(Lo) + ".." +
+                        std::to_string(Hi + int64_t(Size) - 1) + "])");
+  }
+  return std::nullopt;
 }
 
 MaybeDiag Verifier::spilledPointerRead(uint32_t Pc, State &S, unsigned BaseReg, int64_t Off,

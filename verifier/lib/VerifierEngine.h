@@ -104,6 +104,9 @@ private:
   MaybeDiag access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Off,
                    unsigned Size, bool Write, const char *What,
                    bool AllowUninitStack = false);
+  /// access() through a stack pointer `B`, its bytes [Lo, Hi + Size).
+  MaybeDiag stackAccess(uint32_t Pc, State &S, const Reg &B, int64_t Lo, int64_t Hi,
+                        unsigned Size, bool Write, bool AllowUninitStack);
   /// Refuses a read of stack bytes through `BaseReg` (+Off, Size bytes,
   /// already checked by access()) that would see part of a spilled pointer
   /// as data, or what a narrower write left of one (Slot::Residue): a

@@ -410,6 +410,62 @@ void addRawKernel(llvm::Module &M, llvm::Function *Prog) {
   B.CreateRetVoid();
 }
 
+/// Declares the device library's functions the XDP kernels call (its
+/// persistent loop too), the staging ones where packets are staged (`Stage`) and
+/// the CPU groups' loop for `PerCpu` maps, before the library is linked.
+void declareXdpDeviceFunctions(llvm::Module &M, bool Stage, bool PerCpu) {
+  llvm::LLVMContext &Ctx = M.getContext();
+  auto *GenericTy = llvm::PointerType::get(Ctx, 0);
+  M.getOrInsertFunction(PersistentLoopName,
+                        llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx),
+                                                {GenericTy, GenericTy,
+                                                 llvm::Type::getInt64Ty(Ctx), GenericTy},
+                                                false));
+  if (Stage) {
+    M.getOrInsertFunction(StageInName,
+                          llvm::FunctionType::get(llvm::Type::getInt64Ty(Ctx),
+                                                  {GenericTy, GenericTy,
+                                                   llvm::Type::getInt32Ty(Ctx)},
+                                                  false));
+    M.getOrInsertFunction(StageOutName,
+                          llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx),
+                                                  {GenericTy, llvm::Type::getInt64Ty(Ctx),
+                                                   llvm::Type::getInt32Ty(Ctx)},
+                                                  false));
+  }
+  for (const char *Name : {"ebpfgpu_block_adds_begin", "ebpfgpu_block_adds_end"})
+    M.getOrInsertFunction(Name, llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx), false));
+  M.getOrInsertFunction(BatchDoneName,
+                        llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx),
+                                                {GenericTy, GenericTy, llvm::Type::getInt32Ty(Ctx)},
+                                                false));
+  M.getOrInsertFunction(ReclaimName,
+                        llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx),
+                                                {GenericTy, llvm::Type::getInt32Ty(Ctx)}, false));
+  if (PerCpu)
+    M.getOrInsertFunction(GroupsLoopName,
+                          llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx),
+                                                  {GenericTy, GenericTy, llvm::Type::getInt32Ty(Ctx),
+                                                   llvm::Type::getInt64Ty(Ctx), GenericTy,
+                                                   GenericTy},
+                                                  false));
+}
+
+/// The device library's flag for block-combined adds (BlockAdds.inc): a
+/// constant, so that kernels without them fold its barriers away.
+void fixBlockAddsFlag(llvm::Module &M) {
+  llvm::GlobalVariable *G = M.getGlobalVariable("ebpfgpu_block_adds_used");
+  if (!G)
+    return;
+  bool Used = false;
+  for (const char *Name : {"ebpfgpu_block_add_u64", "ebpfgpu_block_add_u32"})
+    if (llvm::Function *F = M.getFunction(Name))
+      Used = Used || !F->use_empty();
+  G->setInitializer(llvm::ConstantInt::get(llvm::Type::getInt32Ty(M.getContext()), Used));
+  G->setConstant(true);
+  G->setLinkage(llvm::GlobalValue::InternalLinkage);
+}
+
 } // namespace
 
 llvm::Expected<GpuProgram> compileForGpu(const object::ProgramSpec &Prog,
@@ -453,63 +509,19 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
   for (const MapBinding &B : Lifted->Maps)
     PerCpu |= !B.ObjectGlobal.empty() && ebpfgpu_map_is_percpu(Maps[B.MapIndex].Type) &&
               !Lifted->BlockSliceMaps.count(B.MapIndex);
-  auto *GenericTy = llvm::PointerType::get(Ctx, 0);
   // Packets are staged in device memory unless a program may move their
   // bounds (its room is the real buffer's).
   bool Stage = true;
   for (const char *H : {"xdp_adjust_head", "xdp_adjust_tail", "xdp_adjust_meta"})
     Stage &= !std::count(Lifted->HelpersUsed.begin(), Lifted->HelpersUsed.end(), H);
-  if (Lift.Platform->hasContext()) { // XDP: the persistent kernel's loop is needed too
-    M.getOrInsertFunction(PersistentLoopName,
-                          llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx),
-                                                  {GenericTy, GenericTy,
-                                                   llvm::Type::getInt64Ty(Ctx), GenericTy},
-                                                  false));
-    if (Stage) {
-      M.getOrInsertFunction(StageInName,
-                            llvm::FunctionType::get(llvm::Type::getInt64Ty(Ctx),
-                                                    {GenericTy, GenericTy,
-                                                     llvm::Type::getInt32Ty(Ctx)},
-                                                    false));
-      M.getOrInsertFunction(StageOutName,
-                            llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx),
-                                                    {GenericTy, llvm::Type::getInt64Ty(Ctx),
-                                                     llvm::Type::getInt32Ty(Ctx)},
-                                                    false));
-    }
-    for (const char *Name : {"ebpfgpu_block_adds_begin", "ebpfgpu_block_adds_end"})
-      M.getOrInsertFunction(Name, llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx), false));
-    M.getOrInsertFunction(BatchDoneName,
-                          llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx),
-                                                  {GenericTy, GenericTy, llvm::Type::getInt32Ty(Ctx)},
-                                                  false));
-    M.getOrInsertFunction(ReclaimName,
-                          llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx),
-                                                  {GenericTy, llvm::Type::getInt32Ty(Ctx)}, false));
-    if (PerCpu)
-      M.getOrInsertFunction(GroupsLoopName,
-                            llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx),
-                                                    {GenericTy, GenericTy, llvm::Type::getInt32Ty(Ctx),
-                                                     llvm::Type::getInt64Ty(Ctx), GenericTy,
-                                                     GenericTy},
-                                                    false));
-  }
+  if (Lift.Platform->hasContext()) // XDP: the persistent kernel's loop is needed too
+    declareXdpDeviceFunctions(M, Stage, PerCpu);
   size_t SetInsns = 0;
   for (const object::ProgramSpec *P : Set.Programs)
     SetInsns += P->Insns.size();
   if (llvm::Error E = linkDeviceHelpers(M, SetInsns <= MaxInlinedHelpersInsns))
     return E;
-  // The device library's flag for block-combined adds (BlockAdds.inc): a
-  // constant, so that kernels without them fold its barriers away.
-  if (llvm::GlobalVariable *G = M.getGlobalVariable("ebpfgpu_block_adds_used")) {
-    bool Used = false;
-    for (const char *Name : {"ebpfgpu_block_add_u64", "ebpfgpu_block_add_u32"})
-      if (llvm::Function *F = M.getFunction(Name))
-        Used = Used || !F->use_empty();
-    G->setInitializer(llvm::ConstantInt::get(llvm::Type::getInt32Ty(Ctx), Used));
-    G->setConstant(true);
-    G->setLinkage(llvm::GlobalValue::InternalLinkage);
-  }
+  fixBlockAddsFlag(M);
 
   llvm::Function *Entry = M.getFunction(Lifted->EntryName);
   // Inlined into the kernels, as the helpers are: a call would keep the

@@ -31,6 +31,92 @@ std::string hex(unsigned V) {
   return S;
 }
 
+/// An ALU or ALU64 instruction (`Op` names its opcode), as checkInsn.
+std::string checkAlu(const Insn &I, const std::string &Op) {
+  bool Is64 = I.cls() == ALU64;
+  uint8_t O = I.op();
+  if (O > End)
+    return "unknown ALU operation (" + Op + ")";
+  if (I.Dst == FramePointer)
+    return "r10 is read-only";
+  if (O == Neg) {
+    if (I.usesRegSource())
+      return "neg takes no source operand (" + Op + ")";
+    if (I.Src != 0 || I.Imm != 0 || I.Off != 0)
+      return "reserved fields of neg must be zero";
+    return "";
+  }
+  if (O == End) {
+    if (Is64 && I.usesRegSource())
+      return "unknown byte swap (" + Op + ")";
+    if (I.Imm != 16 && I.Imm != 32 && I.Imm != 64)
+      return "byte swap width must be 16, 32 or 64 (is " +
+             std::to_string(I.Imm) + ")";
+    if (I.Src != 0 || I.Off != 0)
+      return "reserved fields of byte swap must be zero";
+    return "";
+  }
+  bool SignedDivMod = (O == Div || O == Mod) && I.Off == 1;
+  bool SignExtMov = O == Mov && I.usesRegSource() &&
+                    (I.Off == 8 || I.Off == 16 || (Is64 && I.Off == 32));
+  if (I.Off != 0 && !SignedDivMod && !SignExtMov)
+    return "invalid offset " + std::to_string(I.Off) + " for ALU operation";
+  if (I.usesRegSource()) {
+    if (I.Imm != 0)
+      return "reserved imm of register ALU operation must be zero";
+  } else if (I.Src != 0) {
+    return "reserved src of immediate ALU operation must be zero";
+  }
+  return "";
+}
+
+/// A JMP or JMP32 instruction (`Op` names its opcode), as checkInsn.
+std::string checkJump(const Insn &I, const std::string &Op) {
+  bool Is32 = I.cls() == JMP32;
+  uint8_t O = I.op();
+  if (O > Jsle)
+    return "unknown jump operation (" + Op + ")";
+  if (O == Ja) {
+    if (I.usesRegSource())
+      return "unknown jump (" + Op + ")";
+    if (I.Dst != 0 || I.Src != 0)
+      return "reserved registers of ja must be zero";
+    if (!Is32 && I.Imm != 0)
+      return "reserved imm of ja must be zero";
+    if (Is32 && I.Off != 0)
+      return "reserved offset of gotol must be zero";
+    return "";
+  }
+  if (O == Call) {
+    if (Is32)
+      return "call is not defined for the JMP32 class";
+    if (I.usesRegSource()) {
+      if (I.Src != 0 || I.Off != 0 || I.Imm != 0)
+        return "reserved fields of callx must be zero";
+      return "";
+    }
+    if (I.Dst != 0 || I.Off != 0)
+      return "reserved fields of call must be zero";
+    if (I.Src > CallKfunc)
+      return "unknown call kind (src " + std::to_string(I.Src) + ")";
+    return "";
+  }
+  if (O == Exit) {
+    if (Is32 || I.usesRegSource())
+      return "unknown exit encoding (" + Op + ")";
+    if (I.Dst != 0 || I.Src != 0 || I.Off != 0 || I.Imm != 0)
+      return "reserved fields of exit must be zero";
+    return "";
+  }
+  if (I.usesRegSource()) {
+    if (I.Imm != 0)
+      return "reserved imm of register jump must be zero";
+  } else if (I.Src != 0) {
+    return "reserved src of immediate jump must be zero";
+  }
+  return "";
+}
+
 /// Checks one instruction on its own. Returns an empty string when valid,
 /// otherwise the reason it is not.
 std::string checkInsn(const Insn &I) {
@@ -42,89 +128,11 @@ std::string checkInsn(const Insn &I) {
 
   switch (I.cls()) {
   case ALU:
-  case ALU64: {
-    bool Is64 = I.cls() == ALU64;
-    uint8_t O = I.op();
-    if (O > End)
-      return "unknown ALU operation (" + Op + ")";
-    if (I.Dst == FramePointer)
-      return "r10 is read-only";
-    if (O == Neg) {
-      if (I.usesRegSource())
-        return "neg takes no source operand (" + Op + ")";
-      if (I.Src != 0 || I.Imm != 0 || I.Off != 0)
-        return "reserved fields of neg must be zero";
-      return "";
-    }
-    if (O == End) {
-      if (Is64 && I.usesRegSource())
-        return "unknown byte swap (" + Op + ")";
-      if (I.Imm != 16 && I.Imm != 32 && I.Imm != 64)
-        return "byte swap width must be 16, 32 or 64 (is " +
-               std::to_string(I.Imm) + ")";
-      if (I.Src != 0 || I.Off != 0)
-        return "reserved fields of byte swap must be zero";
-      return "";
-    }
-    bool SignedDivMod = (O == Div || O == Mod) && I.Off == 1;
-    bool SignExtMov = O == Mov && I.usesRegSource() &&
-                      (I.Off == 8 || I.Off == 16 || (Is64 && I.Off == 32));
-    if (I.Off != 0 && !SignedDivMod && !SignExtMov)
-      return "invalid offset " + std::to_string(I.Off) + " for ALU operation";
-    if (I.usesRegSource()) {
-      if (I.Imm != 0)
-        return "reserved imm of register ALU operation must be zero";
-    } else if (I.Src != 0) {
-      return "reserved src of immediate ALU operation must be zero";
-    }
-    return "";
-  }
+  case ALU64:
+    return checkAlu(I, Op);
   case JMP:
-  case JMP32: {
-    bool Is32 = I.cls() == JMP32;
-    uint8_t O = I.op();
-    if (O > Jsle)
-      return "unknown jump operation (" + Op + ")";
-    if (O == Ja) {
-      if (I.usesRegSource())
-        return "unknown jump (" + Op + ")";
-      if (I.Dst != 0 || I.Src != 0)
-        return "reserved registers of ja must be zero";
-      if (!Is32 && I.Imm != 0)
-        return "reserved imm of ja must be zero";
-      if (Is32 && I.Off != 0)
-        return "reserved offset of gotol must be zero";
-      return "";
-    }
-    if (O == Call) {
-      if (Is32)
-        return "call is not defined for the JMP32 class";
-      if (I.usesRegSource()) {
-        if (I.Src != 0 || I.Off != 0 || I.Imm != 0)
-          return "reserved fields of callx must be zero";
-        return "";
-      }
-      if (I.Dst != 0 || I.Off != 0)
-        return "reserved fields of call must be zero";
-      if (I.Src > CallKfunc)
-        return "unknown call kind (src " + std::to_string(I.Src) + ")";
-      return "";
-    }
-    if (O == Exit) {
-      if (Is32 || I.usesRegSource())
-        return "unknown exit encoding (" + Op + ")";
-      if (I.Dst != 0 || I.Src != 0 || I.Off != 0 || I.Imm != 0)
-        return "reserved fields of exit must be zero";
-      return "";
-    }
-    if (I.usesRegSource()) {
-      if (I.Imm != 0)
-        return "reserved imm of register jump must be zero";
-    } else if (I.Src != 0) {
-      return "reserved src of immediate jump must be zero";
-    }
-    return "";
-  }
+  case JMP32:
+    return checkJump(I, Op);
   case LD: {
     uint8_t M = I.mode();
     if (I.isLddw()) {

@@ -31,6 +31,58 @@ bool isPointerKind(const AbsValue &V) {
          V.K == AbsValue::MapElem;
 }
 
+/// Forgets the spilled values that stack bytes [Off, Off + Size) overlap.
+void eraseSlots(AbsState &S, int64_t Off, unsigned Size) {
+  for (auto It = S.Slots.begin(); It != S.Slots.end();) {
+    if (It->first < Off + int64_t(Size) && Off < It->first + 8)
+      It = S.Slots.erase(It);
+    else
+      ++It;
+  }
+}
+
+/// An ALU or ALU64 instruction `I` applied to `S`.
+void transferAlu(AbsState &S, const Insn &I) {
+  bool Is64 = I.cls() == isa::ALU64;
+  AbsValue &D = S.Regs[I.Dst];
+  AbsValue Src = I.usesRegSource() ? S.Regs[I.Src] : AbsValue::constant(I.Imm);
+  uint8_t Op = I.op();
+  if (Is64 && Op == isa::Mov && I.Off == 0) {
+    D = Src;
+    return;
+  }
+  if (Is64 && (Op == isa::Add || Op == isa::Sub) && Src.isConst() && D.K == AbsValue::Packet)
+    return;
+  if (Is64 && (Op == isa::Add || Op == isa::Sub) && Src.isConst() && isPointerKind(D)) {
+    D.Value += Op == isa::Add ? Src.Value : -Src.Value;
+    return;
+  }
+  if (Is64 && Op == isa::Add && D.isConst() && isPointerKind(Src)) {
+    int64_t C = D.Value;
+    D = Src;
+    D.Value += C;
+    return;
+  }
+  if (D.isConst() && (Src.isConst() || Op == isa::Neg) && Op != isa::End) {
+    D = AbsValue::constant(
+        int64_t(isa::evalAlu(Op, uint64_t(D.Value), uint64_t(Src.Value), Is64, I.Off)));
+    return;
+  }
+  if (Op == isa::Mov && I.Off == 0 && Src.isConst()) { // w-register move
+    D = AbsValue::constant(int64_t(uint32_t(Src.Value)));
+    return;
+  }
+  if (Is64 && (D.isStackDerived() || (Op != isa::Mov && Src.isStackDerived())))
+    D = {AbsValue::StackAny, 0, 0};
+  else if (Is64 && Op == isa::Add &&
+           (D.K == AbsValue::Packet) != (Src.K == AbsValue::Packet))
+    D = {AbsValue::Packet, 0, 0};
+  else if (Is64 && Op == isa::Sub && D.K == AbsValue::Packet && Src.K != AbsValue::Packet)
+    D = {AbsValue::Packet, 0, 0};
+  else
+    D = {};
+}
+
 } // namespace
 
 bool AbsState::join(const AbsState &O) {
@@ -95,117 +147,73 @@ const AbsState *Provenance::blockEntry(uint32_t Pc) const {
   return It == BlockIn.end() ? nullptr : &It->second;
 }
 
+void Provenance::clobberCall(AbsState &S, uint32_t Pc) const {
+  const Insn &I = Prog->Insns[Pc];
+  // A bpf-to-bpf call, or a helper without a prototype, may write the
+  // stack through any pointer it gets; a helper writes only through its
+  // UninitMem and InOutMem arguments, within the size that follows them, and its
+  // InOutU32 ones, 4 bytes, and its MapValueOut ones (pop, peek) a value
+  // (the other map helpers write none: spilled pointers, the context's
+  // above all, survive).
+  const platform::HelperProto *H =
+      I.isHelperCall() ? Platform->helper(I.Imm) : nullptr;
+  // A function that writes only its own frame cannot reach the caller's
+  // spills, whatever stack pointers it is given (Katran's jhash reads a
+  // key on the caller's stack, with the context spilled beside it).
+  bool KeepsSlots = I.isLocalCall() &&
+                    FrameLocal[functionAt(uint32_t(int64_t(Pc) + 1 + I.Imm))];
+  // A kfunc writes only its stack object (the iterator at r1, the
+  // dynptr at r1 or r3); a slice's buffer is never written.
+  if (I.isCall() && I.Src == isa::CallKfunc) {
+    const platform::KfuncProto *K = Platform->kfunc(I.Imm);
+    unsigned R = K ? K->ObjReg : 1;
+    if (S.Regs[R].K == AbsValue::Stack && K)
+      eraseSlots(S, S.Regs[R].Value, K->IterSize);
+    else if (S.Regs[R].isStackDerived())
+      S.Slots.clear();
+    KeepsSlots = true;
+  }
+  for (unsigned R = 1; R <= 5 && !KeepsSlots; ++R) {
+    if (!S.Regs[R].isStackDerived())
+      continue;
+    // A callback gets the pointer: it may write anything there. A popped
+    // or peeked value's size is the map's, which this analysis does not
+    // track: every slot is forgotten, as for a callback.
+    if (!H || (R - 1 < H->Checks.size() &&
+               (H->Checks[R - 1] == platform::ArgCheck::CallbackCtx ||
+                H->Checks[R - 1] == platform::ArgCheck::MapValueOut))) {
+      S.Slots.clear();
+      break;
+    }
+    if (R - 1 >= H->Checks.size() || (H->Checks[R - 1] != platform::ArgCheck::UninitMem &&
+                                       H->Checks[R - 1] != platform::ArgCheck::InOutMem &&
+                                       H->Checks[R - 1] != platform::ArgCheck::InOutU32))
+      continue;
+    const AbsValue Size = H->Checks[R - 1] == platform::ArgCheck::InOutU32
+                              ? AbsValue::constant(4)
+                          : R < 5 ? S.Regs[R + 1]
+                                  : AbsValue();
+    if (S.Regs[R].K != AbsValue::Stack || !Size.isConst() || Size.Value < 0 ||
+        Size.Value > int64_t(isa::MaxStackBytes)) {
+      S.Slots.clear();
+      break;
+    }
+    eraseSlots(S, S.Regs[R].Value, unsigned(Size.Value));
+  }
+  AbsValue Map = S.Regs[1];
+  for (unsigned R = 0; R <= 5; ++R)
+    S.Regs[R] = {};
+  if (H && platform::returnsMapValue(H->Result) && Map.K == AbsValue::Map)
+    S.Regs[0] = {AbsValue::MapElem, 0, Map.Index};
+}
+
 void Provenance::transfer(AbsState &S, uint32_t Pc) const {
   const Insn &I = Prog->Insns[Pc];
-  auto EraseSlots = [&](int64_t Off, unsigned Size) {
-    for (auto It = S.Slots.begin(); It != S.Slots.end();) {
-      if (It->first < Off + int64_t(Size) && Off < It->first + 8)
-        It = S.Slots.erase(It);
-      else
-        ++It;
-    }
-  };
-  auto ClobberCall = [&] {
-    // A bpf-to-bpf call, or a helper without a prototype, may write the
-    // stack through any pointer it gets; a helper writes only through its
-    // UninitMem and InOutMem arguments, within the size that follows them, and its
-    // InOutU32 ones, 4 bytes, and its MapValueOut ones (pop, peek) a value
-    // (the other map helpers write none: spilled pointers, the context's
-    // above all, survive).
-    const platform::HelperProto *H =
-        I.isHelperCall() ? Platform->helper(I.Imm) : nullptr;
-    // A function that writes only its own frame cannot reach the caller's
-    // spills, whatever stack pointers it is given (Katran's jhash reads a
-    // key on the caller's stack, with the context spilled beside it).
-    bool KeepsSlots = I.isLocalCall() &&
-                      FrameLocal[functionAt(uint32_t(int64_t(Pc) + 1 + I.Imm))];
-    // A kfunc writes only its stack object (the iterator at r1, the
-    // dynptr at r1 or r3); a slice's buffer is never written.
-    if (I.isCall() && I.Src == isa::CallKfunc) {
-      const platform::KfuncProto *K = Platform->kfunc(I.Imm);
-      unsigned R = K ? K->ObjReg : 1;
-      if (S.Regs[R].K == AbsValue::Stack && K)
-        EraseSlots(S.Regs[R].Value, K->IterSize);
-      else if (S.Regs[R].isStackDerived())
-        S.Slots.clear();
-      KeepsSlots = true;
-    }
-    for (unsigned R = 1; R <= 5 && !KeepsSlots; ++R) {
-      if (!S.Regs[R].isStackDerived())
-        continue;
-      // A callback gets the pointer: it may write anything there. A popped
-      // or peeked value's size is the map's, which this analysis does not
-      // track: every slot is forgotten, as for a callback.
-      if (!H || (R - 1 < H->Checks.size() &&
-                 (H->Checks[R - 1] == platform::ArgCheck::CallbackCtx ||
-                  H->Checks[R - 1] == platform::ArgCheck::MapValueOut))) {
-        S.Slots.clear();
-        break;
-      }
-      if (R - 1 >= H->Checks.size() || (H->Checks[R - 1] != platform::ArgCheck::UninitMem &&
-                                         H->Checks[R - 1] != platform::ArgCheck::InOutMem &&
-                                         H->Checks[R - 1] != platform::ArgCheck::InOutU32))
-        continue;
-      const AbsValue Size = H->Checks[R - 1] == platform::ArgCheck::InOutU32
-                                ? AbsValue::constant(4)
-                            : R < 5 ? S.Regs[R + 1]
-                                    : AbsValue();
-      if (S.Regs[R].K != AbsValue::Stack || !Size.isConst() || Size.Value < 0 ||
-          Size.Value > int64_t(isa::MaxStackBytes)) {
-        S.Slots.clear();
-        break;
-      }
-      EraseSlots(S.Regs[R].Value, unsigned(Size.Value));
-    }
-    AbsValue Map = S.Regs[1];
-    for (unsigned R = 0; R <= 5; ++R)
-      S.Regs[R] = {};
-    if (H && platform::returnsMapValue(H->Result) && Map.K == AbsValue::Map)
-      S.Regs[0] = {AbsValue::MapElem, 0, Map.Index};
-  };
   switch (I.cls()) {
   case isa::ALU:
-  case isa::ALU64: {
-    bool Is64 = I.cls() == isa::ALU64;
-    AbsValue &D = S.Regs[I.Dst];
-    AbsValue Src = I.usesRegSource() ? S.Regs[I.Src] : AbsValue::constant(I.Imm);
-    uint8_t Op = I.op();
-    if (Is64 && Op == isa::Mov && I.Off == 0) {
-      D = Src;
-      return;
-    }
-    if (Is64 && (Op == isa::Add || Op == isa::Sub) && Src.isConst() && D.K == AbsValue::Packet)
-      return;
-    if (Is64 && (Op == isa::Add || Op == isa::Sub) && Src.isConst() && isPointerKind(D)) {
-      D.Value += Op == isa::Add ? Src.Value : -Src.Value;
-      return;
-    }
-    if (Is64 && Op == isa::Add && D.isConst() && isPointerKind(Src)) {
-      int64_t C = D.Value;
-      D = Src;
-      D.Value += C;
-      return;
-    }
-    if (D.isConst() && (Src.isConst() || Op == isa::Neg) && Op != isa::End) {
-      D = AbsValue::constant(
-          int64_t(isa::evalAlu(Op, uint64_t(D.Value), uint64_t(Src.Value), Is64, I.Off)));
-      return;
-    }
-    if (Op == isa::Mov && I.Off == 0 && Src.isConst()) { // w-register move
-      D = AbsValue::constant(int64_t(uint32_t(Src.Value)));
-      return;
-    }
-    if (Is64 && (D.isStackDerived() || (Op != isa::Mov && Src.isStackDerived())))
-      D = {AbsValue::StackAny, 0, 0};
-    else if (Is64 && Op == isa::Add &&
-             (D.K == AbsValue::Packet) != (Src.K == AbsValue::Packet))
-      D = {AbsValue::Packet, 0, 0};
-    else if (Is64 && Op == isa::Sub && D.K == AbsValue::Packet && Src.K != AbsValue::Packet)
-      D = {AbsValue::Packet, 0, 0};
-    else
-      D = {};
+  case isa::ALU64:
+    transferAlu(S, I);
     return;
-  }
   case isa::LD:
     if (I.isLddw()) {
       AbsValue &D = S.Regs[I.Dst];
@@ -226,7 +234,7 @@ void Provenance::transfer(AbsState &S, uint32_t Pc) const {
         D = {};
       }
     } else {
-      ClobberCall();
+      clobberCall(S, Pc);
     }
     return;
   case isa::LDX: {
@@ -253,7 +261,7 @@ void Provenance::transfer(AbsState &S, uint32_t Pc) const {
     bool Atomic = I.cls() == isa::STX && I.mode() == isa::ModeAtomic;
     if (Base.K == AbsValue::Stack) {
       int64_t Off = Base.Value + I.Off;
-      EraseSlots(Off, Size);
+      eraseSlots(S, Off, Size);
       AbsValue V = I.cls() == isa::ST ? AbsValue::constant(I.Imm) : S.Regs[I.Src];
       if (!Atomic && Size == 8 && V.K != AbsValue::Unknown)
         S.Slots[Off] = V;
@@ -270,7 +278,7 @@ void Provenance::transfer(AbsState &S, uint32_t Pc) const {
   }
   case isa::JMP:
     if (I.isCall())
-      ClobberCall();
+      clobberCall(S, Pc);
     return;
   default:
     return;

@@ -106,6 +106,9 @@ private:
   MaybeError analyzeFunction(size_t F, const AbsState &Entry,
                              std::map<size_t, AbsState> &CalleeEntries);
   void computeFrame(size_t F);
+  /// A call (helper, kfunc or bpf-to-bpf) at `Pc` applied to `S`: the
+  /// stack slots it may write forgotten, r0-r5 clobbered.
+  void clobberCall(AbsState &S, uint32_t Pc) const;
 
   const object::ProgramSpec *Prog;
   const std::vector<FunctionRange> *Funcs;

@@ -16,6 +16,152 @@ namespace {
 
 using V = ValueType;
 
+/// XDP's helper prototypes, one row a helper (the kernel's
+/// bpf_func_proto of each).
+std::vector<HelperProto> xdpHelpers() {
+  using C = ArgCheck;
+  using R = RetCheck;
+  using M = MapFamily;
+  using E = HelperEffect;
+  // One row a helper; the last four columns, where given: the result, the
+  // maps it takes, its effect and whether it is the kernel's gpl_only.
+  std::vector<HelperProto> Helpers;
+  auto H = [&](int32_t Id, const char *Name, ValueType Ret, std::vector<ValueType> Args,
+               bool ImplicitCtx, std::vector<ArgCheck> Checks, RetCheck Result = R::Scalar,
+               std::vector<MapFamily> Maps = {}, HelperEffect Effect = E::None,
+               bool GplOnly = false, bool PacketAccess = true,
+               std::vector<uint32_t> MemSizes = {}) {
+    Helpers.push_back({Id, Name, Ret, std::move(Args), ImplicitCtx, std::move(Checks), Result,
+                       std::move(Maps), Effect, GplOnly, PacketAccess, std::move(MemSizes)});
+  };
+  // Map helpers see the context for its cpu_id (per-CPU maps). Programs
+  // may look up redirect maps and maps of maps, never change them.
+  H(1, "map_lookup_elem", V::Ptr, {V::Map, V::Ptr}, true, {C::MapPtr, C::MapKey},
+    R::MapValueOrNullByKey, {M::Data, M::Redirect, M::MapOfMaps});
+  H(2, "map_update_elem", V::Scalar, {V::Map, V::Ptr, V::Ptr, V::Scalar}, true,
+    {C::MapPtr, C::MapKey, C::MapValue, C::Scalar}, R::Scalar, {M::Data});
+  H(3, "map_delete_elem", V::Scalar, {V::Map, V::Ptr}, true, {C::MapPtr, C::MapKey},
+    R::Scalar, {M::Data});
+  H(5, "ktime_get_ns", V::Scalar, {}, false, {});
+  H(6, "trace_printk", V::Scalar, {V::Ptr, V::Scalar, V::Scalar, V::Scalar, V::Scalar}, true,
+    {C::Mem, C::ConstSize, C::Unused, C::Unused, C::Unused}, R::Scalar, {}, E::None,
+    /*GplOnly=*/true);
+  H(7, "get_prandom_u32", V::Scalar, {}, true, {});
+  H(8, "get_smp_processor_id", V::Scalar, {}, true, {});
+  H(12, "tail_call", V::Scalar, {V::Ctx, V::Map, V::Scalar}, false,
+    {C::Ctx, C::MapPtr, C::Scalar}, R::Scalar, {M::ProgArray}, E::TailCall);
+  H(23, "redirect", V::Scalar, {V::Scalar, V::Scalar}, true, {C::Scalar, C::Scalar});
+  H(25, "perf_event_output", V::Scalar, {V::Ctx, V::Map, V::Scalar, V::Ptr, V::Scalar}, false,
+    {C::Ctx, C::MapPtr, C::Scalar, C::Mem, C::ConstSizeOrZero}, R::Scalar,
+    {M::PerfEventArray}, E::None, /*GplOnly=*/true);
+  H(28, "csum_diff", V::Scalar, {V::Ptr, V::Scalar, V::Ptr, V::Scalar, V::Scalar}, false,
+    {C::Mem, C::ConstSizeOrZero, C::Mem, C::ConstSizeOrZero, C::Scalar});
+  H(42, "get_numa_node_id", V::Scalar, {}, false, {});
+  H(44, "xdp_adjust_head", V::Scalar, {V::Ctx, V::Scalar}, false, {C::Ctx, C::Scalar},
+    R::Scalar, {}, E::MovesPacket);
+  H(51, "redirect_map", V::Scalar, {V::Map, V::Scalar, V::Scalar}, true,
+    {C::MapPtr, C::Scalar, C::Scalar}, R::Scalar, {M::Redirect});
+  H(54, "xdp_adjust_meta", V::Scalar, {V::Ctx, V::Scalar}, false, {C::Ctx, C::Scalar},
+    R::Scalar, {}, E::MovesPacket);
+  H(65, "xdp_adjust_tail", V::Scalar, {V::Ctx, V::Scalar}, false, {C::Ctx, C::Scalar},
+    R::Scalar, {}, E::MovesPacket);
+  H(69, "fib_lookup", V::Scalar, {V::Ctx, V::Ptr, V::Scalar, V::Scalar}, false,
+    {C::Ctx, C::InOutMem, C::ConstSize, C::Scalar}, R::Scalar, {}, E::None,
+    /*GplOnly=*/true);
+  // Maps without keys: the value is pushed (read), or popped and peeked
+  // into the buffer (written; zeroed when the map is empty). Pop and peek
+  // take no packet memory, as the kernel's.
+  H(87, "map_push_elem", V::Scalar, {V::Map, V::Ptr, V::Scalar}, true,
+    {C::MapPtr, C::MapValue, C::Anything}, R::Scalar, {M::QueueStack, M::BloomFilter});
+  H(88, "map_pop_elem", V::Scalar, {V::Map, V::Ptr}, true, {C::MapPtr, C::MapValueOut},
+    R::Scalar, {M::QueueStack}, E::None, /*GplOnly=*/false, /*PacketAccess=*/false);
+  H(89, "map_peek_elem", V::Scalar, {V::Map, V::Ptr}, true, {C::MapPtr, C::MapValueOut},
+    R::Scalar, {M::QueueStack, M::BloomFilter}, E::None, /*GplOnly=*/false,
+    /*PacketAccess=*/false);
+  // The lock in a map value (its BTF's struct bpf_spin_lock): a spin on
+  // the 4-byte word (compare-and-swap with backoff), released with a
+  // store-release. While a lock is held no other helper may be called.
+  H(93, "spin_lock", V::Void, {V::Ptr}, false, {C::SpinLock});
+  H(94, "spin_unlock", V::Void, {V::Ptr}, false, {C::SpinUnlock});
+  H(118, "jiffies64", V::Scalar, {}, false, {});
+  H(125, "ktime_get_boot_ns", V::Scalar, {}, false, {});
+  // Event helpers see the context for the packet's index (record order).
+  H(130, "ringbuf_output", V::Scalar, {V::Map, V::Ptr, V::Scalar, V::Scalar}, true,
+    {C::MapPtr, C::Mem, C::ConstSizeOrZero, C::Scalar}, R::Scalar, {M::Ringbuf});
+  H(131, "ringbuf_reserve", V::Ptr, {V::Map, V::Scalar, V::Scalar}, true,
+    {C::MapPtr, C::AllocSize, C::Scalar}, R::AllocMemOrNull, {M::Ringbuf});
+  H(132, "ringbuf_submit", V::Void, {V::Ptr, V::Scalar}, false, {C::ReleaseAlloc, C::Scalar});
+  H(133, "ringbuf_discard", V::Void, {V::Ptr, V::Scalar}, false, {C::ReleaseAlloc, C::Scalar});
+  H(160, "ktime_get_coarse_ns", V::Scalar, {}, false, {});
+  // Calls its callback (r2) with (map, key, value, r3) for each element
+  // until it returns 1 (array: every index; hashed: every key, in bucket
+  // order); flags 0 (-EINVAL). The lifter lowers it to a loop over the
+  // map's elements (map_next_elem) calling the lifted subprogram.
+  // str and its size (0: the length alone), a constant format whose
+  // conversions the verifier parses, and their u64 arguments: the kernel's
+  // bpf_snprintf, the length the whole string needs with its NUL. No
+  // packet memory, as the kernel's.
+  H(165, "snprintf", V::Scalar, {V::Ptr, V::Scalar, V::Ptr, V::Ptr, V::Scalar}, false,
+    {C::UninitMem, C::ConstSizeOrZero, C::FormatStr, C::FormatData, C::ConstSizeOrZero},
+    R::Scalar, {}, E::None, /*GplOnly=*/true, /*PacketAccess=*/false);
+  H(164, "for_each_map_elem", V::Scalar, {V::Map, V::Ptr, V::Ptr, V::Scalar}, true,
+    {C::MapPtr, C::Callback, C::CallbackCtx, C::Scalar}, R::Scalar, {M::Iterable});
+  // XDP's form: the flags must be 0 (no segment check), any other is -EINVAL.
+  H(163, "check_mtu", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar, V::Scalar}, false,
+    {C::Ctx, C::Anything, C::InOutU32, C::Anything, C::Anything}, R::Scalar, {}, E::None,
+    /*GplOnly=*/true);
+  // s1 and its size, s2 a constant string: strncmp(s1, s2, s1_sz) as the
+  // kernel's (-1, 0 or 1). s1 is not the packet: the kernel's has no
+  // packet access.
+  // Calls its callback (r2) with (i, r3) for i = 0.. until it returns 1;
+  // at most 1 << 23 turns (-E2BIG), flags 0 (-EINVAL). The lifter lowers
+  // it to a loop calling the lifted subprogram: no runtime function.
+  H(181, "loop", V::Scalar, {V::Scalar, V::Ptr, V::Ptr, V::Scalar}, false,
+    {C::Scalar, C::Callback, C::CallbackCtx, C::Scalar});
+  H(182, "strncmp", V::Scalar, {V::Ptr, V::Scalar, V::Ptr}, false,
+    {C::Mem, C::ConstSize, C::ConstStr}, R::Scalar, {}, E::None, /*GplOnly=*/false,
+    /*PacketAccess=*/false);
+  H(188, "xdp_get_buff_len", V::Scalar, {V::Ctx}, false, {C::Ctx});
+  H(189, "xdp_load_bytes", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar}, false,
+    {C::Ctx, C::Scalar, C::UninitMem, C::ConstSize});
+  // Writes packet bytes, moves nothing: packet pointers stay valid, as in
+  // the kernel (not one of its helpers that change packet data).
+  H(190, "xdp_store_bytes", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar}, false,
+    {C::Ctx, C::Scalar, C::Mem, C::ConstSize}, R::Scalar, {}, E::StoresPacket);
+  // Its CPU argument may be past the last CPU: null whatever the key.
+  H(195, "map_lookup_percpu_elem", V::Ptr, {V::Map, V::Ptr, V::Scalar}, true,
+    {C::MapPtr, C::MapKey, C::Anything}, R::MapValueOrNull, {M::PerCpuData});
+  // A dynptr's bytes copied out of or into the packet (dst, len, src,
+  // offset, flags; dst, offset, src, len, flags), with the kernel's
+  // return codes: a null dynptr or flags -EINVAL, past the dynptr -E2BIG,
+  // then bpf_xdp_load_bytes' and _store_bytes' own. The write moves no
+  // packet bytes (the kernel's changes_data only for skb dynptrs).
+  H(201, "dynptr_read", V::Scalar, {V::Ptr, V::Scalar, V::Ptr, V::Scalar, V::Scalar}, false,
+    {C::UninitMem, C::ConstSizeOrZero, C::Dynptr, C::Anything, C::Anything});
+  H(202, "dynptr_write", V::Scalar, {V::Ptr, V::Scalar, V::Ptr, V::Scalar, V::Scalar}, false,
+    {C::Dynptr, C::Anything, C::Mem, C::ConstSizeOrZero, C::Anything}, R::Scalar, {},
+    E::StoresPacket);
+  // SYN cookies of raw headers (XDP SYN proxies): a whole IPv4 or IPv6
+  // header, the TCP header and th_len (gen: 20 to 60 bytes, th->doff * 4,
+  // else -EINVAL); gen returns the cookie with the MSS it encodes in the
+  // upper 32 bits, check 0 or -EACCES. The secret is the runtime's
+  // (SyncookieHelpers.inc).
+  H(204, "tcp_raw_gen_syncookie_ipv4", V::Scalar, {V::Ptr, V::Ptr, V::Scalar}, false,
+    {C::FixedMem, C::Mem, C::ConstSizeOrZero}, R::Scalar, {}, E::None, /*GplOnly=*/true,
+    /*PacketAccess=*/true, {20, 0, 0});
+  H(205, "tcp_raw_gen_syncookie_ipv6", V::Scalar, {V::Ptr, V::Ptr, V::Scalar}, false,
+    {C::FixedMem, C::Mem, C::ConstSizeOrZero}, R::Scalar, {}, E::None, /*GplOnly=*/true,
+    /*PacketAccess=*/true, {40, 0, 0});
+  H(206, "tcp_raw_check_syncookie_ipv4", V::Scalar, {V::Ptr, V::Ptr}, false,
+    {C::FixedMem, C::FixedMem}, R::Scalar, {}, E::None, /*GplOnly=*/true,
+    /*PacketAccess=*/true, {20, 20});
+  H(207, "tcp_raw_check_syncookie_ipv6", V::Scalar, {V::Ptr, V::Ptr}, false,
+    {C::FixedMem, C::FixedMem}, R::Scalar, {}, E::None, /*GplOnly=*/true,
+    /*PacketAccess=*/true, {40, 20});
+  H(208, "ktime_get_tai_ns", V::Scalar, {}, false, {});
+  return Helpers;
+}
+
 class XdpPlatform final : public Platform {
 public:
   XdpPlatform() {
@@ -31,145 +177,7 @@ public:
     Field("egress_ifindex", 20, offsetof(XdpRuntimeContext, egress_ifindex), false,
           /*DevmapOnly=*/true);
 
-    using C = ArgCheck;
-    using R = RetCheck;
-    using M = MapFamily;
-    using E = HelperEffect;
-    // One row a helper; the last four columns, where given: the result, the
-    // maps it takes, its effect and whether it is the kernel's gpl_only.
-    auto H = [&](int32_t Id, const char *Name, ValueType Ret, std::vector<ValueType> Args,
-                 bool ImplicitCtx, std::vector<ArgCheck> Checks, RetCheck Result = R::Scalar,
-                 std::vector<MapFamily> Maps = {}, HelperEffect Effect = E::None,
-                 bool GplOnly = false, bool PacketAccess = true,
-                 std::vector<uint32_t> MemSizes = {}) {
-      Helpers.push_back({Id, Name, Ret, std::move(Args), ImplicitCtx, std::move(Checks), Result,
-                         std::move(Maps), Effect, GplOnly, PacketAccess, std::move(MemSizes)});
-    };
-    // Map helpers see the context for its cpu_id (per-CPU maps). Programs
-    // may look up redirect maps and maps of maps, never change them.
-    H(1, "map_lookup_elem", V::Ptr, {V::Map, V::Ptr}, true, {C::MapPtr, C::MapKey},
-      R::MapValueOrNullByKey, {M::Data, M::Redirect, M::MapOfMaps});
-    H(2, "map_update_elem", V::Scalar, {V::Map, V::Ptr, V::Ptr, V::Scalar}, true,
-      {C::MapPtr, C::MapKey, C::MapValue, C::Scalar}, R::Scalar, {M::Data});
-    H(3, "map_delete_elem", V::Scalar, {V::Map, V::Ptr}, true, {C::MapPtr, C::MapKey},
-      R::Scalar, {M::Data});
-    H(5, "ktime_get_ns", V::Scalar, {}, false, {});
-    H(6, "trace_printk", V::Scalar, {V::Ptr, V::Scalar, V::Scalar, V::Scalar, V::Scalar}, true,
-      {C::Mem, C::ConstSize, C::Unused, C::Unused, C::Unused}, R::Scalar, {}, E::None,
-      /*GplOnly=*/true);
-    H(7, "get_prandom_u32", V::Scalar, {}, true, {});
-    H(8, "get_smp_processor_id", V::Scalar, {}, true, {});
-    H(12, "tail_call", V::Scalar, {V::Ctx, V::Map, V::Scalar}, false,
-      {C::Ctx, C::MapPtr, C::Scalar}, R::Scalar, {M::ProgArray}, E::TailCall);
-    H(23, "redirect", V::Scalar, {V::Scalar, V::Scalar}, true, {C::Scalar, C::Scalar});
-    H(25, "perf_event_output", V::Scalar, {V::Ctx, V::Map, V::Scalar, V::Ptr, V::Scalar}, false,
-      {C::Ctx, C::MapPtr, C::Scalar, C::Mem, C::ConstSizeOrZero}, R::Scalar,
-      {M::PerfEventArray}, E::None, /*GplOnly=*/true);
-    H(28, "csum_diff", V::Scalar, {V::Ptr, V::Scalar, V::Ptr, V::Scalar, V::Scalar}, false,
-      {C::Mem, C::ConstSizeOrZero, C::Mem, C::ConstSizeOrZero, C::Scalar});
-    H(42, "get_numa_node_id", V::Scalar, {}, false, {});
-    H(44, "xdp_adjust_head", V::Scalar, {V::Ctx, V::Scalar}, false, {C::Ctx, C::Scalar},
-      R::Scalar, {}, E::MovesPacket);
-    H(51, "redirect_map", V::Scalar, {V::Map, V::Scalar, V::Scalar}, true,
-      {C::MapPtr, C::Scalar, C::Scalar}, R::Scalar, {M::Redirect});
-    H(54, "xdp_adjust_meta", V::Scalar, {V::Ctx, V::Scalar}, false, {C::Ctx, C::Scalar},
-      R::Scalar, {}, E::MovesPacket);
-    H(65, "xdp_adjust_tail", V::Scalar, {V::Ctx, V::Scalar}, false, {C::Ctx, C::Scalar},
-      R::Scalar, {}, E::MovesPacket);
-    H(69, "fib_lookup", V::Scalar, {V::Ctx, V::Ptr, V::Scalar, V::Scalar}, false,
-      {C::Ctx, C::InOutMem, C::ConstSize, C::Scalar}, R::Scalar, {}, E::None,
-      /*GplOnly=*/true);
-    // Maps without keys: the value is pushed (read), or popped and peeked
-    // into the buffer (written; zeroed when the map is empty). Pop and peek
-    // take no packet memory, as the kernel's.
-    H(87, "map_push_elem", V::Scalar, {V::Map, V::Ptr, V::Scalar}, true,
-      {C::MapPtr, C::MapValue, C::Anything}, R::Scalar, {M::QueueStack, M::BloomFilter});
-    H(88, "map_pop_elem", V::Scalar, {V::Map, V::Ptr}, true, {C::MapPtr, C::MapValueOut},
-      R::Scalar, {M::QueueStack}, E::None, /*GplOnly=*/false, /*PacketAccess=*/false);
-    H(89, "map_peek_elem", V::Scalar, {V::Map, V::Ptr}, true, {C::MapPtr, C::MapValueOut},
-      R::Scalar, {M::QueueStack, M::BloomFilter}, E::None, /*GplOnly=*/false,
-      /*PacketAccess=*/false);
-    // The lock in a map value (its BTF's struct bpf_spin_lock): a spin on
-    // the 4-byte word (compare-and-swap with backoff), released with a
-    // store-release. While a lock is held no other helper may be called.
-    H(93, "spin_lock", V::Void, {V::Ptr}, false, {C::SpinLock});
-    H(94, "spin_unlock", V::Void, {V::Ptr}, false, {C::SpinUnlock});
-    H(118, "jiffies64", V::Scalar, {}, false, {});
-    H(125, "ktime_get_boot_ns", V::Scalar, {}, false, {});
-    // Event helpers see the context for the packet's index (record order).
-    H(130, "ringbuf_output", V::Scalar, {V::Map, V::Ptr, V::Scalar, V::Scalar}, true,
-      {C::MapPtr, C::Mem, C::ConstSizeOrZero, C::Scalar}, R::Scalar, {M::Ringbuf});
-    H(131, "ringbuf_reserve", V::Ptr, {V::Map, V::Scalar, V::Scalar}, true,
-      {C::MapPtr, C::AllocSize, C::Scalar}, R::AllocMemOrNull, {M::Ringbuf});
-    H(132, "ringbuf_submit", V::Void, {V::Ptr, V::Scalar}, false, {C::ReleaseAlloc, C::Scalar});
-    H(133, "ringbuf_discard", V::Void, {V::Ptr, V::Scalar}, false, {C::ReleaseAlloc, C::Scalar});
-    H(160, "ktime_get_coarse_ns", V::Scalar, {}, false, {});
-    // Calls its callback (r2) with (map, key, value, r3) for each element
-    // until it returns 1 (array: every index; hashed: every key, in bucket
-    // order); flags 0 (-EINVAL). The lifter lowers it to a loop over the
-    // map's elements (map_next_elem) calling the lifted subprogram.
-    // str and its size (0: the length alone), a constant format whose
-    // conversions the verifier parses, and their u64 arguments: the kernel's
-    // bpf_snprintf, the length the whole string needs with its NUL. No
-    // packet memory, as the kernel's.
-    H(165, "snprintf", V::Scalar, {V::Ptr, V::Scalar, V::Ptr, V::Ptr, V::Scalar}, false,
-      {C::UninitMem, C::ConstSizeOrZero, C::FormatStr, C::FormatData, C::ConstSizeOrZero},
-      R::Scalar, {}, E::None, /*GplOnly=*/true, /*PacketAccess=*/false);
-    H(164, "for_each_map_elem", V::Scalar, {V::Map, V::Ptr, V::Ptr, V::Scalar}, true,
-      {C::MapPtr, C::Callback, C::CallbackCtx, C::Scalar}, R::Scalar, {M::Iterable});
-    // XDP's form: the flags must be 0 (no segment check), any other is -EINVAL.
-    H(163, "check_mtu", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar, V::Scalar}, false,
-      {C::Ctx, C::Anything, C::InOutU32, C::Anything, C::Anything}, R::Scalar, {}, E::None,
-      /*GplOnly=*/true);
-    // s1 and its size, s2 a constant string: strncmp(s1, s2, s1_sz) as the
-    // kernel's (-1, 0 or 1). s1 is not the packet: the kernel's has no
-    // packet access.
-    // Calls its callback (r2) with (i, r3) for i = 0.. until it returns 1;
-    // at most 1 << 23 turns (-E2BIG), flags 0 (-EINVAL). The lifter lowers
-    // it to a loop calling the lifted subprogram: no runtime function.
-    H(181, "loop", V::Scalar, {V::Scalar, V::Ptr, V::Ptr, V::Scalar}, false,
-      {C::Scalar, C::Callback, C::CallbackCtx, C::Scalar});
-    H(182, "strncmp", V::Scalar, {V::Ptr, V::Scalar, V::Ptr}, false,
-      {C::Mem, C::ConstSize, C::ConstStr}, R::Scalar, {}, E::None, /*GplOnly=*/false,
-      /*PacketAccess=*/false);
-    H(188, "xdp_get_buff_len", V::Scalar, {V::Ctx}, false, {C::Ctx});
-    H(189, "xdp_load_bytes", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar}, false,
-      {C::Ctx, C::Scalar, C::UninitMem, C::ConstSize});
-    // Writes packet bytes, moves nothing: packet pointers stay valid, as in
-    // the kernel (not one of its helpers that change packet data).
-    H(190, "xdp_store_bytes", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar}, false,
-      {C::Ctx, C::Scalar, C::Mem, C::ConstSize}, R::Scalar, {}, E::StoresPacket);
-    // Its CPU argument may be past the last CPU: null whatever the key.
-    H(195, "map_lookup_percpu_elem", V::Ptr, {V::Map, V::Ptr, V::Scalar}, true,
-      {C::MapPtr, C::MapKey, C::Anything}, R::MapValueOrNull, {M::PerCpuData});
-    // A dynptr's bytes copied out of or into the packet (dst, len, src,
-    // offset, flags; dst, offset, src, len, flags), with the kernel's
-    // return codes: a null dynptr or flags -EINVAL, past the dynptr -E2BIG,
-    // then bpf_xdp_load_bytes' and _store_bytes' own. The write moves no
-    // packet bytes (the kernel's changes_data only for skb dynptrs).
-    H(201, "dynptr_read", V::Scalar, {V::Ptr, V::Scalar, V::Ptr, V::Scalar, V::Scalar}, false,
-      {C::UninitMem, C::ConstSizeOrZero, C::Dynptr, C::Anything, C::Anything});
-    H(202, "dynptr_write", V::Scalar, {V::Ptr, V::Scalar, V::Ptr, V::Scalar, V::Scalar}, false,
-      {C::Dynptr, C::Anything, C::Mem, C::ConstSizeOrZero, C::Anything}, R::Scalar, {},
-      E::StoresPacket);
-    // SYN cookies of raw headers (XDP SYN proxies): a whole IPv4 or IPv6
-    // header, the TCP header and th_len (gen: 20 to 60 bytes, th->doff * 4,
-    // else -EINVAL); gen returns the cookie with the MSS it encodes in the
-    // upper 32 bits, check 0 or -EACCES. The secret is the runtime's
-    // (SyncookieHelpers.inc).
-    H(204, "tcp_raw_gen_syncookie_ipv4", V::Scalar, {V::Ptr, V::Ptr, V::Scalar}, false,
-      {C::FixedMem, C::Mem, C::ConstSizeOrZero}, R::Scalar, {}, E::None, /*GplOnly=*/true,
-      /*PacketAccess=*/true, {20, 0, 0});
-    H(205, "tcp_raw_gen_syncookie_ipv6", V::Scalar, {V::Ptr, V::Ptr, V::Scalar}, false,
-      {C::FixedMem, C::Mem, C::ConstSizeOrZero}, R::Scalar, {}, E::None, /*GplOnly=*/true,
-      /*PacketAccess=*/true, {40, 0, 0});
-    H(206, "tcp_raw_check_syncookie_ipv4", V::Scalar, {V::Ptr, V::Ptr}, false,
-      {C::FixedMem, C::FixedMem}, R::Scalar, {}, E::None, /*GplOnly=*/true,
-      /*PacketAccess=*/true, {20, 20});
-    H(207, "tcp_raw_check_syncookie_ipv6", V::Scalar, {V::Ptr, V::Ptr}, false,
-      {C::FixedMem, C::FixedMem}, R::Scalar, {}, E::None, /*GplOnly=*/true,
-      /*PacketAccess=*/true, {40, 20});
-    H(208, "ktime_get_tai_ns", V::Scalar, {}, false, {});
+    Helpers = xdpHelpers();
   }
 
   PlatformKind kind() const override { return PlatformKind::Xdp; }
