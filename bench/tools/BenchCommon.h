@@ -20,6 +20,9 @@ namespace ebpfgpu::bench {
 
 /// "TOOL: error: MSG" on stderr, exit status `Code`; defined by each tool.
 [[noreturn]] void fail(const std::string &Msg, int Code = 1);
+/// A bad command line (tools::ArgCursor's usage error): the message, exit
+/// status 2.
+[[noreturn]] inline int usage(const std::string &Msg) { fail(Msg, 2); }
 
 template <typename T> T check(Expected<T> V, const std::string &Context) {
   if (!V)

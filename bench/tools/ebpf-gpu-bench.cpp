@@ -51,6 +51,7 @@
 #include "ebpf-gpu/Loader/GpuLoader.h"
 #include "ebpf-gpu/Loader/MapEntries.h"
 #include "ebpf-gpu/Runtime/Packets.h"
+#include "ebpf-gpu/Tools/ArgCursor.h"
 
 #include <algorithm>
 #include <array>
@@ -599,18 +600,13 @@ int main(int argc, char **argv) {
   Options O;
   std::string Suite, GpuObj, Ptx, Kernel;
   bool Probe = false;
-  for (int I = 1; I < argc; ++I) {
-    std::string A = argv[I];
-    auto Val = [&]() -> std::string {
-      if (I + 1 >= argc)
-        fail(A + " needs a value", 2);
-      return argv[++I];
-    };
+  for (tools::ArgCursor C(argc, argv, usage, /*Skip=*/1); C.next();) {
+    const std::string &A = C.arg();
+    auto Val = [&] { return C.value(); };
     auto Num = [&]() {
-      std::string V = Val();
-      char *End = nullptr;
-      uint64_t N = std::strtoull(V.c_str(), &End, 0);
-      if (V.empty() || *End)
+      std::string V = C.value();
+      uint64_t N;
+      if (!tools::parseNumber(V, 0, UINT64_MAX, N, /*Base=*/0))
         fail(A + " needs a number, not '" + V + "'", 2);
       return N;
     };

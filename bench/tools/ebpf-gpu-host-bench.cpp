@@ -41,6 +41,7 @@
 #include "ebpf-gpu/Loader/MapEntries.h"
 #include "ebpf-gpu/Object/Object.h"
 #include "ebpf-gpu/Runtime/Packets.h"
+#include "ebpf-gpu/Tools/ArgCursor.h"
 #include "ebpf-gpu/Verifier/Verifier.h"
 
 #include "llvm/Support/Error.h"
@@ -569,18 +570,13 @@ void writeJson(const std::string &Path, const std::vector<Result> &Results, cons
 int main(int argc, char **argv) {
   Options O;
   std::string ThreadList = "1,all", PrefetchList = "0";
-  for (int I = 1; I < argc; ++I) {
-    std::string A = argv[I];
-    auto Val = [&]() -> std::string {
-      if (I + 1 >= argc)
-        fail(A + " needs a value", 2);
-      return argv[++I];
-    };
+  for (tools::ArgCursor C(argc, argv, usage, /*Skip=*/1); C.next();) {
+    const std::string &A = C.arg();
+    auto Val = [&] { return C.value(); };
     auto Num = [&](uint64_t Least) {
-      std::string V = Val();
-      char *End = nullptr;
-      uint64_t N = std::strtoull(V.c_str(), &End, 10);
-      if (V.empty() || *End || V[0] == '-' || N < Least)
+      std::string V = C.value();
+      uint64_t N;
+      if (!tools::parseNumber(V, Least, UINT64_MAX, N))
         fail(A + " needs a whole number of at least " + std::to_string(Least) + ", not '" + V +
                  "'",
              2);

@@ -23,6 +23,7 @@
 #include "ebpf-gpu/Loader/GpuLoader.h"
 #include "ebpf-gpu/Loader/GpuRunner.h"
 #include "ebpf-gpu/Runtime/Packets.h"
+#include "ebpf-gpu/Tools/ArgCursor.h"
 
 #include <algorithm>
 #include <chrono>
@@ -156,13 +157,9 @@ int main(int argc, char **argv) {
   std::vector<uint32_t> BatchSizes = {32, 256, 4096}, FrameSizes = {64, 512, 1500};
   std::vector<std::string> Modes = {"launch", "persistent"}, Paths = {"copy", "mapped"};
   double Seconds = 0.5;
-  for (int I = 1; I < argc; ++I) {
-    std::string A = argv[I];
-    auto Val = [&]() -> std::string {
-      if (I + 1 >= argc)
-        fail(A + " needs a value", 2);
-      return argv[++I];
-    };
+  for (tools::ArgCursor C(argc, argv, usage, /*Skip=*/1); C.next();) {
+    const std::string &A = C.arg();
+    auto Val = [&] { return C.value(); };
     if (A == "--gpu-object") Object = Val();
     else if (A == "--pcap") Pcap = Val();
     else if (A == "--json") Json = Val();

@@ -31,7 +31,8 @@ inline bool parseNumber(const std::string &V, uint64_t Min, uint64_t Max, uint64
   return true;
 }
 
-/// A subcommand's arguments from argv[2] on, one at a time: `while
+/// A command's arguments after the first `Skip` of argv (1: the tool's
+/// name; 2: the tool's and its subcommand's), one at a time: `while
 /// (C.next())` gives each as `C.arg()`; `C.value()` takes the argument after
 /// it (a flag's value) and `C.number()` the same as a whole number in a
 /// range. A flag without its value, or a value out of range, is a usage
@@ -39,7 +40,8 @@ inline bool parseNumber(const std::string &V, uint64_t Min, uint64_t Max, uint64
 class ArgCursor {
 public:
   using UsageFn = int (*)(const std::string &);
-  ArgCursor(int Argc, char **Argv, UsageFn Usage) : Argc(Argc), Argv(Argv), Usage(Usage) {}
+  ArgCursor(int Argc, char **Argv, UsageFn Usage, int Skip = 2)
+      : Argc(Argc), Argv(Argv), Usage(Usage), I(Skip - 1) {}
   bool next() {
     if (I + 1 >= Argc)
       return false;
@@ -70,7 +72,7 @@ private:
   int Argc;
   char **Argv;
   UsageFn Usage;
-  int I = 1; ///< argv[1] is the subcommand
+  int I; ///< the argument last given
   std::string Arg;
 };
 
