@@ -106,10 +106,7 @@ MaybeDiag Verifier::dynptrKfunc(uint32_t Pc, State &S, const platform::KfuncProt
   auto ArgOf = [&](unsigned R) {
     return K.Name + " argument " + std::to_string(R) + " (r" + std::to_string(R) + ")";
   };
-  using KR = platform::KfuncRole;
-  unsigned Args = K.Role == KR::DynptrFromXdp || K.Role == KR::DynptrAdjust ? 3
-                  : K.Role == KR::DynptrSlice || K.Role == KR::DynptrSliceRdwr ? 4
-                                                                               : 1;
+  unsigned Args = K.NumArgs;
   for (unsigned R = 1; R <= Args; ++R)
     if (auto E = readReg(Pc, S, R))
       return E;

@@ -472,11 +472,16 @@ MaybeDiag Verifier::releaseArg(uint32_t Pc, const platform::HelperProto &H,
                                unsigned R, State &S, HelperArgs &Args) {
   const Reg &V = S.Regs[R];
   std::string Arg = argName(H, R);
-  if (V.K == Kind::AllocMemOrNull)
-    return fail(Pc,
-                Arg + " may be null: check the record of " +
-                    std::string("bpf_ringbuf_reserve") + " first",
+  if (V.K == Kind::AllocMemOrNull) {
+    // The helper that made it: the row whose result is such a record.
+    const std::vector<platform::HelperProto> &All = Opts.Platform->helpers();
+    auto Maker = std::find_if(All.begin(), All.end(), [](const platform::HelperProto &P) {
+      return P.Result == platform::RetCheck::AllocMemOrNull;
+    });
+    assert(Maker != All.end() && "a record without the helper that reserves it");
+    return fail(Pc, Arg + " may be null: check the record of bpf_" + Maker->Name + " first",
                 "not_null(" + regName(R) + ")");
+  }
   if (V.K != Kind::AllocMem)
     return fail(Pc,
                 Arg + " must be a reserved ring buffer record, is a " +

@@ -235,19 +235,21 @@ const std::vector<KfuncProto> &knownKfuncs() {
   // bpf_for() and bpf_repeat() (libbpf's bpf_helpers.h): struct bpf_iter_num
   // is 8 bytes (the kernel's struct bpf_iter_num_kern { int cur, end; }).
   using K = KfuncRole;
+  // Columns: id, name, role, the stack object's bytes, an element's bytes,
+  // the register of the object, the arguments taken.
   static const std::vector<KfuncProto> Table = {
-      {1, "bpf_iter_num_new", K::IterNew, 8, 0},
-      {2, "bpf_iter_num_next", K::IterNext, 8, 4},
-      {3, "bpf_iter_num_destroy", K::IterDestroy, 8, 0},
+      {1, "bpf_iter_num_new", K::IterNew, 8, 0, 1, 3},
+      {2, "bpf_iter_num_next", K::IterNext, 8, 4, 1, 1},
+      {3, "bpf_iter_num_destroy", K::IterDestroy, 8, 0, 1, 1},
       // struct bpf_dynptr is 16 bytes (the kernel's struct bpf_dynptr_kern
       // { void *data; u32 size; u32 offset; }); GpuAbi.h's ebpfgpu_dynptr.
-      {4, "bpf_dynptr_from_xdp", K::DynptrFromXdp, 16, 0, 3},
-      {5, "bpf_dynptr_slice", K::DynptrSlice, 16, 0, 1},
-      {6, "bpf_dynptr_slice_rdwr", K::DynptrSliceRdwr, 16, 0, 1},
-      {7, "bpf_dynptr_size", K::DynptrSize, 16, 0, 1},
-      {8, "bpf_dynptr_is_null", K::DynptrIsNull, 16, 0, 1},
-      {9, "bpf_dynptr_is_rdonly", K::DynptrIsRdonly, 16, 0, 1},
-      {10, "bpf_dynptr_adjust", K::DynptrAdjust, 16, 0, 1},
+      {4, "bpf_dynptr_from_xdp", K::DynptrFromXdp, 16, 0, 3, 3},
+      {5, "bpf_dynptr_slice", K::DynptrSlice, 16, 0, 1, 4},
+      {6, "bpf_dynptr_slice_rdwr", K::DynptrSliceRdwr, 16, 0, 1, 4},
+      {7, "bpf_dynptr_size", K::DynptrSize, 16, 0, 1, 1},
+      {8, "bpf_dynptr_is_null", K::DynptrIsNull, 16, 0, 1, 1},
+      {9, "bpf_dynptr_is_rdonly", K::DynptrIsRdonly, 16, 0, 1, 1},
+      {10, "bpf_dynptr_adjust", K::DynptrAdjust, 16, 0, 1, 3},
   };
   return Table;
 }

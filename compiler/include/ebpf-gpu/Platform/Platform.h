@@ -203,6 +203,8 @@ struct KfuncProto {
   /// The argument register that points to the stack object (r3 for
   /// bpf_dynptr_from_xdp's ptr__uninit, else r1).
   uint8_t ObjReg = 1;
+  /// The argument registers it takes, r1 to rN (the verifier reads each).
+  uint8_t NumArgs = 1;
 
   bool isDynptr() const {
     return Role >= KfuncRole::DynptrFromXdp;
