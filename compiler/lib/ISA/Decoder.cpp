@@ -31,6 +31,14 @@ std::string hex(unsigned V) {
   return S;
 }
 
+/// The operand an ALU or jump instruction does not use must be zero: imm
+/// for a register source, src for an immediate one.
+std::string reservedOperand(const Insn &I, const char *What) {
+  if (I.usesRegSource())
+    return I.Imm != 0 ? std::string("reserved imm of register ") + What + " must be zero" : "";
+  return I.Src != 0 ? std::string("reserved src of immediate ") + What + " must be zero" : "";
+}
+
 /// An ALU or ALU64 instruction (`Op` names its opcode), as checkInsn.
 std::string checkAlu(const Insn &I, const std::string &Op) {
   bool Is64 = I.cls() == ALU64;
@@ -61,13 +69,7 @@ std::string checkAlu(const Insn &I, const std::string &Op) {
                     (I.Off == 8 || I.Off == 16 || (Is64 && I.Off == 32));
   if (I.Off != 0 && !SignedDivMod && !SignExtMov)
     return "invalid offset " + std::to_string(I.Off) + " for ALU operation";
-  if (I.usesRegSource()) {
-    if (I.Imm != 0)
-      return "reserved imm of register ALU operation must be zero";
-  } else if (I.Src != 0) {
-    return "reserved src of immediate ALU operation must be zero";
-  }
-  return "";
+  return reservedOperand(I, "ALU operation");
 }
 
 /// A JMP or JMP32 instruction (`Op` names its opcode), as checkInsn.
@@ -108,13 +110,7 @@ std::string checkJump(const Insn &I, const std::string &Op) {
       return "reserved fields of exit must be zero";
     return "";
   }
-  if (I.usesRegSource()) {
-    if (I.Imm != 0)
-      return "reserved imm of register jump must be zero";
-  } else if (I.Src != 0) {
-    return "reserved src of immediate jump must be zero";
-  }
-  return "";
+  return reservedOperand(I, "jump");
 }
 
 /// Checks one instruction on its own. Returns an empty string when valid,
