@@ -47,6 +47,11 @@ if os.path.exists(os.path.join(api_lib, "libebpf-gpu.so")):
 else:
     lit_config.note("libebpf-gpu tests skipped: this build has no C API library")
 
+# The GPU benchmark harnesses are built where the CUDA toolkit is (their
+# command lines are checked without a GPU).
+if os.access(os.path.join(config.ebpf_gpu_bin_root, "bench", "ebpf-gpu-bench"), os.X_OK):
+    config.available_features.add("gpu-bench")
+
 
 def probe_kernel_bpf():
     # Root, a bpffs to pin test programs in, and a kernel that test-runs XDP.
