@@ -46,6 +46,9 @@ struct ebpf_gpu_map {
   uint8_t *Data = nullptr;
   size_t Size = 0, Mapped = 0;
   bool Shared = false;
+  /// A map of maps: its inner map's shape is known (the object's own
+  /// definition, or a template set by ebpf_gpu_map__set_inner_map).
+  bool HasInner = false;
 
   ~ebpf_gpu_map() {
     if (Data)
@@ -292,6 +295,44 @@ int readOpts(const ebpf_gpu_load_opts *opts, exec::LoadRequest &R) {
   return 0;
 }
 
+bool isMapOfMaps(uint32_t Type) {
+  return Type == EBPFGPU_MAP_ARRAY_OF_MAPS || Type == EBPFGPU_MAP_HASH_OF_MAPS;
+}
+
+/// Whether `M`'s shape may still be set to `N` (`What`, for messages):
+/// opened, from an eBPF object, not global data, N above 0. 0 or a
+/// negative errno: -EBUSY once loaded (libbpf's), -EOPNOTSUPP for a
+/// .gpu.o (its code has the shapes compiled in), -EINVAL otherwise.
+int checkResizable(const ebpf_gpu_map *M, const char *What, uint32_t N) {
+  if (!M)
+    return failWith(EINVAL, "no map (NULL)");
+  std::string Ctx = "map '" + M->Info.Name + "': " + What + ": ";
+  if (M->Prog->Loaded.Exec)
+    return failWith(EBUSY, Ctx + "the program is loaded: set it between ebpf_gpu_prog__open and "
+                                 "ebpf_gpu_prog__load_opened");
+  if (M->Prog->GpuObject)
+    return failWith(EOPNOTSUPP, Ctx + "a .gpu.o has its maps' shapes compiled into its code: set "
+                                      "it before ebpf-gpu-cc (--map-size, --inner-map)");
+  if (M->Info.GlobalData)
+    return failWith(M->Info.GlobalData && std::string(What) == "the value size" ? EOPNOTSUPP
+                                                                                : EINVAL,
+                    Ctx + "global data is sized by its section");
+  if (N == 0)
+    return failWith(EINVAL, Ctx + "must be above 0");
+  return 0;
+}
+
+/// Sets (NAME, N) in `Opts`, replacing an earlier setting of NAME.
+void setOption(std::vector<std::pair<std::string, uint32_t>> &Opts, const std::string &Name,
+               uint32_t N) {
+  for (auto &[K, V] : Opts)
+    if (K == Name) {
+      V = N;
+      return;
+    }
+  Opts.emplace_back(Name, N);
+}
+
 /// Adds a map of `Shape` named `Name` to the opened `P`; global data gets
 /// host memory with `Init` in it when `Init` is given (an eBPF object's
 /// bytes; a .gpu.o has them compiled in). 0 or a negative errno.
@@ -333,16 +374,23 @@ int openGpuObject(ebpf_gpu_prog &P, const std::vector<uint8_t> &Image, const std
 int openEbpfObject(ebpf_gpu_prog &P, const std::vector<uint8_t> &Image, const std::string &Name,
                    const std::string &Section) {
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
-  Expected<object::ObjectSpec> Obj = object::readObjectMemory(Image.data(), Image.size(), Name);
+  // Maps of maps may get their inner map's shape after open
+  // (ebpf_gpu_map__set_inner_map), as libbpf's do.
+  object::ReadOptions Read;
+  Read.RequireInnerMaps = false;
+  Expected<object::ObjectSpec> Obj =
+      object::readObjectMemory(Image.data(), Image.size(), Name, Read);
   if (!Obj)
     return failWith(EINVAL, Obj.error().message());
   const object::ProgramSpec *Chosen = Obj->findProgram(Section);
   if (!Chosen && Section.empty() && Obj->Programs.size() == 1)
     Chosen = &Obj->Programs[0];
   P.Name = Chosen ? Chosen->Name : Section;
-  for (const object::MapSpec &S : Obj->Maps)
+  for (const object::MapSpec &S : Obj->Maps) {
     if (int E = addMap(P, S, S.Name, S.Origin == platform::MapOrigin::GlobalData, &S.InitialValue))
       return E;
+    P.Maps.back()->HasInner = !S.Inner.empty();
+  }
   return 0;
 #else
   return refuseWithoutCompiler(Name);
@@ -439,6 +487,11 @@ int ebpf_gpu_prog__load_opened(struct ebpf_gpu_prog *prog) {
   if (prog->Loaded.Exec || !prog->Request.Image)
     return failWith(EINVAL, "program '" + prog->Name + "' is " +
                                 (prog->Loaded.Exec ? "already loaded" : "not opened"));
+  for (const auto &M : prog->Maps)
+    if (isMapOfMaps(M->Info.Type) && !M->HasInner && !prog->GpuObject)
+      return failWith(EINVAL, "map '" + M->Info.Name + "': map of maps without an inner map "
+                                                       "definition: give one with "
+                                                       "ebpf_gpu_map__set_inner_map");
   return loadOpened(*prog);
 }
 
@@ -485,6 +538,59 @@ uint32_t ebpf_gpu_map__max_entries(const struct ebpf_gpu_map *map) {
   return map ? map->Info.MaxEntries : 0;
 }
 uint32_t ebpf_gpu_map__cpus(const struct ebpf_gpu_map *map) { return map ? map->Cpus : 0; }
+
+int ebpf_gpu_map__set_max_entries(struct ebpf_gpu_map *map, uint32_t max_entries) {
+  if (int E = checkResizable(map, "max_entries", max_entries))
+    return E;
+  map->Info.MaxEntries = max_entries;
+  setOption(map->Prog->Request.MapSizes, map->Info.Name, max_entries);
+  return 0;
+}
+
+int ebpf_gpu_map__set_key_size(struct ebpf_gpu_map *map, uint32_t size) {
+  if (int E = checkResizable(map, "the key size", size))
+    return E;
+  map->Info.KeySize = size;
+  setOption(map->Prog->Request.KeySizes, map->Info.Name, size);
+  return 0;
+}
+
+int ebpf_gpu_map__set_value_size(struct ebpf_gpu_map *map, uint32_t size) {
+  if (int E = checkResizable(map, "the value size", size))
+    return E;
+  map->Info.ValueSize = size;
+  setOption(map->Prog->Request.ValueSizes, map->Info.Name, size);
+  return 0;
+}
+
+int ebpf_gpu_map__set_inner_map(struct ebpf_gpu_map *map, const struct ebpf_gpu_map *inner) {
+  if (int E = checkResizable(map, "the inner map", 1))
+    return E;
+  if (!isMapOfMaps(map->Info.Type))
+    return failWith(EINVAL, "map '" + map->Info.Name + "' is a " +
+                                platform::mapTypeName(map->Info.Type) + ", not a map of maps");
+  if (!inner || inner->Prog != map->Prog)
+    return failWith(EINVAL, "map '" + map->Info.Name + "': the inner map must be a map of the "
+                                                       "same program");
+  if (inner->Info.GlobalData || isMapOfMaps(inner->Info.Type) ||
+      inner->Info.Type == EBPFGPU_MAP_PROG_ARRAY)
+    return failWith(EINVAL, "map '" + map->Info.Name + "': " +
+                                (inner->Info.GlobalData
+                                     ? "global data"
+                                     : "a " + platform::mapTypeName(inner->Info.Type)) +
+                                " ('" + inner->Info.Name + "') cannot be an inner map");
+  auto &T = map->Prog->Request.InnerMaps;
+  auto It = std::find_if(T.begin(), T.end(), [&](const auto &P) { return P.first == map->Info.Name; });
+  if (It == T.end() && map->HasInner)
+    return failWith(EINVAL, "map '" + map->Info.Name + "' has an inner map definition of its "
+                                                       "own (__array(values, ...))");
+  if (It != T.end())
+    It->second = inner->Info.Name;
+  else
+    T.emplace_back(map->Info.Name, inner->Info.Name);
+  map->HasInner = true;
+  return 0;
+}
 
 void *ebpf_gpu_map__data(struct ebpf_gpu_map *map, size_t *size) {
   if (!map || !map->Info.GlobalData)

@@ -19,6 +19,8 @@ object::ReadOptions readOptions(const LoadRequest &R) {
   object::ReadOptions Read;
   Read.InnerMapTemplates = R.InnerMaps;
   Read.MaxEntries = R.MapSizes;
+  Read.KeySizes = R.KeySizes;
+  Read.ValueSizes = R.ValueSizes;
   Read.InitialValues = R.InitialValues;
   return Read;
 }

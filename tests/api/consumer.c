@@ -118,6 +118,13 @@ static void open_gpu_object(const char *dir, int gpu) {
     CHECK(bss && ctl && !ebpf_gpu_map__data(bss, NULL) && errno == EOPNOTSUPP &&
               strstr(ebpf_gpu_last_error(), "compiled in"),
           "opened .gpu.o: global data's bytes refused before load");
+    /* Its shapes are compiled into its code: not settable, nothing changed. */
+    CHECK(ebpf_gpu_map__set_max_entries(m, 512) == -EOPNOTSUPP && errno == EOPNOTSUPP &&
+              strstr(ebpf_gpu_last_error(), "compiled into its code") &&
+              ebpf_gpu_map__set_value_size(m, 16) == -EOPNOTSUPP &&
+              ebpf_gpu_map__set_key_size(m, 8) == -EOPNOTSUPP &&
+              ebpf_gpu_map__max_entries(m) == 256 && ebpf_gpu_map__value_size(m) == 8,
+          "opened .gpu.o: map shapes refused");
     if (!gpu) {
       CHECK(ebpf_gpu_prog__load_opened(p) == -EINVAL &&
                 strstr(ebpf_gpu_last_error(), "GPU code only") && !ebpf_gpu_prog__backend(p),
@@ -129,6 +136,7 @@ static void open_gpu_object(const char *dir, int gpu) {
     }
     CHECK(ebpf_gpu_prog__load_opened(p) == 0 && strcmp(ebpf_gpu_prog__backend(p), "gpu") == 0,
           "opened .gpu.o loaded on the GPU");
+    CHECK(ebpf_gpu_map__set_max_entries(m, 512) == -EBUSY, "loaded .gpu.o: map shapes -EBUSY");
     size_t n = 0;
     uint64_t *counters = ebpf_gpu_map__data(bss, &n);
     uint32_t *generation = ebpf_gpu_map__data(ctl, NULL);

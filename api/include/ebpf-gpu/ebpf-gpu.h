@@ -24,8 +24,9 @@
 extern "C" {
 #endif
 
-/* 3: struct ebpf_gpu_packet has `headroom` (its size changed: rebuild). */
-#define EBPF_GPU_API_VERSION 3
+/* 3: struct ebpf_gpu_packet has `headroom` (its size changed: rebuild).
+ * 4: ebpf_gpu_map__set_max_entries/_key_size/_value_size/_inner_map. */
+#define EBPF_GPU_API_VERSION 4
 
 /* What the library exports; everything else in it is hidden. */
 #define EBPF_GPU_API __attribute__((visibility("default")))
@@ -111,6 +112,35 @@ uint32_t ebpf_gpu_map__max_entries(const struct ebpf_gpu_map *map);
  * value_size times this, as libbpf's per-CPU lookups); 1 for other maps. */
 EBPF_GPU_API
 uint32_t ebpf_gpu_map__cpus(const struct ebpf_gpu_map *map);
+
+/* Between ebpf_gpu_prog__open and __load_opened, as libbpf's
+ * bpf_map__set_max_entries, set_key_size, set_value_size and
+ * set_inner_map_fd: the map's shape the program is verified and compiled
+ * against (a bound that depends on the value size is checked against the
+ * new one; the getters above give it at once). A size that differs from
+ * the map's BTF type drops that type (dumps show the bytes in hex), as
+ * libbpf creates such a map without BTF; a value holding a bpf_spin_lock
+ * keeps its type's size (the load refuses another). set_inner_map gives a
+ * map of maps defined without __array(values, ...) the shape of its maps:
+ * that of `inner`, another map of the same program (libbpf takes a map's
+ * fd; its slots start empty); without it such a program does not load.
+ * Setting one again replaces it. 0, or -EBUSY once the program is loaded,
+ * -EOPNOTSUPP for a map of a .gpu.o (ebpf-gpu-cc compiled its shapes into
+ * the code: give them there, --map-size/--inner-map) and for global data's
+ * value size (its section's), -EINVAL for a NULL map, a size of 0, global
+ * data's entries and key size, a map that is not a map of maps, an inner
+ * map of another program, a map of maps, program array or global data as
+ * the inner map, or a map of maps with its own inner definition. Sizes the
+ * map type does not take (an array's 8-byte key) are refused by the load
+ * (-EINVAL, the program stays opened). */
+EBPF_GPU_API
+int ebpf_gpu_map__set_max_entries(struct ebpf_gpu_map *map, uint32_t max_entries);
+EBPF_GPU_API
+int ebpf_gpu_map__set_key_size(struct ebpf_gpu_map *map, uint32_t size);
+EBPF_GPU_API
+int ebpf_gpu_map__set_value_size(struct ebpf_gpu_map *map, uint32_t size);
+EBPF_GPU_API
+int ebpf_gpu_map__set_inner_map(struct ebpf_gpu_map *map, const struct ebpf_gpu_map *inner);
 
 /* As libbpf's bpf_map__lookup_elem/update_elem/delete_elem/get_next_key:
  * sizes must match the map's (per-CPU values: value_size * cpus), flags are

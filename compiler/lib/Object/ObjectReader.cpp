@@ -94,7 +94,7 @@ MaybeError applyInnerMapTemplates(std::vector<MapSpec> &Maps, const ReadOptions 
     Outer->Inner.push_back(std::move(Inner));
   }
   for (const MapSpec &M : Maps)
-    if (IsMapOfMaps(M) && M.Inner.empty())
+    if (Opts.RequireInnerMaps && IsMapOfMaps(M) && M.Inner.empty())
       return Error("map '" + M.Name + "': map of maps without an inner map definition (" +
                    innerDefinitionName(M) +
                    "); name a map of the object whose shape its maps have with --inner-map " +
@@ -102,8 +102,9 @@ MaybeError applyInnerMapTemplates(std::vector<MapSpec> &Maps, const ReadOptions 
   return std::nullopt;
 }
 
-/// Sets the sizes the user gives; errors on a name that is no map of the
-/// object, and on global data (its size is the section's).
+/// Sets the sizes the user gives (entries, key and value bytes); errors on
+/// a name that is no map of the object, and on global data (its size is
+/// the section's).
 MaybeError applyMapSizes(std::vector<MapSpec> &Maps, const ReadOptions &Opts) {
   for (const auto &[Name, Entries] : Opts.MaxEntries) {
     auto It = std::find_if(Maps.begin(), Maps.end(), [&, &Name = Name](const MapSpec &M) {
@@ -114,6 +115,34 @@ MaybeError applyMapSizes(std::vector<MapSpec> &Maps, const ReadOptions &Opts) {
                    ": the object has no map named '" + Name + "'");
     It->MaxEntries = Entries;
   }
+  auto SetSize = [&](const char *What, const std::string &Name, uint32_t Bytes,
+                     bool Value) -> MaybeError {
+    auto It = std::find_if(Maps.begin(), Maps.end(), [&](const MapSpec &M) {
+      return M.Name == Name && M.Origin != platform::MapOrigin::GlobalData;
+    });
+    std::string Ctx = std::string(What) + " of '" + Name + "': ";
+    if (It == Maps.end())
+      return Error(Ctx + "the object has no map named '" + Name + "'");
+    uint32_t &Size = Value ? It->ValueSize : It->KeySize;
+    if (Size == Bytes)
+      return std::nullopt;
+    // The verifier finds the lock at its BTF offset; a value of another
+    // size is not of that type (the kernel refuses the pair).
+    if (Value && It->SpinLockOff >= 0)
+      return Error(Ctx + "its value holds a bpf_spin_lock: its size is its type's (" +
+                   std::to_string(Size) + " bytes)");
+    Size = Bytes;
+    // As libbpf, which creates the map without BTF when the kernel
+    // refuses a type of another size: dumps show such bytes in hex.
+    It->BtfKeyTypeId = It->BtfValueTypeId = 0;
+    return std::nullopt;
+  };
+  for (const auto &[Name, Bytes] : Opts.KeySizes)
+    if (MaybeError E = SetSize("key size", Name, Bytes, false))
+      return E;
+  for (const auto &[Name, Bytes] : Opts.ValueSizes)
+    if (MaybeError E = SetSize("value size", Name, Bytes, true))
+      return E;
   return std::nullopt;
 }
 

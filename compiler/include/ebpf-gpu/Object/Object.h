@@ -127,6 +127,17 @@ struct ReadOptions {
   /// bpf_map__set_max_entries), e.g. the kernel's xdp_sample maps, which
   /// the object leaves at 0 for user space to size by the CPU count.
   std::vector<std::pair<std::string, uint32_t>> MaxEntries;
+  /// (map, bytes): key and value sizes set before load (libbpf:
+  /// bpf_map__set_key_size/set_value_size). The verifier and the compiler
+  /// see them; a size that differs from the BTF type's drops that type (as
+  /// libbpf creates such a map without BTF), and a value holding a
+  /// bpf_spin_lock keeps its type's size.
+  std::vector<std::pair<std::string, uint32_t>> KeySizes;
+  std::vector<std::pair<std::string, uint32_t>> ValueSizes;
+  /// A map of maps without an inner definition or template is an error
+  /// (false: left so, for an open that gets its templates later; such an
+  /// object cannot be linked or run).
+  bool RequireInnerMaps = true;
   /// (section, bytes): the initial contents of a global data section
   /// (".rodata", ".data", ".bss", ".data.foo") written before load, as
   /// through a libbpf skeleton's mmapped sections: .rodata's constants are

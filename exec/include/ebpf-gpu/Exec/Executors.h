@@ -151,6 +151,9 @@ struct LoadRequest {
   /// gives libbpf (`run --inner-map/--map-size`).
   std::vector<std::pair<std::string, std::string>> InnerMaps;
   std::vector<std::pair<std::string, uint32_t>> MapSizes;
+  /// eBPF objects: key and value sizes set before load (MAP, BYTES), as
+  /// libbpf's bpf_map__set_key_size/set_value_size (the C API's).
+  std::vector<std::pair<std::string, uint32_t>> KeySizes, ValueSizes;
   /// eBPF objects: global data sections' contents set before load
   /// (object::ReadOptions::InitialValues).
   std::vector<std::pair<std::string, std::vector<uint8_t>>> InitialValues;
