@@ -419,12 +419,61 @@ prepare_api() {
     mv "$w/$p.maps" "$w/host/"
   done
   (cd "$w/host" && sha256sum -- *.txt *.pcap *.maps) >"$c/host.sha256"
+  prepare_api_rx
   local lit=/usr/lib/llvm-19/build/utils/lit
   mkdir -p "$c/lit"
   cp "$lit/lit.py" "$c/lit/"
   cp -r "$lit/lit" "$c/lit/"
   find "$c/lit" -name __pycache__ -prune -exec rm -rf {} +
   du -sh "$c"
+}
+
+# The rx callback on the GPU (tests/gpu-device/api/rx-callback.test):
+# samples/dpdk_xdp_rx with DPDK linked statically and this carry's
+# libebpf-gpu (no compiler) shared, packed stripped with the shared
+# libraries DPDK's drivers need (Debian's, as dpdk_carry packs them) into
+# rx.tar.xz; the programs as .gpu.o files, 3,000 packets, and `run`'s
+# verdicts and output packets on the host back end, which the test
+# compares with what the callback did (tests/lit/api/Inputs/compare-rx.py,
+# as tests/lit/api/rx-callback.test does here on the host back end).
+API_RX_PROGS=(xdp_port_filter xdp_mac_swap xdp_vlan)
+prepare_api_rx() {
+  local c=$API_CARRY s=build/samples w=build/api-carry/rx p
+  if ! pkg-config --exists libdpdk; then
+    echo "no DPDK here (pkg-config libdpdk): the rx callback's GPU test is left out" >&2
+    return 0
+  fi
+  rm -rf "$w" && mkdir -p "$w/bin" "$w/lib" "$c/rx"
+  # shellcheck disable=SC2046  # pkg-config's flags are words
+  cc -std=gnu11 -O2 -Wall -Werror -Iapi/include $(pkg-config --static --cflags libdpdk) \
+    samples/dpdk_xdp_rx.c -Lbuild-gpu/api -lebpf-gpu $(pkg-config --static --libs libdpdk) \
+    -o "$w/dpdk_xdp_rx"
+  strip -o "$w/bin/dpdk_xdp_rx" "$w/dpdk_xdp_rx"
+  LD_LIBRARY_PATH=$c/lib ldd "$w/dpdk_xdp_rx" | awk '$3 ~ /^\// {print $3}' |
+    grep -vE '/(libc|libm|libgcc_s|libstdc\+\+|ld-linux[^/]*|libebpf-gpu)\.so' |
+    xargs -r cp -L -t "$w/lib/"
+  strip "$w"/lib/*
+  XZ_OPT=-9 tar -cJf "$c/rx.tar.xz" -C "$w" bin lib
+  # Here already, without a GPU: EAL, the pcap ports and the library start,
+  # and the eBPF object is refused with the library's one message.
+  build/tools/ebpf-gpu-trafgen -o "$c/rx/in.pcap" --count 3000 --seed 19
+  if LD_LIBRARY_PATH=$w/lib:$c/lib "$w/bin/dpdk_xdp_rx" --no-huge -m 256 --no-pci --no-shconf \
+    --no-telemetry --log-level=error --file-prefix=ebpf-gpu-api-rx \
+    --vdev "net_pcap0,rx_pcap=$c/rx/in.pcap,tx_pcap=$w/tx.pcap" -- "$s/xdp_port_filter.o" \
+    >"$w/refused.out" 2>&1 || ! grep -q 'built without the compiler' "$w/refused.out"; then
+    cat "$w/refused.out" >&2
+    echo "FAIL: the carried dpdk_xdp_rx did not start, or took an eBPF object" >&2
+    exit 1
+  fi
+  for p in "${API_RX_PROGS[@]}"; do
+    build/tools/ebpf-gpu-loader run "$s/$p.o" --backend host --pcap "$c/rx/in.pcap" \
+      --out "$c/rx/$p.run.pcap" --verdicts "$c/rx/$p.v" >/dev/null
+  done
+  /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
+    -c tests/lit/api/Inputs/redirect_2.c -o "$w/redirect_2.o"
+  build/tools/ebpf-gpu-cc "$w/redirect_2.o" -o "$c/gpu/redirect_2.gpu.o"
+  build/tools/ebpf-gpu-loader run "$w/redirect_2.o" --backend host --pcap "$c/rx/in.pcap" \
+    --out "$c/rx/redirect_2.run.pcap" --verdicts "$c/rx/redirect_2.v" >/dev/null
 }
 
 device_api() {

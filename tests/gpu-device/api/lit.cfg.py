@@ -14,10 +14,15 @@
 #                  error, not a reason to skip
 # Features, each enabled only after a probe:
 #   cuda-gpu  the carried library runs a .gpu.o on the GPU here
-# Substitutions: %carry, %consumer, %pcap-burst.
+#   dpdk-rx   the carry has samples/dpdk_xdp_rx (rx.tar.xz: prepare-api
+#             makes it where DPDK is installed)
+# Substitutions: %carry, %consumer, %pcap-burst, %dpdk-xdp-rx (a command
+# line: the sample with its DPDK libraries), %src, %python.
 
 import os
 import subprocess
+import sys
+import tarfile
 import tempfile
 
 import lit.formats
@@ -44,6 +49,19 @@ config.substitutions.append(("%carry", carry))
 config.substitutions.append(("%consumer", consumer))
 config.substitutions.append(("%pcap-burst", pcap_burst))
 os.makedirs(config.test_exec_root, exist_ok=True)
+config.substitutions.append(("%src", src))
+config.substitutions.append(("%python", sys.executable))
+
+# The DPDK sample, unpacked afresh (a carry prepared again replaces it).
+rx = os.path.join(config.test_exec_root, "rx")
+subprocess.run(["rm", "-rf", rx], check=True)
+if os.path.exists(os.path.join(carry, "rx.tar.xz")):
+    with tarfile.open(os.path.join(carry, "rx.tar.xz")) as t:
+        # Plain files of our own making (older Pythons have no filters).
+        t.extractall(rx, **({"filter": "tar"} if hasattr(tarfile, "tar_filter") else {}))
+    config.available_features.add("dpdk-rx")
+config.substitutions.append(
+    ("%dpdk-xdp-rx", f"env LD_LIBRARY_PATH={rx}/lib:{carry}/lib {rx}/bin/dpdk_xdp_rx"))
 
 
 def probe():
