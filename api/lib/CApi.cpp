@@ -312,7 +312,8 @@ int checkResizable(const ebpf_gpu_map *M, const char *What, uint32_t N) {
                                  "ebpf_gpu_prog__load_opened");
   if (M->Prog->GpuObject)
     return failWith(EOPNOTSUPP, Ctx + "a .gpu.o has its maps' shapes compiled into its code: set "
-                                      "it before ebpf-gpu-cc (--map-size, --inner-map)");
+                                      "it with ebpf-gpu-cc (--map-size, --map-key-size, "
+                                      "--map-value-size, --inner-map)");
   if (M->Info.GlobalData)
     return failWith(M->Info.GlobalData && std::string(What) == "the value size" ? EOPNOTSUPP
                                                                                 : EINVAL,

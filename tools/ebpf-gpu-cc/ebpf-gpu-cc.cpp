@@ -29,6 +29,8 @@
 
 #include <bpf/libbpf.h>
 
+#include <tuple>
+
 using namespace ebpfgpu;
 using namespace llvm;
 
@@ -83,6 +85,17 @@ cl::list<std::string> MapSizes(
     cl::desc("MAP=ENTRIES: max_entries of the object's map MAP, as user space sets it before "
              "load (maps the object leaves at 0); repeatable"),
     cl::value_desc("MAP=ENTRIES"), cl::cat(Category));
+cl::list<std::string> MapKeySizes(
+    "map-key-size",
+    cl::desc("MAP=BYTES: the key size of the object's map MAP, as user space sets it before load "
+             "(libbpf's bpf_map__set_key_size); repeatable"),
+    cl::value_desc("MAP=BYTES"), cl::cat(Category));
+cl::list<std::string> MapValueSizes(
+    "map-value-size",
+    cl::desc("MAP=BYTES: the value size of the object's map MAP, as user space sets it before "
+             "load (libbpf's bpf_map__set_value_size); the verifier checks the program against "
+             "it; repeatable"),
+    cl::value_desc("MAP=BYTES"), cl::cat(Category));
 cl::opt<bool> NoVerify("no-verify",
                        cl::desc("Skip the safety verifier (for testing back ends on programs "
                                 "outside its reach; a .gpu.o is marked unverified)"),
@@ -161,6 +174,15 @@ object::ObjectSpec readInput() {
         fail(S.error().message(), 2);
       Opts.MaxEntries.push_back(std::move(*S));
     }
+    for (const auto &[List, Option, Into] :
+         {std::tuple(&MapKeySizes, "--map-key-size", &Opts.KeySizes),
+          std::tuple(&MapValueSizes, "--map-value-size", &Opts.ValueSizes)})
+      for (const std::string &A : *List) {
+        auto S = object::parseMapNumber(A, Option, "BYTES");
+        if (!S)
+          fail(S.error().message(), 2);
+        Into->push_back(std::move(*S));
+      }
     ebpfgpu::Expected<object::ObjectSpec> Obj = object::readObjectFile(InputPath, Opts);
     if (!Obj)
       fail(Obj.error().message());

@@ -126,7 +126,8 @@ uint32_t ebpf_gpu_map__cpus(const struct ebpf_gpu_map *map);
  * fd; its slots start empty); without it such a program does not load.
  * Setting one again replaces it. 0, or -EBUSY once the program is loaded,
  * -EOPNOTSUPP for a map of a .gpu.o (ebpf-gpu-cc compiled its shapes into
- * the code: give them there, --map-size/--inner-map) and for global data's
+ * the code: give them there, --map-size, --map-key-size,
+ * --map-value-size, --inner-map) and for global data's
  * value size (its section's), -EINVAL for a NULL map, a size of 0, global
  * data's entries and key size, a map that is not a map of maps, an inner
  * map of another program, a map of maps, program array or global data as

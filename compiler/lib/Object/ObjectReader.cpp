@@ -167,13 +167,19 @@ MaybeError applyInitialValues(std::vector<MapSpec> &Maps, const ReadOptions &Opt
 } // namespace
 
 Expected<std::pair<std::string, uint32_t>> parseMapSize(const std::string &Arg) {
+  return parseMapNumber(Arg, "--map-size", "ENTRIES");
+}
+
+Expected<std::pair<std::string, uint32_t>> parseMapNumber(const std::string &Arg,
+                                                          const std::string &Option,
+                                                          const std::string &Unit) {
   size_t Eq = Arg.find('=');
   std::string V = Eq == std::string::npos ? "" : Arg.substr(Eq + 1);
   char *End = nullptr;
   unsigned long long N = V.empty() ? 0 : std::strtoull(V.c_str(), &End, 10);
   if (Eq == 0 || V.empty() || *End || !std::isdigit(static_cast<unsigned char>(V[0])) || N == 0 ||
       N > 0x7fffffffu)
-    return Error("--map-size '" + Arg + "': expected MAP=ENTRIES (1 to 2147483647)");
+    return Error(Option + " '" + Arg + "': expected MAP=" + Unit + " (1 to 2147483647)");
   return std::make_pair(Arg.substr(0, Eq), uint32_t(N));
 }
 

@@ -150,6 +150,11 @@ struct ReadOptions {
 Expected<std::pair<std::string, std::string>> parseInnerMapTemplate(const std::string &Arg);
 /// Parses "MAP=ENTRIES" (the tools' --map-size argument; 1 to 2^31-1).
 Expected<std::pair<std::string, uint32_t>> parseMapSize(const std::string &Arg);
+/// Parses "MAP=N" for the tool option `Option` (--map-key-size,
+/// --map-value-size: `Unit` BYTES), 1 to 2^31-1.
+Expected<std::pair<std::string, uint32_t>> parseMapNumber(const std::string &Arg,
+                                                          const std::string &Option,
+                                                          const std::string &Unit);
 
 /// Reads an eBPF ELF object. Errors name the file and, where it applies, the
 /// section and instruction ("prog.o: section xdp: pc 3: ..."); a map of maps

@@ -30,9 +30,24 @@ static struct ebpf_gpu_map *map(struct ebpf_gpu_prog *p, const char *name) {
 
 int main(int argc, char **argv) {
   struct ebpf_gpu_load_opts o = {.sz = sizeof(o), .backend = EBPF_GPU_BACKEND_HOST};
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s map_shapes.o\n", argv[0]);
+  if (argc != 2 && argc != 3) {
+    fprintf(stderr, "usage: %s map_shapes.o [map_shapes.gpu.o]\n", argv[0]);
     return 2;
+  }
+  if (argc == 3) {
+    /* A .gpu.o compiled with the shapes: they are its own, opened as they
+     * are (no GPU needed), and cannot be set again. */
+    struct ebpf_gpu_prog *g = ebpf_gpu_prog__open(argv[2], NULL);
+    CHECK(g, "open %s", argv[2]);
+    struct ebpf_gpu_map *w = map(g, "wide");
+    CHECK(w && ebpf_gpu_map__key_size(w) == 8 && ebpf_gpu_map__value_size(w) == 16 &&
+              ebpf_gpu_map__max_entries(map(g, "slots")) == 64,
+          ".gpu.o shapes");
+    CHECK(ebpf_gpu_map__set_value_size(w, 32) == -EOPNOTSUPP, ".gpu.o value size");
+    printf(".gpu.o: wide %u/%u; %s\n", ebpf_gpu_map__key_size(w), ebpf_gpu_map__value_size(w),
+           ebpf_gpu_last_error());
+    ebpf_gpu_prog__close(g);
+    return 0;
   }
 
   /* Shapes refused by the load, which leaves the program opened: an
