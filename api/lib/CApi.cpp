@@ -314,9 +314,10 @@ int checkResizable(const ebpf_gpu_map *M, const char *What, uint32_t N) {
     return failWith(EOPNOTSUPP, Ctx + "a .gpu.o has its maps' shapes compiled into its code: set "
                                       "it with ebpf-gpu-cc (--map-size, --map-key-size, "
                                       "--map-value-size, --inner-map)");
-  if (M->Info.GlobalData)
-    return failWith(M->Info.GlobalData && std::string(What) == "the value size" ? EOPNOTSUPP
-                                                                                : EINVAL,
+  // (A global data map as the outer one of set_inner_map is refused
+  // there, as no map of maps.)
+  if (M->Info.GlobalData && std::string(What) != "the inner map")
+    return failWith(std::string(What) == "the value size" ? EOPNOTSUPP : EINVAL,
                     Ctx + "global data is sized by its section");
   if (N == 0)
     return failWith(EINVAL, Ctx + "must be above 0");
@@ -581,7 +582,8 @@ int ebpf_gpu_map__set_inner_map(struct ebpf_gpu_map *map, const struct ebpf_gpu_
                                      : "a " + platform::mapTypeName(inner->Info.Type)) +
                                 " ('" + inner->Info.Name + "') cannot be an inner map");
   auto &T = map->Prog->Request.InnerMaps;
-  auto It = std::find_if(T.begin(), T.end(), [&](const auto &P) { return P.first == map->Info.Name; });
+  auto It = std::find_if(T.begin(), T.end(),
+                         [&](const auto &P) { return P.first == map->Info.Name; });
   if (It == T.end() && map->HasInner)
     return failWith(EINVAL, "map '" + map->Info.Name + "' has an inner map definition of its "
                                                        "own (__array(values, ...))");

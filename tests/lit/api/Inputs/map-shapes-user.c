@@ -90,7 +90,16 @@ int main(int argc, char **argv) {
   printf("0 entries: %s\n", ebpf_gpu_last_error());
   CHECK(ebpf_gpu_map__set_max_entries(NULL, 1) == -EINVAL, "NULL map");
   struct ebpf_gpu_map *bss = map(p, ".bss");
-  CHECK(!bss, "no .bss in this object");
+  CHECK(bss && ebpf_gpu_map__set_value_size(bss, 64) == -EOPNOTSUPP &&
+            ebpf_gpu_map__set_max_entries(bss, 2) == -EINVAL &&
+            ebpf_gpu_map__set_inner_map(bss, tmpl) == -EINVAL &&
+            ebpf_gpu_map__set_inner_map(outer, bss) == -EINVAL,
+        ".bss refusals");
+  printf(".bss as inner map: %s\n", ebpf_gpu_last_error());
+  CHECK(ebpf_gpu_map__set_max_entries(bss, 2) == -EINVAL, ".bss entries");
+  printf(".bss entries: %s\n", ebpf_gpu_last_error());
+  CHECK(ebpf_gpu_map__set_value_size(bss, 64) == -EOPNOTSUPP, ".bss value size");
+  printf(".bss value size: %s\n", ebpf_gpu_last_error());
 
   CHECK(ebpf_gpu_map__set_inner_map(outer, inner_a) == 0 &&
             ebpf_gpu_map__set_inner_map(outer, tmpl) == 0,

@@ -40,11 +40,15 @@ struct inner {
 };
 struct inner inner_tmpl SEC(".maps"), inner_a SEC(".maps");
 
+// Global data, whose shape is its section's.
+__u64 packets;
+
 SEC("xdp")
 int map_shapes(struct xdp_md *ctx) {
   __u8 *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
   if (data + 1 > end)
     return XDP_ABORTED;
+  __sync_fetch_and_add(&packets, 1);
   __u32 idx = data[0] & 63;
   __u64 *slot = bpf_map_lookup_elem(&slots, &idx);
   if (slot)
