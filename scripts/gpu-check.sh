@@ -212,6 +212,18 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
         "build/$prog.serial.events" | sha256sum | cut -d' ' -f1 >"$CARRY/samples/$prog.serial.sha256" ;;
     esac
   done
+  # ebpf_gpu_match (issue 18): the IDS sample over traffic and 1,200 rules
+  # that tests/lit/loader/Inputs/ids-traffic.py writes (deterministic for a
+  # seed: the GPU machine writes the same files, checked by their digest);
+  # the host's verdicts and maps as a digest.
+  build/tools/ebpf-gpu-cc build/samples/xdp_ids.o -o "$CARRY/samples/xdp_ids.gpu.o"
+  python3 tests/lit/loader/Inputs/ids-traffic.py gen --seed 11 --rules 1200 --packets 10000 \
+    --rate 0.3 build/ids
+  cat build/ids.rules build/ids.pcap | sha256sum | cut -d' ' -f1 >"$CARRY/samples/ids-traffic.sha256"
+  build/tools/ebpf-gpu-loader run build/samples/xdp_ids.o --backend host --pcap build/ids.pcap \
+    --map-set rules:@build/ids.rules --verdicts build/ids.host.txt --dump-maps build/ids.host.maps \
+    >/dev/null
+  cat build/ids.host.txt build/ids.host.maps | sha256sum | cut -d' ' -f1 >"$CARRY/samples/xdp_ids.sha256"
   build/tools/ebpf-gpu-loader run build/helper17_check-mtu.o --section mtu_cases --backend host \
     --pcap build/gpu-check-ct.pcap --fib tests/lit/loader/Inputs/fib.fib --ingress-ifindex 3 \
     --verdicts build/mtu_cases.fib.txt --dump-maps build/mtu_cases.fib.maps >/dev/null

@@ -4,6 +4,7 @@
 // form of map contents.
 
 #include "ebpf-gpu/Abi/MapMemory.h"
+#include "ebpf-gpu/Abi/Patterns.h"
 #include "ebpf-gpu/Platform/XdpContext.h"
 
 #include <algorithm>
@@ -74,6 +75,19 @@ MaybeError checkMapSupported(const std::string &Name, const platform::MapShape &
     if (S.KeySize || S.ValueSize)
       return Refuse("ring buffers have no keys or values");
     return std::nullopt;
+  case EBPFGPU_MAP_PATTERNS:
+    // As a ring buffer's, max_entries is its bytes: what the largest
+    // automaton loaded into it may take.
+    if (S.KeySize || S.ValueSize)
+      return Refuse("pattern maps have no keys or values (their max_entries is the bytes their "
+                    "automaton may take)");
+    if (S.MaxEntries < sizeof(ebpfgpu_patterns) || S.MaxEntries > (1u << 31))
+      return Refuse("a pattern map's max_entries is its automaton's bytes, " +
+                    std::to_string(sizeof(ebpfgpu_patterns)) + " to 2^31, not " +
+                    std::to_string(S.MaxEntries));
+    if (S.Extra != 0)
+      return Refuse("map_extra " + std::to_string(S.Extra) + ": only bloom filters take one");
+    return std::nullopt;
   case EBPFGPU_MAP_PERF_EVENT_ARRAY:
     if (S.KeySize != 4 || S.ValueSize != 4)
       return Refuse("perf event arrays have 4-byte keys and values");
@@ -110,7 +124,8 @@ MaybeError checkMapSupported(const std::string &Name, const platform::MapShape &
     return Refuse("maps of type " + std::to_string(S.Type) +
                   " have no run-time implementation yet (array, percpu_array, prog_array, hash, "
                   "percpu_hash, lru_hash, lru_percpu_hash, lpm_trie, array_of_maps, hash_of_maps, devmap, "
-                  "devmap_hash, cpumap, queue, stack, bloom_filter, ringbuf and perf_event_array do)");
+                  "devmap_hash, cpumap, queue, stack, bloom_filter, ringbuf, perf_event_array and "
+                  "ebpf-gpu's patterns do)");
   }
   if (S.Extra != 0)
     return Refuse("map_extra " + std::to_string(S.Extra) + ": only bloom filters take one");
@@ -162,6 +177,13 @@ MapLayout mapLayout(const platform::MapShape &S, uint32_t Slices, uint64_t Base)
     H.control = Base;
     H.values = Base + EBPFGPU_QS_CTL_WORDS * 4;
     L.Bytes = EBPFGPU_QS_CTL_WORDS * 4 + size_t(H.value_stride) * (size_t(S.MaxEntries) + 1);
+    return L;
+  }
+  if (ebpfgpu_map_is_patterns(S.Type)) {
+    // The automaton's bytes (struct ebpfgpu_patterns), all zero until one
+    // is loaded.
+    H.values = Base;
+    L.Bytes = S.MaxEntries;
     return L;
   }
   if (S.Type == EBPFGPU_MAP_BLOOM_FILTER) {
@@ -467,8 +489,8 @@ void forEachMapEntry(const ebpfgpu_map &M,
   auto Value = [&](const uint8_t *V) {
     return sumPerCpuValues(V, M.value_size, M.value_stride, M.nslices);
   };
-  if (M.type == EBPFGPU_MAP_BLOOM_FILTER)
-    return; // bits, no values to list (the kernel lists none either)
+  if (M.type == EBPFGPU_MAP_BLOOM_FILTER || ebpfgpu_map_is_patterns(M.type))
+    return; // bits or an automaton, no values to list
   if (ebpfgpu_map_is_queue_stack(M.type)) {
     // Oldest first: pushing them again in this order makes the same map.
     for (uint32_t I = 0; const uint8_t *V = queueStackSlot(M, I, false); ++I)
@@ -505,6 +527,28 @@ MaybeError setMapEntry(const std::string &Name, ebpfgpu_map &M, const std::vecto
                        const std::vector<uint8_t> &Value) {
   if (ebpfgpu_map_is_event(M.type))
     return Error("map '" + Name + "' holds event records, not entries");
+  if (ebpfgpu_map_is_patterns(M.type)) {
+    // The whole automaton at once (a pattern file compiled by the tools:
+    // MAP:@FILE), checked, since the scan trusts it.
+    if (!Key.empty())
+      return Error("map '" + Name + "' is a pattern map: it takes a pattern file (" + Name +
+                   ":@FILE), not keys");
+    if (std::string Why = checkPatterns(Value.data(), Value.size()); !Why.empty())
+      return Error("map '" + Name + "': not a compiled pattern set: " + Why);
+    if (Value.size() > M.max_entries)
+      return Error("map '" + Name + "': the pattern set needs " + std::to_string(Value.size()) +
+                   " bytes, the map holds " + std::to_string(M.max_entries) +
+                   " (its max_entries; --map-size " + Name + "=BYTES raises it)");
+    auto *At = reinterpret_cast<uint8_t *>(M.values);
+    std::memcpy(At, Value.data(), Value.size());
+    std::memset(At + Value.size(), 0, M.max_entries - Value.size());
+    return std::nullopt;
+  }
+  // A compiled pattern file (MAP:@FILE) given to a map of another type.
+  if (Key.empty() && Value.size() >= sizeof(ebpfgpu_patterns) &&
+      load32(Value.data()) == EBPFGPU_PATTERNS_MAGIC)
+    return Error("map '" + Name + "' (" + platform::mapTypeName(M.type) +
+                 ") is not a pattern map: only a pattern map takes a pattern file (MAP:@FILE)");
   if (Key.size() != M.key_size || Value.size() != M.value_size)
     return Error("map '" + Name + "': takes " + std::to_string(M.key_size) + "-byte keys and " +
                  std::to_string(M.value_size) + "-byte values, not " + std::to_string(Key.size()) +
@@ -589,6 +633,17 @@ std::string formatMap(const std::string &Name, const MapLayout &L, const uint8_t
     return ""; // program references, not data (the kernel reports its own ids)
   if (H.type == EBPFGPU_MAP_BLOOM_FILTER)
     return ""; // bits, no values (nor does the kernel list any)
+  if (ebpfgpu_map_is_patterns(H.type)) {
+    // What the automaton holds, not its tables.
+    ebpfgpu_patterns P{};
+    std::memcpy(&P, Storage, std::min<size_t>(sizeof(P), H.max_entries));
+    size_t Size = size_t(std::min<uint64_t>(P.bytes, H.max_entries));
+    return Name + ": " +
+           (P.magic && checkPatterns(Storage, Size).empty()
+                ? "pattern set of " + describePatterns(Storage)
+                : std::string("no pattern set")) +
+           "\n";
+  }
   if (ebpfgpu_map_is_queue_stack(H.type)) {
     ebpfgpu_map Here = H;
     Here.control = reinterpret_cast<uint64_t>(Storage);

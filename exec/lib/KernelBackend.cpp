@@ -290,13 +290,28 @@ Expected<KernelLoad> KernelProgram::load(const std::string &Object, const std::s
   // With program arrays, every program loads (tail calls may reach any,
   // and libbpf fills the arrays' static slots); otherwise only the chosen.
   bool TailCalls = false;
+  std::string OwnMap; // a map of ebpf-gpu's own type, which no kernel has
   struct bpf_map *Map;
   bpf_object__for_each_map(Map, Obj) {
     TailCalls |= bpf_map__type(Map) == BPF_MAP_TYPE_PROG_ARRAY;
+    if (OwnMap.empty() && uint32_t(bpf_map__type(Map)) == EBPFGPU_MAP_PATTERNS)
+      OwnMap = bpf_map__name(Map);
     // A run starts from the object's own maps, as the host and GPU back
     // ends do: libbpf would otherwise pin LIBBPF_PIN_BY_NAME maps under
     // /sys/fs/bpf, leave them there, and reuse what an earlier run left.
     bpf_map__set_pin_path(Map, nullptr);
+  }
+  if (!OwnMap.empty()) {
+    // libbpf would only say "Invalid argument" when the kernel refuses to
+    // create the map: say why here.
+    bpf_object__close(Obj);
+    libbpf_set_print(nullptr);
+    KernelLoad L;
+    L.Why = "map '" + OwnMap +
+            "' is an ebpf-gpu pattern map (type 0x45470001, for the kfunc ebpf_gpu_match): "
+            "the kernel has no such map type or kfunc";
+    L.EbpfGpuOnly = true;
+    return L;
   }
   struct bpf_program *Chosen = nullptr, *P;
   int Count = 0;

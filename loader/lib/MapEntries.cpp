@@ -3,6 +3,7 @@
 // Parsing map entries given as text.
 
 #include "ebpf-gpu/Loader/MapEntries.h"
+#include "ebpf-gpu/Abi/Patterns.h"
 #include "ebpf-gpu/Support/ReadFile.h"
 
 #include <algorithm>
@@ -30,6 +31,15 @@ std::optional<std::vector<uint8_t>> parseHexBytes(const std::string &Text) {
 std::optional<MapEntry> parseMapEntry(const std::string &Text) {
   size_t A = Text.find(':');
   size_t B = A == std::string::npos ? A : Text.find(':', A + 1);
+  if (A != std::string::npos && A > 0 && A + 1 < Text.size() && Text[A + 1] == '@') {
+    // "MAP:@FILE": a pattern map's file (which may hold ':' itself).
+    if (A + 2 >= Text.size())
+      return std::nullopt;
+    MapEntry E;
+    E.Map = Text.substr(0, A);
+    E.PatternFile = Text.substr(A + 2);
+    return E;
+  }
   if (A == std::string::npos || B == std::string::npos || A == 0)
     return std::nullopt;
   auto Key = parseHexBytes(Text.substr(A + 1, B - A - 1));
@@ -66,17 +76,38 @@ Expected<std::vector<MapEntry>> parseMapText(const std::string &Text, const std:
     if (!E)
       return Error(Name + ":" + std::to_string(N) +
                    ": expected MAP:KEYHEX:VALUEHEX, MAP::VALUEHEX (no key: a queue, stack or "
-                   "bloom filter) or MAP:KEYHEX:@INNER");
+                   "bloom filter), MAP:KEYHEX:@INNER or MAP:@FILE (a pattern map's rules)");
     Out.push_back(std::move(*E));
   }
   return Out;
+}
+
+MaybeError compilePatternEntry(MapEntry &E, const std::string &BaseDir) {
+  if (E.PatternFile.empty())
+    return std::nullopt;
+  std::string Path = E.PatternFile;
+  if (!BaseDir.empty() && Path[0] != '/')
+    Path = BaseDir + "/" + Path;
+  auto Automaton = abi::compilePatternFile(Path);
+  if (!Automaton)
+    return Error("map '" + E.Map + "': " + Automaton.error().message());
+  E.Value = std::move(*Automaton);
+  return std::nullopt;
 }
 
 Expected<std::vector<MapEntry>> readMapFile(const std::string &Path) {
   auto Bytes = readFileBytes(Path);
   if (!Bytes)
     return Bytes.takeError();
-  return parseMapText(std::string(Bytes->begin(), Bytes->end()), Path);
+  auto Entries = parseMapText(std::string(Bytes->begin(), Bytes->end()), Path);
+  if (!Entries)
+    return Entries;
+  size_t Slash = Path.rfind('/');
+  std::string Dir = Slash == std::string::npos ? "." : Path.substr(0, Slash);
+  for (MapEntry &E : *Entries)
+    if (MaybeError Err = compilePatternEntry(E, Dir))
+      return *Err;
+  return Entries;
 }
 
 } // namespace ebpfgpu::loader

@@ -42,7 +42,7 @@ void mapEntries(const std::string &Text) {
   (void)loader::parseHexBytes(Text);
   if (auto E = loader::parseMapEntry(Text)) {
     if (E->Map.empty() || (E->Key.empty() && !E->Inner.empty()) ||
-        (E->Inner.empty() && E->Value.empty()))
+        (E->Inner.empty() && E->PatternFile.empty() && E->Value.empty()))
       std::abort(); // parseMapEntry promises every part non-empty, a value's key aside
   }
   (void)loader::parseMapText(Text, "fuzz.map");

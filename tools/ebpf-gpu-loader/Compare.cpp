@@ -41,6 +41,8 @@ int compareUsage(const std::string &Msg) {
                "    neither    both refuse (DETAIL: the kernel's reason)\n"
                "    kernel     only the kernel accepts (DETAIL: ebpf-gpu's reason)\n"
                "    ours       only ebpf-gpu accepts: unsound (DETAIL: the kernel's reason)\n"
+               "    ebpf-gpu-only  it uses ebpf-gpu's own map types and kfuncs, which the\n"
+               "               kernel lacks; ebpf-gpu accepts it (DETAIL: what it uses)\n"
                "    differ     both accept, the back ends differ (DETAIL: where)\n"
                "    error      a back end failed to run it\n"
                "  Exits 1 when a program gave ours, differ or error. Needs root.\n",
@@ -136,6 +138,11 @@ Outcome compareProgram(const object::ObjectSpec &Obj, const std::string &Path,
   auto Loaded = exec::KernelProgram::load(Path, Name);
   if (!Loaded)
     return {"error", Loaded.error().message()};
+  // Not unsound: the program asks for what only ebpf-gpu offers.
+  if (!Loaded->Program && Loaded->EbpfGpuOnly)
+    return {Host ? "ebpf-gpu-only" : "neither",
+            "the kernel cannot load it: " + Loaded->Why +
+                (Host ? "" : "; ebpf-gpu: " + lastLine(Host.error().message()))};
   if (!Loaded->Program && !Loaded->VerifierRefused)
     return {"error", "the kernel refused it without a verifier log: " + Loaded->Why + ": " +
                          lastLine(Loaded->Log)};

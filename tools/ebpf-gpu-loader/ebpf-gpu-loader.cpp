@@ -96,8 +96,11 @@ int usage(const std::string &Msg) {
                "                      before the run, set KEY to VALUE in MAP (hex bytes as the\n"
                "                      map stores them, e.g. routes:18000000c0a80100:02000000);\n"
                "                      maps of maps: MAP:KEY:@INNER, the map the slot holds;\n"
-               "                      repeatable\n"
+               "                      pattern maps: MAP:@RULES, a pattern file compiled into\n"
+               "                      the map (docs/KFUNCS.md; in a --map-file, relative to\n"
+               "                      the file's folder); repeatable\n"
                "  --map-file FILE     --map-set for each line MAP:KEY:VALUE of FILE ('#' comments)\n"
+
                "  --inner-map OUTER=MAP\n"
                "                      eBPF objects: the map of maps OUTER, defined without\n"
                "                      __array(values, ...), holds maps shaped as MAP (what user\n"
@@ -316,7 +319,10 @@ std::optional<int> parseRunArgs(int argc, char **argv, RunOptions &O) {
       Value(V);
       auto E = parseMapEntry(V);
       if (!E)
-        return usage("--map-set needs MAP:KEYHEX:VALUEHEX or MAP:KEYHEX:@INNER, not '" + V + "'");
+        return usage("--map-set needs MAP:KEYHEX:VALUEHEX, MAP:KEYHEX:@INNER or MAP:@FILE (a "
+                     "pattern map's rules), not '" + V + "'");
+      if (MaybeError Err = loader::compilePatternEntry(*E))
+        fail("--map-set: " + Err->message());
       O.MapEntries.push_back(std::move(*E));
     } else if (A == "--map-file") {
       std::string Path;

@@ -95,6 +95,8 @@ MaybeDiag Verifier::kfuncCall(Path &P, int32_t Id, std::vector<Path> &Forks) {
                 "no_call(locked)");
   if (K->isDynptr())
     return dynptrKfunc(Pc, S, *K);
+  if (K->Role == platform::KfuncRole::PatternMatch)
+    return matchKfunc(Pc, S, *K);
   if (auto E = readReg(Pc, S, 1))
     return E;
   const Reg &It = S.Regs[1];
@@ -176,7 +178,7 @@ MaybeDiag Verifier::kfuncCall(Path &P, int32_t Id, std::vector<Path> &Forks) {
     break;
   }
   default:
-    assert(false && "dynptr kfuncs are dynptrKfunc()'s");
+    assert(false && "dynptr kfuncs are dynptrKfunc()'s, ebpf_gpu_match matchKfunc()'s");
     break;
   }
   S.Regs[0] = R0;

@@ -182,6 +182,9 @@ private:
   MaybeDiag kfuncCall(Path &P, int32_t Id, std::vector<Path> &Forks);
   /// A dynptr kfunc (Dynptrs.cpp): bpf_dynptr_from_xdp, or a slice.
   MaybeDiag dynptrKfunc(uint32_t Pc, State &S, const platform::KfuncProto &K);
+  /// ebpf-gpu's ebpf_gpu_match (MatchKfunc.cpp): the context, a scalar
+  /// offset and a pattern map; an int result.
+  MaybeDiag matchKfunc(uint32_t Pc, State &S, const platform::KfuncProto &K);
   /// Register `R` (named `Arg` in messages) as a stack pointer where a
   /// dynptr may live; its byte from the frame's bottom in `At`.
   MaybeDiag dynptrObject(uint32_t Pc, State &S, unsigned R, const std::string &Arg,

@@ -322,6 +322,8 @@ llvm::Error FunctionLifter::liftKfuncCall(uint32_t Pc, int32_t Id, const AbsStat
                         P.Opts.Platform->name() + " programs");
   if (K->isDynptr())
     return liftDynptrKfunc(Pc, *K, S);
+  if (K->Role == platform::KfuncRole::PatternMatch)
+    return liftMatchKfunc(Pc, *K, S);
   // The iterator's 8 bytes are the kernel's struct bpf_iter_num_kern
   // { int cur; int end; } (kernel/bpf/bpf_iter.c), and each kfunc does
   // what the kernel's does to them.
@@ -412,6 +414,26 @@ llvm::Error FunctionLifter::liftDynptrKfunc(uint32_t Pc, const platform::KfuncPr
   }
   P.RuntimeHelpers.insert(K.runtimeSymbol().substr(8)); // without ebpfgpu_
   setReg(0, R0);
+  for (unsigned R = 1; R <= 5; ++R)
+    setReg(R, B.getInt64(0));
+  return llvm::Error::success();
+}
+
+llvm::Error FunctionLifter::liftMatchKfunc(uint32_t Pc, const platform::KfuncProto &K,
+                                           const AbsState &S) {
+  // ebpf_gpu_match(ctx, offset, patterns): the runtime's scan
+  // (MapPatterns.inc) on the map's header, which the verifier proved is a
+  // pattern map the call site names.
+  const AbsValue &Map = S.Regs[3];
+  if (Map.K != AbsValue::Map)
+    return fail(Pc, K.Name + " needs a pattern map the call site names");
+  auto *Ptr = llvm::PointerType::get(P.Ctx, 0);
+  auto *G = P.mapObjectGlobal(Map.Index);
+  Value *MapObj = B.CreateLoad(G->getValueType(), G);
+  llvm::FunctionCallee Callee = P.M->getOrInsertFunction(
+      K.runtimeSymbol(), llvm::FunctionType::get(I64, {Ptr, I64, Ptr}, false));
+  P.RuntimeHelpers.insert(K.runtimeSymbol().substr(8)); // without ebpfgpu_
+  setReg(0, B.CreateCall(Callee, {Fn->getArg(0), reg(2), MapObj}));
   for (unsigned R = 1; R <= 5; ++R)
     setReg(R, B.getInt64(0));
   return llvm::Error::success();

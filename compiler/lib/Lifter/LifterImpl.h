@@ -79,6 +79,7 @@ private:
   /// A kfunc: the open-coded iterators inline, on the iterator's bytes.
   llvm::Error liftKfuncCall(uint32_t Pc, int32_t Id, const AbsState &S);
   /// A dynptr kfunc: a call of its runtime function on the dynptr's bytes.
+  llvm::Error liftMatchKfunc(uint32_t Pc, const platform::KfuncProto &K, const AbsState &S);
   llvm::Error liftDynptrKfunc(uint32_t Pc, const platform::KfuncProto &K, const AbsState &S);
   void leaveOnTailCall();
   void guardBackwardJump();

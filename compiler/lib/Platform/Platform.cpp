@@ -199,7 +199,8 @@ public:
   const std::vector<HelperProto> &helpers() const override { return Helpers; }
 
   // The kernel offers the bpf_iter_num kfuncs to every program type, and
-  // bpf_dynptr_from_xdp and the slices to XDP programs.
+  // bpf_dynptr_from_xdp and the slices to XDP programs; ebpf-gpu offers
+  // ebpf_gpu_match to XDP programs.
   const KfuncProto *kfunc(int32_t Id) const override {
     const std::vector<KfuncProto> &K = knownKfuncs();
     auto It = std::find_if(K.begin(), K.end(), [&](const KfuncProto &F) { return F.Id == Id; });
@@ -250,6 +251,8 @@ const std::vector<KfuncProto> &knownKfuncs() {
       {8, "bpf_dynptr_is_null", K::DynptrIsNull, 16, 0, 1, 1},
       {9, "bpf_dynptr_is_rdonly", K::DynptrIsRdonly, 16, 0, 1, 1},
       {10, "bpf_dynptr_adjust", K::DynptrAdjust, 16, 0, 1, 3},
+      // ebpf-gpu's own (kfuncs.h): no stack object.
+      {11, "ebpf_gpu_match", K::PatternMatch, 0, 0, 1, 3},
   };
   return Table;
 }
@@ -289,6 +292,8 @@ MapFamily mapFamily(uint32_t Type) {
     return MapFamily::QueueStack;
   case EBPFGPU_MAP_BLOOM_FILTER:
     return MapFamily::BloomFilter;
+  case EBPFGPU_MAP_PATTERNS:
+    return MapFamily::Patterns;
   default:
     return MapFamily::Data;
   }

@@ -34,6 +34,10 @@ enum {
   EBPFGPU_MAP_DEVMAP_HASH = 25,
   EBPFGPU_MAP_RINGBUF = 27, /* event records (bpf_ringbuf_*) */
   EBPFGPU_MAP_BLOOM_FILTER = 30, /* no keys: values pushed, then asked for */
+  /* ebpf-gpu's own map types, numbered far past the kernel's (which ends
+   * in the 30s) so that no kernel ever gives the number a meaning: "EG" in
+   * the upper half. The kernel refuses an object that declares one. */
+  EBPFGPU_MAP_PATTERNS = 0x45470001, /* a compiled pattern set (ebpf_gpu_match) */
 };
 
 /* What the device code of a .gpu.o and the loader must agree on: map
@@ -50,8 +54,9 @@ enum {
  * batch (ebpfgpu_batch_done). 7: the ring's slots have arrays of their own
  * and a CPU base (batches in flight, a persistent kernel per worker). 8: hash
  * elements own whole 32-byte sectors (EBPFGPU_ELEM_ALIGN). 9: queue, stack
- * and bloom filter maps (EBPFGPU_QS_*, the header's bloom fields). */
-#define EBPFGPU_RUNTIME_ABI 9
+ * and bloom filter maps (EBPFGPU_QS_*, the header's bloom fields). 10: pattern
+ * maps (struct ebpfgpu_patterns). */
+#define EBPFGPU_RUNTIME_ABI 10
 
 /* Bytes before the key in a hash element: u32 next element + 1 (0 ends the
  * chain), u32 hash of the key, u32 LRU tick of the last use, u32 next
@@ -112,6 +117,31 @@ enum {
 /* Bloom filters: the kernel's number of hash functions when map_extra
  * gives none. */
 #define EBPFGPU_BLOOM_DEFAULT_HASHES 5u
+/* Pattern maps (EBPFGPU_MAP_PATTERNS): max_entries bytes at `values` hold an
+ * Aho-Corasick automaton made into a DFA over byte classes, which the host
+ * compiles from a pattern file (abi/lib/Patterns.cpp) and checks before it
+ * is written (every transition names a state, every size adds up), so the
+ * scan (MapPatterns.inc) trusts it. After this header:
+ *   uint32_t next[nstates * nclasses]: state s on a byte of class c goes to
+ *     next[s * nclasses + c] & ~EBPFGPU_PATTERNS_MATCH; the flag says that
+ *     some pattern ends in the state it goes to;
+ *   int32_t match[nstates]: the lowest rule id of the patterns that end in
+ *     a state (its own and its suffixes'), -1 where none does.
+ * State 0 is the root. All zero (never set) is no automaton: the scan
+ * answers -EINVAL. */
+#define EBPFGPU_PATTERNS_MAGIC 0x41504745u /* "EGPA" */
+#define EBPFGPU_PATTERNS_VERSION 1u
+#define EBPFGPU_PATTERNS_MATCH 0x80000000u
+struct ebpfgpu_patterns {
+  uint32_t magic;    /* EBPFGPU_PATTERNS_MAGIC */
+  uint32_t version;  /* EBPFGPU_PATTERNS_VERSION */
+  uint32_t nstates;  /* below 2^31 */
+  uint32_t nclasses; /* 1 to 256: class 0 the bytes no pattern holds */
+  uint32_t nrules;
+  uint32_t reserved;
+  uint64_t bytes;       /* this header, next and match */
+  uint8_t classes[256]; /* each byte value's class */
+};
 
 struct ebpfgpu_map {
   uint32_t type; /* EBPFGPU_MAP_* */
@@ -194,6 +224,9 @@ static inline int ebpfgpu_map_is_queue_stack(uint32_t type) {
 }
 static inline int ebpfgpu_map_is_keyless(uint32_t type) {
   return ebpfgpu_map_is_queue_stack(type) || type == EBPFGPU_MAP_BLOOM_FILTER;
+}
+static inline int ebpfgpu_map_is_patterns(uint32_t type) {
+  return type == EBPFGPU_MAP_PATTERNS;
 }
 static inline int ebpfgpu_map_is_outer(uint32_t type) {
   return type == EBPFGPU_MAP_ARRAY_OF_MAPS || type == EBPFGPU_MAP_HASH_OF_MAPS;

@@ -47,6 +47,8 @@ inline std::string mapTypeName(uint32_t Type) {
       "cgrp_storage"};
   if (Type < sizeof(Names) / sizeof(Names[0]))
     return Names[Type];
+  if (Type == 0x45470001) // MapAbi.h's EBPFGPU_MAP_PATTERNS: ebpf-gpu's own
+    return "patterns";
   return "type " + std::to_string(Type);
 }
 

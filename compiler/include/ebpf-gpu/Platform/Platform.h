@@ -112,6 +112,7 @@ enum class MapFamily : uint8_t {
   Iterable,       ///< of the maps of data, those bpf_for_each_map_elem walks
                   ///< (array, hash, LRU hash and their per-CPU kinds: the
                   ///< kernel's maps with map_for_each_callback)
+  Patterns,       ///< ebpf-gpu's pattern maps: only ebpf_gpu_match takes them
 };
 
 /// The family of the kernel's map type `Type`; a type this code does not
@@ -183,6 +184,8 @@ enum class KfuncRole : uint8_t {
   DynptrIsNull,    ///< (ptr) -> bool
   DynptrIsRdonly,  ///< (ptr) -> bool (never for XDP's)
   DynptrAdjust,    ///< (ptr, start, end) -> int: narrows it to [start, end)
+  PatternMatch,    ///< ebpf-gpu's ebpf_gpu_match (ctx, offset, pattern map) -> int:
+                   ///< the first match's rule id in the packet from offset on
 };
 
 /// A kfunc (`extern ... __ksym` in the program): the kernel names kfuncs by
@@ -190,7 +193,9 @@ enum class KfuncRole : uint8_t {
 /// in the call's imm (src BPF_PSEUDO_KFUNC_CALL) once it has found the
 /// extern's name here. The verifier and the lifter model each by its role;
 /// the lifter lowers the iterators inline and calls the runtime function
-/// `ebpfgpu_<Name without bpf_>` for the dynptr kfuncs.
+/// `ebpfgpu_<Name without bpf_>` for the dynptr kfuncs, `ebpfgpu_<Name
+/// without ebpf_gpu_>` for ebpf-gpu's own (api/include/ebpf-gpu/kfuncs.h,
+/// docs/KFUNCS.md), which the kernel does not have.
 struct KfuncProto {
   int32_t Id = 0;
   std::string Name;
@@ -207,13 +212,17 @@ struct KfuncProto {
   uint8_t NumArgs = 1;
 
   bool isDynptr() const {
-    return Role >= KfuncRole::DynptrFromXdp;
+    return Role >= KfuncRole::DynptrFromXdp && Role <= KfuncRole::DynptrAdjust;
   }
-  std::string runtimeSymbol() const { return "ebpfgpu_" + Name.substr(4); }
+  /// One of ebpf-gpu's own kfuncs (named ebpf_gpu_*), not the kernel's.
+  bool isEbpfGpu() const { return Name.rfind("ebpf_gpu_", 0) == 0; }
+  std::string runtimeSymbol() const {
+    return "ebpfgpu_" + Name.substr(isEbpfGpu() ? 9 : 4);
+  }
 };
 
 /// Every kfunc ebpf-gpu knows (the bpf_iter_num family, the XDP dynptr
-/// kfuncs), whichever platform offers it.
+/// kfuncs, ebpf-gpu's ebpf_gpu_match), whichever platform offers it.
 const std::vector<KfuncProto> &knownKfuncs();
 /// The known kfunc named `Name`, or null.
 const KfuncProto *kfuncByName(const std::string &Name);

@@ -38,6 +38,10 @@ struct KernelLoad {
   std::string Why;     ///< refused: the load's error (strerror)
   std::string Log;     ///< refused: libbpf's messages
   bool VerifierRefused = false; ///< refused with a verifier log
+  /// Refused before the kernel saw it: the object uses what only ebpf-gpu
+  /// has (its own map types, for its kfuncs: docs/KFUNCS.md); Why says
+  /// what, in one line.
+  bool EbpfGpuOnly = false;
 };
 
 /// What user space sets on an object before load: max_entries of maps the

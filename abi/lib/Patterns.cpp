@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Pattern files read and compiled into the automaton of a pattern map: an
+// Aho-Corasick trie over byte classes (one class per byte value some
+// pattern holds, one for all others), its failure links folded into a full
+// DFA so that the scan makes one transition a byte, whatever the pattern
+// set. The construction is the textbook one (Aho and Corasick, 1975): the
+// trie, then states in breadth-first order, each missing transition taken
+// from its failure state's, each state's matches joined with its failure
+// state's (the lowest id kept).
+
+#include "ebpf-gpu/Abi/Patterns.h"
+#include "ebpf-gpu/Platform/MapAbi.h"
+#include "ebpf-gpu/Support/ReadFile.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <limits>
+
+namespace ebpfgpu::abi {
+
+namespace {
+
+int hexDigit(char C) {
+  if (C >= '0' && C <= '9')
+    return C - '0';
+  C = char(std::tolower(static_cast<unsigned char>(C)));
+  return C >= 'a' && C <= 'f' ? C - 'a' + 10 : -1;
+}
+
+/// The bytes of one pattern's text; "" on success, else why not.
+std::string patternBytes(const std::string &T, std::vector<uint8_t> &Out) {
+  for (size_t I = 0; I < T.size(); ++I) {
+    char C = T[I];
+    if (C == '\\') {
+      if (I + 1 >= T.size())
+        return "a '\\' ends the pattern (write \\\\ for a backslash)";
+      char E = T[++I];
+      if (E == '\\' || E == '|') {
+        Out.push_back(uint8_t(E));
+      } else if (E == 'x') {
+        int Hi = I + 1 < T.size() ? hexDigit(T[I + 1]) : -1;
+        int Lo = I + 2 < T.size() ? hexDigit(T[I + 2]) : -1;
+        if (Hi < 0 || Lo < 0)
+          return "\\x takes two hex digits";
+        Out.push_back(uint8_t(Hi * 16 + Lo));
+        I += 2;
+      } else {
+        return std::string("unknown escape \\") + E + " (\\xHH, \\\\ and \\| are known)";
+      }
+    } else if (C == '|') {
+      size_t End = T.find('|', I + 1);
+      if (End == std::string::npos)
+        return "a '|' hex run is not closed";
+      std::string Digits;
+      for (size_t J = I + 1; J < End; ++J) {
+        if (std::isspace(static_cast<unsigned char>(T[J])))
+          continue;
+        if (hexDigit(T[J]) < 0)
+          return "'" + std::string(1, T[J]) + "' in a |hex| run";
+        Digits += T[J];
+      }
+      if (Digits.empty() || Digits.size() % 2)
+        return "a |hex| run needs whole bytes (pairs of hex digits)";
+      for (size_t J = 0; J < Digits.size(); J += 2)
+        Out.push_back(uint8_t(hexDigit(Digits[J]) * 16 + hexDigit(Digits[J + 1])));
+      I = End;
+    } else {
+      Out.push_back(uint8_t(C));
+    }
+  }
+  return Out.empty() ? "an empty pattern" : "";
+}
+
+} // namespace
+
+Expected<std::vector<PatternRule>> parsePatternText(const std::string &Text,
+                                                    const std::string &Name) {
+  std::vector<PatternRule> Rules;
+  size_t At = 0;
+  for (uint64_t N = 1; At < Text.size(); ++N) {
+    size_t End = Text.find('\n', At);
+    std::string Line = Text.substr(At, End == std::string::npos ? std::string::npos : End - At);
+    At = End == std::string::npos ? Text.size() : End + 1;
+    auto Fail = [&](const std::string &Why) {
+      return Error(Name + ":" + std::to_string(N) + ": " + Why);
+    };
+    // White space at either end is not part of a pattern (\x20 is).
+    size_t B = Line.find_first_not_of(" \t\r");
+    if (B == std::string::npos || Line[B] == '#')
+      continue;
+    Line = Line.substr(B, Line.find_last_not_of(" \t\r") - B + 1);
+    PatternRule R;
+    if (N > uint64_t(std::numeric_limits<int32_t>::max()))
+      return Fail("more lines than rule ids (2^31 - 1)");
+    R.Id = uint32_t(N);
+    if (Line.rfind("id:", 0) == 0) {
+      size_t Sp = Line.find_first_of(" \t");
+      std::string Num = Line.substr(3, Sp == std::string::npos ? std::string::npos : Sp - 3);
+      if (Num.empty() || Num.size() > 10 ||
+          !std::all_of(Num.begin(), Num.end(), [](unsigned char C) { return std::isdigit(C); }) ||
+          std::stoull(Num) > uint64_t(std::numeric_limits<int32_t>::max()))
+        return Fail("'id:" + Num + "': a rule id is a number from 0 to 2147483647");
+      if (Sp == std::string::npos)
+        return Fail("id:" + Num + " has no pattern after it");
+      R.Id = uint32_t(std::stoull(Num));
+      Line = Line.substr(Line.find_first_not_of(" \t", Sp));
+    }
+    if (std::string Why = patternBytes(Line, R.Bytes); !Why.empty())
+      return Fail(Why);
+    Rules.push_back(std::move(R));
+  }
+  if (Rules.empty())
+    return Error(Name + ": no patterns");
+  return Rules;
+}
+
+Expected<std::vector<uint8_t>> compilePatterns(const std::vector<PatternRule> &Rules) {
+  if (Rules.empty())
+    return Error("no patterns");
+  // Classes: 0 for the bytes no pattern holds, then one per byte value
+  // used; where every value is used, the values themselves.
+  bool Used[256] = {};
+  for (const PatternRule &R : Rules)
+    for (uint8_t B : R.Bytes)
+      Used[B] = true;
+  uint8_t Classes[256] = {};
+  uint32_t NClasses = 1;
+  if (std::all_of(Used, Used + 256, [](bool U) { return U; })) {
+    for (unsigned B = 0; B < 256; ++B)
+      Classes[B] = uint8_t(B);
+    NClasses = 256;
+  } else {
+    for (unsigned B = 0; B < 256; ++B)
+      if (Used[B])
+        Classes[B] = uint8_t(NClasses++);
+  }
+  constexpr uint32_t None = UINT32_MAX;
+  constexpr uint32_t MaxStates = EBPFGPU_PATTERNS_MATCH - 1;
+  std::vector<uint32_t> Next(NClasses, None);
+  std::vector<int32_t> Match(1, -1);
+  for (const PatternRule &R : Rules) {
+    uint32_t S = 0;
+    for (uint8_t B : R.Bytes) {
+      uint32_t &T = Next[size_t(S) * NClasses + Classes[B]];
+      if (T == None) {
+        if (Match.size() >= MaxStates)
+          return Error("the patterns need more than 2^31 - 1 states");
+        T = uint32_t(Match.size());
+        Match.push_back(-1);
+        Next.resize(Next.size() + NClasses, None);
+      }
+      S = Next[size_t(S) * NClasses + Classes[B]];
+    }
+    if (Match[S] < 0 || uint32_t(Match[S]) > R.Id)
+      Match[S] = int32_t(R.Id);
+  }
+  uint32_t NStates = uint32_t(Match.size());
+  // Breadth first: a state's failure state is shallower, so it is done.
+  std::vector<uint32_t> Fail(NStates, 0), Queue;
+  Queue.reserve(NStates);
+  for (uint32_t C = 0; C < NClasses; ++C) {
+    uint32_t &T = Next[C];
+    if (T == None) {
+      T = 0;
+    } else {
+      Fail[T] = 0;
+      Queue.push_back(T);
+    }
+  }
+  for (size_t Q = 0; Q < Queue.size(); ++Q) {
+    uint32_t S = Queue[Q];
+    int32_t Inherited = Match[Fail[S]];
+    if (Inherited >= 0 && (Match[S] < 0 || Inherited < Match[S]))
+      Match[S] = Inherited;
+    for (uint32_t C = 0; C < NClasses; ++C) {
+      uint32_t &T = Next[size_t(S) * NClasses + C];
+      uint32_t Via = Next[size_t(Fail[S]) * NClasses + C];
+      if (T == None) {
+        T = Via;
+      } else {
+        Fail[T] = Via;
+        Queue.push_back(T);
+      }
+    }
+  }
+  for (uint32_t &T : Next)
+    if (Match[T] >= 0)
+      T |= EBPFGPU_PATTERNS_MATCH;
+  ebpfgpu_patterns H{};
+  H.magic = EBPFGPU_PATTERNS_MAGIC;
+  H.version = EBPFGPU_PATTERNS_VERSION;
+  H.nstates = NStates;
+  H.nclasses = NClasses;
+  H.nrules = uint32_t(Rules.size());
+  std::memcpy(H.classes, Classes, 256);
+  H.bytes = sizeof(H) + Next.size() * 4 + Match.size() * 4;
+  std::vector<uint8_t> Out(H.bytes);
+  std::memcpy(Out.data(), &H, sizeof(H));
+  std::memcpy(Out.data() + sizeof(H), Next.data(), Next.size() * 4);
+  std::memcpy(Out.data() + sizeof(H) + Next.size() * 4, Match.data(), Match.size() * 4);
+  return Out;
+}
+
+Expected<std::vector<uint8_t>> compilePatternFile(const std::string &Path) {
+  auto Bytes = readFileBytes(Path);
+  if (!Bytes)
+    return Bytes.takeError();
+  auto Rules = parsePatternText(std::string(Bytes->begin(), Bytes->end()), Path);
+  if (!Rules)
+    return Rules.takeError();
+  auto Out = compilePatterns(*Rules);
+  if (!Out)
+    return Error(Path + ": " + Out.error().message());
+  return Out;
+}
+
+std::string checkPatterns(const uint8_t *Bytes, size_t Size) {
+  ebpfgpu_patterns H;
+  if (Size < sizeof(H))
+    return "shorter than an automaton's header (" + std::to_string(sizeof(H)) + " bytes)";
+  std::memcpy(&H, Bytes, sizeof(H));
+  if (H.magic != EBPFGPU_PATTERNS_MAGIC || H.version != EBPFGPU_PATTERNS_VERSION)
+    return "not a pattern automaton of version " + std::to_string(EBPFGPU_PATTERNS_VERSION);
+  if (H.nstates == 0 || H.nstates >= EBPFGPU_PATTERNS_MATCH || H.nclasses == 0 ||
+      H.nclasses > 256)
+    return "bad state or class count";
+  uint64_t Want = sizeof(H) + uint64_t(H.nstates) * H.nclasses * 4 + uint64_t(H.nstates) * 4;
+  if (H.bytes != Want || Size != Want)
+    return "its sizes do not add up";
+  for (unsigned B = 0; B < 256; ++B)
+    if (H.classes[B] >= H.nclasses)
+      return "byte " + std::to_string(B) + " has no class";
+  const uint8_t *NextAt = Bytes + sizeof(H);
+  const uint8_t *MatchAt = NextAt + uint64_t(H.nstates) * H.nclasses * 4;
+  auto MatchOf = [&](uint32_t S) {
+    int32_t M;
+    std::memcpy(&M, MatchAt + uint64_t(S) * 4, 4);
+    return M;
+  };
+  for (uint64_t I = 0; I < uint64_t(H.nstates) * H.nclasses; ++I) {
+    uint32_t T;
+    std::memcpy(&T, NextAt + I * 4, 4);
+    uint32_t S = T & ~EBPFGPU_PATTERNS_MATCH;
+    if (S >= H.nstates)
+      return "a transition to state " + std::to_string(S) + " of " + std::to_string(H.nstates);
+    if (bool(T & EBPFGPU_PATTERNS_MATCH) != (MatchOf(S) >= 0))
+      return "a transition's match flag disagrees with state " + std::to_string(S);
+  }
+  return "";
+}
+
+std::string describePatterns(const uint8_t *Bytes) {
+  ebpfgpu_patterns H;
+  std::memcpy(&H, Bytes, sizeof(H));
+  return std::to_string(H.nrules) + " rules, " + std::to_string(H.nstates) + " states, " +
+         std::to_string(H.nclasses) + " byte classes, " + std::to_string(H.bytes) + " bytes";
+}
+
+} // namespace ebpfgpu::abi

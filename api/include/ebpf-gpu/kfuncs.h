@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * ebpf-gpu's own kfuncs and map types, for XDP programs built the usual way
+ * (clang -O2 -g -target bpf -c prog.c) after <linux/bpf.h> and
+ * <bpf/bpf_helpers.h>: each kfunc is declared as the kernel declares its
+ * own (extern ... __ksym), so the object carries a call to the extern,
+ * which ebpf-gpu's object reader resolves by name. The kernel has none of
+ * them: it refuses an object that uses them (ebpf-gpu-loader compare says
+ * so). docs/KFUNCS.md describes each, its map type and its file format. */
+
+#ifndef EBPF_GPU_KFUNCS_H
+#define EBPF_GPU_KFUNCS_H
+
+/* A pattern map: a set of literal byte patterns, each with a rule id,
+ * compiled on the host into an automaton that the map's memory holds (host
+ * memory for the host back end, GPU memory for the GPU's). Declare it as
+ *
+ *   struct {
+ *     __uint(type, BPF_MAP_TYPE_EBPF_GPU_PATTERNS);
+ *     __uint(max_entries, 1 << 20); // bytes the automaton may take
+ *   } rules SEC(".maps");
+ *
+ * and fill it at load with a pattern file (ebpf-gpu-loader run ...
+ * --map-set rules:@rules.txt). No keys, no values: only ebpf_gpu_match
+ * reads it; the map helpers refuse it. The number is far past the
+ * kernel's map types, so no kernel gives it another meaning. */
+#define BPF_MAP_TYPE_EBPF_GPU_PATTERNS 0x45470001
+
+struct xdp_md;
+
+#ifndef __ksym /* bpf_helpers.h's, for a program that does not include it */
+#define __ksym __attribute__((section(".ksyms")))
+#endif
+
+/* Scans the packet's bytes from `offset` (from ctx->data) to its end for
+ * the patterns of `patterns` (a pattern map). Returns the rule id of the
+ * match that ends first (of several ending at the same byte, the lowest
+ * id), -ENOENT (-2) when none matches, -EINVAL (-22) when `offset` is past
+ * the packet's end or the map holds no pattern set. The offset is any
+ * scalar: no bounds check of the program's is needed. */
+extern int ebpf_gpu_match(struct xdp_md *ctx, __u32 offset, void *patterns) __ksym;
+
+#endif /* EBPF_GPU_KFUNCS_H */
