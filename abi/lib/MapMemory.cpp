@@ -433,6 +433,8 @@ void rebuildLpmList(ebpfgpu_map &M) {
 
 int64_t hostMapUpdate(ebpfgpu_map &M, const uint8_t *Key, const uint8_t *Value, uint64_t Flags) {
   ebpfgpu_xdp_ctx Ctx{};
+  if (ebpfgpu_map_is_patterns(M.type)) // a whole pattern set, through setMapEntry only
+    return -EBPFGPU_EINVAL;
   if (ebpfgpu_map_is_keyless(M.type)) // the kernel's update of these: a push
     return loader_map_push_elem(&Ctx, &M, Value, Flags);
   int64_t Rc = loader_map_update_elem(&Ctx, &M, Key, Value, Flags);
@@ -443,6 +445,8 @@ int64_t hostMapUpdate(ebpfgpu_map &M, const uint8_t *Key, const uint8_t *Value, 
 
 int64_t hostMapDelete(ebpfgpu_map &M, const uint8_t *Key) {
   ebpfgpu_xdp_ctx Ctx{};
+  if (ebpfgpu_map_is_patterns(M.type))
+    return -EBPFGPU_EINVAL;
   // The kernel's: queues and stacks -EINVAL, bloom filters -EOPNOTSUPP.
   if (ebpfgpu_map_is_keyless(M.type))
     return M.type == EBPFGPU_MAP_BLOOM_FILTER ? -EBPFGPU_EOPNOTSUPP : -EBPFGPU_EINVAL;
@@ -456,8 +460,8 @@ const uint8_t *hostMapLookup(ebpfgpu_map &M, const uint8_t *Key) {
   ebpfgpu_xdp_ctx Ctx{};
   if (ebpfgpu_map_is_queue_stack(M.type)) // a peek: the value a pop would take
     return queueStackSlot(M, 0, true);
-  if (M.type == EBPFGPU_MAP_BLOOM_FILTER)
-    return nullptr; // asked by value, not by key: hostBloomContains
+  if (M.type == EBPFGPU_MAP_BLOOM_FILTER || ebpfgpu_map_is_patterns(M.type))
+    return nullptr; // asked by value (hostBloomContains) or by a scan (hostPatternScan)
   return static_cast<const uint8_t *>(loader_map_lookup_elem(&Ctx, &M, Key));
 }
 
@@ -465,6 +469,10 @@ bool hostBloomContains(ebpfgpu_map &M, const uint8_t *Value) {
   ebpfgpu_xdp_ctx Ctx{};
   std::vector<uint8_t> V(Value, Value + M.value_size);
   return loader_map_peek_elem(&Ctx, &M, V.data()) == 0;
+}
+
+int64_t hostPatternScan(const ebpfgpu_map &M, const uint8_t *Data, size_t Size) {
+  return ebpfgpu_patterns_scan(&M, Data, Data + Size);
 }
 
 const uint8_t *queueStackSlot(const ebpfgpu_map &M, uint32_t I, bool FromPopEnd) {

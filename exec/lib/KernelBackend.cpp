@@ -502,11 +502,11 @@ public:
   Expected<std::string> dumpMaps() override { return Prog->dumpMaps(); }
   MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
                        const std::vector<uint8_t> &Value) override {
-    return Prog->setMapEntries({loader::MapEntry{Map, Key, Value, ""}});
+    return Prog->setMapEntries({loader::MapEntry{Map, Key, Value, "", ""}});
   }
   MaybeError setInnerMap(const std::string &Outer, const std::vector<uint8_t> &Key,
                          const std::string &Inner) override {
-    return Prog->setMapEntries({loader::MapEntry{Outer, Key, {}, Inner}});
+    return Prog->setMapEntries({loader::MapEntry{Outer, Key, {}, Inner, ""}});
   }
   MaybeError setFib(const std::vector<uint8_t> &) override {
     return Error("the kernel back end looks routes up in its own network namespace");

@@ -50,13 +50,13 @@ std::optional<MapEntry> parseMapEntry(const std::string &Text) {
     });
     if (!Key || Key->empty() || !Ok)
       return std::nullopt;
-    return MapEntry{Text.substr(0, A), *Key, {}, Inner};
+    return MapEntry{Text.substr(0, A), *Key, {}, Inner, ""};
   }
   // No key ("MAP::VALUEHEX"): a push into a queue, stack or bloom filter.
   auto Value = parseHexBytes(Text.substr(B + 1));
   if (!Key || !Value || Value->empty())
     return std::nullopt;
-  return MapEntry{Text.substr(0, A), *Key, *Value, {}};
+  return MapEntry{Text.substr(0, A), *Key, *Value, {}, ""};
 }
 
 Expected<std::vector<MapEntry>> parseMapText(const std::string &Text, const std::string &Name) {

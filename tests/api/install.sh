@@ -13,7 +13,7 @@ rm -rf "$work" && mkdir -p "$work"
 prefix=$work/prefix
 cmake --install "$build" --prefix "$prefix" >"$work/install.log"
 for f in bin/ebpf-gpu-cc bin/ebpf-gpu-loader bin/ebpf-gpu-trafgen include/ebpf-gpu/ebpf-gpu.h \
-  include/ebpf-gpu/ebpf-gpu-dpdk.h \
+  include/ebpf-gpu/ebpf-gpu-dpdk.h include/ebpf-gpu/kfuncs.h \
   lib/systemd/system/ebpf-gpu-daemon.service share/doc/ebpf-gpu/daemon.conf.example; do
   [[ -e $prefix/$f ]] || { echo "FAIL: $f not installed"; exit 1; }
 done
@@ -33,6 +33,14 @@ echo "exported: $(wc -l <<<"$exported") functions, all ebpf_gpu_*"
 if nm "$libdir/libebpf-gpu.so" | grep -q ' rte_eal_init$'; then
   echo "FAIL: libebpf-gpu.so has DPDK in it"; exit 1
 fi
+
+# ebpf-gpu's kfuncs from the installed header (docs/KFUNCS.md): the IDS
+# sample built with clang -target bpf against it, verified and compiled by
+# the installed ebpf-gpu-cc.
+clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" -I"$prefix/include" \
+  -c "$src/../../samples/xdp_ids.c" -o "$work/xdp_ids.o"
+"$prefix/bin/ebpf-gpu-cc" "$work/xdp_ids.o" -o "$work/xdp_ids.gpu.o"
+echo "kfuncs.h: xdp_ids built against the installed header and compiled"
 
 # Test programs: maps without keys (queue, stack, bloom filter), metadata and ingress.
 clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \

@@ -63,13 +63,18 @@ MaybeError checkMapIntegrity(const std::string &Name, const MapLayout &L, const 
 /// kernel's system calls take them: an update is a push of the value (the
 /// key ignored), a lookup a queue's or stack's peek (null when empty; a
 /// bloom filter's is hostBloomContains), a delete -EINVAL (queue, stack)
-/// or -EOPNOTSUPP (bloom filter).
+/// or -EOPNOTSUPP (bloom filter). A pattern map takes none of them
+/// (-EINVAL, null): its pattern set is written whole by setMapEntry.
 int64_t hostMapUpdate(ebpfgpu_map &M, const uint8_t *Key, const uint8_t *Value, uint64_t Flags);
 int64_t hostMapDelete(ebpfgpu_map &M, const uint8_t *Key);
 const uint8_t *hostMapLookup(ebpfgpu_map &M, const uint8_t *Key);
 /// A bloom filter's answer for `Value` (value_size bytes): true when it may
 /// hold it (bpf_map_peek_elem's 0), false when it does not.
 bool hostBloomContains(ebpfgpu_map &M, const uint8_t *Value);
+/// A pattern map's scan of `Size` bytes at `Data`, the code ebpf_gpu_match
+/// runs (MapPatterns.inc): the first-ending match's rule id, -ENOENT, or
+/// -EINVAL when the map holds no pattern set.
+int64_t hostPatternScan(const ebpfgpu_map &M, const uint8_t *Data, size_t Size);
 /// A queue's or stack's value `I` counted from the oldest, or with
 /// `FromPopEnd` from the end a pop takes (a queue's oldest, a stack's
 /// newest), in host memory at the addresses its header names; null past
