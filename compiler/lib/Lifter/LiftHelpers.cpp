@@ -428,8 +428,7 @@ llvm::Error FunctionLifter::liftMatchKfunc(uint32_t Pc, const platform::KfuncPro
   if (Map.K != AbsValue::Map)
     return fail(Pc, K.Name + " needs a pattern map the call site names");
   auto *Ptr = llvm::PointerType::get(P.Ctx, 0);
-  auto *G = P.mapObjectGlobal(Map.Index);
-  Value *MapObj = B.CreateLoad(G->getValueType(), G);
+  Value *MapObj = P.mapObject(B, Map.Index); // the header, wherever the module keeps it
   llvm::FunctionCallee Callee = P.M->getOrInsertFunction(
       K.runtimeSymbol(), llvm::FunctionType::get(I64, {Ptr, I64, Ptr}, false));
   P.RuntimeHelpers.insert(K.runtimeSymbol().substr(8)); // without ebpfgpu_
