@@ -406,12 +406,18 @@ void Verifier::branch(uint32_t Pc, const Insn &I, State &S, std::optional<State>
   Taken = S;
   NotTaken = S;
   // Packet bounds: comparing a packet pointer with data_end proves bytes.
-  auto Prove = [&](std::optional<State> &St, const Reg &P) {
+  // A strict outcome (ptr < end) proves the byte at ptr too: Off + 1 bytes,
+  // as the kernel's find_good_pkt_pointers with range_right_open, which
+  // (and so this verifier) learns nothing from a strict one at offset 0.
+  auto Prove = [&](std::optional<State> &St, const Reg &P, bool Open) {
+    if (Open && P.Off <= 0)
+      return;
+    int64_t Bytes = Open ? P.Off + 1 : P.Off;
     if (P.K == Kind::Packet) {
       int64_t &Range = St->PacketRange[P.Id];
-      Range = std::max(Range, P.Off);
+      Range = std::max(Range, Bytes);
     } else if (P.K == Kind::PacketMeta) {
-      St->MetaRange = std::max(St->MetaRange, P.Off);
+      St->MetaRange = std::max(St->MetaRange, Bytes);
     }
   };
   bool PktVsEnd = !Is32 && ((D.K == Kind::Packet && Src.K == Kind::PacketEnd) ||
@@ -421,12 +427,12 @@ void Verifier::branch(uint32_t Pc, const Insn &I, State &S, std::optional<State>
   if (PktVsEnd) {
     bool PtrLeft = D.K == Kind::PacketMeta || (D.K == Kind::Packet && Src.K != Kind::PacketMeta);
     const Reg &Ptr = PtrLeft ? D : Src;
-    // Normalise to "ptr OP end": which outcome means ptr <= end?
+    // Normalise to "ptr OP end": which outcome means ptr <= end (or < end)?
     uint8_t O = PtrLeft ? Op : swapOperands(Op);
     if (O == isa::Jgt || O == isa::Jge)
-      Prove(NotTaken, Ptr);
+      Prove(NotTaken, Ptr, O == isa::Jge);
     else if (O == isa::Jlt || O == isa::Jle)
-      Prove(Taken, Ptr);
+      Prove(Taken, Ptr, O == isa::Jlt);
     return;
   }
   // Null checks of map lookups.
