@@ -186,4 +186,9 @@ TEST(Verifier, HelperTableRowsAreWhatTheCheckerAssumes) {
   EXPECT_EQ(platform::mapFamily(EBPFGPU_MAP_HASH_OF_MAPS), MapFamily::MapOfMaps);
   EXPECT_EQ(platform::mapFamily(16), MapFamily::Redirect); // cpumap
   EXPECT_EQ(platform::mapFamily(27), MapFamily::Ringbuf);
+  // bpf_map_lookup_elem reads a devmap, never a cpumap (as the kernel).
+  EXPECT_TRUE(platform::mapInFamily(EBPFGPU_MAP_DEVMAP, MapFamily::LookupRedirect));
+  EXPECT_TRUE(platform::mapInFamily(17, MapFamily::LookupRedirect)); // xskmap
+  EXPECT_FALSE(platform::mapInFamily(EBPFGPU_MAP_CPUMAP, MapFamily::LookupRedirect));
+  EXPECT_FALSE(platform::mapInFamily(EBPFGPU_MAP_ARRAY, MapFamily::LookupRedirect));
 }

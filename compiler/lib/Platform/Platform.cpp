@@ -35,9 +35,10 @@ std::vector<HelperProto> xdpHelpers() {
                        std::move(Maps), Effect, GplOnly, PacketAccess, std::move(MemSizes)});
   };
   // Map helpers see the context for its cpu_id (per-CPU maps). Programs
-  // may look up redirect maps and maps of maps, never change them.
+  // may look up redirect maps (a cpumap not even that) and maps of maps,
+  // never change them.
   H(1, "map_lookup_elem", V::Ptr, {V::Map, V::Ptr}, true, {C::MapPtr, C::MapKey},
-    R::MapValueOrNullByKey, {M::Data, M::Redirect, M::MapOfMaps});
+    R::MapValueOrNullByKey, {M::Data, M::LookupRedirect, M::MapOfMaps});
   H(2, "map_update_elem", V::Scalar, {V::Map, V::Ptr, V::Ptr, V::Scalar}, true,
     {C::MapPtr, C::MapKey, C::MapValue, C::Scalar}, R::Scalar, {M::Data});
   H(3, "map_delete_elem", V::Scalar, {V::Map, V::Ptr}, true, {C::MapPtr, C::MapKey},
@@ -302,6 +303,8 @@ MapFamily mapFamily(uint32_t Type) {
 bool mapInFamily(uint32_t Type, MapFamily F) {
   if (F == MapFamily::PerCpuData)
     return ebpfgpu_map_is_percpu(Type);
+  if (F == MapFamily::LookupRedirect)
+    return mapFamily(Type) == MapFamily::Redirect && Type != EBPFGPU_MAP_CPUMAP;
   if (F == MapFamily::Iterable)
     return Type == EBPFGPU_MAP_ARRAY || Type == EBPFGPU_MAP_PERCPU_ARRAY ||
            Type == EBPFGPU_MAP_HASH || Type == EBPFGPU_MAP_PERCPU_HASH ||

@@ -113,6 +113,9 @@ enum class MapFamily : uint8_t {
                   ///< (array, hash, LRU hash and their per-CPU kinds: the
                   ///< kernel's maps with map_for_each_callback)
   Patterns,       ///< ebpf-gpu's pattern maps: only ebpf_gpu_match takes them
+  LookupRedirect, ///< of the redirect maps, those bpf_map_lookup_elem reads
+                  ///< (devmap, devmap_hash, xskmap): the kernel keeps a
+                  ///< cpumap for bpf_redirect_map alone
 };
 
 /// The family of the kernel's map type `Type`; a type this code does not
