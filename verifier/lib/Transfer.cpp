@@ -408,9 +408,11 @@ void Verifier::branch(uint32_t Pc, const Insn &I, State &S, std::optional<State>
   // Packet bounds: comparing a packet pointer with data_end proves bytes.
   // A strict outcome (ptr < end) proves the byte at ptr too: Off + 1 bytes,
   // as the kernel's find_good_pkt_pointers with range_right_open, which
-  // (and so this verifier) learns nothing from a strict one at offset 0.
+  // (and so this verifier) learns nothing from a strict one at offset 0,
+  // nor from a pointer that may lie past MAX_PACKET_OFF (its overflow
+  // guard: a program the kernel refuses is refused here too).
   auto Prove = [&](std::optional<State> &St, const Reg &P, bool Open) {
-    if (Open && P.Off <= 0)
+    if ((Open && P.Off <= 0) || P.SMax > MaxPacketOff || P.SMax + P.Off > MaxPacketOff)
       return;
     int64_t Bytes = Open ? P.Off + 1 : P.Off;
     if (P.K == Kind::Packet) {

@@ -8,7 +8,9 @@
 # Cases 1-5 are accepted by both verifiers (ours refused them before);
 # 11-15 are the near misses both refuse: one byte more, the non-strict
 # comparison, and a strict one at offset 0, from which the kernel learns
-# nothing (and so ours neither).
+# nothing (and so ours neither). Case 16: a check of a pointer past
+# MAX_PACKET_OFF (0xffff) proves nothing in the kernel; ours accepted it
+# before.
 # RUN: %llvm-mc-bpf --defsym=CASE=1 %s -o %t.1.o
 # RUN: %llvm-mc-bpf --defsym=CASE=2 %s -o %t.2.o
 # RUN: %llvm-mc-bpf --defsym=CASE=3 %s -o %t.3.o
@@ -19,6 +21,7 @@
 # RUN: %llvm-mc-bpf --defsym=CASE=13 %s -o %t.13.o
 # RUN: %llvm-mc-bpf --defsym=CASE=14 %s -o %t.14.o
 # RUN: %llvm-mc-bpf --defsym=CASE=15 %s -o %t.15.o
+# RUN: %llvm-mc-bpf --defsym=CASE=16 %s -o %t.16.o
 # RUN: ebpf-gpu-cc %t.1.o --emit=verifier-log | FileCheck %s --check-prefix=OK
 # RUN: ebpf-gpu-cc %t.2.o --emit=verifier-log | FileCheck %s --check-prefix=OK
 # RUN: ebpf-gpu-cc %t.3.o --emit=verifier-log | FileCheck %s --check-prefix=OK
@@ -37,6 +40,8 @@
 # U14: pc 7: packet read of 2 bytes at offset 8 not proven within packet (have 9) (valid_access(r2.offset+8, width=2) for read)
 # RUN: not ebpf-gpu-cc %t.15.o 2>&1 | FileCheck %s --check-prefix=U15
 # U15: pc 7: metadata read of 2 bytes at offset 8 not proven within the metadata (have 9) (valid_access(meta, width=2))
+# RUN: not ebpf-gpu-cc %t.16.o 2>&1 | FileCheck %s --check-prefix=U16
+# U16: pc 6: packet read of 1 bytes at offset 0 not proven within packet (have 0) (valid_access(r2.offset+0, width=1) for read)
 # RUN: %if kernel-bpf %{ bpftool prog load %t.1.o /sys/fs/bpf/ebpf_gpu_lit_pkt_ranges_1 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_pkt_ranges_1 %}
 # RUN: %if kernel-bpf %{ bpftool prog load %t.2.o /sys/fs/bpf/ebpf_gpu_lit_pkt_ranges_2 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_pkt_ranges_2 %}
 # RUN: %if kernel-bpf %{ bpftool prog load %t.3.o /sys/fs/bpf/ebpf_gpu_lit_pkt_ranges_3 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_pkt_ranges_3 %}
@@ -47,6 +52,7 @@
 # RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.13.o %}
 # RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.14.o %}
 # RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.15.o %}
+# RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.16.o %}
 
   .section xdp,"ax",@progbits
   .globl prog
@@ -106,6 +112,13 @@ ok:
   # A strict comparison at offset 0 proves nothing (the kernel's rule).
   r4 = r2
   if r4 >= r3 goto out
+  r0 = *(u8 *)(r2 + 0)
+.endif
+.if CASE == 16
+  # ptr + 0x10000 <= end: past MAX_PACKET_OFF, no range.
+  r4 = r2
+  r4 += 65536
+  if r4 > r3 goto out
   r0 = *(u8 *)(r2 + 0)
 .endif
 .if CASE == 5 || CASE == 15
