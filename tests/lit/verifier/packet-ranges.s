@@ -47,6 +47,15 @@
 # RUN: %if kernel-bpf %{ bpftool prog load %t.3.o /sys/fs/bpf/ebpf_gpu_lit_pkt_ranges_3 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_pkt_ranges_3 %}
 # RUN: %if kernel-bpf %{ bpftool prog load %t.4.o /sys/fs/bpf/ebpf_gpu_lit_pkt_ranges_4 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_pkt_ranges_4 %}
 # RUN: %if kernel-bpf %{ bpftool prog load %t.5.o /sys/fs/bpf/ebpf_gpu_lit_pkt_ranges_5 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_pkt_ranges_5 %}
+# The accepted cases run the kernel's way: the host back end and
+# BPF_PROG_TEST_RUN give every packet the same verdict and bytes.
+# RUN: ebpf-gpu-trafgen -o %t.pcap --count 50 --seed 4
+# RUN: %if kernel-bpf %{ ebpf-gpu-loader compare %t.1.o --pcap %t.pcap | FileCheck %s --check-prefix=SAME %}
+# RUN: %if kernel-bpf %{ ebpf-gpu-loader compare %t.2.o --pcap %t.pcap | FileCheck %s --check-prefix=SAME %}
+# RUN: %if kernel-bpf %{ ebpf-gpu-loader compare %t.3.o --pcap %t.pcap | FileCheck %s --check-prefix=SAME %}
+# RUN: %if kernel-bpf %{ ebpf-gpu-loader compare %t.4.o --pcap %t.pcap | FileCheck %s --check-prefix=SAME %}
+# RUN: %if kernel-bpf %{ ebpf-gpu-loader compare %t.5.o --pcap %t.pcap | FileCheck %s --check-prefix=SAME %}
+# SAME: prog: both: 50 packets, host and kernel agree
 # RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.11.o %}
 # RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.12.o %}
 # RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.13.o %}
