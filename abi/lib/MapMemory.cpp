@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// Map layouts, the host's operations on map blocks, and the common text
-// form of map contents.
+// Map layouts and the host's operations on map blocks (their text forms:
+// MapText.cpp).
 
 #include "ebpf-gpu/Abi/MapMemory.h"
 #include "ebpf-gpu/Abi/Patterns.h"
@@ -756,52 +756,6 @@ MaybeError takeEventRecords(const std::string &Name, const MapLayout &L, uint8_t
   return std::nullopt;
 }
 
-void EventLog::add(EventBatch &Run) {
-  char Buf[4];
-  for (auto &[Name, Records] : Run.Maps) {
-    std::stable_sort(Records.begin(), Records.end(),
-                     [](const EventRecord &A, const EventRecord &B) { return A.Packet < B.Packet; });
-    std::string &Out = Text[Name];
-    for (const EventRecord &R : Records) {
-      size_t Line = Name.size() + 2 + 2 * R.Bytes.size();
-      if (Bytes + Line > MaxBytes) {
-        ++NotKept;
-        continue;
-      }
-      Bytes += Line;
-      Out += Name + " ";
-      for (uint8_t B : R.Bytes) {
-        std::snprintf(Buf, sizeof(Buf), "%02x", B);
-        Out += Buf;
-      }
-      Out += "\n";
-    }
-  }
-  for (auto &[Name, N] : Run.Dropped)
-    Dropped[Name] += N;
-}
-
-std::string EventLog::take() {
-  std::string Out;
-  for (auto &[Name, T] : Text)
-    Out += T;
-  Text.clear();
-  Bytes = 0;
-  return Out;
-}
-
-std::vector<std::string> EventLog::warnings() const {
-  std::vector<std::string> Out;
-  for (auto &[Map, N] : Dropped)
-    Out.push_back("map " + Map + ": " + std::to_string(N) +
-                  " event records refused: no room left in the run (a larger map or smaller "
-                  "batches keep them)");
-  if (NotKept)
-    Out.push_back(std::to_string(NotKept) + " event records not kept: more than " +
-                  std::to_string(MaxBytes >> 20) + " MiB of them waited to be taken");
-  return Out;
-}
-
 HostMap::HostMap(std::string Name, const platform::MapShape &S, uint32_t Slices)
     : Name(std::move(Name)) {
   Layout = mapLayout(S, Slices, 0);
@@ -818,21 +772,6 @@ void HostMap::setInnerMaps(std::vector<std::string> Names, const std::vector<Hos
   Layout.Header.inner_count = uint32_t(InnerTable.size());
 }
 
-std::string formatValue(const uint8_t *V, uint32_t Size) {
-  char Buf[32];
-  if (Size == 8) {
-    uint64_t X;
-    std::memcpy(&X, V, 8);
-    std::snprintf(Buf, sizeof(Buf), "%llu", static_cast<unsigned long long>(X));
-    return Buf;
-  }
-  std::string Out;
-  for (uint32_t B = 0; B < Size; ++B) {
-    std::snprintf(Buf, sizeof(Buf), "%02x", V[B]);
-    Out += Buf;
-  }
-  return Out;
-}
 
 std::string formatArrayMap(const std::string &Name, const uint8_t *Values, uint32_t ValueSize,
                            uint32_t Stride, uint32_t MaxEntries) {
