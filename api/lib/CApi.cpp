@@ -295,10 +295,6 @@ int readOpts(const ebpf_gpu_load_opts *opts, exec::LoadRequest &R) {
   return 0;
 }
 
-bool isMapOfMaps(uint32_t Type) {
-  return Type == EBPFGPU_MAP_ARRAY_OF_MAPS || Type == EBPFGPU_MAP_HASH_OF_MAPS;
-}
-
 /// Whether `M`'s shape may still be set to `N` (`What`, for messages):
 /// opened, from an eBPF object, not global data, N above 0. 0 or a
 /// negative errno: -EBUSY once loaded (libbpf's), -EOPNOTSUPP for a
@@ -490,7 +486,7 @@ int ebpf_gpu_prog__load_opened(struct ebpf_gpu_prog *prog) {
     return failWith(EINVAL, "program '" + prog->Name + "' is " +
                                 (prog->Loaded.Exec ? "already loaded" : "not opened"));
   for (const auto &M : prog->Maps)
-    if (isMapOfMaps(M->Info.Type) && !M->HasInner && !prog->GpuObject)
+    if (ebpfgpu_map_is_outer(M->Info.Type) && !M->HasInner && !prog->GpuObject)
       return failWith(EINVAL, "map '" + M->Info.Name + "': map of maps without an inner map "
                                                        "definition: give one with "
                                                        "ebpf_gpu_map__set_inner_map");
@@ -568,13 +564,13 @@ int ebpf_gpu_map__set_value_size(struct ebpf_gpu_map *map, uint32_t size) {
 int ebpf_gpu_map__set_inner_map(struct ebpf_gpu_map *map, const struct ebpf_gpu_map *inner) {
   if (int E = checkResizable(map, "the inner map", 1))
     return E;
-  if (!isMapOfMaps(map->Info.Type))
+  if (!ebpfgpu_map_is_outer(map->Info.Type))
     return failWith(EINVAL, "map '" + map->Info.Name + "' is a " +
                                 platform::mapTypeName(map->Info.Type) + ", not a map of maps");
   if (!inner || inner->Prog != map->Prog)
     return failWith(EINVAL, "map '" + map->Info.Name + "': the inner map must be a map of the "
                                                        "same program");
-  if (inner->Info.GlobalData || isMapOfMaps(inner->Info.Type) ||
+  if (inner->Info.GlobalData || ebpfgpu_map_is_outer(inner->Info.Type) ||
       inner->Info.Type == EBPFGPU_MAP_PROG_ARRAY)
     return failWith(EINVAL, "map '" + map->Info.Name + "': " +
                                 (inner->Info.GlobalData
