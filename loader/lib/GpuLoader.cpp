@@ -273,6 +273,14 @@ MaybeError GpuProgram::launchBatchKernel(void *Stream, unsigned Blocks, uint32_t
   const CudaApi &A = Dev.api();
   CUstream S = static_cast<CUstream>(Stream);
   KernelChoice::Launch K = Choice->begin(S, Count);
+  // A grid capped at the CPUs without groups (thread t is CPU t, taking
+  // packets t, t + grid, ...) is sized for the build holding more blocks
+  // at once; the other build gets at most what it holds, not a second
+  // wave of a few blocks each looping over its whole share alone (xdp_lb's
+  // 39-register default build on an H100: 6 blocks an SM of the 8 sized
+  // for the 32-register build; bench/NOTES.md round 9).
+  if (!CpuGroups && size_t(K.Build) < ResidentBlocks.size())
+    Blocks = std::min<unsigned>(Blocks, ResidentBlocks[size_t(K.Build)]);
   CUresult R = A.cuLaunchKernel(K.Fn, Blocks, 1, 1, GpuBlockThreads, 1, 1, 0, S, Args, nullptr);
   Choice->end(K, S, R == CUDA_SUCCESS);
   if (R != CUDA_SUCCESS)

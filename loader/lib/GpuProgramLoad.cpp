@@ -47,6 +47,7 @@ MaybeError GpuProgram::bindCpuGroups(size_t PerCpu) {
       EBPFGPU_CHECK(A, cuOccupancyMaxActiveBlocksPerMultiprocessor, &N, Build,
                     int(GpuBlockThreads), 0);
       PerSm = std::max(PerSm, N);
+      ResidentBlocks.push_back(uint32_t(std::max(N, 1)) * Dev.multiprocessors());
     }
     PerSmBlocks = uint32_t(PerSm);
     uint32_t Resident = PerSmBlocks * Dev.multiprocessors() * GpuBlockThreads;

@@ -191,7 +191,9 @@ public:
   /// before groups, it has at most cpus() threads, each taking packets i,
   /// i + cpus, ... Without per-CPU maps, unbounded.
   uint32_t cpus() const { return CpuSlots; }
-  /// The threads of a batch kernel launch over `Packets` packets.
+  /// The threads of a batch kernel launch over `Packets` packets, at most:
+  /// a grid capped at the CPUs launches no more blocks than its build
+  /// holds resident at once.
   uint64_t launchThreads(uint32_t Packets) const {
     return uint64_t(blocksFor(Packets)) * GpuBlockThreads;
   }
@@ -318,6 +320,10 @@ private:
   MaybeError launchBatchKernel(void *Stream, unsigned Blocks, uint32_t Count, void **Args);
   GpuDevice &Dev;
   uint32_t CpuSlots = 0;
+  /// A grid capped at the CPUs: the blocks each build of the batch kernel
+  /// (KernelChoice::builds(), in order) holds resident at once; empty for
+  /// an uncapped grid.
+  std::vector<uint32_t> ResidentBlocks;
   uint64_t TraceLog = 0;  ///< device memory owned: bpf_trace_printk's log, or 0
   uint64_t Fib = 0;       ///< device memory owned: bpf_fib_lookup's table, or 0
   uint64_t CpuGroups = 0; ///< device memory owned: the per-CPU group table, or 0
