@@ -339,12 +339,8 @@ std::optional<int> parseForwardArgs(int argc, char **argv, ForwardArgs &F) {
     else if (A == "-h" || A == "--help") {
       usage("");
       return 0;
-    } else if (A.rfind("-", 0) == 0)
-      return usage("unknown option " + A);
-    else if (F.Object.empty())
-      F.Object = A;
-    else
-      return usage("more than one program given ('" + F.Object + "', '" + A + "')");
+    } else
+      C.program(F.Object);
   }
   return std::nullopt;
 }

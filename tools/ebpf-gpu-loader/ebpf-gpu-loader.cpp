@@ -339,12 +339,8 @@ std::optional<int> parseRunArgs(int argc, char **argv, RunOptions &O) {
       if (V.empty() || *End || B == 0 || B > (1ull << 26))
         return usage("--batch needs a number of packets from 1 to 67108864");
       O.BatchSize = size_t(B);
-    } else if (A.rfind("-", 0) == 0)
-      return usage("unknown option " + A);
-    else if (O.Object.empty())
-      O.Object = A;
-    else
-      return usage("more than one program given ('" + O.Object + "', '" + A + "')");
+    } else
+      C.program(O.Object);
   }
   return std::nullopt;
 }

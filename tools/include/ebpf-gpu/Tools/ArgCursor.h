@@ -61,6 +61,16 @@ public:
                       std::to_string(Max)));
     return N;
   }
+  /// This argument as the command's one program (its object file) into
+  /// `Object`: an option nothing matched, or a second program, is a usage
+  /// error.
+  void program(std::string &Object) {
+    if (Arg.rfind("-", 0) == 0)
+      std::exit(Usage("unknown option " + Arg));
+    if (!Object.empty())
+      std::exit(Usage("more than one program given ('" + Object + "', '" + Arg + "')"));
+    Object = Arg;
+  }
   /// The arguments after this one (after `--`: EAL's), which ends the walk.
   std::vector<std::string> rest() {
     std::vector<std::string> R(Argv + I + 1, Argv + Argc);
