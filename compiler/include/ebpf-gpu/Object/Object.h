@@ -9,7 +9,7 @@
 #define EBPF_GPU_OBJECT_OBJECT_H
 
 #include "ebpf-gpu/ISA/Insn.h"
-#include "ebpf-gpu/Platform/MapShape.h"
+#include "ebpf-gpu/Platform/MapSpec.h"
 #include "ebpf-gpu/Support/Error.h"
 
 #include <cstdint>
@@ -18,38 +18,9 @@
 
 namespace ebpfgpu::object {
 
-/// A map as the object defines it: its shape (the kernel's numbers,
-/// BPF_MAP_TYPE_*, BPF_F_*) and what the object says besides.
-struct MapSpec : platform::MapShape {
-  std::string Name;
-  platform::MapOrigin Origin = platform::MapOrigin::BtfDefined;
-  /// The pinning the object asks for; read and reported, nothing is pinned.
-  /// Legacy (iproute2's struct bpf_elf_map): 0 none, 1 PIN_OBJECT_NS,
-  /// 2 PIN_GLOBAL_NS, more: a name in iproute2's pinning database. BTF-
-  /// defined (libbpf): 0 none, 1 LIBBPF_PIN_BY_NAME.
-  uint32_t Pinning = 0;
-  /// BTF type ids of key and value (0 when unknown), for pretty-printing.
-  uint32_t BtfKeyTypeId = 0;
-  uint32_t BtfValueTypeId = 0;
-  /// Where the value's `struct bpf_spin_lock` member is (bytes), -1 for
-  /// none: found in the value's BTF type, as the kernel's
-  /// btf_find_spin_lock (a member of the value struct itself).
-  int32_t SpinLockOff = -1;
-  /// Global data: the section's initial bytes (zeros for .bss).
-  std::vector<uint8_t> InitialValue;
-  /// Global data: the variables (the section's named data symbols) at
-  /// their offsets, in offset order, as libbpf fills in the BTF data section's offsets,
-  /// which an object leaves at 0 (skeletons lay their structs out so).
-  std::vector<std::pair<std::string, uint64_t>> Variables;
-  /// Map-in-map types: the inner map's definition (one entry), else empty.
-  std::vector<MapSpec> Inner;
-  /// Program arrays: the slots the object fills statically, with the name
-  /// of the program (function) each holds.
-  std::vector<std::pair<uint32_t, std::string>> InitialPrograms;
-  /// Maps of maps: the slots the object fills statically
-  /// (`.values = { [0] = &inner }`), with the name of the map each holds.
-  std::vector<std::pair<uint32_t, std::string>> InitialMaps;
-};
+/// A map as the object defines it (Platform/MapSpec.h: the one spec of a
+/// map from the ELF to the daemon).
+using MapSpec = platform::MapSpec;
 
 /// Source position of an instruction, from `.BTF.ext` line info.
 struct LineInfo {
