@@ -48,7 +48,7 @@ std::string metaText(const GpuObjectSpec &S) {
     O << "packets read-only\n";
   for (const std::string &H : S.Helpers)
     O << "helper " << H << "\n";
-  for (const GpuMapSpec &M : S.Maps) {
+  for (const platform::MapSpec &M : S.Maps) {
     O << "map name=" << M.Name << " type=" << M.Type << " key=" << M.KeySize
       << " value=" << M.ValueSize << " max_entries=" << M.MaxEntries << " flags=" << M.Flags
       << " origin=" << wordOf(OriginWords, M.Origin) << " object=" << M.ObjectGlobal
@@ -117,7 +117,7 @@ MaybeError parseMeta(const std::string &Text, GpuObjectSpec &S) {
         return Error("unknown metadata '" + Key + "'");
       continue;
     }
-    GpuMapSpec M;
+    platform::MapSpec M;
     for (std::string KV; L >> KV;) {
       size_t Eq = KV.find('=');
       if (Eq == std::string::npos)

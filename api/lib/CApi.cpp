@@ -360,7 +360,7 @@ int openGpuObject(ebpf_gpu_prog &P, const std::vector<uint8_t> &Image, const std
                                 Spec->Section + "'), not '" + Section + "'");
   P.Name = Spec->Program;
   P.GpuObject = true;
-  for (const abi::GpuMapSpec &S : Spec->Maps)
+  for (const platform::MapSpec &S : Spec->Maps)
     if (int E = addMap(P, S, S.Name, S.Origin == platform::MapOrigin::GlobalData, nullptr))
       return E;
   return 0;

@@ -42,7 +42,7 @@ public:
         ReadOnlyPackets(Spec.PacketsReadOnly) {
     Latencies.reserve(MaxLatencies); // nothing allocated per batch
     Timed = Opts.TimeKernel;
-    for (const abi::GpuMapSpec &M : Spec.Maps) {
+    for (const platform::MapSpec &M : Spec.Maps) {
       bool Data = M.Origin == platform::MapOrigin::GlobalData;
       platform::MapShape Shape = M;
       if (Data)

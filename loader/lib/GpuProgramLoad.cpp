@@ -138,7 +138,7 @@ MaybeError GpuProgram::bindMaps(const abi::GpuObjectSpec &Spec) {
   const uint32_t Slots = CpuSlots;
   // Maps: header and zeroed values in device memory, bound to the module's
   // map global. Global data lives in the module itself.
-  for (const abi::GpuMapSpec &M : Spec.Maps) {
+  for (const platform::MapSpec &M : Spec.Maps) {
     DeviceMap D;
     D.Name = M.Name;
     D.Shape = M;
@@ -190,7 +190,7 @@ MaybeError GpuProgram::bindMaps(const abi::GpuObjectSpec &Spec) {
   }
   // Maps of maps: a device table of their inner maps' headers (then, below,
   // the slots the object fills).
-  for (const abi::GpuMapSpec &M : Spec.Maps) {
+  for (const platform::MapSpec &M : Spec.Maps) {
     if (!ebpfgpu_map_is_outer(M.Type) || M.ObjectGlobal.empty())
       continue;
     DeviceMap *Outer = findMap(M.Name);
@@ -222,7 +222,7 @@ MaybeError GpuProgram::bindMaps(const abi::GpuObjectSpec &Spec) {
       EBPFGPU_CHECK(A, cuMemcpyHtoD, D.ObjectGlobal, &Ptr, sizeof(Ptr));
   }
   // The slots the object fills in maps of maps.
-  for (const abi::GpuMapSpec &M : Spec.Maps) {
+  for (const platform::MapSpec &M : Spec.Maps) {
     if (!ebpfgpu_map_is_outer(M.Type) || M.ObjectGlobal.empty())
       continue;
     DeviceMap *Outer = findMap(M.Name);
@@ -271,7 +271,7 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev,
   // keep a copy of each value per thread, so then the grid has no more
   // threads than the device holds at once, nor than their memory allows.
   size_t PerCpu = 0;
-  for (const abi::GpuMapSpec &M : Spec.Maps)
+  for (const platform::MapSpec &M : Spec.Maps)
     if (!M.ObjectGlobal.empty()) {
       if (MaybeError E = abi::checkMapSupported(M.Name, M))
         return std::move(*E);

@@ -37,7 +37,7 @@ public:
   static Expected<std::unique_ptr<runtime::BatchExecutor>> make(const abi::GpuObjectSpec &S) {
     std::unique_ptr<MapOnlyExecutor> E(new MapOnlyExecutor());
     E->Name = S.Program;
-    for (const abi::GpuMapSpec &M : S.Maps) {
+    for (const platform::MapSpec &M : S.Maps) {
       bool Data = M.Origin == platform::MapOrigin::GlobalData;
       platform::MapShape Shape = M;
       if (Data)

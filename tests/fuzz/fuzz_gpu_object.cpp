@@ -104,7 +104,7 @@ void readObject(const uint8_t *Data, size_t Size) {
   }
   if (!Spec->Btf.empty())
     if (auto T = loader::BtfTypes::read(Spec->Btf))
-      for (const abi::GpuMapSpec &M : Spec->Maps)
+      for (const platform::MapSpec &M : Spec->Maps)
         (void)T->mapTypes(M.Name);
 }
 

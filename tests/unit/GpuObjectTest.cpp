@@ -22,7 +22,7 @@ GpuObjectSpec sampleSpec() {
   S.Target = "sm_70";
   S.StackBytes = 40;
   S.Helpers = {"ktime_get_ns", "redirect"};
-  GpuMapSpec M;
+  platform::MapSpec M;
   M.Name = ".rodata";
   M.Type = 2;
   M.KeySize = 4;
@@ -67,7 +67,7 @@ TEST(GpuObject, RoundTripsReadOnlyPackets) {
 
 TEST(GpuObject, RoundTripsInnerMapTables) {
   GpuObjectSpec S = sampleSpec();
-  GpuMapSpec M;
+  platform::MapSpec M;
   M.Name = "tenants";
   M.Type = EBPFGPU_MAP_ARRAY_OF_MAPS;
   M.KeySize = M.ValueSize = 4;
@@ -91,7 +91,7 @@ TEST(GpuObject, RoundTripsInnerMapTables) {
 // 0, and absent otherwise, so that other maps' lines stay as they were.
 TEST(GpuObject, RoundTripsMapExtra) {
   GpuObjectSpec S = sampleSpec();
-  GpuMapSpec M;
+  platform::MapSpec M;
   M.Name = "seen";
   M.Type = EBPFGPU_MAP_BLOOM_FILTER;
   M.ValueSize = 8;

@@ -33,11 +33,8 @@ llvm::Expected<abi::GpuObjectSpec> buildGpuObject(const object::ObjectSpec &Obj,
   S.Ptx = std::move(G->Ptx);
   S.Btf = Obj.Btf;
   for (const MapBinding &B : G->Maps) {
-    const object::MapSpec &M = Obj.Maps[B.MapIndex];
-    abi::GpuMapSpec GM;
-    GM.Name = M.Name;
-    static_cast<platform::MapShape &>(GM) = M;
-    GM.Origin = M.Origin;
+    // The object's spec, with what the loader binds and fills.
+    platform::MapSpec GM = Obj.Maps[B.MapIndex];
     GM.ObjectGlobal = B.ObjectGlobal;
     GM.DataGlobal = B.DataGlobal;
     for (const auto &[MapIndex, Slot, Value] : *Slots)

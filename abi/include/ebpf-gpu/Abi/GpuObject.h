@@ -13,7 +13,7 @@
 #ifndef EBPF_GPU_ABI_GPUOBJECT_H
 #define EBPF_GPU_ABI_GPUOBJECT_H
 
-#include "ebpf-gpu/Platform/MapShape.h"
+#include "ebpf-gpu/Platform/MapSpec.h"
 #include "ebpf-gpu/Platform/PlatformKind.h"
 #include "ebpf-gpu/Support/Error.h"
 
@@ -22,23 +22,6 @@
 #include <vector>
 
 namespace ebpfgpu::abi {
-
-/// A map of a `.gpu.o`: its shape as the object defined it, and what the
-/// loader binds and fills.
-struct GpuMapSpec : platform::MapShape {
-  std::string Name;
-  /// Where the object defined it; the metadata's `origin=` word.
-  platform::MapOrigin Origin = platform::MapOrigin::BtfDefined;
-  /// Module globals the loader binds: the map object pointer, and for
-  /// global data the data itself (either may be empty).
-  std::string ObjectGlobal, DataGlobal;
-  /// Program arrays: (slot, program id + 1) the loader writes at load;
-  /// maps of maps: (slot, index in InnerMaps + 1).
-  std::vector<std::pair<uint32_t, uint32_t>> ProgramSlots;
-  /// Maps of maps: the inner map table, the names of the maps (of this
-  /// object) that its values may name.
-  std::vector<std::string> InnerMaps;
-};
 
 struct GpuObjectSpec {
   std::string Program, Section;
@@ -55,7 +38,9 @@ struct GpuObjectSpec {
   /// may then keep frames as they are. False when unknown.
   bool PacketsReadOnly = false;
   std::vector<std::string> Helpers;
-  std::vector<GpuMapSpec> Maps;
+  /// The maps, as the object defined them with what the compiler added
+  /// (the globals the loader binds, the slots it fills).
+  std::vector<platform::MapSpec> Maps;
   std::string Ptx;
   std::vector<uint8_t> Btf;
 };

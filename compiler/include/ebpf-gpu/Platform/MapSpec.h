@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// The spec of a map: pure data, what an object declares (read from the ELF
-// by the object reader), as cilium/ebpf's MapSpec. Header-only and without
-// LLVM, so that the libraries that build without the compiler (abi, loader,
-// runtime, the daemon) can carry it too; nothing here owns a device
-// resource.
+// The spec of a map: pure data, one type from the ELF to the loader, as
+// cilium/ebpf's MapSpec. The object reader fills what the object declares;
+// the compiler adds what the loader binds (the module's globals, the slots
+// it fills) and writes the fields a `.gpu.o` carries (abi/lib/
+// GpuObject.cpp), which the loader reads back into the same type.
+// Header-only and without LLVM, so that the libraries that build without the
+// compiler (abi, loader, runtime, the daemon) carry it too; nothing here
+// owns a device resource.
 
 #ifndef EBPF_GPU_PLATFORM_MAPSPEC_H
 #define EBPF_GPU_PLATFORM_MAPSPEC_H
@@ -19,7 +22,10 @@
 namespace ebpfgpu::platform {
 
 /// A map as the object defines it: its shape (the kernel's numbers,
-/// BPF_MAP_TYPE_*, BPF_F_*) and what the object says besides.
+/// BPF_MAP_TYPE_*, BPF_F_*) and what the object says besides; once
+/// compiled, what the loader binds and fills. A spec read from a `.gpu.o`
+/// has the fields its schema carries (the shape, name, origin and the
+/// compiled ones); the others stay with the ELF.
 struct MapSpec : platform::MapShape {
   std::string Name;
   platform::MapOrigin Origin = platform::MapOrigin::BtfDefined;
@@ -49,6 +55,17 @@ struct MapSpec : platform::MapShape {
   /// Maps of maps: the slots the object fills statically
   /// (`.values = { [0] = &inner }`), with the name of the map each holds.
   std::vector<std::pair<uint32_t, std::string>> InitialMaps;
+
+  // Compiled (compiler::buildGpuObject; a `.gpu.o`): empty in an object's spec.
+  /// Module globals the loader binds: the map object pointer, and for
+  /// global data the data itself (either may be empty).
+  std::string ObjectGlobal, DataGlobal;
+  /// Program arrays: (slot, program id + 1) the loader writes at load;
+  /// maps of maps: (slot, index in InnerMaps + 1).
+  std::vector<std::pair<uint32_t, uint32_t>> ProgramSlots;
+  /// Maps of maps: the inner map table, the names of the maps (of this
+  /// object) that its values may name.
+  std::vector<std::string> InnerMaps;
 };
 
 } // namespace ebpfgpu::platform
