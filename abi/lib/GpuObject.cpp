@@ -5,11 +5,10 @@
 // offset bounds-checked.
 
 #include "ebpf-gpu/Abi/GpuObject.h"
-#include "ebpf-gpu/Platform/MapAbi.h"
-#include "ebpf-gpu/Support/EnumWords.h"
 #include "ebpf-gpu/Support/OutputPath.h"
 #include "ebpf-gpu/Support/ReadFile.h"
 
+#include "GpuObjectMeta.h"
 #include "Sha256.h"
 
 #include <elf.h>
@@ -18,7 +17,6 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <sstream>
 #include <unistd.h>
 
 namespace ebpfgpu::abi {
@@ -27,151 +25,6 @@ namespace {
 
 constexpr const char *MetaSection = ".ebpfgpu.meta";
 constexpr const char *PtxSection = ".ebpfgpu.ptx";
-constexpr const char *MetaMagic = "ebpf-gpu object 1";
-
-/// The metadata's words for a map's origin (`origin=`).
-constexpr EnumWord<platform::MapOrigin> OriginWords[] = {
-    {platform::MapOrigin::BtfDefined, "btf"},
-    {platform::MapOrigin::Legacy, "legacy"},
-    {platform::MapOrigin::GlobalData, "data"},
-};
-
-std::string metaText(const GpuObjectSpec &S) {
-  std::ostringstream O;
-  O << MetaMagic << "\n";
-  O << "program " << S.Program << "\nsection " << S.Section
-    << "\nplatform " << platform::platformName(S.Platform)
-    << "\nkernel " << S.Kernel << "\ntarget " << S.Target << "\nstack " << S.StackBytes
-    << "\nverified " << (S.Verified ? "yes" : "no") << "\nruntime_abi " << EBPFGPU_RUNTIME_ABI
-    << "\n";
-  if (S.PacketsReadOnly)
-    O << "packets read-only\n";
-  for (const std::string &H : S.Helpers)
-    O << "helper " << H << "\n";
-  for (const platform::MapSpec &M : S.Maps) {
-    O << "map name=" << M.Name << " type=" << M.Type << " key=" << M.KeySize
-      << " value=" << M.ValueSize << " max_entries=" << M.MaxEntries << " flags=" << M.Flags
-      << " origin=" << wordOf(OriginWords, M.Origin) << " object=" << M.ObjectGlobal
-      << " data=" << M.DataGlobal;
-    if (M.Extra) // map_extra (bloom filters): absent where 0, as before it was carried
-      O << " extra=" << M.Extra;
-  for (size_t I = 0; I < M.ProgramSlots.size(); ++I)
-      O << (I ? "," : " slots=") << M.ProgramSlots[I].first << ":" << M.ProgramSlots[I].second;
-    for (size_t I = 0; I < M.InnerMaps.size(); ++I)
-      O << (I ? "," : " inner=") << M.InnerMaps[I];
-    O << "\n";
-  }
-  return O.str();
-}
-
-MaybeError parseMeta(const std::string &Text, GpuObjectSpec &S) {
-  std::istringstream In(Text);
-  std::string Line;
-  if (!std::getline(In, Line) || Line != MetaMagic)
-    return Error("not an ebpf-gpu object (no '" + std::string(MetaMagic) + "' header)");
-  auto Num = [](const std::string &V, uint32_t &Out) {
-    char *End = nullptr;
-    unsigned long long N = std::strtoull(V.c_str(), &End, 10);
-    if (V.empty() || *End || N > UINT32_MAX)
-      return false;
-    Out = uint32_t(N);
-    return true;
-  };
-  uint32_t Abi = 0;
-  bool HasPlatform = false;
-  while (std::getline(In, Line)) {
-    std::istringstream L(Line);
-    std::string Key, Value;
-    L >> Key;
-    if (Key != "map") {
-      std::getline(L >> std::ws, Value);
-      if (Key == "program") S.Program = Value;
-      else if (Key == "section") S.Section = Value;
-      else if (Key == "platform") {
-        std::optional<platform::PlatformKind> P = valueOf(platform::PlatformWords, Value);
-        if (!P)
-          return Error("unknown platform '" + Value + "'");
-        S.Platform = *P;
-        HasPlatform = true;
-      }
-      else if (Key == "kernel") S.Kernel = Value;
-      else if (Key == "target") S.Target = Value;
-      else if (Key == "helper") S.Helpers.push_back(Value);
-      else if (Key == "verified") S.Verified = Value == "yes";
-      else if (Key == "packets") {
-        if (Value != "read-only")
-          return Error("bad packet access '" + Value + "'");
-        S.PacketsReadOnly = true;
-      }
-      else if (Key == "seal") continue;
-      else if (Key == "runtime_abi") {
-        if (!Num(Value, Abi))
-          return Error("bad runtime ABI '" + Value + "'");
-      }
-      else if (Key == "stack") {
-        uint32_t N;
-        if (!Num(Value, N))
-          return Error("bad stack size '" + Value + "'");
-        S.StackBytes = N;
-      } else if (!Key.empty())
-        return Error("unknown metadata '" + Key + "'");
-      continue;
-    }
-    platform::MapSpec M;
-    for (std::string KV; L >> KV;) {
-      size_t Eq = KV.find('=');
-      if (Eq == std::string::npos)
-        return Error("bad map attribute '" + KV + "'");
-      std::string K = KV.substr(0, Eq), V = KV.substr(Eq + 1);
-      bool Ok = true;
-      if (K == "name") M.Name = V;
-      else if (K == "origin") {
-        std::optional<platform::MapOrigin> O = valueOf(OriginWords, V);
-        Ok = O.has_value();
-        M.Origin = O.value_or(M.Origin);
-      }
-      else if (K == "object") M.ObjectGlobal = V;
-      else if (K == "data") M.DataGlobal = V;
-      else if (K == "type") Ok = Num(V, M.Type);
-      else if (K == "key") Ok = Num(V, M.KeySize);
-      else if (K == "value") Ok = Num(V, M.ValueSize);
-      else if (K == "max_entries") Ok = Num(V, M.MaxEntries);
-      else if (K == "flags") Ok = Num(V, M.Flags);
-      else if (K == "extra") Ok = Num(V, M.Extra);
-      else if (K == "slots") {
-        // SLOT:PROGRAM_ID+1,... (program arrays)
-        std::istringstream P(V);
-        for (std::string Pair; Ok && std::getline(P, Pair, ',');) {
-          size_t Colon = Pair.find(':');
-          uint32_t Slot = 0, Value = 0;
-          Ok = Colon != std::string::npos && Num(Pair.substr(0, Colon), Slot) &&
-               Num(Pair.substr(Colon + 1), Value);
-          M.ProgramSlots.push_back({Slot, Value});
-        }
-      }
-      else if (K == "inner") {
-        // NAME,... (maps of maps)
-        std::istringstream P(V);
-        for (std::string N; Ok && std::getline(P, N, ',');) {
-          Ok = !N.empty();
-          M.InnerMaps.push_back(N);
-        }
-      }
-      else return Error("unknown map attribute '" + K + "'");
-      if (!Ok)
-        return Error("bad value for map attribute '" + K + "'");
-    }
-    S.Maps.push_back(std::move(M));
-  }
-  if (S.Kernel.empty() || !HasPlatform)
-    return Error("metadata lacks the kernel or platform");
-  if (Abi != EBPFGPU_RUNTIME_ABI)
-    return Error("compiled for runtime ABI " + std::to_string(Abi) +
-                 (Abi ? "" : " (an older ebpf-gpu-cc)") + "; this loader has ABI " +
-                 std::to_string(EBPFGPU_RUNTIME_ABI) +
-                 " (map layouts, key hashing or kernel arguments differ): compile it again");
-  return std::nullopt;
-}
 
 } // namespace
 
@@ -185,15 +38,19 @@ std::string sealOf(const std::string &Meta, const std::string &Ptx, const std::v
 }
 
 std::vector<uint8_t> writeGpuObject(const GpuObjectSpec &S) {
+  return gpuObjectImage(metaText(S), S.Ptx, S.Btf);
+}
+
+std::vector<uint8_t> gpuObjectImage(const std::string &Metadata, const std::string &Ptx,
+                                    const std::vector<uint8_t> &Btf) {
   struct Sec {
     std::string Name;
     std::string Bytes;
   };
-  std::string Meta = metaText(S);
-  Meta += "seal " + sealOf(Meta, S.Ptx, S.Btf) + "\n";
-  std::vector<Sec> Secs = {{MetaSection, Meta}, {PtxSection, S.Ptx}};
-  if (!S.Btf.empty())
-    Secs.push_back({".BTF", std::string(S.Btf.begin(), S.Btf.end())});
+  std::string Meta = Metadata + "seal " + sealOf(Metadata, Ptx, Btf) + "\n";
+  std::vector<Sec> Secs = {{MetaSection, Meta}, {PtxSection, Ptx}};
+  if (!Btf.empty())
+    Secs.push_back({".BTF", std::string(Btf.begin(), Btf.end())});
   std::string ShStr(1, '\0');
   std::vector<uint32_t> NameOff;
   for (const Sec &X : Secs) {

@@ -3,9 +3,14 @@
 // The .gpu.o container: what is written is read back; damaged or foreign
 // files are refused with a reason.
 
+#include "../../abi/lib/GpuObjectMeta.h"
+
 #include "ebpf-gpu/Abi/GpuObject.h"
 
 #include <gtest/gtest.h>
+
+#include <set>
+#include <tuple>
 
 using namespace ebpfgpu;
 // Not `abi::`: <cxxabi.h> (gtest) makes a global `abi` too.
@@ -181,6 +186,121 @@ TEST(GpuObject, WritesThePlatformAsAWordAndRefusesOthers) {
   ASSERT_FALSE(R);
   EXPECT_NE(R.error().message().find("unknown platform 'tc_'"), std::string::npos)
       << R.error().message();
+}
+
+// The metadata's schema: every row is written from a spec that sets every
+// field, and every field reads back as written.
+TEST(GpuObjectSchema, RoundTripsEveryField) {
+  GpuObjectSpec S = sampleSpec(); // its text fields set, and:
+  S.Platform = platform::PlatformKind::Raw;
+  S.Verified = true;
+  S.PacketsReadOnly = true;
+  platform::MapSpec M;
+  static_cast<platform::MapShape &>(M) = {EBPFGPU_MAP_HASH_OF_MAPS, 8, 4, 1000, 1, 7};
+  M.Name = "outer";
+  M.Origin = platform::MapOrigin::Legacy;
+  M.ObjectGlobal = "ebpfgpu_map_outer";
+  M.DataGlobal = "ebpfgpu_data_outer";
+  M.ProgramSlots = {{3, 1}, {9, 2}};
+  M.InnerMaps = {"a", "b"};
+  S.Maps = {M};
+  std::string Meta = metaText(S);
+  for (const MetaField &F : metaSchema()) {
+    std::string Written = F.Line.empty() ? "\n" + F.Key + " " : " " + F.Key + "=";
+    EXPECT_NE(Meta.find(Written), std::string::npos) << "'" << F.Key << "' not written:\n" << Meta;
+  }
+  std::vector<uint8_t> Bytes = writeGpuObject(S);
+  auto R = readGpuObjectMemory(Bytes.data(), Bytes.size(), "x.gpu.o");
+  ASSERT_TRUE(R) << R.error().message();
+  EXPECT_EQ(R->Program, S.Program);
+  EXPECT_EQ(R->Section, S.Section);
+  EXPECT_EQ(R->Platform, S.Platform);
+  EXPECT_EQ(R->Kernel, S.Kernel);
+  EXPECT_EQ(R->Target, S.Target);
+  EXPECT_EQ(R->StackBytes, S.StackBytes);
+  EXPECT_EQ(R->Verified, S.Verified);
+  EXPECT_EQ(R->PacketsReadOnly, S.PacketsReadOnly);
+  EXPECT_EQ(R->RuntimeAbi, uint32_t(EBPFGPU_RUNTIME_ABI));
+  EXPECT_EQ(R->Helpers, S.Helpers);
+  ASSERT_EQ(R->Maps.size(), 1u);
+  const platform::MapSpec &G = R->Maps[0];
+  auto Shape = [](const platform::MapShape &X) {
+    return std::make_tuple(X.Type, X.KeySize, X.ValueSize, X.MaxEntries, X.Flags, X.Extra);
+  };
+  EXPECT_EQ(Shape(G), Shape(M));
+  EXPECT_EQ(G.Name, M.Name);
+  EXPECT_EQ(G.Origin, M.Origin);
+  EXPECT_EQ(G.ObjectGlobal, M.ObjectGlobal);
+  EXPECT_EQ(G.DataGlobal, M.DataGlobal);
+  EXPECT_EQ(G.ProgramSlots, M.ProgramSlots);
+  EXPECT_EQ(G.InnerMaps, M.InnerMaps);
+  EXPECT_EQ(writeGpuObject(*R), Bytes);
+}
+
+TEST(GpuObjectSchema, RowsAreUniqueAndOfKnownFormats) {
+  std::set<std::pair<std::string, std::string>> Seen;
+  for (const MetaField &F : metaSchema()) {
+    EXPECT_TRUE(Seen.insert({F.Line, F.Key}).second) << F.Key;
+    EXPECT_GE(F.Since, 1u) << F.Key;
+    EXPECT_LE(F.Since, GpuObjectFormat) << F.Key;
+    EXPECT_FALSE(F.Type.empty()) << F.Key;
+  }
+}
+
+// Format 1: the metadata as ebpf-gpu-cc wrote it before the format line
+// (the port filter's and a bloom filter's maps), still read.
+TEST(GpuObjectSchema, ReadsFormat1) {
+  std::string Meta = "ebpf-gpu object 1\nprogram xdp_fw\nsection xdp\nplatform xdp\n"
+                     "kernel ebpfgpu_xdp_batch\ntarget sm_70\nstack 40\nverified yes\n"
+                     "runtime_abi " +
+                     std::to_string(EBPFGPU_RUNTIME_ABI) +
+                     "\npackets read-only\nhelper ktime_get_ns\n"
+                     "map name=.rodata type=2 key=4 value=6 max_entries=1 flags=128 origin=data "
+                     "object= data=ebpfgpu_data__rodata\n"
+                     "map name=seen type=30 key=0 value=8 max_entries=100 flags=0 origin=btf "
+                     "object=ebpfgpu_map_seen data= extra=3\n";
+  std::vector<uint8_t> Bytes = gpuObjectImage(Meta, ".version 6.0\n", {});
+  auto R = readGpuObjectMemory(Bytes.data(), Bytes.size(), "old.gpu.o");
+  ASSERT_TRUE(R) << R.error().message();
+  EXPECT_EQ(R->Program, "xdp_fw");
+  EXPECT_EQ(R->StackBytes, 40u);
+  EXPECT_TRUE(R->Verified);
+  EXPECT_TRUE(R->PacketsReadOnly);
+  EXPECT_EQ(R->Helpers, std::vector<std::string>{"ktime_get_ns"});
+  ASSERT_EQ(R->Maps.size(), 2u);
+  EXPECT_EQ(R->Maps[0].Origin, platform::MapOrigin::GlobalData);
+  EXPECT_EQ(R->Maps[0].DataGlobal, "ebpfgpu_data__rodata");
+  EXPECT_EQ(R->Maps[0].Flags, 128u);
+  EXPECT_EQ(R->Maps[1].Extra, 3u);
+  EXPECT_EQ(R->Maps[1].ObjectGlobal, "ebpfgpu_map_seen");
+  // Written again, it is the current format with the same lines.
+  std::string Again = metaText(*R);
+  EXPECT_EQ(Again, "ebpf-gpu object 1\nformat " + std::to_string(GpuObjectFormat) + "\n" +
+                       Meta.substr(Meta.find('\n') + 1));
+}
+
+TEST(GpuObjectSchema, RefusesFormatsItDoesNotRead) {
+  std::string Rest = "\nprogram p\nplatform xdp\nkernel k\nruntime_abi " +
+                     std::to_string(EBPFGPU_RUNTIME_ABI) + "\n";
+  std::string Next = std::to_string(GpuObjectFormat + 1);
+  for (auto [Format, Why] : {std::pair<std::string, std::string>{
+                                 Next, "metadata of format " + Next + "; this loader reads formats 1 to " +
+                                           std::to_string(GpuObjectFormat) +
+                                           ": load it with a newer ebpf-gpu"},
+                             {"0", "bad format '0'"},
+                             {"two", "bad format 'two'"}}) {
+    std::vector<uint8_t> Bytes =
+        gpuObjectImage("ebpf-gpu object 1\nformat " + Format + Rest, ".version 6.0\n", {});
+    auto R = readGpuObjectMemory(Bytes.data(), Bytes.size(), "f.gpu.o");
+    ASSERT_FALSE(R) << Format;
+    EXPECT_EQ(R.error().message(), "f.gpu.o: " + Why);
+  }
+  // The format line is the second line or none.
+  std::vector<uint8_t> Late = gpuObjectImage(
+      "ebpf-gpu object 1" + Rest + "format " + std::to_string(GpuObjectFormat) + "\n", ".v\n", {});
+  auto R = readGpuObjectMemory(Late.data(), Late.size(), "f.gpu.o");
+  ASSERT_FALSE(R);
+  EXPECT_EQ(R.error().message(), "f.gpu.o: unknown metadata 'format'");
 }
 
 } // namespace

@@ -5,14 +5,16 @@
 // may write packets) and its map specs, plus the object's BTF for
 // pretty-printing. Written by ebpf-gpu-cc,
 // read by the loader without LLVM. Sections: `.ebpfgpu.meta` (text, one
-// `key value` per line, `map key=value ...` per map, and last a `seal`: the
-// SHA-256 of the metadata before it, the PTX and the BTF, checked on every
-// read so no byte can change after compilation unnoticed), `.ebpfgpu.ptx`,
-// `.BTF`. The seal detects modification; it is not a signature.
+// `key value` per line, `map key=value ...` per map, as one versioned schema
+// (abi/lib/GpuObjectMeta.cpp) lays them out, and last a `seal`: the SHA-256
+// of the metadata before it, the PTX and the BTF, checked on every read so
+// no byte can change after compilation unnoticed), `.ebpfgpu.ptx`, `.BTF`.
+// The seal detects modification; it is not a signature.
 
 #ifndef EBPF_GPU_ABI_GPUOBJECT_H
 #define EBPF_GPU_ABI_GPUOBJECT_H
 
+#include "ebpf-gpu/Platform/MapAbi.h"
 #include "ebpf-gpu/Platform/MapSpec.h"
 #include "ebpf-gpu/Platform/PlatformKind.h"
 #include "ebpf-gpu/Support/Error.h"
@@ -22,6 +24,10 @@
 #include <vector>
 
 namespace ebpfgpu::abi {
+
+/// The metadata's format that this ebpf-gpu writes (its `format` line);
+/// the reader reads every format from 1 to this one.
+constexpr unsigned GpuObjectFormat = 2;
 
 struct GpuObjectSpec {
   std::string Program, Section;
@@ -33,6 +39,9 @@ struct GpuObjectSpec {
   /// False when compiled with --no-verify: the loader refuses to run it
   /// unless told to (tests of the back ends only).
   bool Verified = false;
+  /// The runtime ABI it was compiled for (MapAbi.h): the reader refuses
+  /// any but its own.
+  uint32_t RuntimeAbi = EBPFGPU_RUNTIME_ABI;
   /// True when the verifier proved that no program of the set changes a
   /// packet (verifier::Result::WritesPacket false for each): a data path
   /// may then keep frames as they are. False when unknown.

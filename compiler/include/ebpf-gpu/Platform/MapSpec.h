@@ -3,8 +3,8 @@
 // The spec of a map: pure data, one type from the ELF to the loader, as
 // cilium/ebpf's MapSpec. The object reader fills what the object declares;
 // the compiler adds what the loader binds (the module's globals, the slots
-// it fills) and writes the fields a `.gpu.o` carries (abi/lib/
-// GpuObject.cpp), which the loader reads back into the same type.
+// it fills) and writes the fields of the `.gpu.o` schema (abi/lib/
+// GpuObjectMeta.cpp), which the loader reads back into the same type.
 // Header-only and without LLVM, so that the libraries that build without the
 // compiler (abi, loader, runtime, the daemon) carry it too; nothing here
 // owns a device resource.
