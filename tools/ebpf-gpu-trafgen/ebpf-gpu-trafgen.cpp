@@ -9,10 +9,20 @@
 // every IPv4 TCP SYN options (MSS, window scale, SACK, timestamps, NOP and
 // EOL padding, an unknown kind, and 5% malformed), drawn from a PRNG of
 // their own: the other bytes, and every packet without the flag, stay
-// those of the same seed without it.
+// those of the same seed without it. --payload random|http writes payload
+// traffic instead (issue 18: the IDS benchmark): IPv4 TCP (http: to port
+// 80) and UDP frames of one size (--frame-size, default 1500 bytes), their
+// payloads random bytes or HTTP requests; with --rules FILE (a pattern
+// file, read by the pattern map's own parser) a fraction --match-rate of
+// the payloads carries one rule's bytes at a random place and no other
+// payload matches any rule (checked with the pattern map's own scan).
 
+#include "ebpf-gpu/Abi/MapMemory.h"
+#include "ebpf-gpu/Abi/Patterns.h"
 #include "ebpf-gpu/Runtime/Packets.h"
+#include "ebpf-gpu/Support/ReadFile.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -124,8 +134,9 @@ std::vector<uint8_t> synOptions(Rng &R) {
 }
 
 /// L4 header + payload for TCP or UDP; checksum filled by the caller.
+/// `Given`: the payload's bytes (else random ones from `R`).
 void transport(Builder &P, const Flow &F, uint8_t TcpFlags, size_t Payload, Rng &R,
-               const std::vector<uint8_t> &TcpOptions = {}) {
+               const std::vector<uint8_t> &TcpOptions = {}, const uint8_t *Given = nullptr) {
   if (F.Proto == 6) {
     P.be16(F.SrcPort);
     P.be16(F.DstPort);
@@ -143,12 +154,15 @@ void transport(Builder &P, const Flow &F, uint8_t TcpFlags, size_t Payload, Rng 
     P.be16(uint16_t(8 + Payload));
     P.be16(0);
   }
-  for (size_t I = 0; I < Payload; ++I)
-    P.u8(uint8_t(R.next()));
+  if (Given)
+    P.bytes(Given, Payload);
+  else
+    for (size_t I = 0; I < Payload; ++I)
+      P.u8(uint8_t(R.next()));
 }
 
 void ipv4(Builder &P, const Flow &F, uint8_t Proto, unsigned OptWords, uint8_t TcpFlags,
-          size_t Payload, Rng &R, Rng *OptionsR) {
+          size_t Payload, Rng &R, Rng *OptionsR, const uint8_t *Given = nullptr) {
   size_t Ip = P.B.size();
   P.u8(uint8_t(0x40 | (5 + OptWords)));
   P.u8(0);
@@ -176,7 +190,7 @@ void ipv4(Builder &P, const Flow &F, uint8_t Proto, unsigned OptWords, uint8_t T
     std::vector<uint8_t> Options;
     if (OptionsR && Proto == 6 && TcpFlags == 0x02)
       Options = synOptions(*OptionsR);
-    transport(P, F, TcpFlags, Payload, R, Options);
+    transport(P, F, TcpFlags, Payload, R, Options, Given);
     size_t Len = P.B.size() - L4;
     uint32_t Pseudo = (F.Src >> 16) + (F.Src & 0xffff) + (F.Dst >> 16) + (F.Dst & 0xffff) +
                       Proto + uint32_t(Len);
@@ -200,6 +214,115 @@ void ipv6(Builder &P, const Flow &F, size_t Payload, Rng &R) {
   P.put16(Ip + 4, uint16_t(P.B.size() - L4));
 }
 
+/// `N` bytes of an HTTP/1.1 request as clients send them: a method, a path,
+/// common headers, then a cookie of random characters that fills the rest
+/// (the text cut at N bytes when the headers alone are longer).
+std::vector<uint8_t> httpPayload(size_t N, Rng &R) {
+  static const char *const Methods[] = {"GET", "GET", "GET", "POST", "HEAD"};
+  static const char *const Dirs[] = {"/", "/api/v1/", "/static/js/", "/images/", "/search/", "/blog/"};
+  static const char *const Words[] = {"index", "items", "app", "logo", "results", "post",
+                                      "cart", "view", "home", "news", "list", "page"};
+  static const char *const Agents[] = {
+      "Mozilla/5.0 (X11; Linux x86_64; rv:132.0) Gecko/20100101 Firefox/132.0",
+      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+      "Chrome/131.0.0.0 Safari/537.36",
+      "curl/8.5.0"};
+  static const char Alnum[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  auto Token = [&](size_t Len) {
+    std::string T;
+    for (size_t I = 0; I < Len; ++I)
+      T += Alnum[R.below(sizeof(Alnum) - 1)];
+    return T;
+  };
+  std::string Head = std::string(Methods[R.below(5)]) + " " + Dirs[R.below(6)] +
+                     Words[R.below(12)] + std::to_string(R.below(10000)) + ".html?id=" +
+                     Token(8) + " HTTP/1.1\r\nHost: www." + Words[R.below(12)] +
+                     std::to_string(R.below(100)) + ".example\r\nUser-Agent: " + Agents[R.below(3)] +
+                     "\r\nAccept: */*\r\nAccept-Encoding: gzip, deflate\r\nConnection: keep-alive\r\n"
+                     "Cookie: session=";
+  const std::string Tail = "\r\n\r\n";
+  if (Head.size() + Tail.size() < N)
+    Head += Token(N - Head.size() - Tail.size()) + Tail;
+  Head.resize(N, ' ');
+  return std::vector<uint8_t>(Head.begin(), Head.end());
+}
+
+/// Payload traffic (--payload): its payloads and, with --rules, which
+/// carry a rule's bytes.
+struct PayloadMode {
+  bool Http = false;
+  size_t FrameSize = 1500;
+  double MatchRate = 0;
+  std::string RulesPath;
+  std::vector<abi::PatternRule> Rules;
+  std::vector<uint8_t> Automaton; ///< the pattern map's bytes of Rules
+  ebpfgpu_map Map{};              ///< a host pattern map over Automaton
+  uint64_t Matched = 0;
+
+  /// The rules read and compiled; "" or why not.
+  std::string loadRules() {
+    auto Text = readFileBytes(RulesPath);
+    if (!Text)
+      return Text.error().message();
+    auto Parsed = abi::parsePatternText(std::string(Text->begin(), Text->end()), RulesPath);
+    if (!Parsed)
+      return Parsed.error().message();
+    Rules = std::move(*Parsed);
+    auto Bytes = abi::compilePatterns(Rules);
+    if (!Bytes)
+      return RulesPath + ": " + Bytes.error().message();
+    Automaton = std::move(*Bytes);
+    Map.type = EBPFGPU_MAP_PATTERNS;
+    Map.max_entries = uint32_t(Automaton.size());
+    Map.values = reinterpret_cast<uint64_t>(Automaton.data());
+    return "";
+  }
+
+  /// Payload bytes of `N` for one packet; "" or why none can be made.
+  std::string make(size_t N, Rng &R, std::vector<uint8_t> &Out) {
+    auto Fill = [&] {
+      if (Http) {
+        Out = httpPayload(N, R);
+      } else {
+        Out.resize(N);
+        for (uint8_t &B : Out)
+          B = uint8_t(R.next());
+      }
+    };
+    if (Rules.empty()) {
+      Fill();
+      return "";
+    }
+    if (R.unit() < MatchRate) {
+      // A rule that fits, drawn uniformly, at a uniform position.
+      Fill();
+      for (int Try = 0; Try < 64; ++Try) {
+        const abi::PatternRule &Rule = Rules[R.below(uint32_t(Rules.size()))];
+        if (Rule.Bytes.size() > N)
+          continue;
+        size_t At = R.below(uint32_t(N - Rule.Bytes.size() + 1));
+        std::copy(Rule.Bytes.begin(), Rule.Bytes.end(), Out.begin() + At);
+        ++Matched;
+        return "";
+      }
+      return RulesPath + ": 64 rules drawn in a row are longer than a payload of " +
+             std::to_string(N) + " bytes (--frame-size)";
+    }
+    // No rule may match the others: new random parts until none does.
+    int64_t Id = 0;
+    for (int Try = 0; Try < 16; ++Try) {
+      Fill();
+      Id = abi::hostPatternScan(Map, Out.data(), Out.size());
+      if (Id < 0)
+        return "";
+    }
+    return RulesPath + ": rule " + std::to_string(Id) + " matches 16 " +
+           (Http ? "HTTP requests" : "random payloads") + " in a row (" +
+           (Http ? "the requests' own text: drop the rule or use --payload random" : "too short a rule") +
+           ")";
+  }
+};
+
 int usage(const char *Msg) {
   if (Msg)
     std::fprintf(stderr, "ebpf-gpu-trafgen: error: %s\n", Msg);
@@ -208,7 +331,14 @@ int usage(const char *Msg) {
                "  --count N   packets to write (default 1000)\n"
                "  --seed S    PRNG seed (default 1); same seed, same bytes\n"
                "  --flows F   distinct flows, Zipf-distributed (default 1024)\n"
-               "  --tcp-options  IPv4 TCP SYNs carry options (5%% of them malformed)\n");
+               "  --tcp-options  IPv4 TCP SYNs carry options (5%% of them malformed)\n"
+               "  --payload random|http  IPv4 TCP/UDP frames of one size with random or\n"
+               "              HTTP-request payloads (http: TCP to port 80)\n"
+               "  --frame-size N  with --payload: every frame's bytes, 60 to 1514 (default 1500)\n"
+               "  --rules FILE    with --payload: a pattern file (docs/KFUNCS.md); no payload\n"
+               "              matches a rule but those --match-rate chooses\n"
+               "  --match-rate R  with --rules: the fraction of payloads, 0 to 1 (default 0),\n"
+               "              that carry one rule's bytes at a random place\n");
   return 2;
 }
 
@@ -218,6 +348,9 @@ int main(int argc, char **argv) {
   std::string Out;
   uint64_t Count = 1000, Seed = 1, NumFlows = 1024;
   bool TcpOptions = false;
+  std::string Payload;
+  PayloadMode PM;
+  bool FrameSizeGiven = false, MatchRateGiven = false;
   for (int I = 1; I < argc; ++I) {
     std::string A = argv[I];
     auto Num = [&](uint64_t &V) {
@@ -240,6 +373,28 @@ int main(int argc, char **argv) {
         return usage("--flows needs a number from 1 to 1000000");
     } else if (A == "--tcp-options") {
       TcpOptions = true;
+    } else if (A == "--payload") {
+      if (I + 1 >= argc || (std::string(argv[I + 1]) != "random" && std::string(argv[I + 1]) != "http"))
+        return usage("--payload needs random or http");
+      Payload = argv[++I];
+      PM.Http = Payload == "http";
+    } else if (A == "--frame-size") {
+      uint64_t V = 0;
+      if (!Num(V) || V < 60 || V > 1514)
+        return usage("--frame-size needs a number from 60 to 1514");
+      PM.FrameSize = size_t(V);
+      FrameSizeGiven = true;
+    } else if (A == "--rules") {
+      if (I + 1 >= argc)
+        return usage("--rules needs a pattern file");
+      PM.RulesPath = argv[++I];
+    } else if (A == "--match-rate") {
+      char *End = nullptr;
+      if (I + 1 < argc)
+        PM.MatchRate = std::strtod(argv[++I], &End);
+      if (!End || *End || End == argv[I] || !(PM.MatchRate >= 0 && PM.MatchRate <= 1))
+        return usage("--match-rate needs a number from 0 to 1");
+      MatchRateGiven = true;
     } else if (A == "-h" || A == "--help") {
       usage(nullptr);
       return 0;
@@ -248,6 +403,17 @@ int main(int argc, char **argv) {
   }
   if (Out.empty())
     return usage("no output file (-o)");
+  if (Payload.empty() && (FrameSizeGiven || !PM.RulesPath.empty()))
+    return usage(FrameSizeGiven ? "--frame-size needs --payload" : "--rules needs --payload");
+  if (MatchRateGiven && PM.RulesPath.empty())
+    return usage("--match-rate needs --rules");
+  if (!Payload.empty() && TcpOptions)
+    return usage("--tcp-options and --payload do not go together (payload traffic has no SYNs)");
+  if (!PM.RulesPath.empty())
+    if (std::string Why = PM.loadRules(); !Why.empty()) {
+      std::fprintf(stderr, "ebpf-gpu-trafgen: error: %s\n", Why.c_str());
+      return 1;
+    }
 
   Rng R(Seed);
   Rng OptionsRng(Seed ^ 0x7463706f7074ull); // "tcpopt": its own stream
@@ -275,7 +441,26 @@ int main(int argc, char **argv) {
 
   runtime::PacketBatch Batch(1522);
   uint64_t TimeNs = 1700000000ull * 1000000000ull;
-  for (uint64_t N = 0; N < Count; ++N) {
+  // Payload traffic: its own PRNG for the payloads, so that the headers
+  // stay the same whatever the payloads are.
+  Rng PayloadR(Seed ^ 0x7061796c6f6164ull); // "payload"
+  std::vector<uint8_t> Bytes;
+  for (uint64_t N = 0; !Payload.empty() && N < Count; ++N) {
+    Flow F = Flows[size_t(std::lower_bound(Cdf.begin(), Cdf.end(), R.unit()) - Cdf.begin())];
+    if (PM.Http)
+      F.Proto = 6, F.DstPort = 80;
+    size_t Len = PM.FrameSize - 14 - 20 - (F.Proto == 6 ? 20 : 8);
+    if (std::string Why = PM.make(Len, PayloadR, Bytes); !Why.empty()) {
+      std::fprintf(stderr, "ebpf-gpu-trafgen: error: %s\n", Why.c_str());
+      return 1;
+    }
+    Builder P;
+    ethernet(P, 0x0800, false, 0);
+    ipv4(P, F, F.Proto, 0, 0x18, Len, R, nullptr, Bytes.data()); // PSH|ACK
+    TimeNs += 1000 + R.below(1000);
+    Batch.add(P.B.data(), uint32_t(P.B.size()), TimeNs);
+  }
+  for (uint64_t N = 0; Payload.empty() && N < Count; ++N) {
     const Flow &F = Flows[size_t(std::lower_bound(Cdf.begin(), Cdf.end(), R.unit()) - Cdf.begin())];
     Builder P;
     uint32_t Kind = R.below(100);
@@ -325,5 +510,9 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "ebpf-gpu-trafgen: error: %s\n", E->message().c_str());
     return 1;
   }
+  if (!PM.RulesPath.empty())
+    std::printf("%llu packets, %llu carry a rule of %zu (--match-rate %g)\n",
+                (unsigned long long)Count, (unsigned long long)PM.Matched, PM.Rules.size(),
+                PM.MatchRate);
   return 0;
 }
