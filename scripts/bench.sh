@@ -26,6 +26,13 @@
 # (10), BENCH_HOST_SECONDS (2: per program, thread count and prefetch
 # distance, no repetition starts past it once 3 are timed). For prepare: BENCH_KERNEL_JIT=0 skips
 # the kernel-JIT run.
+# Payload matching (issue 18): samples/xdp_ids.c against its twin
+# bench/cuda/ids.cu with 100, 1,000 and 10,000 Emerging Threats patterns
+# (bench/rules), on 1500-byte HTTP frames of their own (ebpf-gpu-trafgen
+# --payload http, BENCH_IDS_MATCH of them (default 0.01) carrying a rule),
+# and the host back end on the same packets: BENCH_IDS_PACKETS (default
+# 1000000), BENCH_IDS_REPS (50), BENCH_IDS_HOST_SECONDS (10); BENCH_IDS=0
+# skips it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/dpdk-carry.sh
@@ -45,6 +52,10 @@ PAIRS=(
 # l4lb converges: its connection table fills in the first pass (the
 # verdicts do not depend on it, the work does: later passes hit).
 declare -A CHECK=([conntrack]=converge [ddos_cms]=cms:400 [rate_limit]=converge:6 [l4lb]=converge)
+# The matching pairs: one object and twin, a rule set each (the pattern
+# map sized for the largest: 10,000 rules compile to 151.5 MB).
+IDS_RULES=(100 1000 10000)
+IDS_MAP_SIZE=rules=268435456
 # The suite's traffic (every pair, the twin check, the profiles): SYNs
 # carry TCP options (since issue 16, for tcp_mss; the rest of every packet
 # is the traffic of the same seed without them).
@@ -90,6 +101,63 @@ kernel_jit() {
   fi
 }
 
+# Every frame of pcap $1 as a hex line (what twin-host-run writes).
+pcap_hex() {
+  python3 - "$1" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+at = 24
+while at < len(d):
+    n = struct.unpack_from("<I", d, at + 8)[0]
+    print(d[at + 16:at + 16 + n].hex())
+    at += 16 + n
+PY
+}
+
+# The rule sets of the matching pairs in folder $1: all of
+# bench/rules/et-open-10000.rules and every 10th and 100th of its patterns
+# (each subset inside the larger ones), and a map file naming each.
+ids_rules() {
+  local n
+  for n in "${IDS_RULES[@]}"; do
+    grep -v '^#' bench/rules/et-open-10000.rules | awk -v k=$((10000 / n)) '(NR - 1) % k == 0' >"$1/et-$n.rules"
+    [[ $(wc -l <"$1/et-$n.rules") == "$n" ]] || { echo "bench: et-$n.rules: not $n rules" >&2; return 1; }
+    echo "rules:@et-$n.rules" >"$1/ids-$n.maps"
+  done
+}
+
+# The IDS twin's logic on the host against the host back end running
+# xdp_ids (as check_twins): HTTP frames with 30% carrying one of the 1,000
+# rules, the same with 10,000 rules, and the suite's mixed traffic (short,
+# truncated, non-IPv4 frames) with 100 rules.
+check_ids_twin() {
+  local tmp=build/bench-twin n traffic run
+  mkdir -p "$tmp"
+  ids_rules "$tmp"
+  g++ -std=c++20 -O1 -Icompiler/include -Iabi/include -Ibench/host -DTWIN_SOURCE="\"../cuda/ids.cu\"" \
+    -DTWIN_KERNEL=cuda_ids -DTWIN_IDS bench/host/twin-host-run.cpp build/abi/libebpfgpu_abi.a -o "$tmp/ids"
+  build/tools/ebpf-gpu-trafgen -o "$tmp/ids-http-1000.pcap" --count 20000 --payload http \
+    --rules "$tmp/et-1000.rules" --match-rate 0.3 --seed 9 >/dev/null
+  build/tools/ebpf-gpu-trafgen -o "$tmp/ids-http-10000.pcap" --count 5000 --payload http \
+    --rules "$tmp/et-10000.rules" --match-rate 0.3 --seed 9 >/dev/null
+  for run in http-1000:1000 http-10000:10000 mixed:100; do
+    traffic=$tmp/ids-${run%%:*}.pcap n=${run#*:}
+    [[ ${run%%:*} == mixed ]] && traffic=build/bench-twin-traffic.pcap
+    "$tmp/ids" "$traffic" "$tmp/ids.twin.txt" "$tmp/ids.twin.hex" "$tmp/ids-$n.maps"
+    build/tools/ebpf-gpu-loader run build/samples/xdp_ids.o --backend host --pcap "$traffic" \
+      --map-file "$tmp/ids-$n.maps" --map-size "$IDS_MAP_SIZE" --verdicts "$tmp/ids.host.txt" \
+      --out "$tmp/ids.host.pcap" >/dev/null
+    pcap_hex "$tmp/ids.host.pcap" >"$tmp/ids.host.hex"
+    if cmp -s "$tmp/ids.twin.txt" "$tmp/ids.host.txt" && cmp -s "$tmp/ids.twin.hex" "$tmp/ids.host.hex"; then
+      echo "ids ($n rules, ${run%%:*} traffic): twin and host back end agree on $(wc -l <"$tmp/ids.host.txt") packets:" \
+        "$(cut -d' ' -f2 "$tmp/ids.host.txt" | sort | uniq -c | awk '{printf " %s %d", $2, $1}')"
+    else
+      echo "ids ($n rules, ${run%%:*} traffic): the twin DIFFERS from the host back end (see $tmp/ids.*)" >&2
+      return 1
+    fi
+  done
+}
+
 # The twins' logic, serially on the host, against the host back end running
 # the sample itself: same verdicts, lengths and output bytes on every packet
 # (serial order, so the stateful programs compare exactly too).
@@ -109,15 +177,7 @@ check_twins() {
       ${maps[@]+"${maps[1]}"}
     build/tools/ebpf-gpu-loader run "build/samples/$obj" "${sect[@]}" --backend host \
       --pcap "$traffic" "${maps[@]}" --verdicts "$tmp/$name.host.txt" --out "$tmp/$name.host.pcap" >/dev/null
-    python3 - "$tmp/$name.host.pcap" >"$tmp/$name.host.hex" <<'PY'
-import struct, sys
-d = open(sys.argv[1], "rb").read()
-at = 24
-while at < len(d):
-    n = struct.unpack_from("<I", d, at + 8)[0]
-    print(d[at + 16:at + 16 + n].hex())
-    at += 16 + n
-PY
+    pcap_hex "$tmp/$name.host.pcap" >"$tmp/$name.host.hex"
     if cmp -s "$tmp/$name.twin.txt" "$tmp/$name.host.txt" && cmp -s "$tmp/$name.twin.hex" "$tmp/$name.host.hex"; then
       echo "$name: twin and host back end agree on 100000 packets (verdicts, lengths, output bytes):" \
         "$(cut -d' ' -f2 "$tmp/$name.host.txt" | sort | uniq -c | awk '{printf " %s %d", $2, $1}')"
@@ -149,6 +209,7 @@ prepare() {
   dpdk_carry "$CARRY/dpdk.tar.xz"
   local nvcc=/usr/local/cuda/bin/nvcc ptxas=/usr/local/cuda/bin/ptxas p=$CARRY/programs
   check_twins
+  check_ids_twin
   local entry name obj section twin kernel sect
   for entry in "${PAIRS[@]}"; do
     read -r name obj twin kernel <<<"$entry"
@@ -189,6 +250,27 @@ prepare() {
       >>"$CARRY/compile-times.txt"
   done
   (nproc; grep -m1 "model name" /proc/cpuinfo | cut -d: -f2) | tr '\n' ' ' >"$CARRY/compile-machine.txt"
+  # The matching pairs: one object (its pattern map sized for 10,000
+  # rules), one twin, a rule set and map file per pair.
+  build/tools/ebpf-gpu-cc build/samples/xdp_ids.o --target=sm_90 --map-size="$IDS_MAP_SIZE" -o "$p/ids.gpu.o"
+  build/tools/ebpf-gpu-cc build/samples/xdp_ids.o --target=sm_90 --map-size="$IDS_MAP_SIZE" --emit=ptx \
+    -o build/bench-ids.compiled.ptx
+  "$nvcc" -ptx -arch=sm_90 -O3 -Icompiler/include bench/cuda/ids.cu -o "$p/ids.cuda.ptx"
+  ids_rules "$p"
+  cp build/samples/xdp_ids.o "$p/"
+  local n
+  for n in "${IDS_RULES[@]}"; do
+    "$ptxas" -arch=sm_90 -O3 -v build/bench-ids.compiled.ptx -o /dev/null >"$CARRY/ptxas/ids_$n.compiled.txt" 2>&1
+    "$ptxas" -arch=sm_90 -O3 -v "$p/ids.cuda.ptx" -o /dev/null >"$CARRY/ptxas/ids_$n.cuda.txt" 2>&1
+  done
+  { echo "# name  compiled program, twin, rules, how verdicts are checked (1500-byte HTTP frames)"
+    for n in "${IDS_RULES[@]}"; do
+      echo "ids_$n compiled=$p/ids.gpu.o ptx=$p/ids.cuda.ptx kernel=cuda_ids maps=$p/ids-$n.maps twin-map=rules:ids_dfa"
+    done; } >"$CARRY/suite-ids.txt"
+  { echo "# name  eBPF object, map file, map size, how verdicts are checked"
+    for n in "${IDS_RULES[@]}"; do
+      echo "ids_$n object=$p/xdp_ids.o maps=$p/ids-$n.maps map-size=$IDS_MAP_SIZE check=exact"
+    done; } >"$CARRY/host-suite-ids.txt"
   cp samples/xdp_lb.maps samples/xdp_router.maps samples/xdp_l4lb.maps samples/xdp_tcp_mss.maps "$p/"
   for entry in "${PAIRS[@]}"; do
     read -r name obj twin kernel <<<"$entry"
@@ -282,6 +364,9 @@ device() {
     echo "host back end: FAILED (above); the report has no GPU-vs-CPU table" >&2
     rm -f "$out/host.json"
   fi
+  if [[ ${BENCH_IDS:-1} != 0 ]]; then
+    ids_device "$out"
+  fi
   rm -f /tmp/ebpf-gpu-host-bench
   rm -f "$pcap"
   # The runtime runs take their packets from 200,000 of the same traffic.
@@ -329,7 +414,11 @@ PY
   local kjit=()
   [[ -f $CARRY/kernel-jit.json ]] && kjit=(--kernel-jit "$CARRY/kernel-jit.json"
     --kernel-jit-lscpu "$CARRY/kernel-jit-lscpu.txt" --kernel-jit-command "$CARRY/kernel-jit.cmd")
+  local ids=()
+  [[ -f $out/bench-ids.json ]] && ids=(--ids-json "$out/bench-ids.json")
+  [[ -f $out/host-ids.json ]] && ids+=(--ids-host "$out/host-ids.json")
   python3 "$CARRY/bench-report.py" --json "$out/bench.json" --gpu "$out/gpu.txt" \
+    ${ids[@]+"${ids[@]}"} \
     --runner "$out/runner.json" --forward "$out/forward.jsonl" \
     --ptxas "$CARRY/ptxas" --commit "$(cat "$CARRY/commit")" --host "$out/host.json" \
     --profiles "$out/profile" --variants "$out/variants.txt" \
@@ -341,9 +430,30 @@ PY
   # the data in one archive each.
   (cd "$out" && tar -cf plots.tar --remove-files ./*.png 2>/dev/null || true)
   (cd "$out" && tar -cf data.tar --remove-files bench.json gpu.txt host.json host.txt \
+    bench-ids.json bench-ids.txt host-ids.json host-ids.txt \
     runner.json runner.txt \
     forward.jsonl forward.err variants.txt profile 2>/dev/null || true)
   echo "wrote $out/PERFORMANCE.md (copy to docs/PERFORMANCE.md; plots.tar to docs/perf/)"
+}
+
+# The matching pairs on the GPU machine ($1: the output folder;
+# /tmp/ebpf-gpu-host-bench unpacked by device): 1500-byte HTTP frames, a
+# fraction BENCH_IDS_MATCH carrying one of the 10,000 rules, the rest none;
+# the compiled program against its twin with each rule set (every verdict
+# checked first), then the host back end on 1 and all cores.
+ids_device() {
+  local out=$1 pcap=/tmp/bench-ids.pcap p=$CARRY/programs
+  echo "== $(date +%T) payload matching: ${BENCH_IDS_PACKETS:-1000000} 1500-byte HTTP frames"
+  "$CARRY/bin/ebpf-gpu-trafgen" -o "$pcap" --count "${BENCH_IDS_PACKETS:-1000000}" --seed 9 \
+    --payload http --frame-size 1500 --rules "$p/et-10000.rules" --match-rate "${BENCH_IDS_MATCH:-0.01}"
+  "$CARRY/bin/ebpf-gpu-bench" --suite "$CARRY/suite-ids.txt" --pcap "$pcap" \
+    --reps "${BENCH_IDS_REPS:-50}" --warmup 5 --json "$out/bench-ids.json" | tee "$out/bench-ids.txt" ||
+    echo "payload matching on the GPU: FAILED (above)" >&2
+  /tmp/ebpf-gpu-host-bench --suite "$CARRY/host-suite-ids.txt" --pcap "$pcap" --threads 1,all \
+    --prefetch 0 --reps 5 --warmup 1 --max-seconds "${BENCH_IDS_HOST_SECONDS:-10}" \
+    --json "$out/host-ids.json" | tee "$out/host-ids.txt" ||
+    { echo "payload matching on the host back end: FAILED (above)" >&2; rm -f "$out/host-ids.json"; }
+  rm -f "$pcap"
 }
 
 # Nsight Compute profiles of chosen pairs (on the GPU machine, .bench-carry
@@ -401,7 +511,7 @@ profile() {
 case "${1:-}" in
 prepare) prepare ;;
 profile) profile ;;
-check-twins) check_twins ;;
+check-twins) check_twins && check_ids_twin ;;
 device) device ;;
 *)
   echo "usage: $0 prepare|device|profile|check-twins" >&2

@@ -18,6 +18,7 @@
 #define __global__
 #define __forceinline__ inline
 #define __shared__ static
+#define __align__(N) alignas(N)
 
 struct HostDim3 {
   unsigned x = 0, y = 0, z = 0;

@@ -9,11 +9,18 @@
 // each. Serial order makes even the stateful twins comparable with the host
 // back end exactly. Build machine only (scripts/bench.sh prepare).
 //
+// A pattern map's "MAP:@FILE" line (the IDS twin) is compiled by the
+// pattern map's own code (abi/lib/Patterns.cpp, linked in for TWIN_IDS).
+//
 // usage: twin-host-run IN.pcap VERDICTS OUT.hex [MAPFILE]
 
 #include "cuda-host-shim.h"
 
 #include TWIN_SOURCE
+
+#ifdef TWIN_IDS
+#include "ebpf-gpu/Abi/Patterns.h"
+#endif
 
 #include <cstdio>
 #include <cstring>
@@ -38,6 +45,7 @@ std::vector<uint8_t> hex(const std::string &S) {
 struct Entry {
   std::string Map;
   std::vector<uint8_t> Key, Value;
+  std::string PatternFile; ///< "MAP:@FILE", relative to the map file
 };
 
 std::vector<Entry> readMaps(const char *Path) {
@@ -57,6 +65,12 @@ std::vector<Entry> readMaps(const char *Path) {
     if (T.empty())
       continue;
     size_t A = T.find(':'), B = T.find(':', A + 1);
+    if (T.compare(A, 2, ":@") == 0) {
+      std::string Dir = Path, File = T.substr(A + 2);
+      Dir = Dir.find('/') == std::string::npos ? "" : Dir.substr(0, Dir.rfind('/') + 1);
+      Out.push_back({T.substr(0, A), {}, {}, File[0] == '/' ? File : Dir + File});
+      continue;
+    }
     Out.push_back({T.substr(0, A), hex(T.substr(A + 1, B - A - 1)), hex(T.substr(B + 1))});
   }
   return Out;
@@ -123,6 +137,17 @@ int main(int argc, char **argv) {
   setArray(Maps, "ring", l4lb_ring, sizeof(l4lb_ring));
   setArray(Maps, "reals", l4lb_reals, sizeof(l4lb_reals));
   setArray(Maps, "lb_config", &l4lb_config, sizeof(l4lb_config));
+#endif
+#ifdef TWIN_IDS
+  for (const Entry &X : Maps)
+    if (X.Map == "rules" && !X.PatternFile.empty()) {
+      auto Automaton = ebpfgpu::abi::compilePatternFile(X.PatternFile);
+      if (!Automaton)
+        die(Automaton.error().message());
+      if (Automaton->size() > sizeof(ids_dfa))
+        die(X.PatternFile + ": the automaton is larger than the twin's ids_dfa");
+      std::memcpy(ids_dfa, Automaton->data(), Automaton->size());
+    }
 #endif
 #ifdef TWIN_TCP_MSS
   setArray(Maps, "mss_clamp", &tcp_mss_clamp, sizeof(tcp_mss_clamp));

@@ -18,6 +18,9 @@ namespace ebpfgpu::hostbench {
 /// One program of the suite.
 struct Entry {
   std::string Name, Object, Section, MapFile, Check = "exact";
+  /// map-size=MAP=ENTRIES: max_entries set before load (a pattern map's
+  /// bytes: the IDS benchmark's 10,000 rules need more than the sample's).
+  std::vector<std::pair<std::string, uint32_t>> MapSizes;
 };
 
 /// Where a program left one packet: verdict, data offset in its buffer,

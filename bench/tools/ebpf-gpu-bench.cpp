@@ -31,12 +31,16 @@
 //        ebpf-gpu-bench --probe   (opens the GPU, prints its name: exit 0 when usable)
 // Suite lines: NAME compiled=P.gpu.o ptx=K.ptx kernel=K [maps=FILE]
 //   [twin-array=MAP:GLOBAL]... [twin-sorted=MAP:GLOBAL:COUNT_GLOBAL]
-//   [twin-zero=GLOBAL] [twin-state=GLOBAL]... [check=exact|converge|cms:T]
+//   [twin-map=MAP:GLOBAL]... [twin-zero=GLOBAL] [twin-state=GLOBAL]...
+//   [check=exact|converge|cms:T]
 //   ('#' comments)
 // twin-array writes the value of each MAP entry of the map file at
 // GLOBAL + key * value size; twin-sorted writes key||value records sorted
 // by the key's first 32-bit word (an LPM prefix length), largest first, and
-// their number to COUNT_GLOBAL; twin-zero names a 32-bit counter of the
+// their number to COUNT_GLOBAL; twin-map writes the whole content a
+// "MAP:@FILE" line gives a pattern map (the automaton compiled from FILE,
+// the bytes the compiled program's map then holds) at GLOBAL, so that both
+// scan the same automaton; twin-zero names a 32-bit counter of the
 // twin that must be 0 after the checks (e.g. refused inserts); twin-state
 // names the twin's tables that hold a converging program's state.
 //
@@ -51,6 +55,7 @@
 #include "ebpf-gpu/Loader/GpuLoader.h"
 #include "ebpf-gpu/Loader/MapEntries.h"
 #include "ebpf-gpu/Runtime/Packets.h"
+#include "ebpf-gpu/Support/ReadFile.h"
 #include "ebpf-gpu/Tools/ArgCursor.h"
 
 #include <algorithm>
@@ -106,6 +111,7 @@ std::vector<MapEntry> readMapFile(const std::string &Path) {
 struct Pair {
   std::string Name, Compiled, Ptx, Kernel, MapFile, Check = "exact";
   std::vector<std::pair<std::string, std::string>> TwinArrays; ///< map, global
+  std::vector<std::pair<std::string, std::string>> TwinMaps;   ///< map, global
   std::string SortedMap, SortedGlobal, SortedCount;
   std::vector<std::string> TwinZero, TwinState;
 };
@@ -124,6 +130,7 @@ std::vector<Pair> readSuite(const std::string &Path) {
         else if (K == "twin-zero") P.TwinZero.push_back(V);
         else if (K == "twin-state") P.TwinState.push_back(V);
         else if (K == "twin-array" && Parts.size() == 2) P.TwinArrays.push_back({Parts[0], Parts[1]});
+        else if (K == "twin-map" && Parts.size() == 2) P.TwinMaps.push_back({Parts[0], Parts[1]});
         else if (K == "twin-sorted" && Parts.size() == 3) {
           P.SortedMap = Parts[0];
           P.SortedGlobal = Parts[1];
@@ -134,6 +141,8 @@ std::vector<Pair> readSuite(const std::string &Path) {
       [](const Pair &P, const std::string &Where) {
         if (P.Compiled.empty() || P.Ptx.empty() || P.Kernel.empty())
           fail(Where + P.Name + " needs compiled=, ptx= and kernel=");
+        if (P.MapFile.empty() && (!P.TwinArrays.empty() || !P.TwinMaps.empty() || !P.SortedMap.empty()))
+          fail(Where + P.Name + ": twin-array=, twin-sorted= and twin-map= need maps=");
         if (P.Check != "exact" && !convergePasses(P.Check, Where) && P.Check.rfind("cms:", 0) != 0)
           fail(Where + "check must be exact, converge[:N] or cms:THRESHOLD");
       });
@@ -203,6 +212,17 @@ Loaded load(loader::GpuDevice &Dev, const Pair &P) {
                              E.Value.size()),
             P.Ptx + ": twin table for map '" + Map + "'");
     }
+  for (auto &[Map, Global] : P.TwinMaps) {
+    const MapEntry *Whole = nullptr;
+    for (const MapEntry &E : Entries)
+      if (E.Map == Map && !E.PatternFile.empty())
+        Whole = &E;
+    if (!Whole)
+      fail(P.MapFile + ": no MAP:@FILE line for map '" + Map + "' (twin-map=" + Map + ":" +
+           Global + ")");
+    check(L.B->writeGlobal(Global, 0, Whole->Value.data(), Whole->Value.size()),
+          P.Ptx + ": twin table for map '" + Map + "'");
+  }
   if (!P.SortedMap.empty()) {
     std::vector<const MapEntry *> Sel;
     for (const MapEntry &E : Entries)
@@ -654,6 +674,21 @@ int main(int argc, char **argv) {
     for (const std::string &F : {P.Compiled, P.Ptx, P.MapFile})
       if (!F.empty() && !std::ifstream(F))
         fail(P.Name + ": " + F + ": cannot open file");
+  // A twin-map's line in its map file, before the GPU and before any
+  // pattern file is compiled (that is load's).
+  for (const Pair &P : Pairs)
+    for (auto &[Map, Global] : P.TwinMaps) {
+      auto Text = readFileBytes(P.MapFile);
+      auto Entries = Text ? loader::parseMapText(std::string(Text->begin(), Text->end()), P.MapFile)
+                          : Expected<std::vector<MapEntry>>(Text.takeError());
+      if (!Entries)
+        fail(Entries.error().message());
+      if (std::none_of(Entries->begin(), Entries->end(), [&, &Map = Map](const MapEntry &E) {
+            return E.Map == Map && !E.PatternFile.empty();
+          }))
+        fail(P.MapFile + ": no MAP:@FILE line for map '" + Map + "' (twin-map=" + Map + ":" +
+             Global + ")");
+    }
 
   Resident R;
   R.Batch = check(runtime::readPcap(O.Pcap), O.Pcap);

@@ -34,8 +34,9 @@
 //             are checked against bounds computed here from the packets
 //
 // usage: ebpf-gpu-host-bench --suite FILE --pcap IN.pcap [options]
-// Suite lines: NAME object=PROG.o [section=S] [maps=FILE] [check=...]
-//   ('#' comments); maps= is a map file as the loader's --map-file.
+// Suite lines: NAME object=PROG.o [section=S] [maps=FILE] [map-size=MAP=N]...
+//   [check=...] ('#' comments); maps= is a map file as the loader's
+//   --map-file, map-size= its --map-size (max_entries before load).
 
 #include "ebpf-gpu/Compiler/HostJit.h"
 #include "ebpf-gpu/Loader/MapEntries.h"
@@ -96,7 +97,12 @@ std::vector<Entry> readSuite(const std::string &Path) {
         else if (K == "section") E.Section = V;
         else if (K == "maps") E.MapFile = V;
         else if (K == "check") E.Check = V;
-        else fail(Where + "unknown key '" + K + "'");
+        else if (K == "map-size") {
+          auto S = object::parseMapSize(V);
+          if (!S)
+            fail(Where + S.error().message());
+          E.MapSizes.push_back(*S);
+        } else fail(Where + "unknown key '" + K + "'");
       },
       [](const Entry &E, const std::string &Where) {
         if (E.Object.empty())
@@ -137,7 +143,9 @@ struct Loaded {
 };
 
 Loaded load(const Entry &E) {
-  object::ObjectSpec Obj = check(object::readObjectFile(E.Object), E.Object);
+  object::ReadOptions Opts;
+  Opts.MaxEntries = E.MapSizes;
+  object::ObjectSpec Obj = check(object::readObjectFile(E.Object, Opts), E.Object);
   const object::ProgramSpec *P = nullptr;
   if (!E.Section.empty())
     P = Obj.findProgram(E.Section);
