@@ -31,8 +31,11 @@
 # (bench/rules), on 1500-byte HTTP frames of their own (ebpf-gpu-trafgen
 # --payload http, BENCH_IDS_MATCH of them (default 0.01) carrying a rule),
 # and the host back end on the same packets: BENCH_IDS_PACKETS (default
-# 1000000), BENCH_IDS_REPS (50), BENCH_IDS_HOST_SECONDS (10); BENCH_IDS=0
-# skips it.
+# 1000000), BENCH_IDS_REPS (50), BENCH_IDS_HOST_SECONDS (10). `device`
+# runs it only with BENCH_IDS=1 (the rest alone takes ~405 s of a 600-s
+# call); `scripts/bench.sh device-ids` runs it by itself (its own call) and
+# writes $OUT/PERFORMANCE-ids.md: the matching table and the pairs' kernel
+# rows.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/dpdk-carry.sh
@@ -364,7 +367,7 @@ device() {
     echo "host back end: FAILED (above); the report has no GPU-vs-CPU table" >&2
     rm -f "$out/host.json"
   fi
-  if [[ ${BENCH_IDS:-1} != 0 ]]; then
+  if [[ ${BENCH_IDS:-0} == 1 ]]; then
     ids_device "$out"
   fi
   rm -f /tmp/ebpf-gpu-host-bench
@@ -508,13 +511,39 @@ profile() {
   rm -rf "$raw" "$pcap"
 }
 
+# The matching pairs alone on the GPU machine (.bench-carry carried).
+device_ids() {
+  local out=${OUT:-/tmp/bench-out}
+  mkdir -p "$out"
+  if [[ ! -f $CARRY/suite-ids.txt ]]; then
+    echo "bench: $CARRY is missing or incomplete: run 'scripts/bench.sh prepare' first and carry $CARRY" >&2
+    return 1
+  fi
+  nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader \
+    >"$out/gpu.txt" 2>/dev/null || echo "unknown (nvidia-smi failed)" >"$out/gpu.txt"
+  "$CARRY/bin/ebpf-gpu-bench" --probe
+  gzip -dc "$CARRY/bin/ebpf-gpu-host-bench.gz" >/tmp/ebpf-gpu-host-bench
+  chmod +x /tmp/ebpf-gpu-host-bench
+  ids_device "$out"
+  rm -f /tmp/ebpf-gpu-host-bench
+  [[ -f $out/bench-ids.json ]] || return 1
+  local host=()
+  [[ -f $out/host-ids.json ]] && host=(--ids-host "$out/host-ids.json")
+  python3 "$CARRY/bench-report.py" --json "$out/bench-ids.json" --gpu "$out/gpu.txt" \
+    --ids-json "$out/bench-ids.json" ${host[@]+"${host[@]}"} --ptxas "$CARRY/ptxas" \
+    --commit "$(cat "$CARRY/commit")" --command "scripts/bench.sh prepare; scripts/bench.sh device-ids" \
+    --out "$out/PERFORMANCE-ids.md"
+  echo "wrote $out/PERFORMANCE-ids.md"
+}
+
 case "${1:-}" in
 prepare) prepare ;;
+device-ids) device_ids ;;
 profile) profile ;;
 check-twins) check_twins && check_ids_twin ;;
 device) device ;;
 *)
-  echo "usage: $0 prepare|device|profile|check-twins" >&2
+  echo "usage: $0 prepare|device|device-ids|profile|check-twins" >&2
   exit 2
   ;;
 esac
