@@ -65,7 +65,7 @@ std::vector<Entry> readMaps(const char *Path) {
     if (T.empty())
       continue;
     size_t A = T.find(':'), B = T.find(':', A + 1);
-    if (T.compare(A, 2, ":@") == 0) {
+    if (A != std::string::npos && T.compare(A, 2, ":@") == 0) {
       std::string Dir = Path, File = T.substr(A + 2);
       Dir = Dir.find('/') == std::string::npos ? "" : Dir.substr(0, Dir.rfind('/') + 1);
       Out.push_back({T.substr(0, A), {}, {}, File[0] == '/' ? File : Dir + File});
