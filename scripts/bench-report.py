@@ -154,8 +154,9 @@ def ids_section(w, ids, host):
     w("a small fraction carrying a rule, no other payload matching any), resident in GPU memory, every verdict")
     w("checked equal first; %d warm-up, %d timed repetitions, median. Gbit/s counts the frames' bytes; 100GbE" % (
         ids["warmup"], ids["reps"]))
-    w("carries %.1f Mpps of them. The host back end ran the same packets on %s." % (
-        line, "1 and all %d cores (%s)" % (host["cpus"], host["cpu"]) if host else "(not measured)"))
+    w("carries %.1f Mpps of them. The host back end ran %s on %s." % (
+        line, "the same packets" if not host or host["packets"] == n else "the first %d of them" % host["packets"],
+        "1 and all %d cores (%s)" % (host["cpus"], host["cpu"]) if host else "(not measured)"))
     w("")
     hosts = {}
     most = 0
