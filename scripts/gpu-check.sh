@@ -261,6 +261,12 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
       --pcap "$traffic" --map-file "tests/lit/loader/Inputs/$maps.maps" --ingress-ifindex 2 |
       grep -E '^  (XDP_|redirect to)' >"$CARRY/samples/bcast_$prog.host.txt"
   done
+  # The XDP RX metadata kfuncs (issue 17): tests/gpu-device/forward/
+  # rx-metadata.test runs tests/lit/loader/rx-metadata.c's program on the
+  # GPU, from `run` (-EOPNOTSUPP) and from a net_pcap port (timestamps).
+  /usr/bin/clang-19 -O2 -g -target bpf -mcpu=v3 -I/usr/include/"$(gcc -print-multiarch)" \
+    -c tests/lit/loader/rx-metadata.c -o build/rx_meta.o
+  build/tools/ebpf-gpu-cc build/rx_meta.o -o "$CARRY/samples/rx_meta.gpu.o"
   # Event records from 100,000 concurrent threads: per batch they come in
   # packet order, and new flows (one record per flow, whichever packet
   # inserts it) and drop samples are the host's; the ICMP ring overflows,

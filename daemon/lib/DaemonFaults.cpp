@@ -46,6 +46,7 @@ GuardedExecutor::GuardedExecutor(std::shared_ptr<runtime::BatchExecutor> In, Fau
                                  std::function<void()> OnFault)
     : Inner(std::move(In)), MapList(Inner->maps()), Name(Inner->programName()),
       Backend(Inner->backendName()), ReadOnlyPackets(Inner->readsOnlyPackets()),
+      RxMetadata(Inner->readsRxMetadata()),
       Inject(std::move(Inject)), OnFault(std::move(OnFault)) {}
 
 MaybeError GuardedExecutor::refuse(size_t Packets) {

@@ -28,6 +28,8 @@ struct VerifiedObject {
   const object::ProgramSpec *Prog = nullptr; ///< in Obj
   /// The verifier proved that no program it may reach changes a packet.
   bool ReadOnlyPackets = false;
+  /// Some program it may reach calls an XDP RX metadata kfunc.
+  bool RxMetadata = false;
 };
 
 /// Reads `Path` (or `Image`, the object in memory, when not null; `Path`

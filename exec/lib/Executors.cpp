@@ -50,10 +50,11 @@ ebpfgpu_map globalDataHeader(uint32_t Size, uint64_t Bytes) {
 
 /// The program `Section` names in `Obj` (or its only one), verified;
 /// `ReadOnlyPackets`, when given, is told whether the verifier proved that
-/// no program it may reach changes a packet.
+/// no program it may reach changes a packet; `RxMetadata` whether one
+/// calls an XDP RX metadata kfunc.
 Expected<const object::ProgramSpec *>
 chooseVerified(const object::ObjectSpec &Obj, const std::string &Path, const std::string &Section,
-               bool *ReadOnlyPackets = nullptr) {
+               bool *ReadOnlyPackets = nullptr, bool *RxMetadata = nullptr) {
   const object::ProgramSpec *P = nullptr;
   if (!Section.empty())
     P = Obj.findProgram(Section);
@@ -72,7 +73,7 @@ chooseVerified(const object::ObjectSpec &Obj, const std::string &Path, const std
   }
   // A program that tail-calls brings every program it may reach: all are
   // verified.
-  bool ReadOnly = true;
+  bool ReadOnly = true, Meta = false;
   for (const object::ProgramSpec *Q : compiler::programSetFor(Obj, *P).Programs) {
     verifier::Options VO;
     VO.License = Obj.License;
@@ -81,7 +82,10 @@ chooseVerified(const object::ObjectSpec &Obj, const std::string &Path, const std
       return Error(Path + ": program " + Q->Name +
                    ": refused by the verifier: " + verifier::formatDiagnostic(*V.Error, *Q));
     ReadOnly &= !V.WritesPacket;
+    Meta |= V.ReadsRxMetadata;
   }
+  if (RxMetadata)
+    *RxMetadata = Meta;
   if (ReadOnlyPackets)
     *ReadOnlyPackets = ReadOnly;
   return P;
@@ -90,9 +94,9 @@ chooseVerified(const object::ObjectSpec &Obj, const std::string &Path, const std
 class HostExecutor final : public BatchExecutor {
 public:
   HostExecutor(std::unique_ptr<compiler::HostProgram> Prog, std::string Name, HostReclaim Reclaim,
-               bool ReadOnlyPackets)
+               bool ReadOnlyPackets, bool RxMetadata)
       : Prog(std::move(Prog)), Name(std::move(Name)), Reclaim(Reclaim),
-        ReadOnlyPackets(ReadOnlyPackets) {}
+        ReadOnlyPackets(ReadOnlyPackets), RxMetadata(RxMetadata) {}
 
   MaybeError run(PacketBatch &Batch) override { return runOn(Batch, 0); }
 
@@ -202,6 +206,7 @@ public:
   const std::string &programName() const override { return Name; }
   const char *backendName() const override { return "host"; }
   bool readsOnlyPackets() const override { return ReadOnlyPackets; }
+  bool readsRxMetadata() const override { return RxMetadata; }
 
 private:
   /// With no run in progress (Running held): the event maps' records.
@@ -224,6 +229,7 @@ private:
   std::string Name;
   HostReclaim Reclaim;
   bool ReadOnlyPackets;
+  bool RxMetadata;
   std::shared_mutex Running;
   std::atomic<unsigned> OperatorsWaiting{0};
   TraceCollector Trace;
@@ -243,7 +249,7 @@ readVerified(const std::string &Path, const std::vector<uint8_t> *Image,
   auto V = std::make_shared<VerifiedObject>();
   V->Obj = std::move(*Obj);
   Expected<const object::ProgramSpec *> P =
-      chooseVerified(V->Obj, Path, Section, &V->ReadOnlyPackets);
+      chooseVerified(V->Obj, Path, Section, &V->ReadOnlyPackets, &V->RxMetadata);
   if (!P)
     return P.takeError();
   V->Prog = *P;
@@ -258,7 +264,7 @@ makeHostExecutor(const VerifiedObject &V, const std::string &Path, const HostOpt
   if (!Prog)
     return Error(Path + ": program " + P.Name + ": " + llvm::toString(Prog.takeError()));
   return std::unique_ptr<BatchExecutor>(
-      new HostExecutor(std::move(*Prog), P.Name, Opts.Reclaim, V.ReadOnlyPackets));
+      new HostExecutor(std::move(*Prog), P.Name, Opts.Reclaim, V.ReadOnlyPackets, V.RxMetadata));
 }
 
 Expected<abi::GpuObjectSpec> compileForGpu(const VerifiedObject &V, const std::string &Path) {

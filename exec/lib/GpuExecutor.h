@@ -39,7 +39,10 @@ public:
   GpuExecutor(std::unique_ptr<loader::GpuDevice> Dev, std::unique_ptr<loader::GpuProgram> Prog,
               std::string Name, const GpuExecOptions &Opts, const abi::GpuObjectSpec &Spec)
       : Dev(std::move(Dev)), Prog(std::move(Prog)), Name(std::move(Name)), Opts(Opts),
-        ReadOnlyPackets(Spec.PacketsReadOnly) {
+        ReadOnlyPackets(Spec.PacketsReadOnly),
+        RxMetadata(std::any_of(Spec.Helpers.begin(), Spec.Helpers.end(), [](const std::string &H) {
+          return H.rfind("xdp_metadata_rx_", 0) == 0;
+        })) {
     Latencies.reserve(MaxLatencies); // nothing allocated per batch
     Timed = Opts.TimeKernel;
     for (const platform::MapSpec &M : Spec.Maps) {
@@ -221,6 +224,7 @@ public:
   const std::string &programName() const override { return Name; }
   const char *backendName() const override { return "gpu"; }
   bool readsOnlyPackets() const override { return ReadOnlyPackets; }
+  bool readsRxMetadata() const override { return RxMetadata; }
   double kernelMs() const { return KernelMs; }
   int64_t reclaims() {
     std::lock_guard Lock(Launching);
@@ -447,6 +451,7 @@ private:
                        size_t Count = SIZE_MAX) const {
     Count = std::min(Count, Batch.size() - First);
     const uint32_t Ifindex = Batch.ingressIfindex(), Queue = Batch.rxQueueIndex();
+    const uint32_t Flags = Batch.rxMeta() ? EBPFGPU_DESC_RX_META : 0;
     for (size_t K = 0; K < Count; ++K) {
       size_t I = First + K;
       uint64_t Dev =
@@ -456,7 +461,7 @@ private:
       // Built whole and stored at once: the descriptors are pinned memory
       // the GPU reads, written once per packet.
       Descs[K] = ebpfgpu_packet_desc{Dev,      Batch.offset(I), Batch.length(I),
-                                     Batch.bufferSize(I), Ifindex, Queue, 0};
+                                     Batch.bufferSize(I), Ifindex, Queue, Flags};
       if (Inline)
         Inline->inlinePacket(Slot, uint32_t(K), Batch.buffer(I) + Batch.offset(I));
     }
@@ -491,6 +496,10 @@ private:
       D.ingress_ifindex = Batch.ingressIfindex();
       D.rx_queue_index = Batch.rxQueueIndex();
       std::memcpy(Frames + At + runtime::XdpHeadroom, Batch.data(First + K), Len);
+      if (Batch.rxMeta()) { // the packet's metadata goes with it
+        std::memcpy(Frames + At, Batch.buffer(First + K), sizeof(ebpfgpu_rx_meta));
+        D.flags = EBPFGPU_DESC_RX_META;
+      }
       if (Inline)
         Inline->inlinePacket(Slot, uint32_t(K), Frames + At + runtime::XdpHeadroom);
       At += D.buffer_size;
@@ -571,6 +580,7 @@ private:
   std::string Name;
   GpuExecOptions Opts;
   bool ReadOnlyPackets;
+  bool RxMetadata; ///< the module reads EBPFGPU_DESC_RX_META (GpuAbi.h)
   std::vector<runtime::MapInfo> MapList;
   std::mutex Launching;
   std::unique_ptr<loader::GpuReclaimBarrier> Barrier; ///< barrier()

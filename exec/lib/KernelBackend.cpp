@@ -355,6 +355,13 @@ Expected<KernelLoad> KernelProgram::load(const std::string &Object, const std::s
     L.Log = std::move(LibbpfLog);
     L.VerifierRefused = L.Log.find("BEGIN PROG LOAD LOG") != std::string::npos;
     LibbpfLog.clear();
+    // The kernel's own words (check_kfunc_call) for an unbound program.
+    if (L.Log.find("metadata kfuncs require device-bound program") != std::string::npos) {
+      L.DeviceBound = true;
+      L.Why = "it calls the XDP RX metadata kfuncs (bpf_xdp_metadata_rx_*), which the kernel "
+              "offers only to a program bound to a device, and BPF_PROG_TEST_RUN runs no such "
+              "program";
+    }
     return L;
   }
   L.Program.reset(new KernelProgram(Obj, Chosen, std::move(Name)));
@@ -547,6 +554,8 @@ Expected<std::unique_ptr<runtime::BatchExecutor>> makeKernelExecutor(const LoadR
   auto Loaded = KernelProgram::load(R.Path, R.Section, KO);
   if (!Loaded)
     return Loaded.takeError();
+  if (!Loaded->Program && Loaded->DeviceBound)
+    return Error(R.Path + ": kernel back end: the kernel cannot test-run it: " + Loaded->Why);
   if (!Loaded->Program)
     return Error(R.Path + ": kernel back end: the kernel refused the program: " + Loaded->Why +
                  (Loaded->Log.empty() ? "" : "\n" + Loaded->Log));

@@ -529,11 +529,11 @@ void GpuRunner::copyInline(size_t K, const uint8_t *Data) {
   const uint64_t Start = D.buffer + D.data_offset;
   const uint64_t Lo = Start & ~uint64_t(15), Hi = (Start + D.length + 15) & ~uint64_t(15);
   if ((D.buffer & 15) || Hi - Lo > EBPFGPU_INLINE_BYTES || Hi > D.buffer + D.buffer_size) {
-    D.flags = 0;
+    D.flags &= ~EBPFGPU_DESC_INLINE;
     return;
   }
   std::memcpy(HostInline + K * EBPFGPU_INLINE_BYTES, Data - (Start - Lo), Hi - Lo);
-  D.flags = EBPFGPU_DESC_INLINE;
+  D.flags |= EBPFGPU_DESC_INLINE;
 }
 
 Error GpuRunner::stuck(uint32_t Batch, uint32_t Count, uint64_t Beat) {

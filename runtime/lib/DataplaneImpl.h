@@ -12,6 +12,7 @@
 #include "DpdkEal.h"
 #include "DpdkGenerator.h"
 #include "DpdkPort.h"
+#include "RxMeta.h"
 #include <rte_branch_prediction.h>
 #include <rte_bus.h>
 #include <rte_cycles.h>
@@ -91,6 +92,9 @@ struct Slot {
   /// The lane copies staged packets' first bytes (BatchLane::readsPacketBytes):
   /// their lines are fetched as they come.
   bool PrefetchData = false;
+  /// The program calls the XDP RX metadata kfuncs (BatchExecutor::
+  /// readsRxMetadata): each packet's buffer starts with its metadata.
+  bool RxMeta = false;
 };
 
 /// One rx queue of one port, polled by one worker.
@@ -157,6 +161,8 @@ struct Port {
   dpdk::DeviceSpec Dev;
   ExceptionPort *Exc = nullptr;
   TxTarget Tx;
+  /// Where its driver keeps rx timestamps (registered when it was probed).
+  RxTimestampField RxTs;
   /// What workers run; Owner keeps it alive (replaced under a grace period).
   std::atomic<Binding *> Prog{nullptr};
   std::unique_ptr<Binding> Owner;

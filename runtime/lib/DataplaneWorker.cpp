@@ -148,6 +148,8 @@ void Dataplane::Impl::open(Task &T, Slot &S) {
   S.B = B;
   S.Descs = O.ZeroCopy ? B->Lanes[T.Index]->stage(T.Fill, T.P.Options.BatchSize) : nullptr;
   S.PrefetchData = S.Descs && B->Lanes[T.Index]->readsPacketBytes();
+  S.RxMeta = B->Exec->readsRxMetadata();
+  S.Batch.setRxMeta(S.RxMeta);
 }
 
 void Dataplane::Impl::close(Task &T, Slot &S) {
@@ -199,14 +201,20 @@ void Dataplane::Impl::gather(Task &T, Slot &S, rte_mbuf **Rx, uint16_t N) {
       if (unlikely(!admit(T, M, Len, MaxFrame)))
         continue;
       if (unlikely(M->nb_segs != 1 || M->pool != Pool || !RTE_MBUF_DIRECT(M) ||
-                   rte_mbuf_refcnt_read(M) != 1)) {
+                   rte_mbuf_refcnt_read(M) != 1 ||
+                   (S.RxMeta && M->data_off < sizeof(ebpfgpu_rx_meta)))) {
         unstage(S);
         Bytes -= Len; // counted again below
         break;
       }
+      uint32_t Flags = 0;
+      if (S.RxMeta) { // at the buffer's start, where no program reaches
+        fillRxMeta(M, T.P.RxTs, *static_cast<ebpfgpu_rx_meta *>(M->buf_addr));
+        Flags = EBPFGPU_DESC_RX_META;
+      }
       S.Descs[S.Held.size()] = ebpfgpu_packet_desc{reinterpret_cast<uint64_t>(M->buf_addr),
                                                    M->data_off,      Len, M->buf_len,
-                                                   Ifindex,          Queue, 0};
+                                                   Ifindex,          Queue, Flags};
       S.Held.push_back(M);
     }
     if (I == N) {
@@ -226,7 +234,8 @@ void Dataplane::Impl::gather(Task &T, Slot &S, rte_mbuf **Rx, uint16_t N) {
     Bytes += Len;
     if (unlikely(!admit(T, M, Len, MaxFrame)))
       continue;
-    if (O.ZeroCopy && M->nb_segs == 1) {
+    if (O.ZeroCopy && M->nb_segs == 1 &&
+        likely(!S.RxMeta || M->data_off >= sizeof(ebpfgpu_rx_meta))) {
       S.Batch.addExternal(static_cast<uint8_t *>(M->buf_addr), M->buf_len, M->data_off, Len);
     } else {
       // Contiguous in the mbuf (one segment) or copied into Scratch.
@@ -234,6 +243,8 @@ void Dataplane::Impl::gather(Task &T, Slot &S, rte_mbuf **Rx, uint16_t N) {
           static_cast<const uint8_t *>(rte_pktmbuf_read(M, 0, Len, T.Scratch.data()));
       S.Batch.add(Data, Len);
     }
+    if (S.RxMeta)
+      fillRxMeta(M, T.P.RxTs, S.Batch.rxMetaOf(S.Batch.size() - 1));
     S.Held.push_back(M);
   }
   T.RxPackets.add(N);

@@ -425,6 +425,7 @@ Expected<uint32_t> Dataplane::attach(const AttachOptions &O, std::shared_ptr<Bat
     ++Load[W];
     TaskWorker.push_back(unsigned(W));
   }
+  Pt->RxTs = RxTimestampField::lookup(); // its driver registered the field at probe
   auto B = I.bind(std::move(Exec), TaskWorker);
   if (!B)
     return Undo(B.takeError());

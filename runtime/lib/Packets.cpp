@@ -89,6 +89,7 @@ void PacketBatch::prepareContext(size_t I, platform::XdpRuntimeContext &Ctx) {
   Ctx.data_end = Ctx.data + Lengths[I];
   Ctx.ingress_ifindex = IngressIfindex;
   Ctx.rx_queue_index = RxQueueIndex;
+  Ctx.rx_meta = RxMeta ? Base : 0;
   Ctx.random_state = 0x5eed0000ull + I;
   Ctx.packet_index = uint32_t(I);
 }

@@ -43,6 +43,8 @@ int compareUsage(const std::string &Msg) {
                "    ours       only ebpf-gpu accepts: unsound (DETAIL: the kernel's reason)\n"
                "    ebpf-gpu-only  it uses ebpf-gpu's own map types and kfuncs, which the\n"
                "               kernel lacks; ebpf-gpu accepts it (DETAIL: what it uses)\n"
+               "    device-bound   it calls the XDP RX metadata kfuncs, which the kernel\n"
+               "               cannot test-run; ebpf-gpu accepts it (DETAIL: why)\n"
                "    differ     both accept, the back ends differ (DETAIL: where)\n"
                "    error      a back end failed to run it\n"
                "  Exits 1 when a program gave ours, differ or error. Needs root.\n",
@@ -142,6 +144,11 @@ Outcome compareProgram(const object::ObjectSpec &Obj, const std::string &Path,
   if (!Loaded->Program && Loaded->EbpfGpuOnly)
     return {Host ? "ebpf-gpu-only" : "neither",
             "the kernel cannot load it: " + Loaded->Why +
+                (Host ? "" : "; ebpf-gpu: " + lastLine(Host.error().message()))};
+  // Not unsound either: the kernel has the kfuncs but cannot test-run them.
+  if (!Loaded->Program && Loaded->DeviceBound)
+    return {Host ? "device-bound" : "neither",
+            "the kernel cannot test-run it: " + Loaded->Why +
                 (Host ? "" : "; ebpf-gpu: " + lastLine(Host.error().message()))};
   if (!Loaded->Program && !Loaded->VerifierRefused)
     return {"error", "the kernel refused it without a verifier log: " + Loaded->Why + ": " +

@@ -97,6 +97,8 @@ MaybeDiag Verifier::kfuncCall(Path &P, int32_t Id, std::vector<Path> &Forks) {
     return dynptrKfunc(Pc, S, *K);
   if (K->Role == platform::KfuncRole::PatternMatch)
     return matchKfunc(Pc, S, *K);
+  if (K->Role == platform::KfuncRole::RxMetadata)
+    return rxMetadataKfunc(Pc, S, *K);
   if (auto E = readReg(Pc, S, 1))
     return E;
   const Reg &It = S.Regs[1];

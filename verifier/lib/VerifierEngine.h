@@ -185,6 +185,9 @@ private:
   /// ebpf-gpu's ebpf_gpu_match (MatchKfunc.cpp): the context, a scalar
   /// offset and a pattern map; an int result.
   MaybeDiag matchKfunc(uint32_t Pc, State &S, const platform::KfuncProto &K);
+  /// The XDP RX metadata kfuncs (RxMetadata.cpp): the context, then the
+  /// memory they fill.
+  MaybeDiag rxMetadataKfunc(uint32_t Pc, State &S, const platform::KfuncProto &K);
   /// Register `R` (named `Arg` in messages) as a stack pointer where a
   /// dynptr may live; its byte from the frame's bottom in `At`.
   MaybeDiag dynptrObject(uint32_t Pc, State &S, unsigned R, const std::string &Arg,

@@ -171,10 +171,13 @@ constexpr const char *StageOutName = "ebpfgpu_stage_out";
 
 /// With `Stage`, a packet the device library can stage runs on its copy in
 /// device memory (ebpfgpu_stage_in) and what it changed goes back
-/// (ebpfgpu_stage_out); only for programs that keep packet bounds.
+/// (ebpfgpu_stage_out); only for programs that keep packet bounds. With
+/// `RxMeta` (a program that calls the XDP RX metadata kfuncs), a packet
+/// whose descriptor says EBPFGPU_DESC_RX_META has its metadata at the start
+/// of its buffer (staged or not: the descriptor's buffer).
 llvm::Function *addXdpPacketFn(llvm::Module &M, llvm::Function *Prog,
                                llvm::GlobalVariable *TraceLog, llvm::GlobalVariable *Fib,
-                               bool Stage, bool ReadOnly) {
+                               bool Stage, bool ReadOnly, bool RxMeta) {
   llvm::LLVMContext &C = M.getContext();
   auto *I8 = llvm::Type::getInt8Ty(C);
   auto *I32 = llvm::Type::getInt32Ty(C);
@@ -239,6 +242,12 @@ llvm::Function *addXdpPacketFn(llvm::Module &M, llvm::Function *Prog,
       TraceLog ? static_cast<llvm::Value *>(B.CreateLoad(I64, TraceLog)) : B.getInt64(0));
   Set(offsetof(ebpfgpu_xdp_ctx, fib),
       Fib ? static_cast<llvm::Value *>(B.CreateLoad(I64, Fib)) : B.getInt64(0));
+  if (RxMeta) {
+    llvm::Value *Flags = Field(Desc, offsetof(ebpfgpu_packet_desc, flags), I32);
+    llvm::Value *Has = B.CreateICmpNE(B.CreateAnd(Flags, B.getInt32(EBPFGPU_DESC_RX_META)),
+                                      B.getInt32(0));
+    Set(offsetof(ebpfgpu_xdp_ctx, rx_meta), B.CreateSelect(Has, Buffer, B.getInt64(0)));
+  }
   llvm::Value *R0 = B.CreateCall(Prog, {Ctx, B.CreatePtrToInt(Ctx, I64), B.getInt64(0),
                                         B.getInt64(0), B.getInt64(0), B.getInt64(0)});
   auto Put = [&](size_t Off, llvm::Value *V) {
@@ -559,8 +568,12 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
                       addXdpPacketFn(M, Entry,
                                      PointerGlobal({"trace_printk"}, EBPFGPU_TRACE_LOG_GLOBAL),
                                      PointerGlobal({"fib_lookup", "check_mtu"}, EBPFGPU_FIB_GLOBAL),
-                                     Stage,
-                                     Gpu.PacketsReadOnly),
+                                     Stage, Gpu.PacketsReadOnly,
+                                     std::any_of(Lifted->HelpersUsed.begin(),
+                                                 Lifted->HelpersUsed.end(),
+                                                 [](const std::string &H) {
+                                                   return H.rfind("xdp_metadata_rx_", 0) == 0;
+                                                 })),
                       Groups);
     addXdpPersistentKernel(M);
     addReclaimKernel(M);

@@ -88,6 +88,8 @@ void *hostHelperAddress(const std::string &Name) {
       ENTRY(dynptr_read),     ENTRY(dynptr_write),         ENTRY(dynptr_size),
       ENTRY(dynptr_is_null),  ENTRY(dynptr_is_rdonly),     ENTRY(dynptr_adjust),
       ENTRY(match),
+      ENTRY(xdp_metadata_rx_timestamp), ENTRY(xdp_metadata_rx_hash),
+      ENTRY(xdp_metadata_rx_vlan_tag),
   };
 #undef ENTRY
   auto It = Table.find(Name);

@@ -324,6 +324,8 @@ llvm::Error FunctionLifter::liftKfuncCall(uint32_t Pc, int32_t Id, const AbsStat
     return liftDynptrKfunc(Pc, *K, S);
   if (K->Role == platform::KfuncRole::PatternMatch)
     return liftMatchKfunc(Pc, *K, S);
+  if (K->Role == platform::KfuncRole::RxMetadata)
+    return liftRxMetadataKfunc(Pc, *K, S);
   // The iterator's 8 bytes are the kernel's struct bpf_iter_num_kern
   // { int cur; int end; } (kernel/bpf/bpf_iter.c), and each kfunc does
   // what the kernel's does to them.
@@ -414,6 +416,43 @@ llvm::Error FunctionLifter::liftDynptrKfunc(uint32_t Pc, const platform::KfuncPr
   }
   P.RuntimeHelpers.insert(K.runtimeSymbol().substr(8)); // without ebpfgpu_
   setReg(0, R0);
+  for (unsigned R = 1; R <= 5; ++R)
+    setReg(R, B.getInt64(0));
+  return llvm::Error::success();
+}
+
+llvm::Error FunctionLifter::liftRxMetadataKfunc(uint32_t Pc, const platform::KfuncProto &K,
+                                                const AbsState &S) {
+  // bpf_xdp_metadata_rx_*(ctx, out...): the runtime's function
+  // (XdpHelpers.inc) on the context and the memory the verifier proved
+  // writable. Named among the helpers used, so that the .gpu.o tells the
+  // runtime to give the program its packets' RX metadata.
+  auto *Ptr = llvm::PointerType::get(P.Ctx, 0);
+  std::vector<Value *> Args = {Fn->getArg(0)};
+  std::vector<Type *> Types = {Ptr};
+  for (unsigned R = 2; R <= K.NumArgs; ++R) {
+    const AbsValue &V = S.Regs[R];
+    P.observe(V);
+    P.writeThrough(V);
+    Value *Arg;
+    if (V.K == AbsValue::Stack || (V.K == AbsValue::MapValue &&
+                                   P.Maps[V.Index].Origin == platform::MapOrigin::GlobalData)) {
+      auto Addr = address(Pc, V, uint8_t(R), 0, K.OutSizes[R - 2], true);
+      if (!Addr)
+        return Addr.takeError();
+      Arg = B.CreateAddrSpaceCast(*Addr, P.memPtrTy());
+    } else {
+      Arg = B.CreateIntToPtr(reg(R), P.memPtrTy());
+    }
+    Args.push_back(Arg);
+    Types.push_back(P.memPtrTy());
+  }
+  llvm::FunctionCallee Callee =
+      P.M->getOrInsertFunction(K.runtimeSymbol(), llvm::FunctionType::get(I64, Types, false));
+  std::string Name = K.runtimeSymbol().substr(8); // without ebpfgpu_
+  P.Helpers.insert(Name);
+  P.RuntimeHelpers.insert(Name);
+  setReg(0, B.CreateCall(Callee, Args));
   for (unsigned R = 1; R <= 5; ++R)
     setReg(R, B.getInt64(0));
   return llvm::Error::success();

@@ -200,8 +200,8 @@ public:
   const std::vector<HelperProto> &helpers() const override { return Helpers; }
 
   // The kernel offers the bpf_iter_num kfuncs to every program type, and
-  // bpf_dynptr_from_xdp and the slices to XDP programs; ebpf-gpu offers
-  // ebpf_gpu_match to XDP programs.
+  // bpf_dynptr_from_xdp, the slices and the RX metadata kfuncs to XDP
+  // programs; ebpf-gpu offers ebpf_gpu_match to XDP programs.
   const KfuncProto *kfunc(int32_t Id) const override {
     const std::vector<KfuncProto> &K = knownKfuncs();
     auto It = std::find_if(K.begin(), K.end(), [&](const KfuncProto &F) { return F.Id == Id; });
@@ -254,6 +254,12 @@ const std::vector<KfuncProto> &knownKfuncs() {
       {10, "bpf_dynptr_adjust", K::DynptrAdjust, 16, 0, 1, 3},
       // ebpf-gpu's own (kfuncs.h): no stack object.
       {11, "ebpf_gpu_match", K::PatternMatch, 0, 0, 1, 3},
+      // The XDP RX metadata kfuncs (the kernel's net/core/xdp.c): the
+      // timestamp's u64, the hash's u32 and enum xdp_rss_hash_type, the
+      // VLAN tag's __be16 protocol and u16 TCI.
+      {12, "bpf_xdp_metadata_rx_timestamp", K::RxMetadata, 0, 0, 1, 2, {8, 0}},
+      {13, "bpf_xdp_metadata_rx_hash", K::RxMetadata, 0, 0, 1, 3, {4, 4}},
+      {14, "bpf_xdp_metadata_rx_vlan_tag", K::RxMetadata, 0, 0, 1, 3, {2, 2}},
   };
   return Table;
 }

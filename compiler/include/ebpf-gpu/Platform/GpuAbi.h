@@ -113,6 +113,10 @@ struct ebpfgpu_cpu_groups {
  * the packet from them. */
 #define EBPFGPU_INLINE_BYTES 128u
 #define EBPFGPU_DESC_INLINE 1u
+/* The packet's buffer starts with its struct ebpfgpu_rx_meta (XdpContext.h):
+ * it came from a port, for a program that calls the XDP RX metadata kfuncs.
+ * Without it those kfuncs answer -EOPNOTSUPP (no device). */
+#define EBPFGPU_DESC_RX_META 2u
 
 struct ebpfgpu_packet_desc {
   uint64_t buffer;      /* device address of the packet's buffer (headroom first) */
@@ -121,7 +125,7 @@ struct ebpfgpu_packet_desc {
   uint32_t buffer_size; /* whole buffer: headroom + packet + tailroom */
   uint32_t ingress_ifindex;
   uint32_t rx_queue_index;
-  uint32_t flags; /* EBPFGPU_DESC_INLINE, else 0 */
+  uint32_t flags; /* EBPFGPU_DESC_INLINE, EBPFGPU_DESC_RX_META, else 0 */
 };
 
 struct ebpfgpu_verdict {

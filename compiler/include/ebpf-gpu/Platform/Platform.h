@@ -189,6 +189,8 @@ enum class KfuncRole : uint8_t {
   DynptrAdjust,    ///< (ptr, start, end) -> int: narrows it to [start, end)
   PatternMatch,    ///< ebpf-gpu's ebpf_gpu_match (ctx, offset, pattern map) -> int:
                    ///< the first match's rule id in the packet from offset on
+  RxMetadata,      ///< bpf_xdp_metadata_rx_*(ctx, out, [out]) -> int: what the
+                   ///< port received with the packet (OutSizes), 0 or -errno
 };
 
 /// A kfunc (`extern ... __ksym` in the program): the kernel names kfuncs by
@@ -213,6 +215,9 @@ struct KfuncProto {
   uint8_t ObjReg = 1;
   /// The argument registers it takes, r1 to rN (the verifier reads each).
   uint8_t NumArgs = 1;
+  /// RxMetadata: the bytes it may write through r2 and r3 (0: no such
+  /// argument), as the kernel's pointer-to-scalar kfunc arguments.
+  uint8_t OutSizes[2] = {0, 0};
 
   bool isDynptr() const {
     return Role >= KfuncRole::DynptrFromXdp && Role <= KfuncRole::DynptrAdjust;

@@ -52,6 +52,31 @@ struct ebpfgpu_xdp_ctx {
   /* The forwarding table bpf_fib_lookup reads (struct ebpfgpu_fib,
    * FibAbi.h); 0 when the runtime has none. */
   uint64_t fib;
+  /* What the XDP RX metadata kfuncs read: the address of the packet's
+   * struct ebpfgpu_rx_meta, or 0 where the packet came from no port (a
+   * pcap given to `run`): then they are the kernel's generic
+   * implementations, -EOPNOTSUPP. */
+  uint64_t rx_meta;
+};
+
+/* What a port received with a packet, as a driver's descriptor says it,
+ * for bpf_xdp_metadata_rx_timestamp, _rx_hash and _rx_vlan_tag: a field
+ * whose flag is clear is -ENODATA, as a driver answers when its NIC gave
+ * none. The runtime writes it at the start of the packet's buffer, in the
+ * EBPFGPU_XDP_FRAME_SIZE bytes the kernel keeps there for its struct
+ * xdp_frame, which no program can reach (bpf_xdp_adjust_head and _meta
+ * stop short of them), and only for programs that call those kfuncs. */
+#define EBPFGPU_RX_META_TIMESTAMP 1u
+#define EBPFGPU_RX_META_HASH 2u
+#define EBPFGPU_RX_META_VLAN 4u
+
+struct ebpfgpu_rx_meta {
+  uint32_t flags;     /* EBPFGPU_RX_META_* */
+  uint32_t hash;      /* the RSS hash */
+  uint32_t hash_type; /* enum xdp_rss_hash_type */
+  uint16_t vlan_proto; /* network order, as the kernel's __be16 */
+  uint16_t vlan_tci;
+  uint64_t timestamp; /* ns */
 };
 
 /* The redirect target of a broadcast (bpf_redirect_map with

@@ -76,6 +76,7 @@ public:
   const std::string &programName() const override { return Name; }
   const char *backendName() const override { return Backend.c_str(); }
   bool readsOnlyPackets() const override { return ReadOnlyPackets; }
+  bool readsRxMetadata() const override { return RxMetadata; }
 
   // The control thread.
   bool faulted() const { return Faulted.load(std::memory_order_acquire); }
@@ -114,6 +115,7 @@ private:
   std::vector<runtime::MapInfo> MapList;
   std::string Name, Backend;
   bool ReadOnlyPackets = false; ///< the program's, whichever back end runs it
+  bool RxMetadata = false;      ///< likewise
   FaultInjection Inject;
   std::function<void()> OnFault;
   std::atomic<bool> Faulted{false};

@@ -42,6 +42,11 @@ struct KernelLoad {
   /// has (its own map types, for its kfuncs: docs/KFUNCS.md); Why says
   /// what, in one line.
   bool EbpfGpuOnly = false;
+  /// Refused because it calls the XDP RX metadata kfuncs, which the kernel
+  /// offers only to a program bound to a device, and BPF_PROG_TEST_RUN
+  /// runs no such program (-EINVAL): the kernel cannot be asked what they
+  /// return. Why says so, in one line.
+  bool DeviceBound = false;
 };
 
 /// What user space sets on an object before load: max_entries of maps the

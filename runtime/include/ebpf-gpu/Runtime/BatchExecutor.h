@@ -180,6 +180,12 @@ public:
   /// they are. False when it may change them, or nobody proved it.
   virtual bool readsOnlyPackets() const { return false; }
 
+  /// True when the program calls an XDP RX metadata kfunc: a data plane
+  /// then writes each packet's struct ebpfgpu_rx_meta (XdpContext.h) at
+  /// its buffer's start and marks the batch (PacketBatch::setRxMeta), a
+  /// cost no other program pays.
+  virtual bool readsRxMetadata() const { return false; }
+
   /// The program's name (function or section) and the back end's name
   /// ("host", "gpu").
   virtual const std::string &programName() const = 0;

@@ -69,6 +69,17 @@ public:
   }
   uint32_t ingressIfindex() const { return IngressIfindex; }
   uint32_t rxQueueIndex() const { return RxQueueIndex; }
+  /// Whether every packet's buffer starts with its struct ebpfgpu_rx_meta
+  /// (XdpContext.h), written by the data plane that received it for a
+  /// program that calls the XDP RX metadata kfuncs (BatchExecutor::
+  /// readsRxMetadata). Off (one-shot runs over a pcap: no port), those
+  /// kfuncs answer -EOPNOTSUPP. Kept by clear().
+  void setRxMeta(bool On) { RxMeta = On; }
+  bool rxMeta() const { return RxMeta; }
+  /// The metadata of packet `I` (with rxMeta(): at its buffer's start).
+  ebpfgpu_rx_meta &rxMetaOf(size_t I) {
+    return *reinterpret_cast<ebpfgpu_rx_meta *>(buffer(I));
+  }
 
   /// Sets up the XDP context of packet `I` (data, data_end, data_meta and
   /// the buffer bounds); the program may then move them.
@@ -120,6 +131,7 @@ private:
   uint32_t MaxLen;
   size_t Stride;
   uint32_t IngressIfindex = 0, RxQueueIndex = 0;
+  bool RxMeta = false;
   std::vector<uint8_t> Storage; ///< the copied packets' buffers, a stride each
   size_t Copied = 0;            ///< strides of Storage in use
   std::vector<uint8_t *> External; ///< per packet: its own buffer, or null (a stride)

@@ -59,6 +59,10 @@ struct Result {
   /// (xdp_adjust_head/tail/meta, xdp_store_bytes). False proves the
   /// program leaves every packet as it came.
   bool WritesPacket = false;
+  /// Whether the program calls an XDP RX metadata kfunc
+  /// (bpf_xdp_metadata_rx_*): a data plane then gives it its packets'
+  /// metadata (XdpContext.h's struct ebpfgpu_rx_meta).
+  bool ReadsRxMetadata = false;
   /// With Options::Log: one line per processed instruction.
   std::string Log;
   bool ok() const { return !Error; }
