@@ -4,6 +4,7 @@
 // MapText.cpp).
 
 #include "ebpf-gpu/Abi/MapMemory.h"
+#include "ebpf-gpu/Abi/Model.h"
 #include "ebpf-gpu/Abi/Patterns.h"
 #include "ebpf-gpu/Platform/XdpContext.h"
 
@@ -88,6 +89,18 @@ MaybeError checkMapSupported(const std::string &Name, const platform::MapShape &
     if (S.Extra != 0)
       return Refuse("map_extra " + std::to_string(S.Extra) + ": only bloom filters take one");
     return std::nullopt;
+  case EBPFGPU_MAP_MODEL:
+    // As a pattern map's, max_entries is the bytes its model may take.
+    if (S.KeySize || S.ValueSize)
+      return Refuse("model maps have no keys or values (their max_entries is the bytes their "
+                    "model may take)");
+    if (S.MaxEntries < sizeof(ebpfgpu_model) || S.MaxEntries > (1u << 31))
+      return Refuse("a model map's max_entries is its model's bytes, " +
+                    std::to_string(sizeof(ebpfgpu_model)) + " to 2^31, not " +
+                    std::to_string(S.MaxEntries));
+    if (S.Extra != 0)
+      return Refuse("map_extra " + std::to_string(S.Extra) + ": only bloom filters take one");
+    return std::nullopt;
   case EBPFGPU_MAP_PERF_EVENT_ARRAY:
     if (S.KeySize != 4 || S.ValueSize != 4)
       return Refuse("perf event arrays have 4-byte keys and values");
@@ -125,7 +138,7 @@ MaybeError checkMapSupported(const std::string &Name, const platform::MapShape &
                   " have no run-time implementation yet (array, percpu_array, prog_array, hash, "
                   "percpu_hash, lru_hash, lru_percpu_hash, lpm_trie, array_of_maps, hash_of_maps, devmap, "
                   "devmap_hash, cpumap, queue, stack, bloom_filter, ringbuf, perf_event_array and "
-                  "ebpf-gpu's patterns do)");
+                  "ebpf-gpu's patterns and model do)");
   }
   if (S.Extra != 0)
     return Refuse("map_extra " + std::to_string(S.Extra) + ": only bloom filters take one");
@@ -179,9 +192,9 @@ MapLayout mapLayout(const platform::MapShape &S, uint32_t Slices, uint64_t Base)
     L.Bytes = EBPFGPU_QS_CTL_WORDS * 4 + size_t(H.value_stride) * (size_t(S.MaxEntries) + 1);
     return L;
   }
-  if (ebpfgpu_map_is_patterns(S.Type)) {
-    // The automaton's bytes (struct ebpfgpu_patterns), all zero until one
-    // is loaded.
+  if (ebpfgpu_map_is_blob(S.Type)) {
+    // The automaton's or the model's bytes (struct ebpfgpu_patterns,
+    // struct ebpfgpu_model), all zero until one is loaded.
     H.values = Base;
     L.Bytes = S.MaxEntries;
     return L;
@@ -433,7 +446,7 @@ void rebuildLpmList(ebpfgpu_map &M) {
 
 int64_t hostMapUpdate(ebpfgpu_map &M, const uint8_t *Key, const uint8_t *Value, uint64_t Flags) {
   ebpfgpu_xdp_ctx Ctx{};
-  if (ebpfgpu_map_is_patterns(M.type)) // a whole pattern set, through setMapEntry only
+  if (ebpfgpu_map_is_blob(M.type)) // a whole pattern set or model, through setMapEntry only
     return -EBPFGPU_EINVAL;
   if (ebpfgpu_map_is_keyless(M.type)) // the kernel's update of these: a push
     return loader_map_push_elem(&Ctx, &M, Value, Flags);
@@ -445,7 +458,7 @@ int64_t hostMapUpdate(ebpfgpu_map &M, const uint8_t *Key, const uint8_t *Value, 
 
 int64_t hostMapDelete(ebpfgpu_map &M, const uint8_t *Key) {
   ebpfgpu_xdp_ctx Ctx{};
-  if (ebpfgpu_map_is_patterns(M.type))
+  if (ebpfgpu_map_is_blob(M.type))
     return -EBPFGPU_EINVAL;
   // The kernel's: queues and stacks -EINVAL, bloom filters -EOPNOTSUPP.
   if (ebpfgpu_map_is_keyless(M.type))
@@ -460,8 +473,8 @@ const uint8_t *hostMapLookup(ebpfgpu_map &M, const uint8_t *Key) {
   ebpfgpu_xdp_ctx Ctx{};
   if (ebpfgpu_map_is_queue_stack(M.type)) // a peek: the value a pop would take
     return queueStackSlot(M, 0, true);
-  if (M.type == EBPFGPU_MAP_BLOOM_FILTER || ebpfgpu_map_is_patterns(M.type))
-    return nullptr; // asked by value (hostBloomContains) or by a scan (hostPatternScan)
+  if (M.type == EBPFGPU_MAP_BLOOM_FILTER || ebpfgpu_map_is_blob(M.type))
+    return nullptr; // asked by value (hostBloomContains), a scan or a model (hostModelClassify)
   return static_cast<const uint8_t *>(loader_map_lookup_elem(&Ctx, &M, Key));
 }
 
@@ -473,6 +486,10 @@ bool hostBloomContains(ebpfgpu_map &M, const uint8_t *Value) {
 
 int64_t hostPatternScan(const ebpfgpu_map &M, const uint8_t *Data, size_t Size) {
   return ebpfgpu_patterns_scan(&M, Data, Data + Size);
+}
+
+int64_t hostModelClassify(const ebpfgpu_map &M, const int32_t *Features, size_t Count) {
+  return ebpfgpu_model_classify(&M, Features, Count);
 }
 
 const uint8_t *queueStackSlot(const ebpfgpu_map &M, uint32_t I, bool FromPopEnd) {
@@ -497,8 +514,8 @@ void forEachMapEntry(const ebpfgpu_map &M,
   auto Value = [&](const uint8_t *V) {
     return sumPerCpuValues(V, M.value_size, M.value_stride, M.nslices);
   };
-  if (M.type == EBPFGPU_MAP_BLOOM_FILTER || ebpfgpu_map_is_patterns(M.type))
-    return; // bits or an automaton, no values to list
+  if (M.type == EBPFGPU_MAP_BLOOM_FILTER || ebpfgpu_map_is_blob(M.type))
+    return; // bits, an automaton or a model, no values to list
   if (ebpfgpu_map_is_queue_stack(M.type)) {
     // Oldest first: pushing them again in this order makes the same map.
     for (uint32_t I = 0; const uint8_t *V = queueStackSlot(M, I, false); ++I)
@@ -535,6 +552,28 @@ MaybeError setMapEntry(const std::string &Name, ebpfgpu_map &M, const std::vecto
                        const std::vector<uint8_t> &Value) {
   if (ebpfgpu_map_is_event(M.type))
     return Error("map '" + Name + "' holds event records, not entries");
+  if (ebpfgpu_map_is_patterns(M.type) && Key.empty() && Value.size() >= 4 &&
+      load32(Value.data()) == EBPFGPU_MODEL_MAGIC)
+    return Error("map '" + Name + "' is a pattern map: it takes a pattern file, not a model");
+  if (ebpfgpu_map_is_model(M.type)) {
+    // The whole model at once (a model file compiled by the tools:
+    // MAP:@FILE), checked, since the evaluator trusts it.
+    if (!Key.empty())
+      return Error("map '" + Name + "' is a model map: it takes a model file (" + Name +
+                   ":@FILE), not keys");
+    if (Value.size() >= 4 && load32(Value.data()) == EBPFGPU_PATTERNS_MAGIC)
+      return Error("map '" + Name + "' is a model map: it takes a model file, not a pattern file");
+    if (std::string Why = checkModel(Value.data(), Value.size()); !Why.empty())
+      return Error("map '" + Name + "': not a compiled model: " + Why);
+    if (Value.size() > M.max_entries)
+      return Error("map '" + Name + "': the model needs " + std::to_string(Value.size()) +
+                   " bytes, the map holds " + std::to_string(M.max_entries) +
+                   " (its max_entries; --map-size " + Name + "=BYTES raises it)");
+    auto *At = reinterpret_cast<uint8_t *>(M.values);
+    std::memcpy(At, Value.data(), Value.size());
+    std::memset(At + Value.size(), 0, M.max_entries - Value.size());
+    return std::nullopt;
+  }
   if (ebpfgpu_map_is_patterns(M.type)) {
     // The whole automaton at once (a pattern file compiled by the tools:
     // MAP:@FILE), checked, since the scan trusts it.
@@ -557,6 +596,10 @@ MaybeError setMapEntry(const std::string &Name, ebpfgpu_map &M, const std::vecto
       load32(Value.data()) == EBPFGPU_PATTERNS_MAGIC)
     return Error("map '" + Name + "' (" + platform::mapTypeName(M.type) +
                  ") is not a pattern map: only a pattern map takes a pattern file (MAP:@FILE)");
+  if (Key.empty() && Value.size() >= sizeof(ebpfgpu_model) &&
+      load32(Value.data()) == EBPFGPU_MODEL_MAGIC)
+    return Error("map '" + Name + "' (" + platform::mapTypeName(M.type) +
+                 ") is not a model map: only a model map takes a model file (MAP:@FILE)");
   if (Key.size() != M.key_size || Value.size() != M.value_size)
     return Error("map '" + Name + "': takes " + std::to_string(M.key_size) + "-byte keys and " +
                  std::to_string(M.value_size) + "-byte values, not " + std::to_string(Key.size()) +
@@ -650,6 +693,15 @@ std::string formatMap(const std::string &Name, const MapLayout &L, const uint8_t
            (P.magic && checkPatterns(Storage, Size).empty()
                 ? "pattern set of " + describePatterns(Storage)
                 : std::string("no pattern set")) +
+           "\n";
+  }
+  if (ebpfgpu_map_is_model(H.type)) {
+    ebpfgpu_model P{};
+    std::memcpy(&P, Storage, std::min<size_t>(sizeof(P), H.max_entries));
+    size_t Size = size_t(std::min<uint64_t>(P.bytes, H.max_entries));
+    return Name + ": " +
+           (P.magic && checkModel(Storage, Size).empty() ? describeModel(Storage)
+                                                         : std::string("no model")) +
            "\n";
   }
   if (ebpfgpu_map_is_queue_stack(H.type)) {

@@ -291,11 +291,15 @@ Expected<KernelLoad> KernelProgram::load(const std::string &Object, const std::s
   // and libbpf fills the arrays' static slots); otherwise only the chosen.
   bool TailCalls = false;
   std::string OwnMap; // a map of ebpf-gpu's own type, which no kernel has
+  uint32_t OwnType = 0;
   struct bpf_map *Map;
   bpf_object__for_each_map(Map, Obj) {
     TailCalls |= bpf_map__type(Map) == BPF_MAP_TYPE_PROG_ARRAY;
-    if (OwnMap.empty() && uint32_t(bpf_map__type(Map)) == EBPFGPU_MAP_PATTERNS)
+    uint32_t Type = uint32_t(bpf_map__type(Map));
+    if (OwnMap.empty() && (Type == EBPFGPU_MAP_PATTERNS || Type == EBPFGPU_MAP_MODEL)) {
       OwnMap = bpf_map__name(Map);
+      OwnType = Type;
+    }
     // A run starts from the object's own maps, as the host and GPU back
     // ends do: libbpf would otherwise pin LIBBPF_PIN_BY_NAME maps under
     // /sys/fs/bpf, leave them there, and reuse what an earlier run left.
@@ -307,9 +311,11 @@ Expected<KernelLoad> KernelProgram::load(const std::string &Object, const std::s
     bpf_object__close(Obj);
     libbpf_set_print(nullptr);
     KernelLoad L;
-    L.Why = "map '" + OwnMap +
-            "' is an ebpf-gpu pattern map (type 0x45470001, for the kfunc ebpf_gpu_match): "
-            "the kernel has no such map type or kfunc";
+    L.Why = "map '" + OwnMap + "' is an ebpf-gpu " +
+            (OwnType == EBPFGPU_MAP_MODEL
+                 ? "model map (type 0x45470002, for the kfunc ebpf_gpu_classify)"
+                 : "pattern map (type 0x45470001, for the kfunc ebpf_gpu_match)") +
+            ": the kernel has no such map type or kfunc";
     L.EbpfGpuOnly = true;
     return L;
   }

@@ -3,6 +3,7 @@
 // Parsing map entries given as text.
 
 #include "ebpf-gpu/Loader/MapEntries.h"
+#include "ebpf-gpu/Abi/Model.h"
 #include "ebpf-gpu/Abi/Patterns.h"
 #include "ebpf-gpu/Support/ReadFile.h"
 
@@ -88,10 +89,16 @@ MaybeError compilePatternEntry(MapEntry &E, const std::string &BaseDir) {
   std::string Path = E.PatternFile;
   if (!BaseDir.empty() && Path[0] != '/')
     Path = BaseDir + "/" + Path;
-  auto Automaton = abi::compilePatternFile(Path);
-  if (!Automaton)
-    return Error("map '" + E.Map + "': " + Automaton.error().message());
-  E.Value = std::move(*Automaton);
+  // A model file says so on its first line; any other file is rules.
+  auto Text = readFileBytes(Path);
+  if (!Text)
+    return Error("map '" + E.Map + "': " + Text.error().message());
+  auto Compiled = abi::looksLikeModelText(std::string(Text->begin(), Text->end()))
+                      ? abi::compileModelFile(Path)
+                      : abi::compilePatternFile(Path);
+  if (!Compiled)
+    return Error("map '" + E.Map + "': " + Compiled.error().message());
+  E.Value = std::move(*Compiled);
   return std::nullopt;
 }
 

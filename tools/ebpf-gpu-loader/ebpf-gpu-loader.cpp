@@ -97,8 +97,9 @@ int usage(const std::string &Msg) {
                "                      map stores them, e.g. routes:18000000c0a80100:02000000);\n"
                "                      maps of maps: MAP:KEY:@INNER, the map the slot holds;\n"
                "                      pattern maps: MAP:@RULES, a pattern file compiled into\n"
-               "                      the map (docs/KFUNCS.md; in a --map-file, relative to\n"
-               "                      the file's folder); repeatable\n"
+               "                      the map; model maps: MAP:@MODEL, a model file (its first\n"
+               "                      line 'ebpf-gpu-model 1') (docs/KFUNCS.md; in a --map-file,\n"
+               "                      relative to the file's folder); repeatable\n"
                "  --map-file FILE     --map-set for each line MAP:KEY:VALUE of FILE ('#' comments)\n"
 
                "  --inner-map OUTER=MAP\n"

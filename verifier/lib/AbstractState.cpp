@@ -335,6 +335,16 @@ Reg alu64Bounds(uint8_t Op, const Reg &D, const Reg &S, int16_t Off) {
   case isa::Lsh:
     if (S.isConst() && S.UMin < 64 && (S.UMin == 0 || (D.UMax >> (64 - S.UMin)) == 0))
       R.UMin = D.UMin << S.UMin, R.UMax = D.UMax << S.UMin;
+    // The kernel's special case (__scalar64_min_max_lsh): compilers
+    // sign-extend an int by <<32 then s>>32, and <<32 makes the low half's
+    // signed bounds the high half's; the kernel keeps each only where it
+    // is not negative.
+    if (S.isConst() && S.UMin == 32) {
+      if (D.S32Max >= 0)
+        R.SMax = int64_t(uint64_t(uint32_t(D.S32Max)) << 32);
+      if (D.S32Min >= 0)
+        R.SMin = int64_t(uint64_t(uint32_t(D.S32Min)) << 32);
+    }
     break;
   case isa::Rsh:
     if (S.isConst())

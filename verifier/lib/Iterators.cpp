@@ -99,6 +99,8 @@ MaybeDiag Verifier::kfuncCall(Path &P, int32_t Id, std::vector<Path> &Forks) {
     return matchKfunc(Pc, S, *K);
   if (K->Role == platform::KfuncRole::RxMetadata)
     return rxMetadataKfunc(Pc, S, *K);
+  if (K->Role == platform::KfuncRole::Classify)
+    return classifyKfunc(Pc, S, *K);
   if (auto E = readReg(Pc, S, 1))
     return E;
   const Reg &It = S.Regs[1];
@@ -180,7 +182,7 @@ MaybeDiag Verifier::kfuncCall(Path &P, int32_t Id, std::vector<Path> &Forks) {
     break;
   }
   default:
-    assert(false && "dynptr kfuncs are dynptrKfunc()'s, ebpf_gpu_match matchKfunc()'s");
+    assert(false && "dynptr kfuncs are dynptrKfunc()'s, ebpf-gpu's match/classifyKfunc()'s");
     break;
   }
   S.Regs[0] = R0;

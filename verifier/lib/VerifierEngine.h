@@ -188,6 +188,9 @@ private:
   /// The XDP RX metadata kfuncs (RxMetadata.cpp): the context, then the
   /// memory they fill.
   MaybeDiag rxMetadataKfunc(uint32_t Pc, State &S, const platform::KfuncProto &K);
+  /// ebpf-gpu's ebpf_gpu_classify (ClassifyKfunc.cpp): features on the
+  /// stack, their constant size and a model map; an int result.
+  MaybeDiag classifyKfunc(uint32_t Pc, State &S, const platform::KfuncProto &K);
   /// Register `R` (named `Arg` in messages) as a stack pointer where a
   /// dynptr may live; its byte from the frame's bottom in `At`.
   MaybeDiag dynptrObject(uint32_t Pc, State &S, unsigned R, const std::string &Arg,

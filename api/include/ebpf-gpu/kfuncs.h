@@ -26,6 +26,19 @@
  * kernel's map types, so no kernel gives it another meaning. */
 #define BPF_MAP_TYPE_EBPF_GPU_PATTERNS 0x45470001
 
+/* A model map: a small classifier (a decision-tree ensemble over integer
+ * features, or an MLP with int8 weights) compiled on the host from a
+ * model file, held in the map's memory as a pattern set is. Declare it as
+ *
+ *   struct {
+ *     __uint(type, BPF_MAP_TYPE_EBPF_GPU_MODEL);
+ *     __uint(max_entries, 1 << 20); // bytes the model may take
+ *   } model SEC(".maps");
+ *
+ * and fill it at load (--map-set model:@model.txt). Only
+ * ebpf_gpu_classify reads it; the map helpers refuse it. */
+#define BPF_MAP_TYPE_EBPF_GPU_MODEL 0x45470002
+
 struct xdp_md;
 
 #ifndef __ksym /* bpf_helpers.h's, for a program that does not include it */
@@ -39,5 +52,12 @@ struct xdp_md;
  * the packet's end or the map holds no pattern set. The offset is any
  * scalar: no bounds check of the program's is needed. */
 extern int ebpf_gpu_match(struct xdp_md *ctx, __u32 offset, void *patterns) __ksym;
+
+/* Classifies the features__sz / 4 int32 features at `features` (on the
+ * program's stack; features__sz a constant, 4 to 256 bytes) with the model
+ * of `model` (a model map). Returns the class, 0 to the model's classes - 1
+ * (at most 15), or -EINVAL (-22) when the model takes another number of
+ * features or the map holds no model. */
+extern int ebpf_gpu_classify(const __s32 *features, __u32 features__sz, void *model) __ksym;
 
 #endif /* EBPF_GPU_KFUNCS_H */

@@ -87,7 +87,7 @@ void *hostHelperAddress(const std::string &Name) {
       ENTRY(dynptr_from_xdp), ENTRY(dynptr_slice),         ENTRY(dynptr_slice_rdwr),
       ENTRY(dynptr_read),     ENTRY(dynptr_write),         ENTRY(dynptr_size),
       ENTRY(dynptr_is_null),  ENTRY(dynptr_is_rdonly),     ENTRY(dynptr_adjust),
-      ENTRY(match),
+      ENTRY(match),           ENTRY(classify),
       ENTRY(xdp_metadata_rx_timestamp), ENTRY(xdp_metadata_rx_hash),
       ENTRY(xdp_metadata_rx_vlan_tag),
   };

@@ -326,6 +326,8 @@ llvm::Error FunctionLifter::liftKfuncCall(uint32_t Pc, int32_t Id, const AbsStat
     return liftMatchKfunc(Pc, *K, S);
   if (K->Role == platform::KfuncRole::RxMetadata)
     return liftRxMetadataKfunc(Pc, *K, S);
+  if (K->Role == platform::KfuncRole::Classify)
+    return liftClassifyKfunc(Pc, *K, S);
   // The iterator's 8 bytes are the kernel's struct bpf_iter_num_kern
   // { int cur; int end; } (kernel/bpf/bpf_iter.c), and each kfunc does
   // what the kernel's does to them.
@@ -472,6 +474,32 @@ llvm::Error FunctionLifter::liftMatchKfunc(uint32_t Pc, const platform::KfuncPro
       K.runtimeSymbol(), llvm::FunctionType::get(I64, {Ptr, I64, Ptr}, false));
   P.RuntimeHelpers.insert(K.runtimeSymbol().substr(8)); // without ebpfgpu_
   setReg(0, B.CreateCall(Callee, {Fn->getArg(0), reg(2), MapObj}));
+  for (unsigned R = 1; R <= 5; ++R)
+    setReg(R, B.getInt64(0));
+  return llvm::Error::success();
+}
+
+llvm::Error FunctionLifter::liftClassifyKfunc(uint32_t Pc, const platform::KfuncProto &K,
+                                              const AbsState &S) {
+  // ebpf_gpu_classify(features, features__sz, model): the runtime's
+  // evaluator (MapModel.inc) on the features in this frame and the map's
+  // header; the verifier proved the size a constant and the bytes readable.
+  const AbsValue &Map = S.Regs[3];
+  if (Map.K != AbsValue::Map)
+    return fail(Pc, K.Name + " needs a model map the call site names");
+  // The verifier proved the size constant on each path; paths that join
+  // may bring different ones, which the runtime takes from r2.
+  unsigned Size = S.Regs[2].isConst() ? unsigned(S.Regs[2].Value) : 4;
+  auto Addr = address(Pc, S.Regs[1], 1, 0, Size, false);
+  if (!Addr)
+    return Addr.takeError();
+  auto *Ptr = llvm::PointerType::get(P.Ctx, 0);
+  Value *Features = B.CreateAddrSpaceCast(*Addr, P.memPtrTy());
+  Value *MapObj = P.mapObject(B, Map.Index);
+  llvm::FunctionCallee Callee = P.M->getOrInsertFunction(
+      K.runtimeSymbol(), llvm::FunctionType::get(I64, {P.memPtrTy(), I64, Ptr}, false));
+  P.RuntimeHelpers.insert(K.runtimeSymbol().substr(8)); // without ebpfgpu_
+  setReg(0, B.CreateCall(Callee, {Features, reg(2), MapObj}));
   for (unsigned R = 1; R <= 5; ++R)
     setReg(R, B.getInt64(0));
   return llvm::Error::success();

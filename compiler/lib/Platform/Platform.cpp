@@ -201,7 +201,8 @@ public:
 
   // The kernel offers the bpf_iter_num kfuncs to every program type, and
   // bpf_dynptr_from_xdp, the slices and the RX metadata kfuncs to XDP
-  // programs; ebpf-gpu offers ebpf_gpu_match to XDP programs.
+  // programs; ebpf-gpu offers
+  // ebpf_gpu_match and ebpf_gpu_classify to XDP programs.
   const KfuncProto *kfunc(int32_t Id) const override {
     const std::vector<KfuncProto> &K = knownKfuncs();
     auto It = std::find_if(K.begin(), K.end(), [&](const KfuncProto &F) { return F.Id == Id; });
@@ -260,6 +261,8 @@ const std::vector<KfuncProto> &knownKfuncs() {
       {12, "bpf_xdp_metadata_rx_timestamp", K::RxMetadata, 0, 0, 1, 2, {8, 0}},
       {13, "bpf_xdp_metadata_rx_hash", K::RxMetadata, 0, 0, 1, 3, {4, 4}},
       {14, "bpf_xdp_metadata_rx_vlan_tag", K::RxMetadata, 0, 0, 1, 3, {2, 2}},
+      // ebpf-gpu's own (kfuncs.h), continued.
+      {15, "ebpf_gpu_classify", K::Classify, 0, 0, 1, 3},
   };
   return Table;
 }
@@ -301,6 +304,8 @@ MapFamily mapFamily(uint32_t Type) {
     return MapFamily::BloomFilter;
   case EBPFGPU_MAP_PATTERNS:
     return MapFamily::Patterns;
+  case EBPFGPU_MAP_MODEL:
+    return MapFamily::Model;
   default:
     return MapFamily::Data;
   }

@@ -63,8 +63,9 @@ MaybeError checkMapIntegrity(const std::string &Name, const MapLayout &L, const 
 /// kernel's system calls take them: an update is a push of the value (the
 /// key ignored), a lookup a queue's or stack's peek (null when empty; a
 /// bloom filter's is hostBloomContains), a delete -EINVAL (queue, stack)
-/// or -EOPNOTSUPP (bloom filter). A pattern map takes none of them
-/// (-EINVAL, null): its pattern set is written whole by setMapEntry.
+/// or -EOPNOTSUPP (bloom filter). A pattern or model map takes none of
+/// them (-EINVAL, null): its pattern set or model is written whole by
+/// setMapEntry.
 int64_t hostMapUpdate(ebpfgpu_map &M, const uint8_t *Key, const uint8_t *Value, uint64_t Flags);
 int64_t hostMapDelete(ebpfgpu_map &M, const uint8_t *Key);
 const uint8_t *hostMapLookup(ebpfgpu_map &M, const uint8_t *Key);
@@ -75,6 +76,10 @@ bool hostBloomContains(ebpfgpu_map &M, const uint8_t *Value);
 /// runs (MapPatterns.inc): the first-ending match's rule id, -ENOENT, or
 /// -EINVAL when the map holds no pattern set.
 int64_t hostPatternScan(const ebpfgpu_map &M, const uint8_t *Data, size_t Size);
+/// A model map's class for the `Count` int32 features at `Features`, the
+/// code ebpf_gpu_classify runs (MapModel.inc): 0 to nclasses - 1, or
+/// -EINVAL when the map holds no model or the model takes another count.
+int64_t hostModelClassify(const ebpfgpu_map &M, const int32_t *Features, size_t Count);
 /// A queue's or stack's value `I` counted from the oldest, or with
 /// `FromPopEnd` from the end a pop takes (a queue's oldest, a stack's
 /// newest), in host memory at the addresses its header names; null past

@@ -38,6 +38,7 @@ enum {
    * in the 30s) so that no kernel ever gives the number a meaning: "EG" in
    * the upper half. The kernel refuses an object that declares one. */
   EBPFGPU_MAP_PATTERNS = 0x45470001, /* a compiled pattern set (ebpf_gpu_match) */
+  EBPFGPU_MAP_MODEL = 0x45470002,    /* a classifier model (ebpf_gpu_classify) */
 };
 
 /* What the device code of a .gpu.o and the loader must agree on: map
@@ -55,8 +56,8 @@ enum {
  * and a CPU base (batches in flight, a persistent kernel per worker). 8: hash
  * elements own whole 32-byte sectors (EBPFGPU_ELEM_ALIGN). 9: queue, stack
  * and bloom filter maps (EBPFGPU_QS_*, the header's bloom fields). 10: pattern
- * maps (struct ebpfgpu_patterns). */
-#define EBPFGPU_RUNTIME_ABI 10
+ * maps (struct ebpfgpu_patterns). 11: model maps (struct ebpfgpu_model). */
+#define EBPFGPU_RUNTIME_ABI 11
 
 /* Bytes before the key in a hash element: u32 next element + 1 (0 ends the
  * chain), u32 hash of the key, u32 LRU tick of the last use, u32 next
@@ -143,6 +144,65 @@ struct ebpfgpu_patterns {
   uint8_t classes[256]; /* each byte value's class */
 };
 
+/* Model maps (EBPFGPU_MAP_MODEL): max_entries bytes at `values` hold a
+ * small classifier that the host compiles from a model file
+ * (abi/lib/Model.cpp) and checks before it is written (every index in
+ * range, every bound below), so the evaluator (MapModel.inc) trusts it.
+ * The bounds keep the kfunc's result and its work per packet small:
+ * classes below EBPFGPU_MODEL_MAX_CLASSES (the verifier's result range),
+ * at most MAX_TREES trees of depth MAX_DEPTH, or MAX_LAYERS layers of
+ * MAX_WIDTH. After this header, for a tree ensemble (EBPFGPU_MODEL_TREES):
+ *   uint32_t root[ntrees]: each tree's root node;
+ *   int32_t bias[nclasses]: the scores' starting values;
+ *   struct ebpfgpu_model_node node[nnodes]: feature >= 0 a split (to
+ *     `left` when x[feature] <= threshold, else `right`, both nodes after
+ *     it), feature -1 a leaf whose scores are leaf[left .. left + nclasses);
+ *   int32_t leaf[nleaves * nclasses].
+ * The class is the argmax of bias plus each tree's leaf scores (int64
+ * sums; the lowest class on a tie). For an MLP (EBPFGPU_MODEL_MLP): each
+ * layer's int32 biases (width[l + 1] of them), layer after layer, then
+ * each layer's int8 weights (width[l + 1] rows of width[l]), layer after
+ * layer. A feature enters as x >> in_shift[i] clamped to [-128, 127]; a
+ * layer's output j is (bias[j] + sum_i w[j][i] * in[i]) >> shift[l]
+ * (int32, an arithmetic shift), clamped to [0, 127] (ReLU and int8) but
+ * for the last layer, whose argmax is the class. All zero (never set) is
+ * no model: the kfunc answers -EINVAL. */
+#define EBPFGPU_MODEL_MAGIC 0x4f4d4745u /* "EGMO" */
+#define EBPFGPU_MODEL_VERSION 1u
+#define EBPFGPU_MODEL_TREES 1u
+#define EBPFGPU_MODEL_MLP 2u
+#define EBPFGPU_MODEL_MAX_FEATURES 64u
+#define EBPFGPU_MODEL_MAX_CLASSES 16u
+#define EBPFGPU_MODEL_MAX_TREES 256u
+#define EBPFGPU_MODEL_MAX_DEPTH 16u /* edges from a root to its deepest leaf */
+#define EBPFGPU_MODEL_MAX_NODES 65536u /* all trees' */
+#define EBPFGPU_MODEL_MAX_LAYERS 4u
+#define EBPFGPU_MODEL_MAX_WIDTH 64u
+#define EBPFGPU_MODEL_MAX_BIAS (1 << 24) /* |MLP bias|: no int32 overflow */
+struct ebpfgpu_model {
+  uint32_t magic;     /* EBPFGPU_MODEL_MAGIC */
+  uint32_t version;   /* EBPFGPU_MODEL_VERSION */
+  uint32_t kind;      /* EBPFGPU_MODEL_TREES or EBPFGPU_MODEL_MLP */
+  uint32_t nfeatures; /* 1 to MAX_FEATURES: the kfunc's features__sz / 4 */
+  uint32_t nclasses;  /* 2 to MAX_CLASSES */
+  uint32_t ntrees;    /* trees: 1 to MAX_TREES */
+  uint32_t nnodes;    /* trees: all trees' nodes */
+  uint32_t nleaves;   /* trees: leaf score vectors */
+  uint32_t depth;     /* trees: the deepest tree's depth */
+  uint32_t nlayers;   /* MLP: 1 to MAX_LAYERS */
+  uint64_t bytes;     /* this header and what follows it */
+  uint8_t in_shift[EBPFGPU_MODEL_MAX_FEATURES]; /* MLP: each feature's right shift, 0 to 31 */
+  uint32_t width[EBPFGPU_MODEL_MAX_LAYERS + 1]; /* MLP: nfeatures, then each layer's outputs */
+  uint32_t shift[EBPFGPU_MODEL_MAX_LAYERS];     /* MLP: each layer's right shift, 0 to 31 */
+  uint32_t reserved;
+};
+struct ebpfgpu_model_node {
+  int32_t feature; /* -1: a leaf */
+  int32_t threshold;
+  uint32_t left; /* a leaf's: its first score in leaf[] */
+  uint32_t right;
+};
+
 struct ebpfgpu_map {
   uint32_t type; /* EBPFGPU_MAP_* */
   uint32_t key_size;
@@ -227,6 +287,14 @@ static inline int ebpfgpu_map_is_keyless(uint32_t type) {
 }
 static inline int ebpfgpu_map_is_patterns(uint32_t type) {
   return type == EBPFGPU_MAP_PATTERNS;
+}
+static inline int ebpfgpu_map_is_model(uint32_t type) {
+  return type == EBPFGPU_MAP_MODEL;
+}
+/* ebpf-gpu's own maps of one compiled object (a pattern set, a model):
+ * written whole by the loader, read only by their kfunc. */
+static inline int ebpfgpu_map_is_blob(uint32_t type) {
+  return ebpfgpu_map_is_patterns(type) || ebpfgpu_map_is_model(type);
 }
 static inline int ebpfgpu_map_is_outer(uint32_t type) {
   return type == EBPFGPU_MAP_ARRAY_OF_MAPS || type == EBPFGPU_MAP_HASH_OF_MAPS;

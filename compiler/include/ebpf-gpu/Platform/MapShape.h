@@ -49,6 +49,8 @@ inline std::string mapTypeName(uint32_t Type) {
     return Names[Type];
   if (Type == 0x45470001) // MapAbi.h's EBPFGPU_MAP_PATTERNS: ebpf-gpu's own
     return "patterns";
+  if (Type == 0x45470002) // EBPFGPU_MAP_MODEL
+    return "model";
   return "type " + std::to_string(Type);
 }
 

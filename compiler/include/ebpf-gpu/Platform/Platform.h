@@ -113,6 +113,7 @@ enum class MapFamily : uint8_t {
                   ///< (array, hash, LRU hash and their per-CPU kinds: the
                   ///< kernel's maps with map_for_each_callback)
   Patterns,       ///< ebpf-gpu's pattern maps: only ebpf_gpu_match takes them
+  Model,          ///< ebpf-gpu's model maps: only ebpf_gpu_classify takes them
   LookupRedirect, ///< of the redirect maps, those bpf_map_lookup_elem reads
                   ///< (devmap, devmap_hash, xskmap): the kernel keeps a
                   ///< cpumap for bpf_redirect_map alone
@@ -191,6 +192,8 @@ enum class KfuncRole : uint8_t {
                    ///< the first match's rule id in the packet from offset on
   RxMetadata,      ///< bpf_xdp_metadata_rx_*(ctx, out, [out]) -> int: what the
                    ///< port received with the packet (OutSizes), 0 or -errno
+  Classify,        ///< ebpf-gpu's ebpf_gpu_classify (features on the stack, their
+                   ///< constant size, model map) -> int: the model's class
 };
 
 /// A kfunc (`extern ... __ksym` in the program): the kernel names kfuncs by
@@ -230,7 +233,7 @@ struct KfuncProto {
 };
 
 /// Every kfunc ebpf-gpu knows (the bpf_iter_num family, the XDP dynptr
-/// kfuncs, ebpf-gpu's ebpf_gpu_match), whichever platform offers it.
+/// kfuncs, ebpf-gpu's ebpf_gpu_match and ebpf_gpu_classify), whichever platform offers it.
 const std::vector<KfuncProto> &knownKfuncs();
 /// The known kfunc named `Name`, or null.
 const KfuncProto *kfuncByName(const std::string &Name);

@@ -26,8 +26,9 @@ struct MapEntry {
   /// Maps of maps: "MAP:KEYHEX:@INNER" makes the slot hold the map named
   /// INNER (Value is then empty).
   std::string Inner;
-  /// Pattern maps: "MAP:@FILE" names a pattern file; compilePatternEntry
-  /// makes Value its automaton (Key stays empty).
+  /// Pattern and model maps: "MAP:@FILE" names a pattern file or a model
+  /// file; compilePatternEntry makes Value its automaton or its model (Key
+  /// stays empty).
   std::string PatternFile;
 };
 
@@ -40,8 +41,9 @@ std::optional<std::vector<uint8_t>> parseHexBytes(const std::string &Text);
 /// no file.
 std::optional<MapEntry> parseMapEntry(const std::string &Text);
 
-/// A "MAP:@FILE" entry's pattern file read and compiled into its Value (a
-/// relative FILE taken from `BaseDir` when that is not empty); other
+/// A "MAP:@FILE" entry's file read and compiled into its Value: a model
+/// (abi/Model.h) when its first line is `ebpf-gpu-model`, else a pattern
+/// set (a relative FILE taken from `BaseDir` when that is not empty); other
 /// entries are left alone. Errors name the file and the line.
 MaybeError compilePatternEntry(MapEntry &E, const std::string &BaseDir = "");
 
