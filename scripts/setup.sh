@@ -6,12 +6,13 @@ set -euo pipefail
 
 # libsystemd-dev: DPDK is linked statically (pkg-config --static libdpdk),
 # and libpcap's static dependencies (dbus) ask for -lsystemd. iproute2: the
-# runtime's veth tests make network namespaces with ip(8).
+# runtime's veth tests make network namespaces with ip(8). python3-sklearn:
+# scripts/model-from-sklearn.py and its test (lit feature sklearn).
 PKGS=(
   build-essential cmake ninja-build ccache pkg-config python3 iproute2 git ca-certificates
   llvm-19-dev llvm-19-tools clang-19 libclang-rt-19-dev
   libbpf-dev libelf-dev zlib1g-dev libzstd-dev
-  libdpdk-dev libpcap-dev libsystemd-dev libgtest-dev bpftool
+  libdpdk-dev libpcap-dev libsystemd-dev libgtest-dev bpftool python3-sklearn
 )
 
 missing=()

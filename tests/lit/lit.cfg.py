@@ -8,6 +8,8 @@
 #   dpdk        the loader has the DPDK runtime and its EAL starts here
 #   dpdk-rx-sample  samples/dpdk_xdp_rx was built (DPDK and libebpf-gpu)
 #   netns       root, and ip(8) makes network namespaces (veth tests)
+#   sklearn     scikit-learn imports (Debian's python3-sklearn, which
+#               scripts/setup.sh installs; %sklearn-python runs it)
 
 import os
 import shutil
@@ -132,6 +134,22 @@ if probe_netns():
 else:
     lit_config.note("netns tests skipped: they need root and ip(8) to make network namespaces")
 
+
+# scripts/model-from-sklearn.py's test trains scikit-learn models: with the
+# Python running the tests when it has scikit-learn, else Debian's
+# /usr/bin/python3 (python3-sklearn installs for it), as %sklearn-python.
+for py in (config.python, "/usr/bin/python3"):
+    try:
+        if subprocess.run([py, "-c", "import sklearn"], capture_output=True,
+                          timeout=120).returncode == 0:
+            config.available_features.add("sklearn")
+            config.substitutions.append(("%sklearn-python", py))
+            break
+    except (OSError, subprocess.SubprocessError):
+        pass
+if "sklearn" not in config.available_features:
+    lit_config.note("sklearn tests skipped: python3-sklearn is not installed (scripts/setup.sh "
+                    "installs it)")
 
 # CUDA 13's ptxas has no sm_70 target; scripts/setup.sh fetches CUDA 11.8's
 # (Debian non-free) for the sm_70 checks. Either one serves the others.
