@@ -230,6 +230,24 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
     --map-set rules:@build/ids.rules --verdicts build/ids.host.txt --dump-maps build/ids.host.maps \
     >/dev/null
   cat build/ids.host.txt build/ids.host.maps | sha256sum | cut -d' ' -f1 >"$CARRY/samples/xdp_ids.sha256"
+  # ebpf_gpu_classify (issue 18): the DDoS sample over traffic that
+  # tests/lit/loader/Inputs/ddos-traffic.py writes (deterministic for a
+  # seed, checked on the GPU machine by its digest) with its own model and
+  # a random MLP; the host's serial verdicts and maps as digests.
+  build/tools/ebpf-gpu-cc build/samples/xdp_ddos_classify.o -o "$CARRY/samples/xdp_ddos_classify.gpu.o"
+  python3 tests/lit/loader/Inputs/ddos-traffic.py gen --seed 5 --packets 5000 build/ddos
+  python3 tests/lit/loader/Inputs/ddos-traffic.py model --kind mlp --seed 1 build/ddos-mlp.model
+  cat build/ddos.pcap build/ddos-mlp.model | sha256sum | cut -d' ' -f1 >"$CARRY/samples/ddos-traffic.sha256"
+  build/tools/ebpf-gpu-loader run build/samples/xdp_ddos_classify.o --backend host --pcap build/ddos.pcap \
+    --map-file samples/xdp_ddos_classify.maps --verdicts build/ddos.host.txt --dump-maps build/ddos.host.maps \
+    >/dev/null
+  cat build/ddos.host.txt build/ddos.host.maps | sha256sum | cut -d' ' -f1 \
+    >"$CARRY/samples/xdp_ddos_classify.sha256"
+  build/tools/ebpf-gpu-loader run build/samples/xdp_ddos_classify.o --backend host --pcap build/ddos.pcap \
+    --map-set model:@build/ddos-mlp.model --verdicts build/ddos-mlp.host.txt \
+    --dump-maps build/ddos-mlp.host.maps >/dev/null
+  cat build/ddos-mlp.host.txt build/ddos-mlp.host.maps | sha256sum | cut -d' ' -f1 \
+    >"$CARRY/samples/xdp_ddos_classify.mlp.sha256"
   build/tools/ebpf-gpu-loader run build/helper17_check-mtu.o --section mtu_cases --backend host \
     --pcap build/gpu-check-ct.pcap --fib tests/lit/loader/Inputs/fib.fib --ingress-ifindex 3 \
     --verdicts build/mtu_cases.fib.txt --dump-maps build/mtu_cases.fib.maps >/dev/null
