@@ -35,12 +35,15 @@ if nm "$libdir/libebpf-gpu.so" | grep -q ' rte_eal_init$'; then
 fi
 
 # ebpf-gpu's kfuncs from the installed header (docs/KFUNCS.md): the IDS
-# sample built with clang -target bpf against it, verified and compiled by
+# and DDoS classifier samples built with clang -target bpf against it, verified and compiled by
 # the installed ebpf-gpu-cc.
 clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" -I"$prefix/include" \
   -c "$src/../../samples/xdp_ids.c" -o "$work/xdp_ids.o"
 "$prefix/bin/ebpf-gpu-cc" "$work/xdp_ids.o" -o "$work/xdp_ids.gpu.o"
-echo "kfuncs.h: xdp_ids built against the installed header and compiled"
+clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" -I"$prefix/include" \
+  -c "$src/../../samples/xdp_ddos_classify.c" -o "$work/xdp_ddos_classify.o"
+"$prefix/bin/ebpf-gpu-cc" "$work/xdp_ddos_classify.o" -o "$work/xdp_ddos_classify.gpu.o"
+echo "kfuncs.h: xdp_ids and xdp_ddos_classify built against the installed header and compiled"
 
 # Test programs: maps without keys (queue, stack, bloom filter), metadata and ingress.
 clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
