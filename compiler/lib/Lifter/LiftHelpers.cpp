@@ -483,12 +483,12 @@ llvm::Error FunctionLifter::liftClassifyKfunc(uint32_t Pc, const platform::Kfunc
                                               const AbsState &S) {
   // ebpf_gpu_classify(features, features__sz, model): the runtime's
   // evaluator (MapModel.inc) on the features in this frame and the map's
-  // header; the verifier proved the size a constant and the bytes readable.
+  // header. The verifier proved the size a constant on each path and the
+  // bytes readable; paths that join may bring different sizes, which the
+  // runtime takes from r2.
   const AbsValue &Map = S.Regs[3];
   if (Map.K != AbsValue::Map)
     return fail(Pc, K.Name + " needs a model map the call site names");
-  // The verifier proved the size constant on each path; paths that join
-  // may bring different ones, which the runtime takes from r2.
   unsigned Size = S.Regs[2].isConst() ? unsigned(S.Regs[2].Value) : 4;
   auto Addr = address(Pc, S.Regs[1], 1, 0, Size, false);
   if (!Addr)
