@@ -119,8 +119,13 @@ const MapField MapFields[] = {
        if (M.ProgramSlots.empty())
          return std::nullopt;
        std::string Out;
-       for (const auto &[Slot, Value] : M.ProgramSlots)
-         Out += (Out.empty() ? "" : ",") + std::to_string(Slot) + ":" + std::to_string(Value);
+       for (const auto &[Slot, Value] : M.ProgramSlots) {
+         if (!Out.empty())
+           Out += ',';
+         Out += std::to_string(Slot);
+         Out += ':';
+         Out += std::to_string(Value);
+       }
        return Out;
      },
      [](platform::MapSpec &M, const std::string &V) {
@@ -253,8 +258,13 @@ const ObjectField ObjectFields[] = {
        for (const platform::MapSpec &M : S.Maps) {
          std::string L;
          for (const MapField &F : MapFields)
-           if (std::optional<std::string> V = F.Write(M))
-             L += (L.empty() ? "" : " ") + std::string(F.Key) + "=" + *V;
+           if (std::optional<std::string> V = F.Write(M)) {
+             if (!L.empty())
+               L += ' ';
+             L += F.Key;
+             L += '=';
+             L += *V;
+           }
          Lines.push_back(L);
        }
        return Lines;

@@ -44,6 +44,19 @@ MaybeError checkMapSupported(const std::string &Name, const platform::MapShape &
   auto Refuse = [&](const std::string &Why) {
     return Error("map '" + Name + "': " + Why);
   };
+  // ebpf-gpu's pattern and model maps: as a ring buffer's, max_entries is
+  // their bytes, what the largest automaton or model loaded may take.
+  auto Blob = [&](const char *What, const char *Holds, size_t Min) -> MaybeError {
+    if (S.KeySize || S.ValueSize)
+      return Refuse(std::string(What) + " maps have no keys or values (their max_entries is the " +
+                    "bytes their " + Holds + " may take)");
+    if (S.MaxEntries < Min || S.MaxEntries > (1u << 31))
+      return Refuse(std::string("a ") + What + " map's max_entries is its " + Holds + "'s bytes, " +
+                    std::to_string(Min) + " to 2^31, not " + std::to_string(S.MaxEntries));
+    if (S.Extra != 0)
+      return Refuse("map_extra " + std::to_string(S.Extra) + ": only bloom filters take one");
+    return std::nullopt;
+  };
   switch (S.Type) {
   case EBPFGPU_MAP_ARRAY:
   case EBPFGPU_MAP_PERCPU_ARRAY:
@@ -77,30 +90,9 @@ MaybeError checkMapSupported(const std::string &Name, const platform::MapShape &
       return Refuse("ring buffers have no keys or values");
     return std::nullopt;
   case EBPFGPU_MAP_PATTERNS:
-    // As a ring buffer's, max_entries is its bytes: what the largest
-    // automaton loaded into it may take.
-    if (S.KeySize || S.ValueSize)
-      return Refuse("pattern maps have no keys or values (their max_entries is the bytes their "
-                    "automaton may take)");
-    if (S.MaxEntries < sizeof(ebpfgpu_patterns) || S.MaxEntries > (1u << 31))
-      return Refuse("a pattern map's max_entries is its automaton's bytes, " +
-                    std::to_string(sizeof(ebpfgpu_patterns)) + " to 2^31, not " +
-                    std::to_string(S.MaxEntries));
-    if (S.Extra != 0)
-      return Refuse("map_extra " + std::to_string(S.Extra) + ": only bloom filters take one");
-    return std::nullopt;
+    return Blob("pattern", "automaton", sizeof(ebpfgpu_patterns));
   case EBPFGPU_MAP_MODEL:
-    // As a pattern map's, max_entries is the bytes its model may take.
-    if (S.KeySize || S.ValueSize)
-      return Refuse("model maps have no keys or values (their max_entries is the bytes their "
-                    "model may take)");
-    if (S.MaxEntries < sizeof(ebpfgpu_model) || S.MaxEntries > (1u << 31))
-      return Refuse("a model map's max_entries is its model's bytes, " +
-                    std::to_string(sizeof(ebpfgpu_model)) + " to 2^31, not " +
-                    std::to_string(S.MaxEntries));
-    if (S.Extra != 0)
-      return Refuse("map_extra " + std::to_string(S.Extra) + ": only bloom filters take one");
-    return std::nullopt;
+    return Blob("model", "model", sizeof(ebpfgpu_model));
   case EBPFGPU_MAP_PERF_EVENT_ARRAY:
     if (S.KeySize != 4 || S.ValueSize != 4)
       return Refuse("perf event arrays have 4-byte keys and values");

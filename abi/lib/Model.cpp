@@ -527,8 +527,11 @@ std::string describeModel(const uint8_t *Bytes) {
   std::string Shape;
   if (H.kind == EBPFGPU_MODEL_MLP) {
     Shape = "mlp of " + std::to_string(H.nlayers) + " layers (";
-    for (uint32_t L = 0; L <= H.nlayers; ++L)
-      Shape += (L ? "-" : "") + std::to_string(H.width[L]);
+    for (uint32_t L = 0; L <= H.nlayers; ++L) {
+      if (L)
+        Shape += '-';
+      Shape += std::to_string(H.width[L]);
+    }
     Shape += ")";
   } else {
     Shape = "tree ensemble of " + std::to_string(H.ntrees) + " trees, " +

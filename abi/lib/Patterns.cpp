@@ -57,8 +57,11 @@ std::string patternBytes(const std::string &T, std::vector<uint8_t> &Out) {
       for (size_t J = I + 1; J < End; ++J) {
         if (std::isspace(static_cast<unsigned char>(T[J])))
           continue;
-        if (hexDigit(T[J]) < 0)
-          return "'" + std::string(1, T[J]) + "' in a |hex| run";
+        if (hexDigit(T[J]) < 0) {
+          std::string Why = "'";
+          Why += T[J];
+          return Why + "' in a |hex| run";
+        }
         Digits += T[J];
       }
       if (Digits.empty() || Digits.size() % 2)

@@ -49,16 +49,8 @@ MaybeDiag Verifier::classifyKfunc(uint32_t Pc, State &S, const platform::KfuncPr
   }
   if (auto E = spilledPointerRead(Pc, S, 1, 0, Size.UMin, ArgOf(1)))
     return E;
-  const Reg &Map = S.Regs[3];
-  if (Map.K != Kind::MapPtr)
-    return fail(Pc, ArgOf(3) + " must be a model map reference, is a " + kindName(Map.K),
-                "type(r3) == map");
-  const object::MapSpec &M = Maps[Map.Aux];
-  if (M.Type != EBPFGPU_MAP_MODEL)
-    return fail(Pc,
-                ArgOf(3) + " must be a model map (BPF_MAP_TYPE_EBPF_GPU_MODEL), is map '" +
-                    M.Name + "' (" + platform::mapTypeName(M.Type) + ")",
-                "map_func_compatible(r3)");
+  if (auto E = ebpfgpuMapArg(Pc, S, K, 3, EBPFGPU_MAP_MODEL, "model", "BPF_MAP_TYPE_EBPF_GPU_MODEL"))
+    return E;
   constexpr int64_t Einval = 22; // the only negative result
   Reg R0 = Reg::scalar(0, UINT64_MAX, -Einval, EBPFGPU_MODEL_MAX_CLASSES - 1);
   // An int sign-extended: its low 32 bits hold the same range, which a

@@ -32,20 +32,32 @@ MaybeDiag Verifier::matchKfunc(uint32_t Pc, State &S, const platform::KfuncProto
                 ArgOf(2) + ", the offset in the packet, must be a scalar, is a " +
                     kindName(S.Regs[2].K),
                 "type(r2) == scalar");
-  const Reg &Map = S.Regs[3];
-  if (Map.K != Kind::MapPtr)
-    return fail(Pc, ArgOf(3) + " must be a pattern map reference, is a " + kindName(Map.K),
-                "type(r3) == map");
-  const object::MapSpec &M = Maps[Map.Aux];
-  if (M.Type != EBPFGPU_MAP_PATTERNS)
-    return fail(Pc,
-                ArgOf(3) + " must be a pattern map (BPF_MAP_TYPE_EBPF_GPU_PATTERNS), is map '" +
-                    M.Name + "' (" + platform::mapTypeName(M.Type) + ")",
-                "map_func_compatible(r3)");
+  if (auto E = ebpfgpuMapArg(Pc, S, K, 3, EBPFGPU_MAP_PATTERNS, "pattern",
+                             "BPF_MAP_TYPE_EBPF_GPU_PATTERNS"))
+    return E;
   constexpr int64_t Einval = 22; // the most negative result
   S.Regs[0] = Reg::scalar(0, UINT64_MAX, -Einval, INT32_MAX);
   for (unsigned R = 1; R <= 5; ++R)
     S.Regs[R] = Reg();
+  return std::nullopt;
+}
+
+MaybeDiag Verifier::ebpfgpuMapArg(uint32_t Pc, const State &S, const platform::KfuncProto &K,
+                                  unsigned R, uint32_t Type, const char *What,
+                                  const char *TypeName) {
+  const std::string Arg =
+      K.Name + " argument " + std::to_string(R) + " (r" + std::to_string(R) + ")";
+  const std::string Name = "r" + std::to_string(R);
+  const Reg &Map = S.Regs[R];
+  if (Map.K != Kind::MapPtr)
+    return fail(Pc, Arg + " must be a " + What + " map reference, is a " + kindName(Map.K),
+                "type(" + Name + ") == map");
+  const object::MapSpec &M = Maps[Map.Aux];
+  if (M.Type != Type)
+    return fail(Pc,
+                Arg + " must be a " + What + " map (" + TypeName + "), is map '" + M.Name +
+                    "' (" + platform::mapTypeName(M.Type) + ")",
+                "map_func_compatible(" + Name + ")");
   return std::nullopt;
 }
 

@@ -191,6 +191,11 @@ private:
   /// ebpf-gpu's ebpf_gpu_classify (ClassifyKfunc.cpp): features on the
   /// stack, their constant size and a model map; an int result.
   MaybeDiag classifyKfunc(uint32_t Pc, State &S, const platform::KfuncProto &K);
+  /// Argument `R` of ebpf-gpu's kfunc `K` as a reference to a map of
+  /// `Type` (an ebpf-gpu map type, `What` its kind in messages: "pattern",
+  /// "model"; `TypeName` its BPF_MAP_TYPE_ name) (MatchKfunc.cpp).
+  MaybeDiag ebpfgpuMapArg(uint32_t Pc, const State &S, const platform::KfuncProto &K, unsigned R,
+                          uint32_t Type, const char *What, const char *TypeName);
   /// Register `R` (named `Arg` in messages) as a stack pointer where a
   /// dynptr may live; its byte from the frame's bottom in `At`.
   MaybeDiag dynptrObject(uint32_t Pc, State &S, unsigned R, const std::string &Arg,
