@@ -4,6 +4,7 @@
 // MapText.cpp).
 
 #include "ebpf-gpu/Abi/MapMemory.h"
+#include "MapBlobs.h"
 #include "ebpf-gpu/Abi/Model.h"
 #include "ebpf-gpu/Abi/Patterns.h"
 #include "ebpf-gpu/Platform/XdpContext.h"
@@ -547,42 +548,8 @@ MaybeError setMapEntry(const std::string &Name, ebpfgpu_map &M, const std::vecto
   if (ebpfgpu_map_is_patterns(M.type) && Key.empty() && Value.size() >= 4 &&
       load32(Value.data()) == EBPFGPU_MODEL_MAGIC)
     return Error("map '" + Name + "' is a pattern map: it takes a pattern file, not a model");
-  if (ebpfgpu_map_is_model(M.type)) {
-    // The whole model at once (a model file compiled by the tools:
-    // MAP:@FILE), checked, since the evaluator trusts it.
-    if (!Key.empty())
-      return Error("map '" + Name + "' is a model map: it takes a model file (" + Name +
-                   ":@FILE), not keys");
-    if (Value.size() >= 4 && load32(Value.data()) == EBPFGPU_PATTERNS_MAGIC)
-      return Error("map '" + Name + "' is a model map: it takes a model file, not a pattern file");
-    if (std::string Why = checkModel(Value.data(), Value.size()); !Why.empty())
-      return Error("map '" + Name + "': not a compiled model: " + Why);
-    if (Value.size() > M.max_entries)
-      return Error("map '" + Name + "': the model needs " + std::to_string(Value.size()) +
-                   " bytes, the map holds " + std::to_string(M.max_entries) +
-                   " (its max_entries; --map-size " + Name + "=BYTES raises it)");
-    auto *At = reinterpret_cast<uint8_t *>(M.values);
-    std::memcpy(At, Value.data(), Value.size());
-    std::memset(At + Value.size(), 0, M.max_entries - Value.size());
-    return std::nullopt;
-  }
-  if (ebpfgpu_map_is_patterns(M.type)) {
-    // The whole automaton at once (a pattern file compiled by the tools:
-    // MAP:@FILE), checked, since the scan trusts it.
-    if (!Key.empty())
-      return Error("map '" + Name + "' is a pattern map: it takes a pattern file (" + Name +
-                   ":@FILE), not keys");
-    if (std::string Why = checkPatterns(Value.data(), Value.size()); !Why.empty())
-      return Error("map '" + Name + "': not a compiled pattern set: " + Why);
-    if (Value.size() > M.max_entries)
-      return Error("map '" + Name + "': the pattern set needs " + std::to_string(Value.size()) +
-                   " bytes, the map holds " + std::to_string(M.max_entries) +
-                   " (its max_entries; --map-size " + Name + "=BYTES raises it)");
-    auto *At = reinterpret_cast<uint8_t *>(M.values);
-    std::memcpy(At, Value.data(), Value.size());
-    std::memset(At + Value.size(), 0, M.max_entries - Value.size());
-    return std::nullopt;
-  }
+  if (ebpfgpu_map_is_model(M.type) || ebpfgpu_map_is_patterns(M.type))
+    return writeBlobMap(Name, M, Key, Value);
   // A compiled pattern file (MAP:@FILE) given to a map of another type.
   if (Key.empty() && Value.size() >= sizeof(ebpfgpu_patterns) &&
       load32(Value.data()) == EBPFGPU_PATTERNS_MAGIC)
