@@ -545,7 +545,7 @@ Result Verifier::run() {
           return Evict;
         });
         if (List.size() < MaxStatesPerPc && Res.StatesStored < MaxStatesStored) {
-          Checkpoints.push_back(Checkpoint{P.S, P.Pc, 1, P.Last, {}});
+          Checkpoints.push_back(Checkpoint{P.S, P.Pc, 1, P.Last, {}, {}});
           Checkpoints.back().WrittenBefore = P.Written;
           P.Written = {};
           P.Last = &Checkpoints.back();
