@@ -203,6 +203,7 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
               ktime-coarse-tai.c:coarse_vs_ktime \
               ktime-coarse-tai.c:tai_monotonic queue-stack-bloom.c:qsb \
               buff-len-numa.c:numa dynptr.c:dynptr_tunnel dynptr.c:dynptr_edges \
+              dynptr-copy.c:dynptr_copy \
               snprintf.c:fmt syncookie.c:cookies; do
     local src=${spec%%:*} prog=${spec##*:}
     /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \

@@ -178,6 +178,13 @@ TEST(Verifier, HelperTableRowsAreWhatTheCheckerAssumes) {
                 H.Checks.end())
           << "bpf_" << H.Name;
     }
+    // A slice of a dynptr names the dynptr (its id goes into the slice)
+    // and a constant length (its size).
+    if (H.Result == platform::RetCheck::DynptrMemOrNull) {
+      for (platform::ArgCheck C : {platform::ArgCheck::Dynptr, platform::ArgCheck::AllocSize})
+        EXPECT_NE(std::find(H.Checks.begin(), H.Checks.end(), C), H.Checks.end())
+            << "bpf_" << H.Name;
+    }
   }
   // The families of the kernel's map types the helpers pair.
   using platform::MapFamily;

@@ -21,11 +21,6 @@ std::string stackAt(int64_t Off) {
   return "r10" + std::string(Off < 0 ? "-" : "+") + std::to_string(Off < 0 ? -Off : Off);
 }
 
-/// A slice at least as large as the largest packet is null whatever its
-/// offset (the kernel's bpf_xdp_pointer: -EFAULT past 0xffff): its
-/// accesses are checked against this bound on paths that never run.
-constexpr uint64_t MaxSlice = 0x10000;
-
 } // namespace
 
 void Verifier::destroyDynptrs(State &S, Frame &F, int64_t Lo, int64_t Hi) {
@@ -117,21 +112,17 @@ MaybeDiag Verifier::dynptrKfunc(uint32_t Pc, State &S, const platform::KfuncProt
     return std::nullopt;
   };
   Reg R0;
-  if (K.Role == platform::KfuncRole::DynptrFromXdp) {
-    const Reg &Ctx = S.Regs[1];
-    if (Ctx.K != Kind::Ctx || Ctx.Off != 0)
-      return fail(Pc, ArgOf(1) + " must be the context pointer, is a " + kindName(Ctx.K),
-                  "type(r1) == ctx");
-    if (auto E = Scalar(2))
-      return E;
+  // Makes a dynptr in the 16 bytes of stack r`Obj` points to (from_xdp's
+  // ptr__uninit, clone's clone__uninit).
+  auto Make = [&](unsigned Obj) -> MaybeDiag {
     unsigned At;
-    if (auto E = dynptrObject(Pc, S, K.ObjReg, ArgOf(K.ObjReg), At))
+    if (auto E = dynptrObject(Pc, S, Obj, ArgOf(Obj), At))
       return E;
-    const Reg &V = S.Regs[K.ObjReg];
+    const Reg &V = S.Regs[Obj];
     Frame &F = frameOf(S, V);
     for (const auto &[B, Spilled] : F.Spills)
       if (Spilled.K == Kind::Iter && B < At + 16 && At < B + 8)
-        return fail(Pc, ArgOf(K.ObjReg) + ": " + stackAt(V.Off) +
+        return fail(Pc, ArgOf(Obj) + ": " + stackAt(V.Off) +
                             " overlaps the iterator at " +
                             stackAt(int64_t(B) - int64_t(isa::MaxStackBytes)),
                     "iterator(stack[" +
@@ -152,7 +143,46 @@ MaybeDiag Verifier::dynptrKfunc(uint32_t Pc, State &S, const platform::KfuncProt
       F.Known[X] = -1;
     }
     CurPath->Written[V.Aux] |= slotMask(At, At + 16);
-    R0 = Reg::scalar(0, 0xffffffffull, 0, 0xffffffffll); // 0, or -EINVAL as an int
+    return std::nullopt;
+  };
+  using KR = platform::KfuncRole;
+  const Reg IntResult = Reg::scalar(0, 0xffffffffull, 0, 0xffffffffll); // an int, zero-extended
+  if (K.Role == KR::DynptrFromXdp) {
+    const Reg &Ctx = S.Regs[1];
+    if (Ctx.K != Kind::Ctx || Ctx.Off != 0)
+      return fail(Pc, ArgOf(1) + " must be the context pointer, is a " + kindName(Ctx.K),
+                  "type(r1) == ctx");
+    if (auto E = Scalar(2))
+      return E;
+    if (auto E = Make(K.ObjReg))
+      return E;
+    R0 = IntResult; // 0, or -EINVAL
+  } else if (K.Role == KR::DynptrClone) {
+    // The clone is a dynptr of its own (the kernel gives it a fresh id
+    // and the parent's ref_obj_id, none for XDP's): its slices are its
+    // own, and destroying one leaves the other.
+    uint32_t Id;
+    if (auto E = dynptrArg(Pc, S, 1, ArgOf(1), Id))
+      return E;
+    if (auto E = Make(2))
+      return E;
+    R0 = IntResult; // 0, or -EINVAL (a null parent)
+  } else if (K.Role == KR::DynptrCopy || K.Role == KR::DynptrMemset) {
+    // bpf_dynptr_copy(dst, dst_off, src, src_off, size), bpf_dynptr_memset
+    // (p, offset, size, val): initialised dynptrs and scalars; the packet
+    // changes under them (no pointer moves: slices stay valid).
+    bool Copy = K.Role == KR::DynptrCopy;
+    for (unsigned R = 1; R <= Args; ++R) {
+      uint32_t Id;
+      if (R == 1 || (Copy && R == 3)) {
+        if (auto E = dynptrArg(Pc, S, R, ArgOf(R), Id))
+          return E;
+      } else if (auto E = Scalar(R)) {
+        return E;
+      }
+    }
+    Res.WritesPacket = true;
+    R0 = IntResult;
   } else {
     uint32_t Id;
     if (auto E = dynptrArg(Pc, S, K.ObjReg, ArgOf(K.ObjReg), Id))

@@ -108,6 +108,16 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
   case platform::RetCheck::AllocMemOrNull:
     S.Regs[0] = allocResult(Pc, S, Args.AllocBytes);
     break;
+  case platform::RetCheck::DynptrMemOrNull:
+    // A writable slice of the dynptr (an XDP dynptr is never read-only),
+    // gone with it or with the packet, as bpf_dynptr_slice_rdwr's.
+    S.Regs[0] = Reg::pointer(Kind::DynptrSliceOrNull, 0,
+                             uint32_t(std::min<uint64_t>(Args.AllocBytes, MaxSlice)) |
+                                 SliceWritable);
+    S.Regs[0].Id = freshId();
+    S.Regs[0].Ref = Args.DynptrId;
+    Res.WritesPacket = true;
+    break;
   }
   if (H->Effect == platform::HelperEffect::MovesPacket)
     movePacket(S);
@@ -177,10 +187,8 @@ MaybeDiag Verifier::helperArg(uint32_t Pc, const platform::HelperProto &H,
   case platform::ArgCheck::SpinLock:
   case platform::ArgCheck::SpinUnlock:
     return spinLockArg(Pc, H, R, S);
-  case platform::ArgCheck::Dynptr: {
-    uint32_t Id;
-    return dynptrArg(Pc, S, R, Arg, Id);
-  }
+  case platform::ArgCheck::Dynptr:
+    return dynptrArg(Pc, S, R, Arg, Args.DynptrId);
   case platform::ArgCheck::CallbackCtx:
     // The callback's accesses through it are checked as its own.
     if (V.K == Kind::Stack)

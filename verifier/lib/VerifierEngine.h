@@ -71,6 +71,11 @@ inline bool isRedirectMap(uint32_t T) {
   return platform::mapFamily(T) == platform::MapFamily::Redirect;
 }
 
+/// A slice at least as large as the largest packet is null whatever its
+/// offset (the kernel's bpf_xdp_pointer: -EFAULT past 0xffff): its
+/// accesses are checked against this bound on paths that never run.
+constexpr uint64_t MaxSlice = 0x10000;
+
 class Verifier {
 public:
   Verifier(const object::ProgramSpec &Prog,
@@ -133,6 +138,7 @@ private:
     const object::MapSpec *Map = nullptr; ///< MapPtr: the map named
     uint64_t AllocBytes = 0;              ///< AllocSize: the size to allocate
     uint32_t Released = 0; ///< ReleaseAlloc: the reference released
+    uint32_t DynptrId = 0; ///< Dynptr: the id of the dynptr it names
     std::optional<uint64_t> KeyConst; ///< a 4-byte key known on the stack,
     unsigned KeyFrame = 0, KeyAt = 0; ///< and where its bytes are
     std::optional<uint32_t> Callback; ///< Callback: the subprogram's first pc
@@ -180,7 +186,8 @@ private:
   /// A kfunc call (Iterators.cpp): the open-coded iterators' new, next and
   /// destroy; next forks the path of the next turn into `Forks`.
   MaybeDiag kfuncCall(Path &P, int32_t Id, std::vector<Path> &Forks);
-  /// A dynptr kfunc (Dynptrs.cpp): bpf_dynptr_from_xdp, or a slice.
+  /// A dynptr kfunc (Dynptrs.cpp): bpf_dynptr_from_xdp, a slice, _clone,
+  /// _copy, _memset or a query.
   MaybeDiag dynptrKfunc(uint32_t Pc, State &S, const platform::KfuncProto &K);
   /// ebpf-gpu's ebpf_gpu_match (MatchKfunc.cpp): the context, a scalar
   /// offset and a pattern map; an int result.

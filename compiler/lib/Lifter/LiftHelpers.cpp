@@ -404,15 +404,41 @@ llvm::Error FunctionLifter::liftDynptrKfunc(uint32_t Pc, const platform::KfuncPr
     R0 = B.CreateCall(Callee, {Fn->getArg(0), reg(2), Obj});
   } else {
     // The slices take (offset, size: r2, r4), _adjust (start, end: r2,
-    // r3), the others nothing more.
+    // r3), _clone the clone's bytes (r2), _copy (dst_off, the source
+    // dynptr, src_off, size: r2 to r5), _memset (offset, size, val: r2 to
+    // r4), the others nothing more.
+    using KR = platform::KfuncRole;
     std::vector<Value *> Args = {Obj};
-    if (K.Role == platform::KfuncRole::DynptrSlice ||
-        K.Role == platform::KfuncRole::DynptrSliceRdwr)
-      Args.insert(Args.end(), {reg(2), reg(4)});
-    else if (K.Role == platform::KfuncRole::DynptrAdjust)
-      Args.insert(Args.end(), {reg(2), reg(3)});
-    std::vector<Type *> Types(Args.size(), I64);
-    Types[0] = P.memPtrTy();
+    std::vector<Type *> Types = {P.memPtrTy()};
+    auto Dynptr = [&](unsigned R, bool Written) -> llvm::Error {
+      auto A = address(Pc, S.Regs[R], uint8_t(R), 0, K.IterSize, Written);
+      if (!A)
+        return A.takeError();
+      Args.push_back(B.CreateAddrSpaceCast(*A, P.memPtrTy()));
+      Types.push_back(P.memPtrTy());
+      return llvm::Error::success();
+    };
+    auto Scalars = [&](std::initializer_list<unsigned> Regs) {
+      for (unsigned R : Regs) {
+        Args.push_back(reg(R));
+        Types.push_back(I64);
+      }
+    };
+    if (K.Role == KR::DynptrSlice || K.Role == KR::DynptrSliceRdwr)
+      Scalars({2, 4});
+    else if (K.Role == KR::DynptrAdjust)
+      Scalars({2, 3});
+    else if (K.Role == KR::DynptrMemset)
+      Scalars({2, 3, 4});
+    if (K.Role == KR::DynptrClone) {
+      if (llvm::Error E = Dynptr(2, true))
+        return E;
+    } else if (K.Role == KR::DynptrCopy) {
+      Scalars({2});
+      if (llvm::Error E = Dynptr(3, false))
+        return E;
+      Scalars({4, 5});
+    }
     Callee = P.M->getOrInsertFunction(K.runtimeSymbol(), llvm::FunctionType::get(I64, Types, false));
     R0 = B.CreateCall(Callee, Args);
   }

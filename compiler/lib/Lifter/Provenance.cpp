@@ -163,14 +163,19 @@ void Provenance::clobberCall(AbsState &S, uint32_t Pc) const {
   bool KeepsSlots = I.isLocalCall() &&
                     FrameLocal[functionAt(uint32_t(int64_t(Pc) + 1 + I.Imm))];
   // A kfunc writes only its stack object (the iterator at r1, the
-  // dynptr at r1 or r3); a slice's buffer is never written.
+  // dynptr at r1 or r3, bpf_dynptr_clone's clone at r2 too); a slice's
+  // buffer is never written.
   if (I.isCall() && I.Src == isa::CallKfunc) {
     const platform::KfuncProto *K = Platform->kfunc(I.Imm);
-    unsigned R = K ? K->ObjReg : 1;
-    if (S.Regs[R].K == AbsValue::Stack && K)
-      eraseSlots(S, S.Regs[R].Value, K->IterSize);
-    else if (S.Regs[R].isStackDerived())
-      S.Slots.clear();
+    for (unsigned R : {K ? unsigned(K->ObjReg) : 1u,
+                       K && K->Role == platform::KfuncRole::DynptrClone ? 2u : 0u}) {
+      if (!R)
+        continue;
+      if (S.Regs[R].K == AbsValue::Stack && K)
+        eraseSlots(S, S.Regs[R].Value, K->IterSize);
+      else if (S.Regs[R].isStackDerived())
+        S.Slots.clear();
+    }
     KeepsSlots = true;
   }
   for (unsigned R = 1; R <= 5 && !KeepsSlots; ++R) {

@@ -142,6 +142,11 @@ std::vector<HelperProto> xdpHelpers() {
   H(202, "dynptr_write", V::Scalar, {V::Ptr, V::Scalar, V::Ptr, V::Scalar, V::Scalar}, false,
     {C::Dynptr, C::Anything, C::Mem, C::ConstSizeOrZero, C::Anything}, R::Scalar, {},
     E::StoresPacket);
+  // A dynptr's bytes in place (ptr, offset, len): verified as a slice of
+  // len bytes or null; an XDP dynptr's answer is always null (the kernel's
+  // bpf_dynptr_data leaves packets to bpf_dynptr_slice).
+  H(203, "dynptr_data", V::Ptr, {V::Ptr, V::Scalar, V::Scalar}, false,
+    {C::Dynptr, C::Anything, C::AllocSize}, R::DynptrMemOrNull);
   // SYN cookies of raw headers (XDP SYN proxies): a whole IPv4 or IPv6
   // header, the TCP header and th_len (gen: 20 to 60 bytes, th->doff * 4,
   // else -EINVAL); gen returns the cookie with the MSS it encodes in the
@@ -253,6 +258,9 @@ const std::vector<KfuncProto> &knownKfuncs() {
       {8, "bpf_dynptr_is_null", K::DynptrIsNull, 16, 0, 1, 1},
       {9, "bpf_dynptr_is_rdonly", K::DynptrIsRdonly, 16, 0, 1, 1},
       {10, "bpf_dynptr_adjust", K::DynptrAdjust, 16, 0, 1, 3},
+      {16, "bpf_dynptr_clone", K::DynptrClone, 16, 0, 1, 2},
+      {17, "bpf_dynptr_copy", K::DynptrCopy, 16, 0, 1, 5},
+      {18, "bpf_dynptr_memset", K::DynptrMemset, 16, 0, 1, 4},
       // ebpf-gpu's own (kfuncs.h): no stack object.
       {11, "ebpf_gpu_match", K::PatternMatch, 0, 0, 1, 3},
       // The XDP RX metadata kfuncs (the kernel's net/core/xdp.c): the

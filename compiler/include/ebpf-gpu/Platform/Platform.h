@@ -88,6 +88,9 @@ enum class RetCheck : uint8_t {
                        ///< in range finds its element)
   AllocMemOrNull, ///< memory of the AllocSize argument's size, or null; a
                   ///< reference the program must release (ReleaseAlloc)
+  DynptrMemOrNull, ///< the bytes of its Dynptr argument, of the AllocSize
+                   ///< argument's size, or null: a slice of that dynptr (the
+                   ///< kernel's RET_PTR_TO_DYNPTR_MEM_OR_NULL)
 };
 
 /// Whether a helper of result `R` returns a value of the map it takes.
@@ -188,6 +191,9 @@ enum class KfuncRole : uint8_t {
   DynptrIsNull,    ///< (ptr) -> bool
   DynptrIsRdonly,  ///< (ptr) -> bool (never for XDP's)
   DynptrAdjust,    ///< (ptr, start, end) -> int: narrows it to [start, end)
+  DynptrClone,     ///< (ptr, clone) -> int: a second dynptr over the same bytes
+  DynptrCopy,      ///< (dst, dst_off, src, src_off, size) -> int: bytes copied
+  DynptrMemset,    ///< (ptr, offset, size, val) -> int: bytes set
   PatternMatch,    ///< ebpf-gpu's ebpf_gpu_match (ctx, offset, pattern map) -> int:
                    ///< the first match's rule id in the packet from offset on
   RxMetadata,      ///< bpf_xdp_metadata_rx_*(ctx, out, [out]) -> int: what the
@@ -223,7 +229,7 @@ struct KfuncProto {
   uint8_t OutSizes[2] = {0, 0};
 
   bool isDynptr() const {
-    return Role >= KfuncRole::DynptrFromXdp && Role <= KfuncRole::DynptrAdjust;
+    return Role >= KfuncRole::DynptrFromXdp && Role <= KfuncRole::DynptrMemset;
   }
   /// One of ebpf-gpu's own kfuncs (named ebpf_gpu_*), not the kernel's.
   bool isEbpfGpu() const { return Name.rfind("ebpf_gpu_", 0) == 0; }
