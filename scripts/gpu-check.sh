@@ -231,6 +231,30 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
     --map-set rules:@build/ids.rules --verdicts build/ids.host.txt --dump-maps build/ids.host.maps \
     >/dev/null
   cat build/ids.host.txt build/ids.host.maps | sha256sum | cut -d' ' -f1 >"$CARRY/samples/xdp_ids.sha256"
+  # The regex subset and ebpf_gpu_match_all (issue 18): a test program that
+  # keeps each packet's first match, count and bitmap, over traffic and
+  # rules that tests/lit/loader/Inputs/regex-traffic.py writes
+  # (deterministic for a seed, checked on the GPU machine by its digest);
+  # the host's verdicts and maps as digests
+  # (tests/gpu-device/kfuncs/match-regex.test).
+  /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" -Iapi/include \
+    -c tests/lit/loader/Inputs/match_all.c -o build/match_all.o
+  build/tools/ebpf-gpu-cc build/match_all.o -o "$CARRY/samples/match_all.gpu.o"
+  python3 tests/lit/loader/Inputs/regex-traffic.py gen --seed 11 --rules 60 --literals 20 \
+    --packets 4000 build/rx
+  python3 tests/lit/loader/Inputs/regex-traffic.py gen --seed 12 --rules 0 --literals 60 \
+    --packets 4000 build/rx-lit
+  cat build/rx.rules build/rx.pcap build/rx-lit.rules build/rx-lit.pcap | sha256sum | cut -d' ' -f1 \
+    >"$CARRY/samples/regex-traffic.sha256"
+  local rx
+  for rx in rx rx-lit; do
+    build/tools/ebpf-gpu-loader run build/match_all.o --backend host --pcap "build/$rx.pcap" \
+      --map-set "rules:@build/$rx.rules" --verdicts "build/$rx.host.txt" \
+      --dump-maps "build/$rx.host.maps" >/dev/null
+  done
+  cat build/rx.host.txt build/rx.host.maps | sha256sum | cut -d' ' -f1 >"$CARRY/samples/match_all.rx.sha256"
+  cat build/rx-lit.host.txt build/rx-lit.host.maps | sha256sum | cut -d' ' -f1 \
+    >"$CARRY/samples/match_all.lit.sha256"
   # ebpf_gpu_classify (issue 18): the DDoS sample over traffic that
   # tests/lit/loader/Inputs/ddos-traffic.py writes (deterministic for a
   # seed, checked on the GPU machine by its digest) with its own model and

@@ -481,6 +481,11 @@ int64_t hostPatternScan(const ebpfgpu_map &M, const uint8_t *Data, size_t Size) 
   return ebpfgpu_patterns_scan(&M, Data, Data + Size);
 }
 
+int64_t hostPatternScanAll(const ebpfgpu_map &M, const uint8_t *Data, size_t Size,
+                           uint64_t *Bitmap, uint32_t Words) {
+  return ebpfgpu_patterns_scan_all(&M, Data, Data + Size, Bitmap, Words);
+}
+
 int64_t hostModelClassify(const ebpfgpu_map &M, const int32_t *Features, size_t Count) {
   return ebpfgpu_model_classify(&M, Features, Count);
 }

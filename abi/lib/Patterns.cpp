@@ -7,7 +7,11 @@
 // set. The construction is the textbook one (Aho and Corasick, 1975): the
 // trie, then states in breadth-first order, each missing transition taken
 // from its failure state's, each state's matches joined with its failure
-// state's (the lowest id kept).
+// state's (the lowest id kept), its output list with its failure state's.
+// A file with a regex rule goes to PatternRegex.cpp's DFA instead; both
+// write the same layout, which the same scans run.
+
+#include "PatternsImpl.h"
 
 #include "ebpf-gpu/Abi/Patterns.h"
 #include "ebpf-gpu/Platform/MapAbi.h"
@@ -110,8 +114,27 @@ Expected<std::vector<PatternRule>> parsePatternText(const std::string &Text,
       R.Id = uint32_t(std::stoull(Num));
       Line = Line.substr(Line.find_first_not_of(" \t", Sp));
     }
-    if (std::string Why = patternBytes(Line, R.Bytes); !Why.empty())
+    R.Line = uint32_t(N);
+    if (Line.rfind("re:/", 0) == 0) {
+      // re:/REGEX/FLAGS: the last '/' ends the regex (a '/' inside needs
+      // no escape), flags after it.
+      size_t Close = Line.rfind('/');
+      if (Close < 4)
+        return Fail("a regex rule is re:/REGEX/ (no closing '/')");
+      for (char F : Line.substr(Close + 1)) {
+        if (F != 'i')
+          return Fail(std::string("unknown regex flag '") + F + "' (i: case-insensitive)");
+        R.Nocase = true;
+      }
+      R.IsRegex = true;
+      R.Regex = Line.substr(4, Close - 4);
+      if (R.Regex.empty())
+        return Fail("an empty regex");
+      if (std::string Why = detail::checkRegex(R); !Why.empty())
+        return Fail(Why);
+    } else if (std::string Why = patternBytes(Line, R.Bytes); !Why.empty()) {
       return Fail(Why);
+    }
     Rules.push_back(std::move(R));
   }
   if (Rules.empty())
@@ -119,9 +142,85 @@ Expected<std::vector<PatternRule>> parsePatternText(const std::string &Text,
   return Rules;
 }
 
-Expected<std::vector<uint8_t>> compilePatterns(const std::vector<PatternRule> &Rules) {
+namespace {
+
+/// The map's bytes: header, next (flags set here), match, outputs.
+std::vector<uint8_t> layout(const std::vector<PatternRule> &Rules, const uint8_t *Classes,
+                            uint32_t NClasses, std::vector<uint32_t> &Next,
+                            const std::vector<std::vector<int32_t>> &Outputs) {
+  const uint32_t NStates = uint32_t(Outputs.size());
+  std::vector<int32_t> Match(NStates, -1);
+  std::vector<uint32_t> OutStart(NStates + 1, 0);
+  std::vector<int32_t> Flat;
+  for (uint32_t S = 0; S < NStates; ++S) {
+    if (!Outputs[S].empty())
+      Match[S] = Outputs[S].front();
+    Flat.insert(Flat.end(), Outputs[S].begin(), Outputs[S].end());
+    OutStart[S + 1] = uint32_t(Flat.size());
+  }
+  for (uint32_t &T : Next)
+    if (Match[T] >= 0)
+      T |= EBPFGPU_PATTERNS_MATCH;
+  ebpfgpu_patterns H{};
+  H.magic = EBPFGPU_PATTERNS_MAGIC;
+  H.version = EBPFGPU_PATTERNS_VERSION;
+  H.nstates = NStates;
+  H.nclasses = NClasses;
+  H.nrules = uint32_t(Rules.size());
+  H.noutputs = uint32_t(Flat.size());
+  std::memcpy(H.classes, Classes, 256);
+  H.bytes = sizeof(H) + Next.size() * 4 + Match.size() * 4 + OutStart.size() * 4 + Flat.size() * 4;
+  std::vector<uint8_t> Out(H.bytes);
+  uint8_t *At = Out.data();
+  auto Put = [&](const void *P, size_t N) {
+    if (N)
+      std::memcpy(At, P, N);
+    At += N;
+  };
+  Put(&H, sizeof(H));
+  Put(Next.data(), Next.size() * 4);
+  Put(Match.data(), Match.size() * 4);
+  Put(OutStart.data(), OutStart.size() * 4);
+  Put(Flat.data(), Flat.size() * 4);
+  return Out;
+}
+
+/// The DFA of a file with regex rules; a set past the state cap names the
+/// first rule whose addition crosses it (a bisection over the prefixes:
+/// the DFA of a prefix is never larger than the whole's).
+Expected<std::vector<uint8_t>> compileRegexSet(const std::vector<PatternRule> &Rules,
+                                               const std::string &Name) {
+  auto RuleError = [&](size_t I, const std::string &Why) {
+    std::string Line = std::to_string(Rules[I].Line);
+    return Error(Name.empty() ? "rule on line " + Line + ": " + Why : Name + ":" + Line + ": " + Why);
+  };
+  detail::DfaResult D = detail::compileDfa(Rules, Rules.size(), EBPFGPU_PATTERNS_MAX_DFA_STATES);
+  if (D.Why.empty())
+    return layout(Rules, D.Classes, D.NClasses, D.Next, D.Outputs);
+  if (!D.TooManyStates)
+    return RuleError(D.Rule, D.Why);
+  size_t Lo = 1, Hi = Rules.size(); // the prefix of Hi rules is too large
+  while (Lo < Hi) {
+    size_t Mid = Lo + (Hi - Lo) / 2;
+    if (detail::compileDfa(Rules, Mid, EBPFGPU_PATTERNS_MAX_DFA_STATES).TooManyStates)
+      Hi = Mid;
+    else
+      Lo = Mid + 1;
+  }
+  return RuleError(Hi - 1, D.Why + (Hi == 1 ? " for this rule alone"
+                                             : " with this rule (the " +
+                                                   std::to_string(Hi - 1) +
+                                                   " rules before it fit)"));
+}
+
+} // namespace
+
+Expected<std::vector<uint8_t>> compilePatterns(const std::vector<PatternRule> &Rules,
+                                               const std::string &Name) {
   if (Rules.empty())
-    return Error("no patterns");
+    return Error(Name.empty() ? "no patterns" : Name + ": no patterns");
+  if (std::any_of(Rules.begin(), Rules.end(), [](const PatternRule &R) { return R.IsRegex; }))
+    return compileRegexSet(Rules, Name);
   // Classes: 0 for the bytes no pattern holds, then one per byte value
   // used; where every value is used, the values themselves.
   bool Used[256] = {};
@@ -143,21 +242,23 @@ Expected<std::vector<uint8_t>> compilePatterns(const std::vector<PatternRule> &R
   constexpr uint32_t MaxStates = EBPFGPU_PATTERNS_MATCH - 1;
   std::vector<uint32_t> Next(NClasses, None);
   std::vector<int32_t> Match(1, -1);
+  std::vector<std::vector<int32_t>> Outputs(1);
   for (const PatternRule &R : Rules) {
     uint32_t S = 0;
     for (uint8_t B : R.Bytes) {
       uint32_t &T = Next[size_t(S) * NClasses + Classes[B]];
       if (T == None) {
         if (Match.size() >= MaxStates)
-          return Error("the patterns need more than 2^31 - 1 states");
+          return Error((Name.empty() ? "" : Name + ": ") +
+                       "the patterns need more than 2^31 - 1 states");
         T = uint32_t(Match.size());
         Match.push_back(-1);
+        Outputs.emplace_back();
         Next.resize(Next.size() + NClasses, None);
       }
       S = Next[size_t(S) * NClasses + Classes[B]];
     }
-    if (Match[S] < 0 || uint32_t(Match[S]) > R.Id)
-      Match[S] = int32_t(R.Id);
+    Outputs[S].push_back(int32_t(R.Id));
   }
   uint32_t NStates = uint32_t(Match.size());
   // Breadth first: a state's failure state is shallower, so it is done.
@@ -174,9 +275,12 @@ Expected<std::vector<uint8_t>> compilePatterns(const std::vector<PatternRule> &R
   }
   for (size_t Q = 0; Q < Queue.size(); ++Q) {
     uint32_t S = Queue[Q];
-    int32_t Inherited = Match[Fail[S]];
-    if (Inherited >= 0 && (Match[S] < 0 || Inherited < Match[S]))
-      Match[S] = Inherited;
+    // A state's outputs: its own rules' and its failure state's (done:
+    // shallower), distinct and ascending; the first is its match.
+    std::vector<int32_t> &O = Outputs[S];
+    O.insert(O.end(), Outputs[Fail[S]].begin(), Outputs[Fail[S]].end());
+    std::sort(O.begin(), O.end());
+    O.erase(std::unique(O.begin(), O.end()), O.end());
     for (uint32_t C = 0; C < NClasses; ++C) {
       uint32_t &T = Next[size_t(S) * NClasses + C];
       uint32_t Via = Next[size_t(Fail[S]) * NClasses + C];
@@ -188,22 +292,7 @@ Expected<std::vector<uint8_t>> compilePatterns(const std::vector<PatternRule> &R
       }
     }
   }
-  for (uint32_t &T : Next)
-    if (Match[T] >= 0)
-      T |= EBPFGPU_PATTERNS_MATCH;
-  ebpfgpu_patterns H{};
-  H.magic = EBPFGPU_PATTERNS_MAGIC;
-  H.version = EBPFGPU_PATTERNS_VERSION;
-  H.nstates = NStates;
-  H.nclasses = NClasses;
-  H.nrules = uint32_t(Rules.size());
-  std::memcpy(H.classes, Classes, 256);
-  H.bytes = sizeof(H) + Next.size() * 4 + Match.size() * 4;
-  std::vector<uint8_t> Out(H.bytes);
-  std::memcpy(Out.data(), &H, sizeof(H));
-  std::memcpy(Out.data() + sizeof(H), Next.data(), Next.size() * 4);
-  std::memcpy(Out.data() + sizeof(H) + Next.size() * 4, Match.data(), Match.size() * 4);
-  return Out;
+  return layout(Rules, Classes, NClasses, Next, Outputs);
 }
 
 Expected<std::vector<uint8_t>> compilePatternFile(const std::string &Path) {
@@ -213,10 +302,7 @@ Expected<std::vector<uint8_t>> compilePatternFile(const std::string &Path) {
   auto Rules = parsePatternText(std::string(Bytes->begin(), Bytes->end()), Path);
   if (!Rules)
     return Rules.takeError();
-  auto Out = compilePatterns(*Rules);
-  if (!Out)
-    return Error(Path + ": " + Out.error().message());
-  return Out;
+  return compilePatterns(*Rules, Path);
 }
 
 std::string checkPatterns(const uint8_t *Bytes, size_t Size) {
@@ -229,7 +315,8 @@ std::string checkPatterns(const uint8_t *Bytes, size_t Size) {
   if (H.nstates == 0 || H.nstates >= EBPFGPU_PATTERNS_MATCH || H.nclasses == 0 ||
       H.nclasses > 256)
     return "bad state or class count";
-  uint64_t Want = sizeof(H) + uint64_t(H.nstates) * H.nclasses * 4 + uint64_t(H.nstates) * 4;
+  uint64_t Want = sizeof(H) + uint64_t(H.nstates) * H.nclasses * 4 + uint64_t(H.nstates) * 4 +
+                  (uint64_t(H.nstates) + 1) * 4 + uint64_t(H.noutputs) * 4;
   if (H.bytes != Want || Size != Want)
     return "its sizes do not add up";
   for (unsigned B = 0; B < 256; ++B)
@@ -250,6 +337,28 @@ std::string checkPatterns(const uint8_t *Bytes, size_t Size) {
       return "a transition to state " + std::to_string(S) + " of " + std::to_string(H.nstates);
     if (bool(T & EBPFGPU_PATTERNS_MATCH) != (MatchOf(S) >= 0))
       return "a transition's match flag disagrees with state " + std::to_string(S);
+  }
+  // Each state's outputs: distinct ids, ascending, the first its match
+  // (none where its match is -1); ebpf_gpu_match_all walks them.
+  const uint8_t *StartAt = MatchAt + uint64_t(H.nstates) * 4;
+  const uint8_t *OutAt = StartAt + (uint64_t(H.nstates) + 1) * 4;
+  auto Word = [](const uint8_t *At, uint64_t I) {
+    uint32_t W;
+    std::memcpy(&W, At + I * 4, 4);
+    return W;
+  };
+  if (Word(StartAt, 0) != 0 || Word(StartAt, H.nstates) != H.noutputs)
+    return "its output lists do not cover the outputs";
+  for (uint32_t S = 0; S < H.nstates; ++S) {
+    uint32_t B = Word(StartAt, S), E = Word(StartAt, S + 1);
+    if (E < B || E > H.noutputs)
+      return "state " + std::to_string(S) + "'s output list is out of order";
+    int32_t First = B == E ? -1 : int32_t(Word(OutAt, B));
+    if (First != MatchOf(S))
+      return "state " + std::to_string(S) + "'s outputs disagree with its match";
+    for (uint32_t I = B; I < E; ++I)
+      if (int32_t(Word(OutAt, I)) < 0 || (I > B && Word(OutAt, I) <= Word(OutAt, I - 1)))
+        return "state " + std::to_string(S) + "'s outputs are not distinct ascending ids";
   }
   return "";
 }

@@ -6,7 +6,8 @@
 // dropped and counted under the rule's id, the others pass. Same parsing,
 // same verdicts as the compiled program, over the same automaton bytes:
 // ids_dfa holds the pattern map's whole content (MapAbi.h's struct
-// ebpfgpu_patterns: header, next[nstates * nclasses], match[nstates]),
+// ebpfgpu_patterns: header, next[nstates * nclasses], match[nstates], then
+// the output lists that only ebpf_gpu_match_all reads),
 // copied there by the harness from the compiled program's map file
 // (ebpf-gpu-bench's twin-map=rules:ids_dfa). What a CUDA engineer does
 // differently from the kfunc: the 256-byte class table is staged in shared

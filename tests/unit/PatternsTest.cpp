@@ -5,7 +5,10 @@
 // first-ending, lowest-id match against a naive search over random rule
 // sets on a small alphabet (so that rules overlap, nest and repeat), the
 // pattern file's syntax, and the checks an automaton passes before it is
-// written into a map.
+// written into a map; every rule's bitmap (ebpf_gpu_match_all's scan)
+// against the same naive search; the regex subset's syntax, meaning and
+// limits (its agreement with Python's re over random rules is
+// tests/lit/loader/match-regex.test's).
 
 #include "ebpf-gpu/Abi/MapMemory.h"
 #include "ebpf-gpu/Abi/Patterns.h"
@@ -35,6 +38,13 @@ int64_t naive(const std::vector<PatternRule> &Rules, const std::vector<uint8_t> 
     }
   }
   return BestId;
+}
+
+PatternRule literal(uint32_t Id, std::vector<uint8_t> Bytes) {
+  PatternRule R;
+  R.Id = Id;
+  R.Bytes = std::move(Bytes);
+  return R;
 }
 
 platform::MapShape patternShape(uint32_t Bytes) {
@@ -70,6 +80,18 @@ TEST(Patterns, ScanEqualsNaiveSearch) {
         B = Rng() % 4 == 0 ? uint8_t(Rng()) : Alphabet[Rng() % Alphabet.size()];
       ASSERT_EQ(hostPatternScan(M.info(), Text.data(), Text.size()), naive(Rules, Text))
           << "round " << Round << ", text " << T;
+      // Every rule: the ids (below 50) of the rules the text holds.
+      uint64_t Want[1] = {0}, Got[1] = {~0ull};
+      int64_t Distinct = 0;
+      for (const PatternRule &R : Rules)
+        if (std::search(Text.begin(), Text.end(), R.Bytes.begin(), R.Bytes.end()) != Text.end() &&
+            !(Want[0] >> R.Id & 1)) {
+          Want[0] |= 1ull << R.Id;
+          ++Distinct;
+        }
+      ASSERT_EQ(hostPatternScanAll(M.info(), Text.data(), Text.size(), Got, 1), Distinct)
+          << "round " << Round << ", text " << T;
+      ASSERT_EQ(Got[0], Want[0]) << "round " << Round << ", text " << T;
     }
   }
 }
@@ -94,7 +116,7 @@ TEST(Patterns, FileSyntax) {
 TEST(Patterns, EveryByteValueUsed) {
   std::vector<PatternRule> Rules;
   for (unsigned B = 0; B < 256; ++B)
-    Rules.push_back({B, {uint8_t(B), uint8_t(255 - B)}});
+    Rules.push_back(literal(B, {uint8_t(B), uint8_t(255 - B)}));
   auto Bytes = compilePatterns(Rules);
   ASSERT_TRUE(Bytes);
   ASSERT_EQ(checkPatterns(Bytes->data(), Bytes->size()), "");
@@ -105,7 +127,7 @@ TEST(Patterns, EveryByteValueUsed) {
 }
 
 TEST(Patterns, ChecksRefuseDamage) {
-  auto Bytes = compilePatterns({{1, {'a', 'b'}}, {2, {'b'}}});
+  auto Bytes = compilePatterns({literal(1, {'a', 'b'}), literal(2, {'b'})});
   ASSERT_TRUE(Bytes);
   std::vector<uint8_t> Bad = *Bytes;
   Bad[sizeof(ebpfgpu_patterns)] = 0xff; // a transition past the states
@@ -124,4 +146,131 @@ TEST(Patterns, ChecksRefuseDamage) {
   auto E = setMapEntry("rules", *Small.header(), {}, *Bytes);
   ASSERT_TRUE(E);
   EXPECT_NE(E->message().find("the pattern set needs"), std::string::npos);
+}
+
+namespace {
+
+/// The map of `Text`'s rules, compiled and checked.
+std::unique_ptr<HostMap> mapOf(const std::string &Text) {
+  auto Rules = parsePatternText(Text, "t.rules");
+  EXPECT_TRUE(Rules) << Rules.error().message();
+  if (!Rules)
+    return nullptr;
+  auto Bytes = compilePatterns(*Rules, "t.rules");
+  EXPECT_TRUE(Bytes) << Bytes.error().message();
+  if (!Bytes)
+    return nullptr;
+  EXPECT_EQ(checkPatterns(Bytes->data(), Bytes->size()), "");
+  auto M = std::make_unique<HostMap>("rules", patternShape(uint32_t(Bytes->size())));
+  EXPECT_FALSE(setMapEntry("rules", *M->header(), {}, *Bytes));
+  return M;
+}
+
+int64_t scan(const HostMap &M, const std::string &Text) {
+  return hostPatternScan(M.info(), reinterpret_cast<const uint8_t *>(Text.data()), Text.size());
+}
+
+uint64_t scanAll(const HostMap &M, const std::string &Text, int64_t &Count) {
+  uint64_t Bits[4];
+  Count = hostPatternScanAll(M.info(), reinterpret_cast<const uint8_t *>(Text.data()), Text.size(),
+                             Bits, 1);
+  return Bits[0];
+}
+
+} // namespace
+
+TEST(PatternsRegex, Meaning) {
+  auto M = mapOf("id:1 re:/ab+c/\n"
+                 "id:2 re:/x[0-3]{2,3}y/\n"
+                 "id:3 re:/GET|POST/i\n"
+                 "id:4 re:/\\d\\.\\d/\n"
+                 "id:5 re:/[^a-z ]q/\n"
+                 "id:6 re:/(ab|cd)*e/\n"
+                 "id:7 lit\n");
+  ASSERT_TRUE(M);
+  EXPECT_EQ(scan(*M, "zzabbbbc"), 1);
+  EXPECT_EQ(scan(*M, "zzac"), -2);
+  EXPECT_EQ(scan(*M, "x01y"), 2);
+  EXPECT_EQ(scan(*M, "x0123y"), -2); // four digits: past {2,3}
+  EXPECT_EQ(scan(*M, "a gEt b"), 3);
+  EXPECT_EQ(scan(*M, "v1.2"), 4);
+  EXPECT_EQ(scan(*M, "v1x2"), -2);
+  EXPECT_EQ(scan(*M, "aq"), -2);
+  EXPECT_EQ(scan(*M, "Aq"), 5);
+  EXPECT_EQ(scan(*M, "cdabe"), 6); // also "e" alone: (..)* takes none
+  EXPECT_EQ(scan(*M, "lit"), 7);
+  // The first to end wins, whatever the ids: "abc" ends before "lit".
+  EXPECT_EQ(scan(*M, "abclit"), 1);
+  EXPECT_EQ(scan(*M, "litabc"), 7);
+  int64_t Count;
+  EXPECT_EQ(scanAll(*M, "abc POST e lit 9.9", Count), (1u << 1) | (1u << 3) | (1u << 4) |
+                                                          (1u << 6) | (1u << 7));
+  EXPECT_EQ(Count, 5);
+  // An id past the bitmap: -E2BIG, the others' bits set.
+  auto Big = mapOf("id:70 re:/a/\nid:2 b\n");
+  ASSERT_TRUE(Big);
+  EXPECT_EQ(scanAll(*Big, "ab", Count), 1u << 2);
+  EXPECT_EQ(Count, -7);
+  EXPECT_EQ(scanAll(*Big, "b", Count), 1u << 2);
+  EXPECT_EQ(Count, 1);
+}
+
+TEST(PatternsRegex, SyntaxErrors) {
+  const std::pair<const char *, const char *> Bad[] = {
+      {"re:/a(b/", "a '(' group is not closed"},
+      {"re:/ab)/", "a ')' without its '('"},
+      {"re:/[ab/", "a '[' class is not closed"},
+      {"re:/*a/", "'*' with nothing to repeat"},
+      {"re:/a**/", "a quantifier after a quantifier"},
+      {"re:/a{3,1}/", "the upper count is below the lower"},
+      {"re:/a{65}/", "repetition counts are at most 64"},
+      {"re:/a{x}/", "a repetition is {m}, {m,} or {m,n}"},
+      {"re:/a*/", "the pattern matches the empty string"},
+      {"re:/(a|)/", "the pattern matches the empty string"},
+      {"re:/^a/", "the anchor '^' is not in the subset"},
+      {"re:/\\q/", "unknown escape \\q"},
+      {"re:/[z-a]/", "a range's end is below its start"},
+      {"re:/[]/", "an empty class"},
+      {"re:/(?:a)/", "'(?' group forms are not in the subset"},
+      {"re:/a/x", "unknown regex flag 'x'"},
+      {"re:/abc", "no closing '/'"},
+      {"re://", "an empty regex"},
+  };
+  for (auto [Text, Why] : Bad) {
+    auto R = parsePatternText(std::string("abc\n") + Text + "\n", "bad.rules");
+    ASSERT_FALSE(R) << Text;
+    EXPECT_EQ(R.error().message().rfind("bad.rules:2: ", 0), 0u) << R.error().message();
+    EXPECT_NE(R.error().message().find(Why), std::string::npos) << R.error().message();
+  }
+}
+
+TEST(PatternsRegex, StateCap) {
+  // x.{N}y searched anywhere needs a state for each set of the last N + 1
+  // bytes that were x: 2^17 for N = 16, past the cap alone; the first two
+  // rules together need about 3^4 * 2^7.
+  std::string Text = "re:/a.{3}b/\nre:/c.{10}d/\nre:/x.{16}y/\nre:/z/\n";
+  auto Rules = parsePatternText(Text, "cap.rules");
+  ASSERT_TRUE(Rules);
+  auto Bytes = compilePatterns(*Rules, "cap.rules");
+  ASSERT_FALSE(Bytes);
+  EXPECT_EQ(Bytes.error().message().rfind("cap.rules:3: the rules' DFA needs more than 65536 "
+                                          "states",
+                                          0),
+            0u)
+      << Bytes.error().message();
+  Rules->erase(Rules->begin() + 2);
+  EXPECT_TRUE(compilePatterns(*Rules, "cap.rules"));
+}
+
+TEST(PatternsRegex, OutputsChecked) {
+  auto Rules = parsePatternText("id:3 re:/ab/\nid:1 b\n", "t");
+  ASSERT_TRUE(Rules);
+  auto Bytes = compilePatterns(*Rules);
+  ASSERT_TRUE(Bytes);
+  ASSERT_EQ(checkPatterns(Bytes->data(), Bytes->size()), "");
+  // The last output id changed: a state's outputs then disagree with its
+  // match or are out of order.
+  std::vector<uint8_t> Bad = *Bytes;
+  Bad[Bad.size() - 4] ^= 2;
+  EXPECT_NE(checkPatterns(Bad.data(), Bad.size()), "");
 }

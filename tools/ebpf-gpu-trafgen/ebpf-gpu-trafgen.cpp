@@ -268,9 +268,14 @@ struct PayloadMode {
     if (!Parsed)
       return Parsed.error().message();
     Rules = std::move(*Parsed);
-    auto Bytes = abi::compilePatterns(Rules);
+    // It embeds a rule's bytes: a regex has none to copy.
+    for (const abi::PatternRule &R : Rules)
+      if (R.IsRegex)
+        return RulesPath + ":" + std::to_string(R.Line) +
+               ": a regex rule (--rules embeds literal rules' bytes only)";
+    auto Bytes = abi::compilePatterns(Rules, RulesPath);
     if (!Bytes)
-      return RulesPath + ": " + Bytes.error().message();
+      return Bytes.error().message();
     Automaton = std::move(*Bytes);
     Map.type = EBPFGPU_MAP_PATTERNS;
     Map.max_entries = uint32_t(Automaton.size());

@@ -95,7 +95,8 @@ MaybeDiag Verifier::kfuncCall(Path &P, int32_t Id, std::vector<Path> &Forks) {
                 "no_call(locked)");
   if (K->isDynptr())
     return dynptrKfunc(Pc, S, *K);
-  if (K->Role == platform::KfuncRole::PatternMatch)
+  if (K->Role == platform::KfuncRole::PatternMatch ||
+      K->Role == platform::KfuncRole::PatternMatchAll)
     return matchKfunc(Pc, S, *K);
   if (K->Role == platform::KfuncRole::RxMetadata)
     return rxMetadataKfunc(Pc, S, *K);

@@ -7,7 +7,12 @@
 // reference to a pattern map, the only thing that takes one. It reads the
 // packet through the context and writes nothing the program can see; its
 // result is an int, sign-extended: a rule id (0 to 2^31 - 1) or -ENOENT or
-// -EINVAL.
+// -EINVAL. ebpf_gpu_match_all(ctx, offset, patterns, bitmap, bitmap__sz)
+// takes the same three, then a bitmap of u64 words on the program's stack
+// (8-aligned: the runtime writes whole words) that it writes for
+// bitmap__sz bytes (a constant, as the kernel's `__sz` arguments are, 8 to
+// EBPFGPU_PATTERNS_MAX_BITMAP); its result is the number of distinct rules
+// found, at most the bitmap's bits, or -E2BIG or -EINVAL.
 
 #include "VerifierEngine.h"
 
@@ -20,7 +25,8 @@ MaybeDiag Verifier::matchKfunc(uint32_t Pc, State &S, const platform::KfuncProto
   auto ArgOf = [&](unsigned R) {
     return K.Name + " argument " + std::to_string(R) + " (r" + std::to_string(R) + ")";
   };
-  for (unsigned R = 1; R <= 3; ++R)
+  const bool All = K.Role == platform::KfuncRole::PatternMatchAll;
+  for (unsigned R = 1; R <= K.NumArgs; ++R)
     if (auto E = readReg(Pc, S, R))
       return E;
   const Reg &Ctx = S.Regs[1];
@@ -36,7 +42,41 @@ MaybeDiag Verifier::matchKfunc(uint32_t Pc, State &S, const platform::KfuncProto
                              "BPF_MAP_TYPE_EBPF_GPU_PATTERNS"))
     return E;
   constexpr int64_t Einval = 22; // the most negative result
-  S.Regs[0] = Reg::scalar(0, UINT64_MAX, -Einval, INT32_MAX);
+  int64_t Max = INT32_MAX;
+  if (All) {
+    const Reg &Bitmap = S.Regs[4];
+    if (Bitmap.K != Kind::Stack || Bitmap.hasVarOff() || Bitmap.Off % 8 != 0)
+      return fail(Pc,
+                  ArgOf(4) + ", the bitmap, must point to the stack at a constant 8-aligned "
+                             "offset, is " + Bitmap.str(),
+                  "type(r4) == stack && r4.off % 8 == 0");
+    const Reg &Size = S.Regs[5];
+    markPrecise(S, 5);
+    if (Size.K != Kind::Scalar || !Size.isConst())
+      return fail(Pc, ArgOf(5) + ", bitmap__sz, must be a constant size, is " + Size.str(),
+                  "constant(r5)");
+    constexpr uint64_t MaxBytes = EBPFGPU_PATTERNS_MAX_BITMAP;
+    if (Size.UMin == 0 || Size.UMin % 8 || Size.UMin > MaxBytes)
+      return fail(Pc,
+                  ArgOf(5) + ", bitmap__sz, must be a whole number of u64 words, 8 to " +
+                      std::to_string(MaxBytes) + " bytes, is " + std::to_string(Size.UMin),
+                  "r5 % 8 == 0 && 8 <= r5 <= " + std::to_string(MaxBytes));
+    if (auto E = access(Pc, S, 4, 0, unsigned(Size.UMin), /*Write=*/true, "kfunc access")) {
+      E->Reason = ArgOf(4) + ": " + E->Reason;
+      return E;
+    }
+    helperFillsStack(S, Bitmap, Size.UMin);
+    Max = int64_t(Size.UMin) * 8; // a distinct rule a bit
+  }
+  Reg R0 = Reg::scalar(0, UINT64_MAX, -Einval, Max);
+  if (All) {
+    // An int sign-extended: its low 32 bits hold the same range, which a
+    // program's 32-bit check of the int narrows.
+    R0.S32Min = -Einval;
+    R0.S32Max = int32_t(Max);
+    R0.normalize();
+  }
+  S.Regs[0] = R0;
   for (unsigned R = 1; R <= 5; ++R)
     S.Regs[R] = Reg();
   return std::nullopt;

@@ -191,6 +191,8 @@ private:
   MaybeDiag dynptrKfunc(uint32_t Pc, State &S, const platform::KfuncProto &K);
   /// ebpf-gpu's ebpf_gpu_match (MatchKfunc.cpp): the context, a scalar
   /// offset and a pattern map; an int result.
+  /// ebpf_gpu_match_all too: then also a bitmap on the stack, 8-aligned,
+  /// written for its constant size (r4, r5).
   MaybeDiag matchKfunc(uint32_t Pc, State &S, const platform::KfuncProto &K);
   /// The XDP RX metadata kfuncs (RxMetadata.cpp): the context, then the
   /// memory they fill.

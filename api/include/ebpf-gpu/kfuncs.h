@@ -11,8 +11,8 @@
 #ifndef EBPF_GPU_KFUNCS_H
 #define EBPF_GPU_KFUNCS_H
 
-/* A pattern map: a set of literal byte patterns, each with a rule id,
- * compiled on the host into an automaton that the map's memory holds (host
+/* A pattern map: a set of literal byte patterns or regexes, each with a
+ * rule id, compiled on the host into an automaton that the map's memory holds (host
  * memory for the host back end, GPU memory for the GPU's). Declare it as
  *
  *   struct {
@@ -21,8 +21,8 @@
  *   } rules SEC(".maps");
  *
  * and fill it at load with a pattern file (ebpf-gpu-loader run ...
- * --map-set rules:@rules.txt). No keys, no values: only ebpf_gpu_match
- * reads it; the map helpers refuse it. The number is far past the
+ * --map-set rules:@rules.txt). No keys, no values: only ebpf_gpu_match and
+ * ebpf_gpu_match_all read it; the map helpers refuse it. The number is far past the
  * kernel's map types, so no kernel gives it another meaning. */
 #define BPF_MAP_TYPE_EBPF_GPU_PATTERNS 0x45470001
 
@@ -52,6 +52,17 @@ struct xdp_md;
  * the packet's end or the map holds no pattern set. The offset is any
  * scalar: no bounds check of the program's is needed. */
 extern int ebpf_gpu_match(struct xdp_md *ctx, __u32 offset, void *patterns) __ksym;
+
+/* Scans the same bytes for every rule of `patterns`: zeroes the
+ * bitmap__sz / 8 words at `bitmap` (on the program's stack, 8-aligned;
+ * bitmap__sz a constant, 8 to 256 bytes), then sets bit (id % 64) of word
+ * (id / 64) for each rule id found. Returns the number of distinct ids
+ * found (at most bitmap__sz * 8), -E2BIG (-7) when a rule whose id is past
+ * the bitmap's bits matched (the others' bits set all the same), -EINVAL
+ * (-22) when `offset` is past the packet's end or the map holds no pattern
+ * set. */
+extern int ebpf_gpu_match_all(struct xdp_md *ctx, __u32 offset, void *patterns, __u64 *bitmap,
+                              __u32 bitmap__sz) __ksym;
 
 /* Classifies the features__sz / 4 int32 features at `features` (on the
  * program's stack; features__sz a constant, 4 to 256 bytes) with the model

@@ -89,7 +89,7 @@ void *hostHelperAddress(const std::string &Name) {
       ENTRY(dynptr_size),
       ENTRY(dynptr_is_null),  ENTRY(dynptr_is_rdonly),     ENTRY(dynptr_adjust),
       ENTRY(dynptr_clone),    ENTRY(dynptr_copy),          ENTRY(dynptr_memset),
-      ENTRY(match),           ENTRY(classify),
+      ENTRY(match),           ENTRY(classify),             ENTRY(match_all),
       ENTRY(xdp_metadata_rx_timestamp), ENTRY(xdp_metadata_rx_hash),
       ENTRY(xdp_metadata_rx_vlan_tag),
   };

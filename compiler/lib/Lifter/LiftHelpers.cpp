@@ -322,7 +322,8 @@ llvm::Error FunctionLifter::liftKfuncCall(uint32_t Pc, int32_t Id, const AbsStat
                         P.Opts.Platform->name() + " programs");
   if (K->isDynptr())
     return liftDynptrKfunc(Pc, *K, S);
-  if (K->Role == platform::KfuncRole::PatternMatch)
+  if (K->Role == platform::KfuncRole::PatternMatch ||
+      K->Role == platform::KfuncRole::PatternMatchAll)
     return liftMatchKfunc(Pc, *K, S);
   if (K->Role == platform::KfuncRole::RxMetadata)
     return liftRxMetadataKfunc(Pc, *K, S);
@@ -490,16 +491,31 @@ llvm::Error FunctionLifter::liftMatchKfunc(uint32_t Pc, const platform::KfuncPro
                                            const AbsState &S) {
   // ebpf_gpu_match(ctx, offset, patterns): the runtime's scan
   // (MapPatterns.inc) on the map's header, which the verifier proved is a
-  // pattern map the call site names.
+  // pattern map the call site names. ebpf_gpu_match_all(..., bitmap,
+  // bitmap__sz) adds the bitmap in this frame, which the verifier proved
+  // 8-aligned and writable for the size; paths that join may bring
+  // different sizes, which the runtime takes from r5.
   const AbsValue &Map = S.Regs[3];
   if (Map.K != AbsValue::Map)
     return fail(Pc, K.Name + " needs a pattern map the call site names");
   auto *Ptr = llvm::PointerType::get(P.Ctx, 0);
   Value *MapObj = P.mapObject(B, Map.Index); // the header, wherever the module keeps it
-  llvm::FunctionCallee Callee = P.M->getOrInsertFunction(
-      K.runtimeSymbol(), llvm::FunctionType::get(I64, {Ptr, I64, Ptr}, false));
+  std::vector<llvm::Type *> Types = {Ptr, I64, Ptr};
+  std::vector<Value *> Args = {Fn->getArg(0), reg(2), MapObj};
+  if (K.Role == platform::KfuncRole::PatternMatchAll) {
+    unsigned Size = S.Regs[5].isConst() ? unsigned(S.Regs[5].Value) : 8;
+    auto Addr = address(Pc, S.Regs[4], 4, 0, Size, true);
+    if (!Addr)
+      return Addr.takeError();
+    Types.push_back(P.memPtrTy());
+    Types.push_back(I64);
+    Args.push_back(B.CreateAddrSpaceCast(*Addr, P.memPtrTy()));
+    Args.push_back(reg(5));
+  }
+  llvm::FunctionCallee Callee =
+      P.M->getOrInsertFunction(K.runtimeSymbol(), llvm::FunctionType::get(I64, Types, false));
   P.RuntimeHelpers.insert(K.runtimeSymbol().substr(8)); // without ebpfgpu_
-  setReg(0, B.CreateCall(Callee, {Fn->getArg(0), reg(2), MapObj}));
+  setReg(0, B.CreateCall(Callee, Args));
   for (unsigned R = 1; R <= 5; ++R)
     setReg(R, B.getInt64(0));
   return llvm::Error::success();

@@ -164,17 +164,26 @@ void Provenance::clobberCall(AbsState &S, uint32_t Pc) const {
                     FrameLocal[functionAt(uint32_t(int64_t(Pc) + 1 + I.Imm))];
   // A kfunc writes only its stack object (the iterator at r1, the
   // dynptr at r1 or r3, bpf_dynptr_clone's clone at r2 too); a slice's
-  // buffer is never written.
+  // buffer is never written. ebpf_gpu_match_all writes its bitmap, r5
+  // bytes at r4.
   if (I.isCall() && I.Src == isa::CallKfunc) {
     const platform::KfuncProto *K = Platform->kfunc(I.Imm);
-    for (unsigned R : {K ? unsigned(K->ObjReg) : 1u,
-                       K && K->Role == platform::KfuncRole::DynptrClone ? 2u : 0u}) {
-      if (!R)
-        continue;
-      if (S.Regs[R].K == AbsValue::Stack && K)
-        eraseSlots(S, S.Regs[R].Value, K->IterSize);
-      else if (S.Regs[R].isStackDerived())
+    if (K && K->Role == platform::KfuncRole::PatternMatchAll) {
+      if (S.Regs[4].K == AbsValue::Stack && S.Regs[5].isConst() && S.Regs[5].Value >= 0 &&
+          S.Regs[5].Value <= int64_t(isa::MaxStackBytes))
+        eraseSlots(S, S.Regs[4].Value, uint32_t(S.Regs[5].Value));
+      else if (S.Regs[4].isStackDerived())
         S.Slots.clear();
+    } else {
+      for (unsigned R : {K ? unsigned(K->ObjReg) : 1u,
+                         K && K->Role == platform::KfuncRole::DynptrClone ? 2u : 0u}) {
+        if (!R)
+          continue;
+        if (S.Regs[R].K == AbsValue::Stack && K)
+          eraseSlots(S, S.Regs[R].Value, K->IterSize);
+        else if (S.Regs[R].isStackDerived())
+          S.Slots.clear();
+      }
     }
     KeepsSlots = true;
   }

@@ -207,7 +207,8 @@ public:
   // The kernel offers the bpf_iter_num kfuncs to every program type, and
   // bpf_dynptr_from_xdp, the slices and the RX metadata kfuncs to XDP
   // programs; ebpf-gpu offers
-  // ebpf_gpu_match and ebpf_gpu_classify to XDP programs.
+  // ebpf_gpu_match, ebpf_gpu_match_all and ebpf_gpu_classify to XDP
+  // programs.
   const KfuncProto *kfunc(int32_t Id) const override {
     const std::vector<KfuncProto> &K = knownKfuncs();
     auto It = std::find_if(K.begin(), K.end(), [&](const KfuncProto &F) { return F.Id == Id; });
@@ -271,6 +272,7 @@ const std::vector<KfuncProto> &knownKfuncs() {
       {14, "bpf_xdp_metadata_rx_vlan_tag", K::RxMetadata, 0, 0, 1, 3, {2, 2}},
       // ebpf-gpu's own (kfuncs.h), continued.
       {15, "ebpf_gpu_classify", K::Classify, 0, 0, 1, 3},
+      {19, "ebpf_gpu_match_all", K::PatternMatchAll, 0, 0, 1, 5},
   };
   return Table;
 }

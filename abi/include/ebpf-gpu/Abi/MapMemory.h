@@ -76,6 +76,12 @@ bool hostBloomContains(ebpfgpu_map &M, const uint8_t *Value);
 /// runs (MapPatterns.inc): the first-ending match's rule id, -ENOENT, or
 /// -EINVAL when the map holds no pattern set.
 int64_t hostPatternScan(const ebpfgpu_map &M, const uint8_t *Data, size_t Size);
+/// The same map's scan for every rule, the code ebpf_gpu_match_all runs:
+/// bit i of the `Words` words at `Bitmap` set for each rule id i found;
+/// the number of distinct ids set, -E2BIG when a rule whose id is past the
+/// bitmap matched, -EINVAL when the map holds no pattern set.
+int64_t hostPatternScanAll(const ebpfgpu_map &M, const uint8_t *Data, size_t Size,
+                           uint64_t *Bitmap, uint32_t Words);
 /// A model map's class for the `Count` int32 features at `Features`, the
 /// code ebpf_gpu_classify runs (MapModel.inc): 0 to nclasses - 1, or
 /// -EINVAL when the map holds no model or the model takes another count.

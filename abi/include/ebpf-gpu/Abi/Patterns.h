@@ -19,22 +19,33 @@
 
 namespace ebpfgpu::abi {
 
-/// One rule: its id (what ebpf_gpu_match returns) and its literal bytes.
+/// One rule: its id (what ebpf_gpu_match returns) and its literal bytes,
+/// or a regex of the subset docs/KFUNCS.md gives (`re:/REGEX/FLAGS`).
 struct PatternRule {
   uint32_t Id = 0;
-  std::vector<uint8_t> Bytes;
+  std::vector<uint8_t> Bytes; ///< a literal rule's
+  bool IsRegex = false;
+  std::string Regex; ///< between the slashes, as written
+  bool Nocase = false; ///< flag i: ASCII letters match either case
+  uint32_t Line = 0; ///< in its file, for errors about the set (0: none)
 };
 
 /// The rules of pattern-file text: one a line, the id its line number
 /// (from 1) or an explicit `id:N ` prefix; `\xHH`, `\\` and `\|` escapes,
-/// `|41 42|` hex runs (Snort's content syntax); blank lines and lines
-/// starting with '#' skipped. Errors say "NAME:LINE: why".
+/// `|41 42|` hex runs (Snort's content syntax), or `re:/REGEX/` with an
+/// optional flag `i` (the regex's syntax checked here); blank lines and
+/// lines starting with '#' skipped. Errors say "NAME:LINE: why".
 Expected<std::vector<PatternRule>> parsePatternText(const std::string &Text,
                                                     const std::string &Name);
 
-/// The automaton of `Rules` (at least one), as a pattern map holds it.
-/// Errors: no rules, more states than the layout holds.
-Expected<std::vector<uint8_t>> compilePatterns(const std::vector<PatternRule> &Rules);
+/// The automaton of `Rules` (at least one), as a pattern map holds it:
+/// literal rules only, an Aho-Corasick automaton; with a regex rule, one
+/// DFA of all rules (at most EBPFGPU_PATTERNS_MAX_DFA_STATES states).
+/// Errors: no rules, more states than the layout holds, a regex outside
+/// the subset, a DFA past the cap (naming the rule whose addition crosses
+/// it); "NAME:LINE: why" when `Name` is given, else "rule on line LINE: why".
+Expected<std::vector<uint8_t>> compilePatterns(const std::vector<PatternRule> &Rules,
+                                               const std::string &Name = "");
 
 /// parsePatternText then compilePatterns of the file at `Path`.
 Expected<std::vector<uint8_t>> compilePatternFile(const std::string &Path);

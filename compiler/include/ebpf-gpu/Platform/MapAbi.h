@@ -56,8 +56,9 @@ enum {
  * and a CPU base (batches in flight, a persistent kernel per worker). 8: hash
  * elements own whole 32-byte sectors (EBPFGPU_ELEM_ALIGN). 9: queue, stack
  * and bloom filter maps (EBPFGPU_QS_*, the header's bloom fields). 10: pattern
- * maps (struct ebpfgpu_patterns). 11: model maps (struct ebpfgpu_model). */
-#define EBPFGPU_RUNTIME_ABI 11
+ * maps (struct ebpfgpu_patterns). 11: model maps (struct ebpfgpu_model). 12:
+ * pattern maps list every rule ending in each state (ebpf_gpu_match_all). */
+#define EBPFGPU_RUNTIME_ABI 12
 
 /* Bytes before the key in a hash element: u32 next element + 1 (0 ends the
  * chain), u32 hash of the key, u32 LRU tick of the last use, u32 next
@@ -118,29 +119,44 @@ enum {
 /* Bloom filters: the kernel's number of hash functions when map_extra
  * gives none. */
 #define EBPFGPU_BLOOM_DEFAULT_HASHES 5u
-/* Pattern maps (EBPFGPU_MAP_PATTERNS): max_entries bytes at `values` hold an
- * Aho-Corasick automaton made into a DFA over byte classes, which the host
- * compiles from a pattern file (abi/lib/Patterns.cpp) and checks before it
- * is written (every transition names a state, every size adds up), so the
- * scan (MapPatterns.inc) trusts it. After this header:
+/* Pattern maps (EBPFGPU_MAP_PATTERNS): max_entries bytes at `values` hold a
+ * DFA over byte classes, which the host compiles from a pattern file
+ * (abi/lib/Patterns.cpp: literal rules as an Aho-Corasick automaton made
+ * into a DFA; a file with regex rules as one DFA of all its rules, by
+ * subset construction) and checks before it is written (every transition
+ * names a state, every size adds up, every state's outputs agree with its
+ * match), so the scans (MapPatterns.inc) trust it. After this header:
  *   uint32_t next[nstates * nclasses]: state s on a byte of class c goes to
  *     next[s * nclasses + c] & ~EBPFGPU_PATTERNS_MATCH; the flag says that
- *     some pattern ends in the state it goes to;
- *   int32_t match[nstates]: the lowest rule id of the patterns that end in
- *     a state (its own and its suffixes'), -1 where none does.
- * State 0 is the root. All zero (never set) is no automaton: the scan
- * answers -EINVAL. */
+ *     some rule ends in the state it goes to;
+ *   int32_t match[nstates]: the lowest rule id of the rules that end in
+ *     a state (for literals: its own and its suffixes'), -1 where none does;
+ *   uint32_t outstart[nstates + 1]: state s's outputs are
+ *     outputs[outstart[s]] to outputs[outstart[s + 1] - 1];
+ *   int32_t outputs[noutputs]: each state's distinct rule ids, ascending
+ *     (the first is match[s]).
+ * State 0 is the start. All zero (never set) is no automaton: the scans
+ * answer -EINVAL. */
 #define EBPFGPU_PATTERNS_MAGIC 0x41504745u /* "EGPA" */
-#define EBPFGPU_PATTERNS_VERSION 1u
+#define EBPFGPU_PATTERNS_VERSION 2u
 #define EBPFGPU_PATTERNS_MATCH 0x80000000u
+/* A file with regex rules: at most this many DFA states (a larger set is
+ * refused at load, naming the rule that crosses it), each repetition
+ * count ({m,n}) at most MAX_REPEAT. */
+#ifndef EBPFGPU_PATTERNS_MAX_DFA_STATES
+#define EBPFGPU_PATTERNS_MAX_DFA_STATES 65536u
+#endif
+#define EBPFGPU_PATTERNS_MAX_REPEAT 64u
+/* ebpf_gpu_match_all's bitmap: 8 to this many bytes (rule ids 0 to 2047). */
+#define EBPFGPU_PATTERNS_MAX_BITMAP 256u
 struct ebpfgpu_patterns {
   uint32_t magic;    /* EBPFGPU_PATTERNS_MAGIC */
   uint32_t version;  /* EBPFGPU_PATTERNS_VERSION */
   uint32_t nstates;  /* below 2^31 */
-  uint32_t nclasses; /* 1 to 256: class 0 the bytes no pattern holds */
+  uint32_t nclasses; /* 1 to 256 */
   uint32_t nrules;
-  uint32_t reserved;
-  uint64_t bytes;       /* this header, next and match */
+  uint32_t noutputs;    /* entries of outputs[] */
+  uint64_t bytes;       /* this header and the four tables */
   uint8_t classes[256]; /* each byte value's class */
 };
 

@@ -200,6 +200,9 @@ enum class KfuncRole : uint8_t {
                    ///< port received with the packet (OutSizes), 0 or -errno
   Classify,        ///< ebpf-gpu's ebpf_gpu_classify (features on the stack, their
                    ///< constant size, model map) -> int: the model's class
+  PatternMatchAll, ///< ebpf-gpu's ebpf_gpu_match_all (ctx, offset, pattern map,
+                   ///< bitmap on the stack, its constant size) -> int: the number
+                   ///< of distinct rules found, a bit set for each
 };
 
 /// A kfunc (`extern ... __ksym` in the program): the kernel names kfuncs by
@@ -239,7 +242,8 @@ struct KfuncProto {
 };
 
 /// Every kfunc ebpf-gpu knows (the bpf_iter_num family, the XDP dynptr
-/// kfuncs, ebpf-gpu's ebpf_gpu_match and ebpf_gpu_classify), whichever platform offers it.
+/// kfuncs, ebpf-gpu's ebpf_gpu_match, ebpf_gpu_match_all and ebpf_gpu_classify), whichever
+/// platform offers it.
 const std::vector<KfuncProto> &knownKfuncs();
 /// The known kfunc named `Name`, or null.
 const KfuncProto *kfuncByName(const std::string &Name);
