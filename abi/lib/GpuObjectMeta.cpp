@@ -86,6 +86,17 @@ template <uint32_t platform::MapShape::*Member> MapField u32Field(const char *Ke
           [](platform::MapSpec &M, const std::string &V) { return readNumber(V, M.*Member); }};
 }
 
+/// A BTF type id of the map's spec (format 3), written where not 0.
+template <uint32_t platform::MapSpec::*Member> MapField btfIdField(const char *Key) {
+  return {Key, "u32", 3,
+          [](const platform::MapSpec &M) -> std::optional<std::string> {
+            if (!(M.*Member))
+              return std::nullopt;
+            return std::to_string(M.*Member);
+          },
+          [](platform::MapSpec &M, const std::string &V) { return readNumber(V, M.*Member); }};
+}
+
 const MapField MapFields[] = {
     textField<&platform::MapSpec::Name>("name"),
     u32Field<&platform::MapShape::Type>("type"),
@@ -112,6 +123,11 @@ const MapField MapFields[] = {
        return std::to_string(M.Extra);
      },
      [](platform::MapSpec &M, const std::string &V) { return readNumber(V, M.Extra); }},
+    // BTF type ids of key and value (a data section's DATASEC as value),
+    // for the daemon's pretty-printing: absent where 0 (a format-2 file's
+    // maps print in hex).
+    btfIdField<&platform::MapSpec::BtfKeyTypeId>("btf_key"),
+    btfIdField<&platform::MapSpec::BtfValueTypeId>("btf_value"),
     // SLOT:VALUE,... (program arrays: program id + 1; maps of maps: index
     // in the inner map table + 1).
     {"slots", "u32:u32,...", 1,

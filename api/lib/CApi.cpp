@@ -331,19 +331,16 @@ void setOption(std::vector<std::pair<std::string, uint32_t>> &Opts, const std::s
   Opts.emplace_back(Name, N);
 }
 
-/// Adds a map of `Shape` named `Name` to the opened `P`; global data gets
-/// host memory with `Init` in it when `Init` is given (an eBPF object's
-/// bytes; a .gpu.o has them compiled in). 0 or a negative errno.
-int addMap(ebpf_gpu_prog &P, const platform::MapShape &Shape, const std::string &Name,
-           bool GlobalData, const std::vector<uint8_t> *Init) {
+/// Adds map `S` to the opened `P`, as the back ends will describe it;
+/// global data gets host memory with `Init` in it when `Init` is given (an
+/// eBPF object's bytes; a .gpu.o has them compiled in). 0 or a negative
+/// errno.
+int addMap(ebpf_gpu_prog &P, const platform::MapSpec &S, const std::vector<uint8_t> *Init) {
   auto M = std::make_unique<ebpf_gpu_map>();
   M->Prog = &P;
-  static_cast<platform::MapShape &>(M->Info) = Shape;
-  M->Info.Name = Name;
-  M->Info.GlobalData = GlobalData;
-  M->Info.ReadOnly = Shape.Flags & platform::MapFlagReadOnlyProg;
-  if (GlobalData && Init && !allocData(*M, *Init))
-    return failWith(ENOMEM, "map '" + Name + "': out of memory");
+  M->Info = runtime::liveMap(S);
+  if (M->Info.GlobalData && Init && !allocData(*M, *Init))
+    return failWith(ENOMEM, "map '" + S.Name + "': out of memory");
   P.Maps.push_back(std::move(M));
   return 0;
 }
@@ -361,7 +358,7 @@ int openGpuObject(ebpf_gpu_prog &P, const std::vector<uint8_t> &Image, const std
   P.Name = Spec->Program;
   P.GpuObject = true;
   for (const platform::MapSpec &S : Spec->Maps)
-    if (int E = addMap(P, S, S.Name, S.Origin == platform::MapOrigin::GlobalData, nullptr))
+    if (int E = addMap(P, S, nullptr))
       return E;
   return 0;
 }
@@ -385,7 +382,7 @@ int openEbpfObject(ebpf_gpu_prog &P, const std::vector<uint8_t> &Image, const st
     Chosen = &Obj->Programs[0];
   P.Name = Chosen ? Chosen->Name : Section;
   for (const object::MapSpec &S : Obj->Maps) {
-    if (int E = addMap(P, S, S.Name, S.Origin == platform::MapOrigin::GlobalData, &S.InitialValue))
+    if (int E = addMap(P, S, &S.InitialValue))
       return E;
     P.Maps.back()->HasInner = !S.Inner.empty();
   }

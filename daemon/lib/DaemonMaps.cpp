@@ -30,8 +30,8 @@ Value DaemonState::mapJson(const Map &M) const {
       .set("flags", M.Info.Flags)
       .set("global_data", M.Info.GlobalData)
       .set("read_only", M.Info.ReadOnly)
-      .set("btf_key_type_id", M.KeyType)
-      .set("btf_value_type_id", M.ValueType);
+      .set("btf_key_type_id", M.Info.BtfKeyTypeId)
+      .set("btf_value_type_id", M.Info.BtfValueTypeId);
 }
 
 Expected<DaemonState::Map *> DaemonState::mapArg(const Value &Args) {
@@ -66,11 +66,11 @@ Value DaemonState::entryJson(const Map &M, const uint8_t *Key, const uint8_t *Va
                 .set("key", hexList(Key, M.Info.KeySize))
                 .set("value", hexList(Val, M.Info.ValueSize));
   const Program &P = Programs.at(M.ProgId);
-  if (!P.Btf || !M.ValueType)
+  if (!P.Btf || !M.Info.BtfValueTypeId)
     return E;
   Value F = Value::object();
   std::optional<std::string> K =
-      M.KeyType ? P.Btf->format(M.KeyType, Key, M.Info.KeySize) : std::nullopt;
+      M.Info.BtfKeyTypeId ? P.Btf->format(M.Info.BtfKeyTypeId, Key, M.Info.KeySize) : std::nullopt;
   if (K) {
     if (auto J = json::parse(*K))
       F.set("key", std::move(*J));
@@ -79,7 +79,7 @@ Value DaemonState::entryJson(const Map &M, const uint8_t *Key, const uint8_t *Va
     std::memcpy(&Index, Key, 4);
     F.set("key", Index); // arrays: the index
   }
-  if (auto V = P.Btf->format(M.ValueType, Val, M.Info.ValueSize))
+  if (auto V = P.Btf->format(M.Info.BtfValueTypeId, Val, M.Info.ValueSize))
     if (auto J = json::parse(*V))
       F.set("value", std::move(*J));
   if (!F.members().empty())

@@ -225,15 +225,6 @@ Expected<Value> DaemonState::progLoad(const Value &Args) {
     M.Id = NextMapId++;
     M.ProgId = P.Id;
     M.Info = I;
-    if (P.Btf) {
-      if (I.GlobalData) {
-        M.ValueType = P.Btf->dataSection(I.Name);
-      } else {
-        auto [K, V] = P.Btf->mapTypes(I.Name);
-        M.KeyType = P.Btf->sizeOf(K) == I.KeySize ? K : 0;
-        M.ValueType = P.Btf->sizeOf(V) == I.ValueSize ? V : 0;
-      }
-    }
     P.MapIds.push_back(M.Id);
     Maps[M.Id] = M;
   }

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cassert>
 #include <chrono>
 #include <cstring>
 #include <mutex>
@@ -94,9 +95,10 @@ chooseVerified(const object::ObjectSpec &Obj, const std::string &Path, const std
 class HostExecutor final : public BatchExecutor {
 public:
   HostExecutor(std::unique_ptr<compiler::HostProgram> Prog, std::string Name, HostReclaim Reclaim,
-               bool ReadOnlyPackets, bool RxMetadata)
+               bool ReadOnlyPackets, bool RxMetadata, const std::vector<object::MapSpec> &Specs)
       : Prog(std::move(Prog)), Name(std::move(Name)), Reclaim(Reclaim),
-        ReadOnlyPackets(ReadOnlyPackets), RxMetadata(RxMetadata) {}
+        ReadOnlyPackets(ReadOnlyPackets), RxMetadata(RxMetadata),
+        MapList(liveMaps(*this->Prog, Specs)) {}
 
   MaybeError run(PacketBatch &Batch) override { return runOn(Batch, 0); }
 
@@ -161,17 +163,7 @@ public:
   }
   MaybeError checkMaps() override { return Prog->checkMaps(); }
 
-  std::vector<runtime::MapInfo> maps() const override {
-    std::vector<runtime::MapInfo> Out;
-    for (const auto &M : Prog->maps()) {
-      const ebpfgpu_map &H = M->info();
-      Out.push_back(
-          {{H.type, H.key_size, H.value_size, H.max_entries, H.flags}, M->name(), false, false});
-    }
-    for (const compiler::HostProgram::DataView &D : Prog->globalData())
-      Out.push_back({{EBPFGPU_MAP_ARRAY, 4, D.Size, 1, 0}, D.Name, true, D.ReadOnly});
-    return Out;
-  }
+  std::vector<runtime::MapInfo> maps() const override { return MapList; }
 
   MaybeError accessMap(const std::string &Name, const runtime::MapOperation &Op) override {
     OperatorsWaiting.fetch_add(1, std::memory_order_acq_rel);
@@ -225,11 +217,32 @@ private:
     Batch.finish(I, Ctx, V);
   }
 
+  /// The maps and the global data `P` holds (those its code uses), each
+  /// described from its spec in `Specs` (the object's, which P was
+  /// compiled from): maps first, as the operator lists them.
+  static std::vector<runtime::MapInfo> liveMaps(const compiler::HostProgram &P,
+                                                const std::vector<object::MapSpec> &Specs) {
+    std::vector<runtime::MapInfo> Out;
+    auto Add = [&](const std::string &Name, bool Data) {
+      auto It = std::find_if(Specs.begin(), Specs.end(), [&](const object::MapSpec &S) {
+        return S.Name == Name && (S.Origin == platform::MapOrigin::GlobalData) == Data;
+      });
+      assert(It != Specs.end() && "the host program holds a map its object does not declare");
+      Out.push_back(runtime::liveMap(*It));
+    };
+    for (const auto &M : P.maps())
+      Add(M->name(), false);
+    for (const compiler::HostProgram::DataView &D : P.globalData())
+      Add(D.Name, true);
+    return Out;
+  }
+
   std::unique_ptr<compiler::HostProgram> Prog;
   std::string Name;
   HostReclaim Reclaim;
   bool ReadOnlyPackets;
   bool RxMetadata;
+  std::vector<runtime::MapInfo> MapList;
   std::shared_mutex Running;
   std::atomic<unsigned> OperatorsWaiting{0};
   TraceCollector Trace;
@@ -264,7 +277,8 @@ makeHostExecutor(const VerifiedObject &V, const std::string &Path, const HostOpt
   if (!Prog)
     return Error(Path + ": program " + P.Name + ": " + llvm::toString(Prog.takeError()));
   return std::unique_ptr<BatchExecutor>(
-      new HostExecutor(std::move(*Prog), P.Name, Opts.Reclaim, V.ReadOnlyPackets, V.RxMetadata));
+      new HostExecutor(std::move(*Prog), P.Name, Opts.Reclaim, V.ReadOnlyPackets, V.RxMetadata,
+                       V.Obj.Maps));
 }
 
 Expected<abi::GpuObjectSpec> compileForGpu(const VerifiedObject &V, const std::string &Path) {

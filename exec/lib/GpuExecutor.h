@@ -45,13 +45,8 @@ public:
         })) {
     Latencies.reserve(MaxLatencies); // nothing allocated per batch
     Timed = Opts.TimeKernel;
-    for (const platform::MapSpec &M : Spec.Maps) {
-      bool Data = M.Origin == platform::MapOrigin::GlobalData;
-      platform::MapShape Shape = M;
-      if (Data)
-        Shape = {EBPFGPU_MAP_ARRAY, 4, M.ValueSize, 1, M.Flags};
-      MapList.push_back({Shape, M.Name, Data, Data && (M.Flags & platform::MapFlagReadOnlyProg)});
-    }
+    for (const platform::MapSpec &M : Spec.Maps)
+      MapList.push_back(runtime::liveMap(M));
   }
   // The runner (its persistent kernel) before the program, the program
   // before its device.

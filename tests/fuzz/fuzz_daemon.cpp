@@ -38,17 +38,15 @@ public:
     std::unique_ptr<MapOnlyExecutor> E(new MapOnlyExecutor());
     E->Name = S.Program;
     for (const platform::MapSpec &M : S.Maps) {
-      bool Data = M.Origin == platform::MapOrigin::GlobalData;
-      platform::MapShape Shape = M;
-      if (Data)
-        Shape = {EBPFGPU_MAP_ARRAY, 4, M.ValueSize, 1, 0};
+      runtime::MapInfo Info = runtime::liveMap(M);
+      const platform::MapShape &Shape = Info;
       if (MaybeError Err = abi::checkMapSupported(M.Name, Shape))
         return std::move(*Err);
       // Keeps each input's memory small whatever the object asks for.
       if (uint64_t(Shape.MaxEntries) * (Shape.KeySize + Shape.ValueSize) > (8u << 20))
         return Error("map '" + M.Name + "': too large for the fuzz target");
       E->Maps.push_back(std::make_unique<abi::HostMap>(M.Name, Shape));
-      E->Infos.push_back({Shape, M.Name, Data, Data && (M.Flags & platform::MapFlagReadOnlyProg)});
+      E->Infos.push_back(std::move(Info));
     }
     for (size_t I = 0; I < S.Maps.size(); ++I) {
       if (!ebpfgpu_map_is_outer(E->Infos[I].Type))

@@ -203,6 +203,8 @@ TEST(GpuObjectSchema, RoundTripsEveryField) {
   M.DataGlobal = "ebpfgpu_data_outer";
   M.ProgramSlots = {{3, 1}, {9, 2}};
   M.InnerMaps = {"a", "b"};
+  M.BtfKeyTypeId = 11;
+  M.BtfValueTypeId = 12;
   S.Maps = {M};
   std::string Meta = metaText(S);
   for (const MetaField &F : metaSchema()) {
@@ -234,6 +236,8 @@ TEST(GpuObjectSchema, RoundTripsEveryField) {
   EXPECT_EQ(G.DataGlobal, M.DataGlobal);
   EXPECT_EQ(G.ProgramSlots, M.ProgramSlots);
   EXPECT_EQ(G.InnerMaps, M.InnerMaps);
+  EXPECT_EQ(G.BtfKeyTypeId, M.BtfKeyTypeId);
+  EXPECT_EQ(G.BtfValueTypeId, M.BtfValueTypeId);
   EXPECT_EQ(writeGpuObject(*R), Bytes);
 }
 
@@ -245,6 +249,32 @@ TEST(GpuObjectSchema, RowsAreUniqueAndOfKnownFormats) {
     EXPECT_LE(F.Since, GpuObjectFormat) << F.Key;
     EXPECT_FALSE(F.Type.empty()) << F.Key;
   }
+}
+
+// Format 3: a map's BTF type ids, written where not 0, read back; a file
+// of format 2 may not carry them.
+TEST(GpuObjectSchema, CarriesBtfIdsFromFormat3) {
+  GpuObjectSpec S = sampleSpec();
+  S.Maps[0].BtfKeyTypeId = 5;
+  S.Maps[0].BtfValueTypeId = 9;
+  std::string Text = metaText(S);
+  EXPECT_NE(Text.find(" btf_key=5 btf_value=9"), std::string::npos) << Text;
+  std::vector<uint8_t> Bytes = writeGpuObject(S);
+  auto R = readGpuObjectMemory(Bytes.data(), Bytes.size(), "x.gpu.o");
+  ASSERT_TRUE(R) << R.error().message();
+  EXPECT_EQ(R->Maps[0].BtfKeyTypeId, 5u);
+  EXPECT_EQ(R->Maps[0].BtfValueTypeId, 9u);
+  S.Maps[0].BtfKeyTypeId = S.Maps[0].BtfValueTypeId = 0;
+  EXPECT_EQ(metaText(S).find("btf_"), std::string::npos);
+  std::vector<uint8_t> Old = gpuObjectImage(
+      "ebpf-gpu object 1\nformat 2\nprogram p\nplatform xdp\nkernel k\nruntime_abi " +
+          std::to_string(EBPFGPU_RUNTIME_ABI) +
+          "\nmap name=m type=2 key=4 value=8 max_entries=1 flags=0 origin=btf btf_key=5\n",
+      ".version 6.0\n", {});
+  R = readGpuObjectMemory(Old.data(), Old.size(), "old.gpu.o");
+  ASSERT_FALSE(R);
+  EXPECT_EQ(R.error().message(),
+            "old.gpu.o: map attribute 'btf_key' is of format 3, the object says format 2");
 }
 
 // Format 1: the metadata as ebpf-gpu-cc wrote it before the format line

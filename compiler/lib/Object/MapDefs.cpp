@@ -444,6 +444,21 @@ MaybeError readBtfMaps(const ElfFile &Elf, const ElfSection &Sec, MapTable &T) {
 /// 8 MiB loads on Linux 6.18); programs rarely have more than a few KiB.
 constexpr uint64_t MaxDataSectionBytes = 64u << 20;
 
+/// The BTF type of data section `Name` (its DATASEC, as libbpf gives the
+/// kernel for a global data map's value), 0 without BTF that has one.
+uint32_t dataSectionTypeId(const ElfFile &Elf, const std::string &Name) {
+  const ElfSection *BtfSec = Elf.findSection(".BTF");
+  if (!BtfSec || BtfSec->Bytes.empty())
+    return 0;
+  BtfPtr B(btf__new(BtfSec->Bytes.data(), uint32_t(BtfSec->Bytes.size())));
+  if (libbpf_get_error(B.get())) {
+    B.release();
+    return 0;
+  }
+  int Id = btf__find_by_name_kind(B.get(), Name.c_str(), BTF_KIND_DATASEC);
+  return Id > 0 ? uint32_t(Id) : 0;
+}
+
 MaybeError readDataSection(const ElfFile &Elf, const ElfSection &Sec, MapTable &T) {
   // A .bss section's size is only a header field: it must be checked
   // before it sizes memory (fuzz_verifier: 0x2d000000000008 bytes).
@@ -462,6 +477,7 @@ MaybeError readDataSection(const ElfFile &Elf, const ElfSection &Sec, MapTable &
     M.Flags = platform::MapFlagReadOnlyProg;
   M.InitialValue = Sec.Bytes;
   M.InitialValue.resize(Sec.Size, 0);
+  M.BtfValueTypeId = dataSectionTypeId(Elf, Sec.Name);
   for (const ElfSymbol &S : Elf.Symbols)
     if (S.SectionIndex == Sec.Index && S.Type == 1 /* STT_OBJECT */ && !S.Name.empty())
       M.Variables.emplace_back(S.Name, S.Value);

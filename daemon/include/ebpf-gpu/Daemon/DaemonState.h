@@ -138,8 +138,7 @@ public:
 private:
   struct Map {
     uint32_t Id = 0, ProgId = 0;
-    runtime::MapInfo Info;
-    uint32_t KeyType = 0, ValueType = 0; ///< BTF ids (0: none)
+    runtime::MapInfo Info; ///< with the BTF ids its values print with
   };
   /// What the last fault of a program did.
   struct FaultRecord {

@@ -14,6 +14,7 @@
 #include "ebpf-gpu/Platform/GpuAbi.h"
 #include "ebpf-gpu/Platform/MapAbi.h"
 #include "ebpf-gpu/Platform/MapShape.h"
+#include "ebpf-gpu/Platform/MapSpec.h"
 #include "ebpf-gpu/Runtime/Packets.h"
 #include "ebpf-gpu/Support/Error.h"
 
@@ -27,13 +28,28 @@ namespace ebpfgpu::runtime {
 
 /// A map of a loaded program as the operator sees it (bpftool's `map
 /// list`): its shape as it runs. Global data (.data, .rodata, .bss) is an
-/// array of one entry whose value is the whole section.
+/// array of one entry whose value is the whole section. Made from the
+/// program's spec by liveMap(), the one place its rules are written.
 struct MapInfo : platform::MapShape {
   std::string Name;
   bool GlobalData = false;
   /// Updates from the operator are refused (.rodata: folded into the code).
   bool ReadOnly = false;
+  /// BTF type ids of key and value in the program's BTF, for pretty-
+  /// printing (0: print in hex); a global data section's value is its
+  /// DATASEC.
+  uint32_t BtfKeyTypeId = 0;
+  uint32_t BtfValueTypeId = 0;
 };
+
+/// The live description of map `Spec` of a loaded program, for every back
+/// end, the daemon and the C API alike: its shape, except that global data
+/// is an array of one entry whose value is the whole section (key 4 bytes,
+/// the section's flags); read-only when it is global data the program may
+/// not write (.rodata, BPF_F_RDONLY_PROG); the spec's BTF type ids (the
+/// object reader's, which it clears where a size set before load no
+/// longer matches its type).
+MapInfo liveMap(const platform::MapSpec &Spec);
 
 /// What an operator's map operation gets: the map's header, its addresses
 /// pointing into host memory (the map itself on the host back end, a copy
