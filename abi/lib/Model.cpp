@@ -76,6 +76,269 @@ std::string checkTree(const std::vector<ModelNode> &Nodes, uint32_t &Depth) {
   return "";
 }
 
+/// The integers of W[From..]: exactly Count of them, each in [Lo, Hi], into
+/// `Out`; or why not ("" when they are).
+std::string ints(const std::vector<std::string> &W, size_t From, size_t Count, int64_t Lo,
+                 int64_t Hi, const std::string &What, std::vector<int64_t> &Out) {
+  if (W.size() - From != Count)
+    return "'" + W[0] + "' takes " + std::to_string(Count) + " " + What + ", not " +
+           std::to_string(W.size() - From);
+  Out.clear();
+  for (size_t I = From; I < W.size(); ++I) {
+    int64_t V;
+    if (!parseInt(W[I], Lo, Hi, V))
+      return "'" + W[I] + "': " + What + " are integers from " + std::to_string(Lo) + " to " +
+             std::to_string(Hi);
+    Out.push_back(V);
+  }
+  return "";
+}
+
+/// parseModelText's reading, a line at a time: the model so far and where
+/// in the file it is. Each step takes a line's words and returns why the
+/// line is refused ("" when it is not); finish() checks what only the end
+/// can (every layer's rows, every tree's nodes).
+class ModelParser {
+public:
+  explicit ModelParser(const std::string &Name) : Name(Name) {}
+
+  /// Line `N`, its words `W` (not empty).
+  std::string line(uint64_t N, const std::vector<std::string> &W) {
+    if (Where == Start)
+      return start(W);
+    if (Rows)
+      return row(W);
+    const std::string &K = W[0];
+    if (K == "features" || K == "classes")
+      return headField(W);
+    if (K == "trees" || K == "mlp")
+      return kind(W);
+    if (Where == InTrees && K == "bias")
+      return bias(W);
+    if (Where == InTrees && K == "tree")
+      return tree(N, W);
+    if (Where == InTrees && (K == "node" || K == "leaf"))
+      return node(N, W);
+    if (Where == InMlp && K == "input")
+      return input(W);
+    if (Where == InMlp && K == "layer")
+      return layer(N, W);
+    return "'" + K + "' is not a line of " +
+           (Where == Head    ? std::string("a model's head (features, classes, then trees or mlp)")
+            : Where == InTrees ? std::string("a tree ensemble (bias, tree, node, leaf)")
+                               : std::string("an MLP (input, layer and its rows)"));
+  }
+
+  /// The model, once the file's `Lines` lines are read.
+  Expected<ModelSpec> finish(uint64_t Lines);
+
+private:
+  Error failAt(uint64_t N, const std::string &Why) const {
+    return Error(Name + ":" + std::to_string(N) + ": " + Why);
+  }
+
+  std::string start(const std::vector<std::string> &W) {
+    if (W.size() != 2 || W[0] != "ebpf-gpu-model")
+      return "a model file starts with 'ebpf-gpu-model 1'";
+    if (W[1] != "1")
+      return "model format version " + W[1] + ": this loader reads version 1";
+    Where = Head;
+    return "";
+  }
+
+  /// An MLP layer's row: its bias, then In weights.
+  std::string row(const std::vector<std::string> &W) {
+    ModelLayer &L = M.Layers.back();
+    if (W.size() != L.In + 1)
+      return "a layer's row holds its bias, then " + std::to_string(L.In) + " weights: " +
+             std::to_string(L.In + 1) + " numbers, not " + std::to_string(W.size());
+    if (std::string Why = ints(W, 0, L.In + 1, -int64_t(EBPFGPU_MODEL_MAX_BIAS),
+                               EBPFGPU_MODEL_MAX_BIAS, "a bias and weights", V);
+        !Why.empty())
+      return Why;
+    for (size_t I = 1; I < V.size(); ++I)
+      if (V[I] < -128 || V[I] > 127)
+        return "weight " + std::to_string(V[I]) + " is not an int8 (-128 to 127)";
+    L.Bias.push_back(int32_t(V[0]));
+    for (size_t I = 1; I < V.size(); ++I)
+      L.Weights.push_back(int8_t(V[I]));
+    --Rows;
+    return "";
+  }
+
+  std::string headField(const std::vector<std::string> &W) {
+    const std::string &K = W[0];
+    if (Where != Head)
+      return "'" + K + "' comes before 'trees' or 'mlp'";
+    uint32_t &Field = K == "features" ? M.Features : M.Classes;
+    int64_t Lo = K == "features" ? 1 : 2;
+    int64_t Hi = K == "features" ? EBPFGPU_MODEL_MAX_FEATURES : EBPFGPU_MODEL_MAX_CLASSES;
+    if (Field)
+      return "a second '" + K + "' line";
+    if (std::string Why = ints(W, 1, 1, Lo, Hi, K, V); !Why.empty())
+      return Why;
+    Field = uint32_t(V[0]);
+    return "";
+  }
+
+  std::string kind(const std::vector<std::string> &W) {
+    const std::string &K = W[0];
+    if (HaveKind)
+      return "a second model ('trees' or 'mlp'): a file holds one";
+    if (!M.Features || !M.Classes)
+      return "'features N' and 'classes C' come before '" + K + "'";
+    if (W.size() != 1)
+      return "'" + K + "' takes nothing after it";
+    HaveKind = true;
+    M.Mlp = K == "mlp";
+    Where = M.Mlp ? InMlp : InTrees;
+    if (M.Mlp)
+      M.InShift.assign(M.Features, 0);
+    else
+      M.Bias.assign(M.Classes, 0);
+    return "";
+  }
+
+  std::string bias(const std::vector<std::string> &W) {
+    if (!Trees.empty())
+      return "'bias' comes before the first tree";
+    if (std::string Why = ints(W, 1, M.Classes, INT32_MIN, INT32_MAX, "scores", V); !Why.empty())
+      return Why;
+    std::copy(V.begin(), V.end(), M.Bias.begin());
+    return "";
+  }
+
+  std::string tree(uint64_t N, const std::vector<std::string> &W) {
+    if (W.size() != 1)
+      return "'tree' takes nothing after it";
+    if (Trees.size() == EBPFGPU_MODEL_MAX_TREES)
+      return "more than " + std::to_string(EBPFGPU_MODEL_MAX_TREES) + " trees";
+    Trees.push_back(TreeLines{N, {}, {}});
+    return "";
+  }
+
+  std::string node(uint64_t N, const std::vector<std::string> &W) {
+    const std::string &K = W[0];
+    if (Trees.empty())
+      return "'" + K + "' before any 'tree'";
+    bool Leaf = K == "leaf";
+    std::string Why =
+        Leaf ? ints(W, 1, 1 + M.Classes, INT32_MIN, INT32_MAX, "an index and scores", V)
+             : ints(W, 1, 5, INT32_MIN, INT32_MAX, "an index, feature, threshold, left, right", V);
+    if (!Why.empty())
+      return Why + (Leaf ? " (leaf INDEX and one score a class)"
+                         : " (node INDEX FEATURE THRESHOLD LEFT RIGHT)");
+    if (V[0] < 0 || V[0] >= int64_t(EBPFGPU_MODEL_MAX_NODES))
+      return "node index " + std::to_string(V[0]) + " is not from 0 to " +
+             std::to_string(EBPFGPU_MODEL_MAX_NODES - 1);
+    if (++TotalNodes > EBPFGPU_MODEL_MAX_NODES)
+      return "more than " + std::to_string(EBPFGPU_MODEL_MAX_NODES) + " nodes in all";
+    TreeLines &T = Trees.back();
+    size_t I = size_t(V[0]);
+    if (T.Nodes.size() <= I) {
+      T.Nodes.resize(I + 1);
+      T.NodeLine.resize(I + 1, 0);
+    }
+    if (T.NodeLine[I])
+      return "node " + std::to_string(I) + " is given twice (line " +
+             std::to_string(T.NodeLine[I]) + ")";
+    T.NodeLine[I] = N;
+    ModelNode &Node = T.Nodes[I];
+    if (Leaf) {
+      Node.Scores.assign(V.begin() + 1, V.end());
+      return "";
+    }
+    if (V[1] < 0 || V[1] >= int64_t(M.Features))
+      return "feature " + std::to_string(V[1]) + " is not one of the model's " +
+             std::to_string(M.Features) + " (0 to " + std::to_string(M.Features - 1) + ")";
+    if (V[3] < 0 || V[4] < 0)
+      return "a child is a node index, not " + std::to_string(std::min(V[3], V[4]));
+    Node.Feature = int32_t(V[1]);
+    Node.Threshold = int32_t(V[2]);
+    Node.Left = uint32_t(V[3]);
+    Node.Right = uint32_t(V[4]);
+    return "";
+  }
+
+  std::string input(const std::vector<std::string> &W) {
+    if (!M.Layers.empty())
+      return "'input' comes before the first layer";
+    if (std::string Why = ints(W, 1, M.Features, 0, 31, "shifts", V); !Why.empty())
+      return Why;
+    for (size_t I = 0; I < V.size(); ++I)
+      M.InShift[I] = uint8_t(V[I]);
+    return "";
+  }
+
+  std::string layer(uint64_t N, const std::vector<std::string> &W) {
+    if (M.Layers.size() == EBPFGPU_MODEL_MAX_LAYERS)
+      return "more than " + std::to_string(EBPFGPU_MODEL_MAX_LAYERS) + " layers";
+    if (std::string Why = ints(W, 1, 3, 0, INT32_MAX, "sizes", V); !Why.empty())
+      return Why + " (layer IN OUT SHIFT)";
+    uint32_t Want = M.Layers.empty() ? M.Features : M.Layers.back().Out;
+    if (V[0] != Want)
+      return "the layer takes " + std::to_string(V[0]) + " inputs; the " +
+             (M.Layers.empty() ? "model's features" : "layer before gives") + " " +
+             std::to_string(Want);
+    if (V[1] < 1 || V[1] > EBPFGPU_MODEL_MAX_WIDTH)
+      return "a layer has 1 to " + std::to_string(EBPFGPU_MODEL_MAX_WIDTH) + " outputs, not " +
+             std::to_string(V[1]);
+    if (V[2] > 31)
+      return "shift " + std::to_string(V[2]) + " is not from 0 to 31";
+    ModelLayer L;
+    L.In = uint32_t(V[0]);
+    L.Out = uint32_t(V[1]);
+    L.Shift = uint32_t(V[2]);
+    M.Layers.push_back(std::move(L));
+    Rows = uint32_t(V[1]);
+    LayerLine = N;
+    return "";
+  }
+
+  const std::string &Name;
+  ModelSpec M;
+  enum { Start, Head, InTrees, InMlp } Where = Start;
+  bool HaveKind = false;
+  std::vector<TreeLines> Trees;
+  uint64_t Rows = 0;      // MLP: rows still owed to the last layer
+  uint64_t LayerLine = 0; // the last `layer` line
+  uint64_t TotalNodes = 0;
+  std::vector<int64_t> V; // the line's integers (ints())
+};
+
+Expected<ModelSpec> ModelParser::finish(uint64_t Lines) {
+  if (Where == Start)
+    return Error(Name + ": empty: a model file starts with 'ebpf-gpu-model 1'");
+  if (!HaveKind)
+    return failAt(Lines, "the file ends before 'trees' or 'mlp'");
+  if (Rows)
+    return failAt(LayerLine, "the layer has " + std::to_string(M.Layers.back().Out - Rows) +
+                                 " of its " + std::to_string(M.Layers.back().Out) + " rows");
+  if (M.Mlp) {
+    if (M.Layers.empty())
+      return failAt(Lines, "an MLP without layers");
+    if (M.Layers.back().Out != M.Classes)
+      return failAt(LayerLine, "the last layer gives " + std::to_string(M.Layers.back().Out) +
+                                   " outputs, one a class: " + std::to_string(M.Classes));
+    return std::move(M);
+  }
+  if (Trees.empty())
+    return failAt(Lines, "a tree ensemble without trees");
+  for (TreeLines &T : Trees) {
+    for (size_t I = 0; I < T.Nodes.size(); ++I)
+      if (!T.NodeLine[I])
+        return failAt(T.Line, "the tree has no node " + std::to_string(I) +
+                                  " (its nodes are numbered from 0, the root)");
+    if (T.Nodes.empty())
+      return failAt(T.Line, "a tree without nodes");
+    uint32_t Depth;
+    if (std::string Why = checkTree(T.Nodes, Depth); !Why.empty())
+      return failAt(T.Line, "this tree: " + Why);
+    M.Trees.push_back(std::move(T.Nodes));
+  }
+  return std::move(M);
+}
+
 } // namespace
 
 bool looksLikeModelText(const std::string &Text) {
@@ -91,227 +354,21 @@ bool looksLikeModelText(const std::string &Text) {
 }
 
 Expected<ModelSpec> parseModelText(const std::string &Text, const std::string &Name) {
-  ModelSpec M;
-  enum { Start, Head, InTrees, InMlp } Where = Start;
-  bool HaveKind = false;
-  std::vector<TreeLines> Trees;
-  uint64_t Rows = 0;      // MLP: rows still owed to the last layer
-  uint64_t LastLine = 0;  // the last line read
-  uint64_t LayerLine = 0; // the last `layer` line
-  uint64_t TotalNodes = 0;
+  ModelParser P(Name);
   std::istringstream In(Text);
-  std::string Line;
-  auto FailAt = [&](uint64_t N, const std::string &Why) {
-    return Error(Name + ":" + std::to_string(N) + ": " + Why);
-  };
-  for (uint64_t N = 1; std::getline(In, Line); ++N) {
-    LastLine = N;
+  uint64_t N = 0;
+  for (std::string Line; std::getline(In, Line);) {
+    ++N;
     std::istringstream Words(Line.substr(0, Line.find('#')));
     std::vector<std::string> W;
     for (std::string T; Words >> T;)
       W.push_back(T);
     if (W.empty())
       continue;
-    auto Fail = [&](const std::string &Why) { return FailAt(N, Why); };
-    // The integers of W[From..]: exactly Count of them, each in [Lo, Hi].
-    auto Ints = [&](size_t From, size_t Count, int64_t Lo, int64_t Hi, const std::string &What,
-                    std::vector<int64_t> &Out) -> std::string {
-      if (W.size() - From != Count)
-        return "'" + W[0] + "' takes " + std::to_string(Count) + " " + What + ", not " +
-               std::to_string(W.size() - From);
-      Out.clear();
-      for (size_t I = From; I < W.size(); ++I) {
-        int64_t V;
-        if (!parseInt(W[I], Lo, Hi, V))
-          return "'" + W[I] + "': " + What + " are integers from " + std::to_string(Lo) + " to " +
-                 std::to_string(Hi);
-        Out.push_back(V);
-      }
-      return "";
-    };
-    std::vector<int64_t> V;
-    if (Where == Start) {
-      if (W.size() != 2 || W[0] != "ebpf-gpu-model")
-        return Fail("a model file starts with 'ebpf-gpu-model 1'");
-      if (W[1] != "1")
-        return Fail("model format version " + W[1] + ": this loader reads version 1");
-      Where = Head;
-      continue;
-    }
-    if (Rows) {
-      // An MLP layer's row: its bias, then In weights.
-      ModelLayer &L = M.Layers.back();
-      if (W.size() != L.In + 1)
-        return Fail("a layer's row holds its bias, then " + std::to_string(L.In) + " weights: " +
-                    std::to_string(L.In + 1) + " numbers, not " + std::to_string(W.size()));
-      if (std::string Why = Ints(0, L.In + 1, -int64_t(EBPFGPU_MODEL_MAX_BIAS),
-                                 EBPFGPU_MODEL_MAX_BIAS, "a bias and weights", V);
-          !Why.empty())
-        return Fail(Why);
-      for (size_t I = 1; I < V.size(); ++I)
-        if (V[I] < -128 || V[I] > 127)
-          return Fail("weight " + std::to_string(V[I]) + " is not an int8 (-128 to 127)");
-      L.Bias.push_back(int32_t(V[0]));
-      for (size_t I = 1; I < V.size(); ++I)
-        L.Weights.push_back(int8_t(V[I]));
-      --Rows;
-      continue;
-    }
-    const std::string &K = W[0];
-    if (K == "features" || K == "classes") {
-      if (Where != Head)
-        return Fail("'" + K + "' comes before 'trees' or 'mlp'");
-      uint32_t &Field = K == "features" ? M.Features : M.Classes;
-      int64_t Lo = K == "features" ? 1 : 2;
-      int64_t Hi = K == "features" ? EBPFGPU_MODEL_MAX_FEATURES : EBPFGPU_MODEL_MAX_CLASSES;
-      if (Field)
-        return Fail("a second '" + K + "' line");
-      if (std::string Why = Ints(1, 1, Lo, Hi, K, V); !Why.empty())
-        return Fail(Why);
-      Field = uint32_t(V[0]);
-      continue;
-    }
-    if (K == "trees" || K == "mlp") {
-      if (HaveKind)
-        return Fail("a second model ('trees' or 'mlp'): a file holds one");
-      if (!M.Features || !M.Classes)
-        return Fail("'features N' and 'classes C' come before '" + K + "'");
-      if (W.size() != 1)
-        return Fail("'" + K + "' takes nothing after it");
-      HaveKind = true;
-      M.Mlp = K == "mlp";
-      Where = M.Mlp ? InMlp : InTrees;
-      if (M.Mlp)
-        M.InShift.assign(M.Features, 0);
-      else
-        M.Bias.assign(M.Classes, 0);
-      continue;
-    }
-    if (Where == InTrees && K == "bias") {
-      if (!Trees.empty())
-        return Fail("'bias' comes before the first tree");
-      if (std::string Why = Ints(1, M.Classes, INT32_MIN, INT32_MAX, "scores", V); !Why.empty())
-        return Fail(Why);
-      std::copy(V.begin(), V.end(), M.Bias.begin());
-      continue;
-    }
-    if (Where == InTrees && K == "tree") {
-      if (W.size() != 1)
-        return Fail("'tree' takes nothing after it");
-      if (Trees.size() == EBPFGPU_MODEL_MAX_TREES)
-        return Fail("more than " + std::to_string(EBPFGPU_MODEL_MAX_TREES) + " trees");
-      Trees.push_back(TreeLines{N, {}, {}});
-      continue;
-    }
-    if (Where == InTrees && (K == "node" || K == "leaf")) {
-      if (Trees.empty())
-        return Fail("'" + K + "' before any 'tree'");
-      bool Leaf = K == "leaf";
-      std::string Why =
-          Leaf ? Ints(1, 1 + M.Classes, INT32_MIN, INT32_MAX, "an index and scores", V)
-               : Ints(1, 5, INT32_MIN, INT32_MAX, "an index, feature, threshold, left, right", V);
-      if (!Why.empty())
-        return Fail(Why + (Leaf ? " (leaf INDEX and one score a class)"
-                                : " (node INDEX FEATURE THRESHOLD LEFT RIGHT)"));
-      if (V[0] < 0 || V[0] >= int64_t(EBPFGPU_MODEL_MAX_NODES))
-        return Fail("node index " + std::to_string(V[0]) + " is not from 0 to " +
-                    std::to_string(EBPFGPU_MODEL_MAX_NODES - 1));
-      if (++TotalNodes > EBPFGPU_MODEL_MAX_NODES)
-        return Fail("more than " + std::to_string(EBPFGPU_MODEL_MAX_NODES) + " nodes in all");
-      TreeLines &T = Trees.back();
-      size_t I = size_t(V[0]);
-      if (T.Nodes.size() <= I) {
-        T.Nodes.resize(I + 1);
-        T.NodeLine.resize(I + 1, 0);
-      }
-      if (T.NodeLine[I])
-        return Fail("node " + std::to_string(I) + " is given twice (line " +
-                    std::to_string(T.NodeLine[I]) + ")");
-      T.NodeLine[I] = N;
-      ModelNode &Node = T.Nodes[I];
-      if (Leaf) {
-        Node.Scores.assign(V.begin() + 1, V.end());
-        continue;
-      }
-      if (V[1] < 0 || V[1] >= int64_t(M.Features))
-        return Fail("feature " + std::to_string(V[1]) + " is not one of the model's " +
-                    std::to_string(M.Features) + " (0 to " + std::to_string(M.Features - 1) + ")");
-      if (V[3] < 0 || V[4] < 0)
-        return Fail("a child is a node index, not " + std::to_string(std::min(V[3], V[4])));
-      Node.Feature = int32_t(V[1]);
-      Node.Threshold = int32_t(V[2]);
-      Node.Left = uint32_t(V[3]);
-      Node.Right = uint32_t(V[4]);
-      continue;
-    }
-    if (Where == InMlp && K == "input") {
-      if (!M.Layers.empty())
-        return Fail("'input' comes before the first layer");
-      if (std::string Why = Ints(1, M.Features, 0, 31, "shifts", V); !Why.empty())
-        return Fail(Why);
-      for (size_t I = 0; I < V.size(); ++I)
-        M.InShift[I] = uint8_t(V[I]);
-      continue;
-    }
-    if (Where == InMlp && K == "layer") {
-      if (M.Layers.size() == EBPFGPU_MODEL_MAX_LAYERS)
-        return Fail("more than " + std::to_string(EBPFGPU_MODEL_MAX_LAYERS) + " layers");
-      if (std::string Why = Ints(1, 3, 0, INT32_MAX, "sizes", V); !Why.empty())
-        return Fail(Why + " (layer IN OUT SHIFT)");
-      uint32_t Want = M.Layers.empty() ? M.Features : M.Layers.back().Out;
-      if (V[0] != Want)
-        return Fail("the layer takes " + std::to_string(V[0]) + " inputs; the " +
-                    (M.Layers.empty() ? "model's features" : "layer before gives") + " " +
-                    std::to_string(Want));
-      if (V[1] < 1 || V[1] > EBPFGPU_MODEL_MAX_WIDTH)
-        return Fail("a layer has 1 to " + std::to_string(EBPFGPU_MODEL_MAX_WIDTH) + " outputs, not " +
-                    std::to_string(V[1]));
-      if (V[2] > 31)
-        return Fail("shift " + std::to_string(V[2]) + " is not from 0 to 31");
-      ModelLayer L;
-      L.In = uint32_t(V[0]);
-      L.Out = uint32_t(V[1]);
-      L.Shift = uint32_t(V[2]);
-      M.Layers.push_back(std::move(L));
-      Rows = uint32_t(V[1]);
-      LayerLine = N;
-      continue;
-    }
-    return Fail("'" + K + "' is not a line of " +
-                (Where == Head ? std::string("a model's head (features, classes, then trees or mlp)")
-                 : Where == InTrees ? std::string("a tree ensemble (bias, tree, node, leaf)")
-                                  : std::string("an MLP (input, layer and its rows)")));
+    if (std::string Why = P.line(N, W); !Why.empty())
+      return Error(Name + ":" + std::to_string(N) + ": " + Why);
   }
-  if (Where == Start)
-    return Error(Name + ": empty: a model file starts with 'ebpf-gpu-model 1'");
-  if (!HaveKind)
-    return FailAt(LastLine, "the file ends before 'trees' or 'mlp'");
-  if (Rows)
-    return FailAt(LayerLine, "the layer has " + std::to_string(M.Layers.back().Out - Rows) +
-                                 " of its " + std::to_string(M.Layers.back().Out) + " rows");
-  if (M.Mlp) {
-    if (M.Layers.empty())
-      return FailAt(LastLine, "an MLP without layers");
-    if (M.Layers.back().Out != M.Classes)
-      return FailAt(LayerLine, "the last layer gives " + std::to_string(M.Layers.back().Out) +
-                                   " outputs, one a class: " + std::to_string(M.Classes));
-    return M;
-  }
-  if (Trees.empty())
-    return FailAt(LastLine, "a tree ensemble without trees");
-  for (TreeLines &T : Trees) {
-    for (size_t I = 0; I < T.Nodes.size(); ++I)
-      if (!T.NodeLine[I])
-        return FailAt(T.Line, "the tree has no node " + std::to_string(I) +
-                                  " (its nodes are numbered from 0, the root)");
-    if (T.Nodes.empty())
-      return FailAt(T.Line, "a tree without nodes");
-    uint32_t Depth;
-    if (std::string Why = checkTree(T.Nodes, Depth); !Why.empty())
-      return FailAt(T.Line, "this tree: " + Why);
-    M.Trees.push_back(std::move(T.Nodes));
-  }
-  return M;
+  return P.finish(N);
 }
 
 Expected<std::vector<uint8_t>> compileModel(const ModelSpec &Spec) {

@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -347,14 +348,19 @@ int usage(const char *Msg) {
   return 2;
 }
 
-} // namespace
-
-int main(int argc, char **argv) {
+/// The command line: what to write and how.
+struct Options {
   std::string Out;
   uint64_t Count = 1000, Seed = 1, NumFlows = 1024;
   bool TcpOptions = false;
-  std::string Payload;
+  std::string Payload; ///< "", "random" or "http"
   PayloadMode PM;
+};
+
+/// Reads the command line into `O` (and the --rules file); an exit status
+/// where the run ends here (a refused argument, --help).
+std::optional<int> parseArgs(int argc, char **argv, Options &O) {
+  PayloadMode &PM = O.PM;
   bool FrameSizeGiven = false, MatchRateGiven = false;
   for (int I = 1; I < argc; ++I) {
     std::string A = argv[I];
@@ -366,23 +372,23 @@ int main(int argc, char **argv) {
       return *End == 0;
     };
     if (A == "-o" && I + 1 < argc)
-      Out = argv[++I];
+      O.Out = argv[++I];
     else if (A == "--count") {
-      if (!Num(Count) || Count == 0 || Count > 100000000)
+      if (!Num(O.Count) || O.Count == 0 || O.Count > 100000000)
         return usage("--count needs a number from 1 to 100000000");
     } else if (A == "--seed") {
-      if (!Num(Seed))
+      if (!Num(O.Seed))
         return usage("--seed needs a number");
     } else if (A == "--flows") {
-      if (!Num(NumFlows) || NumFlows == 0 || NumFlows > 1000000)
+      if (!Num(O.NumFlows) || O.NumFlows == 0 || O.NumFlows > 1000000)
         return usage("--flows needs a number from 1 to 1000000");
     } else if (A == "--tcp-options") {
-      TcpOptions = true;
+      O.TcpOptions = true;
     } else if (A == "--payload") {
       if (I + 1 >= argc || (std::string(argv[I + 1]) != "random" && std::string(argv[I + 1]) != "http"))
         return usage("--payload needs random or http");
-      Payload = argv[++I];
-      PM.Http = Payload == "http";
+      O.Payload = argv[++I];
+      PM.Http = O.Payload == "http";
     } else if (A == "--frame-size") {
       uint64_t V = 0;
       if (!Num(V) || V < 60 || V > 1514)
@@ -406,24 +412,26 @@ int main(int argc, char **argv) {
     } else
       return usage(("unknown argument '" + A + "'").c_str());
   }
-  if (Out.empty())
+  if (O.Out.empty())
     return usage("no output file (-o)");
-  if (Payload.empty() && (FrameSizeGiven || !PM.RulesPath.empty()))
+  if (O.Payload.empty() && (FrameSizeGiven || !PM.RulesPath.empty()))
     return usage(FrameSizeGiven ? "--frame-size needs --payload" : "--rules needs --payload");
   if (MatchRateGiven && PM.RulesPath.empty())
     return usage("--match-rate needs --rules");
-  if (!Payload.empty() && TcpOptions)
+  if (!O.Payload.empty() && O.TcpOptions)
     return usage("--tcp-options and --payload do not go together (payload traffic has no SYNs)");
   if (!PM.RulesPath.empty())
     if (std::string Why = PM.loadRules(); !Why.empty()) {
       std::fprintf(stderr, "ebpf-gpu-trafgen: error: %s\n", Why.c_str());
       return 1;
     }
+  return std::nullopt;
+}
 
-  Rng R(Seed);
-  Rng OptionsRng(Seed ^ 0x7463706f7074ull); // "tcpopt": its own stream
-  Rng *OptionsR = TcpOptions ? &OptionsRng : nullptr;
-  std::vector<Flow> Flows(NumFlows);
+/// `N` flows drawn from `R`: 3 in 10 from inside 10.0.0.0/8, 6 in 10 TCP,
+/// 7 in 10 to a common port of their protocol.
+std::vector<Flow> makeFlows(Rng &R, uint64_t N) {
+  std::vector<Flow> Flows(N);
   for (Flow &F : Flows) {
     bool Inside = R.below(10) < 3;
     F.Src = Inside ? (0x0a000000u | R.below(1u << 24)) : (0x2d000000u + R.below(0x80000000u));
@@ -436,22 +444,86 @@ int main(int argc, char **argv) {
     F.DstPort = Common ? (F.Proto == 6 ? TcpPorts[R.below(5)] : UdpPorts[R.below(4)])
                        : uint16_t(1 + R.below(65535));
   }
-  // Zipf(1.1) over flows: a few heavy hitters, a long tail.
-  std::vector<double> Cdf(NumFlows);
+  return Flows;
+}
+
+/// Zipf(1.1) over `N` flows, as a cumulative distribution: a few heavy
+/// hitters, a long tail.
+std::vector<double> zipfCdf(uint64_t N) {
+  std::vector<double> Cdf(N);
   double Sum = 0;
-  for (uint64_t K = 0; K < NumFlows; ++K)
+  for (uint64_t K = 0; K < N; ++K)
     Cdf[K] = (Sum += 1.0 / std::pow(double(K + 1), 1.1));
   for (double &C : Cdf)
     C /= Sum;
+  return Cdf;
+}
+
+/// One frame of the mixed traffic (without --payload) of flow `F` into `P`:
+/// IPv4 TCP/UDP, ICMP, IPv6, VLAN-tagged, IPv4 with options, ARP and
+/// truncated frames, mostly of minimum size.
+void mixedFrame(Builder &P, const Flow &F, Rng &R, Rng *OptionsR) {
+  uint32_t Kind = R.below(100);
+  // Mostly minimum-size frames, some mid-size, some full-size.
+  uint32_t SizeClass = R.below(10);
+  size_t Payload = SizeClass < 6 ? R.below(8) : SizeClass < 9 ? 100 + R.below(400) : 1400;
+  uint8_t Flags = R.below(4) == 0 ? 0x02 : 0x10; // SYN or ACK
+  if (Kind < 62) {
+    ethernet(P, 0x0800, false, 0);
+    ipv4(P, F, F.Proto, 0, Flags, Payload, R, OptionsR);
+  } else if (Kind < 72) {
+    Flow Icmp = F;
+    ethernet(P, 0x0800, false, 0);
+    ipv4(P, Icmp, 1, 0, 0, Payload, R, OptionsR);
+  } else if (Kind < 82) {
+    ethernet(P, 0x86dd, false, 0);
+    ipv6(P, F, Payload, R);
+  } else if (Kind < 90) {
+    ethernet(P, 0x0800, true, uint16_t(1 + R.below(4094)));
+    ipv4(P, F, F.Proto, 0, Flags, Payload, R, OptionsR);
+  } else if (Kind < 95) {
+    ethernet(P, 0x0800, false, 0);
+    ipv4(P, F, F.Proto, 1 + R.below(3), Flags, Payload, R, OptionsR);
+  } else if (Kind < 98) {
+    ethernet(P, 0x0806, false, 0);
+    for (int I = 0; I < 28; ++I)
+      P.u8(uint8_t(R.next()));
+  } else {
+    // Truncated: the Ethernet type promises IPv4, the frame ends early.
+    ethernet(P, 0x0800, false, 0);
+    for (uint32_t I = 0, E = R.below(19); I < E; ++I)
+      P.u8(uint8_t(R.next()));
+  }
+  if (Kind < 98)
+    while (P.B.size() < 60) // Ethernet minimum without FCS
+      P.u8(0);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options O;
+  if (std::optional<int> Exit = parseArgs(argc, argv, O))
+    return *Exit;
+  PayloadMode &PM = O.PM;
+
+  Rng R(O.Seed);
+  Rng OptionsRng(O.Seed ^ 0x7463706f7074ull); // "tcpopt": its own stream
+  Rng *OptionsR = O.TcpOptions ? &OptionsRng : nullptr;
+  std::vector<Flow> Flows = makeFlows(R, O.NumFlows);
+  std::vector<double> Cdf = zipfCdf(O.NumFlows);
+  auto NextFlow = [&] {
+    return Flows[size_t(std::lower_bound(Cdf.begin(), Cdf.end(), R.unit()) - Cdf.begin())];
+  };
 
   runtime::PacketBatch Batch(1522);
   uint64_t TimeNs = 1700000000ull * 1000000000ull;
   // Payload traffic: its own PRNG for the payloads, so that the headers
   // stay the same whatever the payloads are.
-  Rng PayloadR(Seed ^ 0x7061796c6f6164ull); // "payload"
+  Rng PayloadR(O.Seed ^ 0x7061796c6f6164ull); // "payload"
   std::vector<uint8_t> Bytes;
-  for (uint64_t N = 0; !Payload.empty() && N < Count; ++N) {
-    Flow F = Flows[size_t(std::lower_bound(Cdf.begin(), Cdf.end(), R.unit()) - Cdf.begin())];
+  for (uint64_t N = 0; !O.Payload.empty() && N < O.Count; ++N) {
+    Flow F = NextFlow();
     if (PM.Http)
       F.Proto = 6, F.DstPort = 80;
     size_t Len = PM.FrameSize - 14 - 20 - (F.Proto == 6 ? 20 : 8);
@@ -465,43 +537,9 @@ int main(int argc, char **argv) {
     TimeNs += 1000 + R.below(1000);
     Batch.add(P.B.data(), uint32_t(P.B.size()), TimeNs);
   }
-  for (uint64_t N = 0; Payload.empty() && N < Count; ++N) {
-    const Flow &F = Flows[size_t(std::lower_bound(Cdf.begin(), Cdf.end(), R.unit()) - Cdf.begin())];
+  for (uint64_t N = 0; O.Payload.empty() && N < O.Count; ++N) {
     Builder P;
-    uint32_t Kind = R.below(100);
-    // Mostly minimum-size frames, some mid-size, some full-size.
-    uint32_t SizeClass = R.below(10);
-    size_t Payload = SizeClass < 6 ? R.below(8) : SizeClass < 9 ? 100 + R.below(400) : 1400;
-    uint8_t Flags = R.below(4) == 0 ? 0x02 : 0x10; // SYN or ACK
-    if (Kind < 62) {
-      ethernet(P, 0x0800, false, 0);
-      ipv4(P, F, F.Proto, 0, Flags, Payload, R, OptionsR);
-    } else if (Kind < 72) {
-      Flow Icmp = F;
-      ethernet(P, 0x0800, false, 0);
-      ipv4(P, Icmp, 1, 0, 0, Payload, R, OptionsR);
-    } else if (Kind < 82) {
-      ethernet(P, 0x86dd, false, 0);
-      ipv6(P, F, Payload, R);
-    } else if (Kind < 90) {
-      ethernet(P, 0x0800, true, uint16_t(1 + R.below(4094)));
-      ipv4(P, F, F.Proto, 0, Flags, Payload, R, OptionsR);
-    } else if (Kind < 95) {
-      ethernet(P, 0x0800, false, 0);
-      ipv4(P, F, F.Proto, 1 + R.below(3), Flags, Payload, R, OptionsR);
-    } else if (Kind < 98) {
-      ethernet(P, 0x0806, false, 0);
-      for (int I = 0; I < 28; ++I)
-        P.u8(uint8_t(R.next()));
-    } else {
-      // Truncated: the Ethernet type promises IPv4, the frame ends early.
-      ethernet(P, 0x0800, false, 0);
-      for (uint32_t I = 0, E = R.below(19); I < E; ++I)
-        P.u8(uint8_t(R.next()));
-    }
-    if (Kind < 98)
-      while (P.B.size() < 60) // Ethernet minimum without FCS
-        P.u8(0);
+    mixedFrame(P, NextFlow(), R, OptionsR);
     TimeNs += 1000 + R.below(1000);
     Batch.add(P.B.data(), uint32_t(P.B.size()), TimeNs);
   }
@@ -511,13 +549,13 @@ int main(int argc, char **argv) {
     Batch.prepareContext(I, Ctx);
     Batch.finish(I, Ctx, uint64_t(runtime::XdpAction::Pass));
   }
-  if (MaybeError E = runtime::writePcap(Out, Batch, 1u << unsigned(runtime::XdpAction::Pass))) {
+  if (MaybeError E = runtime::writePcap(O.Out, Batch, 1u << unsigned(runtime::XdpAction::Pass))) {
     std::fprintf(stderr, "ebpf-gpu-trafgen: error: %s\n", E->message().c_str());
     return 1;
   }
   if (!PM.RulesPath.empty())
     std::printf("%llu packets, %llu carry a rule of %zu (--match-rate %g)\n",
-                (unsigned long long)Count, (unsigned long long)PM.Matched, PM.Rules.size(),
+                (unsigned long long)O.Count, (unsigned long long)PM.Matched, PM.Rules.size(),
                 PM.MatchRate);
   return 0;
 }
