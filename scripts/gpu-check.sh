@@ -304,6 +304,17 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
       --pcap "$traffic" --map-file "tests/lit/loader/Inputs/$maps.maps" --ingress-ifindex 2 |
       grep -E '^  (XDP_|redirect to)' >"$CARRY/samples/bcast_$prog.host.txt"
   done
+  # xskmaps (issue 17): tests/lit/loader/xskmap.c's xsk_proto and to_xsk;
+  # the GPU's actions and consumers must be the host's
+  # (tests/gpu-device/maps/xskmap.test).
+  /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
+    -c tests/lit/loader/xskmap.c -o build/xskmap.o
+  for prog in xsk_proto to_xsk; do
+    build/tools/ebpf-gpu-cc build/xskmap.o --section "$prog" -o "$CARRY/samples/$prog.gpu.o"
+    build/tools/ebpf-gpu-loader run build/xskmap.o --section "$prog" --backend host \
+      --pcap "$traffic" --map-file tests/lit/loader/Inputs/xskmap.maps |
+      grep -E '^  (XDP_|redirect to)' >"$CARRY/samples/$prog.host.txt"
+  done
   # The XDP RX metadata kfuncs (issue 17): tests/gpu-device/forward/
   # rx-metadata.test runs tests/lit/loader/rx-metadata.c's program on the
   # GPU, from `run` (-EOPNOTSUPP) and from a net_pcap port (timestamps).

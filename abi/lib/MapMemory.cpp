@@ -77,6 +77,17 @@ MaybeError checkMapSupported(const std::string &Name, const platform::MapShape &
     if (S.KeySize != 4 || (S.ValueSize != 4 && S.ValueSize != 8))
       return Refuse("cpumap keys are 4 bytes and values 4 or 8 (struct bpf_cpumap_val)");
     break;
+  case EBPFGPU_MAP_XSKMAP:
+    // The kernel's xsk_map_alloc: a u32 key (the queue) and a u32 value
+    // (there a socket's fd, here a consumer's id: docs/MAPS.md, "xskmap");
+    // it refuses every other shape and flag with EINVAL.
+    if (S.KeySize != 4 || S.ValueSize != 4)
+      return Refuse("xskmap keys and values are 4 bytes, not " + std::to_string(S.KeySize) +
+                    " and " + std::to_string(S.ValueSize));
+    if (S.Flags & ~(1u << 2 | 1u << 3 | 1u << 4)) // BPF_F_NUMA_NODE, _RDONLY, _WRONLY
+      return Refuse("xskmap flags " + std::to_string(S.Flags) +
+                    ": only BPF_F_NUMA_NODE, BPF_F_RDONLY and BPF_F_WRONLY are taken");
+    break;
   case EBPFGPU_MAP_LPM_TRIE:
     if (S.KeySize <= 4 || S.KeySize > 4 + EBPFGPU_LPM_MAX_DATA)
       return Refuse("LPM trie keys are a 4-byte prefix length and 1 to 256 data bytes, not " +
@@ -130,7 +141,7 @@ MaybeError checkMapSupported(const std::string &Name, const platform::MapShape &
     return Refuse("maps of type " + std::to_string(S.Type) +
                   " have no run-time implementation yet (array, percpu_array, prog_array, hash, "
                   "percpu_hash, lru_hash, lru_percpu_hash, lpm_trie, array_of_maps, hash_of_maps, devmap, "
-                  "devmap_hash, cpumap, queue, stack, bloom_filter, ringbuf, perf_event_array and "
+                  "devmap_hash, cpumap, xskmap, queue, stack, bloom_filter, ringbuf, perf_event_array and "
                   "ebpf-gpu's patterns and model do)");
   }
   if (S.Extra != 0)

@@ -199,6 +199,11 @@ std::string DaemonState::metrics() const {
       M.add("ebpf_gpu_redirect_cpu_total", "counter",
             "Redirects into a cpumap, sent to the exception port as XDP_PASS.", L,
             number(Q.RedirectCpu));
+      M.add("ebpf_gpu_redirect_xsk_total", "counter",
+            "Redirects into an xskmap, sent to the consumer's port.", L, number(Q.RedirectXsk));
+      M.add("ebpf_gpu_xsk_refused_total", "counter",
+            "Redirects into an xskmap freed: no consumer bound to the packet's port and queue.", L,
+            number(Q.XskRefused));
       M.add("ebpf_gpu_batches_total", "counter", "Batches run.", L, number(Q.Batches));
       M.add("ebpf_gpu_backend_seconds_total", "counter",
             "Time spent starting batches in the back end and waiting for them.", L,

@@ -390,9 +390,11 @@ Value DaemonState::portJson(const runtime::PortStats &S, bool WithCounters) cons
     return O;
   runtime::ActionStats A = S.actions();
   uint64_t Oversized = 0, Unknown = 0, PassDropped = 0, ExecFailed = 0, RxBytes = 0;
-  uint64_t Copies = 0, CopyFailed = 0, ToCpu = 0;
+  uint64_t Copies = 0, CopyFailed = 0, ToCpu = 0, ToXsk = 0, XskRefused = 0;
   for (const runtime::QueueStats &Q : S.Queues) {
     ToCpu += Q.RedirectCpu;
+    ToXsk += Q.RedirectXsk;
+    XskRefused += Q.XskRefused;
     Copies += Q.BroadcastCopies;
     CopyFailed += Q.BroadcastFailed;
     Oversized += Q.Oversized;
@@ -412,6 +414,8 @@ Value DaemonState::portJson(const runtime::PortStats &S, bool WithCounters) cons
       .set("pass_tx_full", S.PassTxFull)
       .set("broadcast_copies", Copies)
       .set("redirect_cpu", ToCpu)
+      .set("redirect_xsk", ToXsk)
+      .set("xsk_refused", XskRefused)
       .set("errors", Value::object()
                          .set("oversized", Oversized)
                          .set("redirect_unknown", Unknown)

@@ -144,7 +144,7 @@ struct Task {
 
   Counter RxPackets, RxBytes, ActPackets[NumXdpActions], ActBytes[NumXdpActions], Invalid;
   Counter Oversized, RedirectUnknown, PassDropped, ExecFailed, Batches;
-  Counter BroadcastCopies, BroadcastFailed, RedirectCpu;
+  Counter BroadcastCopies, BroadcastFailed, RedirectCpu, RedirectXsk, XskRefused;
   Counter SubmitTsc, WaitTsc, ActTsc; ///< TSC cycles spent there
   Counter FirstRxTsc, LastDoneTsc;
   LatencyHistogram Latency;

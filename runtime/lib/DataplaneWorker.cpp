@@ -340,7 +340,7 @@ void Dataplane::Impl::act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *St
   const size_t Count = S.Held.size();
   uint64_t Packets[NumXdpActions] = {}, Bytes[NumXdpActions] = {};
   uint64_t Invalid = 0, Unknown = 0, PassDropped = 0, Oversized = 0;
-  uint64_t Copies = 0, CopyFailed = 0, ToCpu = 0;
+  uint64_t Copies = 0, CopyFailed = 0, ToCpu = 0, ToXsk = 0, XskRefused = 0;
   // Where REDIRECT and TX go, read from the table once per batch: a port
   // detached meanwhile stays open until this batch has passed a quiescent
   // point.
@@ -385,6 +385,25 @@ void Dataplane::Impl::act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *St
           D = ExceptionDest;
         else
           ++PassDropped;
+        break;
+      }
+      if (unlikely(Ifindex & EBPFGPU_REDIRECT_XSK)) {
+        // Into an xskmap: its consumer's port, if the consumer is bound to
+        // this packet's port and queue; else dropped, as the kernel's
+        // xsk_rcv refuses a socket bound elsewhere (docs/MAPS.md).
+        const uint64_t Id = Ifindex & ~uint64_t(EBPFGPU_REDIRECT_XSK);
+        const XskConsumer *C = Id >= 1 && Id <= O.Xsks.size() ? &O.Xsks[Id - 1] : nullptr;
+        Port *To = C && C->Ifindex == T.P.Id && C->Queue == T.Queue && C->Port >= 1 &&
+                           C->Port <= MaxDataplanePorts
+                       ? Table[C->Port].load(std::memory_order_acquire)
+                       : nullptr;
+        if (To) {
+          D = uint8_t(C->Port);
+          Used[D] = To;
+          ++ToXsk;
+        } else {
+          ++XskRefused;
+        }
         break;
       }
       Port *To = Ifindex >= 1 && Ifindex <= MaxDataplanePorts
@@ -459,10 +478,12 @@ void Dataplane::Impl::act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *St
     T.PassDropped.add(PassDropped);
     T.Oversized.add(Oversized);
   }
-  if (Copies | CopyFailed | ToCpu) {
+  if (Copies | CopyFailed | ToCpu | ToXsk | XskRefused) {
     T.BroadcastCopies.add(Copies);
     T.BroadcastFailed.add(CopyFailed);
     T.RedirectCpu.add(ToCpu);
+    T.RedirectXsk.add(ToXsk);
+    T.XskRefused.add(XskRefused);
   }
   S.Held.clear();
   Batch.clear();

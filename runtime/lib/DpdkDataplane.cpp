@@ -260,6 +260,8 @@ PortStats Dataplane::Impl::snapshot(const Port &P) const {
     Q.BroadcastCopies = T->BroadcastCopies.get();
     Q.BroadcastFailed = T->BroadcastFailed.get();
     Q.RedirectCpu = T->RedirectCpu.get();
+    Q.RedirectXsk = T->RedirectXsk.get();
+    Q.XskRefused = T->XskRefused.get();
     Q.FirstRxNs = Ns(T->FirstRxTsc.get());
     Q.LastDoneNs = Ns(T->LastDoneTsc.get());
     if (S.FirstFailure.empty() && T->Failed.load(std::memory_order_acquire))

@@ -79,6 +79,8 @@ ForwardReport report(const std::vector<PortStats> &Ports, const ForwardOptions &
       R.BroadcastCopies += Q.BroadcastCopies;
       R.BroadcastFailed += Q.BroadcastFailed;
       R.RedirectCpu += Q.RedirectCpu;
+      R.RedirectXsk += Q.RedirectXsk;
+      R.XskRefused += Q.XskRefused;
       if (Q.FirstRxNs)
         First = std::min(First, Q.FirstRxNs);
       Last = std::max(Last, Q.LastDoneNs);
@@ -138,7 +140,19 @@ Expected<DataplaneOptions> dataplaneOptions(const ForwardOptions &O) {
   if (GenPorts && !O.GenPackets)
     return Error("port 'gen': no packets for the generator to send (--gen-pcap)");
 
+  for (size_t I = 0; I < O.Xsks.size(); ++I) {
+    const XskConsumer &X = O.Xsks[I];
+    auto Bad = [&](const std::string &Why) {
+      return Error("xsk consumer " + std::to_string(I + 1) + " (" + std::to_string(X.Ifindex) +
+                   ":" + std::to_string(X.Queue) + "=" + std::to_string(X.Port) + "): " + Why);
+    };
+    if (X.Ifindex < 1 || X.Ifindex > O.Ports.size() || X.Port < 1 || X.Port > O.Ports.size())
+      return Bad("ports are 1 to " + std::to_string(O.Ports.size()) + " (--port order)");
+    if (X.Queue >= O.Queues)
+      return Bad("queues are 0 to " + std::to_string(O.Queues - 1));
+  }
   DataplaneOptions DO;
+  DO.Xsks = O.Xsks;
   DO.Workers = unsigned(O.Ports.size() * O.Queues);
   DO.Depth = O.Depth;
   DO.GenLcores = GenPorts ? O.GenLcores : 0;

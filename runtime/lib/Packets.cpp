@@ -25,6 +25,8 @@ std::string redirectTargetName(uint64_t Target) {
   if (!(Target & EBPFGPU_REDIRECT_BROADCAST))
     return Target & EBPFGPU_REDIRECT_CPU
                ? "cpu " + std::to_string(Target & ~uint64_t(EBPFGPU_REDIRECT_CPU))
+           : Target & EBPFGPU_REDIRECT_XSK
+               ? "xsk " + std::to_string(Target & ~uint64_t(EBPFGPU_REDIRECT_XSK))
                : "ifindex " + std::to_string(Target);
   std::string Ports;
   for (uint32_t I = 0; I < EBPFGPU_REDIRECT_BROADCAST_PORTS; ++I)

@@ -469,7 +469,8 @@ TEST(MapMemory, BloomFilterFindsWhatWasPushed) {
 }
 
 TEST(MapMemory, UnsupportedShapesAreRefusedByName) {
-  EXPECT_TRUE(checkMapSupported("x", {17, 4, 4, 4, 0}).has_value()); // xskmap
+  EXPECT_FALSE(checkMapSupported("x", {EBPFGPU_MAP_XSKMAP, 4, 4, 4, 0}).has_value());
+  EXPECT_TRUE(checkMapSupported("x", {EBPFGPU_MAP_XSKMAP, 4, 8, 4, 0}).has_value());
   EXPECT_FALSE(checkMapSupported("c", {EBPFGPU_MAP_CPUMAP, 4, 8, 4, 0}).has_value());
   EXPECT_TRUE(checkMapSupported("c", {EBPFGPU_MAP_CPUMAP, 4, 12, 4, 0}).has_value());
   EXPECT_FALSE(checkMapSupported("q", {EBPFGPU_MAP_QUEUE, 0, 8, 4, 0}).has_value());

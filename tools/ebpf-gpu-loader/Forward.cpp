@@ -48,6 +48,9 @@ int usage(const std::string &Msg) {
                "ingress port\n"
                "  --exception DEV     where XDP_PASS packets go (default: freed, "
                "counted as pass_dropped)\n"
+               "  --xsk IN:QUEUE=OUT  an AF_XDP-style consumer bound to rx queue QUEUE of port\n"
+               "                      IN, sending what it takes out of port OUT; the n-th --xsk\n"
+               "                      is the consumer id n that xskmap entries hold (docs/MAPS.md)\n"
                "  --section NAME      program (function or section name) when the "
                "object has several\n"
                "  --backend gpu|host|null\n"
@@ -177,11 +180,13 @@ void printJson(const runtime::ForwardReport &R, const std::string &Prog, const c
   }
   std::printf("], \"errors\": {\"oversized\": %llu, \"redirect_unknown\": %llu, "
               "\"pass_dropped\": %llu, \"exec_failed\": %llu, \"broadcast_failed\": %llu}, "
-              "\"broadcast_copies\": %llu, \"redirect_cpu\": %llu",
+              "\"broadcast_copies\": %llu, \"redirect_cpu\": %llu, \"redirect_xsk\": %llu, "
+              "\"xsk_refused\": %llu",
               (unsigned long long)R.Oversized, (unsigned long long)R.RedirectUnknown,
               (unsigned long long)R.PassDropped, (unsigned long long)R.ExecFailed,
               (unsigned long long)R.BroadcastFailed, (unsigned long long)R.BroadcastCopies,
-              (unsigned long long)R.RedirectCpu);
+              (unsigned long long)R.RedirectCpu, (unsigned long long)R.RedirectXsk,
+              (unsigned long long)R.XskRefused);
   if (R.Generated)
     std::printf(", \"generated\": %llu, \"gen_no_mbuf\": %llu, \"gen_written\": %llu, "
                 "\"gen_replay\": %s",
@@ -239,6 +244,10 @@ void printText(const runtime::ForwardReport &R, const std::string &Prog, const s
   if (R.RedirectCpu)
     std::printf("  redirected into a cpumap (to the exception port, as XDP_PASS): %llu\n",
                 (unsigned long long)R.RedirectCpu);
+  if (R.RedirectXsk || R.XskRefused)
+    std::printf("  redirected into an xskmap: %llu to their consumers' ports, %llu dropped (no "
+                "consumer bound to the packet's port and queue)\n",
+                (unsigned long long)R.RedirectXsk, (unsigned long long)R.XskRefused);
   std::printf("  %.3f s; %.6f s from the first packet to the last batch: %.3f Mpps\n", R.Seconds,
               R.BusySeconds, Mpps);
 }
@@ -284,6 +293,16 @@ std::optional<int> parseForwardArgs(int argc, char **argv, ForwardArgs &F) {
       F.O.Ports.push_back(C.value());
     else if (A == "--exception")
       F.O.Exception = C.value();
+    else if (A == "--xsk") {
+      // IN:QUEUE=OUT, all decimal; the ranges are checked with the ports.
+      const std::string V = C.value();
+      unsigned In = 0, Queue = 0, Out = 0;
+      int End = -1;
+      if (std::sscanf(V.c_str(), "%u:%u=%u%n", &In, &Queue, &Out, &End) != 3 ||
+          End != int(V.size()) || V.find_first_not_of("0123456789:=") != std::string::npos)
+        return usage("--xsk takes IN:QUEUE=OUT (ports by ifindex, e.g. 1:0=2), not '" + V + "'");
+      F.O.Xsks.push_back({In, Queue, Out});
+    }
     else if (A == "--section")
       F.Section = C.value();
     else if (A == "--backend") {

@@ -86,6 +86,21 @@ MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Insn
     return stackAccess(Pc, S, B, Lo, Hi, Size, Write, AllowUninitStack);
   case Kind::MapValue:
   case Kind::RawMem: {
+    // An xskmap's lookup is the kernel's PTR_TO_XDP_SOCK, which the program
+    // may null-check and compare, not write (check_mem_access); the kernel
+    // lets it read the 4-byte queue_id at offset 0 (struct bpf_xdp_sock),
+    // which has no meaning here yet (the consumer's binding is the
+    // runtime's), so every read is refused, with the kernel's words.
+    if (B.K == Kind::MapValue && Maps[B.Aux].Type == EBPFGPU_MAP_XSKMAP) {
+      int64_t Off = B.Off + InsnOff;
+      if (Write)
+        return fail(Pc, Rn + " cannot write into xdp_sock", "writable(" + Rn + ")");
+      return fail(Pc, Rn + " invalid xdp_sock access off=" + std::to_string(Off) + " size=" + W +
+                          (Off == 0 && Size == 4
+                               ? " (the kernel's queue_id: not available off the kernel)"
+                               : ""),
+                  "no_access(xdp_sock)");
+    }
     uint64_t Limit = B.K == Kind::RawMem ? Opts.RawMemSize : Maps[B.Aux].ValueSize;
     std::string Obj = B.K == Kind::RawMem ? "input memory"
                                           : "the " + std::to_string(Limit) + "-byte value of map '" +

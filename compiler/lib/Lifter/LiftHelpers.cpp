@@ -18,7 +18,7 @@ namespace ebpfgpu::compiler::detail {
 std::string mapHelperVariant(const platform::HelperProto &H, const object::MapSpec &Map) {
   if (H.Name == "redirect_map")
     return Map.Type == EBPFGPU_MAP_DEVMAP || Map.Type == EBPFGPU_MAP_DEVMAP_HASH ||
-                   Map.Type == EBPFGPU_MAP_CPUMAP
+                   Map.Type == EBPFGPU_MAP_CPUMAP || Map.Type == EBPFGPU_MAP_XSKMAP
                ? "known_redirect_map"
                : "";
   std::string Op = H.Name == "map_lookup_elem"   ? "lookup_elem"

@@ -289,14 +289,11 @@ bool isDevmapSection(const std::string &Section) {
 }
 
 MapFamily mapFamily(uint32_t Type) {
-  // No run-time implementation, so not in MapAbi.h; bpf_redirect_map may
-  // still name it, as in the kernel.
-  constexpr uint32_t MapXskmap = 17;
   switch (Type) {
   case EBPFGPU_MAP_DEVMAP:
   case EBPFGPU_MAP_DEVMAP_HASH:
   case EBPFGPU_MAP_CPUMAP:
-  case MapXskmap:
+  case EBPFGPU_MAP_XSKMAP:
     return MapFamily::Redirect;
   case EBPFGPU_MAP_ARRAY_OF_MAPS:
   case EBPFGPU_MAP_HASH_OF_MAPS:

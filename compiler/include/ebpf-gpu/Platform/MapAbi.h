@@ -29,6 +29,7 @@ enum {
   EBPFGPU_MAP_HASH_OF_MAPS = 13,
   EBPFGPU_MAP_DEVMAP = 14,
   EBPFGPU_MAP_CPUMAP = 16, /* values: struct bpf_cpumap_val (qsize 0: no entry) */
+  EBPFGPU_MAP_XSKMAP = 17, /* values: u32 AF_XDP-style consumer id (0: no entry) */
   EBPFGPU_MAP_QUEUE = 22, /* no keys: values pushed, popped oldest first */
   EBPFGPU_MAP_STACK = 23, /* no keys: values pushed, popped newest first */
   EBPFGPU_MAP_DEVMAP_HASH = 25,

@@ -32,8 +32,8 @@ struct ebpfgpu_xdp_ctx {
   uint64_t buffer_start;
   uint64_t buffer_end;
   /* Set by bpf_redirect: the target ifindex (below 2^30), a broadcast's
-   * set of ports (EBPFGPU_REDIRECT_BROADCAST), or a CPU of a cpumap
-   * (EBPFGPU_REDIRECT_CPU). */
+   * set of ports (EBPFGPU_REDIRECT_BROADCAST), a CPU of a cpumap
+   * (EBPFGPU_REDIRECT_CPU), or an xskmap's consumer (EBPFGPU_REDIRECT_XSK). */
   uint64_t redirect_target;
   /* State of bpf_get_prandom_u32, seeded by the runtime per packet. */
   uint64_t random_state;
@@ -92,8 +92,16 @@ struct ebpfgpu_rx_meta {
 /* The redirect target of bpf_redirect_map into a cpumap: this bit (without
  * EBPFGPU_REDIRECT_BROADCAST) and the CPU (the key). The kernel hands such a packet to its network stack on
  * that CPU; the runtime hands it to the exception port, as XDP_PASS. An
- * ifindex is below it (bpf_redirect stores 0, no port, for larger ones). */
+ * ifindex is below EBPFGPU_REDIRECT_XSK (bpf_redirect stores 0, no port,
+ * for larger ones). */
 #define EBPFGPU_REDIRECT_CPU 0x40000000u
+/* The redirect target of bpf_redirect_map into an xskmap: this bit
+ * (without the two above) and the AF_XDP-style consumer's id, the entry's
+ * value (docs/MAPS.md, "xskmap"). The kernel delivers such a packet to the
+ * socket if it is bound to the packet's device and queue; the runtime, to
+ * the consumer's port under the same rule. Ifindexes that bpf_redirect
+ * and devmaps name are below it. */
+#define EBPFGPU_REDIRECT_XSK 0x20000000u
 
 /* The log of bpf_trace_printk: lines appended at `head` (reserved with an
  * atomic add) into `capacity` bytes that follow the header; a line that

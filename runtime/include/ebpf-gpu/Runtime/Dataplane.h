@@ -46,6 +46,15 @@ namespace ebpfgpu::runtime {
 constexpr uint32_t MaxDataplanePorts = 64;
 constexpr uint32_t MaxDataplaneWorkers = 64;
 
+/// An AF_XDP-style consumer that an xskmap's entry names by its id (its
+/// place in DataplaneOptions::Xsks, from 1): bound, as the kernel's socket,
+/// to rx queue `Queue` of port `Ifindex`, it takes the packets redirected
+/// to it from there and sends them out of port `Port` (docs/MAPS.md,
+/// "xskmap"). Ports are ids (ifindexes) as bpf_redirect names them.
+struct XskConsumer {
+  uint32_t Ifindex = 0, Queue = 0, Port = 0;
+};
+
 struct DataplaneOptions {
   /// Worker lcores, started once.
   unsigned Workers = 1;
@@ -69,6 +78,9 @@ struct DataplaneOptions {
   bool Pci = false;
   /// Extra EAL arguments, after the data plane's own (so they win).
   std::vector<std::string> EalArgs;
+  /// The xskmaps' consumers, id i + 1 at index i; fixed for the data
+  /// plane's life (workers read it unlocked).
+  std::vector<XskConsumer> Xsks;
 };
 
 struct AttachOptions {
@@ -115,6 +127,10 @@ struct QueueStats {
   /// Redirects into a cpumap, sent to the exception port as XDP_PASS (or
   /// counted in PassDropped without one).
   uint64_t RedirectCpu = 0;
+  /// Redirects into an xskmap: delivered to the consumer's port, and
+  /// dropped because the consumer is unknown or bound to another port or
+  /// queue (the kernel's xsk_rcv refuses those).
+  uint64_t RedirectXsk = 0, XskRefused = 0;
   /// Nanoseconds since the data plane started: the first packet received
   /// and the end of the last batch acted on (0: none yet).
   uint64_t FirstRxNs = 0, LastDoneNs = 0;

@@ -14,6 +14,7 @@
 #define EBPF_GPU_RUNTIME_DPDKFORWARDER_H
 
 #include "ebpf-gpu/Runtime/BatchExecutor.h"
+#include "ebpf-gpu/Runtime/Dataplane.h"
 #include "ebpf-gpu/Runtime/LatencyHistogram.h"
 #include "ebpf-gpu/Runtime/Packets.h"
 #include "ebpf-gpu/Support/Error.h"
@@ -78,6 +79,9 @@ struct ForwardOptions {
   uint32_t GenLcores = 1;
   /// Extra EAL arguments, after the forwarder's own (so they win).
   std::vector<std::string> EalArgs;
+  /// The xskmaps' consumers (Dataplane.h XskConsumer; `--xsk IN:QUEUE=OUT`):
+  /// ports from 1 to Ports.size(), queues below Queues.
+  std::vector<XskConsumer> Xsks;
   /// Set (from a signal handler, say) to stop; polled by every worker.
   const std::atomic<bool> *Stop = nullptr;
 };
@@ -116,6 +120,9 @@ struct ForwardReport {
   /// XDP_REDIRECT into a cpumap: to the exception port, as XDP_PASS (in
   /// PassDropped without one).
   uint64_t RedirectCpu = 0;
+  /// XDP_REDIRECT into an xskmap: sent to the consumer's port, and freed
+  /// because no consumer bound to the packet's port and queue has that id.
+  uint64_t RedirectXsk = 0, XskRefused = 0;
   /// Batches run, and their latency: first packet received to the last
   /// one sent or freed (every queue's batches together).
   uint64_t Batches = 0;

@@ -25,7 +25,8 @@ constexpr unsigned NumXdpActions = 5;
 /// "XDP_DROP" etc.; "XDP_UNKNOWN" for codes outside the enum.
 const char *xdpActionName(uint64_t Code);
 /// Where an XDP_REDIRECT goes, as its redirect target says: "ifindex 2",
-/// "cpu 0" (a cpumap's, EBPFGPU_REDIRECT_CPU), or for a broadcast (EBPFGPU_REDIRECT_BROADCAST) "broadcast to 1,3"
+/// "cpu 0" (a cpumap's, EBPFGPU_REDIRECT_CPU), "xsk 1" (an xskmap's consumer
+/// 1, EBPFGPU_REDIRECT_XSK), or for a broadcast (EBPFGPU_REDIRECT_BROADCAST) "broadcast to 1,3"
 /// ("broadcast to none" when every device was excluded; "+far" when some
 /// device lies past the ports a broadcast can reach).
 std::string redirectTargetName(uint64_t Target);
