@@ -29,6 +29,8 @@ import re
 import struct
 import sys
 
+from pcapcheck import packets  # the pcap reader this folder's scripts share
+
 NFEATURES = 10
 ETH = bytes.fromhex("020000000002020000000001")
 
@@ -113,16 +115,6 @@ def gen(seed, npackets, out):
         for n, fr in enumerate(frames):
             f.write(struct.pack("<IIII", n, 0, len(fr), len(fr)) + fr)
     open(out + ".labels", "w").write("\n".join(labels) + "\n")
-
-
-def read_pcap(path):
-    data = open(path, "rb").read()
-    at, frames = 24, []
-    while at < len(data):
-        _, _, caplen, _ = struct.unpack_from("<IIII", data, at)
-        frames.append(data[at + 16:at + 16 + caplen])
-        at += 16 + caplen
-    return frames
 
 
 def u32(v):
@@ -268,7 +260,7 @@ def random_model(kind, seed):
 
 def check(model_path, pcap, verdicts, maps):
     m = parse_model(model_path)
-    frames = read_pcap(pcap)
+    frames = list(packets(pcap))
     got = [line.split() for line in open(verdicts) if line.strip()]
     if len(got) != len(frames):
         print("%d verdicts for %d packets" % (len(got), len(frames)))
@@ -320,7 +312,7 @@ def main(argv):
     if len(argv) == 6 and argv[1] == "check":
         return check(*argv[2:])
     if len(argv) == 3 and argv[1] == "features":
-        frames = read_pcap(argv[2])
+        frames = list(packets(argv[2]))
         try:
             labels = open(argv[2][:-len(".pcap")] + ".labels").read().split()
         except OSError:

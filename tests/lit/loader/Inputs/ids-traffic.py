@@ -21,6 +21,8 @@ import re
 import struct
 import sys
 
+from pcapcheck import packets  # the pcap reader this folder's scripts share
+
 
 def parse_rules(path):
     """(id, bytes) per rule, read by this file's own parser of the format."""
@@ -153,16 +155,6 @@ def gen(seed, nrules, npackets, rate, out):
             f.write(struct.pack("<IIII", i, 0, len(fr), len(fr)) + fr)
 
 
-def read_pcap(path):
-    data = open(path, "rb").read()
-    at, frames = 24, []
-    while at < len(data):
-        _, _, caplen, _ = struct.unpack_from("<IIII", data, at)
-        frames.append(data[at + 16:at + 16 + caplen])
-        at += 16 + caplen
-    return frames
-
-
 def expected(rules, frame):
     """xdp_ids's verdict and outcome: (verdict, stats index, rule id or None)."""
     if len(frame) < 14 + 20 or frame[12:14] != b"\x08\x00":
@@ -195,7 +187,7 @@ def expected(rules, frame):
 
 def check(rules_path, pcap, verdicts, maps):
     rules = parse_rules(rules_path)
-    frames = read_pcap(pcap)
+    frames = list(packets(pcap))
     got = [line.split() for line in open(verdicts) if line.strip()]
     bad = 0
     if len(got) != len(frames):

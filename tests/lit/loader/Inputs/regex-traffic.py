@@ -27,6 +27,8 @@ import re
 import struct
 import sys
 
+from pcapcheck import packets  # the pcap reader this folder's scripts share
+
 ALPHABET = b"abcAB01 .x-_\n\x00\xff"
 LITERALS = "abcAB01x"
 PUNCT = ".-|()[]{}*+?/\\"
@@ -172,16 +174,6 @@ def gen(seed, nrules, nliterals, npackets, out):
             f.write(struct.pack("<IIII", i, 0, len(frame), len(frame)) + frame)
 
 
-def read_pcap(path):
-    data = open(path, "rb").read()
-    at, frames = 24, []
-    while at < len(data):
-        _, _, caplen, _ = struct.unpack_from("<IIII", data, at)
-        frames.append(data[at + 16:at + 16 + caplen])
-        at += 16 + caplen
-    return frames
-
-
 def read_rules(path):
     rules = []
     for line in open(path, encoding="latin-1"):
@@ -233,7 +225,7 @@ def expected(rules, payload):
 
 def check(rules_path, pcap, verdicts, maps):
     rules = read_rules(rules_path)
-    frames = read_pcap(pcap)
+    frames = list(packets(pcap))
     got = [line.split() for line in open(verdicts) if line.strip()]
     if len(got) != len(frames):
         print("%d verdicts for %d packets" % (len(got), len(frames)))
