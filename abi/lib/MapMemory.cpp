@@ -138,8 +138,9 @@ MaybeError checkMapSupported(const std::string &Name, const platform::MapShape &
       return Refuse("max_entries must be below 2^32 - 1 (the ring keeps one slot more)");
     return std::nullopt;
   default:
-    return Refuse("maps of type " + std::to_string(S.Type) +
-                  " have no run-time implementation yet (array, percpu_array, prog_array, hash, "
+    return Refuse("maps of type " + std::to_string(S.Type) + " (" +
+                  platform::mapTypeName(S.Type) +
+                  ") have no run-time implementation yet (array, percpu_array, prog_array, hash, "
                   "percpu_hash, lru_hash, lru_percpu_hash, lpm_trie, array_of_maps, hash_of_maps, devmap, "
                   "devmap_hash, cpumap, xskmap, queue, stack, bloom_filter, ringbuf, perf_event_array and "
                   "ebpf-gpu's patterns and model do)");

@@ -51,7 +51,7 @@ def compare(pred_path, pcap, verdicts, maps, min_agree):
     dt = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(dt)
     pred = [int(line) for line in open(pred_path) if line.strip()]
-    feats = dt.features(dt.read_pcap(pcap))
+    feats = dt.features(list(dt.packets(pcap)))
     got = [line.split() for line in open(verdicts) if line.strip()]
     classified = [i for i, x in enumerate(feats) if x is not None]
     if len(classified) != len(pred) or len(got) != len(feats):

@@ -33,7 +33,7 @@ def csum(b, start=0):
 def main(argv):
     pcap, args = argv[1], dict(zip(argv[2::2], argv[3::2]))
     rules = ids.parse_rules(args["--rules"]) if "--rules" in args else []
-    frames = ids.read_pcap(pcap)
+    frames = list(ids.packets(pcap))
     sizes, l4s, ports, http, matched = set(), {}, set(), 0, 0
     for n, f in enumerate(frames):
         if f[12:14] != b"\x08\x00" or f[14] != 0x45 or f[23] not in (6, 17):
