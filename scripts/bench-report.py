@@ -334,6 +334,8 @@ def parse_args(argv=None):
     ap.add_argument("--kernel-jit-command", help="file with the command that measured --kernel-jit")
     ap.add_argument("--forward-scaling",
                     help="markdown of scripts/bench-forward.sh (forward-scaling.md), included as is")
+    ap.add_argument("--forward-gpus",
+                    help="JSON lines of `forward --gpus LIST --json` runs (bench.sh forward_gpus)")
     ap.add_argument("--forward", help="JSON lines of `forward --json` runs through the gen port, "
                     "each with 'batch' and 'how' (mode:path[:zero-copy]) added")
     return ap.parse_args(argv)
@@ -585,6 +587,33 @@ def forward_section(w, forward):
         w("")
 
 
+def forward_gpus_section(w, runs):
+    """`forward --gpus`: the same workers over one GPU and a GPU list."""
+    have = runs[0]["machine_gpus"]
+    w("## End to end over several GPUs (`forward --gpus`, generator port, 64-byte frames)")
+    w("")
+    w("`ebpf-gpu-loader forward PROG.gpu.o --port gen --gen-pcap P --gen-frame 64 --gen-lcores 2")
+    w("--queues W --batch 4096 --gpu-mode launch --gpu-data mapped --zero-copy --gpus LIST`: W workers,")
+    w("worker i on entry i mod the list's length, each entry a context with its own module and map")
+    w("copies (docs/RUNTIME.md, \"Several GPUs\"). Mpps over the busy time; the ratio is to `--gpus 1`.")
+    if have < 2:
+        w("**This machine has %d GPU**: the list `0,0` is two contexts of GPU 0, which measures what a"
+          " second context costs, not what a second GPU gains; the 2-GPU figures need a machine with two." % have)
+    w("")
+    w("| program | --gpus | workers | packets | Mpps | vs --gpus 1 |")
+    w("|---|---|---|---|---|---|")
+    base = {}
+    for r in runs:
+        mpps = r["packets"] / r["busy_seconds"] / 1e6 if r["busy_seconds"] else 0.0
+        if r["gpu_list"] == "1":
+            base[r["program_file"]] = mpps
+        b = base.get(r["program_file"])
+        w("| %s | %s | %d | %d | %.2f | %s |" % (
+            r["program_file"], r["gpu_list"], r["workers"], r["packets"], mpps,
+            "%.2fx" % (mpps / b) if b else "-"))
+    w("")
+
+
 def sources_section(w, pairs):
     """Where each program and twin comes from."""
     w("## Sources")
@@ -703,6 +732,10 @@ def main():
         runner_section(w, runner)
     if forward:
         forward_section(w, forward)
+    gpus_runs = ([json.loads(l) for l in open(a.forward_gpus) if l.strip()]
+                 if a.forward_gpus and os.path.exists(a.forward_gpus) else [])
+    if gpus_runs:
+        forward_gpus_section(w, gpus_runs)
     if a.forward_scaling:
         # scripts/bench-forward.sh's tables (scripts/forward-report.py), as they are.
         with open(a.forward_scaling) as f:

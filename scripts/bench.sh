@@ -324,6 +324,46 @@ SUITE
   du -sh "$CARRY"
 }
 
+# forward over a GPU list (issue 22): the port filter and the load balancer
+# through the generator port, the same workers on 1 GPU and on 2 (4 where
+# the machine has them), or, on a machine of one GPU, on two contexts of it
+# (--gpus 0,0: the cost of a second context, not a second GPU's gain).
+# $1: the output folder, $2: the traffic. JSON lines in forward-gpus.jsonl,
+# with the machine's GPU count, for the report's table.
+forward_gpus() {
+  local out=$1 pcap=$2 have lists prog gpus extra
+  have=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
+  lists="1 0,0"
+  ((have >= 2)) && lists="1 2"
+  ((have >= 4)) && lists="1 2 4"
+  echo "== $(date +%T) forward over GPUs ($have on this machine): ${lists// / and }"
+  : >"$out/forward-gpus.jsonl"
+  for prog in port_filter lb; do
+    extra=()
+    [[ $prog == lb ]] && extra=(--map-file "$CARRY/programs/xdp_lb.maps")
+    for gpus in $lists; do
+      if LD_LIBRARY_PATH=/tmp/dpdk/lib timeout -k 5 60 /tmp/dpdk/ebpf-gpu-loader forward \
+          "$CARRY/programs/$prog.gpu.o" "${extra[@]}" --port gen --gen-pcap "$pcap" --gen-frame 64 \
+          --gen-lcores 2 --queues "${BENCH_GPUS_WORKERS:-4}" --batch 4096 --timeout-us 1000 \
+          --count "${BENCH_GPUS_PACKETS:-16000000}" --gpu-mode launch --gpu-data mapped --zero-copy \
+          --gpus "$gpus" --json >/tmp/fwd.json 2>"$out/forward-gpus.err"; then
+        python3 - /tmp/fwd.json "$prog" "$gpus" "$have" >>"$out/forward-gpus.jsonl" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["program_file"], r["gpu_list"], r["machine_gpus"] = sys.argv[2], sys.argv[3], int(sys.argv[4])
+print("forward --gpus %-4s %-12s: %8.2f Mpps, %d workers" % (
+    r["gpu_list"], r["program_file"], r["packets"] / r["busy_seconds"] / 1e6, r["workers"]),
+    file=sys.stderr)
+print(json.dumps(r))
+PY
+      else
+        echo "forward --gpus $gpus $prog: FAILED" >&2
+        cat "$out/forward-gpus.err" >&2
+      fi
+    done
+  done
+}
+
 device() {
   local out=${OUT:-/tmp/bench-out} bin=$CARRY/bin
   mkdir -p "$out"
@@ -413,6 +453,7 @@ PY
       fi
     done
   done
+  forward_gpus "$out" "$pcap"
   rm -f "$pcap"
   echo "== $(date +%T) report"
   # The kernel JIT was measured by prepare, on the build machine.
@@ -425,6 +466,7 @@ PY
   python3 "$CARRY/bench-report.py" --json "$out/bench.json" --gpu "$out/gpu.txt" \
     ${ids[@]+"${ids[@]}"} \
     --runner "$out/runner.json" --forward "$out/forward.jsonl" \
+    --forward-gpus "$out/forward-gpus.jsonl" \
     --ptxas "$CARRY/ptxas" --commit "$(cat "$CARRY/commit")" --host "$out/host.json" \
     --profiles "$out/profile" --variants "$out/variants.txt" \
     --compile-times "$CARRY/compile-times.txt" --compile-machine "$CARRY/compile-machine.txt" \
@@ -437,7 +479,8 @@ PY
   (cd "$out" && tar -cf data.tar --remove-files bench.json gpu.txt host.json host.txt \
     bench-ids.json bench-ids.txt host-ids.json host-ids.txt \
     runner.json runner.txt \
-    forward.jsonl forward.err variants.txt profile 2>/dev/null || true)
+    forward.jsonl forward.err forward-gpus.jsonl forward-gpus.err variants.txt profile \
+    2>/dev/null || true)
   echo "wrote $out/PERFORMANCE.md (copy to docs/PERFORMANCE.md; plots.tar to docs/perf/)"
 }
 

@@ -128,6 +128,23 @@ const MapField MapFields[] = {
     // maps print in hex).
     btfIdField<&platform::MapSpec::BtfKeyTypeId>("btf_key"),
     btfIdField<&platform::MapSpec::BtfValueTypeId>("btf_value"),
+    // What the programs may change (format 4): "none", "keys", "values" or
+    // "keys,values"; absent (an older file): both, as nothing is known.
+    {"program_writes", "none|keys|values|keys,values", 4,
+     [](const platform::MapSpec &M) -> std::optional<std::string> {
+       if (!M.ProgramChangesKeys && !M.ProgramWritesValues)
+         return std::string("none");
+       return std::string(M.ProgramChangesKeys ? "keys" : "") +
+              (M.ProgramChangesKeys && M.ProgramWritesValues ? "," : "") +
+              (M.ProgramWritesValues ? "values" : "");
+     },
+     [](platform::MapSpec &M, const std::string &V) {
+       if (V != "none" && V != "keys" && V != "values" && V != "keys,values")
+         return false;
+       M.ProgramChangesKeys = V == "keys" || V == "keys,values";
+       M.ProgramWritesValues = V == "values" || V == "keys,values";
+       return true;
+     }},
     // SLOT:VALUE,... (program arrays: program id + 1; maps of maps: index
     // in the inner map table + 1).
     {"slots", "u32:u32,...", 1,

@@ -17,7 +17,7 @@ namespace {
 
 const std::set<std::string> ProgramKeys = {"path",       "section",     "backend",  "gpu_mode",
                                            "gpu_path",   "inner_maps",  "map_sizes", "name",
-                                           "watchdog_ms", "blocks",     "launch_size"};
+                                           "watchdog_ms", "blocks",     "launch_size", "gpus"};
 const std::set<std::string> NumberKeys = {"watchdog_ms", "blocks", "launch_size", "queues",
                                           "batch", "timeout_us"};
 const std::set<std::string> PortKeys = {"program", "exception", "queues", "batch", "timeout_us"};

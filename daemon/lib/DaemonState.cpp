@@ -151,7 +151,8 @@ Expected<Value> DaemonState::progLoad(const Value &Args) {
   auto DataPath = stringArg(Args, "gpu_path", false);
   auto InnerMaps = stringArg(Args, "inner_maps", false);
   auto MapSizes = stringArg(Args, "map_sizes", false);
-  for (auto *S : {&Section, &Backend, &Name, &Mode, &DataPath, &InnerMaps, &MapSizes})
+  auto Gpus = stringArg(Args, "gpus", false);
+  for (auto *S : {&Section, &Backend, &Name, &Mode, &DataPath, &InnerMaps, &MapSizes, &Gpus})
     if (!*S)
       return S->takeError();
   auto Watchdog = numberArg(Args, "watchdog_ms", 1000, 1, 3600000);
@@ -181,6 +182,7 @@ Expected<Value> DaemonState::progLoad(const Value &Args) {
   R.LaunchSize = uint32_t(*LaunchSize);
   R.AllowUnverified = Opts.AllowUnverified;
   R.Workers = Opts.Workers;
+  R.Gpus = *Gpus;
   auto Inner = pairsArg(*InnerMaps, "inner_maps");
   if (!Inner)
     return Inner.takeError();

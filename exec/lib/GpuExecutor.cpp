@@ -6,6 +6,10 @@
 #include "Backends.h"
 #include "GpuExecutor.h"
 
+#include "ebpf-gpu/Exec/MultiGpu.h"
+
+#include <algorithm>
+
 namespace ebpfgpu::exec {
 
 #ifdef EBPF_GPU_HAVE_CUDA
@@ -21,7 +25,7 @@ makeGpuExecutor(const abi::GpuObjectSpec &Spec, const GpuExecOptions &Opts, bool
     return Error("program " + Spec.Program + " was compiled without the safety verifier "
                  "(ebpf-gpu-cc --no-verify): refusing to run it (--allow-unverified overrides, "
                  "for testing)");
-  auto Dev = loader::GpuDevice::open(0, Opts.OwnContext);
+  auto Dev = loader::GpuDevice::open(Opts.Device, Opts.OwnContext);
   if (!Dev)
     return Dev.takeError().withContext("gpu back end");
   auto Prog = loader::GpuProgram::load(**Dev, Spec);
@@ -37,23 +41,59 @@ makeGpuExecutor(const abi::GpuObjectSpec &Spec, const GpuExecOptions &Opts, bool
   return Owned;
 }
 
-std::string haltGpuExecutor(BatchExecutor &Exec) {
-  return static_cast<GpuExecutor &>(Exec).halt();
+namespace {
+/// `Exec`'s GPU back ends: itself, or the members of one on several GPUs.
+std::vector<GpuExecutor *> gpuExecutors(BatchExecutor &Exec) {
+  std::vector<BatchExecutor *> Members = multiGpuMembers(Exec);
+  if (Members.empty())
+    Members.push_back(&Exec);
+  std::vector<GpuExecutor *> Out;
+  for (BatchExecutor *M : Members)
+    Out.push_back(static_cast<GpuExecutor *>(M));
+  return Out;
 }
 
+/// Each back end's message, those of several GPUs joined with the GPU.
+std::string joined(BatchExecutor &Exec, std::string (GpuExecutor::*Do)()) {
+  std::vector<GpuExecutor *> All = gpuExecutors(Exec);
+  std::string Out;
+  for (size_t I = 0; I < All.size(); ++I) {
+    std::string What = (All[I]->*Do)();
+    if (All.size() > 1 && !What.empty())
+      What = "entry " + std::to_string(I) + ": " + What;
+    Out += (Out.empty() || What.empty() ? "" : "; ") + What;
+  }
+  return Out;
+}
+} // namespace
+
+std::string haltGpuExecutor(BatchExecutor &Exec) { return joined(Exec, &GpuExecutor::halt); }
+
 std::string abandonGpuExecutor(BatchExecutor &Exec) {
-  return static_cast<GpuExecutor &>(Exec).abandon();
+  return joined(Exec, &GpuExecutor::abandon);
 }
 
 double gpuKernelMs(const BatchExecutor &Exec) {
-  return static_cast<const GpuExecutor &>(Exec).kernelMs();
+  double Ms = 0;
+  for (GpuExecutor *G : gpuExecutors(const_cast<BatchExecutor &>(Exec)))
+    Ms += G->kernelMs();
+  return Ms;
 }
 
 double gpuLatencyUs(BatchExecutor &Exec, double Percent) {
-  return static_cast<GpuExecutor &>(Exec).latencyUs(Percent);
+  double Us = -1;
+  for (GpuExecutor *G : gpuExecutors(Exec))
+    Us = std::max(Us, G->latencyUs(Percent));
+  return Us;
 }
 
-int64_t gpuReclaims(BatchExecutor &Exec) { return static_cast<GpuExecutor &>(Exec).reclaims(); }
+int64_t gpuReclaims(BatchExecutor &Exec) {
+  int64_t Sum = -1;
+  for (GpuExecutor *G : gpuExecutors(Exec))
+    if (int64_t R = G->reclaims(); R >= 0)
+      Sum = std::max<int64_t>(Sum, 0) + R;
+  return Sum;
+}
 #endif // EBPF_GPU_HAVE_CUDA
 
 } // namespace ebpfgpu::exec

@@ -9,6 +9,7 @@
 #include "Backends.h"
 
 #include "ebpf-gpu/Abi/GpuObject.h"
+#include "ebpf-gpu/Exec/MultiGpu.h"
 
 namespace ebpfgpu::exec {
 
@@ -58,6 +59,33 @@ Expected<LoadedProgram> loadKernel(const LoadRequest &R) {
 #endif
 
 #ifdef EBPF_GPU_HAVE_CUDA
+/// `Spec` on GPU Opts.Device, or on each GPU of `Gpus` (two or more
+/// entries: a context of its own each, one executor over them).
+Expected<std::unique_ptr<runtime::BatchExecutor>>
+makeGpuExecutors(const abi::GpuObjectSpec &Spec, GpuExecOptions Opts, bool AllowUnverified,
+                 const std::vector<int> &Gpus) {
+  if (Gpus.size() == 1)
+    Opts.Device = Gpus[0];
+  if (Gpus.size() < 2)
+    return makeGpuExecutor(Spec, Opts, AllowUnverified);
+  Opts.OwnContext = true;
+  std::vector<std::unique_ptr<runtime::BatchExecutor>> Members;
+  for (size_t I = 0; I < Gpus.size(); ++I) {
+    // Making a context waits for every kernel of its GPU: the persistent
+    // kernels of the entries made before it stop meanwhile.
+    std::vector<std::shared_ptr<void>> Held;
+    for (auto &M : Members)
+      Held.push_back(M->quiesce());
+    Opts.Device = Gpus[I];
+    auto E = makeGpuExecutor(Spec, Opts, AllowUnverified);
+    if (!E)
+      return E.takeError().withContext("GPU " + std::to_string(Gpus[I]) + " (entry " +
+                                       std::to_string(I) + " of " + gpuListText(Gpus) + ")");
+    Members.push_back(std::move(*E));
+  }
+  return makeMultiGpuExecutor(std::move(Members), Gpus, Spec.Maps);
+}
+
 /// `GpuObj`: R.Path read as a .gpu.o, or why it is not one (then it is an
 /// eBPF object to compile now, where the loader has the compiler).
 Expected<LoadedProgram> loadGpu(const LoadRequest &R, Expected<abi::GpuObjectSpec> GpuObj) {
@@ -75,7 +103,9 @@ Expected<LoadedProgram> loadGpu(const LoadRequest &R, Expected<abi::GpuObjectSpe
                                             "compile the program with ebpf-gpu-cc first)");
 #endif
   }
-  auto E = makeGpuExecutor(*GpuObj, R.Gpu, R.AllowUnverified);
+  if (MaybeError E = checkMapsForGpus(GpuObj->Maps, R.Gpus))
+    return std::move(*E).withContext(R.Path + ": " + GpuObj->Program);
+  auto E = makeGpuExecutors(*GpuObj, R.Gpu, R.AllowUnverified, R.Gpus);
   if (!E)
     return E.takeError().withContext(R.Path);
   LoadedProgram L;
@@ -84,9 +114,8 @@ Expected<LoadedProgram> loadGpu(const LoadRequest &R, Expected<abi::GpuObjectSpe
   L.Section = GpuObj->Section;
   L.Verified = GpuObj->Verified;
   L.Btf = GpuObj->Btf;
-  L.Remake = [Spec = std::move(*GpuObj), Opts = R.Gpu, Allow = R.AllowUnverified] {
-    return makeGpuExecutor(Spec, Opts, Allow);
-  };
+  L.Remake = [Spec = std::move(*GpuObj), Opts = R.Gpu, Allow = R.AllowUnverified,
+              Gpus = R.Gpus] { return makeGpuExecutors(Spec, Opts, Allow, Gpus); };
   return L;
 }
 #endif
@@ -104,6 +133,11 @@ Expected<LoadedProgram> load(const LoadRequest &R) {
   if (!GpuObj && (GpuImage || (!R.Image && abi::isGpuObjectFile(R.Path))))
     return GpuObj.takeError(); // a .gpu.o, but damaged
   Backend B = R.Kind.value_or(GpuObj ? Backend::Gpu : Backend::Host);
+  if (!R.Gpus.empty() && B != Backend::Gpu)
+    return Error(R.Path + ": a list of GPUs is for the gpu back end; the " + backendName(B) +
+                 " back end runs " +
+                 (B == Backend::Null ? "no program" : B == Backend::Host ? "on this CPU"
+                                                                         : "in the kernel"));
   if (B == Backend::Null) {
     LoadedProgram L;
     L.Exec = makeNullExecutor();

@@ -18,6 +18,8 @@
 # Features, each enabled only after a probe:
 #   cuda-gpu  the carried loader runs a program on the GPU here
 #   dpdk      the carried DPDK loader forwards a packet through the GPU here
+#   multi-gpu nvidia-smi -L lists two GPUs or more (multigpu/: tests of two
+#             distinct GPUs, UNSUPPORTED on one)
 # Substitutions: %loader (LLVM-free), %dpdk-loader (a command line) and
 # %dpdk-wrapper (one executable) for the DPDK one, %trafgen, %carry, %src,
 # %inputs, %daemon-inputs (tests/lit/daemon/Inputs: daemon.py, check.py),
@@ -124,6 +126,12 @@ def probe_features():
             missing["cuda-gpu"] = why
         else:
             config.available_features.add("cuda-gpu")
+            gpus = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True)
+            count = sum(1 for l in gpus.stdout.splitlines() if l.startswith("GPU "))
+            if count >= 2:
+                config.available_features.add("multi-gpu")
+            else:
+                lit_config.note(f"multi-gpu tests unsupported: nvidia-smi -L lists {count} GPU(s)")
             why = probe("the DPDK loader's forward on the GPU",
                         ["env", f"LD_LIBRARY_PATH={os.path.join(dpdk, 'lib')}", dpdk_loader, "forward",
                          pass_all, "--port", "gen", "--gen-pcap", pcap, "--count", "64"])

@@ -205,6 +205,7 @@ TEST(GpuObjectSchema, RoundTripsEveryField) {
   M.InnerMaps = {"a", "b"};
   M.BtfKeyTypeId = 11;
   M.BtfValueTypeId = 12;
+  M.ProgramChangesKeys = false;
   S.Maps = {M};
   std::string Meta = metaText(S);
   for (const MetaField &F : metaSchema()) {
@@ -238,6 +239,8 @@ TEST(GpuObjectSchema, RoundTripsEveryField) {
   EXPECT_EQ(G.InnerMaps, M.InnerMaps);
   EXPECT_EQ(G.BtfKeyTypeId, M.BtfKeyTypeId);
   EXPECT_EQ(G.BtfValueTypeId, M.BtfValueTypeId);
+  EXPECT_EQ(G.ProgramChangesKeys, M.ProgramChangesKeys);
+  EXPECT_EQ(G.ProgramWritesValues, M.ProgramWritesValues);
   EXPECT_EQ(writeGpuObject(*R), Bytes);
 }
 
@@ -277,6 +280,34 @@ TEST(GpuObjectSchema, CarriesBtfIdsFromFormat3) {
             "old.gpu.o: map attribute 'btf_key' is of format 3, the object says format 2");
 }
 
+// Format 4: what the programs may change of each map (what decides whether
+// it can be copied to several GPUs), every combination read back; a file
+// of format 3 knows nothing of it, and its maps count as changed.
+TEST(GpuObjectSchema, CarriesProgramWritesFromFormat4) {
+  GpuObjectSpec S = sampleSpec();
+  for (int Keys = 0; Keys < 2; ++Keys)
+    for (int Values = 0; Values < 2; ++Values) {
+      S.Maps[0].ProgramChangesKeys = Keys;
+      S.Maps[0].ProgramWritesValues = Values;
+      std::vector<uint8_t> Bytes = writeGpuObject(S);
+      auto R = readGpuObjectMemory(Bytes.data(), Bytes.size(), "x.gpu.o");
+      ASSERT_TRUE(R) << R.error().message();
+      EXPECT_EQ(R->Maps[0].ProgramChangesKeys, bool(Keys));
+      EXPECT_EQ(R->Maps[0].ProgramWritesValues, bool(Values));
+    }
+  S.Maps[0].ProgramChangesKeys = S.Maps[0].ProgramWritesValues = false;
+  EXPECT_NE(metaText(S).find(" program_writes=none"), std::string::npos) << metaText(S);
+  std::vector<uint8_t> Old = gpuObjectImage(
+      "ebpf-gpu object 1\nformat 3\nprogram p\nplatform xdp\nkernel k\nruntime_abi " +
+          std::to_string(EBPFGPU_RUNTIME_ABI) +
+          "\nmap name=m type=2 key=4 value=8 max_entries=1 flags=0 origin=btf\n",
+      ".version 6.0\n", {});
+  auto R = readGpuObjectMemory(Old.data(), Old.size(), "old.gpu.o");
+  ASSERT_TRUE(R) << R.error().message();
+  EXPECT_TRUE(R->Maps[0].ProgramChangesKeys);
+  EXPECT_TRUE(R->Maps[0].ProgramWritesValues);
+}
+
 // Format 1: the metadata as ebpf-gpu-cc wrote it before the format line
 // (the port filter's and a bloom filter's maps), still read.
 TEST(GpuObjectSchema, ReadsFormat1) {
@@ -303,10 +334,13 @@ TEST(GpuObjectSchema, ReadsFormat1) {
   EXPECT_EQ(R->Maps[0].Flags, 128u);
   EXPECT_EQ(R->Maps[1].Extra, 3u);
   EXPECT_EQ(R->Maps[1].ObjectGlobal, "ebpfgpu_map_seen");
-  // Written again, it is the current format with the same lines.
+  // Written again, it is the current format with the same lines; each map
+  // says what a file of format 3 or older could not: changed, as unknown.
+  std::string Want = Meta.substr(Meta.find('\n') + 1);
+  for (size_t At = Want.find("\nmap "); At != std::string::npos; At = Want.find("\nmap ", At + 1))
+    Want.insert(Want.find('\n', At + 1), " program_writes=keys,values");
   std::string Again = metaText(*R);
-  EXPECT_EQ(Again, "ebpf-gpu object 1\nformat " + std::to_string(GpuObjectFormat) + "\n" +
-                       Meta.substr(Meta.find('\n') + 1));
+  EXPECT_EQ(Again, "ebpf-gpu object 1\nformat " + std::to_string(GpuObjectFormat) + "\n" + Want);
 }
 
 TEST(GpuObjectSchema, RefusesFormatsItDoesNotRead) {

@@ -7,6 +7,7 @@
 #include "DaemonBackends.h"
 
 #include "ebpf-gpu/Exec/Executors.h"
+#include "ebpf-gpu/Exec/MultiGpu.h"
 
 #include "ebpf-gpu/Abi/GpuObject.h"
 
@@ -19,8 +20,15 @@ Expected<LoadedBackend> DaemonBackends::load(const LoadRequest &R) {
                  "ebpf-gpu-cc (give them there)");
   exec::Backend B = R.Backend.value_or(GpuObject ? exec::Backend::Gpu : exec::Backend::Host);
   // (A .gpu.o asked for on the host: load() says why not.)
-  if (B == exec::Backend::Host && !GpuObject && (R.GpuMode || R.GpuPath))
-    return Error("gpu_mode and gpu_path are options of the gpu back end");
+  if (B == exec::Backend::Host && !GpuObject && (R.GpuMode || R.GpuPath || !R.Gpus.empty()))
+    return Error("gpu_mode, gpu_path and gpus are options of the gpu back end");
+  std::vector<int> Gpus;
+  if (!R.Gpus.empty()) {
+    auto G = exec::parseGpuList(R.Gpus);
+    if (!G)
+      return Error("gpus: " + G.error().message());
+    Gpus = std::move(*G);
+  }
   exec::LoadRequest L;
   L.Path = R.Path;
   L.Section = R.Section;
@@ -42,6 +50,7 @@ Expected<LoadedBackend> DaemonBackends::load(const LoadRequest &R) {
   O.AsyncLanes = R.LaunchSize == 0;
   O.PersistentLanes = false;
   L.Host.Cpus = R.Workers;
+  L.Gpus = Gpus;
   auto Loaded = exec::load(L);
   if (!Loaded)
     return Loaded.takeError();
@@ -60,6 +69,8 @@ Expected<LoadedBackend> DaemonBackends::load(const LoadRequest &R) {
       Out.Describe += ", watchdog " + std::to_string(O.WatchdogMs) + " ms";
     if (O.LaunchSize)
       Out.Describe += ", launches of " + std::to_string(O.LaunchSize);
+    if (!Gpus.empty())
+      Out.Describe += ", GPUs " + exec::gpuListText(Gpus);
 #ifdef EBPF_GPU_HAVE_CUDA
     Out.Discard = [](std::shared_ptr<runtime::BatchExecutor> Exec) {
       return exec::abandonGpuExecutor(*Exec);

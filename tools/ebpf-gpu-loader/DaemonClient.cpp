@@ -39,7 +39,7 @@ int usage(const std::string &Msg) {
       "  prog load PROG.o|PROG.gpu.o [--section S] [--backend host|gpu] [--name N]\n"
       "            [--inner-map OUTER=MAP]... [--map-size MAP=ENTRIES]... (eBPF objects)\n"
       "            [--gpu-mode launch|persistent] [--gpu-path copy|mapped] [--watchdog-ms MS]\n"
-      "            [--blocks N] [--launch-size N]\n"
+      "            [--blocks N] [--launch-size N] [--gpus LIST]\n"
       "  prog list | prog show ID | prog unload ID | prog replace ID NEW_ID\n"
       "  net attach PROG_ID PORTDEV [--queues N] [--batch N] [--timeout-us T] [--exception DEV]\n"
       "  net detach PORT | net list\n"
@@ -294,6 +294,8 @@ std::optional<int> buildRequest(std::vector<std::string> &A, std::string &Cmd, V
         Args.set("gpu_mode", W.need("launch or persistent"));
       else if (O == "--gpu-path")
         Args.set("gpu_path", W.need("copy or mapped"));
+      else if (O == "--gpus")
+        Args.set("gpus", W.need("GPU list"));
       else if (O == "--watchdog-ms")
         Args.set("watchdog_ms", W.id("--watchdog-ms"));
       else if (O == "--blocks")

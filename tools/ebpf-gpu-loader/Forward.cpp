@@ -9,6 +9,7 @@
 #include "Forward.h"
 
 #include "ebpf-gpu/Exec/Executors.h"
+#include "ebpf-gpu/Exec/MultiGpu.h"
 #include "Options.h"
 
 #include "ebpf-gpu/Abi/GpuObject.h"
@@ -81,6 +82,9 @@ int usage(const std::string &Msg) {
                "                      gpu: batches copied to GPU memory (default), or read "
                "in pinned host memory\n"
                "  --gpu-blocks N      gpu, persistent: blocks of the kernel (default: one per SM)\n"
+               "  --gpus LIST         gpu: run on several GPUs, N (GPUs 0 to N-1) or ordinals\n"
+               "                      (0,1; repeats are contexts of one GPU: 0,0); worker i runs\n"
+               "                      on entry i mod the list's length; maps as docs/MAPS.md says\n"
                "  --gpu-stage auto|on|off\n"
                "                      gpu, mapped: small packets copied into GPU memory for the\n"
                "                      program, changed bytes written back; auto (default): for a\n"
@@ -153,7 +157,8 @@ struct RoundTrip {
 };
 
 void printJson(const runtime::ForwardReport &R, const std::string &Prog, const char *Backend,
-               double P50Us, double P99Us, const RoundTrip &Gpu, const std::string *Maps) {
+               double P50Us, double P99Us, const RoundTrip &Gpu, const std::string *Maps,
+               const std::vector<int> &Gpus) {
   std::printf("{\"program\": %s, \"backend\": \"%s\", \"packets\": %llu, "
               "\"actions\": %s, "
               "\"invalid_verdicts\": %llu, \"seconds\": %.6f, "
@@ -199,6 +204,8 @@ void printJson(const runtime::ForwardReport &R, const std::string &Prog, const c
     std::printf(", \"gpu_round_trip_us\": {\"p50\": %.2f, \"p99\": %.2f}", Gpu.P50, Gpu.P99);
   if (Gpu.Reclaims >= 0)
     std::printf(", \"gpu_reclaims\": %lld", (long long)Gpu.Reclaims);
+  if (!Gpus.empty())
+    std::printf(", \"gpus\": [%s]", exec::gpuListText(Gpus).c_str());
   std::printf(", \"worker_ns\": {\"submit\": %llu, \"wait\": %llu, \"act\": %llu}",
               (unsigned long long)R.SubmitNs, (unsigned long long)R.WaitNs,
               (unsigned long long)R.ActNs);
@@ -275,6 +282,7 @@ struct ForwardArgs {
   bool DumpMaps = false, CheckMaps = false, Json = false, AllowUnverified = false;
   int64_t StatsMs = -1;
   exec::GpuExecOptions GpuOpts;
+  std::vector<int> Gpus; ///< --gpus; empty: GPU 0 alone
 };
 
 /// `forward`'s arguments into `F`: an exit status to return (a usage
@@ -305,6 +313,12 @@ std::optional<int> parseForwardArgs(int argc, char **argv, ForwardArgs &F) {
     }
     else if (A == "--section")
       F.Section = C.value();
+    else if (A == "--gpus") {
+      auto G = exec::parseGpuList(C.value());
+      if (!G)
+        return usage("--gpus: " + G.error().message());
+      F.Gpus = std::move(*G);
+    }
     else if (A == "--backend") {
       F.Backend = exec::parseBackend(C.value());
       if (!F.Backend || F.Backend == exec::Backend::Kernel)
@@ -372,6 +386,7 @@ exec::LoadedProgram makeForwardExecutor(ForwardArgs &F) {
   L.Section = F.Section;
   L.Kind = F.Backend;
   L.AllowUnverified = F.AllowUnverified;
+  L.Gpus = F.Gpus;
   // A slice of each per-CPU map per worker: workers run the program at
   // once and never update one value together.
   L.Host.Reclaim = exec::HostReclaim::EachBatch;
@@ -418,6 +433,9 @@ int forwardCommand(int argc, char **argv) {
     return usage("no program given");
   if (O.Ports.empty())
     return usage("no port given (--port)");
+  if (!F.Gpus.empty() && F.Backend && *F.Backend != exec::Backend::Gpu)
+    return usage(std::string("--gpus is for the gpu back end, not --backend ") +
+                 exec::backendName(*F.Backend));
   O.ProgressMs = uint32_t(F.StatsMs >= 0 ? F.StatsMs : (isatty(STDERR_FILENO) ? 1000 : 0));
 
   exec::LoadedProgram Loaded = makeForwardExecutor(F);
@@ -472,7 +490,7 @@ int forwardCommand(int argc, char **argv) {
   }
   if (F.Json) {
     printJson(*R, Exec->programName(), Exec->backendName(), P50, P99, Gpu,
-              F.DumpMaps ? &Maps : nullptr);
+              F.DumpMaps ? &Maps : nullptr, F.Gpus);
   } else {
     printText(*R, Exec->programName(), F.Object, Exec->backendName());
     if (R->Generated)
@@ -487,8 +505,13 @@ int forwardCommand(int argc, char **argv) {
                   (unsigned long long)R->Batches, P50, P99);
     if (Gpu.P50 >= 0)
       std::printf("  GPU round trip (a batch staged to its verdicts back): p50 %.1f us, p99 %.1f "
-                  "us\n",
-                  Gpu.P50, Gpu.P99);
+                  "us%s\n",
+                  Gpu.P50, Gpu.P99, F.Gpus.size() > 1 ? " (the slowest GPU's)" : "");
+    if (F.Gpus.size() > 1)
+      std::printf("  GPUs %s: worker i on entry i mod %zu, each a context of its own\n",
+                  exec::gpuListText(F.Gpus).c_str(), F.Gpus.size());
+    else if (!F.Gpus.empty())
+      std::printf("  GPU %d\n", F.Gpus[0]);
   }
   if (F.DumpMaps && !F.Json)
     std::printf("%s", Maps.c_str());

@@ -37,6 +37,8 @@ llvm::Expected<abi::GpuObjectSpec> buildGpuObject(const object::ObjectSpec &Obj,
     platform::MapSpec GM = Obj.Maps[B.MapIndex];
     GM.ObjectGlobal = B.ObjectGlobal;
     GM.DataGlobal = B.DataGlobal;
+    GM.ProgramChangesKeys = B.ChangesKeys;
+    GM.ProgramWritesValues = B.WritesValues;
     for (const auto &[MapIndex, Slot, Value] : *Slots)
       if (MapIndex == B.MapIndex)
         GM.ProgramSlots.push_back({Slot, Value});

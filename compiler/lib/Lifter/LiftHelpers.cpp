@@ -10,6 +10,9 @@
 #include "ebpf-gpu/Platform/GpuAbi.h"
 #include "ebpf-gpu/Platform/MapAbi.h"
 
+#include <algorithm>
+#include <iterator>
+
 namespace ebpfgpu::compiler::detail {
 
 /// The runtime function for a map helper on a map the call site knows:
@@ -174,6 +177,19 @@ llvm::Error FunctionLifter::liftHelperCall(uint32_t Pc, int32_t Id, const AbsSta
       P.WrittenMaps.insert(S.Regs[1].Index);
     else
       P.WritesUnknownMap = true;
+  }
+  // Only these leave a map as they found it; for_each_map_elem hands its
+  // callback value pointers, counted as writes.
+  static const char *const ReadOnlyMapHelpers[] = {"map_lookup_elem", "map_peek_elem",
+                                                   "map_lookup_percpu_elem", "redirect_map",
+                                                   "tail_call"};
+  if (!H->Args.empty() && H->Args[0] == platform::ValueType::Map &&
+      std::find(std::begin(ReadOnlyMapHelpers), std::end(ReadOnlyMapHelpers), H->Name) ==
+          std::end(ReadOnlyMapHelpers)) {
+    if (S.Regs[1].K == AbsValue::Map)
+      P.ChangedMaps.insert(S.Regs[1].Index);
+    else
+      P.ChangesUnknownMap = true;
   }
   llvm::FunctionCallee Callee = P.helperFunction(*H, Variant);
   std::vector<Value *> Args;

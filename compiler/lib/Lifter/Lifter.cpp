@@ -604,8 +604,15 @@ llvm::Expected<LiftedProgram> ProgramLifter::run() {
   for (size_t O : Outers)
     for (size_t I : object::innerMapCandidates(Maps, O))
       mapObjectGlobal(I);
-  for (auto &[Idx, Bd] : Bindings)
+  for (auto &[Idx, Bd] : Bindings) {
+    // The verifier refuses every write into a BPF_F_RDONLY_PROG map
+    // (.rodata), so a pointer the lifter cannot follow (through a
+    // bpf-to-bpf call, say) never points into one.
+    bool ReadOnly = Maps[Idx].Flags & platform::MapFlagReadOnlyProg;
+    Bd.ChangesKeys = ChangedMaps.count(Idx) || (!ReadOnly && ChangesUnknownMap);
+    Bd.WritesValues = !ReadOnly && (WritesAnyValue || ValueWrittenMaps.count(Idx));
     Out.Maps.push_back(Bd);
+  }
   Out.HelpersUsed.assign(Helpers.begin(), Helpers.end());
   Out.RuntimeHelpers.assign(RuntimeHelpers.begin(), RuntimeHelpers.end());
   Out.Module = std::move(M);

@@ -164,6 +164,11 @@ public:
   /// each shape's `stable` once every function is lifted.
   std::set<size_t> WrittenMaps;
   bool WritesUnknownMap = false;
+  /// Maps a helper other than a lookup or a redirect names (an update, a
+  /// delete, a push or pop, an event output), and whether such a call
+  /// names a map only known at run time: MapBinding::ChangesKeys.
+  std::set<size_t> ChangedMaps;
+  bool ChangesUnknownMap = false;
   /// Adds without a result that the device library sums a warp at a time
   /// (LiftOptions::WarpAtomicAdds), with the pointer's provenance: once
   /// every function is lifted, those on an array nothing else in the

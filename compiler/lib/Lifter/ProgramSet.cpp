@@ -159,9 +159,18 @@ llvm::Expected<LiftedProgram> liftProgramSet(const ProgramSet &Set,
     if (!L)
       return L.takeError();
     EntryNames.push_back(L->EntryName);
-    for (const MapBinding &B : L->Maps)
-      if (Bound.insert(B.MapIndex).second)
+    for (const MapBinding &B : L->Maps) {
+      if (Bound.insert(B.MapIndex).second) {
         Out.Maps.push_back(B);
+        continue;
+      }
+      // A map the set shares: changed where any of its programs changes it.
+      for (MapBinding &Have : Out.Maps)
+        if (Have.MapIndex == B.MapIndex) {
+          Have.ChangesKeys = Have.ChangesKeys || B.ChangesKeys;
+          Have.WritesValues = Have.WritesValues || B.WritesValues;
+        }
+    }
     Helpers.insert(L->HelpersUsed.begin(), L->HelpersUsed.end());
     RuntimeHelpers.insert(L->RuntimeHelpers.begin(), L->RuntimeHelpers.end());
     Out.FrameBytes.insert(Out.FrameBytes.end(), L->FrameBytes.begin(), L->FrameBytes.end());

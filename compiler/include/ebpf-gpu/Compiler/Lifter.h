@@ -75,6 +75,14 @@ struct MapBinding {
   std::string ObjectGlobal;
   /// Global data maps only: the `[N x i8]` global holding the data.
   std::string DataGlobal;
+  /// Whether a program may change the map's keys or contents through a
+  /// helper (update, delete, push, pop, event output: any map helper but
+  /// a lookup or a redirect), and whether it may write its values in place
+  /// (a store or an atomic through a value pointer, or one handed to a
+  /// helper). True where unknown: what decides whether the map can be
+  /// copied to each of several GPUs (platform::MapSpec::ProgramChangesKeys).
+  bool ChangesKeys = true;
+  bool WritesValues = true;
 };
 
 struct LiftedProgram {

@@ -66,6 +66,14 @@ struct MapSpec : platform::MapShape {
   /// Maps of maps: the inner map table, the names of the maps (of this
   /// object) that its values may name.
   std::vector<std::string> InnerMaps;
+  /// Whether some program of the set may change the map's keys or
+  /// contents through a helper (update, delete, push, pop, event output),
+  /// and whether it may write its values in place. True where unknown (an
+  /// object's spec; a `.gpu.o` of format 3 or older): a map that neither
+  /// can be copied to each of several GPUs, host updates applied to every
+  /// copy (docs/MAPS.md, "Several GPUs").
+  bool ProgramChangesKeys = true;
+  bool ProgramWritesValues = true;
 };
 
 } // namespace ebpfgpu::platform

@@ -71,6 +71,9 @@ struct LoadRequest {
   /// The data plane's workers: the host back end keeps a per-CPU slice of
   /// each per-CPU map for each.
   uint32_t Workers = 1;
+  /// GPU back end: the GPU list as written (`gpus`, exec::parseGpuList's:
+  /// "2", "0,1", "0,0"); empty: GPU 0 alone. Read where the back ends are.
+  std::string Gpus;
 };
 
 /// A loaded back end and what it takes to make it again.

@@ -69,8 +69,12 @@ struct GpuExecOptions {
   /// Time the kernel apart from the copies with device events (gpuKernelMs).
   bool TimeKernel = true;
   /// A CUDA context of the executor's own instead of the GPU's primary
-  /// one, so that abandonGpuExecutor can stop it alone (the daemon).
+  /// one, so that abandonGpuExecutor can stop it alone (the daemon), and
+  /// so that several of one GPU can stand in for several GPUs.
   bool OwnContext = false;
+  /// The GPU (CUDA device ordinal); LoadRequest::Gpus sets it for each
+  /// GPU of a list.
+  int Device = 0;
   /// openLane gives each worker runners of its own with batches in flight
   /// at once (launch mode, programs that need the host between batches
   /// excepted: theirs go one at a time through run()).
@@ -112,6 +116,7 @@ inline std::optional<GpuExecOptions::Staging> parseStaging(const std::string &Wo
 /// a kernel that hangs is aborted at its loop guards) and says what
 /// happened ("" when there was nothing to end). No batch may follow.
 std::string haltGpuExecutor(runtime::BatchExecutor &Exec);
+/// (A back end on several GPUs: each of them, their messages joined.)
 /// Gives up a GPU back end that failed (`Exec` from load(), no
 /// call inside it and none to come): with its own context, a kernel that
 /// hangs is aborted (GpuRunner::halt: it traps at its next loop guard) and
@@ -123,7 +128,8 @@ std::string haltGpuExecutor(runtime::BatchExecutor &Exec);
 /// destroyed.
 std::string abandonGpuExecutor(runtime::BatchExecutor &Exec);
 /// Milliseconds the GPU kernel ran over all of `Exec`'s launches (device
-/// events); `Exec` must be a GPU back end from load().
+/// events); `Exec` must be a GPU back end from load(). On several GPUs:
+/// the sum, the largest of their percentiles, the sum of their reclaims.
 double gpuKernelMs(const runtime::BatchExecutor &Exec);
 /// The `Percent` percentile of its launches' latency in microseconds (the
 /// batch staged, run and its verdicts back on the host); -1 before any.
@@ -164,6 +170,13 @@ struct LoadRequest {
   HostOptions Host;
   GpuExecOptions Gpu;
   KernelRunOptions Kernel;
+  /// The GPU back end on several GPUs (exec/MultiGpu.h: parseGpuList's
+  /// list, repeats allowed): a context and a loaded module each, each in
+  /// a context of its own, data plane workers spread over them, one
+  /// program to the host. Empty: GPU Gpu.Device alone. Other back ends
+  /// refuse a list; a program with a map that cannot be spread over
+  /// several contexts (checkMapsForGpus) is refused before any GPU opens.
+  std::vector<int> Gpus;
 };
 
 /// A loaded program: its back end and what the daemon keeps of it.
