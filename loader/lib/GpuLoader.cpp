@@ -134,9 +134,15 @@ Expected<uint64_t> GpuDevice::mapHostMemory(void *Addr, size_t Bytes) {
   uintptr_t Lo = reinterpret_cast<uintptr_t>(Addr) & ~(Page - 1);
   uintptr_t Hi = (reinterpret_cast<uintptr_t>(Addr) + Bytes + Page - 1) & ~(Page - 1);
   void *Start = reinterpret_cast<void *>(Lo);
-  EBPFGPU_CHECK(*Api, cuMemHostRegister, Start, Hi - Lo,
-                CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_PORTABLE);
-  Mapped.push_back(Start);
+  CUresult R = Api->cuMemHostRegister(Start, Hi - Lo,
+                                      CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_PORTABLE);
+  // Registered already by another context of this process (one program on
+  // several contexts, exec/MultiGpu.h): portable, so mapped for this one
+  // too; the context that registered it unregisters it.
+  if (R == CUDA_SUCCESS)
+    Mapped.push_back(Start);
+  else if (R != CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED)
+    return Api->error("cuMemHostRegister", R);
   CUdeviceptr Dev;
   EBPFGPU_CHECK(*Api, cuMemHostGetDevicePointer, &Dev, Start, 0);
   return uint64_t(Dev) + (reinterpret_cast<uintptr_t>(Addr) - Lo);

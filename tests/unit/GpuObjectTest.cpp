@@ -107,7 +107,7 @@ TEST(GpuObject, RoundTripsMapExtra) {
   S.Maps.push_back(M);
   std::vector<uint8_t> Bytes = writeGpuObject(S);
   std::string Text(Bytes.begin(), Bytes.end());
-  EXPECT_NE(Text.find("data= extra=3\n"), std::string::npos);
+  EXPECT_NE(Text.find("data= extra=3 program_writes=keys,values\n"), std::string::npos);
   EXPECT_EQ(Text.find("extra=", Text.find("extra=") + 1), std::string::npos);
   auto R = readGpuObjectMemory(Bytes.data(), Bytes.size(), "x.gpu.o");
   ASSERT_TRUE(R) << R.error().message();
