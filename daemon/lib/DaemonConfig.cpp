@@ -19,8 +19,9 @@ const std::set<std::string> ProgramKeys = {"path",       "section",     "backend
                                            "gpu_path",   "inner_maps",  "map_sizes", "name",
                                            "watchdog_ms", "blocks",     "launch_size", "gpus"};
 const std::set<std::string> NumberKeys = {"watchdog_ms", "blocks", "launch_size", "queues",
-                                          "batch", "timeout_us"};
+                                          "batch", "timeout_us", "queue"};
 const std::set<std::string> PortKeys = {"program", "exception", "queues", "batch", "timeout_us"};
+const std::set<std::string> XskKeys = {"port", "queue", "out"};
 
 /// "SIZE:MTIME_NS:INODE" of a file, "" when it cannot be read.
 std::string fileStamp(const std::string &Path) {
@@ -67,17 +68,21 @@ Expected<DaemonConfig> parseDaemonConfig(const std::string &Text, const std::str
     std::string Kind, Name, W;
     if (!(Words >> Kind))
       continue;
-    if (Kind != "program" && Kind != "port")
-      return Fail("'" + Kind + "': a line is 'program NAME key=value...' or 'port DEVICE "
-                  "program=NAME key=value...'");
+    if (Kind != "program" && Kind != "port" && Kind != "xsk")
+      return Fail("'" + Kind + "': a line is 'program NAME key=value...', 'port DEVICE "
+                  "program=NAME key=value...' or 'xsk ID port=DEVICE queue=N out=DEVICE'");
     // A device string may hold '=' (net_pcap0,rx_pcap=...); a name may not.
     if (!(Words >> Name) || (Kind == "program" && Name.find('=') != std::string::npos))
       return Fail(Kind + " needs a " + (Kind == "program" ? "name" : "device") + " first");
+    if (Kind == "xsk" && (Name.empty() || Name.size() > 9 ||
+                          Name.find_first_not_of("0123456789") != std::string::npos))
+      return Fail("xsk needs a consumer id (a number) first, not '" + Name + "'");
     DaemonConfig::Entry E;
     E.Line = N;
     E.Name = Name;
     E.Args = Value::object();
-    const std::set<std::string> &Keys = Kind == "program" ? ProgramKeys : PortKeys;
+    const std::set<std::string> &Keys =
+        Kind == "program" ? ProgramKeys : Kind == "port" ? PortKeys : XskKeys;
     while (Words >> W) {
       size_t Eq = W.find('=');
       if (Eq == std::string::npos || Eq == 0)
@@ -103,6 +108,14 @@ Expected<DaemonConfig> parseDaemonConfig(const std::string &Text, const std::str
       if (!Names.insert(Name).second)
         return Fail("program " + Name + " named twice");
       C.Programs.push_back(std::move(E));
+    } else if (Kind == "xsk") {
+      if (!E.Args.get("port") || !E.Args.get("out"))
+        return Fail("xsk " + Name + " needs port=DEVICE and out=DEVICE");
+      if (std::any_of(C.Xsks.begin(), C.Xsks.end(),
+                      [&](const DaemonConfig::Entry &X) { return X.Name == Name; }))
+        return Fail("xsk " + Name + " named twice");
+      E.Args.set("id", uint64_t(std::stoull(Name)));
+      C.Xsks.push_back(std::move(E));
     } else {
       if (E.Program.empty())
         return Fail("port " + Name + " needs program=NAME");
@@ -116,6 +129,11 @@ Expected<DaemonConfig> parseDaemonConfig(const std::string &Text, const std::str
     if (!Names.count(P.Program))
       return Error(File + ":" + std::to_string(P.Line) + ": port " + P.Name +
                    " runs program " + P.Program + ", which no program line names");
+  for (const DaemonConfig::Entry &X : C.Xsks)
+    for (const char *K : {"port", "out"})
+      if (!Devices.count(X.Args.get(K)->text()))
+        return Error(File + ":" + std::to_string(X.Line) + ": xsk " + X.Name + " names " + K +
+                     " " + X.Args.get(K)->text() + ", which no port line names");
   return C;
 }
 
@@ -166,6 +184,8 @@ Expected<std::vector<std::string>> ConfigApplier::apply(const std::string &File,
   // 2. Ports gone from the file, or whose line changed (options, program),
   // are detached.
   std::map<std::string, const DaemonConfig::Entry *> Want;
+  std::set<std::string> Touched; // devices detached or attached: their consumers went
+  std::vector<uint32_t> Paused;  // attached (4), receiving after 5
   for (const DaemonConfig::Entry &P : C->Ports)
     Want[P.Name] = &P;
   for (auto It = Ports.begin(); It != Ports.end();) {
@@ -178,6 +198,7 @@ Expected<std::vector<std::string>> ConfigApplier::apply(const std::string &File,
     if (!ok(R) && Failed("port " + It->first + ": " + errorOf(R)))
       return std::move(*First);
     Done.push_back("config: port " + It->first + " detached");
+    Touched.insert(It->first);
     It = Ports.erase(It);
   }
   // 3. Programs loaded anew take over their ports between two batches.
@@ -227,6 +248,8 @@ Expected<std::vector<std::string>> ConfigApplier::apply(const std::string &File,
     }
     Value Args = P.Args;
     Args.set("prog", Prog);
+    // Receiving once the whole file is in place (5: its xsk consumers).
+    Args.set("paused", true);
     Value R = Send("net attach", Args);
     if (!ok(R)) {
       if (Failed("line " + std::to_string(P.Line) + ": port " + P.Name + ": " + errorOf(R)))
@@ -234,10 +257,46 @@ Expected<std::vector<std::string>> ConfigApplier::apply(const std::string &File,
       continue;
     }
     Ports[P.Name] = {P, idOf(R, "port"), Prog};
+    Touched.insert(P.Name);
+    Paused.push_back(idOf(R, "port"));
     Done.push_back("config: port " + P.Name + " attached to program " + P.Program + " (" +
                    std::to_string(Prog) + ")");
   }
-  // 5. Programs gone from the file are unloaded once no port runs them.
+  // 5. xsk consumers gone from the file are unbound (a detach may have
+  // unbound them already); new or changed ones, and those whose ports were
+  // detached or attached above, are bound.
+  for (auto It = Xsks.begin(); It != Xsks.end();) {
+    bool Kept = std::any_of(C->Xsks.begin(), C->Xsks.end(),
+                            [&](const DaemonConfig::Entry &X) { return X.Name == It->first; });
+    if (Kept) {
+      ++It;
+      continue;
+    }
+    Send("xsk unbind", Value::object().set("id", *It->second.Args.get("id")));
+    Done.push_back("config: xsk " + It->first + " unbound");
+    It = Xsks.erase(It);
+  }
+  for (const DaemonConfig::Entry &X : C->Xsks) {
+    auto It = Xsks.find(X.Name);
+    if (It != Xsks.end() && It->second == X && !Touched.count(X.Args.get("port")->text()) &&
+        !Touched.count(X.Args.get("out")->text()))
+      continue;
+    Value R = Send("xsk bind", X.Args);
+    if (!ok(R)) {
+      Xsks.erase(X.Name);
+      if (Failed("line " + std::to_string(X.Line) + ": xsk " + X.Name + ": " + errorOf(R)))
+        return std::move(*First);
+      continue;
+    }
+    Xsks[X.Name] = X;
+    Done.push_back("config: xsk " + X.Name + " bound to port " + X.Args.get("port")->text());
+  }
+  for (uint32_t Port : Paused) {
+    Value R = Send("net resume", Value::object().set("port", Port));
+    if (!ok(R) && Failed("port " + std::to_string(Port) + ": " + errorOf(R)))
+      return std::move(*First);
+  }
+  // 6. Programs gone from the file are unloaded once no port runs them.
   for (auto It = Programs.begin(); It != Programs.end();) {
     bool Kept = std::any_of(C->Programs.begin(), C->Programs.end(),
                             [&](const DaemonConfig::Entry &P) { return P.Name == It->first; });

@@ -95,8 +95,16 @@ Expected<Value> DaemonState::dispatch(const std::string &Cmd, const Value &Args)
     return netAttach(Args);
   if (Cmd == "net detach")
     return netDetach(Args);
+  if (Cmd == "net resume")
+    return netResume(Args);
   if (Cmd == "net list")
     return netList();
+  if (Cmd == "xsk bind")
+    return xskBind(Args);
+  if (Cmd == "xsk unbind")
+    return xskUnbind(Args);
+  if (Cmd == "xsk list")
+    return xskList();
   if (Cmd == "map list")
     return mapList();
   if (Cmd == "map show")
@@ -111,8 +119,8 @@ Expected<Value> DaemonState::dispatch(const std::string &Cmd, const Value &Args)
     return mapDelete(Args);
   if (Cmd == "stats")
     return stats();
-  return Error("unknown command (prog load|list|show|unload|replace, net attach|detach|list, "
-               "map list|show|dump|lookup|update|delete, stats)");
+  return Error("unknown command (prog load|list|show|unload|replace, net attach|detach|resume|list, "
+               "xsk bind|unbind|list, map list|show|dump|lookup|update|delete, stats)");
 }
 
 // ---- programs --------------------------------------------------------------
@@ -364,10 +372,10 @@ Expected<Value> DaemonState::progReplace(const Value &Args) {
 
 // ---- ports -----------------------------------------------------------------
 
-Expected<uint32_t> DaemonState::portArg(const Value &Args) {
-  const Value *V = Args.get("port");
+Expected<uint32_t> DaemonState::portArg(const Value &Args, const char *Key) {
+  const Value *V = Args.get(Key);
   if (!V || (!V->isString() && !V->isNumber()))
-    return Error("argument 'port' must be a port id or device name");
+    return Error(std::string("argument '") + Key + "' must be a port id or device name");
   uint32_t Id = DP.findPort(V->text());
   if (!Id)
     return Error("no port '" + V->text() + "' (net list shows them)");
@@ -460,6 +468,14 @@ Expected<Value> DaemonState::netAttach(const Value &Args) {
   O.Queues = uint32_t(*Queues);
   O.BatchSize = uint32_t(*Batch);
   O.TimeoutUs = uint32_t(*Timeout);
+  // Paused: receives nothing until `net resume`, so that what the port's
+  // first packets need (an xsk consumer bound to it, a map entry naming
+  // it) can be set up first.
+  if (const Value *Paused = Args.get("paused")) {
+    if (!Paused->isBool())
+      return Error("argument 'paused' must be true or false");
+    O.Paused = Paused->boolean();
+  }
   auto Id = DP.attach(O, (*P)->Exec);
   if (!Id)
     return Id.takeError();
@@ -479,10 +495,78 @@ Expected<Value> DaemonState::netDetach(const Value &Args) {
   return O;
 }
 
+Expected<Value> DaemonState::netResume(const Value &Args) {
+  auto Id = portArg(Args);
+  if (!Id)
+    return Id.takeError();
+  if (MaybeError E = DP.resume(*Id))
+    return std::move(*E);
+  return Value::object().set("port", *Id).set("resumed", true);
+}
+
 Expected<Value> DaemonState::netList() {
   Value L = Value::array();
   for (const runtime::PortStats &S : DP.stats())
     L.push(portJson(S, false));
+  return L;
+}
+
+// ---- xskmap consumers ---------------------------------------------------------
+
+Value DaemonState::xskJson(uint32_t Id, const runtime::XskConsumer &C) const {
+  auto Device = [&](uint32_t Port) -> Value {
+    for (const runtime::PortStats &S : DP.stats())
+      if (S.Id == Port)
+        return S.Device;
+    return Value();
+  };
+  return Value::object()
+      .set("id", Id)
+      .set("port", C.Ifindex)
+      .set("device", Device(C.Ifindex))
+      .set("queue", C.Queue)
+      .set("out", C.Port)
+      .set("out_device", Device(C.Port));
+}
+
+Expected<Value> DaemonState::xskBind(const Value &Args) {
+  // The consumer id is the operator's, as the socket's fd that an AF_XDP
+  // program's loader writes into the map: entries name it.
+  if (!Args.get("id"))
+    return Error("missing argument 'id'");
+  auto Id = numberArg(Args, "id", 0, 1, runtime::MaxXskConsumers);
+  if (!Id)
+    return Id.takeError();
+  auto Port = portArg(Args, "port");
+  if (!Port)
+    return Port.takeError();
+  auto Out = portArg(Args, "out");
+  if (!Out)
+    return Out.takeError();
+  auto Queue = numberArg(Args, "queue", 0, 0, 63);
+  if (!Queue)
+    return Queue.takeError();
+  runtime::XskConsumer C{*Port, uint32_t(*Queue), *Out};
+  if (MaybeError E = DP.bindXsk(uint32_t(*Id), C))
+    return std::move(*E);
+  return xskJson(uint32_t(*Id), C);
+}
+
+Expected<Value> DaemonState::xskUnbind(const Value &Args) {
+  if (!Args.get("id"))
+    return Error("missing argument 'id'");
+  auto Id = numberArg(Args, "id", 0, 1, runtime::MaxXskConsumers);
+  if (!Id)
+    return Id.takeError();
+  if (!DP.unbindXsk(uint32_t(*Id)))
+    return Error("no xsk consumer " + std::to_string(*Id) + " is bound (xsk list shows them)");
+  return Value::object().set("id", *Id).set("unbound", true);
+}
+
+Expected<Value> DaemonState::xskList() {
+  Value L = Value::array();
+  for (const auto &[Id, C] : DP.xsks())
+    L.push(xskJson(Id, C));
   return L;
 }
 

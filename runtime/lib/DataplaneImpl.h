@@ -172,6 +172,16 @@ struct Port {
   std::unique_ptr<dpdk::Generator> Gen;
 };
 
+/// An xskmap consumer in one word (ports and queues are under 256).
+constexpr uint32_t XskBound = 1u << 31;
+inline uint32_t packXsk(const XskConsumer &C) {
+  return XskBound | C.Ifindex << 16 | C.Queue << 8 | C.Port;
+}
+inline XskConsumer unpackXsk(uint32_t W) {
+  return {W >> 16 & 0xff, W >> 8 & 0xff, W & 0xff};
+}
+static_assert(MaxDataplanePorts < 256);
+
 constexpr uint8_t ExceptionDest = 0xfe, NoDest = 0xff;
 static_assert(MaxDataplanePorts < ExceptionDest);
 
@@ -201,6 +211,9 @@ struct Dataplane::Impl {
   bool GenInUse = false;
   /// Ports by id (= ifindex); what REDIRECT looks up.
   std::array<std::atomic<Port *>, MaxDataplanePorts + 1> Table{};
+  /// xskmap consumers by id (packXsk; 0: none): one word each, so that
+  /// the control thread rebinds one while workers read it.
+  std::array<std::atomic<uint32_t>, MaxXskConsumers + 1> Xsk{};
   std::vector<std::unique_ptr<Port>> Ports; ///< owned (control thread)
   std::map<std::string, std::unique_ptr<ExceptionPort>> Exceptions;
   /// Executors given the pool's memory (ZeroCopy), told to forget it at

@@ -392,13 +392,16 @@ void Dataplane::Impl::act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *St
         // this packet's port and queue; else dropped, as the kernel's
         // xsk_rcv refuses a socket bound elsewhere (docs/MAPS.md).
         const uint64_t Id = Ifindex & ~uint64_t(EBPFGPU_REDIRECT_XSK);
-        const XskConsumer *C = Id >= 1 && Id <= O.Xsks.size() ? &O.Xsks[Id - 1] : nullptr;
-        Port *To = C && C->Ifindex == T.P.Id && C->Queue == T.Queue && C->Port >= 1 &&
-                           C->Port <= MaxDataplanePorts
-                       ? Table[C->Port].load(std::memory_order_acquire)
+        const uint32_t W = Id >= 1 && Id <= MaxXskConsumers
+                               ? Xsk[Id].load(std::memory_order_acquire)
+                               : 0;
+        const XskConsumer C = unpackXsk(W);
+        Port *To = W && C.Ifindex == T.P.Id && C.Queue == T.Queue && C.Port >= 1 &&
+                           C.Port <= MaxDataplanePorts
+                       ? Table[C.Port].load(std::memory_order_acquire)
                        : nullptr;
         if (To) {
-          D = uint8_t(C->Port);
+          D = uint8_t(C.Port);
           Used[D] = To;
           ++ToXsk;
         } else {

@@ -280,8 +280,19 @@ Expected<std::unique_ptr<Dataplane>> Dataplane::start(const DataplaneOptions &O)
     return Error("workers must be 1 to " + std::to_string(MaxDataplaneWorkers));
   if (O.Depth < 1 || O.Depth > MaxDepth)
     return Error("batches in flight per queue must be 1 to " + std::to_string(MaxDepth));
+  if (O.Xsks.size() > MaxXskConsumers)
+    return Error("at most " + std::to_string(MaxXskConsumers) + " xsk consumers");
   auto I = std::make_unique<Impl>();
   I->O = O;
+  // Their ports are attached later: checked against the ports given by
+  // the caller (DpdkForwarder), here only for what one word holds.
+  for (size_t Id = 1; Id <= O.Xsks.size(); ++Id) {
+    const XskConsumer &C = O.Xsks[Id - 1];
+    if (C.Ifindex < 1 || C.Ifindex > MaxDataplanePorts || C.Port < 1 ||
+        C.Port > MaxDataplanePorts || C.Queue >= 64)
+      return Error("xsk consumer " + std::to_string(Id) + ": no such port or queue");
+    I->Xsk[Id].store(packXsk(C), std::memory_order_relaxed);
+  }
   uint32_t Mbufs = O.Mbufs ? O.Mbufs : DefaultMbufs;
   uint32_t DataRoom = RTE_PKTMBUF_HEADROOM + O.MaxFrame + XdpHeadroom;
   unsigned MemoryMb = unsigned(128 + (uint64_t(Mbufs) * (DataRoom + 512) * 3 / 2 >> 20));
@@ -505,6 +516,13 @@ Expected<PortStats> Dataplane::detach(uint32_t Id, bool KeepOutputs) {
     while (!T->Stopped.load(std::memory_order_acquire) && !I.Workers[T->Worker]->Offline.load())
       std::this_thread::sleep_for(std::chrono::microseconds(50));
   I.Table[Id].store(nullptr, std::memory_order_seq_cst);
+  // Its consumers go with it (the kernel's xsk_notifier unbinds them), so
+  // that a port attached later under the id does not inherit them.
+  for (uint32_t X = 1; X <= MaxXskConsumers; ++X) {
+    const uint32_t W = I.Xsk[X].load(std::memory_order_relaxed);
+    if (W && (unpackXsk(W).Ifindex == Id || unpackXsk(W).Port == Id))
+      I.Xsk[X].store(0, std::memory_order_release);
+  }
   for (auto &W : I.Workers) {
     auto L = std::make_unique<TaskList>();
     for (Task *T : *W->Owned)
@@ -539,6 +557,39 @@ std::vector<PortStats> Dataplane::stats() const {
     Out.push_back(P->snapshot(*Pt));
   std::sort(Out.begin(), Out.end(),
             [](const PortStats &A, const PortStats &B) { return A.Id < B.Id; });
+  return Out;
+}
+
+MaybeError Dataplane::bindXsk(uint32_t Id, const XskConsumer &C) {
+  Impl &I = *P;
+  auto Name = [&] {
+    return "xsk " + std::to_string(Id) + " (port " + std::to_string(C.Ifindex) + " queue " +
+           std::to_string(C.Queue) + ", out of port " + std::to_string(C.Port) + ")";
+  };
+  if (Id < 1 || Id > MaxXskConsumers)
+    return Error(Name() + ": consumer ids are 1 to " + std::to_string(MaxXskConsumers));
+  for (uint32_t Pt : {C.Ifindex, C.Port})
+    if (Pt < 1 || Pt > MaxDataplanePorts || !I.Table[Pt].load())
+      return Error(Name() + ": no port " + std::to_string(Pt));
+  const uint32_t Queues = I.Table[C.Ifindex].load()->Options.Queues;
+  if (C.Queue >= Queues)
+    return Error(Name() + ": port " + std::to_string(C.Ifindex) + " has queues 0 to " +
+                 std::to_string(Queues - 1));
+  I.Xsk[Id].store(packXsk(C), std::memory_order_release);
+  return std::nullopt;
+}
+
+bool Dataplane::unbindXsk(uint32_t Id) {
+  if (Id < 1 || Id > MaxXskConsumers)
+    return false;
+  return P->Xsk[Id].exchange(0, std::memory_order_acq_rel) != 0;
+}
+
+std::vector<std::pair<uint32_t, XskConsumer>> Dataplane::xsks() const {
+  std::vector<std::pair<uint32_t, XskConsumer>> Out;
+  for (uint32_t Id = 1; Id <= MaxXskConsumers; ++Id)
+    if (uint32_t W = P->Xsk[Id].load(std::memory_order_relaxed))
+      Out.push_back({Id, unpackXsk(W)});
   return Out;
 }
 

@@ -140,6 +140,8 @@ Expected<DataplaneOptions> dataplaneOptions(const ForwardOptions &O) {
   if (GenPorts && !O.GenPackets)
     return Error("port 'gen': no packets for the generator to send (--gen-pcap)");
 
+  if (O.Xsks.size() > MaxXskConsumers)
+    return Error("at most " + std::to_string(MaxXskConsumers) + " --xsk consumers");
   for (size_t I = 0; I < O.Xsks.size(); ++I) {
     const XskConsumer &X = O.Xsks[I];
     auto Bad = [&](const std::string &Why) {

@@ -179,12 +179,17 @@ public:
     It->second.second = std::move(Exec);
     return std::nullopt;
   }
+  MaybeError resume(uint32_t Id) override {
+    return Ports.count(Id) ? MaybeError() : MaybeError(Error("no port"));
+  }
   Expected<runtime::PortStats> detach(uint32_t Id) override {
     auto It = Ports.find(Id);
     if (It == Ports.end())
       return Error("no port");
     runtime::PortStats S = It->second.first;
     Ports.erase(It);
+    for (auto X = Xsks.begin(); X != Xsks.end();)
+      X = X->second.Ifindex == Id || X->second.Port == Id ? Xsks.erase(X) : std::next(X);
     return S;
   }
   std::vector<runtime::PortStats> stats() const override {
@@ -200,7 +205,20 @@ public:
     return 0;
   }
   unsigned workers() const override { return 2; }
-  void stop() override { Ports.clear(); }
+  MaybeError bindXsk(uint32_t Id, const runtime::XskConsumer &C) override {
+    if (Id < 1 || Id > runtime::MaxXskConsumers || !Ports.count(C.Ifindex) || !Ports.count(C.Port))
+      return Error("no such consumer id or port");
+    Xsks[Id] = C;
+    return std::nullopt;
+  }
+  bool unbindXsk(uint32_t Id) override { return Xsks.erase(Id) != 0; }
+  std::vector<std::pair<uint32_t, runtime::XskConsumer>> xsks() const override {
+    return {Xsks.begin(), Xsks.end()};
+  }
+  void stop() override {
+    Ports.clear();
+    Xsks.clear();
+  }
 
   /// One packet through every port's program, counted as the data plane
   /// counts it.
@@ -220,6 +238,7 @@ public:
 
 private:
   std::map<uint32_t, std::pair<runtime::PortStats, std::shared_ptr<runtime::BatchExecutor>>> Ports;
+  std::map<uint32_t, runtime::XskConsumer> Xsks;
 };
 
 void checkResponse(const json::Value &R) {

@@ -101,10 +101,18 @@ public:
   MaybeError replace(uint32_t Id, std::shared_ptr<runtime::BatchExecutor> Exec) override {
     return DP.replace(Id, std::move(Exec));
   }
+  MaybeError resume(uint32_t Id) override { return DP.resume(Id); }
   Expected<runtime::PortStats> detach(uint32_t Id) override { return DP.detach(Id); }
   std::vector<runtime::PortStats> stats() const override { return DP.stats(); }
   uint32_t findPort(const std::string &NameOrId) const override { return DP.findPort(NameOrId); }
   unsigned workers() const override { return DP.workers(); }
+  MaybeError bindXsk(uint32_t Id, const runtime::XskConsumer &C) override {
+    return DP.bindXsk(Id, C);
+  }
+  bool unbindXsk(uint32_t Id) override { return DP.unbindXsk(Id); }
+  std::vector<std::pair<uint32_t, runtime::XskConsumer>> xsks() const override {
+    return DP.xsks();
+  }
   void stop() override { DP.stop(); }
 
 private:
@@ -182,7 +190,8 @@ void logRequest(const std::string &Line, const json::Value &Resp) {
   if (!Cmd || !Cmd->isString())
     return;
   static const char *const Changes[] = {"prog load",  "prog unload", "prog replace", "net attach",
-                                        "net detach", "map update",  "map delete"};
+                                        "net detach", "net resume",  "xsk bind",     "xsk unbind",
+                                        "map update", "map delete"};
   for (const char *C : Changes)
     if (Cmd->text() == C) {
       const json::Value *Args = Req->get("args");

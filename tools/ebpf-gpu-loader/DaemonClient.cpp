@@ -42,7 +42,11 @@ int usage(const std::string &Msg) {
       "            [--blocks N] [--launch-size N] [--gpus LIST]\n"
       "  prog list | prog show ID | prog unload ID | prog replace ID NEW_ID\n"
       "  net attach PROG_ID PORTDEV [--queues N] [--batch N] [--timeout-us T] [--exception DEV]\n"
-      "  net detach PORT | net list\n"
+      "             [--paused]\n"
+      "  net resume PORT | net detach PORT | net list\n"
+      "  xsk bind ID PORT QUEUE OUT | xsk unbind ID | xsk list\n"
+      "      an xskmap consumer: entries holding ID send what rx queue QUEUE of PORT\n"
+      "      redirects to them out of port OUT (ports by id or device name)\n"
       "  map list | map show MAP | map dump MAP\n"
       "  map lookup MAP key BYTES... | map delete MAP key BYTES...\n"
       "  map update MAP key BYTES... value BYTES... [any|noexist|exist]\n"
@@ -341,14 +345,27 @@ std::optional<int> buildRequest(std::vector<std::string> &A, std::string &Cmd, V
         Number("timeout_us");
       else if (O == "--exception")
         Args.set("exception", W.need("exception device"));
+      else if (O == "--paused")
+        Args.set("paused", true);
       else
         return usage("net attach: unknown option '" + O + "'");
     }
-  } else if (Cmd == "net detach") {
+  } else if (Cmd == "net detach" || Cmd == "net resume") {
     Args.set("port", W.need("port (id or device name)"));
     W.noMore();
   } else if (Cmd == "net list" || Cmd == "net show") {
     Cmd = "net list";
+    W.noMore();
+  } else if (Cmd == "xsk bind") {
+    Args.set("id", W.id("consumer id"));
+    Args.set("port", W.need("port (id or device name)"));
+    Args.set("queue", W.id("queue"));
+    Args.set("out", W.need("out port (id or device name)"));
+    W.noMore();
+  } else if (Cmd == "xsk unbind") {
+    Args.set("id", W.id("consumer id"));
+    W.noMore();
+  } else if (Cmd == "xsk list") {
     W.noMore();
   } else if (Cmd == "map list" || (Cmd == "map show" && A.size() == 2)) {
     Cmd = "map list";
@@ -396,6 +413,8 @@ void printReply(const std::string &Cmd, const Value &R) {
   } else if (Cmd == "net attach") {
     std::printf("port %s: program %s %s\n", num(R, "port").c_str(), num(R, "prog").c_str(),
                 R.get("replaced")->boolean() ? "replaced the one running there" : "attached");
+  } else if (Cmd == "net resume") {
+    std::printf("port %s: receiving\n", num(R, "port").c_str());
   } else if (Cmd == "net detach") {
     std::printf("port %s detached; final counters:\n", num(R, "id").c_str());
     printPort(R);
@@ -403,6 +422,13 @@ void printReply(const std::string &Cmd, const Value &R) {
   } else if (Cmd == "net list") {
     for (const Value &P : R.items())
       printPort(P);
+  } else if (Cmd == "xsk bind" || Cmd == "xsk list") {
+    for (const Value &X : Cmd == "xsk list" ? R.items() : std::vector<Value>{R})
+      std::printf("xsk %s: port %s (%s) queue %s -> port %s (%s)\n", num(X, "id").c_str(),
+                  num(X, "port").c_str(), num(X, "device").c_str(), num(X, "queue").c_str(),
+                  num(X, "out").c_str(), num(X, "out_device").c_str());
+  } else if (Cmd == "xsk unbind") {
+    std::printf("xsk %s unbound\n", num(R, "id").c_str());
   } else if (Cmd == "map list") {
     for (const Value &M : R.items())
       printMap(M);

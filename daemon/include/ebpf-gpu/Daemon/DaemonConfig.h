@@ -7,13 +7,17 @@
 //           [gpu_path=..] [inner_maps=..] [map_sizes=..] [watchdog_ms=N]
 //           [blocks=N] [launch_size=N]
 //   port DEVICE program=NAME [exception=DEVICE] [queues=N] [batch=N] [timeout_us=N]
-// The keys are `prog load`'s and `net attach`'s arguments (docs/DAEMON.md).
+//   xsk ID port=DEVICE [queue=N] out=DEVICE
+// The keys are `prog load`'s, `net attach`'s and `xsk bind`'s arguments
+// (docs/DAEMON.md); an xsk line's devices are ports of the file.
 // A reload brings the daemon from the last configuration to the new one with
 // the requests a client would send: programs loaded first; a program whose
 // line or object file changed is loaded anew and put in place on its ports
 // with `prog replace` (between two batches: no packet lost) before the old
 // one is unloaded; ports gone from the file are detached, new ones
-// attached, ones whose options changed detached and attached again. A file
+// attached, ones whose options changed detached and attached again; xsk
+// consumers new or changed, or whose ports were attached anew, are bound
+// (again), and those gone from the file unbound. A file
 // that does not parse, or a program that does not load, leaves what runs as
 // it was (the failing program keeps its old version).
 //
@@ -43,12 +47,12 @@ namespace ebpfgpu::tools {
 struct DaemonConfig {
   struct Entry {
     unsigned Line = 0;
-    std::string Name;     ///< the program's name, the port's device
+    std::string Name;     ///< the program's name, the port's device, the xsk's id
     json::Value Args;     ///< the request's arguments (a port's without "prog")
     std::string Program;  ///< ports: the program's NAME
     bool operator==(const Entry &O) const;
   };
-  std::vector<Entry> Programs, Ports;
+  std::vector<Entry> Programs, Ports, Xsks;
 };
 
 /// Reads a configuration's text; errors name `File` and the line.
@@ -93,6 +97,7 @@ private:
   std::string StateDir;
   std::map<std::string, Loaded> Programs; ///< by NAME
   std::map<std::string, Attached> Ports;  ///< by DEVICE
+  std::map<std::string, DaemonConfig::Entry> Xsks; ///< bound, by ID
 };
 
 } // namespace ebpfgpu::tools

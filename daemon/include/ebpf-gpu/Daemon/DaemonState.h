@@ -43,10 +43,14 @@ public:
   virtual Expected<uint32_t> attach(const runtime::AttachOptions &O,
                                     std::shared_ptr<runtime::BatchExecutor> Exec) = 0;
   virtual MaybeError replace(uint32_t Id, std::shared_ptr<runtime::BatchExecutor> Exec) = 0;
+  virtual MaybeError resume(uint32_t Id) = 0;
   virtual Expected<runtime::PortStats> detach(uint32_t Id) = 0;
   virtual std::vector<runtime::PortStats> stats() const = 0;
   virtual uint32_t findPort(const std::string &NameOrId) const = 0;
   virtual unsigned workers() const = 0;
+  virtual MaybeError bindXsk(uint32_t Id, const runtime::XskConsumer &C) = 0;
+  virtual bool unbindXsk(uint32_t Id) = 0;
+  virtual std::vector<std::pair<uint32_t, runtime::XskConsumer>> xsks() const = 0;
   virtual void stop() = 0;
 };
 
@@ -184,7 +188,11 @@ private:
   Expected<json::Value> progReplace(const json::Value &Args);
   Expected<json::Value> netAttach(const json::Value &Args);
   Expected<json::Value> netDetach(const json::Value &Args);
+  Expected<json::Value> netResume(const json::Value &Args);
   Expected<json::Value> netList();
+  Expected<json::Value> xskBind(const json::Value &Args);
+  Expected<json::Value> xskUnbind(const json::Value &Args);
+  Expected<json::Value> xskList();
   Expected<json::Value> mapList();
   Expected<json::Value> mapShow(const json::Value &Args);
   Expected<json::Value> mapDump(const json::Value &Args);
@@ -195,7 +203,8 @@ private:
 
   Expected<Program *> programArg(const json::Value &Args, const char *Key);
   Expected<Map *> mapArg(const json::Value &Args);
-  Expected<uint32_t> portArg(const json::Value &Args);
+  Expected<uint32_t> portArg(const json::Value &Args, const char *Key = "port");
+  json::Value xskJson(uint32_t Id, const runtime::XskConsumer &C) const;
   std::vector<uint32_t> portsOf(uint32_t ProgId) const;
   json::Value progJson(const Program &P) const;
   json::Value mapJson(const Map &M) const;

@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ebpfgpu::runtime {
@@ -45,6 +46,8 @@ namespace ebpfgpu::runtime {
 /// also the ifindexes bpf_redirect names).
 constexpr uint32_t MaxDataplanePorts = 64;
 constexpr uint32_t MaxDataplaneWorkers = 64;
+/// xskmap consumers have ids 1..MaxXskConsumers.
+constexpr uint32_t MaxXskConsumers = 1024;
 
 /// An AF_XDP-style consumer that an xskmap's entry names by its id (its
 /// place in DataplaneOptions::Xsks, from 1): bound, as the kernel's socket,
@@ -78,8 +81,9 @@ struct DataplaneOptions {
   bool Pci = false;
   /// Extra EAL arguments, after the data plane's own (so they win).
   std::vector<std::string> EalArgs;
-  /// The xskmaps' consumers, id i + 1 at index i; fixed for the data
-  /// plane's life (workers read it unlocked).
+  /// The xskmaps' consumers bound from the start (`forward --xsk`), id
+  /// i + 1 at index i; their ports are those attached later (bindXsk
+  /// binds more, or again).
   std::vector<XskConsumer> Xsks;
 };
 
@@ -184,7 +188,21 @@ public:
   /// Stops polling port `Id`, runs the batches its workers hold, closes its
   /// devices (net_pcap output files are complete and renamed, or removed
   /// when !KeepOutputs) and returns its final counters.
+  /// Consumers bound to the port or sending out of it are unbound, as the
+  /// kernel unbinds a socket whose device goes away.
   Expected<PortStats> detach(uint32_t Id, bool KeepOutputs = true);
+
+  /// Binds xskmap consumer `Id` (1..MaxXskConsumers) to rx queue C.Queue
+  /// of port C.Ifindex, sending what it takes out of port C.Port, in place
+  /// of whatever `Id` was; workers see it from their next packet on. Fails
+  /// with one message for an id out of range, a port not attached, a queue
+  /// the port does not have.
+  MaybeError bindXsk(uint32_t Id, const XskConsumer &C);
+  /// Consumer `Id` is bound no more: redirects to it are refused from the
+  /// next packet on (xsk_refused). False when it was not bound.
+  bool unbindXsk(uint32_t Id);
+  /// The consumers bound now, by id.
+  std::vector<std::pair<uint32_t, XskConsumer>> xsks() const;
 
   /// Every port stops receiving and runs and acts on the batches it holds;
   /// returns once none is left (ports stay attached, their counters final).
