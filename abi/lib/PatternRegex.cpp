@@ -8,9 +8,14 @@
 // joined to every state (unanchored search: a rule matches where any
 // substring does). A DFA state's match is the lowest id of the rules whose
 // accepting NFA state it holds, so the scan's first match is the same
-// "ends first, lowest id" as the literal automaton's. The construction
-// stops at EBPFGPU_PATTERNS_MAX_DFA_STATES: the rule that crosses it is
-// found by bisection over the file's prefixes and named.
+// "ends first, lowest id" as the literal automaton's. The DFA is then
+// minimised (Hopcroft, 1971): states with the same rules ending in them
+// start in one block, and blocks split until every block's states go to
+// one block on each class, so the answers (first match, lowest id, every
+// rule's bit) are unchanged. The construction stops at
+// EBPFGPU_PATTERNS_MAX_DFA_BUILD_STATES, the minimised DFA at
+// EBPFGPU_PATTERNS_MAX_DFA_STATES: the rule that crosses a cap is found by
+// bisection over the file's prefixes and named.
 
 #include "PatternsImpl.h"
 
@@ -461,7 +466,122 @@ std::string checkRegex(const PatternRule &R) {
   return Why;
 }
 
-DfaResult compileDfa(const std::vector<PatternRule> &Rules, size_t Count, uint32_t MaxStates) {
+void minimiseDfa(DfaResult &D) {
+  const uint32_t N = uint32_t(D.Outputs.size()), NC = D.NClasses;
+  if (N <= 1)
+    return;
+  // Each class's inverse: the states that go to t on c are
+  // Pred[Start[c * N + t]] to Pred[Start[c * N + t + 1] - 1].
+  std::vector<uint32_t> Start(size_t(NC) * N + 1, 0), Pred(size_t(N) * NC);
+  for (uint32_t S = 0; S < N; ++S)
+    for (uint32_t C = 0; C < NC; ++C)
+      ++Start[size_t(C) * N + D.Next[size_t(S) * NC + C]];
+  for (size_t K = 1; K < Start.size(); ++K)
+    Start[K] += Start[K - 1]; // the end of each list, for now
+  for (uint32_t S = N; S-- > 0;)
+    for (uint32_t C = 0; C < NC; ++C)
+      Pred[--Start[size_t(C) * N + D.Next[size_t(S) * NC + C]]] = S;
+  Start.back() = uint32_t(Pred.size());
+
+  // The partition: block B's states are Elems[First[B]] to
+  // Elems[End[B] - 1], its marked ones (those moving to the splitter)
+  // first. The initial blocks: states with the same output list.
+  std::vector<uint32_t> Elems(N), Loc(N), BlockOf(N), First, End, Marked;
+  {
+    std::map<std::vector<int32_t>, uint32_t> ByOutputs;
+    for (uint32_t S = 0; S < N; ++S)
+      BlockOf[S] = ByOutputs.try_emplace(D.Outputs[S], uint32_t(ByOutputs.size())).first->second;
+    const uint32_t NB = uint32_t(ByOutputs.size());
+    First.assign(NB + 1, 0);
+    for (uint32_t S = 0; S < N; ++S)
+      ++First[BlockOf[S] + 1];
+    for (uint32_t B = 1; B <= NB; ++B)
+      First[B] += First[B - 1];
+    End.assign(First.begin() + 1, First.end());
+    First.pop_back();
+    std::vector<uint32_t> Fill = First;
+    for (uint32_t S = 0; S < N; ++S) {
+      Loc[S] = Fill[BlockOf[S]]++;
+      Elems[Loc[S]] = S;
+    }
+    Marked.assign(NB, 0);
+  }
+  // Splitters (block, class). Hopcroft's rule: of a split block, only the
+  // smaller part joins the splitters (where the whole still waits, it
+  // waits as the other part), which bounds the work by NC * N log N.
+  std::vector<std::pair<uint32_t, uint32_t>> Work;
+  for (uint32_t B = 0; B < First.size(); ++B)
+    for (uint32_t C = 0; C < NC; ++C)
+      Work.emplace_back(B, C);
+  std::vector<uint32_t> Splitter, Touched;
+  while (!Work.empty()) {
+    auto [A, C] = Work.back();
+    Work.pop_back();
+    // A's states, copied: marking reorders the states of the blocks it
+    // touches, A among them.
+    Splitter.assign(Elems.begin() + First[A], Elems.begin() + End[A]);
+    for (uint32_t T : Splitter)
+      for (uint32_t I = Start[size_t(C) * N + T], E = Start[size_t(C) * N + T + 1]; I < E; ++I) {
+        uint32_t P = Pred[I], B = BlockOf[P];
+        uint32_t To = First[B] + Marked[B];
+        if (Loc[P] < To)
+          continue; // marked already
+        if (Marked[B]++ == 0)
+          Touched.push_back(B);
+        uint32_t Q = Elems[To];
+        std::swap(Elems[Loc[P]], Elems[To]);
+        Loc[Q] = Loc[P];
+        Loc[P] = To;
+      }
+    for (uint32_t B : Touched) {
+      uint32_t M = Marked[B];
+      Marked[B] = 0;
+      if (M == End[B] - First[B])
+        continue;
+      // The smaller part becomes the new block (its states relabelled).
+      uint32_t NB = uint32_t(First.size());
+      if (M <= End[B] - First[B] - M) {
+        First.push_back(First[B]);
+        End.push_back(First[B] + M);
+        First[B] += M;
+      } else {
+        First.push_back(First[B] + M);
+        End.push_back(End[B]);
+        End[B] = First[B] + M;
+      }
+      Marked.push_back(0);
+      for (uint32_t I = First[NB]; I < End[NB]; ++I)
+        BlockOf[Elems[I]] = NB;
+      for (uint32_t Cl = 0; Cl < NC; ++Cl)
+        Work.emplace_back(NB, Cl);
+    }
+    Touched.clear();
+  }
+
+  // The minimal DFA: a block's state numbered by its lowest old state, so
+  // the start (old 0) stays 0.
+  const uint32_t NB = uint32_t(First.size());
+  if (NB == N)
+    return;
+  std::vector<uint32_t> NewId(NB, UINT32_MAX), Rep;
+  for (uint32_t S = 0; S < N; ++S)
+    if (NewId[BlockOf[S]] == UINT32_MAX) {
+      NewId[BlockOf[S]] = uint32_t(Rep.size());
+      Rep.push_back(S);
+    }
+  std::vector<uint32_t> Next(size_t(NB) * NC);
+  std::vector<std::vector<int32_t>> Outputs(NB);
+  for (uint32_t B = 0; B < NB; ++B) {
+    for (uint32_t C = 0; C < NC; ++C)
+      Next[size_t(B) * NC + C] = NewId[BlockOf[D.Next[size_t(Rep[B]) * NC + C]]];
+    Outputs[B] = std::move(D.Outputs[Rep[B]]);
+  }
+  D.Next = std::move(Next);
+  D.Outputs = std::move(Outputs);
+}
+
+DfaResult compileDfa(const std::vector<PatternRule> &Rules, size_t Count, uint32_t MaxStates,
+                     uint32_t BuildStates, bool Minimise) {
   DfaResult Res;
   Nfa N;
   for (size_t I = 0; I < Count; ++I) {
@@ -550,7 +670,7 @@ DfaResult compileDfa(const std::vector<PatternRule> &Rules, size_t Count, uint32
     auto It = Ids.find(S);
     if (It != Ids.end())
       return It->second;
-    if (Sets.size() >= MaxStates)
+    if (Sets.size() >= BuildStates)
       return -1;
     uint32_t Id = uint32_t(Sets.size());
     Ids.emplace(S, Id);
@@ -569,7 +689,8 @@ DfaResult compileDfa(const std::vector<PatternRule> &Rules, size_t Count, uint32
       int64_t T = Intern(Closure(Seed));
       if (T < 0) {
         Res.TooManyStates = true;
-        Res.Why = "the rules' DFA needs more than " + std::to_string(MaxStates) + " states";
+        Res.Why = "the rules' DFA needs more than " + std::to_string(BuildStates) +
+                  " states before minimisation";
         return Res;
       }
       Res.Next.push_back(uint32_t(T));
@@ -583,6 +704,15 @@ DfaResult compileDfa(const std::vector<PatternRule> &Rules, size_t Count, uint32
         O.push_back(N.States[S].Accepts);
     std::sort(O.begin(), O.end());
     O.erase(std::unique(O.begin(), O.end()), O.end());
+  }
+  Res.BuiltStates = uint32_t(Sets.size());
+  Sets.clear();
+  Ids.clear();
+  if (Minimise)
+    minimiseDfa(Res);
+  if (Res.Outputs.size() > MaxStates) {
+    Res.TooManyStates = true;
+    Res.Why = "the rules' DFA needs more than " + std::to_string(MaxStates) + " states";
   }
   return Res;
 }

@@ -194,23 +194,30 @@ Expected<std::vector<uint8_t>> compileRegexSet(const std::vector<PatternRule> &R
     std::string Line = std::to_string(Rules[I].Line);
     return Error(Name.empty() ? "rule on line " + Line + ": " + Why : Name + ":" + Line + ": " + Why);
   };
-  detail::DfaResult D = detail::compileDfa(Rules, Rules.size(), EBPFGPU_PATTERNS_MAX_DFA_STATES);
+  detail::DfaResult D = detail::compileDfa(Rules, Rules.size(), EBPFGPU_PATTERNS_MAX_DFA_STATES,
+                                           EBPFGPU_PATTERNS_MAX_DFA_BUILD_STATES);
   if (D.Why.empty())
     return layout(Rules, D.Classes, D.NClasses, D.Next, D.Outputs);
   if (!D.TooManyStates)
     return RuleError(D.Rule, D.Why);
   size_t Lo = 1, Hi = Rules.size(); // the prefix of Hi rules is too large
+  std::string Why = D.Why;          // and why: which cap it crosses
   while (Lo < Hi) {
     size_t Mid = Lo + (Hi - Lo) / 2;
-    if (detail::compileDfa(Rules, Mid, EBPFGPU_PATTERNS_MAX_DFA_STATES).TooManyStates)
+    detail::DfaResult P = detail::compileDfa(Rules, Mid, EBPFGPU_PATTERNS_MAX_DFA_STATES,
+                                             EBPFGPU_PATTERNS_MAX_DFA_BUILD_STATES);
+    if (P.TooManyStates) {
       Hi = Mid;
-    else
+      Why = P.Why;
+    } else {
       Lo = Mid + 1;
+    }
   }
-  return RuleError(Hi - 1, D.Why + (Hi == 1 ? " for this rule alone"
-                                             : " with this rule (the " +
-                                                   std::to_string(Hi - 1) +
-                                                   " rules before it fit)"));
+  return RuleError(Hi - 1, Why + (Hi == 1   ? " for this rule alone"
+                                     : Hi == 2 ? " with this rule (the rule before it fits)"
+                                               : " with this rule (the " +
+                                                     std::to_string(Hi - 1) +
+                                                     " rules before it fit)"));
 }
 
 } // namespace

@@ -8,11 +8,20 @@
 #define EBPF_GPU_ABI_PATTERNSIMPL_H
 
 #include "ebpf-gpu/Abi/Patterns.h"
+#include "ebpf-gpu/Platform/MapAbi.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
+
+// The subset construction's cap (EBPFGPU_PATTERNS_MAX_DFA_STATES in
+// MapAbi.h caps the minimised DFA, what the map holds): what a set may
+// need before minimisation; the construction's memory is about
+// 12 * nclasses bytes a state.
+#ifndef EBPFGPU_PATTERNS_MAX_DFA_BUILD_STATES
+#define EBPFGPU_PATTERNS_MAX_DFA_BUILD_STATES (4u * EBPFGPU_PATTERNS_MAX_DFA_STATES)
+#endif
 
 namespace ebpfgpu::abi::detail {
 
@@ -28,8 +37,18 @@ struct DfaResult {
   uint32_t NClasses = 0;
   std::vector<uint32_t> Next;                ///< nstates * NClasses, no flags
   std::vector<std::vector<int32_t>> Outputs; ///< each state's rule ids, ascending
+  uint32_t BuiltStates = 0;                  ///< states before minimisation
 };
-DfaResult compileDfa(const std::vector<PatternRule> &Rules, size_t Count, uint32_t MaxStates);
+/// The subset construction stops past `BuildStates` states; the minimised
+/// DFA may have at most `MaxStates` (without `Minimise`, as built: the
+/// tests' reference).
+DfaResult compileDfa(const std::vector<PatternRule> &Rules, size_t Count, uint32_t MaxStates,
+                     uint32_t BuildStates, bool Minimise = true);
+
+/// Replaces D's DFA (Next, Outputs) by the minimal one with the same
+/// answers: two states merge when every input leads both to states with
+/// the same output lists. State 0 stays the start.
+void minimiseDfa(DfaResult &D);
 
 } // namespace ebpfgpu::abi::detail
 

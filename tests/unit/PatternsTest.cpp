@@ -8,8 +8,10 @@
 // written into a map; every rule's bitmap (ebpf_gpu_match_all's scan)
 // against the same naive search; the regex subset's syntax, meaning and
 // limits (its agreement with Python's re over random rules is
-// tests/lit/loader/match-regex.test's).
+// tests/lit/loader/match-regex.test's); the DFA's minimisation against the
+// DFA as built, over random rule sets.
 
+#include "../../abi/lib/PatternsImpl.h"
 #include "ebpf-gpu/Abi/MapMemory.h"
 #include "ebpf-gpu/Abi/Patterns.h"
 #include "ebpf-gpu/Platform/MapAbi.h"
@@ -246,18 +248,26 @@ TEST(PatternsRegex, SyntaxErrors) {
 
 TEST(PatternsRegex, StateCap) {
   // x.{N}y searched anywhere needs a state for each set of the last N + 1
-  // bytes that were x: 2^17 for N = 16, past the cap alone; the first two
-  // rules together need about 3^4 * 2^7.
+  // bytes that were x: 2^17 for N = 16 (all of them distinct, so
+  // minimisation keeps them), past the cap alone; with the first two
+  // rules (about 3^4 * 2^7 together), past the construction's cap too.
   std::string Text = "re:/a.{3}b/\nre:/c.{10}d/\nre:/x.{16}y/\nre:/z/\n";
   auto Rules = parsePatternText(Text, "cap.rules");
   ASSERT_TRUE(Rules);
   auto Bytes = compilePatterns(*Rules, "cap.rules");
   ASSERT_FALSE(Bytes);
-  EXPECT_EQ(Bytes.error().message().rfind("cap.rules:3: the rules' DFA needs more than 65536 "
-                                          "states",
+  EXPECT_EQ(Bytes.error().message().rfind("cap.rules:3: the rules' DFA needs more than 262144 "
+                                          "states before minimisation with this rule (the 2 "
+                                          "rules before it fit)",
                                           0),
             0u)
       << Bytes.error().message();
+  auto Alone = parsePatternText("re:/x.{16}y/\n", "cap.rules");
+  ASSERT_TRUE(Alone);
+  Bytes = compilePatterns(*Alone, "cap.rules");
+  ASSERT_FALSE(Bytes);
+  EXPECT_EQ(Bytes.error().message(),
+            "cap.rules:1: the rules' DFA needs more than 65536 states for this rule alone");
   Rules->erase(Rules->begin() + 2);
   EXPECT_TRUE(compilePatterns(*Rules, "cap.rules"));
 }
@@ -273,4 +283,123 @@ TEST(PatternsRegex, OutputsChecked) {
   std::vector<uint8_t> Bad = *Bytes;
   Bad[Bad.size() - 4] ^= 2;
   EXPECT_NE(checkPatterns(Bad.data(), Bad.size()), "");
+}
+
+namespace {
+
+/// A random regex over the bytes a, b, c: literals, classes, '.',
+/// groups, alternation and every quantifier, nested to `Depth`; never
+/// nullable at the top (a trailing 'c' is appended by the caller).
+std::string randomRegex(std::mt19937 &Rng, int Depth) {
+  std::string Out;
+  for (int N = 1 + int(Rng() % 3); N > 0; --N) {
+    switch (Rng() % 8) {
+    case 0:
+      Out += "[ab]";
+      break;
+    case 1:
+      Out += ".";
+      break;
+    case 2:
+      if (Depth > 0) {
+        Out += "(" + randomRegex(Rng, Depth - 1) + "|" + randomRegex(Rng, Depth - 1) + ")";
+        break;
+      }
+      [[fallthrough]];
+    default:
+      Out += "abc"[Rng() % 3];
+    }
+    const char *Quant[] = {"", "", "", "*", "+", "?", "{1,3}", "{2}"};
+    Out += Quant[Rng() % 8];
+  }
+  return Out;
+}
+
+/// The scan of a DFA as built or minimised: the first match's id (-2 for
+/// none) and the set of every rule ending anywhere.
+std::pair<int64_t, std::vector<int32_t>> runDfa(const detail::DfaResult &D,
+                                                const std::string &Text) {
+  uint32_t S = 0;
+  int64_t First = -2;
+  std::vector<int32_t> All;
+  for (unsigned char B : Text) {
+    S = D.Next[size_t(S) * D.NClasses + D.Classes[B]];
+    const std::vector<int32_t> &O = D.Outputs[S];
+    if (!O.empty() && First == -2)
+      First = O.front();
+    All.insert(All.end(), O.begin(), O.end());
+  }
+  std::sort(All.begin(), All.end());
+  All.erase(std::unique(All.begin(), All.end()), All.end());
+  return {First, All};
+}
+
+} // namespace
+
+TEST(PatternsRegex, MinimisedDfaAnswersAsBuilt) {
+  std::mt19937 Rng(1971);
+  uint64_t Built = 0, Minimal = 0;
+  for (int Round = 0; Round < 300; ++Round) {
+    std::vector<PatternRule> Rules(1 + Rng() % 8);
+    for (PatternRule &R : Rules) {
+      R.Id = Rng() % 6; // shared ids: states that differ only in rules merge
+      if (Rng() % 3 == 0) {
+        R.Bytes.resize(1 + Rng() % 5);
+        for (uint8_t &B : R.Bytes)
+          B = uint8_t("abc"[Rng() % 3]);
+      } else {
+        R.IsRegex = true;
+        R.Regex = randomRegex(Rng, 2) + "c";
+      }
+    }
+    auto Full = detail::compileDfa(Rules, Rules.size(), 1u << 20, 1u << 20, false);
+    auto Min = detail::compileDfa(Rules, Rules.size(), 1u << 20, 1u << 20, true);
+    ASSERT_EQ(Full.Why, "") << "round " << Round;
+    ASSERT_EQ(Min.Why, "");
+    ASSERT_EQ(Min.BuiltStates, Full.Outputs.size());
+    ASSERT_LE(Min.Outputs.size(), Full.Outputs.size());
+    Built += Full.Outputs.size();
+    Minimal += Min.Outputs.size();
+    // Minimal already: minimising again merges nothing.
+    detail::DfaResult Again = Min;
+    detail::minimiseDfa(Again);
+    ASSERT_EQ(Again.Outputs.size(), Min.Outputs.size()) << "round " << Round;
+    for (int T = 0; T < 100; ++T) {
+      std::string Text(Rng() % 30, 'a');
+      for (char &C : Text)
+        C = "abcd"[Rng() % 4];
+      ASSERT_EQ(runDfa(Min, Text), runDfa(Full, Text))
+          << "round " << Round << ", rule 1 " << Rules[0].Regex << ", text " << Text;
+    }
+    // The map's own scan of the compiled file agrees too.
+    auto Bytes = compilePatterns(Rules);
+    ASSERT_TRUE(Bytes) << Bytes.error().message();
+    ASSERT_EQ(checkPatterns(Bytes->data(), Bytes->size()), "");
+    HostMap M("rules", patternShape(uint32_t(Bytes->size())));
+    ASSERT_FALSE(setMapEntry("rules", *M.header(), {}, *Bytes));
+    EXPECT_EQ(scan(M, "abcabcaacbbc"), runDfa(Full, "abcabcaacbbc").first);
+  }
+  // Random sets shrink (the construction keeps states that differ only in
+  // NFA states with the same future).
+  EXPECT_LT(Minimal, Built);
+}
+
+TEST(PatternsRegex, MinimisationMergesLiteralTails) {
+  // Two literals with one id and one tail: the DFA as built keeps "xab"
+  // and "yab" apart, the minimal one merges them.
+  auto Rules = parsePatternText("id:1 xab\nid:1 yab\nid:2 re:/z+q/\n", "t");
+  ASSERT_TRUE(Rules);
+  auto Full = detail::compileDfa(*Rules, Rules->size(), 1000, 1000, false);
+  auto Min = detail::compileDfa(*Rules, Rules->size(), 1000, 1000, true);
+  EXPECT_LT(Min.Outputs.size(), Full.Outputs.size());
+  // A cap between the two: only the minimal DFA fits.
+  auto Capped = detail::compileDfa(*Rules, Rules->size(), uint32_t(Min.Outputs.size()), 1000);
+  EXPECT_EQ(Capped.Why, "");
+  auto Over = detail::compileDfa(*Rules, Rules->size(), uint32_t(Min.Outputs.size()) - 1, 1000);
+  EXPECT_TRUE(Over.TooManyStates);
+  // The construction's own cap names itself.
+  auto Early = detail::compileDfa(*Rules, Rules->size(), 1000, 3);
+  EXPECT_TRUE(Early.TooManyStates);
+  EXPECT_NE(Early.Why.find("more than 3 states before minimisation"), std::string::npos)
+      << Early.Why;
 }
