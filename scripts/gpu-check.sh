@@ -497,6 +497,7 @@ prepare_api() {
     mv "$w/$p.maps" "$w/host/"
   done
   (cd "$w/host" && sha256sum -- *.txt *.pcap *.maps) >"$c/host.sha256"
+  prepare_api_patterns
   prepare_api_rx
   local lit=/usr/lib/llvm-19/build/utils/lit
   mkdir -p "$c/lit"
@@ -504,6 +505,29 @@ prepare_api() {
   cp -r "$lit/lit" "$c/lit/"
   find "$c/lit" -name __pycache__ -prune -exec rm -rf {} +
   du -sh "$c"
+}
+
+# A pattern map's rules replaced between bursts on the GPU
+# (tests/gpu-device/api/pattern-maps.test): tests/lit/api/Inputs/
+# pattern-maps-user.c built on the GPU host's library, xdp_ids compiled with
+# an 8192-byte pattern map, the rules files, and the same program's output
+# on the host back end here (xdp_ids.o, the library with the compiler),
+# which the device's must equal line for line.
+prepare_api_patterns() {
+  local c=$API_CARRY w=build/api-carry/patterns
+  mkdir -p "$c/patterns" "$w"
+  cc -std=c99 -Wall -Werror -Iapi/include tests/lit/api/Inputs/pattern-maps-user.c \
+    -Lbuild-gpu/api -lebpf-gpu -Wl,-rpath,'$ORIGIN/../lib' -o "$c/bin/pattern-maps-user"
+  cc -std=c99 -Wall -Werror -Iapi/include tests/lit/api/Inputs/pattern-maps-user.c \
+    -Lbuild/api -lebpf-gpu -Wl,-rpath,"$PWD/build/api" -o "$w/pattern-maps-user"
+  build/tools/ebpf-gpu-cc build/samples/xdp_ids.o --map-size rules=8192 \
+    -o "$c/gpu/xdp_ids-8k.gpu.o"
+  printf 'id:1 alpha-rule\nid:2 re:/bravo-r[u]le/\n' >"$c/patterns/a.rules"
+  printf 'id:7 charlie-zz\n' >"$c/patterns/b.rules"
+  printf 'id:1 fine\nid:2 re:/a(b/\n' >"$c/patterns/bad.rules"
+  cp samples/xdp_ddos_classify.model "$c/patterns/"
+  (cd "$c/patterns" && "$OLDPWD/$w/pattern-maps-user" host "$OLDPWD/build/samples/xdp_ids.o" \
+    a.rules b.rules bad.rules xdp_ddos_classify.model) >"$c/patterns/host.txt"
 }
 
 # The rx callback on the GPU (tests/gpu-device/api/rx-callback.test):

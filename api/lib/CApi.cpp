@@ -15,6 +15,7 @@
 #include "ebpf-gpu/Abi/GpuObject.h"
 #include "ebpf-gpu/Abi/MapMemory.h"
 #include "ebpf-gpu/Exec/Executors.h"
+#include "ebpf-gpu/Loader/MapEntries.h"
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
 #include "ebpf-gpu/Object/Object.h"
 #endif
@@ -665,6 +666,38 @@ int ebpf_gpu_map__update_elem(struct ebpf_gpu_map *map, const void *key, size_t 
     }
     return 0;
   });
+}
+
+int ebpf_gpu_map__load_contents(struct ebpf_gpu_map *map, const void *text, size_t size,
+                                const char *name) {
+  if (!map || (!text && size))
+    return failWith(EINVAL, "load_contents needs a map and its text");
+  if (!ebpfgpu_map_is_blob(map->Info.Type))
+    return failWith(EINVAL, "map '" + map->Info.Name + "' (" +
+                                platform::mapTypeName(map->Info.Type) +
+                                ") is not a pattern or model map: its entries are set one by one");
+  const std::string Name = name ? name : "text";
+  auto Contents = loader::compileMapContents(
+      std::string(static_cast<const char *>(text), static_cast<const char *>(text) + size), Name);
+  if (!Contents)
+    return failWith(EINVAL, "map '" + map->Info.Name + "': " + Contents.error().message());
+  return accessMap(map, [&](::ebpfgpu_map &H, bool &Changed) {
+    // setMapEntry checks kind, layout and room before writing a byte.
+    if (MaybeError E = abi::setMapEntry(map->Info.Name, H, {}, *Contents))
+      return failWith(Contents->size() > H.max_entries ? E2BIG : EINVAL, E->message());
+    Changed = true;
+    return 0;
+  });
+}
+
+int ebpf_gpu_map__load_contents_file(struct ebpf_gpu_map *map, const char *path) {
+  if (!map || !path)
+    return failWith(EINVAL, "load_contents_file needs a map and a path");
+  errno = 0;
+  auto Text = readFileBytes(path);
+  if (!Text) // errno: open's or read's (0 for a directory or special file)
+    return failWith(errno ? errno : EINVAL, "map '" + map->Info.Name + "': " + Text.error().message());
+  return ebpf_gpu_map__load_contents(map, Text->data(), Text->size(), path);
 }
 
 int ebpf_gpu_map__delete_elem(struct ebpf_gpu_map *map, const void *key, size_t key_sz,

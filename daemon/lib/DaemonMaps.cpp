@@ -8,8 +8,11 @@
 #include "DaemonText.h"
 
 #include "ebpf-gpu/Abi/MapMemory.h"
+#include "ebpf-gpu/Abi/Model.h"
+#include "ebpf-gpu/Abi/Patterns.h"
 #include "ebpf-gpu/Loader/MapEntries.h"
 #include "ebpf-gpu/Platform/MapShape.h"
+#include "ebpf-gpu/Support/ReadFile.h"
 
 #include <cstring>
 
@@ -150,6 +153,45 @@ Expected<Value> DaemonState::mapLookup(const Value &Args) {
   return std::move(*Found);
 }
 
+/// A pattern or model map's contents replaced by the file at `Args`'s
+/// "file", compiled before the program's batches are held back; the map is
+/// written whole while none runs (accessMap), so a batch scans the old
+/// automaton or the new one. A bad file leaves the old contents.
+static Expected<Value> loadBlobMap(runtime::BatchExecutor &Exec, const runtime::MapInfo &Info,
+                                   uint32_t Id, const Value &Args) {
+  const bool Model = ebpfgpu_map_is_model(Info.Type);
+  const std::string Kind = Model ? "model" : "pattern";
+  if (Args.get("key") || Args.get("value"))
+    return Error("map '" + Info.Name + "' is a " + Kind + " map: it takes a " + Kind +
+                 " file (map update MAP file PATH), not keys and values");
+  auto Path = stringArg(Args, "file");
+  if (!Path)
+    return Path.takeError();
+  if (Path->empty() || (*Path)[0] != '/')
+    return Error("file '" + *Path + "' must be absolute (the daemon's directory is not yours)");
+  auto Text = readFileBytes(*Path);
+  if (!Text)
+    return Error("map '" + Info.Name + "': " + Text.error().message());
+  bool IsModel = false;
+  auto Contents =
+      loader::compileMapContents(std::string(Text->begin(), Text->end()), *Path, &IsModel);
+  if (!Contents)
+    return Error("map '" + Info.Name + "': " + Contents.error().message());
+  MaybeError E = Exec.accessMap(Info.Name, [&](ebpfgpu_map &H, bool &Changed) -> MaybeError {
+    if (MaybeError W = abi::setMapEntry(Info.Name, H, {}, *Contents))
+      return W;
+    Changed = true;
+    return std::nullopt;
+  });
+  if (E)
+    return std::move(*E);
+  return Value::object()
+      .set("map", Id)
+      .set("updated", true)
+      .set("contents", IsModel ? abi::describeModel(Contents->data())
+                               : "pattern set of " + abi::describePatterns(Contents->data()));
+}
+
 Expected<Value> DaemonState::mapUpdate(const Value &Args) {
   auto M = mapArg(Args);
   if (!M)
@@ -158,6 +200,11 @@ Expected<Value> DaemonState::mapUpdate(const Value &Args) {
   if (Mp.Info.ReadOnly)
     return Error("map '" + Mp.Info.Name +
                  "' is read-only (.rodata is folded into the compiled program)");
+  if (ebpfgpu_map_is_blob(Mp.Info.Type))
+    return loadBlobMap(*Programs.at(Mp.ProgId).Exec, Mp.Info, Mp.Id, Args);
+  if (Args.get("file"))
+    return Error("map '" + Mp.Info.Name + "' (" + platform::mapTypeName(Mp.Info.Type) +
+                 ") takes keys and values: a file is for pattern and model maps");
   auto Key = bytesArg(Args, "key", Mp.Info.KeySize, Mp.Info.Name);
   if (!Key)
     return Key.takeError();

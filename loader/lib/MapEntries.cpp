@@ -83,6 +83,26 @@ Expected<std::vector<MapEntry>> parseMapText(const std::string &Text, const std:
   return Out;
 }
 
+Expected<std::vector<uint8_t>> compileMapContents(const std::string &Text,
+                                                  const std::string &Name, bool *IsModel) {
+  const bool Model = abi::looksLikeModelText(Text);
+  if (IsModel)
+    *IsModel = Model;
+  if (Model) {
+    auto Spec = abi::parseModelText(Text, Name);
+    if (!Spec)
+      return Spec.error();
+    auto Out = abi::compileModel(*Spec);
+    if (!Out)
+      return Error(Name + ": " + Out.error().message());
+    return Out;
+  }
+  auto Rules = abi::parsePatternText(Text, Name);
+  if (!Rules)
+    return Rules.error();
+  return abi::compilePatterns(*Rules, Name);
+}
+
 MaybeError compilePatternEntry(MapEntry &E, const std::string &BaseDir) {
   if (E.PatternFile.empty())
     return std::nullopt;
@@ -93,9 +113,7 @@ MaybeError compilePatternEntry(MapEntry &E, const std::string &BaseDir) {
   auto Text = readFileBytes(Path);
   if (!Text)
     return Error("map '" + E.Map + "': " + Text.error().message());
-  auto Compiled = abi::looksLikeModelText(std::string(Text->begin(), Text->end()))
-                      ? abi::compileModelFile(Path)
-                      : abi::compilePatternFile(Path);
+  auto Compiled = compileMapContents(std::string(Text->begin(), Text->end()), Path);
   if (!Compiled)
     return Error("map '" + E.Map + "': " + Compiled.error().message());
   E.Value = std::move(*Compiled);

@@ -50,6 +50,7 @@ int usage(const std::string &Msg) {
       "  map list | map show MAP | map dump MAP\n"
       "  map lookup MAP key BYTES... | map delete MAP key BYTES...\n"
       "  map update MAP key BYTES... value BYTES... [any|noexist|exist]\n"
+      "  map update MAP file PATH   (a pattern or model map: its rules or model, replaced)\n"
       "      MAP is 'id ID' or 'name NAME'; BYTES are hex (0a 0x0a 0a000000)\n"
       "      (no key for a queue, stack or bloom filter: update pushes, lookup peeks)\n"
       "  stats\n"
@@ -373,6 +374,16 @@ std::optional<int> buildRequest(std::vector<std::string> &A, std::string &Cmd, V
   } else if (Cmd == "map show" || Cmd == "map dump") {
     W.mapRef(Args);
     W.noMore();
+  } else if (Cmd == "map update" && A.size() > 4 && A[4] == "file") {
+    // A pattern or model map's whole contents: a file the daemon reads.
+    W.mapRef(Args);
+    ++I;
+    std::string Path = W.need("rules or model file");
+    char Real[PATH_MAX];
+    if (!realpath(Path.c_str(), Real))
+      fail(Path + ": " + std::strerror(errno));
+    Args.set("file", std::string(Real));
+    W.noMore();
   } else if (Cmd == "map lookup" || Cmd == "map delete" || Cmd == "map update") {
     W.mapRef(Args);
     // Maps without keys (queue, stack, bloom filter) take none: `map update
@@ -441,7 +452,10 @@ void printReply(const std::string &Cmd, const Value &R) {
   } else if (Cmd == "map lookup") {
     printEntry(R);
   } else if (Cmd == "map update") {
-    std::printf("map %s updated\n", num(R, "map").c_str());
+    if (const Value *C = R.get("contents"))
+      std::printf("map %s updated: %s\n", num(R, "map").c_str(), C->text().c_str());
+    else
+      std::printf("map %s updated\n", num(R, "map").c_str());
   } else if (Cmd == "map delete") {
     std::printf("map %s: key deleted\n", num(R, "map").c_str());
   } else if (Cmd == "stats") {

@@ -25,8 +25,9 @@ extern "C" {
 #endif
 
 /* 3: struct ebpf_gpu_packet has `headroom` (its size changed: rebuild).
- * 4: ebpf_gpu_map__set_max_entries/_key_size/_value_size/_inner_map. */
-#define EBPF_GPU_API_VERSION 4
+ * 4: ebpf_gpu_map__set_max_entries/_key_size/_value_size/_inner_map.
+ * 5: ebpf_gpu_map__load_contents/_load_contents_file. */
+#define EBPF_GPU_API_VERSION 5
 
 /* What the library exports; everything else in it is hidden. */
 #define EBPF_GPU_API __attribute__((visibility("default")))
@@ -159,6 +160,23 @@ int ebpf_gpu_map__update_elem(struct ebpf_gpu_map *map, const void *key, size_t 
 EBPF_GPU_API
 int ebpf_gpu_map__delete_elem(struct ebpf_gpu_map *map, const void *key, size_t key_sz,
                               uint64_t flags);
+/* Pattern and model maps (BPF_MAP_TYPE_EBPF_GPU_PATTERNS and _MODEL,
+ * <ebpf-gpu/kfuncs.h>; docs/KFUNCS.md): the map's whole contents replaced
+ * by the rules or model of `text` (`size` bytes: a pattern file's or a
+ * model file's text, told apart as --map-set MAP:@FILE does; `name` is its
+ * name in messages, NULL: "text") or of the file at `path`, compiled
+ * here, then written whole between bursts (not while one runs, as the
+ * other map calls): each burst runs the old contents or the new. 0 on
+ * success; -EINVAL for another map type, a file that
+ * does not parse (ebpf_gpu_last_error(): "NAME:LINE: why"), a model for a
+ * pattern map or the reverse; -E2BIG when the compiled contents need more
+ * bytes than the map's max_entries; the file's errno when it cannot be
+ * read. On error the old contents stay. */
+EBPF_GPU_API
+int ebpf_gpu_map__load_contents(struct ebpf_gpu_map *map, const void *text, size_t size,
+                                const char *name);
+EBPF_GPU_API
+int ebpf_gpu_map__load_contents_file(struct ebpf_gpu_map *map, const char *path);
 EBPF_GPU_API
 int ebpf_gpu_map__get_next_key(const struct ebpf_gpu_map *map, const void *cur_key,
                                void *next_key, size_t key_sz);

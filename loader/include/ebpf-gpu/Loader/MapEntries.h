@@ -47,6 +47,12 @@ std::optional<MapEntry> parseMapEntry(const std::string &Text);
 /// entries are left alone. Errors name the file and the line.
 MaybeError compilePatternEntry(MapEntry &E, const std::string &BaseDir = "");
 
+/// The text of a model file (its first line `ebpf-gpu-model`) or a pattern
+/// file compiled into what a model or pattern map holds; `Name` is the
+/// file's name in errors ("NAME:LINE: why"). Also says which it was.
+Expected<std::vector<uint8_t>> compileMapContents(const std::string &Text,
+                                                  const std::string &Name, bool *IsModel = nullptr);
+
 /// Every entry of map-file text (one entry a line, '#' comments); errors
 /// say "NAME:LINE: why".
 Expected<std::vector<MapEntry>> parseMapText(const std::string &Text, const std::string &Name);
