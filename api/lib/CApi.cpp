@@ -227,6 +227,19 @@ int loadOpened(ebpf_gpu_prog &P) {
     if (M->Live && M->Info.GlobalData &&
         accessMap(M.get(), [](::ebpfgpu_map &, bool &) { return 0; }, /*Mirror=*/false))
       M->Live = false;
+  // A .gpu.o's sections given bytes before load (set_initial_value): the
+  // back end made them from the object, so they are written in now.
+  for (auto &M : P.Maps)
+    if (P.GpuObject && M->Data && M->Live && !M->Info.ReadOnly)
+      if (int E = accessMap(
+              M.get(),
+              [&](::ebpfgpu_map &H, bool &Changed) {
+                std::memcpy(dataValue(H), M->Data, M->Size);
+                Changed = true;
+                return 0;
+              },
+              /*Mirror=*/false))
+        return E;
   LastError.clear();
   for (auto &M : P.Maps)
     if (M->Data && M->Info.ReadOnly)
@@ -589,6 +602,33 @@ int ebpf_gpu_map__set_inner_map(struct ebpf_gpu_map *map, const struct ebpf_gpu_
   return 0;
 }
 
+int ebpf_gpu_map__set_initial_value(struct ebpf_gpu_map *map, const void *data, size_t size) {
+  if (!map || !data)
+    return failWith(EINVAL, "no map or no data (NULL)");
+  std::string Ctx = "map '" + map->Info.Name + "': the initial value: ";
+  if (map->Prog->Loaded.Exec)
+    return failWith(EBUSY, Ctx + "the program is loaded: set it between ebpf_gpu_prog__open and "
+                                 "ebpf_gpu_prog__load_opened");
+  if (!map->Info.GlobalData)
+    return failWith(EINVAL, Ctx + "not global data (.bss, .data, .rodata): a map's entries are "
+                                  "written after load (ebpf_gpu_map__update_elem)");
+  // ebpf-gpu-cc folded a .gpu.o's .rodata into its code; its other
+  // sections are maps the code reads, so their bytes can still be given.
+  if (map->Prog->GpuObject && map->Info.ReadOnly)
+    return failWith(EOPNOTSUPP, Ctx + "a .gpu.o has its .rodata's constants compiled into its "
+                                      "code: set them before ebpf-gpu-cc compiles it (from the "
+                                      "eBPF object, with ebpf_gpu_prog__open)");
+  if (size != map->Info.ValueSize)
+    return failWith(EINVAL, Ctx + std::to_string(size) + " bytes for a section of " +
+                                std::to_string(map->Info.ValueSize));
+  // An eBPF object's section has its bytes from open; a .gpu.o's gets them
+  // here, written into the live map by the load.
+  if (!map->Data && !allocData(*map, {}))
+    return failWith(ENOMEM, Ctx + "out of memory");
+  std::memcpy(map->Data, data, size);
+  return 0;
+}
+
 void *ebpf_gpu_map__data(struct ebpf_gpu_map *map, size_t *size) {
   if (!map || !map->Info.GlobalData)
     return failNull<void>(EINVAL, "map '" + std::string(map ? map->Info.Name : "(NULL)") +
@@ -612,6 +652,19 @@ void *ebpf_gpu_map__data(struct ebpf_gpu_map *map, size_t *size) {
     if (E) {
       munmap(map->Data, map->Mapped);
       map->Data = nullptr;
+      errno = -E;
+      return nullptr;
+    }
+  } else if (!map->Shared && map->Live && !map->Info.ReadOnly) {
+    // Handed out for the first time after load: what the program has made
+    // of the bytes given at open (bursts copy only memory handed out).
+    if (int E = accessMap(
+            map,
+            [&](::ebpfgpu_map &H, bool &) {
+              std::memcpy(map->Data, dataValue(H), map->Size);
+              return 0;
+            },
+            /*Mirror=*/false)) {
       errno = -E;
       return nullptr;
     }

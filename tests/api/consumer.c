@@ -125,6 +125,16 @@ static void open_gpu_object(const char *dir, int gpu) {
               ebpf_gpu_map__set_key_size(m, 8) == -EOPNOTSUPP &&
               ebpf_gpu_map__max_entries(m) == 256 && ebpf_gpu_map__value_size(m) == 8,
           "opened .gpu.o: map shapes refused");
+    /* Its .data.ctl takes bytes before load (written into the map by the
+     * load), its .rodata does not (folded into its code). */
+    uint32_t gen4 = 4;
+    uint8_t ro[64] = {0};
+    struct ebpf_gpu_map *rodata = ebpf_gpu_prog__find_map_by_name(p, ".rodata");
+    CHECK(rodata && ebpf_gpu_map__value_size(rodata) <= sizeof(ro) &&
+              ebpf_gpu_map__set_initial_value(rodata, ro, ebpf_gpu_map__value_size(rodata)) ==
+                  -EOPNOTSUPP &&
+              ebpf_gpu_map__set_initial_value(ctl, &gen4, sizeof(gen4)) == 0,
+          "opened .gpu.o: initial values");
     if (!gpu) {
       CHECK(ebpf_gpu_prog__load_opened(p) == -EINVAL &&
                 strstr(ebpf_gpu_last_error(), "GPU code only") && !ebpf_gpu_prog__backend(p),
@@ -140,8 +150,8 @@ static void open_gpu_object(const char *dir, int gpu) {
     size_t n = 0;
     uint64_t *counters = ebpf_gpu_map__data(bss, &n);
     uint32_t *generation = ebpf_gpu_map__data(ctl, NULL);
-    CHECK(counters && n == 32 && counters[0] == 0 && generation && *generation == 1,
-          "loaded .gpu.o: .bss and .data.ctl as compiled");
+    CHECK(counters && n == 32 && counters[0] == 0 && generation && *generation == 4,
+          "loaded .gpu.o: .bss as compiled, .data.ctl as set before load");
     *generation = 5;
     uint8_t buf[3][128];
     struct ebpf_gpu_packet pk[3];

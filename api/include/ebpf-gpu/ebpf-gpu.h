@@ -26,8 +26,9 @@ extern "C" {
 
 /* 3: struct ebpf_gpu_packet has `headroom` (its size changed: rebuild).
  * 4: ebpf_gpu_map__set_max_entries/_key_size/_value_size/_inner_map.
- * 5: ebpf_gpu_map__load_contents/_load_contents_file. */
-#define EBPF_GPU_API_VERSION 5
+ * 5: ebpf_gpu_map__load_contents/_load_contents_file.
+ * 6: ebpf_gpu_map__set_initial_value, __set_map_flags, __map_flags. */
+#define EBPF_GPU_API_VERSION 6
 
 /* What the library exports; everything else in it is hidden. */
 #define EBPF_GPU_API __attribute__((visibility("default")))
@@ -143,6 +144,19 @@ EBPF_GPU_API
 int ebpf_gpu_map__set_value_size(struct ebpf_gpu_map *map, uint32_t size);
 EBPF_GPU_API
 int ebpf_gpu_map__set_inner_map(struct ebpf_gpu_map *map, const struct ebpf_gpu_map *inner);
+
+/* Between open and load, as libbpf's bpf_map__set_initial_value: the
+ * bytes global data (.bss, .data, .data.*, .rodata) starts with, `size`
+ * of them at `data` (copied; the section's size, ebpf_gpu_map__value_size,
+ * as libbpf asks), the same as writing them through ebpf_gpu_map__data
+ * before load. .rodata's constants are what the verifier and the compiler
+ * then see. A .gpu.o's .data and .bss sections take them (written into
+ * the map at load; ebpf_gpu_map__data gives them from here on), its
+ * .rodata does not: -EOPNOTSUPP (ebpf-gpu-cc folded its constants into
+ * the code). 0, or -EBUSY once loaded, -EINVAL for a NULL map or data, a
+ * map that is not global data, or a size other than the section's. */
+EBPF_GPU_API
+int ebpf_gpu_map__set_initial_value(struct ebpf_gpu_map *map, const void *data, size_t size);
 
 /* As libbpf's bpf_map__lookup_elem/update_elem/delete_elem/get_next_key:
  * sizes must match the map's (per-CPU values: value_size * cpus), flags are
