@@ -309,10 +309,11 @@ int readOpts(const ebpf_gpu_load_opts *opts, exec::LoadRequest &R) {
   return 0;
 }
 
-/// Whether `M`'s shape may still be set to `N` (`What`, for messages):
-/// opened, from an eBPF object, not global data, N above 0. 0 or a
-/// negative errno: -EBUSY once loaded (libbpf's), -EOPNOTSUPP for a
-/// .gpu.o (its code has the shapes compiled in), -EINVAL otherwise.
+/// Whether `M`'s shape (or its flags, `What` "map_flags") may still be
+/// set to `N` (`What`, for messages): opened, from an eBPF object, not
+/// global data, N above 0. 0 or a negative errno: -EBUSY once loaded
+/// (libbpf's), -EOPNOTSUPP for a .gpu.o (its code has the shapes compiled
+/// in), -EINVAL otherwise.
 int checkResizable(const ebpf_gpu_map *M, const char *What, uint32_t N) {
   if (!M)
     return failWith(EINVAL, "no map (NULL)");
@@ -320,15 +321,19 @@ int checkResizable(const ebpf_gpu_map *M, const char *What, uint32_t N) {
   if (M->Prog->Loaded.Exec)
     return failWith(EBUSY, Ctx + "the program is loaded: set it between ebpf_gpu_prog__open and "
                                  "ebpf_gpu_prog__load_opened");
+  const bool Flags = std::string(What) == "map_flags";
   if (M->Prog->GpuObject)
-    return failWith(EOPNOTSUPP, Ctx + "a .gpu.o has its maps' shapes compiled into its code: set "
-                                      "it with ebpf-gpu-cc (--map-size, --map-key-size, "
-                                      "--map-value-size, --inner-map)");
+    return failWith(EOPNOTSUPP, Ctx + (Flags ? "a .gpu.o has its maps' flags compiled into its "
+                                               "code: declare them in the eBPF object"
+                                             : "a .gpu.o has its maps' shapes compiled into its "
+                                               "code: set it with ebpf-gpu-cc (--map-size, "
+                                               "--map-key-size, --map-value-size, --inner-map)"));
   // (A global data map as the outer one of set_inner_map is refused
   // there, as no map of maps.)
   if (M->Info.GlobalData && std::string(What) != "the inner map")
     return failWith(std::string(What) == "the value size" ? EOPNOTSUPP : EINVAL,
-                    Ctx + "global data is sized by its section");
+                    Ctx + (Flags ? "global data has its section's flags"
+                                 : "global data is sized by its section"));
   if (N == 0)
     return failWith(EINVAL, Ctx + "must be above 0");
   return 0;
@@ -569,6 +574,30 @@ int ebpf_gpu_map__set_value_size(struct ebpf_gpu_map *map, uint32_t size) {
     return E;
   map->Info.ValueSize = size;
   setOption(map->Prog->Request.ValueSizes, map->Info.Name, size);
+  return 0;
+}
+
+uint32_t ebpf_gpu_map__map_flags(const struct ebpf_gpu_map *map) { return map ? map->Info.Flags : 0; }
+
+int ebpf_gpu_map__set_map_flags(struct ebpf_gpu_map *map, uint32_t flags) {
+  // (0 is a value here: checked as a count of 1.)
+  if (int E = checkResizable(map, "map_flags", 1))
+    return E;
+  std::string Ctx = "map '" + map->Info.Name + "': map_flags " + std::to_string(flags) + ": ";
+  // The kernel's BPF_F_* map flags, up to BPF_F_NO_USER_CONV (1 << 18).
+  if (flags >> 19)
+    return failWith(EINVAL, Ctx + "bits no BPF_F_* map flag has");
+  // What the flag asks is not done here: a map whose flags promise it
+  // would behave otherwise than on the kernel.
+  constexpr uint32_t Rdonly = 1u << 3, Wronly = 1u << 4, WronlyProg = 1u << 8;
+  if (flags & (Rdonly | Wronly | WronlyProg))
+    return failWith(EOPNOTSUPP,
+                    Ctx + ((flags & WronlyProg) ? "BPF_F_WRONLY_PROG: the verifier does not refuse "
+                                                  "the program's reads of such a map"
+                                                : "BPF_F_RDONLY/BPF_F_WRONLY: the map calls do not "
+                                                  "refuse the caller's writes or reads"));
+  map->Info.Flags = flags;
+  setOption(map->Prog->Request.MapFlags, map->Info.Name, flags);
   return 0;
 }
 

@@ -22,6 +22,7 @@ object::ReadOptions readOptions(const LoadRequest &R) {
   Read.MaxEntries = R.MapSizes;
   Read.KeySizes = R.KeySizes;
   Read.ValueSizes = R.ValueSizes;
+  Read.MapFlags = R.MapFlags;
   Read.InitialValues = R.InitialValues;
   return Read;
 }

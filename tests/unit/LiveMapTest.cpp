@@ -121,4 +121,30 @@ TEST(LiveMap, ASizeSetBeforeLoadDropsTheBtfIds) {
   EXPECT_EQ(I.BtfValueTypeId, 0u);
 }
 
+// Flags set before load (libbpf's bpf_map__set_map_flags) replace the
+// object's and keep the BTF ids (the sizes are the type's); global data
+// has its section's flags, and a name that is no map is refused.
+TEST(LiveMap, FlagsSetBeforeLoadReplaceTheObjects) {
+  const std::string Path = std::string(EBPF_GPU_SAMPLES_DIR) + "/xdp_config_count.o";
+  object::ReadOptions Read;
+  Read.MapFlags = {{"proto_count", 1}}; // BPF_F_NO_PREALLOC
+  auto Obj = object::readObjectFile(Path, Read);
+  ASSERT_TRUE(Obj) << Obj.error().message();
+  auto M = std::find_if(Obj->Maps.begin(), Obj->Maps.end(),
+                        [](const object::MapSpec &S) { return S.Name == "proto_count"; });
+  ASSERT_NE(M, Obj->Maps.end());
+  runtime::MapInfo I = runtime::liveMap(*M);
+  EXPECT_EQ(I.Flags, 1u);
+  EXPECT_NE(I.BtfValueTypeId, 0u);
+  for (const char *Name : {".rodata", "no_such_map"}) {
+    Read.MapFlags = {{Name, 0}};
+    auto Bad = object::readObjectFile(Path, Read);
+    ASSERT_FALSE(Bad) << Name;
+    EXPECT_NE(Bad.error().message().find(std::string("map flags of '") + Name +
+                                         "': the object has no map named"),
+              std::string::npos)
+        << Bad.error().message();
+  }
+}
+
 } // namespace

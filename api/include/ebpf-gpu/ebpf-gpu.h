@@ -158,6 +158,21 @@ int ebpf_gpu_map__set_inner_map(struct ebpf_gpu_map *map, const struct ebpf_gpu_
 EBPF_GPU_API
 int ebpf_gpu_map__set_initial_value(struct ebpf_gpu_map *map, const void *data, size_t size);
 
+/* As libbpf's bpf_map__map_flags and bpf_map__set_map_flags (between open
+ * and load): the map's BPF_F_* flags, which the verifier and the compiler
+ * see in place of the object's (BPF_F_RDONLY_PROG: a program that writes
+ * the map's values is refused by the load, -EINVAL, the program still
+ * opened). 0, or -EBUSY once loaded, -EOPNOTSUPP for a map of a .gpu.o
+ * (compiled in, as its shapes), for BPF_F_RDONLY and BPF_F_WRONLY (the map
+ * calls do not enforce them) and BPF_F_WRONLY_PROG (the verifier does not),
+ * -EINVAL for a NULL map, global data (its section's flags) and bits no
+ * BPF_F_* flag has. The flags a map type does not take are checked at
+ * load only as for flags the object declares (docs/API.md). */
+EBPF_GPU_API
+uint32_t ebpf_gpu_map__map_flags(const struct ebpf_gpu_map *map);
+EBPF_GPU_API
+int ebpf_gpu_map__set_map_flags(struct ebpf_gpu_map *map, uint32_t flags);
+
 /* As libbpf's bpf_map__lookup_elem/update_elem/delete_elem/get_next_key:
  * sizes must match the map's (per-CPU values: value_size * cpus), flags are
  * BPF_ANY (0), BPF_NOEXIST (1) or BPF_EXIST (2) for updates and 0

@@ -102,9 +102,9 @@ MaybeError applyInnerMapTemplates(std::vector<MapSpec> &Maps, const ReadOptions 
   return std::nullopt;
 }
 
-/// Sets the sizes the user gives (entries, key and value bytes); errors on
-/// a name that is no map of the object, and on global data (its size is
-/// the section's).
+/// Sets the sizes the user gives (entries, key and value bytes) and the
+/// map flags; errors on a name that is no map of the object, and on
+/// global data (its size and flags are the section's).
 MaybeError applyMapSizes(std::vector<MapSpec> &Maps, const ReadOptions &Opts) {
   for (const auto &[Name, Entries] : Opts.MaxEntries) {
     auto It = std::find_if(Maps.begin(), Maps.end(), [&, &Name = Name](const MapSpec &M) {
@@ -143,6 +143,14 @@ MaybeError applyMapSizes(std::vector<MapSpec> &Maps, const ReadOptions &Opts) {
   for (const auto &[Name, Bytes] : Opts.ValueSizes)
     if (MaybeError E = SetSize("value size", Name, Bytes, true))
       return E;
+  for (const auto &[Name, Flags] : Opts.MapFlags) {
+    auto It = std::find_if(Maps.begin(), Maps.end(), [&, &Name = Name](const MapSpec &M) {
+      return M.Name == Name && M.Origin != platform::MapOrigin::GlobalData;
+    });
+    if (It == Maps.end())
+      return Error("map flags of '" + Name + "': the object has no map named '" + Name + "'");
+    It->Flags = Flags;
+  }
   return std::nullopt;
 }
 

@@ -105,6 +105,10 @@ struct ReadOptions {
   /// bpf_spin_lock keeps its type's size.
   std::vector<std::pair<std::string, uint32_t>> KeySizes;
   std::vector<std::pair<std::string, uint32_t>> ValueSizes;
+  /// (map, flags): map_flags set before load in place of the object's
+  /// (libbpf: bpf_map__set_map_flags); the verifier and the compiler see
+  /// them (BPF_F_RDONLY_PROG: the program's writes refused).
+  std::vector<std::pair<std::string, uint32_t>> MapFlags;
   /// A map of maps without an inner definition or template is an error
   /// (false: left so, for an open that gets its templates later; such an
   /// object cannot be linked or run).

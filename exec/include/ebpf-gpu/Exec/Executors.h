@@ -160,6 +160,9 @@ struct LoadRequest {
   /// eBPF objects: key and value sizes set before load (MAP, BYTES), as
   /// libbpf's bpf_map__set_key_size/set_value_size (the C API's).
   std::vector<std::pair<std::string, uint32_t>> KeySizes, ValueSizes;
+  /// eBPF objects: map_flags set before load (MAP, FLAGS), as libbpf's
+  /// bpf_map__set_map_flags (the C API's).
+  std::vector<std::pair<std::string, uint32_t>> MapFlags;
   /// eBPF objects: global data sections' contents set before load
   /// (object::ReadOptions::InitialValues).
   std::vector<std::pair<std::string, std::vector<uint8_t>>> InitialValues;

@@ -3,15 +3,16 @@
  * Map shapes set between ebpf_gpu_prog__open and __load_opened, as a
  * libbpf control program sets them (map-shapes.test): map_shapes.o as
  * declared does not load (a map of maps without its inner map, a value
- * read past its 8 bytes); with an inner map template, 16-byte values, an
- * 8-byte key and 64 entries it does, and its counters show the program ran
+ * read past its 8 bytes), nor with BPF_F_RDONLY_PROG on a map it writes;
+ * with an inner map template, 16-byte values, an 8-byte key, 64 entries
+ * and BPF_F_NO_PREALLOC it does, and its counters show the program ran
  * against those shapes. Prints one line a step; exits 1 on the first
  * check that fails.
  */
 #include <ebpf-gpu/ebpf-gpu.h>
 
 #include <errno.h>
-#include <linux/bpf.h> /* XDP_PASS, XDP_DROP */
+#include <linux/bpf.h> /* XDP_PASS, XDP_DROP, BPF_F_* */
 #include <stdio.h>
 #include <string.h>
 
@@ -46,6 +47,8 @@ int main(int argc, char **argv) {
     CHECK(ebpf_gpu_map__set_value_size(w, 32) == -EOPNOTSUPP, ".gpu.o value size");
     printf(".gpu.o: wide %u/%u; %s\n", ebpf_gpu_map__key_size(w), ebpf_gpu_map__value_size(w),
            ebpf_gpu_last_error());
+    CHECK(ebpf_gpu_map__set_map_flags(w, BPF_F_NO_PREALLOC) == -EOPNOTSUPP, ".gpu.o flags");
+    printf(".gpu.o flags: %s\n", ebpf_gpu_last_error());
     ebpf_gpu_prog__close(g);
     return 0;
   }
@@ -69,6 +72,15 @@ int main(int argc, char **argv) {
   CHECK(ebpf_gpu_prog__load_opened(bad) == -EINVAL && !ebpf_gpu_prog__backend(bad),
         "a map of maps' 8-byte value");
   printf("8-byte map of maps value: %s\n", ebpf_gpu_last_error());
+  /* Flags the verifier sees: BPF_F_RDONLY_PROG on `slots`, which the
+   * program writes. */
+  CHECK(ebpf_gpu_map__set_value_size(map(bad, "outer"), 4) == 0 &&
+            ebpf_gpu_map__set_map_flags(map(bad, "slots"), BPF_F_RDONLY_PROG) == 0 &&
+            ebpf_gpu_map__map_flags(map(bad, "slots")) == BPF_F_RDONLY_PROG,
+        "set flags");
+  CHECK(ebpf_gpu_prog__load_opened(bad) == -EINVAL && !ebpf_gpu_prog__backend(bad),
+        "a write into a BPF_F_RDONLY_PROG map");
+  printf("BPF_F_RDONLY_PROG: %s\n", ebpf_gpu_last_error());
   ebpf_gpu_prog__close(bad);
 
   struct ebpf_gpu_prog *p = ebpf_gpu_prog__open(argv[1], &o);
@@ -100,6 +112,18 @@ int main(int argc, char **argv) {
   printf(".bss entries: %s\n", ebpf_gpu_last_error());
   CHECK(ebpf_gpu_map__set_value_size(bss, 64) == -EOPNOTSUPP, ".bss value size");
   printf(".bss value size: %s\n", ebpf_gpu_last_error());
+  CHECK(ebpf_gpu_map__set_map_flags(bss, 0) == -EINVAL && errno == EINVAL, ".bss flags");
+  printf(".bss flags: %s\n", ebpf_gpu_last_error());
+  CHECK(ebpf_gpu_map__set_map_flags(wide, 1u << 19) == -EINVAL, "unknown flags");
+  printf("unknown flags: %s\n", ebpf_gpu_last_error());
+  CHECK(ebpf_gpu_map__set_map_flags(wide, BPF_F_WRONLY_PROG) == -EOPNOTSUPP &&
+            errno == EOPNOTSUPP,
+        "BPF_F_WRONLY_PROG");
+  printf("write-only for the program: %s\n", ebpf_gpu_last_error());
+  CHECK(ebpf_gpu_map__set_map_flags(wide, BPF_F_RDONLY) == -EOPNOTSUPP, "BPF_F_RDONLY");
+  printf("read-only for the caller: %s\n", ebpf_gpu_last_error());
+  CHECK(ebpf_gpu_map__set_map_flags(NULL, 0) == -EINVAL && ebpf_gpu_map__map_flags(wide) == 0,
+        "nothing set");
 
   CHECK(ebpf_gpu_map__set_inner_map(outer, inner_a) == 0 &&
             ebpf_gpu_map__set_inner_map(outer, tmpl) == 0,
@@ -109,18 +133,23 @@ int main(int argc, char **argv) {
 
   CHECK(ebpf_gpu_map__set_value_size(wide, 16) == 0 && ebpf_gpu_map__set_key_size(wide, 8) == 0 &&
             ebpf_gpu_map__set_max_entries(slots, 8) == 0 &&
-            ebpf_gpu_map__set_max_entries(slots, 64) == 0,
+            ebpf_gpu_map__set_max_entries(slots, 64) == 0 &&
+            ebpf_gpu_map__set_map_flags(wide, BPF_F_NO_PREALLOC) == 0,
         "shapes set");
   printf("before load: wide %u/%u, slots %u entries\n", ebpf_gpu_map__key_size(wide),
          ebpf_gpu_map__value_size(wide), ebpf_gpu_map__max_entries(slots));
   CHECK(ebpf_gpu_prog__load_opened(p) == 0, "load");
+  /* (After load the getters read the live maps: what the back end made.) */
   CHECK(ebpf_gpu_map__key_size(wide) == 8 && ebpf_gpu_map__value_size(wide) == 16 &&
-            ebpf_gpu_map__max_entries(slots) == 64,
+            ebpf_gpu_map__max_entries(slots) == 64 &&
+            ebpf_gpu_map__map_flags(wide) == BPF_F_NO_PREALLOC,
         "shapes after load");
+  printf("after load: wide's flags %u\n", ebpf_gpu_map__map_flags(wide));
   CHECK(ebpf_gpu_map__set_max_entries(slots, 128) == -EBUSY && errno == EBUSY &&
             ebpf_gpu_map__set_value_size(wide, 8) == -EBUSY &&
             ebpf_gpu_map__set_key_size(wide, 4) == -EBUSY &&
-            ebpf_gpu_map__set_inner_map(outer, inner_a) == -EBUSY,
+            ebpf_gpu_map__set_inner_map(outer, inner_a) == -EBUSY &&
+            ebpf_gpu_map__set_map_flags(wide, 0) == -EBUSY,
         "after load: -EBUSY");
   printf("after load: %s\n", ebpf_gpu_last_error());
 
