@@ -16,14 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define CHECK(cond, ...)                                                                           \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      fprintf(stderr, "FAIL: " __VA_ARGS__);                                                       \
-      fprintf(stderr, " (last error: %s)\n", ebpf_gpu_last_error());                               \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
+#include "check.h"
 
 static struct ebpf_gpu_map *map(struct ebpf_gpu_prog *p, const char *name) {
   return ebpf_gpu_prog__find_map_by_name(p, name);

@@ -19,14 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(cond, ...)                                                                           \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      fprintf(stderr, "FAIL: " __VA_ARGS__);                                                       \
-      fprintf(stderr, " (last error: %s)\n", ebpf_gpu_last_error());                               \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
+#include "check.h"
 
 static const char *Payloads[4] = {"GET /x alpha-rule HTTP", "POST bravo-rule", "q charlie-zz q",
                                   "nothing to see"};
