@@ -198,7 +198,13 @@ llvm::Function *addXdpPacketFn(llvm::Module &M, llvm::Function *Prog,
   Ctx->setAlignment(llvm::Align(8));
   // Every field starts defined (tail_target and tail_calls among them: a
   // packet starts with no tail call made); the stores below set the rest.
-  B.CreateMemSet(Ctx, B.getInt8(0), sizeof(ebpfgpu_xdp_ctx), llvm::Align(8));
+  // Zeroed a word at a time, not by a memset: where the context is not
+  // promoted to registers (a program that lets its address escape), NVPTX
+  // expands a memset into a loop of byte stores, run for every packet (80
+  // iterations in xdp_l4lb's kernels at 8861d41; bench/NOTES.md round 10).
+  static_assert(sizeof(ebpfgpu_xdp_ctx) % 8 == 0, "the context is zeroed in 8-byte words");
+  for (size_t Off = 0; Off < sizeof(ebpfgpu_xdp_ctx); Off += 8)
+    B.CreateAlignedStore(B.getInt64(0), B.CreateConstInBoundsGEP1_64(I8, Ctx, Off), llvm::Align(8));
   auto Field = [&](llvm::Value *Base, size_t Off, llvm::Type *Ty) {
     return B.CreateAlignedLoad(Ty, B.CreateConstInBoundsGEP1_64(I8, Base, Off),
                                llvm::Align(Ty->getPrimitiveSizeInBits() / 8));
