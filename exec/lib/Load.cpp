@@ -11,6 +11,8 @@
 #include "ebpf-gpu/Abi/GpuObject.h"
 #include "ebpf-gpu/Exec/MultiGpu.h"
 
+#include <algorithm>
+
 namespace ebpfgpu::exec {
 
 namespace {
@@ -139,6 +141,16 @@ Expected<LoadedProgram> load(const LoadRequest &R) {
                  " back end runs " +
                  (B == Backend::Null ? "no program" : B == Backend::Host ? "on this CPU"
                                                                          : "in the kernel"));
+  if (R.Gpu.Mode == loader::GpuMode::Persistent)
+    for (size_t I = 0; I < R.Gpus.size(); ++I)
+      if (std::count(R.Gpus.begin(), R.Gpus.begin() + I, R.Gpus[I]))
+        // Measured on an H200: `--gpus 0,0` in persistent mode forwarded
+        // nothing for 60 s (tests/gpu-device/forward/gpus-contexts.test).
+        return Error(R.Path + ": GPU " + std::to_string(R.Gpus[I]) + " is listed twice (" +
+                     gpuListText(R.Gpus) + "), which persistent mode cannot run: each context's " +
+                     "persistent kernel holds every multiprocessor until the run ends, and the " +
+                     "contexts of one GPU run by turns, so one waits for the other's forever; " +
+                     "use launch mode, or distinct GPUs");
   if (B == Backend::Null) {
     LoadedProgram L;
     L.Exec = makeNullExecutor();
