@@ -590,27 +590,30 @@ def forward_section(w, forward):
 def forward_gpus_section(w, runs):
     """`forward --gpus`: the same workers over one GPU and a GPU list."""
     have = runs[0]["machine_gpus"]
-    w("## End to end over several GPUs (`forward --gpus`, generator port, 64-byte frames)")
+    w("## End to end over several GPUs (`forward --gpus`, generator port)")
     w("")
-    w("`ebpf-gpu-loader forward PROG.gpu.o --port gen --gen-pcap P --gen-frame 64 --gen-lcores 2")
+    w("`ebpf-gpu-loader forward PROG.gpu.o --port gen --gen-pcap P --gen-frame F --gen-lcores 2")
     w("--queues W --batch 4096 --gpu-mode launch --gpu-data mapped --zero-copy --gpus LIST`: W workers,")
     w("worker i on entry i mod the list's length, each entry a context with its own module and map")
     w("copies (docs/RUNTIME.md, \"Several GPUs\"). Mpps over the busy time; the ratio is to `--gpus 1`.")
+    w("F: 64-byte frames for the port filter and the LB (the GPU is not their limit), 1500-byte HTTP")
+    w("frames for the IDS with 10,000 rules (`ids`: heavy work a packet).")
     if have < 2:
         w("**This machine has %d GPU**: the list `0,0` is two contexts of GPU 0, which measures what a"
           " second context costs, not what a second GPU gains; the 2-GPU figures need a machine with two." % have)
     w("")
-    w("| program | --gpus | workers | packets | Mpps | vs --gpus 1 |")
-    w("|---|---|---|---|---|---|")
+    w("| program | frame | --gpus | workers | packets | Mpps | Gbit/s | vs --gpus 1 |")
+    w("|---|---|---|---|---|---|---|---|")
     base = {}
     for r in runs:
         mpps = r["packets"] / r["busy_seconds"] / 1e6 if r["busy_seconds"] else 0.0
         if r["gpu_list"] == "1":
             base[r["program_file"]] = mpps
         b = base.get(r["program_file"])
-        w("| %s | %s | %d | %d | %.2f | %s |" % (
-            r["program_file"], r["gpu_list"], r["workers"], r["packets"], mpps,
-            "%.2fx" % (mpps / b) if b else "-"))
+        frame = r.get("frame", 64)
+        w("| %s | %d | %s | %d | %d | %.2f | %.1f | %s |" % (
+            r["program_file"], frame, r["gpu_list"], r["workers"], r["packets"], mpps,
+            mpps * frame * 8 / 1e3, "%.2fx" % (mpps / b) if b else "-"))
     w("")
 
 

@@ -329,30 +329,38 @@ SUITE
 # the machine has them), or, on a machine of one GPU, on two contexts of it
 # (--gpus 0,0: the cost of a second context, not a second GPU's gain).
 # $1: the output folder, $2: the traffic. JSON lines in forward-gpus.jsonl,
-# with the machine's GPU count, for the report's table.
+# with the machine's GPU count and the frame size, for the report's table.
+# The port filter and the LB run 64-byte frames of $2, where the GPU is not
+# the limit; the IDS with 10,000 rules (xdp_ids) 1500-byte HTTP frames,
+# where it can be (heavy work a packet).
 forward_gpus() {
-  local out=$1 pcap=$2 have lists prog gpus extra
+  local out=$1 pcap=$2 have lists prog gpus extra traffic frame ids=/tmp/bench-gpus-ids.pcap
   have=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
   lists="1 0,0"
   ((have >= 2)) && lists="1 2"
   ((have >= 4)) && lists="1 2 4"
   echo "== $(date +%T) forward over GPUs ($have on this machine): ${lists// / and }"
+  "$CARRY/bin/ebpf-gpu-trafgen" -o "$ids" --count 100000 --seed 9 --payload http --frame-size 1500 \
+    --rules "$CARRY/programs/et-10000.rules" --match-rate "${BENCH_IDS_MATCH:-0.01}" >/dev/null
   : >"$out/forward-gpus.jsonl"
-  for prog in port_filter lb; do
-    extra=()
+  for prog in port_filter lb ids; do
+    extra=() traffic=$pcap frame=64
     [[ $prog == lb ]] && extra=(--map-file "$CARRY/programs/xdp_lb.maps")
+    [[ $prog == ids ]] && extra=(--map-file "$CARRY/programs/ids-10000.maps") traffic=$ids frame=1500
     for gpus in $lists; do
       if LD_LIBRARY_PATH=/tmp/dpdk/lib timeout -k 5 60 /tmp/dpdk/ebpf-gpu-loader forward \
-          "$CARRY/programs/$prog.gpu.o" "${extra[@]}" --port gen --gen-pcap "$pcap" --gen-frame 64 \
+          "$CARRY/programs/$prog.gpu.o" "${extra[@]}" --port gen --gen-pcap "$traffic" --gen-frame "$frame" \
           --gen-lcores 2 --queues "${BENCH_GPUS_WORKERS:-4}" --batch 4096 --timeout-us 1000 \
-          --count "${BENCH_GPUS_PACKETS:-16000000}" --gpu-mode launch --gpu-data mapped --zero-copy \
+          --count "$((frame == 64 ? ${BENCH_GPUS_PACKETS:-16000000} : ${BENCH_GPUS_PACKETS_1500:-4000000}))" \
+          --gpu-mode launch --gpu-data mapped --zero-copy \
           --gpus "$gpus" --json >/tmp/fwd.json 2>"$out/forward-gpus.err"; then
-        python3 - /tmp/fwd.json "$prog" "$gpus" "$have" >>"$out/forward-gpus.jsonl" <<'PY'
+        python3 - /tmp/fwd.json "$prog" "$gpus" "$have" "$frame" >>"$out/forward-gpus.jsonl" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 r["program_file"], r["gpu_list"], r["machine_gpus"] = sys.argv[2], sys.argv[3], int(sys.argv[4])
-print("forward --gpus %-4s %-12s: %8.2f Mpps, %d workers" % (
-    r["gpu_list"], r["program_file"], r["packets"] / r["busy_seconds"] / 1e6, r["workers"]),
+r["frame"] = int(sys.argv[5])
+print("forward --gpus %-4s %-12s %4d B: %8.2f Mpps, %d workers" % (
+    r["gpu_list"], r["program_file"], r["frame"], r["packets"] / r["busy_seconds"] / 1e6, r["workers"]),
     file=sys.stderr)
 print(json.dumps(r))
 PY
@@ -362,6 +370,18 @@ PY
       fi
     done
   done
+  rm -f "$ids"
+}
+
+# forward_gpus alone (its own call): $OUT/forward-gpus.jsonl, a line a run
+# on stderr; the report's table comes from a full `device` run.
+device_gpus() {
+  local out=${OUT:-/tmp/bench-out} pcap=/tmp/bench-runtime.pcap
+  mkdir -p "$out" /tmp/dpdk
+  [[ -x /tmp/dpdk/ebpf-gpu-loader ]] || tar -xJf "$CARRY/dpdk.tar.xz" -C /tmp/dpdk
+  "$CARRY/bin/ebpf-gpu-trafgen" -o "$pcap" --count 200000 --seed 9
+  forward_gpus "$out" "$pcap"
+  rm -f "$pcap"
 }
 
 device() {
@@ -584,11 +604,12 @@ device_ids() {
 case "${1:-}" in
 prepare) prepare ;;
 device-ids) device_ids ;;
+device-gpus) device_gpus ;;
 profile) profile ;;
 check-twins) check_twins && check_ids_twin ;;
 device) device ;;
 *)
-  echo "usage: $0 prepare|device|device-ids|profile|check-twins" >&2
+  echo "usage: $0 prepare|device|device-ids|device-gpus|profile|check-twins" >&2
   exit 2
   ;;
 esac
