@@ -255,6 +255,22 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
   cat build/rx.host.txt build/rx.host.maps | sha256sum | cut -d' ' -f1 >"$CARRY/samples/match_all.rx.sha256"
   cat build/rx-lit.host.txt build/rx-lit.host.maps | sha256sum | cut -d' ' -f1 \
     >"$CARRY/samples/match_all.lit.sha256"
+  # Two automata in one pattern map (issue 18): the 10,000 ET literals and
+  # five regexes that tests/lit/loader/Inputs/mixed-traffic.py writes, in
+  # match_all's map sized for them; the host's verdicts and maps as a
+  # digest (tests/gpu-device/kfuncs/match-mixed.test).
+  build/tools/ebpf-gpu-cc build/match_all.o --map-size=rules=268435456 \
+    -o "$CARRY/samples/match_all.big.gpu.o"
+  python3 tests/lit/loader/Inputs/mixed-traffic.py rules --fold 256 bench/rules/et-open-10000.rules \
+    build/mixed.rules
+  python3 tests/lit/loader/Inputs/mixed-traffic.py gen --seed 18 --packets 4000 build/mixed.rules \
+    build/mixed.pcap
+  cat build/mixed.rules build/mixed.pcap | sha256sum | cut -d' ' -f1 >"$CARRY/samples/mixed-traffic.sha256"
+  build/tools/ebpf-gpu-loader run build/match_all.o --backend host --pcap build/mixed.pcap \
+    --map-size rules=268435456 --map-set rules:@build/mixed.rules --verdicts build/mixed.host.txt \
+    --dump-maps build/mixed.host.maps >/dev/null
+  cat build/mixed.host.txt build/mixed.host.maps | sha256sum | cut -d' ' -f1 \
+    >"$CARRY/samples/match_all.mixed.sha256"
   # ebpf_gpu_classify (issue 18): the DDoS sample over traffic that
   # tests/lit/loader/Inputs/ddos-traffic.py writes (deterministic for a
   # seed, checked on the GPU machine by its digest) with its own model and

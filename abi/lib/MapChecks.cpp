@@ -72,7 +72,8 @@ MaybeError checkMapSupported(const std::string &Name, const platform::MapShape &
       return Refuse("ring buffers have no keys or values");
     return std::nullopt;
   case EBPFGPU_MAP_PATTERNS:
-    return Blob("pattern", "automaton", sizeof(ebpfgpu_patterns));
+    // The smallest set: its header and one automaton's.
+    return Blob("pattern", "automata", sizeof(ebpfgpu_patterns) + sizeof(ebpfgpu_automaton));
   case EBPFGPU_MAP_MODEL:
     return Blob("model", "model", sizeof(ebpfgpu_model));
   case EBPFGPU_MAP_PERF_EVENT_ARRAY:

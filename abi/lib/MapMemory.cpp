@@ -87,7 +87,7 @@ MapLayout mapLayout(const platform::MapShape &S, uint32_t Slices, uint64_t Base)
     return L;
   }
   if (ebpfgpu_map_is_blob(S.Type)) {
-    // The automaton's or the model's bytes (struct ebpfgpu_patterns,
+    // The automata's or the model's bytes (struct ebpfgpu_patterns,
     // struct ebpfgpu_model), all zero until one is loaded.
     H.values = Base;
     L.Bytes = S.MaxEntries;

@@ -689,7 +689,7 @@ DfaResult compileDfa(const std::vector<PatternRule> &Rules, size_t Count, uint32
       int64_t T = Intern(Closure(Seed));
       if (T < 0) {
         Res.TooManyStates = true;
-        Res.Why = "the rules' DFA needs more than " + std::to_string(BuildStates) +
+        Res.Why = "the regex rules' DFA needs more than " + std::to_string(BuildStates) +
                   " states before minimisation";
         return Res;
       }
@@ -712,7 +712,7 @@ DfaResult compileDfa(const std::vector<PatternRule> &Rules, size_t Count, uint32
     minimiseDfa(Res);
   if (Res.Outputs.size() > MaxStates) {
     Res.TooManyStates = true;
-    Res.Why = "the rules' DFA needs more than " + std::to_string(MaxStates) + " states";
+    Res.Why = "the regex rules' DFA needs more than " + std::to_string(MaxStates) + " states";
   }
   return Res;
 }

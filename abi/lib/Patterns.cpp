@@ -8,8 +8,11 @@
 // trie, then states in breadth-first order, each missing transition taken
 // from its failure state's, each state's matches joined with its failure
 // state's (the lowest id kept), its output list with its failure state's.
-// A file with a regex rule goes to PatternRegex.cpp's DFA instead; both
-// write the same layout, which the same scans run.
+// A file's regex rules go to PatternRegex.cpp's DFA instead; both write the
+// same automaton layout, which the same scans run, and a file with both
+// kinds of rule makes both automata, side by side in one map (MapAbi.h:
+// struct ebpfgpu_patterns). One DFA of both kinds would multiply their
+// states: the regexes' states run beside every literal state.
 
 #include "PatternsImpl.h"
 
@@ -21,6 +24,7 @@
 #include <cctype>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 namespace ebpfgpu::abi {
 
@@ -144,7 +148,7 @@ Expected<std::vector<PatternRule>> parsePatternText(const std::string &Text,
 
 namespace {
 
-/// The map's bytes: header, next (flags set here), match, outputs.
+/// One automaton's bytes: header, next (flags set here), match, outputs.
 std::vector<uint8_t> layout(const std::vector<PatternRule> &Rules, const uint8_t *Classes,
                             uint32_t NClasses, std::vector<uint32_t> &Next,
                             const std::vector<std::vector<int32_t>> &Outputs) {
@@ -161,9 +165,7 @@ std::vector<uint8_t> layout(const std::vector<PatternRule> &Rules, const uint8_t
   for (uint32_t &T : Next)
     if (Match[T] >= 0)
       T |= EBPFGPU_PATTERNS_MATCH;
-  ebpfgpu_patterns H{};
-  H.magic = EBPFGPU_PATTERNS_MAGIC;
-  H.version = EBPFGPU_PATTERNS_VERSION;
+  ebpfgpu_automaton H{};
   H.nstates = NStates;
   H.nclasses = NClasses;
   H.nrules = uint32_t(Rules.size());
@@ -185,7 +187,7 @@ std::vector<uint8_t> layout(const std::vector<PatternRule> &Rules, const uint8_t
   return Out;
 }
 
-/// The DFA of a file with regex rules; a set past the state cap names the
+/// The DFA of a file's regex rules; a set past the state cap names the
 /// first rule whose addition crosses it (a bisection over the prefixes:
 /// the DFA of a prefix is never larger than the whole's).
 Expected<std::vector<uint8_t>> compileRegexSet(const std::vector<PatternRule> &Rules,
@@ -214,20 +216,15 @@ Expected<std::vector<uint8_t>> compileRegexSet(const std::vector<PatternRule> &R
     }
   }
   return RuleError(Hi - 1, Why + (Hi == 1   ? " for this rule alone"
-                                     : Hi == 2 ? " with this rule (the rule before it fits)"
+                                     : Hi == 2 ? " with this rule (the regex rule before it fits)"
                                                : " with this rule (the " +
                                                      std::to_string(Hi - 1) +
-                                                     " rules before it fit)"));
+                                                     " regex rules before it fit)"));
 }
 
-} // namespace
-
-Expected<std::vector<uint8_t>> compilePatterns(const std::vector<PatternRule> &Rules,
-                                               const std::string &Name) {
-  if (Rules.empty())
-    return Error(Name.empty() ? "no patterns" : Name + ": no patterns");
-  if (std::any_of(Rules.begin(), Rules.end(), [](const PatternRule &R) { return R.IsRegex; }))
-    return compileRegexSet(Rules, Name);
+/// The Aho-Corasick automaton of a file's literal rules (at least one).
+Expected<std::vector<uint8_t>> compileLiteralSet(const std::vector<PatternRule> &Rules,
+                                                 const std::string &Name) {
   // Classes: 0 for the bytes no pattern holds, then one per byte value
   // used; where every value is used, the values themselves.
   bool Used[256] = {};
@@ -302,6 +299,54 @@ Expected<std::vector<uint8_t>> compilePatterns(const std::vector<PatternRule> &R
   return layout(Rules, Classes, NClasses, Next, Outputs);
 }
 
+} // namespace
+
+Expected<std::vector<uint8_t>> compilePatterns(const std::vector<PatternRule> &Rules,
+                                               const std::string &Name) {
+  if (Rules.empty())
+    return Error(Name.empty() ? "no patterns" : Name + ": no patterns");
+  std::vector<PatternRule> Literals, Regexes;
+  for (const PatternRule &R : Rules)
+    (R.IsRegex ? Regexes : Literals).push_back(R);
+  std::vector<uint8_t> Lit, Re;
+  if (!Literals.empty()) {
+    auto A = compileLiteralSet(Literals, Name);
+    if (!A)
+      return A.takeError();
+    Lit = std::move(*A);
+  }
+  if (!Regexes.empty()) {
+    auto A = compileRegexSet(Regexes, Name);
+    if (!A)
+      return A.takeError();
+    Re = std::move(*A);
+  }
+  // The set's header, then each automaton at an 8-byte boundary (its
+  // header's u64), the literal one first.
+  auto Align = [](uint64_t N) { return (N + 7) & ~uint64_t(7); };
+  ebpfgpu_patterns H{};
+  H.magic = EBPFGPU_PATTERNS_MAGIC;
+  H.version = EBPFGPU_PATTERNS_VERSION;
+  H.nrules = uint32_t(Rules.size());
+  uint64_t At = sizeof(H);
+  if (!Lit.empty()) {
+    H.literals = At;
+    At = Align(At + Lit.size());
+  }
+  if (!Re.empty()) {
+    H.regexes = At;
+    At = Align(At + Re.size());
+  }
+  H.bytes = At;
+  std::vector<uint8_t> Out(At, 0);
+  std::memcpy(Out.data(), &H, sizeof(H));
+  if (!Lit.empty())
+    std::memcpy(Out.data() + H.literals, Lit.data(), Lit.size());
+  if (!Re.empty())
+    std::memcpy(Out.data() + H.regexes, Re.data(), Re.size());
+  return Out;
+}
+
 Expected<std::vector<uint8_t>> compilePatternFile(const std::string &Path) {
   auto Bytes = readFileBytes(Path);
   if (!Bytes)
@@ -312,19 +357,21 @@ Expected<std::vector<uint8_t>> compilePatternFile(const std::string &Path) {
   return compilePatterns(*Rules, Path);
 }
 
-std::string checkPatterns(const uint8_t *Bytes, size_t Size) {
-  ebpfgpu_patterns H;
+namespace {
+
+/// Why the automaton of `Size` bytes at `Bytes` is not one the scans may
+/// run, or "": its sizes, classes, transitions and output lists.
+std::string checkAutomaton(const uint8_t *Bytes, uint64_t Size) {
+  ebpfgpu_automaton H;
   if (Size < sizeof(H))
     return "shorter than an automaton's header (" + std::to_string(sizeof(H)) + " bytes)";
   std::memcpy(&H, Bytes, sizeof(H));
-  if (H.magic != EBPFGPU_PATTERNS_MAGIC || H.version != EBPFGPU_PATTERNS_VERSION)
-    return "not a pattern automaton of version " + std::to_string(EBPFGPU_PATTERNS_VERSION);
   if (H.nstates == 0 || H.nstates >= EBPFGPU_PATTERNS_MATCH || H.nclasses == 0 ||
       H.nclasses > 256)
     return "bad state or class count";
   uint64_t Want = sizeof(H) + uint64_t(H.nstates) * H.nclasses * 4 + uint64_t(H.nstates) * 4 +
                   (uint64_t(H.nstates) + 1) * 4 + uint64_t(H.noutputs) * 4;
-  if (H.bytes != Want || Size != Want)
+  if (H.bytes != Want || Size < Want)
     return "its sizes do not add up";
   for (unsigned B = 0; B < 256; ++B)
     if (H.classes[B] >= H.nclasses)
@@ -370,11 +417,60 @@ std::string checkPatterns(const uint8_t *Bytes, size_t Size) {
   return "";
 }
 
+ebpfgpu_automaton automatonAt(const uint8_t *Set, uint64_t Off) {
+  ebpfgpu_automaton A;
+  std::memcpy(&A, Set + Off, sizeof(A));
+  return A;
+}
+
+} // namespace
+
+std::string checkPatterns(const uint8_t *Bytes, size_t Size) {
+  ebpfgpu_patterns H;
+  if (Size < sizeof(H))
+    return "shorter than a pattern set's header (" + std::to_string(sizeof(H)) + " bytes)";
+  std::memcpy(&H, Bytes, sizeof(H));
+  if (H.magic != EBPFGPU_PATTERNS_MAGIC || H.version != EBPFGPU_PATTERNS_VERSION)
+    return "not a pattern set of version " + std::to_string(EBPFGPU_PATTERNS_VERSION);
+  if (H.bytes != Size)
+    return "its sizes do not add up";
+  if (!H.literals && !H.regexes)
+    return "it holds no automaton";
+  // Each automaton on an 8-byte boundary inside the set, after its
+  // header, the two apart (the literal one first); its own bytes checked.
+  uint64_t Used = sizeof(H), Rules = 0;
+  for (auto [Off, Kind] : {std::pair{H.literals, "literal"}, std::pair{H.regexes, "regex"}}) {
+    if (!Off)
+      continue;
+    if (Off % 8 || Off < Used || Off > Size)
+      return std::string("its ") + Kind + " automaton's offset is out of place";
+    if (std::string Why = checkAutomaton(Bytes + Off, Size - Off); !Why.empty())
+      return std::string("its ") + Kind + " automaton: " + Why;
+    ebpfgpu_automaton A = automatonAt(Bytes, Off);
+    Used = Off + A.bytes;
+    Rules += A.nrules;
+  }
+  if (Rules != H.nrules)
+    return "its rule counts do not add up";
+  return "";
+}
+
 std::string describePatterns(const uint8_t *Bytes) {
   ebpfgpu_patterns H;
   std::memcpy(&H, Bytes, sizeof(H));
-  return std::to_string(H.nrules) + " rules, " + std::to_string(H.nstates) + " states, " +
-         std::to_string(H.nclasses) + " byte classes, " + std::to_string(H.bytes) + " bytes";
+  auto Describe = [&](uint64_t Off) {
+    ebpfgpu_automaton A = automatonAt(Bytes, Off);
+    return std::to_string(A.nstates) + " states, " + std::to_string(A.nclasses) + " byte classes";
+  };
+  std::string Total = std::to_string(H.bytes) + " bytes";
+  if (!H.literals || !H.regexes)
+    return std::to_string(H.nrules) + " rules, " + Describe(H.literals | H.regexes) + ", " +
+           Total;
+  // Both kinds: each automaton's own figures.
+  return std::to_string(H.nrules) + " rules: " +
+         std::to_string(automatonAt(Bytes, H.literals).nrules) + " literal (" +
+         Describe(H.literals) + "), " + std::to_string(automatonAt(Bytes, H.regexes).nrules) +
+         " regex (" + Describe(H.regexes) + "), " + Total;
 }
 
 } // namespace ebpfgpu::abi

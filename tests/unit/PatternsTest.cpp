@@ -9,7 +9,10 @@
 // against the same naive search; the regex subset's syntax, meaning and
 // limits (its agreement with Python's re over random rules is
 // tests/lit/loader/match-regex.test's); the DFA's minimisation against the
-// DFA as built, over random rule sets.
+// DFA as built, over random rule sets; files of literal and regex rules
+// (two automata in one map) against a brute-force search (a matcher of
+// the generator's regex syntax over sets of end positions) and against one
+// DFA of all their rules.
 
 #include "../../abi/lib/PatternsImpl.h"
 #include "ebpf-gpu/Abi/MapMemory.h"
@@ -19,7 +22,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
+#include <bitset>
+#include <cctype>
 #include <random>
+#include <set>
 
 using namespace ebpfgpu;
 using namespace ebpfgpu::abi;
@@ -132,7 +139,8 @@ TEST(Patterns, ChecksRefuseDamage) {
   auto Bytes = compilePatterns({literal(1, {'a', 'b'}), literal(2, {'b'})});
   ASSERT_TRUE(Bytes);
   std::vector<uint8_t> Bad = *Bytes;
-  Bad[sizeof(ebpfgpu_patterns)] = 0xff; // a transition past the states
+  // A transition past the states (the first of the literal automaton's).
+  Bad[sizeof(ebpfgpu_patterns) + sizeof(ebpfgpu_automaton)] = 0xff;
   EXPECT_NE(checkPatterns(Bad.data(), Bad.size()), "");
   EXPECT_NE(checkPatterns(Bytes->data(), Bytes->size() - 4), "");
   Bad = *Bytes;
@@ -144,7 +152,7 @@ TEST(Patterns, ChecksRefuseDamage) {
   // Nothing loaded: -EINVAL.
   uint8_t Text[] = {'a', 'b'};
   EXPECT_EQ(hostPatternScan(M.info(), Text, 2), -22);
-  HostMap Small("rules", patternShape(300));
+  HostMap Small("rules", patternShape(320));
   auto E = setMapEntry("rules", *Small.header(), {}, *Bytes);
   ASSERT_TRUE(E);
   EXPECT_NE(E->message().find("the pattern set needs"), std::string::npos);
@@ -256,9 +264,9 @@ TEST(PatternsRegex, StateCap) {
   ASSERT_TRUE(Rules);
   auto Bytes = compilePatterns(*Rules, "cap.rules");
   ASSERT_FALSE(Bytes);
-  EXPECT_EQ(Bytes.error().message().rfind("cap.rules:3: the rules' DFA needs more than 262144 "
-                                          "states before minimisation with this rule (the 2 "
-                                          "rules before it fit)",
+  EXPECT_EQ(Bytes.error().message().rfind("cap.rules:3: the regex rules' DFA needs more than "
+                                          "262144 states before minimisation with this rule "
+                                          "(the 2 regex rules before it fit)",
                                           0),
             0u)
       << Bytes.error().message();
@@ -267,9 +275,17 @@ TEST(PatternsRegex, StateCap) {
   Bytes = compilePatterns(*Alone, "cap.rules");
   ASSERT_FALSE(Bytes);
   EXPECT_EQ(Bytes.error().message(),
-            "cap.rules:1: the rules' DFA needs more than 65536 states for this rule alone");
+            "cap.rules:1: the regex rules' DFA needs more than 65536 states for this rule alone");
   Rules->erase(Rules->begin() + 2);
   EXPECT_TRUE(compilePatterns(*Rules, "cap.rules"));
+  // Literal rules are not the DFA's: the bisection counts regex rules,
+  // and names the regex's own line.
+  auto Mixed = parsePatternText("lit\nre:/z/\nmore\nre:/x.{16}y/\n", "cap.rules");
+  ASSERT_TRUE(Mixed);
+  Bytes = compilePatterns(*Mixed, "cap.rules");
+  ASSERT_FALSE(Bytes);
+  EXPECT_EQ(Bytes.error().message(), "cap.rules:4: the regex rules' DFA needs more than 65536 "
+                                     "states with this rule (the regex rule before it fits)");
 }
 
 TEST(PatternsRegex, OutputsChecked) {
@@ -278,10 +294,15 @@ TEST(PatternsRegex, OutputsChecked) {
   auto Bytes = compilePatterns(*Rules);
   ASSERT_TRUE(Bytes);
   ASSERT_EQ(checkPatterns(Bytes->data(), Bytes->size()), "");
-  // The last output id changed: a state's outputs then disagree with its
-  // match or are out of order.
+  // The regex DFA's last output id changed (the set's last bytes may be
+  // padding): a state's outputs then disagree with its match or are out
+  // of order.
+  ebpfgpu_patterns H;
+  std::memcpy(&H, Bytes->data(), sizeof(H));
+  ebpfgpu_automaton A;
+  std::memcpy(&A, Bytes->data() + H.regexes, sizeof(A));
   std::vector<uint8_t> Bad = *Bytes;
-  Bad[Bad.size() - 4] ^= 2;
+  Bad[H.regexes + A.bytes - 4] ^= 2;
   EXPECT_NE(checkPatterns(Bad.data(), Bad.size()), "");
 }
 
@@ -402,4 +423,339 @@ TEST(PatternsRegex, MinimisationMergesLiteralTails) {
   EXPECT_TRUE(Early.TooManyStates);
   EXPECT_NE(Early.Why.find("more than 3 states before minimisation"), std::string::npos)
       << Early.Why;
+}
+
+namespace {
+
+/// The set's header of compiled pattern-file bytes.
+ebpfgpu_patterns headerOf(const std::vector<uint8_t> &Bytes) {
+  ebpfgpu_patterns H;
+  std::memcpy(&H, Bytes.data(), sizeof(H));
+  return H;
+}
+
+/// A brute-force matcher for randomRegex's syntax (bytes, [ab], '.',
+/// groups with '|', * + ? {m} {m,n}), sharing nothing with the compiler:
+/// the set of positions where a match starting at a position can end,
+/// computed over the parse tree (std::regex backtracks exponentially on
+/// the nested quantifiers the generator writes).
+struct Brute {
+  enum Kind { Set, Cat, Alt, Rep } K = Set;
+  std::bitset<256> Bytes;
+  std::vector<Brute> Kids;
+  unsigned Min = 0, Max = 0; // Max ~0u: unbounded
+
+  using Ends = std::set<size_t>;
+  Ends ends(const std::string &T, size_t I) const {
+    Ends Out;
+    switch (K) {
+    case Set:
+      if (I < T.size() && Bytes[uint8_t(T[I])])
+        Out.insert(I + 1);
+      return Out;
+    case Alt:
+      for (const Brute &B : Kids)
+        for (size_t E : B.ends(T, I))
+          Out.insert(E);
+      return Out;
+    case Cat: {
+      Ends Cur = {I};
+      for (const Brute &B : Kids) {
+        Ends Next;
+        for (size_t S : Cur)
+          for (size_t E : B.ends(T, S))
+            Next.insert(E);
+        Cur = std::move(Next);
+      }
+      return Cur;
+    }
+    case Rep: {
+      // Ends after k repetitions, k = 0, 1, ...: past Min every set is
+      // kept; the walk stops at Max or when no new end appears.
+      Ends Cur = {I}, Seen;
+      for (unsigned N = 0;; ++N) {
+        if (N >= Min)
+          for (size_t E : Cur)
+            if (Seen.insert(E).second || N == Min)
+              Out.insert(E);
+        if (N == Max || Cur.empty())
+          return Out;
+        Ends Next;
+        for (size_t S : Cur)
+          for (size_t E : Kids[0].ends(T, S))
+            if (N + 1 <= Min || !Seen.count(E))
+              Next.insert(E);
+        Cur = std::move(Next);
+      }
+    }
+    }
+    return Out;
+  }
+};
+
+/// randomRegex's text parsed into a Brute tree; Nocase folds letters.
+struct BruteParser {
+  const std::string &T;
+  bool Nocase;
+  size_t At = 0;
+
+  Brute byte(uint8_t C) {
+    Brute B;
+    B.Bytes.set(C);
+    if (Nocase && std::isalpha(C))
+      B.Bytes.set(uint8_t(std::toupper(C))).set(uint8_t(std::tolower(C)));
+    return B;
+  }
+  Brute alt() {
+    Brute A;
+    A.K = Brute::Alt;
+    A.Kids.push_back(cat());
+    while (At < T.size() && T[At] == '|') {
+      ++At;
+      A.Kids.push_back(cat());
+    }
+    return A;
+  }
+  Brute cat() {
+    Brute C;
+    C.K = Brute::Cat;
+    while (At < T.size() && T[At] != '|' && T[At] != ')') {
+      Brute A;
+      if (T[At] == '(') {
+        ++At;
+        A = alt();
+        ++At; // ')'
+      } else if (T[At] == '[') {
+        A = byte('a');
+        A.Bytes |= byte('b').Bytes;
+        At += 4; // "[ab]"
+      } else if (T[At] == '.') {
+        A.Bytes.set();
+        ++At;
+      } else {
+        A = byte(uint8_t(T[At++]));
+      }
+      C.Kids.push_back(quantified(std::move(A)));
+    }
+    return C;
+  }
+  Brute quantified(Brute A) {
+    if (At >= T.size() || !std::strchr("*+?{", T[At]))
+      return A;
+    Brute R;
+    R.K = Brute::Rep;
+    char Q = T[At++];
+    if (Q == '*' || Q == '+' || Q == '?') {
+      R.Min = Q == '+';
+      R.Max = Q == '?' ? 1 : ~0u;
+    } else {
+      size_t Close = T.find('}', At);
+      std::string Body = T.substr(At, Close - At);
+      size_t Comma = Body.find(',');
+      R.Min = unsigned(std::stoul(Body.substr(0, Comma)));
+      R.Max = Comma == std::string::npos ? R.Min : unsigned(std::stoul(Body.substr(Comma + 1)));
+      At = Close + 1;
+    }
+    R.Kids.push_back(std::move(A));
+    return R;
+  }
+};
+
+/// Where rule `R`'s earliest match in `Text` ends (one past its last
+/// byte), or -1: a literal's first occurrence; a regex's smallest end of
+/// a match from any start (Brute).
+int64_t earliestEnd(const PatternRule &R, const std::string &Text) {
+  if (!R.IsRegex) {
+    size_t At = Text.find(std::string(R.Bytes.begin(), R.Bytes.end()));
+    return At == std::string::npos ? -1 : int64_t(At + R.Bytes.size());
+  }
+  BruteParser P{R.Regex, R.Nocase};
+  Brute Root = P.alt();
+  int64_t Best = -1;
+  for (size_t I = 0; I < Text.size(); ++I) {
+    Brute::Ends E = Root.ends(Text, I);
+    if (!E.empty() && (Best < 0 || int64_t(*E.begin()) < Best))
+      Best = int64_t(*E.begin());
+  }
+  return Best;
+}
+
+} // namespace
+
+TEST(PatternsMixed, TwoAutomataAnswerAsOne) {
+  // Literal and regex rules in one file: two automata in the map, whose
+  // combined answers are those of a brute-force search over all the rules
+  // (first to end, then lowest id; every id's bit, -E2BIG past the
+  // bitmap) and those of one DFA of all the rules (compileDfa, as built).
+  std::mt19937 Rng(2018);
+  unsigned Both = 0, FirstFromRegex = 0, FirstFromLiteral = 0, Past = 0;
+  for (int Round = 0; Round < 150; ++Round) {
+    std::vector<PatternRule> Rules(2 + Rng() % 9);
+    for (size_t I = 0; I < Rules.size(); ++I) {
+      PatternRule &R = Rules[I];
+      R.Id = Rng() % 8 == 0 ? 128 + Rng() % 10 : Rng() % 40; // some past a 2-word bitmap
+      R.Line = uint32_t(I + 1);
+      // The first two of each kind, the others either.
+      bool Regex = I < 2 ? I == 1 : Rng() % 2;
+      if (!Regex) {
+        R.Bytes.resize(1 + Rng() % 4);
+        for (uint8_t &B : R.Bytes)
+          B = uint8_t("abc"[Rng() % 3]);
+      } else {
+        R.IsRegex = true;
+        R.Regex = randomRegex(Rng, 2) + "c";
+        R.Nocase = Rng() % 4 == 0;
+      }
+    }
+    auto Bytes = compilePatterns(Rules);
+    ASSERT_TRUE(Bytes) << Bytes.error().message();
+    ASSERT_EQ(checkPatterns(Bytes->data(), Bytes->size()), "");
+    ebpfgpu_patterns H = headerOf(*Bytes);
+    ASSERT_NE(H.literals, 0u);
+    ASSERT_NE(H.regexes, 0u);
+    ASSERT_EQ(H.nrules, Rules.size());
+    HostMap M("rules", patternShape(uint32_t(Bytes->size())));
+    ASSERT_FALSE(setMapEntry("rules", *M.header(), {}, *Bytes));
+    auto One = detail::compileDfa(Rules, Rules.size(), 1u << 20, 1u << 20, false);
+    ASSERT_EQ(One.Why, "");
+    for (int T = 0; T < 40; ++T) {
+      std::string Text(Rng() % 24, 'a');
+      for (char &C : Text)
+        C = "abcdAC"[Rng() % 6];
+      int64_t BestEnd = -1, First = -2, Count = 0;
+      bool FromRegex = false, PastBits = false;
+      uint64_t Want[2] = {0, 0};
+      for (const PatternRule &R : Rules) {
+        int64_t E = earliestEnd(R, Text);
+        if (E < 0)
+          continue;
+        if (BestEnd < 0 || E < BestEnd || (E == BestEnd && int64_t(R.Id) < First)) {
+          BestEnd = E;
+          First = R.Id;
+          FromRegex = R.IsRegex;
+        }
+        if (R.Id >= 128) {
+          PastBits = true;
+        } else if (!(Want[R.Id / 64] >> (R.Id % 64) & 1)) {
+          Want[R.Id / 64] |= 1ull << (R.Id % 64);
+          ++Count;
+        }
+      }
+      const auto *P = reinterpret_cast<const uint8_t *>(Text.data());
+      ASSERT_EQ(hostPatternScan(M.info(), P, Text.size()), First)
+          << "round " << Round << ", text " << Text;
+      ASSERT_EQ(runDfa(One, Text).first, First) << "round " << Round << ", text " << Text;
+      uint64_t Got[2] = {~0ull, ~0ull};
+      ASSERT_EQ(hostPatternScanAll(M.info(), P, Text.size(), Got, 2), PastBits ? -7 : Count)
+          << "round " << Round << ", text " << Text;
+      ASSERT_EQ(Got[0], Want[0]) << "round " << Round << ", text " << Text;
+      ASSERT_EQ(Got[1], Want[1]) << "round " << Round << ", text " << Text;
+      if (First >= 0)
+        ++(FromRegex ? FirstFromRegex : FirstFromLiteral);
+      Past += PastBits;
+    }
+    ++Both;
+  }
+  // The sets exercised both sides of the combination.
+  EXPECT_EQ(Both, 150u);
+  EXPECT_GT(FirstFromRegex, 100u);
+  EXPECT_GT(FirstFromLiteral, 100u);
+  EXPECT_GT(Past, 10u);
+}
+
+TEST(PatternsMixed, OneKindOneAutomaton) {
+  auto Lit = compilePatterns({literal(1, {'a', 'b'})});
+  ASSERT_TRUE(Lit);
+  ebpfgpu_patterns H = headerOf(*Lit);
+  EXPECT_EQ(H.literals, sizeof(ebpfgpu_patterns));
+  EXPECT_EQ(H.regexes, 0u);
+  EXPECT_EQ(H.bytes, Lit->size());
+  auto Rules = parsePatternText("re:/a+b/\n", "t");
+  ASSERT_TRUE(Rules);
+  auto Re = compilePatterns(*Rules);
+  ASSERT_TRUE(Re);
+  H = headerOf(*Re);
+  EXPECT_EQ(H.literals, 0u);
+  EXPECT_EQ(H.regexes, sizeof(ebpfgpu_patterns));
+  EXPECT_EQ(describePatterns(Re->data()).rfind("1 rules, ", 0), 0u);
+  // Both: the regex DFA after the literal automaton, 8-byte aligned, and
+  // each automaton's figures described.
+  Rules = parsePatternText("ab\nre:/a+b/\nid:9 xyz\n", "t");
+  ASSERT_TRUE(Rules);
+  auto Both = compilePatterns(*Rules);
+  ASSERT_TRUE(Both);
+  H = headerOf(*Both);
+  EXPECT_EQ(H.regexes % 8, 0u);
+  EXPECT_GT(H.regexes, H.literals);
+  EXPECT_EQ(H.nrules, 3u);
+  std::string D = describePatterns(Both->data());
+  EXPECT_EQ(D.rfind("3 rules: 2 literal (", 0), 0u) << D;
+  EXPECT_NE(D.find("), 1 regex ("), std::string::npos) << D;
+}
+
+TEST(PatternsMixed, ChecksRefuseBadOffsets) {
+  auto Rules = parsePatternText("ab\nre:/a+b/\n", "t");
+  ASSERT_TRUE(Rules);
+  auto Bytes = compilePatterns(*Rules);
+  ASSERT_TRUE(Bytes);
+  ASSERT_EQ(checkPatterns(Bytes->data(), Bytes->size()), "");
+  auto With = [&](auto Edit) {
+    std::vector<uint8_t> Bad = *Bytes;
+    ebpfgpu_patterns H = headerOf(Bad);
+    Edit(H);
+    std::memcpy(Bad.data(), &H, sizeof(H));
+    return checkPatterns(Bad.data(), Bad.size());
+  };
+  // The DFA over the literal automaton, misaligned, past the end; the two
+  // swapped; none at all; rule counts that do not add up; an old version.
+  EXPECT_EQ(With([](ebpfgpu_patterns &H) { H.regexes = H.literals + 8; }),
+            "its regex automaton's offset is out of place");
+  EXPECT_EQ(With([](ebpfgpu_patterns &H) { H.regexes += 4; }),
+            "its regex automaton's offset is out of place");
+  EXPECT_EQ(With([](ebpfgpu_patterns &H) { H.regexes = H.bytes + 8; }),
+            "its regex automaton's offset is out of place");
+  EXPECT_EQ(With([](ebpfgpu_patterns &H) { std::swap(H.literals, H.regexes); }),
+            "its regex automaton's offset is out of place");
+  EXPECT_EQ(With([](ebpfgpu_patterns &H) { H.literals = H.regexes = 0; }),
+            "it holds no automaton");
+  EXPECT_EQ(With([](ebpfgpu_patterns &H) { H.nrules = 3; }), "its rule counts do not add up");
+  EXPECT_EQ(With([](ebpfgpu_patterns &H) { H.version = 2; }), "not a pattern set of version 3");
+  // Damage inside the second automaton is found and named.
+  std::vector<uint8_t> Bad = *Bytes;
+  Bad[headerOf(Bad).regexes + sizeof(ebpfgpu_automaton)] = 0xff;
+  EXPECT_EQ(checkPatterns(Bad.data(), Bad.size()).rfind("its regex automaton: ", 0), 0u);
+}
+
+TEST(PatternsMixed, LargeLiteralSetBesideRegexes) {
+  // More literal states than the regex DFA's cap, with regexes in the same
+  // file: the literals' automaton is not the DFA's, so the file loads
+  // (before two automata it was refused at the cap). 12,000 random rules
+  // of 8 letters: about 90,000 states.
+  std::mt19937 Rng(147394);
+  std::vector<PatternRule> Rules;
+  for (uint32_t I = 0; I < 12000; ++I) {
+    PatternRule R = literal(1000 + I, std::vector<uint8_t>(8));
+    for (uint8_t &B : R.Bytes)
+      B = uint8_t('a' + Rng() % 26);
+    Rules.push_back(R);
+  }
+  auto Re = parsePatternText("id:7 re:/x.{3}y/\nid:5 re:/[0-9]+q/i\n", "t");
+  ASSERT_TRUE(Re);
+  Rules.insert(Rules.end(), Re->begin(), Re->end());
+  auto Bytes = compilePatterns(Rules);
+  ASSERT_TRUE(Bytes) << Bytes.error().message();
+  ASSERT_EQ(checkPatterns(Bytes->data(), Bytes->size()), "");
+  ebpfgpu_automaton Lit;
+  std::memcpy(&Lit, Bytes->data() + headerOf(*Bytes).literals, sizeof(Lit));
+  EXPECT_GT(Lit.nstates, EBPFGPU_PATTERNS_MAX_DFA_STATES);
+  HostMap M("rules", patternShape(uint32_t(Bytes->size())));
+  ASSERT_FALSE(setMapEntry("rules", *M.header(), {}, *Bytes));
+  std::string L(Rules[42].Bytes.begin(), Rules[42].Bytes.end());
+  EXPECT_EQ(scan(M, "--" + L + "--"), 1042);
+  EXPECT_EQ(scan(M, "x123y" + L), 7);      // the regex ends first
+  EXPECT_EQ(scan(M, L + "x123y"), 1042);   // the literal does
+  EXPECT_EQ(scan(M, L.substr(0, 7) + "12Q" + L.substr(7)), 5);
+  int64_t Count;
+  EXPECT_EQ(scanAll(M, "x123y 9q", Count), (1u << 7) | (1u << 5));
+  EXPECT_EQ(Count, 2);
 }

@@ -2,9 +2,9 @@
 //
 // Pattern sets for pattern maps (EBPFGPU_MAP_PATTERNS, the kfunc
 // ebpf_gpu_match): the pattern file's text read into rules, the rules
-// compiled into the automaton the scan runs (MapAbi.h: struct
-// ebpfgpu_patterns, MapPatterns.inc), and an automaton's bytes checked
-// before they go into a map, since the scan trusts them. Pure functions of
+// compiled into the automata the scans run (MapAbi.h: struct
+// ebpfgpu_patterns, MapPatterns.inc), and a set's bytes checked before
+// they go into a map, since the scans trust them. Pure functions of
 // their arguments; thread-safe. docs/KFUNCS.md gives the file format and
 // the layout.
 
@@ -38,23 +38,27 @@ struct PatternRule {
 Expected<std::vector<PatternRule>> parsePatternText(const std::string &Text,
                                                     const std::string &Name);
 
-/// The automaton of `Rules` (at least one), as a pattern map holds it:
-/// literal rules only, an Aho-Corasick automaton; with a regex rule, one
-/// DFA of all rules (at most EBPFGPU_PATTERNS_MAX_DFA_STATES states).
-/// Errors: no rules, more states than the layout holds, a regex outside
-/// the subset, a DFA past the cap (naming the rule whose addition crosses
-/// it); "NAME:LINE: why" when `Name` is given, else "rule on line LINE: why".
+/// The pattern set of `Rules` (at least one), as a pattern map holds it:
+/// the literal rules' Aho-Corasick automaton and the regex rules' DFA (at
+/// most EBPFGPU_PATTERNS_MAX_DFA_STATES states), each where the rules
+/// have some, behind the set's header. Errors: no rules, more states than
+/// the layout holds, a regex outside the subset, a DFA past the cap
+/// (naming the regex rule whose addition crosses it); "NAME:LINE: why"
+/// when `Name` is given, else "rule on line LINE: why".
 Expected<std::vector<uint8_t>> compilePatterns(const std::vector<PatternRule> &Rules,
                                                const std::string &Name = "");
 
 /// parsePatternText then compilePatterns of the file at `Path`.
 Expected<std::vector<uint8_t>> compilePatternFile(const std::string &Path);
 
-/// Why `Bytes` is not an automaton the scan may run, or "" when it is:
-/// its header, sizes, classes and every transition are checked.
+/// Why `Bytes` is not a pattern set the scans may run, or "" when it is:
+/// its header, each automaton's place, sizes, classes, every transition
+/// and output list are checked.
 std::string checkPatterns(const uint8_t *Bytes, size_t Size);
 
-/// "R rules, S states, C byte classes, B bytes" of a checked automaton.
+/// "R rules, S states, C byte classes, B bytes" of a checked set of one
+/// automaton; "R rules: L literal (S states, C byte classes), X regex
+/// (S states, C byte classes), B bytes" of one with both.
 std::string describePatterns(const uint8_t *Bytes);
 
 } // namespace ebpfgpu::abi

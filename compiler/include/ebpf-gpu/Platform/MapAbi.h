@@ -58,8 +58,10 @@ enum {
  * elements own whole 32-byte sectors (EBPFGPU_ELEM_ALIGN). 9: queue, stack
  * and bloom filter maps (EBPFGPU_QS_*, the header's bloom fields). 10: pattern
  * maps (struct ebpfgpu_patterns). 11: model maps (struct ebpfgpu_model). 12:
- * pattern maps list every rule ending in each state (ebpf_gpu_match_all). */
-#define EBPFGPU_RUNTIME_ABI 12
+ * pattern maps list every rule ending in each state (ebpf_gpu_match_all). 13:
+ * a pattern map holds two automata, its literal rules' and its regexes'
+ * (struct ebpfgpu_patterns names both, struct ebpfgpu_automaton each). */
+#define EBPFGPU_RUNTIME_ABI 13
 
 /* Bytes before the key in a hash element: u32 next element + 1 (0 ends the
  * chain), u32 hash of the key, u32 LRU tick of the last use, u32 next
@@ -120,13 +122,20 @@ enum {
 /* Bloom filters: the kernel's number of hash functions when map_extra
  * gives none. */
 #define EBPFGPU_BLOOM_DEFAULT_HASHES 5u
-/* Pattern maps (EBPFGPU_MAP_PATTERNS): max_entries bytes at `values` hold a
- * DFA over byte classes, which the host compiles from a pattern file
- * (abi/lib/Patterns.cpp: literal rules as an Aho-Corasick automaton made
- * into a DFA; a file with regex rules as one DFA of all its rules, by
- * subset construction) and checks before it is written (every transition
- * names a state, every size adds up, every state's outputs agree with its
- * match), so the scans (MapPatterns.inc) trust it. After this header:
+/* Pattern maps (EBPFGPU_MAP_PATTERNS): max_entries bytes at `values` hold
+ * up to two automata, which the host compiles from a pattern file
+ * (abi/lib/Patterns.cpp): the literal rules as an Aho-Corasick automaton
+ * made into a DFA, the regex rules as one DFA of them all, by subset
+ * construction (PatternRegex.cpp). Two, not one of all the rules: a DFA of
+ * both kinds multiplies their states (10,000 literals are 147,394 states
+ * alone, past the regex DFA's cap). The scans (MapPatterns.inc) run both
+ * and combine their answers into those one automaton of all the rules
+ * would give. struct ebpfgpu_patterns, at `values`, names each automaton
+ * by its offset from itself (0: the file has no rule of that kind; 8-byte
+ * aligned). The host checks every automaton before it is written (every
+ * transition names a state, every size adds up, every state's outputs
+ * agree with its match), so the scans trust them. After an automaton's
+ * header (struct ebpfgpu_automaton):
  *   uint32_t next[nstates * nclasses]: state s on a byte of class c goes to
  *     next[s * nclasses + c] & ~EBPFGPU_PATTERNS_MATCH; the flag says that
  *     some rule ends in the state it goes to;
@@ -136,14 +145,15 @@ enum {
  *     outputs[outstart[s]] to outputs[outstart[s + 1] - 1];
  *   int32_t outputs[noutputs]: each state's distinct rule ids, ascending
  *     (the first is match[s]).
- * State 0 is the start. All zero (never set) is no automaton: the scans
+ * State 0 is the start. All zero (never set) is no pattern set: the scans
  * answer -EINVAL. */
 #define EBPFGPU_PATTERNS_MAGIC 0x41504745u /* "EGPA" */
-#define EBPFGPU_PATTERNS_VERSION 2u
+#define EBPFGPU_PATTERNS_VERSION 3u
 #define EBPFGPU_PATTERNS_MATCH 0x80000000u
-/* A file with regex rules: at most this many DFA states (a larger set is
- * refused at load, naming the rule that crosses it), each repetition
- * count ({m,n}) at most MAX_REPEAT. */
+/* The regex rules' DFA: at most this many states (a larger set is refused
+ * at load, naming the rule that crosses it), each repetition count
+ * ({m,n}) at most MAX_REPEAT. The literal rules' automaton has no cap but
+ * the layout's (2^31 - 1 states) and the map's size. */
 #ifndef EBPFGPU_PATTERNS_MAX_DFA_STATES
 #define EBPFGPU_PATTERNS_MAX_DFA_STATES 65536u
 #endif
@@ -153,7 +163,14 @@ enum {
 struct ebpfgpu_patterns {
   uint32_t magic;    /* EBPFGPU_PATTERNS_MAGIC */
   uint32_t version;  /* EBPFGPU_PATTERNS_VERSION */
-  uint32_t nstates;  /* below 2^31 */
+  uint32_t nrules;   /* of both automata */
+  uint32_t reserved; /* 0 */
+  uint64_t literals; /* the literal rules' automaton, from this header; 0: none */
+  uint64_t regexes;  /* the regex rules' DFA, from this header; 0: none */
+  uint64_t bytes;    /* this header and both automata */
+};
+struct ebpfgpu_automaton {
+  uint32_t nstates;  /* 1 to 2^31 - 1 */
   uint32_t nclasses; /* 1 to 256 */
   uint32_t nrules;
   uint32_t noutputs;    /* entries of outputs[] */
