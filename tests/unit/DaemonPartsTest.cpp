@@ -13,6 +13,8 @@
 #include "ebpf-gpu/Object/Object.h"
 #include "ebpf-gpu/Runtime/LatencyHistogram.h"
 
+#include "FakeExecutor.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -151,7 +153,7 @@ TEST(BtfFormat, RefusesMalformedBtf) {
 
 /// A back end whose runs fail while `Broken` is set; with `Lanes`, its
 /// lanes keep batches in flight until `Ready`.
-class ToyBackend final : public runtime::BatchExecutor {
+class ToyBackend final : public test::FakeExecutor {
 public:
   std::atomic<bool> Broken{false}, Ready{true};
   bool Lanes = false;
@@ -161,27 +163,6 @@ public:
     return Broken ? MaybeError(Error("device lost")) : std::nullopt;
   }
   Expected<std::unique_ptr<runtime::BatchLane>> openLane(unsigned Depth, unsigned Worker) override;
-  Expected<std::string> dumpMaps() override { return std::string(); }
-  MaybeError updateMap(const std::string &, const std::vector<uint8_t> &,
-                       const std::vector<uint8_t> &) override {
-    return std::nullopt;
-  }
-  MaybeError setFib(const std::vector<uint8_t> &) override { return std::nullopt; }
-  MaybeError setInnerMap(const std::string &, const std::vector<uint8_t> &,
-                         const std::string &) override {
-    return std::nullopt;
-  }
-  MaybeError checkMaps() override { return std::nullopt; }
-  Expected<std::string> takeTrace() override { return std::string(); }
-  Expected<std::string> takeEvents() override { return std::string(); }
-  Expected<std::vector<std::string>> warnings() override { return std::vector<std::string>(); }
-  std::vector<runtime::MapInfo> maps() const override { return {}; }
-  MaybeError accessMap(const std::string &, const runtime::MapOperation &) override {
-    return std::nullopt;
-  }
-  const std::string &programName() const override { return Name; }
-  const char *backendName() const override { return "toy"; }
-  std::string Name = "toy";
 };
 
 /// A ToyBackend lane: a batch stays in flight until the back end is Ready,

@@ -10,6 +10,8 @@
 #include "ebpf-gpu/Abi/MapMemory.h"
 #include "ebpf-gpu/Exec/MultiGpu.h"
 
+#include "FakeExecutor.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -125,9 +127,10 @@ TEST(MultiGpu, RefusesAProgramOnlyWhereThereAreSeveralContexts) {
 
 /// A back end whose maps are host maps of `Slices` CPUs, shown as the GPU's
 /// are (GpuProgram::dumpMaps: every map's text in name order).
-class HostMapsExecutor : public runtime::BatchExecutor {
+class HostMapsExecutor : public test::FakeExecutor {
 public:
-  HostMapsExecutor(const std::vector<platform::MapSpec> &Specs, uint32_t Slices) {
+  HostMapsExecutor(const std::vector<platform::MapSpec> &Specs, uint32_t Slices)
+      : FakeExecutor("prog", "gpu") {
     for (const platform::MapSpec &S : Specs) {
       Infos.push_back(runtime::liveMap(S));
       Maps.emplace(S.Name, std::make_unique<ebpfgpu::abi::HostMap>(S.Name, S, Slices));
@@ -147,15 +150,6 @@ public:
     ++Updates;
     return ebpfgpu::abi::setMapEntry(Map, *Maps.at(Map)->header(), Key, Value);
   }
-  MaybeError setFib(const std::vector<uint8_t> &) override { return std::nullopt; }
-  MaybeError setInnerMap(const std::string &, const std::vector<uint8_t> &,
-                         const std::string &) override {
-    return std::nullopt;
-  }
-  MaybeError checkMaps() override { return std::nullopt; }
-  Expected<std::string> takeTrace() override { return std::string(); }
-  Expected<std::string> takeEvents() override { return std::string(); }
-  Expected<std::vector<std::string>> warnings() override { return std::vector<std::string>(); }
   std::vector<runtime::MapInfo> maps() const override { return Infos; }
   MaybeError accessMap(const std::string &Name, const runtime::MapOperation &Op) override {
     auto It = Maps.find(Name);
@@ -164,15 +158,12 @@ public:
     bool Changed = false;
     return Op(*It->second->header(), Changed);
   }
-  const std::string &programName() const override { return Program; }
-  const char *backendName() const override { return "gpu"; }
 
   unsigned Updates = 0;
 
 private:
   std::vector<runtime::MapInfo> Infos;
   std::map<std::string, std::unique_ptr<ebpfgpu::abi::HostMap>> Maps;
-  std::string Program = "prog";
 };
 
 std::vector<uint8_t> u32(uint32_t V) {
