@@ -15,6 +15,11 @@ MaybeError checkMapSupported(const std::string &Name, const platform::MapShape &
   auto Refuse = [&](const std::string &Why) {
     return Error("map '" + Name + "': " + Why);
   };
+  // The kernel's bpf_map_flags_access_ok, for every type that takes the
+  // program's access flags: a map the program may neither read nor write.
+  if ((S.Flags & platform::MapFlagReadOnlyProg) && (S.Flags & platform::MapFlagWriteOnlyProg))
+    return Refuse("flags BPF_F_RDONLY_PROG and BPF_F_WRONLY_PROG together (the program could "
+                  "neither read nor write it)");
   // ebpf-gpu's pattern and model maps: as a ring buffer's, max_entries is
   // their bytes, what the largest automaton or model loaded may take.
   auto Blob = [&](const char *What, const char *Holds, size_t Min) -> MaybeError {

@@ -204,13 +204,11 @@ int ebpf_gpu_map__set_map_flags(struct ebpf_gpu_map *map, uint32_t flags) {
     return failWith(EINVAL, Ctx + "bits no BPF_F_* map flag has");
   // What the flag asks is not done here: a map whose flags promise it
   // would behave otherwise than on the kernel.
-  constexpr uint32_t Rdonly = 1u << 3, Wronly = 1u << 4, WronlyProg = 1u << 8;
-  if (flags & (Rdonly | Wronly | WronlyProg))
-    return failWith(EOPNOTSUPP,
-                    Ctx + ((flags & WronlyProg) ? "BPF_F_WRONLY_PROG: the verifier does not refuse "
-                                                  "the program's reads of such a map"
-                                                : "BPF_F_RDONLY/BPF_F_WRONLY: the map calls do not "
-                                                  "refuse the caller's writes or reads"));
+  // (BPF_F_RDONLY_PROG and BPF_F_WRONLY_PROG are the verifier's to keep.)
+  constexpr uint32_t Rdonly = 1u << 3, Wronly = 1u << 4;
+  if (flags & (Rdonly | Wronly))
+    return failWith(EOPNOTSUPP, Ctx + "BPF_F_RDONLY/BPF_F_WRONLY: the map calls do not refuse "
+                                      "the caller's writes or reads");
   map->Info.Flags = flags;
   setOption(map->Prog->Request.MapFlags, map->Info.Name, flags);
   return 0;

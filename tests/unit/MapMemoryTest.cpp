@@ -483,6 +483,13 @@ TEST(MapMemory, UnsupportedShapesAreRefusedByName) {
   ASSERT_TRUE(E.has_value());
   EXPECT_NE(E->message().find("map 'routes': LPM trie keys"), std::string::npos);
   EXPECT_TRUE(checkMapSupported("a", {EBPFGPU_MAP_ARRAY, 8, 8, 4, 0}).has_value());
+  EXPECT_FALSE(checkMapSupported("w", {EBPFGPU_MAP_ARRAY, 4, 8, 4, platform::MapFlagWriteOnlyProg})
+                   .has_value());
+  auto Both = checkMapSupported("w", {EBPFGPU_MAP_HASH, 4, 8, 4,
+                                      platform::MapFlagReadOnlyProg | platform::MapFlagWriteOnlyProg});
+  ASSERT_TRUE(Both);
+  EXPECT_EQ(Both->message(), "map 'w': flags BPF_F_RDONLY_PROG and BPF_F_WRONLY_PROG together (the "
+                             "program could neither read nor write it)");
   EXPECT_FALSE(checkMapSupported("d", {EBPFGPU_MAP_DEVMAP, 4, 8, 4, 0}).has_value());
 }
 

@@ -22,6 +22,14 @@ bool programReadOnly(const object::MapSpec &M) {
   return (M.Flags & platform::MapFlagReadOnlyProg) || isRedirectMap(M.Type);
 }
 
+/// Values the program may write but not read: BPF_F_WRONLY_PROG maps. As
+/// the kernel's check_map_access_type, every read through a value pointer
+/// is refused: loads, atomics (which read before they write) and helpers'
+/// read arguments; the lookup that gives the pointer is not.
+bool programWriteOnly(const object::MapSpec &M) {
+  return M.Flags & platform::MapFlagWriteOnlyProg;
+}
+
 /// A spilled pointer, or one a packet-moving helper made stale (not
 /// initialised: its bytes are still an address).
 bool holdsAddress(const Reg &R) { return R.isPointer() || R.K == Kind::NotInit; }
@@ -112,6 +120,9 @@ MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Insn
                   "valid_access(" + Rn + ".offset" + hexOff(InsnOff) + ", width=" + W + ") for " + Dir);
     if (Write && B.K == Kind::MapValue && programReadOnly(Maps[B.Aux]))
       return fail(Pc, "write to read-only map '" + Maps[B.Aux].Name + "'", "writable(" + Rn + ")");
+    if (!Write && B.K == Kind::MapValue && programWriteOnly(Maps[B.Aux]))
+      return fail(Pc, "read from write-only map '" + Maps[B.Aux].Name + "'",
+                  "readable(" + Rn + ")");
     // Only bpf_spin_lock and bpf_spin_unlock touch the lock (the kernel's
     // check_map_access, for loads, stores and helpers alike).
     if (int32_t L = B.K == Kind::MapValue ? Maps[B.Aux].SpinLockOff : -1;

@@ -162,10 +162,10 @@ int ebpf_gpu_map__set_initial_value(struct ebpf_gpu_map *map, const void *data, 
  * and load): the map's BPF_F_* flags, which the verifier and the compiler
  * see in place of the object's (BPF_F_RDONLY_PROG: a program that writes
  * the map's values is refused by the load, -EINVAL, the program still
- * opened). 0, or -EBUSY once loaded, -EOPNOTSUPP for a map of a .gpu.o
- * (compiled in, as its shapes), for BPF_F_RDONLY and BPF_F_WRONLY (the map
- * calls do not enforce them) and BPF_F_WRONLY_PROG (the verifier does not),
- * -EINVAL for a NULL map, global data (its section's flags) and bits no
+ * opened; BPF_F_WRONLY_PROG: one that reads them, as the kernel's). 0, or
+ * -EBUSY once loaded, -EOPNOTSUPP for a map of a .gpu.o (compiled in, as
+ * its shapes) and for BPF_F_RDONLY and BPF_F_WRONLY (the map calls do not
+ * enforce them), -EINVAL for a NULL map, global data (its section's flags) and bits no
  * BPF_F_* flag has. The flags a map type does not take are checked at
  * load only as for flags the object declares (docs/API.md). */
 EBPF_GPU_API

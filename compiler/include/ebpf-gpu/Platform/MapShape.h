@@ -56,6 +56,9 @@ inline std::string mapTypeName(uint32_t Type) {
 
 /// BPF_F_RDONLY_PROG: the program may not write the map (.rodata).
 constexpr uint32_t MapFlagReadOnlyProg = 1u << 7;
+/// BPF_F_WRONLY_PROG: the program may write the map's values but not read
+/// them (a lookup gives a pointer to store through).
+constexpr uint32_t MapFlagWriteOnlyProg = 1u << 8;
 /// BPF_F_INNER_MAP: arrays of any size may fill a slot of this template.
 constexpr uint32_t MapFlagInnerMap = 1u << 12;
 
