@@ -18,6 +18,7 @@
 //   - HelperEffect::MovesPacket: every packet pointer goes stale
 //     (movePacket), dynptr slices with them;
 //   - HelperEffect::StoresPacket: the packet is written (WritesPacket);
+//   - HelperEffect::ChangesMap: not on a BPF_F_RDONLY_PROG map (mapArg);
 //   - no packet memory for a row without PacketAccess, a constant string in
 //     .rodata for ConstStr (sizedMemArg, constStrArg);
 //   - FormatStr is parsed (FormatString.h) and its conversions size the
@@ -221,6 +222,12 @@ MaybeDiag Verifier::mapArg(uint32_t Pc, const platform::HelperProto &H,
   Args.Map = &Maps[V.Aux];
   if (std::string Why = mapHelperMismatch(*Args.Map, H); !Why.empty())
     return fail(Pc, Why, "map_func_compatible(" + regName(R) + ")");
+  // The kernel's record_func_map ("write into map forbidden"); a map's
+  // values the program reads are kept read-only by access().
+  if (H.Effect == platform::HelperEffect::ChangesMap &&
+      (Args.Map->Flags & platform::MapFlagReadOnlyProg))
+    return fail(Pc, "bpf_" + H.Name + " cannot change read-only map '" + Args.Map->Name + "'",
+                "writable(" + regName(R) + ")");
   return std::nullopt;
 }
 

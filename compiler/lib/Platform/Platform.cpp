@@ -40,9 +40,9 @@ std::vector<HelperProto> xdpHelpers() {
   H(1, "map_lookup_elem", V::Ptr, {V::Map, V::Ptr}, true, {C::MapPtr, C::MapKey},
     R::MapValueOrNullByKey, {M::Data, M::LookupRedirect, M::MapOfMaps});
   H(2, "map_update_elem", V::Scalar, {V::Map, V::Ptr, V::Ptr, V::Scalar}, true,
-    {C::MapPtr, C::MapKey, C::MapValue, C::Scalar}, R::Scalar, {M::Data});
+    {C::MapPtr, C::MapKey, C::MapValue, C::Scalar}, R::Scalar, {M::Data}, E::ChangesMap);
   H(3, "map_delete_elem", V::Scalar, {V::Map, V::Ptr}, true, {C::MapPtr, C::MapKey},
-    R::Scalar, {M::Data});
+    R::Scalar, {M::Data}, E::ChangesMap);
   H(5, "ktime_get_ns", V::Scalar, {}, false, {});
   H(6, "trace_printk", V::Scalar, {V::Ptr, V::Scalar, V::Scalar, V::Scalar, V::Scalar}, true,
     {C::Mem, C::ConstSize, C::Unused, C::Unused, C::Unused}, R::Scalar, {}, E::None,
@@ -73,9 +73,10 @@ std::vector<HelperProto> xdpHelpers() {
   // into the buffer (written; zeroed when the map is empty). Pop and peek
   // take no packet memory, as the kernel's.
   H(87, "map_push_elem", V::Scalar, {V::Map, V::Ptr, V::Scalar}, true,
-    {C::MapPtr, C::MapValue, C::Anything}, R::Scalar, {M::QueueStack, M::BloomFilter});
+    {C::MapPtr, C::MapValue, C::Anything}, R::Scalar, {M::QueueStack, M::BloomFilter},
+    E::ChangesMap);
   H(88, "map_pop_elem", V::Scalar, {V::Map, V::Ptr}, true, {C::MapPtr, C::MapValueOut},
-    R::Scalar, {M::QueueStack}, E::None, /*GplOnly=*/false, /*PacketAccess=*/false);
+    R::Scalar, {M::QueueStack}, E::ChangesMap, /*GplOnly=*/false, /*PacketAccess=*/false);
   H(89, "map_peek_elem", V::Scalar, {V::Map, V::Ptr}, true, {C::MapPtr, C::MapValueOut},
     R::Scalar, {M::QueueStack, M::BloomFilter}, E::None, /*GplOnly=*/false,
     /*PacketAccess=*/false);

@@ -142,6 +142,10 @@ enum class HelperEffect : uint8_t {
   MovesPacket,
   /// Writes packet bytes and moves nothing: packet pointers stay valid.
   StoresPacket,
+  /// Changes the map its MapPtr argument names (adds, replaces or removes
+  /// an element): refused on a map the program may not write
+  /// (BPF_F_RDONLY_PROG), as the kernel's record_func_map.
+  ChangesMap,
 };
 
 /// A helper function: its kernel id and name, the typed signature of the
