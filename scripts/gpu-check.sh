@@ -125,6 +125,14 @@ prepare() {
     sha256sum <"build/headroom.host.$what" | cut -d' ' -f1 >"$CARRY/samples/headroom.host.$what.sha256"
   done
   echo headroom >>"$CARRY/samples/list"
+  # A shared array and bloom filter changed from every GPU (issue 22,
+  # tests/gpu-device/multigpu/shared-maps.test): built with system-scope
+  # atomics (one copy for several GPUs) and without (refused there).
+  /usr/bin/clang-19 -O2 -g -target bpf -mcpu=v3 -I/usr/include/"$(gcc -print-multiarch)" \
+    -c tests/gpu-device/Inputs/shared_counts.c -o build/shared_counts.o
+  build/tools/ebpf-gpu-cc build/shared_counts.o --system-atomics \
+    -o "$CARRY/samples/shared_counts.sys.gpu.o"
+  build/tools/ebpf-gpu-cc build/shared_counts.o -o "$CARRY/samples/shared_counts.gpu.o"
   # The MSS clamp on the same traffic with TCP options on its SYNs (the
   # plain traffic has none to clamp): its own digests, listed as the others.
   build/tools/ebpf-gpu-trafgen -o build/gpu-check-opts.pcap --count "$PACKETS" --seed 3 --tcp-options

@@ -280,6 +280,18 @@ const ObjectField ObjectFields[] = {
        S.PacketsReadOnly = true;
        return std::nullopt;
      }},
+    // Only where the atomics are at system scope (format 5); absent for
+    // the default, .gpu.
+    {"atomics", "system", 5,
+     [](const GpuObjectSpec &S) {
+       return S.SystemScopeAtomics ? one("system") : std::vector<std::string>();
+     },
+     [](GpuObjectSpec &S, const std::string &V, unsigned) -> MaybeError {
+       if (V != "system")
+         return Error("bad atomics scope '" + V + "'");
+       S.SystemScopeAtomics = true;
+       return std::nullopt;
+     }},
     {"helper", "text", 1, [](const GpuObjectSpec &S) { return S.Helpers; },
      [](GpuObjectSpec &S, const std::string &V, unsigned) -> MaybeError {
        S.Helpers.push_back(V);

@@ -44,7 +44,8 @@ Expected<std::unique_ptr<runtime::BatchExecutor>>
 makeHostExecutor(const VerifiedObject &V, const std::string &Path, const HostOptions &Opts);
 
 /// Compiles the verified program of `V` for the GPU in process.
-Expected<abi::GpuObjectSpec> compileForGpu(const VerifiedObject &V, const std::string &Path);
+Expected<abi::GpuObjectSpec> compileForGpu(const VerifiedObject &V, const std::string &Path,
+                                           bool SystemAtomics = false);
 
 /// Loads program `R.Section` of `R.Path` into the kernel (its verifier
 /// decides; a refusal is an error with the kernel's reasons) and runs it
@@ -58,12 +59,22 @@ Expected<std::unique_ptr<runtime::BatchExecutor>> makeKernelExecutor(const LoadR
 std::unique_ptr<runtime::BatchExecutor> makeNullExecutor();
 
 #ifdef EBPF_GPU_HAVE_CUDA
-/// Opens GPU 0 and loads `Spec` (an XDP program), which must have been
-/// verified when it was compiled (unless `AllowUnverified`). In persistent
-/// mode the kernel starts here. Each run() reclaims hash-map deletions
-/// between launches. Launches from several threads are serialised.
+/// An entry after the first of several GPUs whose maps live once: the
+/// first entry's back end, whose device memory this one reaches over peer
+/// access, and the maps of its program this one uses (`Names`).
+struct GpuPeerMaps {
+  runtime::BatchExecutor *Owner = nullptr; ///< made by makeGpuExecutor
+  std::vector<std::string> Names;
+};
+
+/// Opens GPU Opts.Device and loads `Spec` (an XDP program), which must have
+/// been verified when it was compiled (unless `AllowUnverified`). In
+/// persistent mode the kernel starts here. Each run() reclaims hash-map
+/// deletions between launches. Launches from several threads are
+/// serialised. With `Peer`, the maps it names are Peer->Owner's.
 Expected<std::unique_ptr<runtime::BatchExecutor>>
-makeGpuExecutor(const abi::GpuObjectSpec &Spec, const GpuExecOptions &Opts, bool AllowUnverified);
+makeGpuExecutor(const abi::GpuObjectSpec &Spec, const GpuExecOptions &Opts, bool AllowUnverified,
+                const GpuPeerMaps *Peer = nullptr);
 #endif
 
 } // namespace ebpfgpu::exec

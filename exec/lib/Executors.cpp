@@ -281,9 +281,11 @@ makeHostExecutor(const VerifiedObject &V, const std::string &Path, const HostOpt
                        V.Obj.Maps));
 }
 
-Expected<abi::GpuObjectSpec> compileForGpu(const VerifiedObject &V, const std::string &Path) {
+Expected<abi::GpuObjectSpec> compileForGpu(const VerifiedObject &V, const std::string &Path,
+                                           bool SystemAtomics) {
   compiler::GpuOptions Gpu;
   Gpu.PacketsReadOnly = V.ReadOnlyPackets;
+  Gpu.SystemScopeAtomics = SystemAtomics;
   auto G = compiler::buildGpuObject(V.Obj, *V.Prog, compiler::LiftOptions(), Gpu,
                                     /*Verified=*/true);
   if (!G)

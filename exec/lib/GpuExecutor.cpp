@@ -17,7 +17,8 @@ using gpu::GpuExecutor;
 using runtime::BatchExecutor;
 
 Expected<std::unique_ptr<BatchExecutor>>
-makeGpuExecutor(const abi::GpuObjectSpec &Spec, const GpuExecOptions &Opts, bool AllowUnverified) {
+makeGpuExecutor(const abi::GpuObjectSpec &Spec, const GpuExecOptions &Opts, bool AllowUnverified,
+                const GpuPeerMaps *Peer) {
   if (Spec.Platform != platform::PlatformKind::Xdp)
     return Error(Spec.Program + ": not an XDP program (platform " +
                  platform::platformName(Spec.Platform) + ")");
@@ -28,7 +29,16 @@ makeGpuExecutor(const abi::GpuObjectSpec &Spec, const GpuExecOptions &Opts, bool
   auto Dev = loader::GpuDevice::open(Opts.Device, Opts.OwnContext);
   if (!Dev)
     return Dev.takeError().withContext("gpu back end");
-  auto Prog = loader::GpuProgram::load(**Dev, Spec);
+  loader::GpuProgram::SharedMaps Shared;
+  if (Peer) {
+    // The first entry's maps, at their own addresses: this context reaches
+    // its memory once peer access is on (unified addressing).
+    auto &Owner = *static_cast<GpuExecutor *>(Peer->Owner);
+    if (MaybeError E = (*Dev)->enablePeerAccess(Owner.device()))
+      return std::move(*E).withContext("gpu back end: the first GPU's shared maps");
+    Shared = Owner.program().sharedMaps(Peer->Names);
+  }
+  auto Prog = loader::GpuProgram::load(**Dev, Spec, Peer ? &Shared : nullptr);
   if (!Prog)
     return Prog.takeError().withContext("gpu back end: " + Spec.Program);
   auto *Exec = new GpuExecutor(std::move(*Dev), std::move(*Prog), Spec.Program, Opts, Spec);

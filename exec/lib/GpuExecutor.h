@@ -209,6 +209,10 @@ public:
   }
 
   std::vector<runtime::MapInfo> maps() const override { return MapList; }
+  /// Its GPU and program, for another entry of several GPUs that shares
+  /// the program's maps (GpuPeerMaps).
+  const loader::GpuDevice &device() const { return *Dev; }
+  const loader::GpuProgram &program() const { return *Prog; }
   MaybeError accessMap(const std::string &Map, const runtime::MapOperation &Op) override {
     MapsLock Lock = lockMaps();
     if (MaybeError E = Dev->bindThread())

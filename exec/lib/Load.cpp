@@ -10,6 +10,9 @@
 
 #include "ebpf-gpu/Abi/GpuObject.h"
 #include "ebpf-gpu/Exec/MultiGpu.h"
+#ifdef EBPF_GPU_HAVE_CUDA
+#include "ebpf-gpu/Loader/GpuLoader.h"
+#endif
 
 namespace ebpfgpu::exec {
 
@@ -70,6 +73,20 @@ makeGpuExecutors(const abi::GpuObjectSpec &Spec, GpuExecOptions Opts, bool Allow
   if (Gpus.size() < 2)
     return makeGpuExecutor(Spec, Opts, AllowUnverified);
   Opts.OwnContext = true;
+  // Maps that live once, in the first GPU's memory: every other GPU must
+  // reach it with native atomics (asked of the driver before any context).
+  GpuPeerMaps Peer;
+  Peer.Names = sharedMapNames(Spec.Maps, Spec.SystemScopeAtomics);
+  if (!Peer.Names.empty()) {
+    Expected<std::string> Problem = loader::peerMapsProblem(Gpus);
+    if (!Problem)
+      return Problem.takeError().withContext("GPUs " + gpuListText(Gpus));
+    if (!Problem->empty())
+      return Error("cannot run on GPUs " + gpuListText(Gpus) + " (" +
+                   std::to_string(Gpus.size()) + " contexts): map '" + Peer.Names[0] +
+                   "' lives once, in GPU " + std::to_string(Gpus[0]) +
+                   "'s memory, for every GPU of the list, and " + *Problem);
+  }
   std::vector<std::unique_ptr<runtime::BatchExecutor>> Members;
   for (size_t I = 0; I < Gpus.size(); ++I) {
     // Making a context waits for every kernel of its GPU: the persistent
@@ -78,13 +95,16 @@ makeGpuExecutors(const abi::GpuObjectSpec &Spec, GpuExecOptions Opts, bool Allow
     for (auto &M : Members)
       Held.push_back(M->quiesce());
     Opts.Device = Gpus[I];
-    auto E = makeGpuExecutor(Spec, Opts, AllowUnverified);
+    if (I == 1)
+      Peer.Owner = Members[0].get();
+    auto E = makeGpuExecutor(Spec, Opts, AllowUnverified,
+                             I && !Peer.Names.empty() ? &Peer : nullptr);
     if (!E)
       return E.takeError().withContext("GPU " + std::to_string(Gpus[I]) + " (entry " +
                                        std::to_string(I) + " of " + gpuListText(Gpus) + ")");
     Members.push_back(std::move(*E));
   }
-  return makeMultiGpuExecutor(std::move(Members), Gpus, Spec.Maps);
+  return makeMultiGpuExecutor(std::move(Members), Gpus, Spec.Maps, Spec.SystemScopeAtomics);
 }
 
 /// `GpuObj`: R.Path read as a .gpu.o, or why it is not one (then it is an
@@ -99,12 +119,19 @@ Expected<LoadedProgram> loadGpu(const LoadRequest &R, Expected<abi::GpuObjectSpe
     GpuObj = compileForGpu(**V, R.Path);
     if (!GpuObj)
       return GpuObj.takeError();
+    // Maps that several GPUs would change: compiled again with the atomics
+    // at system scope, so that they can live once for all of them.
+    if (R.Gpus.size() > 1 && needsSystemAtomics(GpuObj->Maps)) {
+      GpuObj = compileForGpu(**V, R.Path, /*SystemAtomics=*/true);
+      if (!GpuObj)
+        return GpuObj.takeError();
+    }
 #else
     return Error(GpuObj.error().message() + " (this loader was built without the compiler: "
                                             "compile the program with ebpf-gpu-cc first)");
 #endif
   }
-  if (MaybeError E = checkMapsForGpus(GpuObj->Maps, R.Gpus))
+  if (MaybeError E = checkMapsForGpus(GpuObj->Maps, R.Gpus, GpuObj->SystemScopeAtomics))
     return std::move(*E).withContext(R.Path + ": " + GpuObj->Program);
   auto E = makeGpuExecutors(*GpuObj, R.Gpu, R.AllowUnverified, R.Gpus);
   if (!E)

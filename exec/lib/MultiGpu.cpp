@@ -61,7 +61,7 @@ std::string gpuListText(const std::vector<int> &Gpus) {
   return Out;
 }
 
-MapPlacementRule placeMapOnGpus(const platform::MapSpec &M) {
+MapPlacementRule placeMapOnGpus(const platform::MapSpec &M, bool SystemAtomics) {
   const bool Changed = M.ProgramChangesKeys || M.ProgramWritesValues;
   if (!Changed)
     return {MapPlacement::Replicated, ""};
@@ -69,12 +69,11 @@ MapPlacementRule placeMapOnGpus(const platform::MapSpec &M) {
       M.ProgramChangesKeys && M.ProgramWritesValues ? "changes its keys and writes its values"
       : M.ProgramChangesKeys                        ? "changes its keys or contents"
                                                     : "writes its values";
+  const bool Data = M.Origin == platform::MapOrigin::GlobalData;
   const std::string Name = "map '" + M.Name + "' (" +
-                           (M.Origin == platform::MapOrigin::GlobalData
-                                ? std::string("global data")
-                                : platform::mapTypeName(M.Type)) +
+                           (Data ? std::string("global data") : platform::mapTypeName(M.Type)) +
                            ")";
-  if (M.Type == EBPFGPU_MAP_PERCPU_ARRAY && M.Origin != platform::MapOrigin::GlobalData)
+  if (M.Type == EBPFGPU_MAP_PERCPU_ARRAY && !Data)
     return {MapPlacement::PerGpuSlices, ""};
   if (ebpfgpu_map_is_percpu(M.Type)) {
     if (!M.ProgramChangesKeys)
@@ -87,22 +86,64 @@ MapPlacementRule placeMapOnGpus(const platform::MapSpec &M) {
     return {MapPlacement::Refused,
             Name + ": the program writes records into it, and one stream of records from "
                    "several GPUs is not built yet"};
-  return {MapPlacement::Refused,
-          Name + ": the program " + What +
-              ", and every CPU shares it: copies per GPU would differ, and one copy reached "
-              "from every GPU needs peer memory with system-scope atomics, not built yet"};
+  const std::string Shares =
+      Name + ": the program " + What + ", and every CPU shares it: copies per GPU would differ";
+  if (Data)
+    return {MapPlacement::Refused,
+            Shares + ", and global data is a variable of each GPU's module, which no other "
+                     "GPU's module reaches"};
+  if (ebpfgpu_map_is_hashed(M.Type))
+    return {MapPlacement::Refused,
+            Shares + ", and one copy reached from every GPU is built for arrays and bloom "
+                     "filters only: a deleted or replaced element is reclaimed after the "
+                     "batches of one GPU, while another GPU's may still read it"};
+  if (M.Type != EBPFGPU_MAP_ARRAY && M.Type != EBPFGPU_MAP_BLOOM_FILTER)
+    return {MapPlacement::Refused,
+            Shares + ", and one copy reached from every GPU is built for arrays and bloom "
+                     "filters only"};
+  if (!SystemAtomics)
+    return {MapPlacement::Refused,
+            Shares + ", and one copy reached from every GPU needs the program's atomics at "
+                     "system scope: compile it with ebpf-gpu-cc --system-atomics"};
+  return {MapPlacement::SharedOnFirstGpu, ""};
+}
+
+bool needsSystemAtomics(const std::vector<platform::MapSpec> &Maps) {
+  return std::any_of(Maps.begin(), Maps.end(), [](const platform::MapSpec &M) {
+    return placeMapOnGpus(M, false).Placement == MapPlacement::Refused &&
+           placeMapOnGpus(M, true).Placement == MapPlacement::SharedOnFirstGpu;
+  });
+}
+
+std::vector<std::string> sharedMapNames(const std::vector<platform::MapSpec> &Maps,
+                                        bool SystemAtomics) {
+  std::vector<std::string> Out;
+  for (const platform::MapSpec &M : Maps)
+    if (placeMapOnGpus(M, SystemAtomics).Placement == MapPlacement::SharedOnFirstGpu)
+      Out.push_back(M.Name);
+  return Out;
 }
 
 MaybeError checkMapsForGpus(const std::vector<platform::MapSpec> &Maps,
-                            const std::vector<int> &Gpus) {
+                            const std::vector<int> &Gpus, bool SystemAtomics) {
   if (Gpus.size() < 2)
     return std::nullopt;
+  const std::string Head = "cannot run on GPUs " + gpuListText(Gpus) + " (" +
+                           std::to_string(Gpus.size()) + " contexts): ";
   for (const platform::MapSpec &M : Maps) {
-    MapPlacementRule R = placeMapOnGpus(M);
+    MapPlacementRule R = placeMapOnGpus(M, SystemAtomics);
     if (R.Placement == MapPlacement::Refused)
-      return Error("cannot run on GPUs " + gpuListText(Gpus) + " (" +
-                   std::to_string(Gpus.size()) + " contexts): " + R.Why);
+      return Error(Head + R.Why);
   }
+  std::vector<std::string> Shared = sharedMapNames(Maps, SystemAtomics);
+  std::set<int> Seen;
+  for (int G : Gpus)
+    if (!Seen.insert(G).second && !Shared.empty())
+      return Error(Head + "map '" + Shared[0] + "' lives once, in GPU " +
+                   std::to_string(Gpus[0]) + "'s memory, for every GPU of the list, and GPU " +
+                   std::to_string(G) +
+                   " is in it twice: two contexts of one device do not reach each other's "
+                   "memory (peer access is between devices)");
   return std::nullopt;
 }
 
@@ -132,11 +173,20 @@ std::vector<SliceEntry> sliceEntries(ebpfgpu_map &H) {
 class MultiGpuExecutor final : public BatchExecutor {
 public:
   MultiGpuExecutor(std::vector<std::unique_ptr<BatchExecutor>> Members, std::vector<int> Gpus,
-                   const std::vector<platform::MapSpec> &Maps)
+                   const std::vector<platform::MapSpec> &Maps, bool SystemAtomics)
       : Members(std::move(Members)), Gpus(std::move(Gpus)) {
-    for (const platform::MapSpec &M : Maps)
-      if (placeMapOnGpus(M).Placement == MapPlacement::PerGpuSlices)
+    for (const platform::MapSpec &M : Maps) {
+      MapPlacement P = placeMapOnGpus(M, SystemAtomics).Placement;
+      if (P == MapPlacement::PerGpuSlices)
         PerCpu.insert(M.Name);
+      else if (P == MapPlacement::SharedOnFirstGpu)
+        Shared.insert(M.Name);
+    }
+  }
+  // The first entry's maps shared by the others go with it: it goes last.
+  ~MultiGpuExecutor() override {
+    while (!Members.empty())
+      Members.pop_back();
   }
 
   std::vector<BatchExecutor *> members() const {
@@ -210,6 +260,8 @@ public:
         Changed = true;
         return abi::setMapEntry(Map, H, Key, Value);
       });
+    if (Shared.count(Map)) // one copy: the first entry's
+      return Members[0]->updateMap(Map, Key, Value);
     return forEach([&](BatchExecutor &E) { return E.updateMap(Map, Key, Value); });
   }
   MaybeError setFib(const std::vector<uint8_t> &Block) override {
@@ -240,6 +292,8 @@ public:
   MaybeError accessMap(const std::string &Name, const runtime::MapOperation &Op) override {
     if (PerCpu.count(Name))
       return accessPerCpu(Name, Op);
+    if (Shared.count(Name)) // one copy: the first entry's
+      return Members[0]->accessMap(Name, Op);
     // Replicated: no program changes the map, so every copy holds what the
     // first holds. An operation that changed the first is done again on
     // each other (an update, a delete: the same on the same bytes).
@@ -280,6 +334,7 @@ private:
   std::vector<std::unique_ptr<BatchExecutor>> Members;
   std::vector<int> Gpus;
   std::set<std::string> PerCpu; ///< maps placed PerGpuSlices
+  std::set<std::string> Shared; ///< maps placed SharedOnFirstGpu
 
   std::string entryName(size_t I) const {
     return "GPU " + std::to_string(Gpus[I]) + " (entry " + std::to_string(I) + ")";
@@ -387,8 +442,9 @@ private:
 
 std::unique_ptr<BatchExecutor>
 makeMultiGpuExecutor(std::vector<std::unique_ptr<BatchExecutor>> Members, std::vector<int> Gpus,
-                     const std::vector<platform::MapSpec> &Maps) {
-  return std::make_unique<MultiGpuExecutor>(std::move(Members), std::move(Gpus), Maps);
+                     const std::vector<platform::MapSpec> &Maps, bool SystemAtomics) {
+  return std::make_unique<MultiGpuExecutor>(std::move(Members), std::move(Gpus), Maps,
+                                            SystemAtomics);
 }
 
 std::vector<BatchExecutor *> multiGpuMembers(BatchExecutor &Exec) {

@@ -29,6 +29,8 @@ struct CudaApi {
   X(cuDeviceGet, "cuDeviceGet")                                                               \
   X(cuDeviceGetName, "cuDeviceGetName")                                                       \
   X(cuDeviceGetAttribute, "cuDeviceGetAttribute")                                             \
+  X(cuDeviceGetP2PAttribute, "cuDeviceGetP2PAttribute")                                       \
+  X(cuCtxEnablePeerAccess, "cuCtxEnablePeerAccess")                                           \
   X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain")                                     \
   X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2")                                \
   X(cuCtxDestroy, "cuCtxDestroy_v2")                                                          \

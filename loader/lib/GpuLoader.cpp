@@ -61,6 +61,54 @@ private:
 
 } // namespace
 
+Expected<std::string> peerMapsProblem(const std::vector<int> &Gpus) {
+  auto Api = openDriver();
+  if (!Api)
+    return Api.takeError();
+  const CudaApi &A = **Api;
+  if (CUresult R = A.cuInit(0); R != CUDA_SUCCESS)
+    return A.error("cuInit", R).withContext("no usable GPU");
+  int Count = 0;
+  EBPFGPU_CHECK(A, cuDeviceGetCount, &Count);
+  for (int G : Gpus)
+    if (G < 0 || G >= Count)
+      return Error("no GPU " + std::to_string(G) + " (the machine has " + std::to_string(Count) +
+                   ")");
+  CUdevice Owner;
+  EBPFGPU_CHECK(A, cuDeviceGet, &Owner, Gpus[0]);
+  for (size_t I = 1; I < Gpus.size(); ++I) {
+    const std::string Pair =
+        "GPU " + std::to_string(Gpus[I]) + " and GPU " + std::to_string(Gpus[0]);
+    if (Gpus[I] == Gpus[0])
+      return Pair + " are one device, whose two contexts do not reach each other's memory";
+    CUdevice Dev;
+    EBPFGPU_CHECK(A, cuDeviceGet, &Dev, Gpus[I]);
+    // From the GPU that reaches the memory to the GPU that holds it.
+    int Access = 0, Atomics = 0;
+    EBPFGPU_CHECK(A, cuDeviceGetP2PAttribute, &Access, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED,
+                  Dev, Owner);
+    EBPFGPU_CHECK(A, cuDeviceGetP2PAttribute, &Atomics,
+                  CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED, Dev, Owner);
+    if (!Access)
+      return Pair + ": the first cannot reach the second's memory (the driver's "
+                    "CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED is 0)";
+    if (!Atomics)
+      return Pair + ": the first reaches the second's memory without native atomics "
+                    "(CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED is 0: a PCIe link, not "
+                    "NVLink), so their atomics on one map would not be one another's";
+  }
+  return std::string();
+}
+
+MaybeError GpuDevice::enablePeerAccess(const GpuDevice &Peer) {
+  if (MaybeError E = bindThread())
+    return E;
+  CUresult R = Api->cuCtxEnablePeerAccess(static_cast<CUcontext>(Peer.Context), 0);
+  if (R != CUDA_SUCCESS && R != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
+    return Api->error("cuCtxEnablePeerAccess", R);
+  return std::nullopt;
+}
+
 Expected<std::unique_ptr<GpuDevice>> GpuDevice::open(int Ordinal, bool OwnContext) {
   auto Api = openDriver();
   if (!Api)
@@ -566,7 +614,7 @@ GpuProgram::~GpuProgram() {
     Dev.api().cuMemFree(ReclaimTable);
   for (const DeviceMap &D : Maps)
     for (uint64_t P : {D.Header, D.Storage, D.InnerTable})
-      if (P)
+      if (P && !D.Borrowed)
         Dev.api().cuMemFree(P);
   if (Module)
     Dev.api().cuModuleUnload(static_cast<CUmodule>(Module));

@@ -132,7 +132,7 @@ MaybeError GpuProgram::bindTraceLog() {
 /// Each map's header and zeroed storage in device memory, bound to its
 /// module global; global data found in the module; then the maps of maps'
 /// tables of inner maps.
-MaybeError GpuProgram::bindMaps(const abi::GpuObjectSpec &Spec) {
+MaybeError GpuProgram::bindMaps(const abi::GpuObjectSpec &Spec, const SharedMaps *Shared) {
   const CudaApi &A = Dev.api();
   CUmodule Mod = static_cast<CUmodule>(Module);
   const uint32_t Slots = CpuSlots;
@@ -142,6 +142,27 @@ MaybeError GpuProgram::bindMaps(const abi::GpuObjectSpec &Spec) {
     DeviceMap D;
     D.Name = M.Name;
     D.Shape = M;
+    auto Borrowed = Shared ? Shared->find(M.Name) : SharedMaps::const_iterator();
+    if (!M.ObjectGlobal.empty() && Shared && Borrowed != Shared->end()) {
+      // Another context's copy, made and filled by its program: the same
+      // device addresses, reached over peer access.
+      CUdeviceptr G;
+      size_t GSize = 0;
+      D.Header = Borrowed->second.Header;
+      D.Storage = Borrowed->second.Storage;
+      D.Layout = Borrowed->second.Layout;
+      D.Borrowed = true;
+      if (CUresult R = A.cuModuleGetGlobal(&G, &GSize, Mod, M.ObjectGlobal.c_str());
+          R != CUDA_SUCCESS)
+        return A.error("cuModuleGetGlobal", R).withContext("map '" + M.Name + "'");
+      if (GSize != sizeof(uint64_t) && GSize != sizeof(ebpfgpu_map))
+        return Error("map '" + M.Name + "': the module's global " + M.ObjectGlobal + " has " +
+                     std::to_string(GSize) + " bytes, neither a pointer nor a map header");
+      D.ObjectGlobal = G;
+      D.ObjectGlobalBytes = GSize;
+      Maps.push_back(D);
+      continue;
+    }
     if (!M.ObjectGlobal.empty()) {
       size_t Bytes = abi::mapLayout(M, Slots, 0).Bytes;
       CUdeviceptr H, V, G;
@@ -246,7 +267,7 @@ MaybeError GpuProgram::bindReclaim() {
   std::vector<uint64_t> Hashed;
   bool HostOnly = false;
   for (const DeviceMap &D : Maps)
-    if (!D.DataAddr && ebpfgpu_map_is_hashed(D.Layout.Header.type)) {
+    if (!D.DataAddr && !D.Borrowed && ebpfgpu_map_is_hashed(D.Layout.Header.type)) {
       Hashed.push_back(D.Header);
       HostOnly |= D.Layout.Header.type == EBPFGPU_MAP_LPM_TRIE;
     }
@@ -263,8 +284,8 @@ MaybeError GpuProgram::bindReclaim() {
   return std::nullopt;
 }
 
-Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev,
-                                                       const abi::GpuObjectSpec &Spec) {
+Expected<std::unique_ptr<GpuProgram>>
+GpuProgram::load(GpuDevice &Dev, const abi::GpuObjectSpec &Spec, const SharedMaps *Shared) {
   const CudaApi &A = Dev.api();
   // The batch kernel's threads are the GPU's CPUs. Without per-CPU maps
   // the grid has a thread per packet (the fastest launch); per-CPU maps
@@ -329,11 +350,19 @@ Expected<std::unique_ptr<GpuProgram>> GpuProgram::load(GpuDevice &Dev,
       return std::move(*E);
   P->UsesFib = std::count(Spec.Helpers.begin(), Spec.Helpers.end(), "fib_lookup") != 0 ||
                std::count(Spec.Helpers.begin(), Spec.Helpers.end(), "check_mtu") != 0;
-  if (MaybeError E = P->bindMaps(Spec))
+  if (MaybeError E = P->bindMaps(Spec, Shared))
     return std::move(*E);
   if (MaybeError E = P->bindReclaim())
     return std::move(*E);
   return P;
+}
+
+GpuProgram::SharedMaps GpuProgram::sharedMaps(const std::vector<std::string> &Names) const {
+  SharedMaps Out;
+  for (const DeviceMap &D : Maps)
+    if (D.Header && std::count(Names.begin(), Names.end(), D.Name))
+      Out[D.Name] = {D.Header, D.Storage, D.Layout};
+  return Out;
 }
 
 } // namespace ebpfgpu::loader

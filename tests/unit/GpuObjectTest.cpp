@@ -195,6 +195,7 @@ TEST(GpuObjectSchema, RoundTripsEveryField) {
   S.Platform = platform::PlatformKind::Raw;
   S.Verified = true;
   S.PacketsReadOnly = true;
+  S.SystemScopeAtomics = true;
   platform::MapSpec M;
   static_cast<platform::MapShape &>(M) = {EBPFGPU_MAP_HASH_OF_MAPS, 8, 4, 1000, 1, 7};
   M.Name = "outer";
@@ -223,6 +224,7 @@ TEST(GpuObjectSchema, RoundTripsEveryField) {
   EXPECT_EQ(R->StackBytes, S.StackBytes);
   EXPECT_EQ(R->Verified, S.Verified);
   EXPECT_EQ(R->PacketsReadOnly, S.PacketsReadOnly);
+  EXPECT_EQ(R->SystemScopeAtomics, S.SystemScopeAtomics);
   EXPECT_EQ(R->RuntimeAbi, uint32_t(EBPFGPU_RUNTIME_ABI));
   EXPECT_EQ(R->Helpers, S.Helpers);
   ASSERT_EQ(R->Maps.size(), 1u);
@@ -306,6 +308,29 @@ TEST(GpuObjectSchema, CarriesProgramWritesFromFormat4) {
   ASSERT_TRUE(R) << R.error().message();
   EXPECT_TRUE(R->Maps[0].ProgramChangesKeys);
   EXPECT_TRUE(R->Maps[0].ProgramWritesValues);
+}
+
+// Format 5: a .gpu.o compiled with system-scope atomics says so (what lets
+// its written maps live once for several GPUs); the default says nothing,
+// and a file of format 4 may not say it.
+TEST(GpuObjectSchema, CarriesSystemScopeAtomicsFromFormat5) {
+  GpuObjectSpec S = sampleSpec();
+  for (bool System : {false, true}) {
+    S.SystemScopeAtomics = System;
+    EXPECT_EQ(metaText(S).find("\natomics system\n") != std::string::npos, System);
+    std::vector<uint8_t> Bytes = writeGpuObject(S);
+    auto R = readGpuObjectMemory(Bytes.data(), Bytes.size(), "x.gpu.o");
+    ASSERT_TRUE(R) << R.error().message();
+    EXPECT_EQ(R->SystemScopeAtomics, System);
+  }
+  std::vector<uint8_t> Old = gpuObjectImage(
+      "ebpf-gpu object 1\nformat 4\nprogram p\nplatform xdp\nkernel k\nruntime_abi " +
+          std::to_string(EBPFGPU_RUNTIME_ABI) + "\natomics system\n",
+      ".version 6.0\n", {});
+  auto R = readGpuObjectMemory(Old.data(), Old.size(), "old.gpu.o");
+  ASSERT_FALSE(R);
+  EXPECT_NE(R.error().message().find("'atomics' is of format 5"), std::string::npos)
+      << R.error().message();
 }
 
 // Format 1: the metadata as ebpf-gpu-cc wrote it before the format line

@@ -105,11 +105,68 @@ TEST(MultiGpu, PlacesEachMapByWhatItsProgramDoes) {
   EXPECT_EQ(exec::placeMapOnGpus(spec("conns", EBPFGPU_MAP_HASH, true, true)).Why,
             "map 'conns' (hash): the program changes its keys and writes its values, and every "
             "CPU shares it: copies per GPU would differ, and one copy reached from every GPU "
-            "needs peer memory with system-scope atomics, not built yet");
+            "is built for arrays and bloom filters only: a deleted or replaced element is "
+            "reclaimed after the batches of one GPU, while another GPU's may still read it");
+  EXPECT_EQ(exec::placeMapOnGpus(spec("counts", EBPFGPU_MAP_ARRAY, false, true)).Why,
+            "map 'counts' (array): the program writes its values, and every CPU shares it: "
+            "copies per GPU would differ, and one copy reached from every GPU needs the "
+            "program's atomics at system scope: compile it with ebpf-gpu-cc --system-atomics");
   EXPECT_EQ(exec::placeMapOnGpus(spec(".bss", EBPFGPU_MAP_ARRAY, false, true,
                                       platform::MapOrigin::GlobalData))
                 .Why.substr(0, 27),
             "map '.bss' (global data): t");
+}
+
+// Compiled with system-scope atomics (ebpf-gpu-cc --system-atomics), the
+// arrays and bloom filters a program changes live once, in the first GPU's
+// memory; nothing else changes place.
+TEST(MultiGpu, SharesArraysAndBloomFiltersWithSystemAtomics) {
+  struct Case {
+    platform::MapSpec M;
+    MapPlacement Want;
+  };
+  const Case Cases[] = {
+      {spec("counts", EBPFGPU_MAP_ARRAY, false, true), MapPlacement::SharedOnFirstGpu},
+      {spec("counts", EBPFGPU_MAP_ARRAY, true, true), MapPlacement::SharedOnFirstGpu},
+      {spec("seen", EBPFGPU_MAP_BLOOM_FILTER, true, false), MapPlacement::SharedOnFirstGpu},
+      {spec("rules", EBPFGPU_MAP_ARRAY, false, false), MapPlacement::Replicated},
+      {spec("stats", EBPFGPU_MAP_PERCPU_ARRAY, false, true), MapPlacement::PerGpuSlices},
+      {spec("conns", EBPFGPU_MAP_HASH, true, true), MapPlacement::Refused},
+      {spec("conns", EBPFGPU_MAP_HASH, false, true), MapPlacement::Refused},
+      {spec("conns", EBPFGPU_MAP_LRU_HASH, true, true), MapPlacement::Refused},
+      {spec("blocked", EBPFGPU_MAP_LPM_TRIE, false, true), MapPlacement::Refused},
+      {spec("q", EBPFGPU_MAP_QUEUE, true, false), MapPlacement::Refused},
+      {spec("events", EBPFGPU_MAP_RINGBUF, true, false), MapPlacement::Refused},
+      {spec(".bss", EBPFGPU_MAP_ARRAY, false, true, platform::MapOrigin::GlobalData),
+       MapPlacement::Refused},
+  };
+  for (const Case &C : Cases)
+    EXPECT_EQ(int(exec::placeMapOnGpus(C.M, true).Placement), int(C.Want))
+        << C.M.Name << " type " << C.M.Type;
+  EXPECT_NE(exec::placeMapOnGpus(spec(".bss", EBPFGPU_MAP_ARRAY, false, true,
+                                      platform::MapOrigin::GlobalData),
+                                 true)
+                .Why.find("global data is a variable of each GPU's module"),
+            std::string::npos);
+  std::vector<platform::MapSpec> Maps = {spec("rules", EBPFGPU_MAP_HASH, false, false),
+                                         spec("counts", EBPFGPU_MAP_ARRAY, false, true)};
+  EXPECT_TRUE(exec::needsSystemAtomics(Maps));
+  EXPECT_EQ(exec::sharedMapNames(Maps, true), std::vector<std::string>{"counts"});
+  EXPECT_TRUE(exec::sharedMapNames(Maps, false).empty());
+  EXPECT_TRUE(exec::checkMapsForGpus(Maps, {0, 1}));
+  EXPECT_FALSE(exec::checkMapsForGpus(Maps, {0, 1}, true));
+  EXPECT_FALSE(exec::checkMapsForGpus(Maps, {2, 0, 1}, true));
+  EXPECT_FALSE(exec::checkMapsForGpus(Maps, {0}, true));
+  // One device twice: its two contexts cannot share one copy.
+  MaybeError E = exec::checkMapsForGpus(Maps, {0, 1, 0}, true);
+  ASSERT_TRUE(E);
+  EXPECT_EQ(E->message(), "cannot run on GPUs 0,1,0 (3 contexts): map 'counts' lives once, in "
+                          "GPU 0's memory, for every GPU of the list, and GPU 0 is in it twice: "
+                          "two contexts of one device do not reach each other's memory (peer "
+                          "access is between devices)");
+  // A program whose only changed maps are sliced or refused needs nothing.
+  EXPECT_FALSE(exec::needsSystemAtomics({spec("stats", EBPFGPU_MAP_PERCPU_ARRAY, false, true),
+                                         spec("conns", EBPFGPU_MAP_HASH, true, true)}));
 }
 
 TEST(MultiGpu, RefusesAProgramOnlyWhereThereAreSeveralContexts) {
@@ -248,6 +305,46 @@ TEST(MultiGpu, HostUpdatesReachEveryCopy) {
   auto Dump = G.Multi->dumpMaps();
   ASSERT_TRUE(Dump);
   EXPECT_EQ(*Dump, *G.A->dumpMaps());
+}
+
+// A map shared by the GPUs (one copy, the first entry's, which the others'
+// modules reach): host updates, reads and operations go to the first entry
+// only; a replicated map's still reach every copy.
+TEST(MultiGpu, SharedMapsAreTheFirstEntrysOnly) {
+  std::vector<platform::MapSpec> Specs = {spec("rules", EBPFGPU_MAP_HASH, false, false),
+                                          spec("counts", EBPFGPU_MAP_ARRAY, false, true)};
+  auto First = std::make_unique<HostMapsExecutor>(Specs, 2);
+  auto Second = std::make_unique<HostMapsExecutor>(Specs, 2);
+  HostMapsExecutor *A = First.get(), *B = Second.get();
+  std::vector<std::unique_ptr<runtime::BatchExecutor>> Members;
+  Members.push_back(std::move(First));
+  Members.push_back(std::move(Second));
+  auto Multi = exec::makeMultiGpuExecutor(std::move(Members), {0, 1}, Specs, true);
+  ASSERT_FALSE(Multi->updateMap("counts", u32(0), u64(5)));
+  EXPECT_EQ(A->Updates, 1u);
+  EXPECT_EQ(B->Updates, 0u);
+  unsigned Calls = 0;
+  ASSERT_FALSE(Multi->accessMap("counts", [&](ebpfgpu_map &, bool &Changed) -> MaybeError {
+    ++Calls;
+    Changed = true;
+    return std::nullopt;
+  }));
+  EXPECT_EQ(Calls, 1u);
+  ASSERT_FALSE(Multi->updateMap("rules", u32(1), u64(2)));
+  EXPECT_EQ(A->Updates, 2u);
+  EXPECT_EQ(B->Updates, 1u);
+  // Without system-scope atomics the array is no shared map: the executor
+  // of a program refused before it is made has no rule for it but a copy's.
+  auto C = std::make_unique<HostMapsExecutor>(Specs, 2);
+  auto D = std::make_unique<HostMapsExecutor>(Specs, 2);
+  HostMapsExecutor *CP = C.get(), *DP = D.get();
+  std::vector<std::unique_ptr<runtime::BatchExecutor>> Plain;
+  Plain.push_back(std::move(C));
+  Plain.push_back(std::move(D));
+  auto Copies = exec::makeMultiGpuExecutor(std::move(Plain), {0, 1}, Specs);
+  ASSERT_FALSE(Copies->updateMap("counts", u32(0), u64(5)));
+  EXPECT_EQ(CP->Updates, 1u);
+  EXPECT_EQ(DP->Updates, 1u);
 }
 
 TEST(MultiGpu, PerCpuMapsAreOneMapOfEveryGpusSlices) {

@@ -115,6 +115,13 @@ cl::opt<bool> BudgetVariant(
              "the loader times both on the first large batches and keeps the faster "
              "(default: on; --budget-variant=false: the default build only)"),
     cl::init(true), cl::cat(Category));
+cl::opt<bool> SystemAtomics(
+    "system-atomics",
+    cl::desc("Atomics at system scope (PTX atom.sys), for a program whose maps are changed "
+             "from several GPUs (the loader's --gpus 0,1): one copy in the first GPU's memory, "
+             "reached from the others over peer access. Slower on one GPU; the default, .gpu "
+             "scope, is coherent among one GPU's threads only"),
+    cl::init(false), cl::cat(Category));
 cl::opt<unsigned> OptLevel("O", cl::desc("Optimisation level 0-3 (default 2)"), cl::Prefix,
                            cl::init(2), cl::cat(Category));
 cl::opt<std::string> PlatformName("platform",
@@ -358,6 +365,7 @@ int main(int argc, char **argv) {
   Gpu.MaxRegisters = MaxRegisters;
   Gpu.BudgetVariant = BudgetVariant;
   Gpu.PacketsReadOnly = ReadOnlyPackets;
+  Gpu.SystemScopeAtomics = SystemAtomics;
 
   std::string Text;
   raw_string_ostream OS(Text);

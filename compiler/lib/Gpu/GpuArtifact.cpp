@@ -29,6 +29,7 @@ llvm::Expected<abi::GpuObjectSpec> buildGpuObject(const object::ObjectSpec &Obj,
   S.StackBytes = G->StackBytes;
   S.Verified = Verified;
   S.PacketsReadOnly = Verified && Gpu.PacketsReadOnly;
+  S.SystemScopeAtomics = Gpu.SystemScopeAtomics;
   S.Helpers = G->HelpersUsed;
   S.Ptx = std::move(G->Ptx);
   S.Btf = Obj.Btf;

@@ -9,6 +9,7 @@
 #include "ebpf-gpu/Platform/MapAbi.h"
 
 #include "../Lifter/PointerFold.h"
+#include "SystemScope.h"
 
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/IRBuilder.h"
@@ -32,6 +33,8 @@
 
 extern const unsigned char ebpfgpu_device_helpers[];
 extern const unsigned long ebpfgpu_device_helpers_size;
+extern const unsigned char ebpfgpu_device_helpers_sys[];
+extern const unsigned long ebpfgpu_device_helpers_sys_size;
 
 namespace ebpfgpu::compiler {
 
@@ -108,11 +111,15 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> makeTargetMachine(const Gpu
 /// them; the inliner still inlines the small helpers.
 constexpr size_t MaxInlinedHelpersInsns = 8192;
 
-/// Links the helpers the module declares from the device library; with
-/// `ForceInline`, every one is inlined into the program.
-llvm::Error linkDeviceHelpers(llvm::Module &M, bool ForceInline) {
-  llvm::StringRef Bytes(reinterpret_cast<const char *>(ebpfgpu_device_helpers),
-                        ebpfgpu_device_helpers_size);
+/// Links the helpers the module declares from the device library (its
+/// system-scope build with `SystemScope`); with `ForceInline`, every one is
+/// inlined into the program.
+llvm::Error linkDeviceHelpers(llvm::Module &M, bool ForceInline, bool SystemScope) {
+  llvm::StringRef Bytes =
+      SystemScope ? llvm::StringRef(reinterpret_cast<const char *>(ebpfgpu_device_helpers_sys),
+                                    ebpfgpu_device_helpers_sys_size)
+                  : llvm::StringRef(reinterpret_cast<const char *>(ebpfgpu_device_helpers),
+                                    ebpfgpu_device_helpers_size);
   auto Lib = llvm::parseBitcodeFile(llvm::MemoryBufferRef(Bytes, "device-helpers"),
                                     M.getContext());
   if (!Lib)
@@ -534,7 +541,8 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
   size_t SetInsns = 0;
   for (const object::ProgramSpec *P : Set.Programs)
     SetInsns += P->Insns.size();
-  if (llvm::Error E = linkDeviceHelpers(M, SetInsns <= MaxInlinedHelpersInsns))
+  if (llvm::Error E =
+          linkDeviceHelpers(M, SetInsns <= MaxInlinedHelpersInsns, Gpu.SystemScopeAtomics))
     return E;
   fixBlockAddsFlag(M);
 
@@ -621,6 +629,11 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
     return makeError("internal error: GPU module is invalid: " + MsgOS.str());
 
   runOptimizationPipeline(M, Gpu.OptLevel, TM->get());
+  // After the optimiser, which may make atomics of its own (a loop of
+  // adds folded) and would not see through the inline PTX.
+  if (Gpu.SystemScopeAtomics)
+    if (llvm::Error E = useSystemScopeAtomics(M))
+      return E;
   llvm::raw_string_ostream IR(Out.Llvm);
   M.print(IR, nullptr);
 

@@ -34,7 +34,19 @@ uint32_t ebpfgpu_numa_node;
 #define EBPFGPU_HELPER(name) ebpfgpu_##name
 #define EBPFGPU_NOW_NS(clock) ebpfgpu_now_ns(clock)
 #define EBPFGPU_NUMA_NODE() (*(volatile uint32_t *)&ebpfgpu_numa_node)
-#define EBPFGPU_FENCE() __asm__ volatile("fence.acq_rel.gpu;" ::: "memory")
+/* The scope of the library's own PTX fences, acquires and releases:
+ * "gpu", or "sys" in its second build (EBPFGPU_SYS_SCOPE), linked into
+ * programs whose maps live once for several GPUs (GpuOptions::
+ * SystemScopeAtomics; their atomicrmw and cmpxchg get .sys from the back
+ * end's SystemScope pass). The persistent loop's and the CPU groups' words
+ * are one GPU's own and need no more than "gpu"; they take "sys" too
+ * there, which is stronger, not wrong, and keeps one build switch. */
+#ifdef EBPFGPU_SYS_SCOPE
+#define EBPFGPU_MAP_SCOPE "sys"
+#else
+#define EBPFGPU_MAP_SCOPE "gpu"
+#endif
+#define EBPFGPU_FENCE() __asm__ volatile("fence.acq_rel." EBPFGPU_MAP_SCOPE ";" ::: "memory")
 
 /* The loader's abort word (GpuAbi.h: EBPFGPU_ABORT_GLOBAL): a device address,
  * 0 until the loader binds it. */
@@ -80,12 +92,12 @@ __attribute__((always_inline)) void ebpfgpu_loop_guard(void) { ebpfgpu_abort_exi
 
 static inline uint32_t ebpfgpu_load_acquire(uint32_t *p) {
   uint32_t v;
-  __asm__ volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  __asm__ volatile("ld.acquire." EBPFGPU_MAP_SCOPE ".u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
   return v;
 }
 
 static inline void ebpfgpu_store_release(uint32_t *p, uint32_t v) {
-  __asm__ volatile("st.release.gpu.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+  __asm__ volatile("st.release." EBPFGPU_MAP_SCOPE ".u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 /* An atomic add whose result no one reads (BPF_ADD without BPF_FETCH:
  * `__sync_fetch_and_add(&counter, n)` with the result unused), aggregated

@@ -27,7 +27,7 @@ namespace ebpfgpu::abi {
 
 /// The metadata's format that this ebpf-gpu writes (its `format` line);
 /// the reader reads every format from 1 to this one.
-constexpr unsigned GpuObjectFormat = 4;
+constexpr unsigned GpuObjectFormat = 5;
 
 struct GpuObjectSpec {
   std::string Program, Section;
@@ -46,6 +46,10 @@ struct GpuObjectSpec {
   /// packet (verifier::Result::WritesPacket false for each): a data path
   /// may then keep frames as they are. False when unknown.
   bool PacketsReadOnly = false;
+  /// True when its atomics are at system scope (compiled with
+  /// GpuOptions::SystemScopeAtomics, format 5): its maps may live once for
+  /// several GPUs. False for the default, .gpu scope.
+  bool SystemScopeAtomics = false;
   std::vector<std::string> Helpers;
   /// The maps, as the object defined them with what the compiler added
   /// (the globals the loader binds, the slots it fills).

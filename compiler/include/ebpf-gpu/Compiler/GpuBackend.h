@@ -34,6 +34,12 @@ struct GpuOptions {
   /// (verifier::Result::WritesPacket): a staged packet then needs no copy
   /// as it came and no write-back. Recorded in the `.gpu.o` too.
   bool PacketsReadOnly = false;
+  /// Atomics at system scope (PTX `atom.sys`, `fence.acq_rel.sys`) in the
+  /// program and the map library, for a program whose maps live once in
+  /// one GPU's memory and are changed from several GPUs over peer access
+  /// (docs/MAPS.md, "Several GPUs"); the default `.gpu` scope is coherent
+  /// among one GPU's threads only. Recorded in the `.gpu.o`.
+  bool SystemScopeAtomics = false;
 };
 
 struct GpuProgram {

@@ -50,25 +50,43 @@ enum class MapPlacement {
   /// whose slices are that GPU's CPUs; the host sees one per-CPU map whose
   /// CPUs are the first GPU's, then the second's, and so on.
   PerGpuSlices,
-  /// A map the programs change that every CPU shares: it cannot be copied
-  /// (the copies would differ), and one copy reached from every GPU needs
-  /// peer memory with system-scope atomics, not built yet.
+  /// An array or a bloom filter the programs change (values in place, no
+  /// elements to reclaim): one copy, in the first GPU's memory, that every
+  /// other GPU's module reaches at the same address over peer access; the
+  /// program's atomics at system scope (ebpf-gpu-cc --system-atomics).
+  SharedOnFirstGpu,
+  /// A map the programs change that every CPU shares and that cannot live
+  /// once for all of them (why: MapPlacementRule::Why).
   Refused,
 };
 
 /// Where map `M` goes over several GPUs, and for Refused why, in words
-/// that name the map and what its program does to it.
+/// that name the map and what its program does to it. `SystemAtomics`:
+/// the program's atomics are at system scope (GpuObjectSpec::
+/// SystemScopeAtomics), which a map shared by several GPUs needs.
 struct MapPlacementRule {
   MapPlacement Placement = MapPlacement::Refused;
   std::string Why;
 };
-MapPlacementRule placeMapOnGpus(const platform::MapSpec &M);
+MapPlacementRule placeMapOnGpus(const platform::MapSpec &M, bool SystemAtomics = false);
+
+/// True when a map of `Maps` is refused only because the program's atomics
+/// are at .gpu scope: compiled again with system-scope atomics, it could
+/// live once for several GPUs.
+bool needsSystemAtomics(const std::vector<platform::MapSpec> &Maps);
 
 /// Nothing when a program with `Maps` can run on the GPUs `Gpus` lists
 /// (always, for one entry); else the refusal of its first map that cannot
-/// be spread over them.
+/// be spread over them. A map to share needs two distinct GPUs or more and
+/// no GPU twice (two contexts of one device do not reach each other's
+/// memory: peer access is between devices); whether the GPUs reach one
+/// another with native atomics is asked of the driver when they open.
 MaybeError checkMapsForGpus(const std::vector<platform::MapSpec> &Maps,
-                            const std::vector<int> &Gpus);
+                            const std::vector<int> &Gpus, bool SystemAtomics = false);
+
+/// The maps of `Maps` placed SharedOnFirstGpu.
+std::vector<std::string> sharedMapNames(const std::vector<platform::MapSpec> &Maps,
+                                        bool SystemAtomics);
 
 /// One program over `Members`, a back end each (of one program, loaded
 /// from one `.gpu.o`, each in a context of its own; `Gpus` the ordinal of
@@ -76,10 +94,13 @@ MaybeError checkMapsForGpus(const std::vector<platform::MapSpec> &Maps,
 /// worker i's lanes are entry i mod N's; run() is the first entry's; map
 /// operations see one program (Replicated maps: the first copy read,
 /// every copy written; PerGpuSlices: one per-CPU map of every entry's
-/// slices). Takes ownership of the members; at least two.
+/// slices; SharedOnFirstGpu: the first entry's, the one copy). Takes
+/// ownership of the members, at least two, and destroys them last to
+/// first (the first holds the shared maps the others reach).
 std::unique_ptr<runtime::BatchExecutor>
 makeMultiGpuExecutor(std::vector<std::unique_ptr<runtime::BatchExecutor>> Members,
-                     std::vector<int> Gpus, const std::vector<platform::MapSpec> &Maps);
+                     std::vector<int> Gpus, const std::vector<platform::MapSpec> &Maps,
+                     bool SystemAtomics = false);
 
 /// The members of an executor from makeMultiGpuExecutor, in list order;
 /// empty for any other executor.

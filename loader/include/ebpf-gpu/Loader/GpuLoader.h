@@ -17,6 +17,7 @@
 #include "ebpf-gpu/Platform/GpuAbi.h"
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +27,14 @@ namespace ebpfgpu::loader {
 class KernelChoice;
 
 struct CudaApi;
+
+/// Why GPUs `Gpus` (device ordinals, the first holding the shared maps)
+/// cannot share maps: a GPU after the first that cannot reach the first's
+/// memory (CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED) or not with native
+/// atomics (NATIVE_ATOMIC_SUPPORTED: NVLink; PCIe has none), or the same
+/// device as the first; empty when every one can. Errors: no driver, no
+/// such GPU.
+Expected<std::string> peerMapsProblem(const std::vector<int> &Gpus);
 
 class GpuDevice {
 public:
@@ -59,6 +68,11 @@ public:
   /// nothing done) for a device on the primary context.
   bool destroyContext();
   bool ownsContext() const { return Own; }
+  /// Lets this device's context read and write, at their own addresses,
+  /// the device memory of `Peer`'s context (cuCtxEnablePeerAccess; with
+  /// unified addressing a device pointer of `Peer` is then valid here).
+  /// `Peer` must be another device (peerMapsProblem says whether it can).
+  MaybeError enablePeerAccess(const GpuDevice &Peer);
   /// Threads the GPU holds at once (multiprocessors x threads each).
   uint32_t residentThreads() const { return ResidentThreads; }
   uint32_t multiprocessors() const { return Multiprocessors; }
@@ -169,7 +183,22 @@ class GpuProgram {
 public:
   /// JIT-compiles the PTX of `Spec` (the driver's error log is returned on
   /// failure) and binds its global data.
-  static Expected<std::unique_ptr<GpuProgram>> load(GpuDevice &Dev, const abi::GpuObjectSpec &Spec);
+  /// A map of another program of the same `.gpu.o` on another GPU (its
+  /// sharedMaps()) that this one uses instead of making its own.
+  struct SharedMap {
+    uint64_t Header = 0, Storage = 0;
+    abi::MapLayout Layout;
+  };
+  using SharedMaps = std::map<std::string, SharedMap>;
+  /// With `Shared`, the maps it names are not made: the module is bound to
+  /// those (another context's device memory, which `Dev` must reach:
+  /// GpuDevice::enablePeerAccess), neither zeroed nor freed here, nor
+  /// reclaimed by this program.
+  static Expected<std::unique_ptr<GpuProgram>> load(GpuDevice &Dev, const abi::GpuObjectSpec &Spec,
+                                                    const SharedMaps *Shared = nullptr);
+  /// The maps named in `Names` as another program may share them (the
+  /// names it lacks left out).
+  SharedMaps sharedMaps(const std::vector<std::string> &Names) const;
   ~GpuProgram();
   GpuProgram(const GpuProgram &) = delete;
   GpuProgram &operator=(const GpuProgram &) = delete;
@@ -286,6 +315,7 @@ private:
   struct DeviceMap {
     std::string Name;
     uint64_t Header = 0, Storage = 0; ///< device memory owned (0 for global data)
+    bool Borrowed = false;            ///< Header, Storage: another program's (SharedMap)
     uint64_t DataAddr = 0;            ///< global data: the module global
     uint32_t DataSize = 0;
     abi::MapLayout Layout;            ///< maps: the header, with device addresses
@@ -312,7 +342,7 @@ private:
   MaybeError bindAbortWord();
   MaybeError bindNumaNode();
   MaybeError bindTraceLog();
-  MaybeError bindMaps(const abi::GpuObjectSpec &Spec);
+  MaybeError bindMaps(const abi::GpuObjectSpec &Spec, const SharedMaps *Shared);
   MaybeError bindReclaim();
   unsigned blocksFor(uint32_t Packets) const;
   /// Queues the batch kernel (the build Choice picks, timed while it
