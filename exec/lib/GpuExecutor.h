@@ -115,7 +115,6 @@ public:
   }
 
   Expected<std::unique_ptr<runtime::BatchLane>> openLane(unsigned Depth, unsigned Worker) override;
-  void stopLanesSoon() override;
   /// openLane in persistent mode: a kernel of the worker's own.
   Expected<std::unique_ptr<runtime::BatchLane>> openPersistentLane(unsigned Depth, unsigned Worker);
 

@@ -188,8 +188,9 @@ public:
       // Freeing the runner's memory may wait for an idle device: every
       // lane's kernel is asked to end first (the lanes of a binding go
       // together, their batches done).
-      X.stopLanesSoon();
       std::lock_guard Lock(X.LaneMutex);
+      for (loader::GpuRunner *R : X.LaneRunners)
+        R->stopSoon();
       X.LaneRunners.erase(std::find(X.LaneRunners.begin(), X.LaneRunners.end(), Runner.get()));
     }
     if (!X.Dev->bindThread())
@@ -312,12 +313,6 @@ Expected<std::unique_ptr<runtime::BatchLane>> GpuExecutor::openPersistentLane(un
   if (!R)
     return R.takeError().withContext("gpu back end");
   return std::unique_ptr<runtime::BatchLane>(new PersistentLane(*this, std::move(*R)));
-}
-
-void GpuExecutor::stopLanesSoon() {
-  std::lock_guard Lock(LaneMutex);
-  for (loader::GpuRunner *R : LaneRunners)
-    R->stopSoon();
 }
 
 Expected<std::unique_ptr<runtime::BatchLane>> GpuExecutor::openLane(unsigned Depth,

@@ -166,6 +166,14 @@ Expected<LoadedProgram> load(const LoadRequest &R) {
                  " back end runs " +
                  (B == Backend::Null ? "no program" : B == Backend::Host ? "on this CPU"
                                                                          : "in the kernel"));
+  if (R.Gpu.Mode == loader::GpuMode::Persistent && R.Gpus.size() > 1)
+    // Measured on two H200s: `forward --gpus 2` and `--gpus 0,0` in
+    // persistent mode did not end within 60 s (each entry's lanes are
+    // stopped by their own executor only; launch mode runs).
+    return Error(R.Path + ": persistent mode runs on one GPU context, not on " +
+                 gpuListText(R.Gpus) + " (" + std::to_string(R.Gpus.size()) +
+                 " contexts): several contexts' persistent kernels do not stop together yet; " +
+                 "use launch mode (--gpu-mode launch) over several GPUs");
   if (B == Backend::Null) {
     LoadedProgram L;
     L.Exec = makeNullExecutor();

@@ -170,37 +170,6 @@ std::vector<SliceEntry> sliceEntries(ebpfgpu_map &H) {
   return Out;
 }
 
-/// A worker's lane on its GPU, which, before it goes, asks every GPU's
-/// lanes to stop (BatchExecutor::stopLanesSoon): one GPU's lane alone would
-/// stop its own executor's persistent kernels, and freeing its pinned
-/// memory then waited for the other GPUs' kernels, which ran on (measured
-/// on two H200s: `forward --gpus 2 --gpu-mode persistent` never ended).
-class GroupLane final : public BatchLane {
-public:
-  GroupLane(std::vector<BatchExecutor *> Group, std::unique_ptr<BatchLane> Lane)
-      : Group(std::move(Group)), Lane(std::move(Lane)) {}
-  ~GroupLane() override {
-    for (BatchExecutor *E : Group)
-      E->stopLanesSoon();
-  }
-  unsigned depth() const override { return Lane->depth(); }
-  MaybeError submit(unsigned Slot, PacketBatch &Batch) override { return Lane->submit(Slot, Batch); }
-  Expected<bool> poll(unsigned Slot, bool Wait) override { return Lane->poll(Slot, Wait); }
-  ebpfgpu_packet_desc *stage(unsigned Slot, uint32_t Capacity) override {
-    return Lane->stage(Slot, Capacity);
-  }
-  MaybeError submitStaged(unsigned Slot, uint32_t Count) override {
-    return Lane->submitStaged(Slot, Count);
-  }
-  const ebpfgpu_verdict *verdicts(unsigned Slot) const override { return Lane->verdicts(Slot); }
-  bool readsPacketBytes() const override { return Lane->readsPacketBytes(); }
-  void finish(unsigned Slot) override { Lane->finish(Slot); }
-
-private:
-  std::vector<BatchExecutor *> Group;
-  std::unique_ptr<BatchLane> Lane;
-};
-
 class MultiGpuExecutor final : public BatchExecutor {
 public:
   MultiGpuExecutor(std::vector<std::unique_ptr<BatchExecutor>> Members, std::vector<int> Gpus,
@@ -238,12 +207,7 @@ public:
       return Lane.takeError().withContext("GPU " + std::to_string(Gpus[Entry]) + " (entry " +
                                           std::to_string(Entry) + " of " + gpuListText(Gpus) +
                                           ")");
-    return std::unique_ptr<BatchLane>(new GroupLane(members(), std::move(*Lane)));
-  }
-
-  void stopLanesSoon() override {
-    for (const auto &M : Members)
-      M->stopLanesSoon();
+    return Lane;
   }
 
   Expected<std::string> dumpMaps() override {

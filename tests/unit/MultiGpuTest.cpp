@@ -276,51 +276,6 @@ TEST(MultiGpu, MembersAreListedAndOtherExecutorsHaveNone) {
   EXPECT_EQ(G.Multi->maps().size(), 3u);
 }
 
-// A persistent lane's free may wait for every kernel its pinned memory is
-// mapped into, other GPUs' too: a worker's lane, when it goes, first asks
-// every entry to stop its lanes' kernels (BatchExecutor::stopLanesSoon),
-// then frees its own.
-TEST(MultiGpu, ALaneGoingStopsEveryGpusLanesFirst) {
-  struct Recorder final : test::FakeExecutor {
-    std::vector<std::string> *Log;
-    std::string Name;
-    Recorder(std::vector<std::string> *Log, std::string Name) : Log(Log), Name(std::move(Name)) {}
-    void stopLanesSoon() override { Log->push_back("stop " + Name); }
-    Expected<std::unique_ptr<runtime::BatchLane>> openLane(unsigned Depth,
-                                                           unsigned Worker) override {
-      struct Lane final : runtime::BatchLane {
-        std::vector<std::string> *Log;
-        std::string Name;
-        ~Lane() override { Log->push_back("free " + Name); }
-        unsigned depth() const override { return 1; }
-        MaybeError submit(unsigned, runtime::PacketBatch &) override { return std::nullopt; }
-        Expected<bool> poll(unsigned, bool) override { return true; }
-      };
-      auto L = std::make_unique<Lane>();
-      L->Log = Log;
-      L->Name = Name + " worker " + std::to_string(Worker);
-      return std::unique_ptr<runtime::BatchLane>(std::move(L));
-    }
-  };
-  std::vector<std::string> Log;
-  std::vector<std::unique_ptr<runtime::BatchExecutor>> Members;
-  Members.push_back(std::make_unique<Recorder>(&Log, "gpu0"));
-  Members.push_back(std::make_unique<Recorder>(&Log, "gpu1"));
-  auto Multi = exec::makeMultiGpuExecutor(std::move(Members), {0, 1}, {});
-  auto L0 = Multi->openLane(1, 0), L1 = Multi->openLane(1, 1), L2 = Multi->openLane(1, 2);
-  ASSERT_TRUE(L0 && L1 && L2);
-  EXPECT_EQ((*L1)->depth(), 1u);
-  L1->reset();
-  EXPECT_EQ(Log, std::vector<std::string>({"stop gpu0", "stop gpu1", "free gpu1 worker 0"}));
-  Log.clear();
-  Multi->stopLanesSoon();
-  EXPECT_EQ(Log, std::vector<std::string>({"stop gpu0", "stop gpu1"}));
-  Log.clear();
-  L2->reset();
-  EXPECT_EQ(Log, std::vector<std::string>({"stop gpu0", "stop gpu1", "free gpu0 worker 1"}));
-  L0->reset();
-}
-
 TEST(MultiGpu, HostUpdatesReachEveryCopy) {
   TwoGpus G;
   ASSERT_FALSE(G.Multi->updateMap("rules", u32(7), u64(99)));

@@ -134,14 +134,6 @@ public:
   /// back ends that can overlap batches with the worker's own work (the
   /// GPU) return deeper lanes. Safe to call while other threads call run().
   virtual Expected<std::unique_ptr<BatchLane>> openLane(unsigned Depth, unsigned Worker = 0);
-  /// Asks every lane's loop on the device (a persistent kernel) to end once
-  /// its batches are done; for the lanes of a binding, which are freed
-  /// together. Freeing one lane's pinned memory may wait for every kernel
-  /// that memory is mapped into: a GPU lane asks this of its own executor
-  /// first, and the lanes of exec/MultiGpu.cpp ask it of every GPU's, whose
-  /// kernels would otherwise run on while the first lane's free waits for
-  /// them. Default: lanes with no such loop.
-  virtual void stopLanesSoon() {}
 
   /// The program's maps and global data as text (abi/MapMemory.h). Not
   /// to be called while run() is in progress.
