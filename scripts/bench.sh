@@ -258,6 +258,8 @@ prepare() {
   # The matching pairs: one object (its pattern map sized for 10,000
   # rules), one twin, a rule set and map file per pair.
   build/tools/ebpf-gpu-cc build/samples/xdp_ids.o --target=sm_90 --map-size="$IDS_MAP_SIZE" -o "$p/ids.gpu.o"
+  build/tools/ebpf-gpu-cc build/samples/xdp_ids.o --target=sm_90 --map-size="$IDS_MAP_SIZE" \
+    --system-atomics -o "$p/ids.sys.gpu.o"
   build/tools/ebpf-gpu-cc build/samples/xdp_ids.o --target=sm_90 --map-size="$IDS_MAP_SIZE" --emit=ptx \
     -o build/bench-ids.compiled.ptx
   "$nvcc" -ptx -arch=sm_90 -O3 -Icompiler/include bench/cuda/ids.cu -o "$p/ids.cuda.ptx"
@@ -334,7 +336,7 @@ SUITE
 # the limit; the IDS with 10,000 rules (xdp_ids) 1500-byte HTTP frames,
 # where it can be (heavy work a packet).
 forward_gpus() {
-  local out=$1 pcap=$2 have lists prog gpus extra traffic frame ids=/tmp/bench-gpus-ids.pcap
+  local out=$1 pcap=$2 have lists prog gpus extra traffic frame obj ids=/tmp/bench-gpus-ids.pcap
   have=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
   lists="1 0,0"
   ((have >= 2)) && lists="1 2"
@@ -346,10 +348,14 @@ forward_gpus() {
   for prog in port_filter lb ids; do
     extra=() traffic=$pcap frame=64
     [[ $prog == lb ]] && extra=(--map-file "$CARRY/programs/xdp_lb.maps")
-    [[ $prog == ids ]] && extra=(--map-file "$CARRY/programs/ids-10000.maps") traffic=$ids frame=1500
+    obj=$CARRY/programs/$prog.gpu.o
+    # xdp_ids adds to an array every GPU shares: its build with system-scope
+    # atomics (docs/MAPS.md, "Several GPUs"), on one GPU too.
+    [[ $prog == ids ]] && extra=(--map-file "$CARRY/programs/ids-10000.maps") traffic=$ids frame=1500 \
+      obj=$CARRY/programs/ids.sys.gpu.o
     for gpus in $lists; do
       if LD_LIBRARY_PATH=/tmp/dpdk/lib timeout -k 5 60 /tmp/dpdk/ebpf-gpu-loader forward \
-          "$CARRY/programs/$prog.gpu.o" "${extra[@]}" --port gen --gen-pcap "$traffic" --gen-frame "$frame" \
+          "$obj" "${extra[@]}" --port gen --gen-pcap "$traffic" --gen-frame "$frame" \
           --gen-lcores 2 --queues "${BENCH_GPUS_WORKERS:-4}" --batch 4096 --timeout-us 1000 \
           --count "$((frame == 64 ? ${BENCH_GPUS_PACKETS:-16000000} : ${BENCH_GPUS_PACKETS_1500:-4000000}))" \
           --gpu-mode launch --gpu-data mapped --zero-copy \
