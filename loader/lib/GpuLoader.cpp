@@ -59,9 +59,9 @@ private:
 };
 
 
-} // namespace
-
-Expected<std::string> peerMapsProblem(const std::vector<int> &Gpus) {
+/// The driver, initialised, on a machine that has every GPU of `Ordinals`
+/// (the first one it lacks named).
+Expected<std::unique_ptr<CudaApi>> openDriverWith(const std::vector<int> &Ordinals) {
   auto Api = openDriver();
   if (!Api)
     return Api.takeError();
@@ -70,10 +70,20 @@ Expected<std::string> peerMapsProblem(const std::vector<int> &Gpus) {
     return A.error("cuInit", R).withContext("no usable GPU");
   int Count = 0;
   EBPFGPU_CHECK(A, cuDeviceGetCount, &Count);
-  for (int G : Gpus)
+  for (int G : Ordinals)
     if (G < 0 || G >= Count)
       return Error("no GPU " + std::to_string(G) + " (the machine has " + std::to_string(Count) +
                    ")");
+  return Api;
+}
+
+} // namespace
+
+Expected<std::string> peerMapsProblem(const std::vector<int> &Gpus) {
+  auto Api = openDriverWith(Gpus);
+  if (!Api)
+    return Api.takeError();
+  const CudaApi &A = **Api;
   CUdevice Owner;
   EBPFGPU_CHECK(A, cuDeviceGet, &Owner, Gpus[0]);
   for (size_t I = 1; I < Gpus.size(); ++I) {
@@ -110,17 +120,10 @@ MaybeError GpuDevice::enablePeerAccess(const GpuDevice &Peer) {
 }
 
 Expected<std::unique_ptr<GpuDevice>> GpuDevice::open(int Ordinal, bool OwnContext) {
-  auto Api = openDriver();
+  auto Api = openDriverWith({Ordinal});
   if (!Api)
     return Api.takeError();
   const CudaApi &A = **Api;
-  if (CUresult R = A.cuInit(0); R != CUDA_SUCCESS)
-    return A.error("cuInit", R).withContext("no usable GPU");
-  int Count = 0;
-  EBPFGPU_CHECK(A, cuDeviceGetCount, &Count);
-  if (Ordinal < 0 || Ordinal >= Count)
-    return Error("no GPU " + std::to_string(Ordinal) + " (the machine has " +
-                 std::to_string(Count) + ")");
   std::unique_ptr<GpuDevice> D(new GpuDevice());
   D->Api = std::move(*Api);
   CUdevice Dev;
