@@ -48,15 +48,24 @@ prepare() {
   ninja -C build-gpu ebpf-gpu-loader ebpf-gpu-trafgen ebpf-gpu-bench ebpf-gpu-runner-bench
   # The conformance plugin compiles on the spot, so it carries LLVM with it:
   # linked statically (only the components it uses), stripped, compressed.
-  cmake -S . -B build-static -G Ninja -DCMAKE_BUILD_TYPE=Release -DEBPF_GPU_STATIC_LLVM=ON \
-    -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null
-  ninja -C build-static ebpf-gpu-conformance-plugin
+  # GPU_CHECK_SKIP_CONFORMANCE=1 leaves it out (a build of its own, and 19 MB
+  # of the device tool's 64 MiB carry) for a device-suite call that skips
+  # conformance/ too.
+  local plugin=1
+  [[ ${GPU_CHECK_SKIP_CONFORMANCE:-0} == 1 ]] && plugin=0
+  if ((plugin)); then
+    cmake -S . -B build-static -G Ninja -DCMAKE_BUILD_TYPE=Release -DEBPF_GPU_STATIC_LLVM=ON \
+      -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null
+    ninja -C build-static ebpf-gpu-conformance-plugin
+  fi
   rm -rf "$CARRY"
   mkdir -p "$CARRY"/{bin,conformance,samples,bench}
   cp build-gpu/tools/ebpf-gpu-loader build-gpu/tools/ebpf-gpu-trafgen \
     build-gpu/bench/ebpf-gpu-bench build-gpu/bench/ebpf-gpu-runner-bench "$CARRY/bin/"
-  strip -o "$CARRY/bin/ebpf-gpu-conformance-plugin" build-static/tools/ebpf-gpu-conformance-plugin
-  gzip -9 "$CARRY/bin/ebpf-gpu-conformance-plugin"
+  if ((plugin)); then
+    strip -o "$CARRY/bin/ebpf-gpu-conformance-plugin" build-static/tools/ebpf-gpu-conformance-plugin
+    gzip -9 "$CARRY/bin/ebpf-gpu-conformance-plugin"
+  fi
   # Benchmark pair, both as PTX for the H100/H200 (sm_90), JIT-compiled by the driver.
   build/tools/ebpf-gpu-cc build/samples/xdp_port_filter.o --target=sm_90 \
     -o "$CARRY/bench/xdp_port_filter.sm90.gpu.o"
