@@ -21,46 +21,18 @@ import re
 import struct
 import sys
 
-from pcapcheck import packets  # the pcap reader this folder's scripts share
+from pcapcheck import packets, write_pcap  # the pcap code this folder's scripts share
+from rulecheck import rule_lines, unescape  # the pattern file reader they share
 
 
 def parse_rules(path):
-    """(id, bytes) per rule, read by this file's own parser of the format."""
-    rules = []
-    for n, line in enumerate(open(path, "rb").read().split(b"\n"), 1):
-        line = line.strip(b" \t\r")
-        if not line or line.startswith(b"#"):
-            continue
-        rid = n
-        m = re.match(rb"id:(\d+)[ \t]+", line)
-        if m:
-            rid = int(m.group(1))
-            line = line[m.end():]
-        out = bytearray()
-        i = 0
-        while i < len(line):
-            c = line[i:i + 1]
-            if c == b"\\":
-                e = line[i + 1:i + 2]
-                if e == b"x":
-                    out.append(int(line[i + 2:i + 4], 16))
-                    i += 4
-                    continue
-                out += e
-                i += 2
-            elif c == b"|":
-                j = line.index(b"|", i + 1)
-                out += bytes.fromhex(line[i + 1:j].decode())
-                i = j + 1
-            else:
-                out += c
-                i += 1
-        rules.append((rid, bytes(out)))
-    return rules
+    """(id, bytes) per rule, every rule a literal (xdp_ids's format)."""
+    return [(rid, unescape(body)) for rid, body in rule_lines(path)]
 
 
 def escape(b):
-    """A rule's bytes written in the file's syntax, escapes chosen at random."""
+    """A rule's bytes in the file's syntax: printable bytes as they are
+    (\\ and | escaped), the others (# too) as \\xHH."""
     s = ""
     for x in b:
         ch = chr(x)
@@ -149,10 +121,7 @@ def gen(seed, nrules, npackets, rate, out):
         if r.random() < 0.02:
             frame = frame[:14 + 4 * ihl + r.randrange(len(l4))]  # the L4 header cut short
         frames.append(frame)
-    with open(out + ".pcap", "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
-        for i, fr in enumerate(frames):
-            f.write(struct.pack("<IIII", i, 0, len(fr), len(fr)) + fr)
+    write_pcap(out + ".pcap", frames)
 
 
 def expected(rules, frame):

@@ -23,15 +23,14 @@ ebpf_gpu_match_all) that shares no code with ebpf-gpu's compiler.
       exit 1 on any difference. Literal rules are found by a scan of each
       payload position against a table of the rules' first bytes, regex
       rules by Python's re (each alone; the earliest end by bisection over
-      the payload's prefixes).
+      the payload's prefixes): rulecheck.py, shared with regex-traffic.py.
 """
 
 import random
-import re
-import struct
 import sys
 
-from pcapcheck import packets  # the pcap reader this folder's scripts share
+from pcapcheck import write_pcap  # the pcap code this folder's scripts share
+from rulecheck import check_run, numbered_frame, read_rules, rule_lines  # and their reference
 
 # (id, regex in the subset, flags, samples it matches): Python's syntax too.
 REGEXES = [
@@ -46,49 +45,6 @@ REGEXES = [
 ]
 
 
-def unescape(body):
-    """A literal rule's bytes: \\xHH, \\\\, \\| escapes and |hex| runs."""
-    out, i = bytearray(), 0
-    while i < len(body):
-        c = body[i:i + 1]
-        if c == b"\\":
-            e = body[i + 1:i + 2]
-            if e == b"x":
-                out.append(int(body[i + 2:i + 4], 16))
-                i += 4
-                continue
-            out += e
-            i += 2
-        elif c == b"|":
-            j = body.index(b"|", i + 1)
-            out += bytes.fromhex(body[i + 1:j].decode())
-            i = j + 1
-        else:
-            out += c
-            i += 1
-    return bytes(out)
-
-
-def read_rules(path):
-    """([(id, bytes)] literal rules, [(id, compiled regex)] regex rules)."""
-    lits, rxs = [], []
-    for n, line in enumerate(open(path, "rb").read().split(b"\n"), 1):
-        line = line.strip(b" \t\r")
-        if not line or line.startswith(b"#"):
-            continue
-        rid = n
-        m = re.match(rb"id:(\d+)[ \t]+", line)
-        if m:
-            rid, line = int(m.group(1)), line[m.end():]
-        if line.startswith(b"re:/"):
-            close = line.rfind(b"/")
-            flags = re.DOTALL | (re.IGNORECASE if line[close + 1:] == b"i" else 0)
-            rxs.append((rid, re.compile(line[4:close], flags)))
-        else:
-            lits.append((rid, unescape(line)))
-    return lits, rxs
-
-
 def rules_file(argv):
     fold = None
     if argv[0] == "--fold":
@@ -96,19 +52,10 @@ def rules_file(argv):
     src, out = argv
     lines = ["# mixed-traffic.py rules%s %s: its literal rules and %d regexes" %
              (" --fold %d" % fold if fold else "", src.split("/")[-1], len(REGEXES))]
-    count = 0
-    for n, line in enumerate(open(src, "rb").read().split(b"\n"), 1):
-        line = line.strip(b" \t\r")
-        if not line or line.startswith(b"#"):
-            continue
-        rid = n
-        m = re.match(rb"id:(\d+)[ \t]+", line)
-        if m:
-            rid, line = int(m.group(1)), line[m.end():]
+    for rid, line in rule_lines(src):
         if line.startswith(b"re:/"):
             continue
         lines.append(b"id:%d %s" % (rid % fold if fold else rid, line))
-        count += 1
     for rid, text, flags, _ in REGEXES:
         lines.append(("id:%d re:/%s/%s" % (rid, text, flags)).encode("latin-1"))
     with open(out, "wb") as f:
@@ -127,8 +74,8 @@ def gen(argv):
     r = random.Random(int(a.get("--seed", "1")))
     npackets = int(a.get("--packets", "1000"))
     lits, _ = read_rules(rules)
-    with open(out, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+
+    def frames():
         for i in range(npackets):
             payload = bytearray()
             size = r.randint(0, 600)
@@ -147,110 +94,20 @@ def gen(argv):
                         s = r.choice(r.choice(REGEXES)[3])
                     at = r.randint(0, len(payload))
                     payload[at:at] = s
-            frame = b"\x02" * 6 + b"\x04" * 6 + b"\x88\xb5" + struct.pack("<I", i) + bytes(payload)
-            f.write(struct.pack("<IIII", i, 0, len(frame), len(frame)) + frame)
+            yield numbered_frame(i, payload)
+    write_pcap(out, frames())
     return 0
 
 
-def earliest_end(rx, payload):
-    """The smallest e such that some match lies in payload[:e] (None: none)."""
-    if not rx.search(payload):
-        return None
-    lo, hi = 1, len(payload)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if rx.search(payload[:mid]):
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
-
-
-class Literals:
-    """Each literal rule's earliest end in a payload: the rules by their
-    first two bytes (one-byte rules apart), tried at every position."""
-
-    def __init__(self, lits):
-        self.by2, self.one = {}, {}
-        for rid, b in lits:
-            if len(b) == 1:
-                self.one.setdefault(b[0], []).append((rid, b))
-            else:
-                self.by2.setdefault(b[:2], []).append((rid, b))
-
-    def ends(self, payload):
-        """{(id, bytes): earliest end} for the rules the payload holds."""
-        out = {}
-        for i in range(len(payload)):
-            for rule in self.one.get(payload[i], ()):
-                out.setdefault(rule, i + 1)
-            for rule in self.by2.get(payload[i:i + 2], ()):
-                if rule not in out and payload.startswith(rule[1], i):
-                    out[rule] = i + len(rule[1])
-        return out
-
-
-def expected(lits, rxs, payload):
-    best, ids, by = None, set(), None
-    found = [(e, rid, "literal") for (rid, _), e in lits.ends(payload).items()]
-    for rid, rx in rxs:
-        e = earliest_end(rx, payload)
-        if e is not None:
-            found.append((e, rid, "regex"))
-    for e, rid, kind in found:
-        ids.add(rid)
-        if best is None or (e, rid) < best:
-            best, by = (e, rid), kind
-    # Of several rules ending first with one id, either kind names it.
-    first = best[1] if best else -2
-    bits = [0, 0, 0, 0]
-    for i in ids:
-        if i < 256:
-            bits[i // 64] |= 1 << (i % 64)
-    count = len(ids) if all(i < 256 for i in ids) else -7
-    return first, count, bits, by
-
-
-def parse_results(text):
-    """results[N] = (first, count, bits[4]) from --dump-maps."""
-    out = {}
-    for m in re.finditer(r"^results\[(\d+)\] = (.*)$", text, re.M):
-        raw = bytes.fromhex(m.group(2).replace(" ", ""))
-        first, count, b0, b1, b2, b3 = struct.unpack("<iiQQQQ", raw)
-        out[int(m.group(1))] = (first, count, [b0, b1, b2, b3])
-    return out
-
-
 def check(rules_path, pcap, verdicts, maps):
-    lits, rxs = read_rules(rules_path)
-    table = Literals(lits)
-    frames = list(packets(pcap))
-    got = [line.split() for line in open(verdicts) if line.strip()]
-    if len(got) != len(frames):
-        print("%d verdicts for %d packets" % (len(got), len(frames)))
+    t = check_run(rules_path, pcap, verdicts, maps)
+    if t is None:
         return 1
-    results = parse_results(open(maps).read())
-    bad = matched = total_ids = 0
-    firsts = {"literal": 0, "regex": 0}
-    for fr in frames:
-        n = struct.unpack_from("<I", fr, 14)[0]
-        first, count, bits, by = expected(table, rxs, fr[18:])
-        verdict = "XDP_DROP" if first >= 0 else "XDP_PASS"
-        if first >= 0:
-            matched += 1
-            firsts[by] += 1
-        total_ids += max(count, 0)
-        have = results.get(n, (-999, -999, None))
-        if verdict not in got[n] or have != (first, count, bits):
-            bad += 1
-            if bad <= 5:
-                print("packet %d: expected %s first %d count %d bits %s, got %s %s" %
-                      (n, verdict, first, count, [hex(b) for b in bits], " ".join(got[n]), have))
     print("reference: %d packets, %d literal rules, %d regex rules, %d matched "
           "(first by a literal %d, by a regex %d), %d rule matches, %d differences" %
-          (len(frames), len(lits), len(rxs), matched, firsts["literal"], firsts["regex"],
-           total_ids, bad))
-    return 1 if bad else 0
+          (t.packets, t.literals, t.regexes, t.matched, t.firsts["literal"], t.firsts["regex"],
+           t.rule_matches, t.differences))
+    return 1 if t.differences else 0
 
 
 def main(argv):

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 #
 # What the output checkers of this folder (check-ipip.py, check-l4lb.py,
-# check-mss.py) share: a pcap's packets, and the Internet checksum's sum.
+# check-mss.py) and its traffic generators share: a pcap's packets read and
+# written, and the Internet checksum's sum.
 
 import struct
 
@@ -14,6 +15,15 @@ def packets(path):
         caplen = struct.unpack_from("<I", data, at + 8)[0]
         yield data[at + 16:at + 16 + caplen]
         at += 16 + caplen
+
+
+def write_pcap(path, frames):
+    """A pcap file (Ethernet, microseconds) of `frames`, frame i stamped at
+    second i. `frames` may be a generator: it is drawn while writing."""
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+        for i, fr in enumerate(frames):
+            f.write(struct.pack("<IIII", i, 0, len(fr), len(fr)) + fr)
 
 
 def sum16(b):

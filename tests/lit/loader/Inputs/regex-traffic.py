@@ -19,15 +19,15 @@ tests/lit/loader/Inputs/match_all.c (ebpf_gpu_match and ebpf_gpu_match_all).
 
 The rules are written in the subset's syntax, which is also Python's for
 everything the generator writes, so `re` reads the same text: the
-reference shares no code with ebpf-gpu's compiler.
+reference (rulecheck.py, shared with mixed-traffic.py) shares no code with
+ebpf-gpu's compiler.
 """
 
 import random
-import re
-import struct
 import sys
 
-from pcapcheck import packets  # the pcap reader this folder's scripts share
+from pcapcheck import write_pcap  # the pcap code this folder's scripts share
+from rulecheck import check_run, compile_regex, numbered_frame  # and their reference
 
 ALPHABET = b"abcAB01 .x-_\n\x00\xff"
 LITERALS = "abcAB01x"
@@ -135,20 +135,16 @@ CLASS = {
 }
 
 
-def compile_rule(text, nocase):
-    return re.compile(text.encode("latin-1"), re.DOTALL | (re.IGNORECASE if nocase else 0))
-
-
 def gen(seed, nrules, nliterals, npackets, out):
     r = random.Random(seed)
     g = Gen(r)
-    rules = []  # (id, text, nocase, compiled, sampler)
+    rules = []  # (id, text, nocase, compiled regex or None, sampler)
     lines = ["# regex-traffic.py gen --seed %d: %d regex rules, %d literal rules" %
              (seed, nrules, nliterals)]
     while len(rules) < nrules:
         text, sample = g.concat(0)
         nocase = r.random() < 0.25
-        rx = compile_rule(text, nocase)
+        rx = compile_regex(text.encode("latin-1"), nocase)
         if rx.fullmatch(b""):
             continue  # matches the empty string: the subset refuses it
         rid = r.randrange(256) if r.random() < 0.9 else (rules[-1][0] if rules else 0)
@@ -157,12 +153,12 @@ def gen(seed, nrules, nliterals, npackets, out):
     for _ in range(nliterals):
         lit = bytes(r.choice(b"abcx01") for _ in range(r.randint(2, 5)))
         rid = r.randrange(256)
-        rules.append((rid, lit.decode(), False, re.compile(re.escape(lit)), lambda lit=lit: lit))
+        rules.append((rid, lit.decode(), False, None, lambda lit=lit: lit))
         lines.append("id:%d %s" % (rid, lit.decode()))
     with open(out + ".rules", "w") as f:
         f.write("\n".join(lines) + "\n")
-    with open(out + ".pcap", "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+
+    def frames():
         for i in range(npackets):
             payload = bytearray(r.choice(ALPHABET) for _ in range(r.randint(0, 300)))
             if rules and r.random() < 0.5:
@@ -170,94 +166,17 @@ def gen(seed, nrules, nliterals, npackets, out):
                     s = r.choice(rules)[4]()
                     at = r.randint(0, len(payload))
                     payload[at:at] = s
-            frame = b"\x02" * 6 + b"\x04" * 6 + b"\x88\xb5" + struct.pack("<I", i) + bytes(payload)
-            f.write(struct.pack("<IIII", i, 0, len(frame), len(frame)) + frame)
-
-
-def read_rules(path):
-    rules = []
-    for line in open(path, encoding="latin-1"):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        m = re.match(r"id:(\d+) (.*)$", line)
-        rid, body = int(m.group(1)), m.group(2)
-        if body.startswith("re:/"):
-            close = body.rfind("/")
-            rules.append((rid, compile_rule(body[4:close], body[close + 1:] == "i")))
-        else:
-            rules.append((rid, re.compile(re.escape(body.encode("latin-1")))))
-    return rules
-
-
-def earliest_end(rx, payload):
-    """The smallest e such that some match lies in payload[:e] (None: none).
-    Whether payload[:e] holds a match grows with e: a bisection."""
-    if not rx.search(payload):
-        return None
-    lo, hi = 1, len(payload)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if rx.search(payload[:mid]):
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
-
-
-def expected(rules, payload):
-    best, ids = None, set()
-    for rid, rx in rules:
-        e = earliest_end(rx, payload)
-        if e is None:
-            continue
-        ids.add(rid)
-        if best is None or (e, rid) < best:
-            best = (e, rid)
-    first = best[1] if best else -2
-    bits = [0, 0, 0, 0]
-    for i in ids:
-        if i < 256:
-            bits[i // 64] |= 1 << (i % 64)
-    count = len(ids) if all(i < 256 for i in ids) else -7
-    return first, count, bits
+            yield numbered_frame(i, payload)
+    write_pcap(out + ".pcap", frames())
 
 
 def check(rules_path, pcap, verdicts, maps):
-    rules = read_rules(rules_path)
-    frames = list(packets(pcap))
-    got = [line.split() for line in open(verdicts) if line.strip()]
-    if len(got) != len(frames):
-        print("%d verdicts for %d packets" % (len(got), len(frames)))
+    t = check_run(rules_path, pcap, verdicts, maps, literals_by_re=True)
+    if t is None:
         return 1
-    results = parse_results(open(maps).read())
-    bad = matched = total_ids = 0
-    for fr in frames:
-        n = struct.unpack_from("<I", fr, 14)[0]
-        first, count, bits = expected(rules, fr[18:])
-        verdict = "XDP_DROP" if first >= 0 else "XDP_PASS"
-        matched += first >= 0
-        total_ids += max(count, 0)
-        have = results.get(n, (-999, -999, None))
-        if verdict not in got[n] or have != (first, count, bits):
-            bad += 1
-            if bad <= 5:
-                print("packet %d: expected %s first %d count %d bits %s, got %s %s" %
-                      (n, verdict, first, count, [hex(b) for b in bits], " ".join(got[n]),
-                       have))
     print("reference: %d packets, %d rules, %d matched, %d rule matches, %d differences" %
-          (len(frames), len(rules), matched, total_ids, bad))
-    return 1 if bad else 0
-
-
-def parse_results(text):
-    """results[N] = {first, count, bits[4]} from --dump-maps."""
-    out = {}
-    for m in re.finditer(r"^results\[(\d+)\] = (.*)$", text, re.M):
-        raw = bytes.fromhex(m.group(2).replace(" ", ""))
-        first, count, b0, b1, b2, b3 = struct.unpack("<iiQQQQ", raw)
-        out[int(m.group(1))] = (first, count, [b0, b1, b2, b3])
-    return out
+          (t.packets, t.literals + t.regexes, t.matched, t.rule_matches, t.differences))
+    return 1 if t.differences else 0
 
 
 def main(argv):
