@@ -25,7 +25,9 @@
 # (200), BENCH_E2E (32,256,4096,65536), BENCH_E2E_REPS (500), BENCH_HOST_REPS
 # (10), BENCH_HOST_SECONDS (2: per program, thread count and prefetch
 # distance, no repetition starts past it once 3 are timed). For prepare: BENCH_KERNEL_JIT=0 skips
-# the kernel-JIT run.
+# the kernel-JIT run. BENCH_HOST=0, given to prepare and device alike, leaves the host back end
+# out (no static-LLVM build of ebpf-gpu-host-bench, 19 MB less carry, no GPU-vs-CPU table): for
+# calls that time or profile the GPU pairs only.
 # Payload matching (issue 18): samples/xdp_ids.c against its twin
 # bench/cuda/ids.cu with 100, 1,000 and 10,000 Emerging Threats patterns
 # (bench/rules), on 1500-byte HTTP frames of their own (ebpf-gpu-trafgen
@@ -201,15 +203,19 @@ prepare() {
   ninja -C build-gpu ebpf-gpu-trafgen ebpf-gpu-bench ebpf-gpu-runner-bench
   # The host back end's harness carries the LLVM components it uses, linked
   # statically (as gpu-check.sh's conformance plugin), stripped, gzipped.
-  cmake -S . -B build-static -G Ninja -DCMAKE_BUILD_TYPE=Release -DEBPF_GPU_STATIC_LLVM=ON \
-    -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null
-  ninja -C build-static ebpf-gpu-host-bench
+  if [[ ${BENCH_HOST:-1} == 1 ]]; then
+    cmake -S . -B build-static -G Ninja -DCMAKE_BUILD_TYPE=Release -DEBPF_GPU_STATIC_LLVM=ON \
+      -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null
+    ninja -C build-static ebpf-gpu-host-bench
+  fi
   rm -rf "$CARRY"
   mkdir -p "$CARRY"/{bin,programs,ptxas}
   cp build-gpu/tools/ebpf-gpu-trafgen build-gpu/bench/ebpf-gpu-bench \
     build-gpu/bench/ebpf-gpu-runner-bench "$CARRY/bin/"
-  strip -o "$CARRY/bin/ebpf-gpu-host-bench" build-static/bench/ebpf-gpu-host-bench
-  gzip -9 "$CARRY/bin/ebpf-gpu-host-bench"
+  if [[ ${BENCH_HOST:-1} == 1 ]]; then
+    strip -o "$CARRY/bin/ebpf-gpu-host-bench" build-static/bench/ebpf-gpu-host-bench
+    gzip -9 "$CARRY/bin/ebpf-gpu-host-bench"
+  fi
   # The runtime's end-to-end runs need the DPDK loader.
   dpdk_carry "$CARRY/dpdk.tar.xz"
   local nvcc=/usr/local/cuda/bin/nvcc ptxas=/usr/local/cuda/bin/ptxas p=$CARRY/programs
@@ -422,18 +428,22 @@ device() {
   fi
   # The host back end (LLVM ORC JIT) on the same packets, resident in host
   # memory: one core, then every core.
-  echo "== $(date +%T) host back end: 1 core and all $(nproc) cores"
-  gzip -dc "$CARRY/bin/ebpf-gpu-host-bench.gz" >/tmp/ebpf-gpu-host-bench
-  chmod +x /tmp/ebpf-gpu-host-bench
-  # A failure here costs the report its GPU-vs-CPU table, not the GPU runs.
-  # Prefetch 0 is the runtime's own loop; 8: the next packets' first bytes
-  # fetched ahead, as a CPU data plane would.
-  if ! /tmp/ebpf-gpu-host-bench --suite "$CARRY/host-suite.txt" --pcap "$pcap" --threads 1,all \
-    --prefetch 0,8 --reps "${BENCH_HOST_REPS:-10}" --warmup 2 \
-    --max-seconds "${BENCH_HOST_SECONDS:-2}" \
-    --json "$out/host.json" | tee "$out/host.txt"; then
-    echo "host back end: FAILED (above); the report has no GPU-vs-CPU table" >&2
-    rm -f "$out/host.json"
+  if [[ ${BENCH_HOST:-1} != 1 ]]; then
+    echo "== host back end: not run (BENCH_HOST=0): the report has no GPU-vs-CPU table"
+  else
+    echo "== $(date +%T) host back end: 1 core and all $(nproc) cores"
+    gzip -dc "$CARRY/bin/ebpf-gpu-host-bench.gz" >/tmp/ebpf-gpu-host-bench
+    chmod +x /tmp/ebpf-gpu-host-bench
+    # A failure here costs the report its GPU-vs-CPU table, not the GPU runs.
+    # Prefetch 0 is the runtime's own loop; 8: the next packets' first bytes
+    # fetched ahead, as a CPU data plane would.
+    if ! /tmp/ebpf-gpu-host-bench --suite "$CARRY/host-suite.txt" --pcap "$pcap" --threads 1,all \
+      --prefetch 0,8 --reps "${BENCH_HOST_REPS:-10}" --warmup 2 \
+      --max-seconds "${BENCH_HOST_SECONDS:-2}" \
+      --json "$out/host.json" | tee "$out/host.txt"; then
+      echo "host back end: FAILED (above); the report has no GPU-vs-CPU table" >&2
+      rm -f "$out/host.json"
+    fi
   fi
   if [[ ${BENCH_IDS:-0} == 1 ]]; then
     ids_device "$out"
@@ -523,10 +533,14 @@ ids_device() {
   "$CARRY/bin/ebpf-gpu-bench" --suite "$CARRY/suite-ids.txt" --pcap "$pcap" \
     --reps "${BENCH_IDS_REPS:-50}" --warmup 5 --json "$out/bench-ids.json" | tee "$out/bench-ids.txt" ||
     echo "payload matching on the GPU: FAILED (above)" >&2
-  /tmp/ebpf-gpu-host-bench --suite "$CARRY/host-suite-ids.txt" --pcap "$pcap" --threads 1,all \
-    --packets "${BENCH_IDS_HOST_PACKETS:-100000}" --prefetch 0 --reps 5 --warmup 1 --max-seconds "${BENCH_IDS_HOST_SECONDS:-10}" \
-    --json "$out/host-ids.json" | tee "$out/host-ids.txt" ||
-    { echo "payload matching on the host back end: FAILED (above)" >&2; rm -f "$out/host-ids.json"; }
+  if [[ ${BENCH_HOST:-1} == 1 ]]; then
+    /tmp/ebpf-gpu-host-bench --suite "$CARRY/host-suite-ids.txt" --pcap "$pcap" --threads 1,all \
+      --packets "${BENCH_IDS_HOST_PACKETS:-100000}" --prefetch 0 --reps 5 --warmup 1 --max-seconds "${BENCH_IDS_HOST_SECONDS:-10}" \
+      --json "$out/host-ids.json" | tee "$out/host-ids.txt" ||
+      { echo "payload matching on the host back end: FAILED (above)" >&2; rm -f "$out/host-ids.json"; }
+  else
+    echo "payload matching on the host back end: not run (BENCH_HOST=0)"
+  fi
   rm -f "$pcap"
 }
 
@@ -593,8 +607,10 @@ device_ids() {
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader \
     >"$out/gpu.txt" 2>/dev/null || echo "unknown (nvidia-smi failed)" >"$out/gpu.txt"
   "$CARRY/bin/ebpf-gpu-bench" --probe
-  gzip -dc "$CARRY/bin/ebpf-gpu-host-bench.gz" >/tmp/ebpf-gpu-host-bench
-  chmod +x /tmp/ebpf-gpu-host-bench
+  if [[ ${BENCH_HOST:-1} == 1 ]]; then
+    gzip -dc "$CARRY/bin/ebpf-gpu-host-bench.gz" >/tmp/ebpf-gpu-host-bench
+    chmod +x /tmp/ebpf-gpu-host-bench
+  fi
   ids_device "$out"
   rm -f /tmp/ebpf-gpu-host-bench
   [[ -f $out/bench-ids.json ]] || return 1
