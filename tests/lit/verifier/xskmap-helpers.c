@@ -44,7 +44,7 @@
 // K5: R0 cannot write into xdp_sock
 // RUN: %if kernel-bpf %{ bpftool prog load %t.6.o /sys/fs/bpf/ebpf_gpu_lit_xskmap_6 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_xskmap_6 %}
 // RUN: %if kernel-bpf %{ not bpftool prog load %t.7.o /sys/fs/bpf/ebpf_gpu_lit_xskmap_7 type xdp 2>&1 | FileCheck %s --check-prefix=K7 %}
-// K7: R0 invalid mem access 'map_value_or_null'
+// K7: R0 invalid mem access '{{map_value_or_null|xdp_sock_or_null}}'
 // RUN: %if kernel-bpf %{ bpftool prog load %t.8.o /sys/fs/bpf/ebpf_gpu_lit_xskmap_8 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_xskmap_8 %}
 
 #include <linux/bpf.h>
