@@ -196,7 +196,7 @@ public:
                                            return A.Lo < B.Lo;
                                          }),
                         R);
-    return std::nullopt;
+    return rearm();
   }
   void forgetPacketMemory() override {
     std::lock_guard Lock(Launching);
@@ -206,6 +206,7 @@ public:
     for (const PacketRange &R : PacketRanges)
       Dev->unmapHostMemory(const_cast<uint8_t *>(R.Lo));
     PacketRanges.clear();
+    (void)rearm(); // else made at the next batch
   }
 
   std::vector<runtime::MapInfo> maps() const override { return MapList; }
@@ -244,9 +245,21 @@ public:
 
   std::shared_ptr<void> quiesce() override {
     auto Token = std::make_shared<std::unique_lock<std::mutex>>(Launching);
-    if (Runner && Runner->options().Mode == loader::GpuMode::Persistent && !Dev->bindThread())
+    if (Runner && Runner->options().Mode == loader::GpuMode::Persistent && !Dev->bindThread()) {
       Runner.reset(); // ensureRunner starts it again at the next batch
+      (void)rearm();
+    }
     return Token;
+  }
+  void stopDeviceLoops() override {
+    {
+      std::lock_guard Lock(LaneMutex);
+      for (loader::GpuRunner *R : LaneRunners)
+        R->stopSoon();
+    }
+    std::lock_guard Lock(Launching);
+    if (Runner && Runner->options().Mode == loader::GpuMode::Persistent && !Dev->bindThread())
+      (void)Runner->halt(); // its memory stays until the runner goes
   }
 
   /// haltGpuExecutor.
@@ -303,7 +316,16 @@ public:
     if (MaybeError E = Dev->bindThread())
       return E;
     uint32_t Packets = uint32_t(Opts.LaunchSize ? Opts.LaunchSize : 256);
-    return ensureRunner(Packets, Packets * bufferBytes(Opts.MaxFrame));
+    if (!Opts.ContextGroup)
+      return ensureRunner(Packets, Packets * bufferBytes(Opts.MaxFrame));
+    // One of several contexts: the kernel starts once here (a program that
+    // cannot have one fails at load time) and ends, and the runner is made
+    // again to start at its first batch, so that no kernel of the group
+    // runs while another context pins or frees memory.
+    if (MaybeError E = ensureRunner(Packets, Packets * bufferBytes(Opts.MaxFrame), false))
+      return E;
+    Runner.reset();
+    return rearm();
   }
 
 private:
@@ -318,11 +340,23 @@ private:
 
   /// A runner with room for `Count` packets of `Bytes` bytes of buffers;
   /// made again, larger, when a launch needs more.
-  MaybeError ensureRunner(uint32_t Count, size_t Bytes) {
-    if (Runner && Runner->options().MaxPackets >= Count &&
+  MaybeError ensureRunner(uint32_t Count, size_t Bytes, bool Deferred = true) {
+    if (Runner && !Runner->halted() && Runner->options().MaxPackets >= Count &&
         Runner->options().MaxFrameBytes >= Bytes)
       return std::nullopt;
+    const bool Persistent = Opts.Mode == loader::GpuMode::Persistent;
+    if (Opts.ContextGroup && Persistent && Runner && !Runner->halted())
+      // Made again larger, its memory would be pinned while the other
+      // contexts' kernels run, which waits for them: never.
+      return Error("gpu back end: a batch of " + std::to_string(Count) + " packets in " +
+                   std::to_string(Bytes) + " bytes of buffers, larger than the persistent "
+                   "kernel's runner of one of several GPU contexts (" +
+                   std::to_string(Runner->options().MaxPackets) + " packets in " +
+                   std::to_string(Runner->options().MaxFrameBytes) +
+                   " bytes, made before any kernel of the contexts ran; launches of at most that "
+                   "many packets (--launch-size) of at most --max-frame bytes fit it)");
     loader::GpuRunnerOptions RO;
+    RO.StartAtFirstPost = Opts.ContextGroup && Persistent && Deferred;
     RO.Mode = Opts.Mode;
     RO.Path = Opts.Path;
     RO.Blocks = Opts.Blocks;
@@ -336,6 +370,17 @@ private:
       return R.takeError();
     Runner = std::move(*R);
     return std::nullopt;
+  }
+
+  /// One of several contexts in persistent mode (GpuExecOptions::
+  /// ContextGroup): the runner made now, its kernel to start at the first
+  /// batch, while no kernel of the group runs (the caller's duty); batches
+  /// then pin and free nothing. Elsewhere nothing: made at the next batch.
+  MaybeError rearm() {
+    if (!Opts.ContextGroup || Opts.Mode != loader::GpuMode::Persistent)
+      return std::nullopt;
+    uint32_t Packets = uint32_t(Opts.LaunchSize ? Opts.LaunchSize : 256);
+    return ensureRunner(Packets, Packets * bufferBytes(Opts.MaxFrame));
   }
 
   /// The device address of `Len` bytes at `Host` when they lie in packet

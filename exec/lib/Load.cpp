@@ -73,6 +73,7 @@ makeGpuExecutors(const abi::GpuObjectSpec &Spec, GpuExecOptions Opts, bool Allow
   if (Gpus.size() < 2)
     return makeGpuExecutor(Spec, Opts, AllowUnverified);
   Opts.OwnContext = true;
+  Opts.ContextGroup = true;
   // Maps that live once, in the first GPU's memory: every other GPU must
   // reach it with native atomics (asked of the driver before any context).
   GpuPeerMaps Peer;
@@ -89,11 +90,9 @@ makeGpuExecutors(const abi::GpuObjectSpec &Spec, GpuExecOptions Opts, bool Allow
   }
   std::vector<std::unique_ptr<runtime::BatchExecutor>> Members;
   for (size_t I = 0; I < Gpus.size(); ++I) {
-    // Making a context waits for every kernel of its GPU: the persistent
-    // kernels of the entries made before it stop meanwhile.
-    std::vector<std::shared_ptr<void>> Held;
-    for (auto &M : Members)
-      Held.push_back(M->quiesce());
+    // Making a context waits for every kernel of its GPU: in persistent
+    // mode, the entries made before it have none running (ContextGroup:
+    // each kernel starts at its entry's first batch).
     Opts.Device = Gpus[I];
     if (I == 1)
       Peer.Owner = Members[0].get();
@@ -166,14 +165,6 @@ Expected<LoadedProgram> load(const LoadRequest &R) {
                  " back end runs " +
                  (B == Backend::Null ? "no program" : B == Backend::Host ? "on this CPU"
                                                                          : "in the kernel"));
-  if (R.Gpu.Mode == loader::GpuMode::Persistent && R.Gpus.size() > 1)
-    // Measured on two H200s: `forward --gpus 2` and `--gpus 0,0` in
-    // persistent mode did not end within 60 s (each entry's lanes are
-    // stopped by their own executor only; launch mode runs).
-    return Error(R.Path + ": persistent mode runs on one GPU context, not on " +
-                 gpuListText(R.Gpus) + " (" + std::to_string(R.Gpus.size()) +
-                 " contexts): several contexts' persistent kernels do not stop together yet; " +
-                 "use launch mode (--gpu-mode launch) over several GPUs");
   if (B == Backend::Null) {
     LoadedProgram L;
     L.Exec = makeNullExecutor();

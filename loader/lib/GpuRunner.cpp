@@ -617,6 +617,11 @@ MaybeError GpuRunner::runPersistent(uint32_t Count, size_t FrameBytes, BatchTimi
     return Error("the persistent GPU kernel stopped answering earlier; no batch can run");
   if (Opts.Slots != 1)
     return Error("GpuRunner::run: a runner of several slots takes post() and done()");
+  if (!Launched && !Halted)
+    if (MaybeError E = launchPersistent())
+      return E;
+  if (!Running)
+    return Error("the persistent GPU kernel is not running");
   CUstream S = static_cast<CUstream>(Stream);
   const bool Copy = Opts.Path == GpuDataPath::Copy;
   auto T0 = Clock::now();

@@ -276,6 +276,76 @@ TEST(MultiGpu, MembersAreListedAndOtherExecutorsHaveNone) {
   EXPECT_EQ(G.Multi->maps().size(), 3u);
 }
 
+// Pinning, unpinning or freeing host memory mapped into every context
+// waits for every kernel of the process's contexts: each entry's loops on
+// the device (BatchExecutor::stopDeviceLoops) end before any entry pins,
+// unpins, quiesces, frees a lane or goes.
+struct LoopRecorder final : test::FakeExecutor {
+  std::vector<std::string> *Log;
+  std::string Name;
+  LoopRecorder(std::vector<std::string> *Log, std::string Name)
+      : Log(Log), Name(std::move(Name)) {}
+  ~LoopRecorder() override { Log->push_back("gone " + Name); }
+  void stopDeviceLoops() override { Log->push_back("stop " + Name); }
+  MaybeError usePacketMemory(void *, size_t) override {
+    Log->push_back("pin " + Name);
+    return std::nullopt;
+  }
+  void forgetPacketMemory() override { Log->push_back("unpin " + Name); }
+  std::shared_ptr<void> quiesce() override {
+    Log->push_back("quiesce " + Name);
+    return nullptr;
+  }
+  Expected<std::unique_ptr<runtime::BatchLane>> openLane(unsigned, unsigned Worker) override {
+    struct Lane final : runtime::BatchLane {
+      std::vector<std::string> *Log;
+      std::string Name;
+      ~Lane() override { Log->push_back("free " + Name); }
+      unsigned depth() const override { return 1; }
+      MaybeError submit(unsigned, runtime::PacketBatch &) override { return std::nullopt; }
+      Expected<bool> poll(unsigned, bool) override { return true; }
+    };
+    auto L = std::make_unique<Lane>();
+    L->Log = Log;
+    L->Name = Name + " worker " + std::to_string(Worker);
+    return std::unique_ptr<runtime::BatchLane>(std::move(L));
+  }
+};
+
+TEST(MultiGpu, EveryGpusLoopsEndBeforeAnyGpuPinsOrFrees) {
+  using Lines = std::vector<std::string>;
+  Lines Log;
+  std::vector<std::unique_ptr<runtime::BatchExecutor>> Members;
+  Members.push_back(std::make_unique<LoopRecorder>(&Log, "gpu0"));
+  Members.push_back(std::make_unique<LoopRecorder>(&Log, "gpu1"));
+  auto Multi = exec::makeMultiGpuExecutor(std::move(Members), {0, 1}, {});
+  char Pool[64];
+  ASSERT_FALSE(Multi->usePacketMemory(Pool, sizeof(Pool)));
+  EXPECT_EQ(Log, Lines({"stop gpu0", "stop gpu1", "pin gpu0", "pin gpu1"}));
+  Log.clear();
+  auto L0 = Multi->openLane(1, 0), L1 = Multi->openLane(1, 1), L2 = Multi->openLane(1, 2);
+  ASSERT_TRUE(L0 && L1 && L2);
+  EXPECT_EQ((*L1)->depth(), 1u);
+  EXPECT_TRUE(Log.empty());
+  L1->reset();
+  EXPECT_EQ(Log, Lines({"stop gpu0", "stop gpu1", "free gpu1 worker 0"}));
+  Log.clear();
+  L2->reset();
+  EXPECT_EQ(Log, Lines({"stop gpu0", "stop gpu1", "free gpu0 worker 1"}));
+  Log.clear();
+  L0->reset();
+  Log.clear();
+  (void)Multi->quiesce();
+  EXPECT_EQ(Log, Lines({"stop gpu0", "stop gpu1", "quiesce gpu0", "quiesce gpu1"}));
+  Log.clear();
+  Multi->forgetPacketMemory();
+  EXPECT_EQ(Log, Lines({"stop gpu0", "stop gpu1", "unpin gpu0", "unpin gpu1"}));
+  Log.clear();
+  // The first entry, whose maps the others may share, goes last.
+  Multi.reset();
+  EXPECT_EQ(Log, Lines({"stop gpu0", "stop gpu1", "gone gpu1", "gone gpu0"}));
+}
+
 TEST(MultiGpu, HostUpdatesReachEveryCopy) {
   TwoGpus G;
   ASSERT_FALSE(G.Multi->updateMap("rules", u32(7), u64(99)));

@@ -72,6 +72,12 @@ struct GpuExecOptions {
   /// one, so that abandonGpuExecutor can stop it alone (the daemon), and
   /// so that several of one GPU can stand in for several GPUs.
   bool OwnContext = false;
+  /// One of several contexts that run one program (LoadRequest::Gpus, two
+  /// entries or more). In persistent mode every runner of the executor is
+  /// made before any kernel of the group runs and starts its kernel at its
+  /// first batch: the group's memory is pinned and freed only while none
+  /// of their kernels runs (BatchExecutor::stopDeviceLoops).
+  bool ContextGroup = false;
   /// The GPU (CUDA device ordinal); LoadRequest::Gpus sets it for each
   /// GPU of a list.
   int Device = 0;

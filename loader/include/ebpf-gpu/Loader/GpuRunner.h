@@ -57,8 +57,8 @@ struct GpuRunnerOptions {
   /// Persistent mode: the per-CPU slice of the kernel's thread 0; its
   /// threads are CPUs CpuBase, CpuBase + 1, ... (below GpuProgram::cpus()).
   uint32_t CpuBase = 0;
-  /// Persistent mode: the kernel starts at the first post() instead of in
-  /// create(), so that several runners allocate their memory before any of
+  /// Persistent mode: the kernel starts at the first post() or run()
+  /// instead of in create(), so that several runners allocate their memory before any of
   /// their kernels runs (the driver may wait for an idle device to
   /// allocate or free pinned memory; a persistent kernel never idles).
   bool StartAtFirstPost = false;
@@ -151,6 +151,8 @@ public:
   /// sticky error: it can only be destroyed. No run() may follow.
   bool halt();
   bool aborted() const { return Aborted; }
+  /// halt() ended its kernel: no batch runs on it any more.
+  bool halted() const { return Halted; }
   /// Asks a persistent kernel to return once its posted batches are done,
   /// without waiting: a runner that frees its memory (which may wait for an
   /// idle device) asks the kernels of its sibling runners first.

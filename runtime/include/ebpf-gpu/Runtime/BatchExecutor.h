@@ -190,6 +190,15 @@ public:
   /// every running kernel of the device, so the daemon quiesces the others
   /// around them. Null: nothing to stop.
   virtual std::shared_ptr<void> quiesce() { return nullptr; }
+  /// Ends the back end's loops on the device (persistent GPU kernels: the
+  /// executor's own, and its lanes', which end once their batches are
+  /// done) without freeing what they use. Pinning, unpinning or freeing
+  /// host memory that is mapped into every context of a process waits for
+  /// every running kernel of those contexts: the back ends of one program
+  /// over several contexts (exec/MultiGpu.h) are all stopped this way
+  /// before any of them does one. A stopped loop starts again only at a
+  /// later batch of a run(). Default: no such loop.
+  virtual void stopDeviceLoops() {}
 
   /// True when the program is proven to leave every packet as it came (no
   /// byte written, no bound moved): a data path may then keep frames as
