@@ -137,6 +137,29 @@ Expected<DaemonConfig> parseDaemonConfig(const std::string &Text, const std::str
   return C;
 }
 
+/// What one apply() works on: the file read, and what each step leaves for
+/// the next ones.
+struct ConfigApplier::Reload {
+  Reload(const std::string &File, bool Strict, const DaemonConfig &C)
+      : File(File), Strict(Strict), C(C) {}
+  const std::string &File;
+  const bool Strict;
+  const DaemonConfig &C;
+  std::vector<std::string> Done;
+  std::optional<Error> First;
+  std::map<std::string, uint32_t> Fresh; // NAME -> new id, not yet in place
+  std::map<std::string, std::string> Stamps; // NAME -> its file as loaded
+  std::set<std::string> Touched; // devices detached or attached: their consumers went
+  std::vector<uint32_t> Paused;  // attached (4), receiving after 5
+
+  /// Keeps the first error; true when it ends the reload (`Strict`).
+  bool failed(const std::string &Why) {
+    if (!First)
+      First = Error("config " + File + ": " + Why);
+    return Strict;
+  }
+};
+
 Expected<std::vector<std::string>> ConfigApplier::apply(const std::string &File, bool Strict) {
   std::ifstream In(File);
   if (!In)
@@ -146,47 +169,43 @@ Expected<std::vector<std::string>> ConfigApplier::apply(const std::string &File,
   auto C = parseDaemonConfig(Text.str(), File);
   if (!C)
     return C.takeError();
-  std::vector<std::string> Done;
-  std::optional<Error> First;
-  auto Failed = [&](const std::string &Why) {
-    if (!First)
-      First = Error("config " + File + ": " + Why);
-    return Strict;
-  };
-  // 1. Programs new or changed (their line, or their object file) are loaded.
-  std::map<std::string, uint32_t> Fresh; // NAME -> new id, not yet in place
-  std::map<std::string, std::string> Stamps; // NAME -> its file as loaded
-  for (const DaemonConfig::Entry &P : C->Programs) {
+  Reload Run(File, Strict, *C);
+  if (loadPrograms(Run) || detachPorts(Run) || replacePrograms(Run) || attachPorts(Run) ||
+      bindXsks(Run) || resumePorts(Run) || unloadPrograms(Run))
+    return std::move(*Run.First);
+  if (Run.First)
+    return std::move(*Run.First);
+  return std::move(Run.Done);
+}
+
+// 1. Programs new or changed (their line, or their object file) are loaded.
+bool ConfigApplier::loadPrograms(Reload &Run) {
+  for (const DaemonConfig::Entry &P : Run.C.Programs) {
     std::string Stamp = fileStamp(P.Args.get("path")->text());
     auto It = Programs.find(P.Name);
     if (It != Programs.end() && It->second.Line == P && It->second.FileStamp == Stamp)
       continue;
     Value R = Send("prog load", P.Args);
     if (!ok(R)) {
-      if (Failed("line " + std::to_string(P.Line) + ": program " + P.Name + ": " + errorOf(R)))
-        return std::move(*First);
+      if (Run.failed("line " + std::to_string(P.Line) + ": program " + P.Name + ": " + errorOf(R)))
+        return true;
       continue;
     }
-    Fresh[P.Name] = idOf(R);
-    Stamps[P.Name] = Stamp;
-    Done.push_back("config: program " + P.Name + " loaded as " + std::to_string(idOf(R)));
+    Run.Fresh[P.Name] = idOf(R);
+    Run.Stamps[P.Name] = Stamp;
+    Run.Done.push_back("config: program " + P.Name + " loaded as " + std::to_string(idOf(R)));
     if (It == Programs.end() && !StateDir.empty())
       if (std::string Restored = restoreState(P.Name, idOf(R)); !Restored.empty())
-        Done.push_back(Restored);
+        Run.Done.push_back(Restored);
   }
-  auto Current = [&](const std::string &Name) -> uint32_t {
-    auto F = Fresh.find(Name);
-    if (F != Fresh.end())
-      return F->second;
-    auto It = Programs.find(Name);
-    return It == Programs.end() ? 0 : It->second.Id;
-  };
-  // 2. Ports gone from the file, or whose line changed (options, program),
-  // are detached.
+  return false;
+}
+
+// 2. Ports gone from the file, or whose line changed (options, program),
+// are detached.
+bool ConfigApplier::detachPorts(Reload &Run) {
   std::map<std::string, const DaemonConfig::Entry *> Want;
-  std::set<std::string> Touched; // devices detached or attached: their consumers went
-  std::vector<uint32_t> Paused;  // attached (4), receiving after 5
-  for (const DaemonConfig::Entry &P : C->Ports)
+  for (const DaemonConfig::Entry &P : Run.C.Ports)
     Want[P.Name] = &P;
   for (auto It = Ports.begin(); It != Ports.end();) {
     auto W = Want.find(It->first);
@@ -195,14 +214,18 @@ Expected<std::vector<std::string>> ConfigApplier::apply(const std::string &File,
       continue;
     }
     Value R = Send("net detach", Value::object().set("port", It->second.Port));
-    if (!ok(R) && Failed("port " + It->first + ": " + errorOf(R)))
-      return std::move(*First);
-    Done.push_back("config: port " + It->first + " detached");
-    Touched.insert(It->first);
+    if (!ok(R) && Run.failed("port " + It->first + ": " + errorOf(R)))
+      return true;
+    Run.Done.push_back("config: port " + It->first + " detached");
+    Run.Touched.insert(It->first);
     It = Ports.erase(It);
   }
-  // 3. Programs loaded anew take over their ports between two batches.
-  for (auto F = Fresh.begin(); F != Fresh.end();) {
+  return false;
+}
+
+// 3. Programs loaded anew take over their ports between two batches.
+bool ConfigApplier::replacePrograms(Reload &Run) {
+  for (auto F = Run.Fresh.begin(); F != Run.Fresh.end();) {
     const std::string &Name = F->first;
     const uint32_t NewId = F->second;
     auto It = Programs.find(Name);
@@ -217,33 +240,44 @@ Expected<std::vector<std::string>> ConfigApplier::apply(const std::string &File,
       if (!ok(R)) {
         // The old version stays in place; the new one goes.
         Send("prog unload", Value::object().set("id", NewId));
-        F = Fresh.erase(F);
-        if (Failed("program " + Name + ": " + errorOf(R)))
-          return std::move(*First);
+        F = Run.Fresh.erase(F);
+        if (Run.failed("program " + Name + ": " + errorOf(R)))
+          return true;
         continue;
       }
       for (auto &[Dev, P] : Ports)
         if (P.Prog == It->second.Id)
           P.Prog = NewId;
-      Done.push_back("config: program " + Name + " replaced by " + std::to_string(NewId) +
-                     " on its ports");
+      Run.Done.push_back("config: program " + Name + " replaced by " + std::to_string(NewId) +
+                         " on its ports");
     }
     Send("prog unload", Value::object().set("id", It->second.Id));
     ++F;
   }
-  for (const DaemonConfig::Entry &P : C->Programs)
-    if (Fresh.count(P.Name))
-      Programs[P.Name] = {P, Fresh[P.Name], Stamps[P.Name]};
-  // 4. Ports new (or detached above for a changed line) are attached; a
-  // port whose program was loaded anew (3) already runs the new one.
-  for (const DaemonConfig::Entry &P : C->Ports) {
+  for (const DaemonConfig::Entry &P : Run.C.Programs)
+    if (Run.Fresh.count(P.Name))
+      Programs[P.Name] = {P, Run.Fresh[P.Name], Run.Stamps[P.Name]};
+  return false;
+}
+
+// 4. Ports new (or detached above for a changed line) are attached; a
+// port whose program was loaded anew (3) already runs the new one.
+bool ConfigApplier::attachPorts(Reload &Run) {
+  auto Current = [&](const std::string &Name) -> uint32_t {
+    auto F = Run.Fresh.find(Name);
+    if (F != Run.Fresh.end())
+      return F->second;
+    auto It = Programs.find(Name);
+    return It == Programs.end() ? 0 : It->second.Id;
+  };
+  for (const DaemonConfig::Entry &P : Run.C.Ports) {
     auto It = Ports.find(P.Name);
     uint32_t Prog = Current(P.Program);
     if (It != Ports.end()) // attached, its line unchanged (2)
       continue;
     if (!Prog) {
-      if (Failed("port " + P.Name + ": its program " + P.Program + " is not loaded"))
-        return std::move(*First);
+      if (Run.failed("port " + P.Name + ": its program " + P.Program + " is not loaded"))
+        return true;
       continue;
     }
     Value Args = P.Args;
@@ -252,67 +286,78 @@ Expected<std::vector<std::string>> ConfigApplier::apply(const std::string &File,
     Args.set("paused", true);
     Value R = Send("net attach", Args);
     if (!ok(R)) {
-      if (Failed("line " + std::to_string(P.Line) + ": port " + P.Name + ": " + errorOf(R)))
-        return std::move(*First);
+      if (Run.failed("line " + std::to_string(P.Line) + ": port " + P.Name + ": " + errorOf(R)))
+        return true;
       continue;
     }
     Ports[P.Name] = {P, idOf(R, "port"), Prog};
-    Touched.insert(P.Name);
-    Paused.push_back(idOf(R, "port"));
-    Done.push_back("config: port " + P.Name + " attached to program " + P.Program + " (" +
-                   std::to_string(Prog) + ")");
+    Run.Touched.insert(P.Name);
+    Run.Paused.push_back(idOf(R, "port"));
+    Run.Done.push_back("config: port " + P.Name + " attached to program " + P.Program + " (" +
+                       std::to_string(Prog) + ")");
   }
-  // 5. xsk consumers gone from the file are unbound (a detach may have
-  // unbound them already); new or changed ones, and those whose ports were
-  // detached or attached above, are bound.
+  return false;
+}
+
+// 5. xsk consumers gone from the file are unbound (a detach may have
+// unbound them already); new or changed ones, and those whose ports were
+// detached or attached above, are bound.
+bool ConfigApplier::bindXsks(Reload &Run) {
   for (auto It = Xsks.begin(); It != Xsks.end();) {
-    bool Kept = std::any_of(C->Xsks.begin(), C->Xsks.end(),
+    bool Kept = std::any_of(Run.C.Xsks.begin(), Run.C.Xsks.end(),
                             [&](const DaemonConfig::Entry &X) { return X.Name == It->first; });
     if (Kept) {
       ++It;
       continue;
     }
     Send("xsk unbind", Value::object().set("id", *It->second.Args.get("id")));
-    Done.push_back("config: xsk " + It->first + " unbound");
+    Run.Done.push_back("config: xsk " + It->first + " unbound");
     It = Xsks.erase(It);
   }
-  for (const DaemonConfig::Entry &X : C->Xsks) {
+  for (const DaemonConfig::Entry &X : Run.C.Xsks) {
     auto It = Xsks.find(X.Name);
-    if (It != Xsks.end() && It->second == X && !Touched.count(X.Args.get("port")->text()) &&
-        !Touched.count(X.Args.get("out")->text()))
+    if (It != Xsks.end() && It->second == X && !Run.Touched.count(X.Args.get("port")->text()) &&
+        !Run.Touched.count(X.Args.get("out")->text()))
       continue;
     Value R = Send("xsk bind", X.Args);
     if (!ok(R)) {
       Xsks.erase(X.Name);
-      if (Failed("line " + std::to_string(X.Line) + ": xsk " + X.Name + ": " + errorOf(R)))
-        return std::move(*First);
+      if (Run.failed("line " + std::to_string(X.Line) + ": xsk " + X.Name + ": " + errorOf(R)))
+        return true;
       continue;
     }
     Xsks[X.Name] = X;
-    Done.push_back("config: xsk " + X.Name + " bound to port " + X.Args.get("port")->text());
+    Run.Done.push_back("config: xsk " + X.Name + " bound to port " + X.Args.get("port")->text());
   }
-  for (uint32_t Port : Paused) {
+  return false;
+}
+
+// The ports attached in 4 start receiving, their xsk consumers bound (5).
+bool ConfigApplier::resumePorts(Reload &Run) {
+  for (uint32_t Port : Run.Paused) {
     Value R = Send("net resume", Value::object().set("port", Port));
-    if (!ok(R) && Failed("port " + std::to_string(Port) + ": " + errorOf(R)))
-      return std::move(*First);
+    if (!ok(R) && Run.failed("port " + std::to_string(Port) + ": " + errorOf(R)))
+      return true;
   }
-  // 6. Programs gone from the file are unloaded once no port runs them.
+  return false;
+}
+
+// 6. Programs gone from the file are unloaded once no port runs them.
+bool ConfigApplier::unloadPrograms(Reload &Run) {
   for (auto It = Programs.begin(); It != Programs.end();) {
-    bool Kept = std::any_of(C->Programs.begin(), C->Programs.end(),
+    bool Kept = std::any_of(Run.C.Programs.begin(), Run.C.Programs.end(),
                             [&](const DaemonConfig::Entry &P) { return P.Name == It->first; });
     if (Kept) {
       ++It;
       continue;
     }
     Value R = Send("prog unload", Value::object().set("id", It->second.Id));
-    if (!ok(R) && Failed("program " + It->first + ": " + errorOf(R)))
-      return std::move(*First);
-    Done.push_back("config: program " + It->first + " unloaded");
+    if (!ok(R) && Run.failed("program " + It->first + ": " + errorOf(R)))
+      return true;
+    Run.Done.push_back("config: program " + It->first + " unloaded");
     It = Programs.erase(It);
   }
-  if (First)
-    return std::move(*First);
-  return Done;
+  return false;
 }
 
 namespace {

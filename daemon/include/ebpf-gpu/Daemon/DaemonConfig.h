@@ -88,6 +88,16 @@ private:
     DaemonConfig::Entry Line;
     uint32_t Port = 0, Prog = 0;
   };
+  /// apply()'s steps, in their order, sharing one Reload; each returns
+  /// true when an error ends the reload (`Strict`), the error in it.
+  struct Reload;
+  bool loadPrograms(Reload &Run);
+  bool detachPorts(Reload &Run);
+  bool replacePrograms(Reload &Run);
+  bool attachPorts(Reload &Run);
+  bool bindXsks(Reload &Run);
+  bool resumePorts(Reload &Run);
+  bool unloadPrograms(Reload &Run);
   /// Puts program NAME's saved maps (if any) into program `Id`.
   std::string restoreState(const std::string &Name, uint32_t Id);
   /// The map ids of program `Id` and each map's description (map show).
