@@ -63,23 +63,8 @@ MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Insn
                       Dir);
   }
   switch (B.K) {
-  case Kind::Packet: {
-    if (B.SMin < 0)
-      return fail(Pc, std::string("packet ") + Dir + " through " + Rn +
-                          ", whose variable offset may be negative (" +
-                          std::to_string(B.SMin) + ".." + std::to_string(B.SMax) + ")",
-                  "nonnegative(" + Rn + ".offset)");
-    auto It = S.PacketRange.find(B.Id);
-    int64_t Have = It == S.PacketRange.end() ? 0 : It->second;
-    int64_t At = B.Off + InsnOff;
-    if (At < 0 || At + int64_t(Size) > Have)
-      return fail(Pc, std::string("packet ") + Dir + " of " + W + " bytes at offset " +
-                          std::to_string(At) + (B.Id ? " (after a variable offset)" : "") +
-                          " not proven within packet (have " + std::to_string(Have) + ")",
-                  "valid_access(" + Rn + ".offset" + hexOff(InsnOff) + ", width=" + W + ") for " + Dir);
-    Res.WritesPacket |= Write;
-    return std::nullopt;
-  }
+  case Kind::Packet:
+    return packetAccess(Pc, S, B, Rn, InsnOff, Size, Write);
   case Kind::PacketMeta: {
     int64_t At = B.Off + InsnOff;
     if (At < 0 || At + int64_t(Size) > S.MetaRange)
@@ -93,46 +78,8 @@ MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Insn
   case Kind::Stack:
     return stackAccess(Pc, S, B, Lo, Hi, Size, Write, AllowUninitStack);
   case Kind::MapValue:
-  case Kind::RawMem: {
-    // An xskmap's lookup is the kernel's PTR_TO_XDP_SOCK, which the program
-    // may null-check and compare, not write (check_mem_access); the kernel
-    // lets it read the 4-byte queue_id at offset 0 (struct bpf_xdp_sock),
-    // which has no meaning here yet (the consumer's binding is the
-    // runtime's), so every read is refused, with the kernel's words.
-    if (B.K == Kind::MapValue && Maps[B.Aux].Type == EBPFGPU_MAP_XSKMAP) {
-      int64_t Off = B.Off + InsnOff;
-      if (Write)
-        return fail(Pc, Rn + " cannot write into xdp_sock", "writable(" + Rn + ")");
-      return fail(Pc, Rn + " invalid xdp_sock access off=" + std::to_string(Off) + " size=" + W +
-                          (Off == 0 && Size == 4
-                               ? " (the kernel's queue_id: not available off the kernel)"
-                               : ""),
-                  "no_access(xdp_sock)");
-    }
-    uint64_t Limit = B.K == Kind::RawMem ? Opts.RawMemSize : Maps[B.Aux].ValueSize;
-    std::string Obj = B.K == Kind::RawMem ? "input memory"
-                                          : "the " + std::to_string(Limit) + "-byte value of map '" +
-                                                Maps[B.Aux].Name + "'";
-    if (Lo < 0 || Hi + int64_t(Size) > int64_t(Limit))
-      return fail(Pc, std::string(B.K == Kind::RawMem ? "memory " : "map value ") + Dir + " of " +
-                          W + " bytes at offset " + std::to_string(Lo) +
-                          (Lo != Hi ? ".." + std::to_string(Hi) : "") + " is outside " + Obj,
-                  "valid_access(" + Rn + ".offset" + hexOff(InsnOff) + ", width=" + W + ") for " + Dir);
-    if (Write && B.K == Kind::MapValue && programReadOnly(Maps[B.Aux]))
-      return fail(Pc, "write to read-only map '" + Maps[B.Aux].Name + "'", "writable(" + Rn + ")");
-    if (!Write && B.K == Kind::MapValue && programWriteOnly(Maps[B.Aux]))
-      return fail(Pc, "read from write-only map '" + Maps[B.Aux].Name + "'",
-                  "readable(" + Rn + ")");
-    // Only bpf_spin_lock and bpf_spin_unlock touch the lock (the kernel's
-    // check_map_access, for loads, stores and helpers alike).
-    if (int32_t L = B.K == Kind::MapValue ? Maps[B.Aux].SpinLockOff : -1;
-        L >= 0 && Lo < L + 4 && L < Hi + int64_t(Size))
-      return fail(Pc, "bpf_spin_lock cannot be accessed directly by load/store (" + Dir +
-                          " of " + W + " bytes at offset " + std::to_string(Lo) +
-                          " of the value of map '" + Maps[B.Aux].Name + "')",
-                  "no_access(bpf_spin_lock)");
-    return std::nullopt;
-  }
+  case Kind::RawMem:
+    return mapValueAccess(Pc, B, Rn, InsnOff, Lo, Hi, Size, Write);
   case Kind::AllocMem: {
     if (Lo < 0 || Hi + int64_t(Size) > int64_t(B.Aux))
       return fail(Pc, "ring buffer record " + Dir + " of " + W + " bytes at offset " +
@@ -154,41 +101,13 @@ MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Insn
                       Dir);
     return std::nullopt;
   }
-  case Kind::DynptrSlice: {
-    uint32_t Limit = sliceSize(B.Aux);
-    if (Write && !(B.Aux & SliceWritable))
-      return fail(Pc, "write of " + W + " bytes through " + Rn +
-                          ", a slice of bpf_dynptr_slice: it is read-only (bpf_dynptr_slice_rdwr "
-                          "gives a writable one)",
-                  "writable(" + Rn + ")");
-    if (Lo < 0 || Hi + int64_t(Size) > int64_t(Limit))
-      return fail(Pc, "dynptr slice " + Dir + " of " + W + " bytes at offset " +
-                          std::to_string(Lo) + (Lo != Hi ? ".." + std::to_string(Hi) : "") +
-                          " is outside the " + std::to_string(Limit) + "-byte slice",
-                  "valid_access(" + Rn + ".offset" + hexOff(InsnOff) + ", width=" + W + ") for " +
-                      Dir);
-    Res.WritesPacket |= Write;
-    return std::nullopt;
-  }
+  case Kind::DynptrSlice:
+    return dynptrSliceAccess(Pc, B, Rn, InsnOff, Lo, Hi, Size, Write);
   case Kind::DynptrSliceOrNull:
     return fail(Pc, Rn + " may be null: dynptr slice " + Dir + " without a null check",
                 "not_null(" + Rn + ")");
-  case Kind::MapKey: {
-    // The kernel's wording (check_mem_access): a callback reads the key of
-    // the element it is given, never changes it.
-    if (Write)
-      return fail(Pc, "write to change key " + Rn + " not allowed: bpf_for_each_map_elem's "
-                      "callback may only read the key of map '" + Maps[B.Aux].Name + "'",
-                  "writable(" + Rn + ")");
-    uint64_t Limit = Maps[B.Aux].KeySize;
-    if (Lo < 0 || Hi + int64_t(Size) > int64_t(Limit))
-      return fail(Pc, "map key " + Dir + " of " + W + " bytes at offset " + std::to_string(Lo) +
-                          (Lo != Hi ? ".." + std::to_string(Hi) : "") + " is outside the " +
-                          std::to_string(Limit) + "-byte key of map '" + Maps[B.Aux].Name + "'",
-                  "valid_access(" + Rn + ".offset" + hexOff(InsnOff) + ", width=" + W + ") for " +
-                      Dir);
-    return std::nullopt;
-  }
+  case Kind::MapKey:
+    return mapKeyAccess(Pc, B, Rn, InsnOff, Lo, Hi, Size, Write);
   case Kind::AllocMemOrNull:
     return fail(Pc, Rn + " may be null: ring buffer record " + Dir + " without a null check",
                 "not_null(" + Rn + ")");
@@ -205,6 +124,123 @@ MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Insn
     return fail(Pc, Dir + " through " + Rn + ", which is a " + kindName(B.K) + ", not a pointer to memory",
                 "valid_access(" + Rn + ")");
   }
+}
+
+/// Kind::Packet: bytes [Off + InsnOff, + Size) past the packet pointer `B`, within the
+/// range its checks against data_end proved.
+MaybeDiag Verifier::packetAccess(uint32_t Pc, const State &S, const Reg &B, const std::string &Rn,
+                                 int64_t InsnOff, unsigned Size, bool Write) {
+  std::string Dir = Write ? "write" : "read";
+  std::string W = std::to_string(Size);
+  if (B.SMin < 0)
+    return fail(Pc, std::string("packet ") + Dir + " through " + Rn +
+                        ", whose variable offset may be negative (" +
+                        std::to_string(B.SMin) + ".." + std::to_string(B.SMax) + ")",
+                "nonnegative(" + Rn + ".offset)");
+  auto It = S.PacketRange.find(B.Id);
+  int64_t Have = It == S.PacketRange.end() ? 0 : It->second;
+  int64_t At = B.Off + InsnOff;
+  if (At < 0 || At + int64_t(Size) > Have)
+    return fail(Pc, std::string("packet ") + Dir + " of " + W + " bytes at offset " +
+                        std::to_string(At) + (B.Id ? " (after a variable offset)" : "") +
+                        " not proven within packet (have " + std::to_string(Have) + ")",
+                "valid_access(" + Rn + ".offset" + hexOff(InsnOff) + ", width=" + W + ") for " + Dir);
+  Res.WritesPacket |= Write;
+  return std::nullopt;
+}
+
+/// Kind::MapValue and Kind::RawMem: bytes [Lo, Hi + Size) within the value
+/// or the input memory, as the map allows (xskmap, read- or write-only, the
+/// spin lock).
+MaybeDiag Verifier::mapValueAccess(uint32_t Pc, const Reg &B, const std::string &Rn,
+                                   int64_t InsnOff, int64_t Lo, int64_t Hi, unsigned Size,
+                                   bool Write) {
+  std::string Dir = Write ? "write" : "read";
+  std::string W = std::to_string(Size);
+  // An xskmap's lookup is the kernel's PTR_TO_XDP_SOCK, which the program
+  // may null-check and compare, not write (check_mem_access); the kernel
+  // lets it read the 4-byte queue_id at offset 0 (struct bpf_xdp_sock),
+  // which has no meaning here yet (the consumer's binding is the
+  // runtime's), so every read is refused, with the kernel's words.
+  if (B.K == Kind::MapValue && Maps[B.Aux].Type == EBPFGPU_MAP_XSKMAP) {
+    int64_t Off = B.Off + InsnOff;
+    if (Write)
+      return fail(Pc, Rn + " cannot write into xdp_sock", "writable(" + Rn + ")");
+    return fail(Pc, Rn + " invalid xdp_sock access off=" + std::to_string(Off) + " size=" + W +
+                        (Off == 0 && Size == 4
+                             ? " (the kernel's queue_id: not available off the kernel)"
+                             : ""),
+                "no_access(xdp_sock)");
+  }
+  uint64_t Limit = B.K == Kind::RawMem ? Opts.RawMemSize : Maps[B.Aux].ValueSize;
+  std::string Obj = B.K == Kind::RawMem ? "input memory"
+                                        : "the " + std::to_string(Limit) + "-byte value of map '" +
+                                              Maps[B.Aux].Name + "'";
+  if (Lo < 0 || Hi + int64_t(Size) > int64_t(Limit))
+    return fail(Pc, std::string(B.K == Kind::RawMem ? "memory " : "map value ") + Dir + " of " +
+                        W + " bytes at offset " + std::to_string(Lo) +
+                        (Lo != Hi ? ".." + std::to_string(Hi) : "") + " is outside " + Obj,
+                "valid_access(" + Rn + ".offset" + hexOff(InsnOff) + ", width=" + W + ") for " + Dir);
+  if (Write && B.K == Kind::MapValue && programReadOnly(Maps[B.Aux]))
+    return fail(Pc, "write to read-only map '" + Maps[B.Aux].Name + "'", "writable(" + Rn + ")");
+  if (!Write && B.K == Kind::MapValue && programWriteOnly(Maps[B.Aux]))
+    return fail(Pc, "read from write-only map '" + Maps[B.Aux].Name + "'",
+                "readable(" + Rn + ")");
+  // Only bpf_spin_lock and bpf_spin_unlock touch the lock (the kernel's
+  // check_map_access, for loads, stores and helpers alike).
+  if (int32_t L = B.K == Kind::MapValue ? Maps[B.Aux].SpinLockOff : -1;
+      L >= 0 && Lo < L + 4 && L < Hi + int64_t(Size))
+    return fail(Pc, "bpf_spin_lock cannot be accessed directly by load/store (" + Dir +
+                        " of " + W + " bytes at offset " + std::to_string(Lo) +
+                        " of the value of map '" + Maps[B.Aux].Name + "')",
+                "no_access(bpf_spin_lock)");
+  return std::nullopt;
+}
+
+/// Kind::DynptrSlice: bytes [Lo, Hi + Size) within the slice, written only
+/// through a writable one.
+MaybeDiag Verifier::dynptrSliceAccess(uint32_t Pc, const Reg &B, const std::string &Rn,
+                                      int64_t InsnOff, int64_t Lo, int64_t Hi, unsigned Size,
+                                      bool Write) {
+  std::string Dir = Write ? "write" : "read";
+  std::string W = std::to_string(Size);
+  uint32_t Limit = sliceSize(B.Aux);
+  if (Write && !(B.Aux & SliceWritable))
+    return fail(Pc, "write of " + W + " bytes through " + Rn +
+                        ", a slice of bpf_dynptr_slice: it is read-only (bpf_dynptr_slice_rdwr "
+                        "gives a writable one)",
+                "writable(" + Rn + ")");
+  if (Lo < 0 || Hi + int64_t(Size) > int64_t(Limit))
+    return fail(Pc, "dynptr slice " + Dir + " of " + W + " bytes at offset " +
+                        std::to_string(Lo) + (Lo != Hi ? ".." + std::to_string(Hi) : "") +
+                        " is outside the " + std::to_string(Limit) + "-byte slice",
+                "valid_access(" + Rn + ".offset" + hexOff(InsnOff) + ", width=" + W + ") for " +
+                    Dir);
+  Res.WritesPacket |= Write;
+  return std::nullopt;
+}
+
+/// Kind::MapKey: bytes [Lo, Hi + Size) of the key a callback is given, read
+/// only.
+MaybeDiag Verifier::mapKeyAccess(uint32_t Pc, const Reg &B, const std::string &Rn,
+                                 int64_t InsnOff, int64_t Lo, int64_t Hi, unsigned Size,
+                                 bool Write) {
+  std::string Dir = Write ? "write" : "read";
+  std::string W = std::to_string(Size);
+  // The kernel's wording (check_mem_access): a callback reads the key of
+  // the element it is given, never changes it.
+  if (Write)
+    return fail(Pc, "write to change key " + Rn + " not allowed: bpf_for_each_map_elem's "
+                    "callback may only read the key of map '" + Maps[B.Aux].Name + "'",
+                "writable(" + Rn + ")");
+  uint64_t Limit = Maps[B.Aux].KeySize;
+  if (Lo < 0 || Hi + int64_t(Size) > int64_t(Limit))
+    return fail(Pc, "map key " + Dir + " of " + W + " bytes at offset " + std::to_string(Lo) +
+                        (Lo != Hi ? ".." + std::to_string(Hi) : "") + " is outside the " +
+                        std::to_string(Limit) + "-byte key of map '" + Maps[B.Aux].Name + "'",
+                "valid_access(" + Rn + ".offset" + hexOff(InsnOff) + ", width=" + W + ") for " +
+                    Dir);
+  return std::nullopt;
 }
 
 /// Kind::Stack: bytes [Lo, Hi + Size) of the frame `B` points to, within

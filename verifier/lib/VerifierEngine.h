@@ -109,6 +109,19 @@ private:
   MaybeDiag access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Off,
                    unsigned Size, bool Write, const char *What,
                    bool AllowUninitStack = false);
+  /// access() through a packet pointer `B` (named `Rn`).
+  MaybeDiag packetAccess(uint32_t Pc, const State &S, const Reg &B, const std::string &Rn,
+                         int64_t InsnOff, unsigned Size, bool Write);
+  /// access() through a pointer `B` (named `Rn`) to a map value or the raw
+  /// input memory, a dynptr slice, or a callback's map key: its bytes
+  /// [Lo, Hi + Size).
+  MaybeDiag mapValueAccess(uint32_t Pc, const Reg &B, const std::string &Rn, int64_t InsnOff,
+                           int64_t Lo, int64_t Hi, unsigned Size, bool Write);
+  MaybeDiag dynptrSliceAccess(uint32_t Pc, const Reg &B, const std::string &Rn,
+                              int64_t InsnOff, int64_t Lo, int64_t Hi, unsigned Size,
+                              bool Write);
+  MaybeDiag mapKeyAccess(uint32_t Pc, const Reg &B, const std::string &Rn, int64_t InsnOff,
+                         int64_t Lo, int64_t Hi, unsigned Size, bool Write);
   /// access() through a stack pointer `B`, its bytes [Lo, Hi + Size).
   MaybeDiag stackAccess(uint32_t Pc, State &S, const Reg &B, int64_t Lo, int64_t Hi,
                         unsigned Size, bool Write, bool AllowUninitStack);
