@@ -185,6 +185,14 @@ static_assert(MaxDataplanePorts < 256);
 constexpr uint8_t ExceptionDest = 0xfe, NoDest = 0xff;
 static_assert(MaxDataplanePorts < ExceptionDest);
 
+/// What act() counts in one batch, added to its task's counters once at
+/// the end (countActs).
+struct ActCounts {
+  uint64_t Packets[NumXdpActions] = {}, Bytes[NumXdpActions] = {};
+  uint64_t Invalid = 0, Unknown = 0, PassDropped = 0, Oversized = 0;
+  uint64_t Copies = 0, CopyFailed = 0, ToCpu = 0, ToXsk = 0, XskRefused = 0;
+};
+
 using TaskList = std::vector<Task *>;
 
 struct Worker {
@@ -242,6 +250,16 @@ struct Dataplane::Impl {
   void drain(Worker &W, Task &T);
   void failBatch(Task &T, Slot &S, BatchExecutor &Exec, const Error &E);
   void act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *Staged);
+  // act()'s pieces, per packet or per batch: inline, defined beside act()
+  // (the worker's file), the only place they are called.
+  /// Where a packet of task `T` that the program redirects to `Ifindex`
+  /// goes (a port id, ExceptionDest, or NoDest), each port marked in `Used`;
+  /// a broadcast's other ports in `Copy` (broadcastPorts).
+  inline uint8_t redirectDest(Task &T, uint64_t Ifindex, bool HasException, Port **Used,
+                              uint32_t &Copy, ActCounts &N);
+  /// A copy of `M` in T.Copies for each port in `Copy` (bit id - 1).
+  inline void copyBroadcast(Task &T, rte_mbuf *M, uint32_t Copy, ActCounts &N);
+  inline void countActs(Task &T, const ActCounts &N);
   /// act()'s second half: frees the packets of slot `S` that go nowhere
   /// (`Staged`: straight back to the pool) and sends the others, and the
   /// broadcasts' copies, to the ports `Used` marks and (`UsedException`)

@@ -338,9 +338,7 @@ void Dataplane::Impl::drain(Worker &W, Task &T) {
 void Dataplane::Impl::act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *Staged) {
   PacketBatch &Batch = S.Batch;
   const size_t Count = S.Held.size();
-  uint64_t Packets[NumXdpActions] = {}, Bytes[NumXdpActions] = {};
-  uint64_t Invalid = 0, Unknown = 0, PassDropped = 0, Oversized = 0;
-  uint64_t Copies = 0, CopyFailed = 0, ToCpu = 0, ToXsk = 0, XskRefused = 0;
+  ActCounts N;
   // Where REDIRECT and TX go, read from the table once per batch: a port
   // detached meanwhile stays open until this batch has passed a quiescent
   // point.
@@ -355,11 +353,11 @@ void Dataplane::Impl::act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *St
     uint64_t V = Staged ? Staged[I].action : Batch.verdict(I);
     uint32_t Len = Staged ? Staged[I].length : Batch.length(I);
     if (unlikely(V >= NumXdpActions)) {
-      ++Invalid;
+      ++N.Invalid;
       V = uint64_t(XdpAction::Aborted);
     }
-    ++Packets[V];
-    Bytes[V] += Len;
+    ++N.Packets[V];
+    N.Bytes[V] += Len;
     uint8_t D = NoDest;
     // A broadcast's ports (EBPFGPU_REDIRECT_BROADCAST) that get a copy;
     // the packet itself goes to the last of them, D.
@@ -371,60 +369,14 @@ void Dataplane::Impl::act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *St
       break;
     case XdpAction::Redirect: {
       uint64_t Ifindex = Staged ? Staged[I].redirect_target : Batch.redirectTarget(I);
-      if (unlikely(Ifindex & EBPFGPU_REDIRECT_BROADCAST)) {
-        D = broadcastPorts(uint32_t(Ifindex), Used, Copy, CopyFailed);
-        if (D == NoDest)
-          ++Unknown;
-        break;
-      }
-      if (unlikely(Ifindex & EBPFGPU_REDIRECT_CPU)) {
-        // Into a cpumap: the kernel's network stack would take it on that
-        // CPU; here, the port's exception port, as XDP_PASS.
-        ++ToCpu;
-        if (HasException)
-          D = ExceptionDest;
-        else
-          ++PassDropped;
-        break;
-      }
-      if (unlikely(Ifindex & EBPFGPU_REDIRECT_XSK)) {
-        // Into an xskmap: its consumer's port, if the consumer is bound to
-        // this packet's port and queue; else dropped, as the kernel's
-        // xsk_rcv refuses a socket bound elsewhere (docs/MAPS.md).
-        const uint64_t Id = Ifindex & ~uint64_t(EBPFGPU_REDIRECT_XSK);
-        const uint32_t W = Id >= 1 && Id <= MaxXskConsumers
-                               ? Xsk[Id].load(std::memory_order_acquire)
-                               : 0;
-        const XskConsumer C = unpackXsk(W);
-        Port *To = W && C.Ifindex == T.P.Id && C.Queue == T.Queue && C.Port >= 1 &&
-                           C.Port <= MaxDataplanePorts
-                       ? Table[C.Port].load(std::memory_order_acquire)
-                       : nullptr;
-        if (To) {
-          D = uint8_t(C.Port);
-          Used[D] = To;
-          ++ToXsk;
-        } else {
-          ++XskRefused;
-        }
-        break;
-      }
-      Port *To = Ifindex >= 1 && Ifindex <= MaxDataplanePorts
-                     ? Table[Ifindex].load(std::memory_order_acquire)
-                     : nullptr;
-      if (To) {
-        D = uint8_t(Ifindex);
-        Used[D] = To;
-      } else {
-        ++Unknown;
-      }
+      D = redirectDest(T, Ifindex, HasException, Used, Copy, N);
       break;
     }
     case XdpAction::Pass:
       if (HasException)
         D = ExceptionDest;
       else
-        ++PassDropped;
+        ++N.PassDropped;
       break;
     case XdpAction::Aborted:
     case XdpAction::Drop:
@@ -443,26 +395,13 @@ void Dataplane::Impl::act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *St
         M->pkt_len = Len;
       } else if (!ReadOnly &&
                  unlikely(!dpdk::storeResult(M, Batch.data(I), Len))) {
-        ++Oversized;
+        ++N.Oversized;
         D = NoDest;
-        CopyFailed += __builtin_popcount(Copy);
+        N.CopyFailed += __builtin_popcount(Copy);
         Copy = 0;
       }
     }
-    // Copies rather than indirect mbufs sharing M's buffer: each port gets
-    // a frame of its own (a staged batch's originals must keep one
-    // reference each to go straight back to the pool), and a copy of a
-    // small frame costs what attaching one does.
-    for (; unlikely(Copy); Copy &= Copy - 1) {
-      uint8_t To = uint8_t(__builtin_ctz(Copy) + 1);
-      rte_mbuf *C = rte_pktmbuf_copy(M, Pool, 0, UINT32_MAX);
-      if (!C) {
-        ++CopyFailed;
-        continue;
-      }
-      T.Copies.push_back({To, C});
-      ++Copies;
-    }
+    copyBroadcast(T, M, Copy, N);
     T.Dest[I] = D;
     if (D == NoDest)
       T.Free.push_back(M);
@@ -470,29 +409,103 @@ void Dataplane::Impl::act(Worker &W, Task &T, Slot &S, const ebpfgpu_verdict *St
       UsedException = true;
   }
   transmit(W, T, S, Used, UsedException, Staged != nullptr);
-  for (unsigned A = 0; A < NumXdpActions; ++A)
-    if (Packets[A]) {
-      T.ActPackets[A].add(Packets[A]);
-      T.ActBytes[A].add(Bytes[A]);
-    }
-  if (Invalid | Unknown | PassDropped | Oversized) {
-    T.Invalid.add(Invalid);
-    T.RedirectUnknown.add(Unknown);
-    T.PassDropped.add(PassDropped);
-    T.Oversized.add(Oversized);
-  }
-  if (Copies | CopyFailed | ToCpu | ToXsk | XskRefused) {
-    T.BroadcastCopies.add(Copies);
-    T.BroadcastFailed.add(CopyFailed);
-    T.RedirectCpu.add(ToCpu);
-    T.RedirectXsk.add(ToXsk);
-    T.XskRefused.add(XskRefused);
-  }
+  countActs(T, N);
   S.Held.clear();
   Batch.clear();
   uint64_t Done = rte_rdtsc();
   T.Latency.record((Done - S.StartTsc) * 1000000000 / Hz);
   T.LastDoneTsc.add(Done - T.LastDoneTsc.get());
+}
+
+inline uint8_t Dataplane::Impl::redirectDest(Task &T, uint64_t Ifindex, bool HasException,
+                                             Port **Used, uint32_t &Copy, ActCounts &N) {
+  uint8_t D = NoDest;
+  if (unlikely(Ifindex & EBPFGPU_REDIRECT_BROADCAST)) {
+    D = broadcastPorts(uint32_t(Ifindex), Used, Copy, N.CopyFailed);
+    if (D == NoDest)
+      ++N.Unknown;
+    return D;
+  }
+  if (unlikely(Ifindex & EBPFGPU_REDIRECT_CPU)) {
+    // Into a cpumap: the kernel's network stack would take it on that
+    // CPU; here, the port's exception port, as XDP_PASS.
+    ++N.ToCpu;
+    if (HasException)
+      D = ExceptionDest;
+    else
+      ++N.PassDropped;
+    return D;
+  }
+  if (unlikely(Ifindex & EBPFGPU_REDIRECT_XSK)) {
+    // Into an xskmap: its consumer's port, if the consumer is bound to
+    // this packet's port and queue; else dropped, as the kernel's
+    // xsk_rcv refuses a socket bound elsewhere (docs/MAPS.md).
+    const uint64_t Id = Ifindex & ~uint64_t(EBPFGPU_REDIRECT_XSK);
+    const uint32_t W = Id >= 1 && Id <= MaxXskConsumers
+                           ? Xsk[Id].load(std::memory_order_acquire)
+                           : 0;
+    const XskConsumer C = unpackXsk(W);
+    Port *To = W && C.Ifindex == T.P.Id && C.Queue == T.Queue && C.Port >= 1 &&
+                       C.Port <= MaxDataplanePorts
+                   ? Table[C.Port].load(std::memory_order_acquire)
+                   : nullptr;
+    if (To) {
+      D = uint8_t(C.Port);
+      Used[D] = To;
+      ++N.ToXsk;
+    } else {
+      ++N.XskRefused;
+    }
+    return D;
+  }
+  Port *To = Ifindex >= 1 && Ifindex <= MaxDataplanePorts
+                 ? Table[Ifindex].load(std::memory_order_acquire)
+                 : nullptr;
+  if (To) {
+    D = uint8_t(Ifindex);
+    Used[D] = To;
+  } else {
+    ++N.Unknown;
+  }
+  return D;
+}
+
+inline void Dataplane::Impl::copyBroadcast(Task &T, rte_mbuf *M, uint32_t Copy, ActCounts &N) {
+  // Copies rather than indirect mbufs sharing M's buffer: each port gets
+  // a frame of its own (a staged batch's originals must keep one
+  // reference each to go straight back to the pool), and a copy of a
+  // small frame costs what attaching one does.
+  for (; unlikely(Copy); Copy &= Copy - 1) {
+    uint8_t To = uint8_t(__builtin_ctz(Copy) + 1);
+    rte_mbuf *C = rte_pktmbuf_copy(M, Pool, 0, UINT32_MAX);
+    if (!C) {
+      ++N.CopyFailed;
+      continue;
+    }
+    T.Copies.push_back({To, C});
+    ++N.Copies;
+  }
+}
+
+inline void Dataplane::Impl::countActs(Task &T, const ActCounts &N) {
+  for (unsigned A = 0; A < NumXdpActions; ++A)
+    if (N.Packets[A]) {
+      T.ActPackets[A].add(N.Packets[A]);
+      T.ActBytes[A].add(N.Bytes[A]);
+    }
+  if (N.Invalid | N.Unknown | N.PassDropped | N.Oversized) {
+    T.Invalid.add(N.Invalid);
+    T.RedirectUnknown.add(N.Unknown);
+    T.PassDropped.add(N.PassDropped);
+    T.Oversized.add(N.Oversized);
+  }
+  if (N.Copies | N.CopyFailed | N.ToCpu | N.ToXsk | N.XskRefused) {
+    T.BroadcastCopies.add(N.Copies);
+    T.BroadcastFailed.add(N.CopyFailed);
+    T.RedirectCpu.add(N.ToCpu);
+    T.RedirectXsk.add(N.ToXsk);
+    T.XskRefused.add(N.XskRefused);
+  }
 }
 
 void Dataplane::Impl::transmit(Worker &W, Task &T, Slot &S, Port *const *Used,
