@@ -110,9 +110,10 @@ int errnoResult(const ebpf_gpu_map *M, const char *What, int64_t Rc) {
 
 /// Whether `M`'s shape (or its flags, `What` "map_flags") may still be
 /// set to `N` (`What`, for messages): opened, from an eBPF object, not
-/// global data, N above 0. 0 or a negative errno: -EBUSY once loaded
-/// (libbpf's), -EOPNOTSUPP for a .gpu.o (its code has the shapes compiled
-/// in), -EINVAL otherwise.
+/// global data (but for its value size, libbpf's resizable sections), N
+/// above 0. 0 or a negative errno: -EBUSY once loaded (libbpf's),
+/// -EOPNOTSUPP for a .gpu.o (its code has the shapes compiled in), -EINVAL
+/// otherwise.
 int checkResizable(const ebpf_gpu_map *M, const char *What, uint32_t N) {
   if (!M)
     return failWith(EINVAL, "no map (NULL)");
@@ -129,12 +130,34 @@ int checkResizable(const ebpf_gpu_map *M, const char *What, uint32_t N) {
                                                "--map-key-size, --map-value-size, --inner-map)"));
   // (A global data map as the outer one of set_inner_map is refused
   // there, as no map of maps.)
-  if (M->Info.GlobalData && std::string(What) != "the inner map")
-    return failWith(std::string(What) == "the value size" ? EOPNOTSUPP : EINVAL,
-                    Ctx + (Flags ? "global data has its section's flags"
-                                 : "global data is sized by its section"));
+  if (M->Info.GlobalData && std::string(What) != "the inner map" &&
+      std::string(What) != "the value size")
+    return failWith(EINVAL, Ctx + (Flags ? "global data has its section's flags"
+                                         : "global data is sized by its section"));
   if (N == 0)
     return failWith(EINVAL, Ctx + "must be above 0");
+  return 0;
+}
+
+/// Gives global data `M` host memory of `Size` bytes of its own (a new
+/// address, as libbpf's mmap of a resized section), its bytes kept up to
+/// the smaller size, the rest zero. 0 or -ENOMEM.
+int resizeData(ebpf_gpu_map &M, uint32_t Size) {
+  uint8_t *Old = M.Data;
+  size_t OldSize = M.Size, OldMapped = M.Mapped;
+  M.Data = nullptr;
+  M.Info.ValueSize = Size;
+  if (!allocData(M, Old ? std::vector<uint8_t>(Old, Old + std::min<size_t>(OldSize, Size))
+                        : std::vector<uint8_t>())) {
+    M.Data = Old;
+    M.Size = OldSize;
+    M.Mapped = OldMapped;
+    M.Info.ValueSize = uint32_t(OldSize);
+    return failWith(ENOMEM, "map '" + M.Info.Name + "': the value size: out of memory for " +
+                                std::to_string(Size) + " bytes");
+  }
+  if (Old)
+    munmap(Old, OldMapped);
   return 0;
 }
 
@@ -187,6 +210,11 @@ int ebpf_gpu_map__set_key_size(struct ebpf_gpu_map *map, uint32_t size) {
 int ebpf_gpu_map__set_value_size(struct ebpf_gpu_map *map, uint32_t size) {
   if (int E = checkResizable(map, "the value size", size))
     return E;
+  // Global data: the section resized (ObjectReader's resizeDataSection
+  // does the rest at load: the verifier, the compiler and the BTF see it).
+  if (map->Info.GlobalData && size != map->Info.ValueSize)
+    if (int E = resizeData(*map, size))
+      return E;
   map->Info.ValueSize = size;
   setOption(map->Prog->Request.ValueSizes, map->Info.Name, size);
   return 0;

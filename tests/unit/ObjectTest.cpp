@@ -2,6 +2,7 @@
 //
 // Object reader on the sample objects and on bad input.
 
+#include "ebpf-gpu/Loader/BtfFormat.h"
 #include "ebpf-gpu/Object/Object.h"
 
 #include <gtest/gtest.h>
@@ -86,6 +87,76 @@ TEST(Object, GlobalDataSetBeforeLoadAndItsVariables) {
   ASSERT_NE(Bss, Counts->Maps.end());
   EXPECT_EQ(Bss->Variables, (std::vector<std::pair<std::string, uint64_t>>{
                                 {"packets", 0}, {"dropped", 8}, {"traffic", 16}}));
+}
+
+const object::MapSpec *mapNamed(const object::ObjectSpec &Obj, const std::string &Name) {
+  for (const object::MapSpec &M : Obj.Maps)
+    if (M.Name == Name)
+      return &M;
+  return nullptr;
+}
+
+/// `M`'s initial bytes as the object's BTF prints them ("" without).
+std::string dumpOf(const object::ObjectSpec &Obj, const object::MapSpec &M) {
+  auto Btf = loader::BtfTypes::read(Obj.Btf);
+  if (!Btf || !M.BtfValueTypeId)
+    return "";
+  return Btf->format(M.BtfValueTypeId, M.InitialValue.data(), M.InitialValue.size())
+      .value_or("(unprintable)");
+}
+
+TEST(Object, GlobalDataBtfPlacedAsLibbpfDoes) {
+  // The object's DATASECs have size 0 and every variable at 0; the
+  // reader fills them in from the section and the symbols.
+  auto Obj = object::readObjectFile(std::string(EBPF_GPU_UNIT_INPUTS_DIR) + "/global_resize.o");
+  ASSERT_TRUE(Obj) << Obj.error().message();
+  const object::MapSpec *Data = mapNamed(*Obj, ".data");
+  ASSERT_TRUE(Data);
+  EXPECT_EQ(dumpOf(*Obj, *Data), R"({"gen":7,"marks":[1,2,3]})");
+  const object::MapSpec *NotArr = mapNamed(*Obj, ".data.notarr");
+  ASSERT_TRUE(NotArr);
+  EXPECT_EQ(dumpOf(*Obj, *NotArr), R"({"first":5,"last":6})");
+}
+
+TEST(Object, GlobalDataResizedAsLibbpfDoes) {
+  object::ReadOptions Opts;
+  Opts.ValueSizes = {{".data", 16}, {".bss", 72}, {".data.notarr", 20}};
+  auto Obj = object::readObjectFile(std::string(EBPF_GPU_UNIT_INPUTS_DIR) + "/global_resize.o",
+                                    Opts);
+  ASSERT_TRUE(Obj) << Obj.error().message();
+  // The last variable's array fills the section; the bytes are kept.
+  const object::MapSpec *Data = mapNamed(*Obj, ".data");
+  ASSERT_TRUE(Data);
+  EXPECT_EQ(Data->ValueSize, 16u);
+  EXPECT_EQ(Data->InitialValue, (std::vector<uint8_t>{7, 0, 0, 0, 1, 0, 2, 0, 3, 0, 0, 0, 0, 0,
+                                                      0, 0}));
+  EXPECT_EQ(dumpOf(*Obj, *Data), R"({"gen":7,"marks":[1,2,3,0,0,0]})");
+  const object::MapSpec *Bss = mapNamed(*Obj, ".bss");
+  ASSERT_TRUE(Bss);
+  EXPECT_EQ(dumpOf(*Obj, *Bss), R"({"hits":0,"slots":[0,0,0,0,0,0,0,0]})");
+  // The last variable is no array: the section is resized, its BTF type
+  // dropped (libbpf: "failed to adjust resized BTF, clearing BTF
+  // key/value info").
+  const object::MapSpec *NotArr = mapNamed(*Obj, ".data.notarr");
+  ASSERT_TRUE(NotArr);
+  EXPECT_EQ(NotArr->ValueSize, 20u);
+  EXPECT_EQ(NotArr->BtfValueTypeId, 0u);
+  // Bytes that are no whole number of elements: the same.
+  Opts.ValueSizes = {{".data", 15}};
+  auto Odd = object::readObjectFile(std::string(EBPF_GPU_UNIT_INPUTS_DIR) + "/global_resize.o",
+                                    Opts);
+  ASSERT_TRUE(Odd) << Odd.error().message();
+  EXPECT_EQ(mapNamed(*Odd, ".data")->ValueSize, 15u);
+  EXPECT_EQ(mapNamed(*Odd, ".data")->BtfValueTypeId, 0u);
+  EXPECT_EQ(mapNamed(*Odd, ".bss")->BtfValueTypeId, Bss->BtfValueTypeId);
+  // Past ebpf-gpu's limit on a section.
+  Opts.ValueSizes = {{".bss", 128u << 20}};
+  auto Big = object::readObjectFile(std::string(EBPF_GPU_UNIT_INPUTS_DIR) + "/global_resize.o",
+                                    Opts);
+  ASSERT_FALSE(Big);
+  EXPECT_NE(Big.error().message().find("value size of '.bss': 134217728 bytes of global data"),
+            std::string::npos)
+      << Big.error().message();
 }
 
 TEST(Object, RefusesBadInput) {

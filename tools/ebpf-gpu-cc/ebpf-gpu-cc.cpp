@@ -93,8 +93,9 @@ cl::list<std::string> MapKeySizes(
 cl::list<std::string> MapValueSizes(
     "map-value-size",
     cl::desc("MAP=BYTES: the value size of the object's map MAP, as user space sets it before "
-             "load (libbpf's bpf_map__set_value_size); the verifier checks the program against "
-             "it; repeatable"),
+             "load (libbpf's bpf_map__set_value_size; a global data section such as .bss "
+             "resized, its last array variable with it); the verifier checks the program "
+             "against it; repeatable"),
     cl::value_desc("MAP=BYTES"), cl::cat(Category));
 cl::opt<bool> NoVerify("no-verify",
                        cl::desc("Skip the safety verifier (for testing back ends on programs "

@@ -67,6 +67,27 @@ struct MapTable {
 };
 Expected<MapTable> readMaps(const ElfFile &Elf);
 
+/// The largest global data section ebpf-gpu takes (each becomes one array
+/// map value, in host and GPU memory). The kernel takes more (a .bss of
+/// 8 MiB loads on Linux 6.18); programs rarely have more than a few KiB.
+constexpr uint64_t MaxDataSectionBytes = 64u << 20;
+
+/// Fills in each global data section's DATASEC in the raw BTF `Btf` as
+/// libbpf does before the kernel sees it (an object leaves them 0): the
+/// section's size and its variables' offsets (MapSpec::Variables, from the
+/// ELF symbols), the variables in offset order. BTF that libbpf cannot
+/// parse is left as it is.
+void placeDataSections(std::vector<uint8_t> &Btf, const std::vector<MapSpec> &Maps);
+
+/// Resizes global data section `M` to `Size` bytes between open and load
+/// (libbpf's bpf_map__set_value_size): its initial bytes kept up to the
+/// smaller size, the rest zero; in `Btf` (placed), its last variable's
+/// array then fills the section. Where it cannot (the last variable is no
+/// array, or the bytes from it are no whole number of its elements) the
+/// map's BTF types are dropped, as libbpf drops them: dumps show the
+/// section's bytes in hex. Errors past MaxDataSectionBytes.
+MaybeError resizeDataSection(std::vector<uint8_t> &Btf, MapSpec &M, uint32_t Size);
+
 /// Line records of `.BTF.ext` by section name, keyed by instruction index.
 struct SourceLine {
   std::string File;

@@ -439,11 +439,6 @@ MaybeError readBtfMaps(const ElfFile &Elf, const ElfSection &Sec, MapTable &T) {
   return std::nullopt;
 }
 
-/// The largest global data section ebpf-gpu takes (each becomes one array
-/// map value, in host and GPU memory). The kernel takes more (a .bss of
-/// 8 MiB loads on Linux 6.18); programs rarely have more than a few KiB.
-constexpr uint64_t MaxDataSectionBytes = 64u << 20;
-
 /// The BTF type of data section `Name` (its DATASEC, as libbpf gives the
 /// kernel for a global data map's value), 0 without BTF that has one.
 uint32_t dataSectionTypeId(const ElfFile &Elf, const std::string &Name) {

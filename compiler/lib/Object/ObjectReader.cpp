@@ -104,8 +104,11 @@ MaybeError applyInnerMapTemplates(std::vector<MapSpec> &Maps, const ReadOptions 
 
 /// Sets the sizes the user gives (entries, key and value bytes) and the
 /// map flags; errors on a name that is no map of the object, and on
-/// global data (its size and flags are the section's).
-MaybeError applyMapSizes(std::vector<MapSpec> &Maps, const ReadOptions &Opts) {
+/// global data's entries, key size and flags (its section's). A global
+/// data section's value size resizes the section, as libbpf's does, its
+/// BTF in `Btf` (placed) with it.
+MaybeError applyMapSizes(std::vector<MapSpec> &Maps, const ReadOptions &Opts,
+                         std::vector<uint8_t> &Btf) {
   for (const auto &[Name, Entries] : Opts.MaxEntries) {
     auto It = std::find_if(Maps.begin(), Maps.end(), [&, &Name = Name](const MapSpec &M) {
       return M.Name == Name && M.Origin != platform::MapOrigin::GlobalData;
@@ -140,9 +143,14 @@ MaybeError applyMapSizes(std::vector<MapSpec> &Maps, const ReadOptions &Opts) {
   for (const auto &[Name, Bytes] : Opts.KeySizes)
     if (MaybeError E = SetSize("key size", Name, Bytes, false))
       return E;
-  for (const auto &[Name, Bytes] : Opts.ValueSizes)
-    if (MaybeError E = SetSize("value size", Name, Bytes, true))
+  for (const auto &[Name, Bytes] : Opts.ValueSizes) {
+    auto Data = std::find_if(Maps.begin(), Maps.end(), [&, &Name = Name](const MapSpec &M) {
+      return M.Name == Name && M.Origin == platform::MapOrigin::GlobalData;
+    });
+    if (MaybeError E = Data != Maps.end() ? resizeDataSection(Btf, *Data, Bytes)
+                                          : SetSize("value size", Name, Bytes, true))
       return E;
+  }
   for (const auto &[Name, Flags] : Opts.MapFlags) {
     auto It = std::find_if(Maps.begin(), Maps.end(), [&, &Name = Name](const MapSpec &M) {
       return M.Name == Name && M.Origin != platform::MapOrigin::GlobalData;
@@ -208,7 +216,12 @@ Expected<ObjectSpec> readObjectMemory(const uint8_t *Data, size_t Size,
   Expected<MapTable> Maps = readMaps(*Elf);
   if (!Maps)
     return Maps.takeError().withContext(Name);
-  if (MaybeError E = applyMapSizes(Maps->Maps, Opts))
+  // Global data's BTF as libbpf gives it to the kernel (for dumps by
+  // variable), before a section is resized.
+  if (const ElfSection *B = Elf->findSection(".BTF"))
+    Obj.Btf = B->Bytes;
+  placeDataSections(Obj.Btf, Maps->Maps);
+  if (MaybeError E = applyMapSizes(Maps->Maps, Opts, Obj.Btf))
     return std::move(*E).withContext(Name);
   if (MaybeError E = applyInnerMapTemplates(Maps->Maps, Opts))
     return std::move(*E).withContext(Name);
@@ -223,8 +236,6 @@ Expected<ObjectSpec> readObjectMemory(const uint8_t *Data, size_t Size,
   if (const ElfSection *L = Elf->findSection("license"))
     Obj.License = std::string(L->Bytes.begin(),
                               std::find(L->Bytes.begin(), L->Bytes.end(), 0));
-  if (const ElfSection *B = Elf->findSection(".BTF"))
-    Obj.Btf = B->Bytes;
   Obj.Maps = std::move(Maps->Maps);
   Obj.Programs = std::move(*Progs);
   return Obj;

@@ -69,7 +69,9 @@ struct ObjectSpec {
   std::vector<MapSpec> Maps;
   std::vector<ProgramSpec> Programs;
   std::vector<UnlinkedProgram> Unlinked;
-  /// The raw `.BTF` section, kept for pretty-printing map contents.
+  /// The `.BTF` section, kept for pretty-printing map contents, with
+  /// global data's DATASECs as libbpf gives them to the kernel (sized,
+  /// their variables' offsets filled in) and resized with their sections.
   std::vector<uint8_t> Btf;
 
   /// The program named `Name` (function name), or the first program in
@@ -102,7 +104,11 @@ struct ReadOptions {
   /// bpf_map__set_key_size/set_value_size). The verifier and the compiler
   /// see them; a size that differs from the BTF type's drops that type (as
   /// libbpf creates such a map without BTF), and a value holding a
-  /// bpf_spin_lock keeps its type's size.
+  /// bpf_spin_lock keeps its type's size. A global data section's value
+  /// size resizes the section as libbpf does (its bytes kept up to the
+  /// smaller size, the rest zero; its last variable, an array, grown or
+  /// shrunk in the BTF, else the section's BTF type dropped); its key
+  /// size is the array's.
   std::vector<std::pair<std::string, uint32_t>> KeySizes;
   std::vector<std::pair<std::string, uint32_t>> ValueSizes;
   /// (map, flags): map_flags set before load in place of the object's
