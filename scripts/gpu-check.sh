@@ -26,6 +26,8 @@ cd "$(dirname "$0")/.."
 . scripts/dpdk-carry.sh
 CARRY=.gpu-carry
 PACKETS=100000
+# The samples' traffic (prepare_samples makes it; later stages read it).
+TRAFFIC=build/gpu-check-traffic.pcap
 
 # The token buckets' refill times are the clock's: masked before comparing
 # (samples/xdp_rate_limit.c refills too slowly for a run to see one).
@@ -42,7 +44,9 @@ configure_gpu_build() {
     -DCMAKE_SHARED_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null
 }
 
-prepare() {
+# The tools the GPU machine runs (built without the compiler), the
+# conformance plugin unless GPU_CHECK_SKIP_CONFORMANCE=1, in a new carry.
+prepare_tools() {
   bash scripts/build.sh
   configure_gpu_build
   ninja -C build-gpu ebpf-gpu-loader ebpf-gpu-trafgen ebpf-gpu-bench ebpf-gpu-runner-bench
@@ -66,6 +70,11 @@ prepare() {
     strip -o "$CARRY/bin/ebpf-gpu-conformance-plugin" build-static/tools/ebpf-gpu-conformance-plugin
     gzip -9 "$CARRY/bin/ebpf-gpu-conformance-plugin"
   fi
+}
+
+# The benchmark pairs `device` times: the port filter and the IDS against
+# their hand-written twins.
+prepare_pairs() {
   # Benchmark pair, both as PTX for the H100/H200 (sm_90), JIT-compiled by the driver.
   build/tools/ebpf-gpu-cc build/samples/xdp_port_filter.o --target=sm_90 \
     -o "$CARRY/bench/xdp_port_filter.sm90.gpu.o"
@@ -77,6 +86,10 @@ prepare() {
     -o "$CARRY/bench/xdp_ids.sm90.gpu.o"
   /usr/local/cuda/bin/nvcc -ptx -arch=sm_90 -O3 -Icompiler/include \
     bench/cuda/ids.cu -o "$CARRY/bench/ids.cuda.ptx"
+}
+
+# bpf_conformance's programs as .gpu.o files, and the suite's expectations.
+prepare_conformance() {
   cp tests/conformance/run-conformance.py "$CARRY/"
   # The suite as the build found it: ../shared/conformance (assembled
   # already) or the upstream one scripts/setup.sh fetched (assembled by the build).
@@ -90,11 +103,16 @@ prepare() {
     build/tools/ebpf-gpu-cc --input=hex --platform=raw --no-verify "$hex" \
       -o "$CARRY/conformance/$(basename "$hex" .hex).gpu.o"
   done
+}
+
+# The samples over the generated traffic ($TRAFFIC): each as .gpu.o and
+# the host back end's verdicts, packets and maps as digests
+# (tests/gpu-device/samples).
+prepare_samples() {
   # Traffic (regenerated on the device: the generator is deterministic), and
   # digests of what the host back end decides on it.
-  local traffic=build/gpu-check-traffic.pcap
-  build/tools/ebpf-gpu-trafgen -o "$traffic" --count "$PACKETS" --seed 3
-  sha256sum <"$traffic" | cut -d' ' -f1 >"$CARRY/samples/traffic.sha256"
+  build/tools/ebpf-gpu-trafgen -o "$TRAFFIC" --count "$PACKETS" --seed 3
+  sha256sum <"$TRAFFIC" | cut -d' ' -f1 >"$CARRY/samples/traffic.sha256"
   local progs=(xdp_pass_drop.o:xdp_pass_all xdp_pass_drop.o:xdp_drop_ipv6
                xdp_port_filter.o:xdp_port_filter xdp_proto_count.o:xdp_proto_count
                xdp_mac_swap.o:xdp_mac_swap xdp_vlan.o:xdp_vlan
@@ -111,7 +129,7 @@ prepare() {
     [[ -f samples/$prog.maps ]] && maps=(--map-file "samples/$prog.maps")
     build/tools/ebpf-gpu-cc "build/samples/$obj" --section "$prog" -o "$CARRY/samples/$prog.gpu.o"
     build/tools/ebpf-gpu-loader run "build/samples/$obj" --section "$prog" --backend host \
-      --pcap "$traffic" --out "build/$prog.host.pcap" --verdicts "build/$prog.host.txt" \
+      --pcap "$TRAFFIC" --out "build/$prog.host.pcap" --verdicts "build/$prog.host.txt" \
       --dump-maps "build/$prog.host.maps" "${maps[@]}" >/dev/null
     sha256sum <"build/$prog.host.maps" | cut -d' ' -f1 >"$CARRY/samples/$prog.host.maps.sha256"
     sha256sum <"build/$prog.host.txt" | cut -d' ' -f1 >"$CARRY/samples/$prog.host.txt.sha256"
@@ -126,7 +144,7 @@ prepare() {
   /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
     -c tests/lit/loader/headroom-zeroed.c -o build/headroom.o
   build/tools/ebpf-gpu-cc build/headroom.o -o "$CARRY/samples/headroom.gpu.o"
-  build/tools/ebpf-gpu-loader run build/headroom.o --backend host --pcap "$traffic" \
+  build/tools/ebpf-gpu-loader run build/headroom.o --backend host --pcap "$TRAFFIC" \
     --out build/headroom.host.pcap --verdicts build/headroom.host.txt \
     --dump-maps build/headroom.host.maps >/dev/null
   local what
@@ -153,6 +171,11 @@ prepare() {
     sha256sum <"build/xdp_tcp_mss.host.$what" | cut -d' ' -f1 >"$CARRY/samples/xdp_tcp_mss.host.$what.sha256"
   done
   echo xdp_tcp_mss >>"$CARRY/samples/list"
+}
+
+# Programs whose state orders their packets, one packet a batch on the GPU
+# (tests/gpu-device/serial and stateful).
+prepare_serial() {
   # Order-dependent state (a firewall opening flows on SYN) matches the
   # kernel's packet-by-packet semantics on the GPU with one packet a batch.
   build/tools/ebpf-gpu-cc build/samples/xdp_conntrack.o -o "$CARRY/samples/xdp_conntrack.gpu.o"
@@ -202,6 +225,10 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
     --dump-maps build/lpm_churn.serial.maps --events build/lpm_churn.serial.events >/dev/null
   cat build/lpm_churn.serial.{txt,pcap,maps,events} | sha256sum | cut -d' ' -f1 \
     >"$CARRY/samples/lpm_churn.serial.sha256"
+}
+
+# The helpers of issue 17 (tests/gpu-device/helpers and serial).
+prepare_helpers() {
   # Helpers of issue 17 whose results are data (bpf_xdp_get_buff_len,
   # bpf_check_mtu without a table, bpf_map_lookup_percpu_elem,
   # bpf_strncmp, bpf_loop, the bpf_iter_num kfuncs, queue, stack and bloom
@@ -236,6 +263,15 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
         "build/$prog.serial.events" | sha256sum | cut -d' ' -f1 >"$CARRY/samples/$prog.serial.sha256" ;;
     esac
   done
+  build/tools/ebpf-gpu-loader run build/helper17_check-mtu.o --section mtu_cases --backend host \
+    --pcap build/gpu-check-ct.pcap --fib tests/lit/loader/Inputs/fib.fib --ingress-ifindex 3 \
+    --verdicts build/mtu_cases.fib.txt --dump-maps build/mtu_cases.fib.maps >/dev/null
+  cat build/mtu_cases.fib.{txt,maps} | sha256sum | cut -d' ' -f1 >"$CARRY/samples/mtu_cases.fib.sha256"
+}
+
+# ebpf-gpu's kfuncs: payload matching and classification (issue 18,
+# tests/gpu-device/kfuncs).
+prepare_kfuncs() {
   # ebpf_gpu_match (issue 18): the IDS sample over traffic and 1,200 rules
   # that tests/lit/loader/Inputs/ids-traffic.py writes (deterministic for a
   # seed: the GPU machine writes the same files, checked by their digest);
@@ -306,14 +342,15 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
     --dump-maps build/ddos-mlp.host.maps >/dev/null
   cat build/ddos-mlp.host.txt build/ddos-mlp.host.maps | sha256sum | cut -d' ' -f1 \
     >"$CARRY/samples/xdp_ddos_classify.mlp.sha256"
-  build/tools/ebpf-gpu-loader run build/helper17_check-mtu.o --section mtu_cases --backend host \
-    --pcap build/gpu-check-ct.pcap --fib tests/lit/loader/Inputs/fib.fib --ingress-ifindex 3 \
-    --verdicts build/mtu_cases.fib.txt --dump-maps build/mtu_cases.fib.maps >/dev/null
-  cat build/mtu_cases.fib.{txt,maps} | sha256sum | cut -d' ' -f1 >"$CARRY/samples/mtu_cases.fib.sha256"
+}
+
+# Map kinds under many threads, broadcasts, cpumaps, xskmaps, RX metadata,
+# event records and trace_printk (tests/gpu-device/maps, forward).
+prepare_maps() {
   # Maps of maps under 100,000 concurrent threads: the counters reached
   # through the inner map references (atomic adds) and the outer maps are
   # order-independent, so they must equal the host's.
-  build/tools/ebpf-gpu-loader run build/samples/xdp_tenant_policy.o --backend host --pcap "$traffic" \
+  build/tools/ebpf-gpu-loader run build/samples/xdp_tenant_policy.o --backend host --pcap "$TRAFFIC" \
     --map-file samples/xdp_tenant_policy.maps --dump-maps build/tenant.host.maps >/dev/null
   grep -E '^(tcp_stats|udp_stats|proto_stats|tenant_policy)' build/tenant.host.maps |
     sha256sum | cut -d' ' -f1 >"$CARRY/samples/tenant_counters.sha256"
@@ -334,7 +371,7 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
     prog=${prog%%:*}
     build/tools/ebpf-gpu-cc "build/$src.o" --section "$prog" -o "$CARRY/samples/bcast_$prog.gpu.o"
     build/tools/ebpf-gpu-loader run "build/$src.o" --section "$prog" --backend host \
-      --pcap "$traffic" --map-file "tests/lit/loader/Inputs/$maps.maps" --ingress-ifindex 2 |
+      --pcap "$TRAFFIC" --map-file "tests/lit/loader/Inputs/$maps.maps" --ingress-ifindex 2 |
       grep -E '^  (XDP_|redirect to)' >"$CARRY/samples/bcast_$prog.host.txt"
   done
   # xskmaps (issue 17): tests/lit/loader/xskmap.c's xsk_proto and to_xsk;
@@ -345,7 +382,7 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
   for prog in xsk_proto to_xsk; do
     build/tools/ebpf-gpu-cc build/xskmap.o --section "$prog" -o "$CARRY/samples/$prog.gpu.o"
     build/tools/ebpf-gpu-loader run build/xskmap.o --section "$prog" --backend host \
-      --pcap "$traffic" --map-file tests/lit/loader/Inputs/xskmap.maps |
+      --pcap "$TRAFFIC" --map-file tests/lit/loader/Inputs/xskmap.maps |
       grep -E '^  (XDP_|redirect to)' >"$CARRY/samples/$prog.host.txt"
   done
   # The XDP RX metadata kfuncs (issue 17): tests/gpu-device/forward/
@@ -358,7 +395,7 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
   # packet order, and new flows (one record per flow, whichever packet
   # inserts it) and drop samples are the host's; the ICMP ring overflows,
   # so which ICMP records fit depends on thread timing (their count does not).
-  build/tools/ebpf-gpu-loader run build/samples/xdp_flow_export.o --backend host --pcap "$traffic" \
+  build/tools/ebpf-gpu-loader run build/samples/xdp_flow_export.o --backend host --pcap "$TRAFFIC" \
     --events build/flow_export.host.events --dump-maps build/flow_export.host.maps >/dev/null
   { grep -v '^icmp_records ' build/flow_export.host.events | LC_ALL=C sort
     grep -c '^icmp_records ' build/flow_export.host.events
@@ -367,8 +404,12 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
   /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
     -c tests/lit/loader/trace-printk.c -o build/trace_printk.o
   build/tools/ebpf-gpu-cc build/trace_printk.o -o "$CARRY/samples/trace_printk.gpu.o"
-  build/tools/ebpf-gpu-loader run build/trace_printk.o --pcap "$traffic" --trace build/trace.host.txt >/dev/null
+  build/tools/ebpf-gpu-loader run build/trace_printk.o --pcap "$TRAFFIC" --trace build/trace.host.txt >/dev/null
   LC_ALL=C sort build/trace.host.txt | sha256sum | cut -d' ' -f1 >"$CARRY/samples/trace.sha256"
+}
+
+# bpf_fib_lookup's table and the router over it (tests/gpu-device/helpers).
+prepare_fib() {
   # bpf_fib_lookup: the table of tests/lit/loader/Inputs/fib.fib (read back
   # from a kernel namespace; tests/lit/loader/fib-lookup-kernel.test checks
   # the host back end against the kernel on it): every call of
@@ -393,11 +434,16 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
     cat build/fib-router.host.{txt,pcap,maps} | sha256sum | cut -d' ' -f1 \
       >"$CARRY/samples/fib-router.$ingress.sha256"
   done
-  build/tools/ebpf-gpu-loader run build/samples/xdp_fib_router.o --pcap "$traffic" --fib "$fib" \
+  build/tools/ebpf-gpu-loader run build/samples/xdp_fib_router.o --pcap "$TRAFFIC" --fib "$fib" \
     --ingress-ifindex 2 --out build/fib-router.gen.host.pcap --verdicts build/fib-router.gen.host.txt \
     --dump-maps build/fib-router.gen.host.maps >/dev/null
   cat build/fib-router.gen.host.{txt,pcap,maps} | sha256sum | cut -d' ' -f1 \
     >"$CARRY/samples/fib-router.gen.sha256"
+}
+
+# Maps under a million threads and the watchdog's program that never
+# returns (tests/gpu-device/stress, stateful).
+prepare_stress() {
   # Hash map stress: inserts, replaces, deletes and reads from 1M threads.
   /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
     -c tests/stress/hash_stress.c -o build/hash_stress.o
@@ -423,15 +469,30 @@ print(json.dumps({'actions': {a: v['packets'] for a, v in r['actions'].items()},
     --pcap build/gpu-check-1m.pcap --dump-maps build/flow_count_1m.host.maps >/dev/null
   sha256sum <build/flow_count_1m.host.maps | cut -d' ' -f1 >"$CARRY/samples/flow_count_1m.sha256"
   rm -f build/gpu-check-1m.pcap
-  # The DPDK runtime for the GPU machine: the loader with `forward` (DPDK
-  # linked statically), without the compiler; the shared libraries DPDK's
-  # drivers need travel beside it (Debian's, which run on the newer glibc there).
-  dpdk_carry "$CARRY/dpdk.tar.xz"
   # The persistent kernel's watchdog: a program that never returns (refused
   # by the verifier, so compiled without it).
   /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
     -c tests/stress/spin_forever.c -o build/spin_forever.o
   build/tools/ebpf-gpu-cc build/spin_forever.o --no-verify -o "$CARRY/samples/spin_forever.gpu.o"
+}
+
+# Everything the device half needs, in .gpu-carry (the stages below, in
+# order: later ones read the traffic and objects earlier ones made).
+prepare() {
+  prepare_tools
+  prepare_pairs
+  prepare_conformance
+  prepare_samples
+  prepare_serial
+  prepare_helpers
+  prepare_kfuncs
+  prepare_maps
+  prepare_fib
+  prepare_stress
+  # The DPDK runtime for the GPU machine: the loader with `forward` (DPDK
+  # linked statically), without the compiler; the shared libraries DPDK's
+  # drivers need travel beside it (Debian's, which run on the newer glibc there).
+  dpdk_carry "$CARRY/dpdk.tar.xz"
   prepare_daemon
   prepare_suite
   du -sh "$CARRY"
