@@ -696,6 +696,43 @@ def draw_plots(w, pairs, runner, a):
         w("")
 
 
+def read_json(path):
+    """An optional input: its JSON, or None where the path is not given or not there."""
+    return json.load(open(path)) if path and os.path.exists(path) else None
+
+
+def read_jsonl(path):
+    """JSON lines (blank lines skipped)."""
+    return [json.loads(l) for l in open(path) if l.strip()]
+
+
+def read_profiles(folder, pairs):
+    """name -> profile-NAME.json's kernels, for the pairs profiled."""
+    profiles = {}
+    if folder and os.path.isdir(folder):
+        for p in pairs:
+            f = os.path.join(folder, "profile-%s.json" % p["name"])
+            if os.path.exists(f):
+                profiles[p["name"]] = json.load(open(f))["kernels"]
+    return profiles
+
+
+def forward_scaling_section(w, path):
+    """scripts/bench-forward.sh's tables (scripts/forward-report.py), as they are."""
+    with open(path) as f:
+        for line in f.read().rstrip("\n").split("\n"):
+            w(line)
+    w("")
+
+
+def write_report(path, md):
+    """All or nothing: a failed run leaves no partial report."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("\n".join(md))
+    os.replace(tmp, path)
+
+
 def main():
     a = parse_args()
     data = json.load(open(a.json))
@@ -706,21 +743,15 @@ def main():
     w = md.append
     header(w, data, gpu, a.commit, n)
     below = kernel_section(w, pairs, n)
-    host = json.load(open(a.host)) if a.host and os.path.exists(a.host) else None
+    host = read_json(a.host)
     if host:
         gpu_vs_cpu(w, host, pairs, n)
     if a.ids_json and os.path.exists(a.ids_json):
-        ids_host = json.load(open(a.ids_host)) if a.ids_host and os.path.exists(a.ids_host) else None
-        ids_section(w, json.load(open(a.ids_json)), ids_host)
-    kjit = json.load(open(a.kernel_jit)) if a.kernel_jit and os.path.exists(a.kernel_jit) else None
+        ids_section(w, json.load(open(a.ids_json)), read_json(a.ids_host))
+    kjit = read_json(a.kernel_jit)
     if kjit:
         kernel_vs_host(w, kjit, a.kernel_jit_lscpu, a.kernel_jit_command)
-    profiles = {}
-    if a.profiles and os.path.isdir(a.profiles):
-        for p in pairs:
-            f = os.path.join(a.profiles, "profile-%s.json" % p["name"])
-            if os.path.exists(f):
-                profiles[p["name"]] = json.load(open(f))["kernels"]
+    profiles = read_profiles(a.profiles, pairs)
     if profiles:
         profile_section(w, pairs, profiles)
     resources_section(w, pairs, a.ptxas)
@@ -730,27 +761,20 @@ def main():
     below_section(w, below, variants, profiles, a.ptxas)
     e2e_section(w, pairs)
     runner = json.load(open(a.runner))["results"] if a.runner else []
-    forward = [json.loads(l) for l in open(a.forward) if l.strip()] if a.forward else []
+    forward = read_jsonl(a.forward) if a.forward else []
     if runner:
         runner_section(w, runner)
     if forward:
         forward_section(w, forward)
-    gpus_runs = ([json.loads(l) for l in open(a.forward_gpus) if l.strip()]
-                 if a.forward_gpus and os.path.exists(a.forward_gpus) else [])
+    gpus_runs = read_jsonl(a.forward_gpus) if a.forward_gpus and os.path.exists(a.forward_gpus) else []
     if gpus_runs:
         forward_gpus_section(w, gpus_runs)
     if a.forward_scaling:
-        # scripts/bench-forward.sh's tables (scripts/forward-report.py), as they are.
-        with open(a.forward_scaling) as f:
-            for line in f.read().rstrip("\n").split("\n"):
-                w(line)
-        w("")
+        forward_scaling_section(w, a.forward_scaling)
     sources_section(w, pairs)
     draw_plots(w, pairs, runner, a)
-    tmp = a.out + ".tmp"
-    with open(tmp, "w") as f:
-        f.write("\n".join(md))
-    os.replace(tmp, a.out)
+    write_report(a.out, md)
+
 
 if __name__ == "__main__":
     main()
