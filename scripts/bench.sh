@@ -141,7 +141,7 @@ check_ids_twin() {
   local tmp=build/bench-twin n traffic run
   mkdir -p "$tmp"
   ids_rules "$tmp"
-  g++ -std=c++20 -O1 -Icompiler/include -Iabi/include -Ibench/host -DTWIN_SOURCE="\"../cuda/ids.cu\"" \
+  g++ -std=c++20 -O1 -Icore/include -Iabi/include -Ibench/host -DTWIN_SOURCE="\"../cuda/ids.cu\"" \
     -DTWIN_KERNEL=cuda_ids -DTWIN_IDS bench/host/twin-host-run.cpp build/abi/libebpfgpu_abi.a -o "$tmp/ids"
   build/tools/ebpf-gpu-trafgen -o "$tmp/ids-http-1000.pcap" --count 20000 --payload http \
     --rules "$tmp/et-1000.rules" --match-rate 0.3 --seed 9 >/dev/null
@@ -178,7 +178,7 @@ check_twins() {
     section=${obj#*:} obj=${obj%%:*} sect=() maps=()
     [[ -n $section ]] && sect=(--section "$section")
     [[ -f samples/${obj%.o}.maps ]] && maps=(--map-file "samples/${obj%.o}.maps")
-    g++ -std=c++20 -O1 -Icompiler/include -Ibench/host -DTWIN_SOURCE="\"../cuda/$twin.cu\"" \
+    g++ -std=c++20 -O1 -Icore/include -Ibench/host -DTWIN_SOURCE="\"../cuda/$twin.cu\"" \
       -DTWIN_KERNEL="$kernel" -DTWIN_"${twin^^}" bench/host/twin-host-run.cpp -o "$tmp/$twin"
     "$tmp/$twin" "$traffic" "$tmp/$name.twin.txt" "$tmp/$name.twin.hex" \
       ${maps[@]+"${maps[1]}"}
@@ -229,7 +229,7 @@ prepare() {
     build/tools/ebpf-gpu-cc "build/samples/$obj" "${sect[@]}" --target=sm_90 -o "$p/$name.gpu.o"
     build/tools/ebpf-gpu-cc "build/samples/$obj" "${sect[@]}" --target=sm_90 --emit=ptx \
       -o "build/bench-$name.compiled.ptx"
-    "$nvcc" -ptx -arch=sm_90 -O3 -Icompiler/include "bench/cuda/$twin.cu" -o "$p/$twin.cuda.ptx"
+    "$nvcc" -ptx -arch=sm_90 -O3 -Icore/include "bench/cuda/$twin.cu" -o "$p/$twin.cuda.ptx"
     # Both PTX must assemble for sm_90 here; the report quotes their resources.
     for which in compiled cuda; do
       local ptx=build/bench-$name.compiled.ptx
@@ -268,7 +268,7 @@ prepare() {
     --system-atomics -o "$p/ids.sys.gpu.o"
   build/tools/ebpf-gpu-cc build/samples/xdp_ids.o --target=sm_90 --map-size="$IDS_MAP_SIZE" --emit=ptx \
     -o build/bench-ids.compiled.ptx
-  "$nvcc" -ptx -arch=sm_90 -O3 -Icompiler/include bench/cuda/ids.cu -o "$p/ids.cuda.ptx"
+  "$nvcc" -ptx -arch=sm_90 -O3 -Icore/include bench/cuda/ids.cu -o "$p/ids.cuda.ptx"
   ids_rules "$p"
   cp build/samples/xdp_ids.o "$p/"
   local n

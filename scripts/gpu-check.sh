@@ -78,13 +78,13 @@ prepare_pairs() {
   # Benchmark pair, both as PTX for the H100/H200 (sm_90), JIT-compiled by the driver.
   build/tools/ebpf-gpu-cc build/samples/xdp_port_filter.o --target=sm_90 \
     -o "$CARRY/bench/xdp_port_filter.sm90.gpu.o"
-  /usr/local/cuda/bin/nvcc -ptx -arch=sm_90 -O3 -Icompiler/include \
+  /usr/local/cuda/bin/nvcc -ptx -arch=sm_90 -O3 -Icore/include \
     bench/cuda/port_filter.cu -o "$CARRY/bench/port_filter.cuda.ptx"
   # The payload-matching pair (issue 18): xdp_ids with its pattern map
   # sized for 10,000 rules, and its twin (tests/gpu-device/kfuncs/ids-twin.test).
   build/tools/ebpf-gpu-cc build/samples/xdp_ids.o --target=sm_90 --map-size=rules=268435456 \
     -o "$CARRY/bench/xdp_ids.sm90.gpu.o"
-  /usr/local/cuda/bin/nvcc -ptx -arch=sm_90 -O3 -Icompiler/include \
+  /usr/local/cuda/bin/nvcc -ptx -arch=sm_90 -O3 -Icore/include \
     bench/cuda/ids.cu -o "$CARRY/bench/ids.cuda.ptx"
 }
 
