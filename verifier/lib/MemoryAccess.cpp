@@ -39,6 +39,32 @@ std::string spilledName(const Reg &R) {
 
 std::string hexOff(int64_t V) { return (V < 0 ? "-" : "+") + std::to_string(V < 0 ? -V : V); }
 
+/// The value a load of `Size` bytes at constant offset `Off` reads from
+/// global data the program cannot change (.rodata: libbpf freezes it after
+/// writing its initial bytes, and the kernel's check_mem_access then reads
+/// loads from it as known scalars, so a `const volatile` loop bound or
+/// index is a constant). Here its bytes are the object's (or those written
+/// before load), and nothing changes them after: the operator's updates are
+/// refused and the compiler folds the same loads. Sign-extended for a
+/// sign-extending load; nothing for any other map.
+std::optional<uint64_t> readOnlyConstant(const object::MapSpec &M, int64_t Off, unsigned Size,
+                                         bool Signed) {
+  if (M.Origin != platform::MapOrigin::GlobalData || !(M.Flags & platform::MapFlagReadOnlyProg) ||
+      Off < 0 || uint64_t(Off) + Size > M.ValueSize)
+    return std::nullopt;
+  uint64_t V = 0;
+  for (unsigned K = 0; K < Size; ++K) {
+    size_t At = size_t(Off) + K;
+    uint64_t Byte = At < M.InitialValue.size() ? M.InitialValue[At] : 0;
+    V |= Byte << (8 * K);
+  }
+  if (Signed && Size < 8) {
+    uint64_t SignBit = uint64_t(1) << (Size * 8 - 1);
+    V = (V ^ SignBit) - SignBit;
+  }
+  return V;
+}
+
 } // namespace
 
 MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t InsnOff,
@@ -409,6 +435,9 @@ MaybeDiag Verifier::load(uint32_t Pc, const Insn &I, State &S) {
       }
     }
   }
+  if (B.K == Kind::MapValue && !B.hasVarOff())
+    if (std::optional<uint64_t> V = readOnlyConstant(Maps[B.Aux], B.Off + I.Off, Size, Signed))
+      Result = Reg::constant(*V);
   S.Regs[I.Dst] = Result;
   return std::nullopt;
 }

@@ -56,10 +56,16 @@ int main(int argc, char **argv) {
   struct ebpf_gpu_prog *p = ebpf_gpu_prog__open(argv[1], &o);
   CHECK(p, "open %s", argv[1]);
   struct ebpf_gpu_map *bss = map(p, ".bss");
+  size_t size = 0;
   CHECK(bss && ebpf_gpu_map__value_size(bss) == 24, ".bss of 24 bytes");
 
-  /* Eight slots in a .bss of two: the verifier refuses, the program stays
-   * opened. */
+  /* Eight slots (.rodata's nslots, set before load as a skeleton's
+   * skel->rodata->nslots = 8) in a .bss of two: the verifier refuses, the
+   * program stays opened. */
+  struct ebpf_gpu_map *ro = map(p, ".rodata");
+  uint32_t *nslots = ro ? ebpf_gpu_map__data(ro, &size) : NULL;
+  CHECK(nslots && size == 4 && *nslots == 2, ".rodata's nslots");
+  *nslots = 8;
   CHECK(ebpf_gpu_prog__load_opened(p) == -EINVAL, "8 slots of 2 refused");
   printf("8 slots in 2: %s\n", ebpf_gpu_last_error());
 
@@ -68,7 +74,6 @@ int main(int argc, char **argv) {
   CHECK(b, ".bss's bytes");
   b[0] = 100, b[1] = 10, b[2] = 20;
   CHECK(ebpf_gpu_map__set_value_size(bss, 72) == 0, ".bss to 72 bytes");
-  size_t size = 0;
   b = ebpf_gpu_map__data(bss, &size);
   CHECK(b && size == 72 && ebpf_gpu_map__value_size(bss) == 72, ".bss's new size");
   CHECK(b[0] == 100 && b[1] == 10 && b[2] == 20 && b[3] == 0 && b[8] == 0, ".bss's bytes");

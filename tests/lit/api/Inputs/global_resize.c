@@ -4,15 +4,16 @@
 // load (libbpf's bpf_map__set_value_size on global data):
 // global-data-resize.test grows .bss and .data with the C API, and the
 // unit tests (ObjectTest.cpp) read the resized sections' BTF. The program
-// counts in 8 slots where .bss declares 2: the verifier accepts it only once
+// counts in `nslots` slots where .bss declares 2, libbpf's idiom: a
+// `const volatile` of .rodata that user space sets before load with the
+// resize (the verifier takes a .rodata value as a constant, as the kernel's
+// does for a frozen .rodata). Set to 8, the verifier accepts it only once
 // .bss has room for 8. .data.notarr ends in a scalar: its BTF cannot follow
-// a resize. (The bound is a constant, not a `const volatile` in .rodata as
-// libbpf's programs often have it: the kernel's verifier knows a frozen
-// .rodata's values, ebpf-gpu's does not yet.)
+// a resize.
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
-#define NSLOTS 8
+const volatile __u32 nslots = 2;
 
 __u64 hits;
 __u64 slots[2];
@@ -29,7 +30,7 @@ SEC("xdp") int global_resize(struct xdp_md *ctx) {
     return XDP_ABORTED;
   __u32 i = data[0];
   hits++;
-  if (i < NSLOTS)
+  if (i < nslots)
     slots[i] += 1;
   marks[0] = (__u16)gen;
   last += first;
