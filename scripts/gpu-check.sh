@@ -233,7 +233,8 @@ prepare_helpers() {
   # bpf_check_mtu without a table, bpf_map_lookup_percpu_elem,
   # bpf_strncmp, bpf_loop, the bpf_iter_num kfuncs, queue, stack and bloom
   # filter maps, bpf_for_each_map_elem, bpf_spin_lock, the XDP dynptrs,
-  # bpf_snprintf, the SYN cookie helpers' deterministic results): serial as the
+  # bpf_snprintf, the SYN cookie helpers' deterministic results, the kfunc
+  # bpf_xdp_pull_data): serial as the
   # samples above ("FILE:PROGRAM", FILE in
   # tests/lit/loader); with the forwarding table, bpf_check_mtu from the
   # WAN link; and the helpers
@@ -248,7 +249,7 @@ prepare_helpers() {
               ktime-coarse-tai.c:tai_monotonic queue-stack-bloom.c:qsb \
               buff-len-numa.c:numa dynptr.c:dynptr_tunnel dynptr.c:dynptr_edges \
               dynptr-copy.c:dynptr_copy \
-              snprintf.c:fmt syncookie.c:cookies; do
+              snprintf.c:fmt syncookie.c:cookies pull-data.c:pull; do
     local src=${spec%%:*} prog=${spec##*:}
     /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
       -c "tests/lit/loader/$src" -o "build/helper17_${src%.c}.o"

@@ -102,6 +102,8 @@ MaybeDiag Verifier::kfuncCall(Path &P, int32_t Id, std::vector<Path> &Forks) {
     return rxMetadataKfunc(Pc, S, *K);
   if (K->Role == platform::KfuncRole::Classify)
     return classifyKfunc(Pc, S, *K);
+  if (K->Role == platform::KfuncRole::PullData)
+    return pullDataKfunc(Pc, S, *K);
   if (auto E = readReg(Pc, S, 1))
     return E;
   const Reg &It = S.Regs[1];

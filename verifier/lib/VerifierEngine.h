@@ -210,6 +210,7 @@ private:
   /// The XDP RX metadata kfuncs (RxMetadata.cpp): the context, then the
   /// memory they fill.
   MaybeDiag rxMetadataKfunc(uint32_t Pc, State &S, const platform::KfuncProto &K);
+  MaybeDiag pullDataKfunc(uint32_t Pc, State &S, const platform::KfuncProto &K);
   /// ebpf-gpu's ebpf_gpu_classify (ClassifyKfunc.cpp): features on the
   /// stack, their constant size and a model map; an int result.
   MaybeDiag classifyKfunc(uint32_t Pc, State &S, const platform::KfuncProto &K);

@@ -91,7 +91,7 @@ void *hostHelperAddress(const std::string &Name) {
       ENTRY(dynptr_clone),    ENTRY(dynptr_copy),          ENTRY(dynptr_memset),
       ENTRY(match),           ENTRY(classify),             ENTRY(match_all),
       ENTRY(xdp_metadata_rx_timestamp), ENTRY(xdp_metadata_rx_hash),
-      ENTRY(xdp_metadata_rx_vlan_tag),
+      ENTRY(xdp_metadata_rx_vlan_tag), ENTRY(xdp_pull_data),
   };
 #undef ENTRY
   auto It = Table.find(Name);

@@ -345,6 +345,8 @@ llvm::Error FunctionLifter::liftKfuncCall(uint32_t Pc, int32_t Id, const AbsStat
     return liftRxMetadataKfunc(Pc, *K, S);
   if (K->Role == platform::KfuncRole::Classify)
     return liftClassifyKfunc(Pc, *K, S);
+  if (K->Role == platform::KfuncRole::PullData)
+    return liftPullDataKfunc(*K);
   // The iterator's 8 bytes are the kernel's struct bpf_iter_num_kern
   // { int cur; int end; } (kernel/bpf/bpf_iter.c), and each kfunc does
   // what the kernel's does to them.
@@ -498,6 +500,19 @@ llvm::Error FunctionLifter::liftRxMetadataKfunc(uint32_t Pc, const platform::Kfu
   P.Helpers.insert(Name);
   P.RuntimeHelpers.insert(Name);
   setReg(0, B.CreateCall(Callee, Args));
+  for (unsigned R = 1; R <= 5; ++R)
+    setReg(R, B.getInt64(0));
+  return llvm::Error::success();
+}
+
+llvm::Error FunctionLifter::liftPullDataKfunc(const platform::KfuncProto &K) {
+  // bpf_xdp_pull_data(ctx, len): the runtime's function (XdpHelpers.inc)
+  // on the context and the length's low 32 bits, as the kernel's u32.
+  auto *Ptr = llvm::PointerType::get(P.Ctx, 0);
+  llvm::FunctionCallee Callee = P.M->getOrInsertFunction(
+      K.runtimeSymbol(), llvm::FunctionType::get(I64, {Ptr, I64}, false));
+  P.RuntimeHelpers.insert(K.runtimeSymbol().substr(8)); // without ebpfgpu_
+  setReg(0, B.CreateCall(Callee, {Fn->getArg(0), reg(2)}));
   for (unsigned R = 1; R <= 5; ++R)
     setReg(R, B.getInt64(0));
   return llvm::Error::success();

@@ -81,6 +81,7 @@ private:
   /// A dynptr kfunc: a call of its runtime function on the dynptr's bytes.
   llvm::Error liftMatchKfunc(uint32_t Pc, const platform::KfuncProto &K, const AbsState &S);
   llvm::Error liftRxMetadataKfunc(uint32_t Pc, const platform::KfuncProto &K, const AbsState &S);
+  llvm::Error liftPullDataKfunc(const platform::KfuncProto &K);
   llvm::Error liftClassifyKfunc(uint32_t Pc, const platform::KfuncProto &K, const AbsState &S);
   llvm::Error liftDynptrKfunc(uint32_t Pc, const platform::KfuncProto &K, const AbsState &S);
   void leaveOnTailCall();

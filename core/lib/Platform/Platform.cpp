@@ -274,6 +274,9 @@ const std::vector<KfuncProto> &knownKfuncs() {
       // ebpf-gpu's own (kfuncs.h), continued.
       {15, "ebpf_gpu_classify", K::Classify, 0, 0, 1, 3},
       {19, "ebpf_gpu_match_all", K::PatternMatchAll, 0, 0, 1, 5},
+      // The kernel's (net/core/filter.c, 6.18): makes the first bytes of
+      // a multi-buffer packet linear.
+      {20, "bpf_xdp_pull_data", K::PullData, 0, 0, 1, 2},
   };
   return Table;
 }

@@ -207,6 +207,9 @@ enum class KfuncRole : uint8_t {
   PatternMatchAll, ///< ebpf-gpu's ebpf_gpu_match_all (ctx, offset, pattern map,
                    ///< bitmap on the stack, its constant size) -> int: the number
                    ///< of distinct rules found, a bit set for each
+  PullData,        ///< bpf_xdp_pull_data (ctx, len) -> int: the first len bytes
+                   ///< linear (0), or -EINVAL past the packet; packet pointers
+                   ///< go stale, as after bpf_xdp_adjust_head
 };
 
 /// A kfunc (`extern ... __ksym` in the program): the kernel names kfuncs by
