@@ -78,7 +78,7 @@ TEST(Lifter, RefusesWhatItCannotLowerSafely) {
   EXPECT_EQ(liftError(encode({{Call, 0, 1, 0, -1}, {Exit, 0, 0, 0, 0}})),
             "pc 0: function t calls t recursively (recursion is not allowed)");
   EXPECT_EQ(liftError(encode({{Call, 0, 0, 0, 1}, {Exit, 0, 0, 0, 0}})),
-            "pc 0: helper function 1 is not supported for raw programs");
+            "pc 0: bpf_map_lookup_elem (helper 1) is not supported for raw programs");
   EXPECT_EQ(liftError(encode({{Call, 0, 0, 0, 9999}, {Exit, 0, 0, 0, 0}}), platform::xdpPlatform()),
             "pc 0: helper function 9999 is not supported for xdp programs");
   // XDP: ctx->data is 4 bytes at 0; an 8-byte read there is not a field.

@@ -62,10 +62,7 @@ std::string argName(const platform::HelperProto &H, unsigned R) {
 MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
   const platform::HelperProto *H = Opts.Platform->helper(Id);
   if (!H)
-    return fail(Pc,
-                "helper function " + std::to_string(Id) +
-                    " is not available for " + Opts.Platform->name() +
-                    " programs",
+    return fail(Pc, platform::unsupportedHelper(*Opts.Platform, Id),
                 "known_helper(" + std::to_string(Id) + ")");
   if (H->GplOnly && Opts.License && !isGplCompatible(*Opts.License))
     return fail(Pc,

@@ -162,8 +162,7 @@ llvm::GlobalVariable *ProgramLifter::mapDataGlobal(size_t Index) {
 llvm::Error FunctionLifter::liftHelperCall(uint32_t Pc, int32_t Id, const AbsState &S) {
   const platform::HelperProto *H = P.Opts.Platform->helper(Id);
   if (!H)
-    return fail(Pc, "helper function " + std::to_string(Id) +
-                        " is not supported for " + P.Opts.Platform->name() + " programs");
+    return fail(Pc, platform::unsupportedHelper(*P.Opts.Platform, Id));
   if (std::count(H->Checks.begin(), H->Checks.end(), platform::ArgCheck::Callback))
     return H->Args[0] == platform::ValueType::Map ? liftForEachElem(Pc, *H, S)
                                                   : liftCallbackLoop(Pc, *H, S);

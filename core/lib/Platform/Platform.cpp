@@ -6,6 +6,8 @@
 #include "ebpf-gpu/Platform/Platform.h"
 #include "ebpf-gpu/Platform/MapAbi.h"
 
+#include <linux/bpf.h> // __BPF_FUNC_MAPPER: the kernel's helper names
+
 #include <algorithm>
 #include <cstddef>
 #include <optional>
@@ -279,6 +281,31 @@ const std::vector<KfuncProto> &knownKfuncs() {
       {20, "bpf_xdp_pull_data", K::PullData, 0, 0, 1, 2},
   };
   return Table;
+}
+
+std::string unsupportedHelper(const Platform &P, int32_t Id) {
+  // The kernel's helpers in id order (the mapper puts a comma after each).
+#define EBPFGPU_HELPER_NAME(Name) #Name
+  static const char *const Names[] = {__BPF_FUNC_MAPPER(EBPFGPU_HELPER_NAME)};
+#undef EBPFGPU_HELPER_NAME
+  std::string Where = std::string(" is not supported for ") + P.name() + " programs";
+  if (Id <= 0 || size_t(Id) >= std::size(Names))
+    return "helper function " + std::to_string(Id) + Where;
+  std::string Name = Names[Id];
+  std::string Out = "bpf_" + Name + " (helper " + std::to_string(Id) + ")" + Where;
+  // The kernel's socket helpers look up, take or release a socket of its
+  // network stack: no socket exists for a packet ebpf-gpu runs.
+  bool Socket = Name.rfind("sk_", 0) == 0 || Name.rfind("skc_", 0) == 0 ||
+                Name.find("sock") != std::string::npos || Name == "tcp_check_syncookie" ||
+                Name == "tcp_gen_syncookie";
+  if (!Socket || P.kind() != PlatformKind::Xdp)
+    return Out;
+  Out += ": it works on sockets of the kernel's network stack, which packets run by ebpf-gpu "
+         "never reach";
+  if (Name.find("syncookie") != std::string::npos)
+    Out += " (bpf_tcp_raw_gen_syncookie_ipv4/_ipv6 and bpf_tcp_raw_check_syncookie_ipv4/_ipv6 "
+           "need none)";
+  return Out;
 }
 
 const KfuncProto *kfuncByName(const std::string &Name) {

@@ -13,7 +13,7 @@
 # BRANCH: pc 4: callx through r2 whose value is not a known helper id
 # RUN: %llvm-mc-bpf --defsym=CASE=4 %s -o %t4.o
 # RUN: not ebpf-gpu-cc --platform=raw %t4.o 2>&1 | FileCheck %s --check-prefix=NOHELPER
-# NOHELPER: pc 1: helper function 6 is not available for raw programs
+# NOHELPER: pc 1: bpf_trace_printk (helper 6) is not supported for raw programs
 
   .section prog,"ax",@progbits
   .globl entry

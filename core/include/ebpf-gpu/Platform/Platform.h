@@ -313,6 +313,14 @@ const Platform *findPlatform(const std::string &Name);
 /// The context the runtime passes to an XDP program (XdpContext.h).
 using XdpRuntimeContext = ::ebpfgpu_xdp_ctx;
 
+/// Why a call of helper `Id`, which `P` does not offer, is refused, naming
+/// the kernel's helper where the id is one (from the UAPI header's
+/// __BPF_FUNC_MAPPER): "bpf_sk_lookup_tcp (helper 84) is not supported for
+/// xdp programs: ...", with the reason for the helpers that reach the
+/// kernel's sockets; "helper function 9999 ..." for an id the kernel does
+/// not define.
+std::string unsupportedHelper(const Platform &P, int32_t Id);
+
 } // namespace ebpfgpu::platform
 
 #endif // EBPF_GPU_PLATFORM_PLATFORM_H
