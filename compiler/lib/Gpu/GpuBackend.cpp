@@ -10,6 +10,7 @@
 
 #include "../Lifter/PointerFold.h"
 #include "SystemScope.h"
+#include "WarpUniform.h"
 
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/IRBuilder.h"
@@ -629,6 +630,7 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
     return makeError("internal error: GPU module is invalid: " + MsgOS.str());
 
   runOptimizationPipeline(M, Gpu.OptLevel, TM->get());
+  foldUniformWarpMatches(M, TM->get());
   // After the optimiser, which may make atomics of its own (a loop of
   // adds folded) and would not see through the inline PTX.
   if (Gpu.SystemScopeAtomics)
