@@ -15,9 +15,10 @@ using json::Value;
 
 namespace {
 
-const std::set<std::string> ProgramKeys = {"path",       "section",     "backend",  "gpu_mode",
-                                           "gpu_path",   "inner_maps",  "map_sizes", "name",
-                                           "watchdog_ms", "blocks",     "launch_size", "gpus"};
+const std::set<std::string> ProgramKeys = {
+    "path",        "section",   "backend",       "gpu_mode",        "gpu_path",
+    "inner_maps",  "map_sizes", "map_key_sizes", "map_value_sizes", "name",
+    "watchdog_ms", "blocks",    "launch_size",   "gpus"};
 const std::set<std::string> NumberKeys = {"watchdog_ms", "blocks", "launch_size", "queues",
                                           "batch", "timeout_us", "queue"};
 const std::set<std::string> PortKeys = {"program", "exception", "queues", "batch", "timeout_us"};

@@ -159,8 +159,11 @@ Expected<Value> DaemonState::progLoad(const Value &Args) {
   auto DataPath = stringArg(Args, "gpu_path", false);
   auto InnerMaps = stringArg(Args, "inner_maps", false);
   auto MapSizes = stringArg(Args, "map_sizes", false);
+  auto KeySizes = stringArg(Args, "map_key_sizes", false);
+  auto ValueSizes = stringArg(Args, "map_value_sizes", false);
   auto Gpus = stringArg(Args, "gpus", false);
-  for (auto *S : {&Section, &Backend, &Name, &Mode, &DataPath, &InnerMaps, &MapSizes, &Gpus})
+  for (auto *S : {&Section, &Backend, &Name, &Mode, &DataPath, &InnerMaps, &MapSizes, &KeySizes,
+                  &ValueSizes, &Gpus})
     if (!*S)
       return S->takeError();
   auto Watchdog = numberArg(Args, "watchdog_ms", 1000, 1, 3600000);
@@ -195,15 +198,21 @@ Expected<Value> DaemonState::progLoad(const Value &Args) {
   if (!Inner)
     return Inner.takeError();
   R.InnerMaps = std::move(*Inner);
-  auto Sizes = pairsArg(*MapSizes, "map_sizes");
-  if (!Sizes)
-    return Sizes.takeError();
-  for (const auto &[Map, N] : *Sizes) {
-    char *End = nullptr;
-    unsigned long long E = std::strtoull(N.c_str(), &End, 10);
-    if (*End || !std::isdigit(static_cast<unsigned char>(N[0])) || E == 0 || E > 0x7fffffffu)
-      return Error("map_sizes: '" + Map + "=" + N + "': entries from 1 to 2147483647");
-    R.MapSizes.emplace_back(Map, uint32_t(E));
+  for (const auto &[Arg, Key, Unit, Into] :
+       {std::tuple(&*MapSizes, "map_sizes", "entries", &R.MapSizes),
+        std::tuple(&*KeySizes, "map_key_sizes", "bytes", &R.KeySizes),
+        std::tuple(&*ValueSizes, "map_value_sizes", "bytes", &R.ValueSizes)}) {
+    auto Sizes = pairsArg(*Arg, Key);
+    if (!Sizes)
+      return Sizes.takeError();
+    for (const auto &[Map, N] : *Sizes) {
+      char *End = nullptr;
+      unsigned long long E = std::strtoull(N.c_str(), &End, 10);
+      if (*End || !std::isdigit(static_cast<unsigned char>(N[0])) || E == 0 || E > 0x7fffffffu)
+        return Error(std::string(Key) + ": '" + Map + "=" + N + "': " + Unit +
+                     " from 1 to 2147483647");
+      Into->emplace_back(Map, uint32_t(E));
+    }
   }
   std::vector<std::shared_ptr<void>> Quiet = quiesceOthers(nullptr);
   auto L = Backends.load(R);

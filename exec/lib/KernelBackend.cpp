@@ -253,6 +253,26 @@ MaybeError setMapShapes(struct bpf_object *Obj, const KernelLoadOptions &O,
     if (int Err = bpf_map__set_max_entries(M, Entries))
       return Error("--map-size " + Name + ": " + std::strerror(-Err));
   }
+  for (const auto &[Sizes, Option] : {std::pair(&O.KeySizes, "--map-key-size"),
+                                      std::pair(&O.ValueSizes, "--map-value-size")})
+    for (const auto &[Name, Bytes] : *Sizes) {
+      std::string Arg = std::string(Option) + " " + Name + "=" + std::to_string(Bytes);
+      struct bpf_map *M = bpf_object__find_map_by_name(Obj, Name.c_str());
+      if (!M)
+        return Error(Arg + ": the object has no map named '" + Name + "'");
+      // libbpf resizes a global data section's mapped bytes and BTF from
+      // 1.3 on; an older one would load the kernel's map at one size and
+      // keep another.
+      if (bpf_map__is_internal(M) &&
+          (LIBBPF_MAJOR_VERSION < 1 || (LIBBPF_MAJOR_VERSION == 1 && LIBBPF_MINOR_VERSION < 3)))
+        return Error(Arg + ": the kernel back end's libbpf (" + std::to_string(LIBBPF_MAJOR_VERSION) +
+                     "." + std::to_string(LIBBPF_MINOR_VERSION) +
+                     ") cannot resize global data (libbpf 1.3 can)");
+      int Err = Option == std::string("--map-key-size") ? bpf_map__set_key_size(M, Bytes)
+                                                       : bpf_map__set_value_size(M, Bytes);
+      if (Err)
+        return Error(Arg + ": " + std::strerror(-Err));
+    }
   for (const auto &[OuterName, TemplateName] : O.InnerMaps) {
     struct bpf_map *Outer = bpf_object__find_map_by_name(Obj, OuterName.c_str());
     struct bpf_map *T = bpf_object__find_map_by_name(Obj, TemplateName.c_str());
@@ -556,6 +576,8 @@ private:
 Expected<std::unique_ptr<runtime::BatchExecutor>> makeKernelExecutor(const LoadRequest &R) {
   KernelLoadOptions KO;
   KO.MapSizes = R.MapSizes;
+  KO.KeySizes = R.KeySizes;
+  KO.ValueSizes = R.ValueSizes;
   KO.InnerMaps = R.InnerMaps;
   auto Loaded = KernelProgram::load(R.Path, R.Section, KO);
   if (!Loaded)

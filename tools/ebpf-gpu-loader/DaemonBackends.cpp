@@ -15,9 +15,10 @@ namespace ebpfgpu::tools {
 
 Expected<LoadedBackend> DaemonBackends::load(const LoadRequest &R) {
   bool GpuObject = abi::isGpuObjectFile(R.Path);
-  if (GpuObject && (!R.InnerMaps.empty() || !R.MapSizes.empty()))
-    return Error("inner_maps and map_sizes apply to eBPF objects; a .gpu.o has its maps from "
-                 "ebpf-gpu-cc (give them there)");
+  if (GpuObject && (!R.InnerMaps.empty() || !R.MapSizes.empty() || !R.KeySizes.empty() ||
+                    !R.ValueSizes.empty()))
+    return Error("inner_maps, map_sizes, map_key_sizes and map_value_sizes apply to eBPF "
+                 "objects; a .gpu.o has its maps from ebpf-gpu-cc (give them there)");
   exec::Backend B = R.Backend.value_or(GpuObject ? exec::Backend::Gpu : exec::Backend::Host);
   // (A .gpu.o asked for on the host: load() says why not.)
   if (B == exec::Backend::Host && !GpuObject && (R.GpuMode || R.GpuPath || !R.Gpus.empty()))
@@ -35,6 +36,8 @@ Expected<LoadedBackend> DaemonBackends::load(const LoadRequest &R) {
   L.Kind = B;
   L.InnerMaps = R.InnerMaps;
   L.MapSizes = R.MapSizes;
+  L.KeySizes = R.KeySizes;
+  L.ValueSizes = R.ValueSizes;
   L.AllowUnverified = R.AllowUnverified;
   L.Host.Reclaim = exec::HostReclaim::EachBatch;
   exec::GpuExecOptions &O = L.Gpu;

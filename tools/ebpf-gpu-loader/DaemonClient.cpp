@@ -37,7 +37,8 @@ int usage(const std::string &Msg) {
       stderr,
       "usage: %s [--socket PATH] [--json|--pretty] COMMAND\n"
       "  prog load PROG.o|PROG.gpu.o [--section S] [--backend host|gpu] [--name N]\n"
-      "            [--inner-map OUTER=MAP]... [--map-size MAP=ENTRIES]... (eBPF objects)\n"
+      "            [--inner-map OUTER=MAP]... [--map-size MAP=ENTRIES]...\n"
+      "            [--map-key-size MAP=BYTES]... [--map-value-size MAP=BYTES]... (eBPF objects)\n"
       "            [--gpu-mode launch|persistent] [--gpu-path copy|mapped] [--watchdog-ms MS]\n"
       "            [--blocks N] [--launch-size N] [--gpus LIST]\n"
       "  prog list | prog show ID | prog unload ID | prog replace ID NEW_ID\n"
@@ -307,10 +308,16 @@ std::optional<int> buildRequest(std::vector<std::string> &A, std::string &Cmd, V
         Args.set("blocks", W.id("--blocks"));
       else if (O == "--launch-size")
         Args.set("launch_size", W.id("--launch-size"));
-      else if (O == "--inner-map" || O == "--map-size") {
+      else if (O == "--inner-map" || O == "--map-size" || O == "--map-key-size" ||
+               O == "--map-value-size") {
         // Repeatable: joined with commas into one string argument.
-        std::string Key = O == "--inner-map" ? "inner_maps" : "map_sizes";
-        std::string V = W.need(O == "--inner-map" ? "OUTER=MAP" : "MAP=ENTRIES");
+        std::string Key = O == "--inner-map"      ? "inner_maps"
+                          : O == "--map-size"     ? "map_sizes"
+                          : O == "--map-key-size" ? "map_key_sizes"
+                                                  : "map_value_sizes";
+        std::string V = W.need(O == "--inner-map" ? "OUTER=MAP"
+                               : O == "--map-size" ? "MAP=ENTRIES"
+                                                   : "MAP=BYTES");
         const Value *Prev = Args.get(Key);
         Args.set(Key, Prev ? Prev->text() + "," + V : V);
       }

@@ -106,6 +106,10 @@ int usage(const std::string &Msg) {
                "                      eBPF objects: the map of maps OUTER, defined without\n"
                "                      __array(values, ...), holds maps shaped as MAP (what user\n"
                "                      space gives libbpf as the inner map); its slots start empty\n"
+               "  --map-key-size MAP=BYTES, --map-value-size MAP=BYTES\n"
+               "                      eBPF objects: the key or value size of MAP, as user\n"
+               "                      space sets it before load (a global data section such\n"
+               "                      as .bss resized, its last array with it); repeatable\n"
                "  --map-size MAP=ENTRIES\n"
                "                      eBPF objects: max_entries of MAP, as user space sets it\n"
                "                      before load (maps the object leaves at 0)\n"
@@ -148,6 +152,9 @@ struct RunOptions {
   std::vector<std::pair<std::string, std::string>> InnerMaps;
   /// --map-size MAP=ENTRIES: max_entries set before load (eBPF objects)
   std::vector<std::pair<std::string, uint32_t>> MapSizes;
+  /// --map-key-size / --map-value-size MAP=BYTES: sizes set before load
+  /// (eBPF objects; libbpf's bpf_map__set_key_size/set_value_size)
+  std::vector<std::pair<std::string, uint32_t>> KeySizes, ValueSizes;
   std::string FibFile;              ///< --fib: bpf_fib_lookup's table
   std::vector<uint8_t> Fib;         ///< its block (loader/Fib.h)
   std::optional<uint32_t> IngressIfindex; ///< --ingress-ifindex
@@ -303,7 +310,8 @@ std::optional<int> parseRunArgs(int argc, char **argv, RunOptions &O) {
       if (Eq == std::string::npos || Eq == 0 || Eq + 1 == V.size())
         return usage("--inner-map needs OUTER=MAP, not '" + V + "'");
       O.InnerMaps.emplace_back(V.substr(0, Eq), V.substr(Eq + 1));
-    } else if (A == "--map-size") {
+    } else if (A == "--map-size" || A == "--map-key-size" || A == "--map-value-size") {
+      // MAP=N, N from 1 to 2^31-1.
       std::string V;
       Value(V);
       size_t Eq = V.find('=');
@@ -312,8 +320,10 @@ std::optional<int> parseRunArgs(int argc, char **argv, RunOptions &O) {
       unsigned long long E = N.empty() ? 0 : std::strtoull(N.c_str(), &End, 10);
       if (Eq == 0 || N.empty() || *End || !std::isdigit(static_cast<unsigned char>(N[0])) ||
           E == 0 || E > 0x7fffffffu)
-        return usage("--map-size needs MAP=ENTRIES (1 to 2147483647), not '" + V + "'");
-      O.MapSizes.emplace_back(V.substr(0, Eq), uint32_t(E));
+        return usage(A + " needs MAP=" + (A == "--map-size" ? "ENTRIES" : "BYTES") +
+                     " (1 to 2147483647), not '" + V + "'");
+      (A == "--map-size" ? O.MapSizes : A == "--map-key-size" ? O.KeySizes : O.ValueSizes)
+          .emplace_back(V.substr(0, Eq), uint32_t(E));
     }
     else if (A == "--map-set") {
       std::string V;
@@ -361,6 +371,8 @@ RunResult runOnBackend(const RunOptions &O, PacketBatch &Batch) {
   L.Kind = O.Backend;
   L.InnerMaps = O.InnerMaps;
   L.MapSizes = O.MapSizes;
+  L.KeySizes = O.KeySizes;
+  L.ValueSizes = O.ValueSizes;
   L.AllowUnverified = O.AllowUnverified;
   L.Host.Reclaim = exec::HostReclaim::EachPacket;
   L.Kernel.Ingress = O.IngressIfindex;
@@ -425,9 +437,10 @@ int runCommand(int argc, char **argv) {
     return usage("no program given");
   if (O.Pcap.empty())
     return usage("no packets given (--pcap)");
-  if (abi::isGpuObjectFile(O.Object) && (!O.InnerMaps.empty() || !O.MapSizes.empty()))
-    return usage("--inner-map and --map-size apply to eBPF objects; a .gpu.o has its maps "
-                 "from ebpf-gpu-cc (give them there)");
+  if (abi::isGpuObjectFile(O.Object) && (!O.InnerMaps.empty() || !O.MapSizes.empty() ||
+                                        !O.KeySizes.empty() || !O.ValueSizes.empty()))
+    return usage("--inner-map, --map-size, --map-key-size and --map-value-size apply to eBPF "
+                 "objects; a .gpu.o has its maps from ebpf-gpu-cc (give them there)");
   if (!O.FibFile.empty()) {
     if (O.Backend == exec::Backend::Kernel)
       return usage("--fib: the kernel back end looks routes up in its own network namespace "

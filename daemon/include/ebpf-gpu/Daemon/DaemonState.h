@@ -69,6 +69,9 @@ struct LoadRequest {
   /// before load (MAP, N), as `run --inner-map/--map-size`.
   std::vector<std::pair<std::string, std::string>> InnerMaps;
   std::vector<std::pair<std::string, uint32_t>> MapSizes;
+  /// eBPF objects: key and value sizes set before load (MAP, BYTES), as
+  /// `run --map-key-size/--map-value-size`.
+  std::vector<std::pair<std::string, uint32_t>> KeySizes, ValueSizes;
   /// Accept a .gpu.o compiled with --no-verify (the daemon's test-only
   /// --allow-unverified).
   bool AllowUnverified = false;

@@ -50,10 +50,11 @@ struct KernelLoad {
 };
 
 /// What user space sets on an object before load: max_entries of maps the
-/// object leaves to it (--map-size), and the inner map template of maps of
-/// maps defined without one (--inner-map OUTER=TEMPLATE).
+/// object leaves to it (--map-size), key and value sizes (--map-key-size,
+/// --map-value-size), and the inner map template of maps of maps defined
+/// without one (--inner-map OUTER=TEMPLATE).
 struct KernelLoadOptions {
-  std::vector<std::pair<std::string, uint32_t>> MapSizes;
+  std::vector<std::pair<std::string, uint32_t>> MapSizes, KeySizes, ValueSizes;
   std::vector<std::pair<std::string, std::string>> InnerMaps;
 };
 
