@@ -27,7 +27,7 @@
 // NOTOUTER: --inner-map fallback=other: map 'fallback' is a hash, not a map of maps
 // NESTED: --inner-map per_slot=per_slot: a array_of_maps cannot be an inner map
 // SYNTAX: --inner-map 'per_slot': expected OUTER=MAP
-// GPUOBJ: --inner-map and --map-size apply to eBPF objects
+// GPUOBJ: --inner-map, --map-size, --map-key-size and --map-value-size apply to eBPF objects
 // The empty slot: every packet counted in the program's own map.
 // EMPTY: fallback{
 // EMPTY-NOT: other{
