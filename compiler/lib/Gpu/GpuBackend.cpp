@@ -489,6 +489,31 @@ void fixBlockAddsFlag(llvm::Module &M) {
   G->setLinkage(llvm::GlobalValue::InternalLinkage);
 }
 
+/// The XDP kernels' register budgets (PTX .maxnreg): `--max-registers` on
+/// the batch and persistent kernels, or else a second batch kernel under
+/// EBPFGPU_XDP_BUDGET_REGISTERS (GpuAbi.h) for the loader to time against
+/// the default build and keep the faster.
+void addRegisterBudgets(llvm::Module &M, const GpuOptions &Gpu) {
+  llvm::LLVMContext &Ctx = M.getContext();
+  auto Budget = [&](const char *Name, unsigned Registers) {
+    M.getOrInsertNamedMetadata("nvvm.annotations")
+        ->addOperand(llvm::MDNode::get(
+            Ctx, {llvm::ValueAsMetadata::get(M.getFunction(Name)),
+                  llvm::MDString::get(Ctx, "maxnreg"),
+                  llvm::ConstantAsMetadata::get(
+                      llvm::ConstantInt::get(llvm::Type::getInt32Ty(Ctx), Registers))}));
+  };
+  if (Gpu.MaxRegisters) {
+    for (const char *Name : {EBPFGPU_XDP_KERNEL, EBPFGPU_XDP_PERSISTENT_KERNEL})
+      Budget(Name, Gpu.MaxRegisters);
+  } else if (Gpu.BudgetVariant) {
+    llvm::ValueToValueMapTy Map;
+    llvm::Function *Copy = llvm::CloneFunction(M.getFunction(EBPFGPU_XDP_KERNEL), Map);
+    Copy->setName(EBPFGPU_XDP_BUDGET_KERNEL);
+    Budget(EBPFGPU_XDP_BUDGET_KERNEL, EBPFGPU_XDP_BUDGET_REGISTERS);
+  }
+}
+
 } // namespace
 
 llvm::Expected<GpuProgram> compileForGpu(const object::ProgramSpec &Prog,
@@ -593,25 +618,7 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
     addXdpPersistentKernel(M);
     addReclaimKernel(M);
     Out.KernelName = EBPFGPU_XDP_KERNEL;
-    auto Budget = [&](const char *Name, unsigned Registers) {
-      M.getOrInsertNamedMetadata("nvvm.annotations")
-          ->addOperand(llvm::MDNode::get(
-              Ctx, {llvm::ValueAsMetadata::get(M.getFunction(Name)),
-                    llvm::MDString::get(Ctx, "maxnreg"),
-                    llvm::ConstantAsMetadata::get(
-                        llvm::ConstantInt::get(llvm::Type::getInt32Ty(Ctx), Registers))}));
-    };
-    if (Gpu.MaxRegisters) {
-      for (const char *Name : {EBPFGPU_XDP_KERNEL, EBPFGPU_XDP_PERSISTENT_KERNEL})
-        Budget(Name, Gpu.MaxRegisters);
-    } else if (Gpu.BudgetVariant) {
-      // The batch kernel again, under a register budget (GpuAbi.h): the
-      // loader times both builds and keeps the faster.
-      llvm::ValueToValueMapTy Map;
-      llvm::Function *Copy = llvm::CloneFunction(M.getFunction(EBPFGPU_XDP_KERNEL), Map);
-      Copy->setName(EBPFGPU_XDP_BUDGET_KERNEL);
-      Budget(EBPFGPU_XDP_BUDGET_KERNEL, EBPFGPU_XDP_BUDGET_REGISTERS);
-    }
+    addRegisterBudgets(M, Gpu);
   } else {
     addRawKernel(M, Entry);
     Out.KernelName = EBPFGPU_RAW_KERNEL;
