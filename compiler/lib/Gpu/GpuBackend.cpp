@@ -10,7 +10,7 @@
 
 #include "../Lifter/PointerFold.h"
 #include "SystemScope.h"
-#include "WarpUniform.h"
+#include "ebpf-gpu/Compiler/WarpUniform.h"
 
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/IRBuilder.h"

@@ -23,7 +23,7 @@
 // at such addresses, the header-address moves of pinMapHeaders, and
 // integer, pointer and address-space arithmetic on those.
 
-#include "WarpUniform.h"
+#include "ebpf-gpu/Compiler/WarpUniform.h"
 
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"

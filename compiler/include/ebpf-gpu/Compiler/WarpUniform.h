@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // Warp collectives on a value every lane holds alike, folded in the
-// optimised GPU module (WarpUniform.cpp).
+// optimised GPU module (compiler/lib/Gpu/WarpUniform.cpp).
 
-#ifndef EBPF_GPU_COMPILER_GPU_WARPUNIFORM_H
-#define EBPF_GPU_COMPILER_GPU_WARPUNIFORM_H
+#ifndef EBPF_GPU_COMPILER_WARPUNIFORM_H
+#define EBPF_GPU_COMPILER_WARPUNIFORM_H
 
 #include "llvm/IR/Module.h"
 
@@ -23,4 +23,4 @@ unsigned foldUniformWarpMatches(llvm::Module &M, llvm::TargetMachine *TM);
 
 } // namespace ebpfgpu::compiler
 
-#endif // EBPF_GPU_COMPILER_GPU_WARPUNIFORM_H
+#endif // EBPF_GPU_COMPILER_WARPUNIFORM_H
