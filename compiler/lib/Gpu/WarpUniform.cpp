@@ -25,14 +25,12 @@
 
 #include "ebpf-gpu/Compiler/WarpUniform.h"
 
-#include "llvm/Analysis/CGSCCPassManager.h"
-#include "llvm/Analysis/LoopAnalysisManager.h"
+#include "../Lifter/PointerFold.h"
+
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
-#include "llvm/IR/PassManager.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Transforms/InstCombine/InstCombine.h"
 #include "llvm/Transforms/Scalar/ADCE.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
@@ -152,22 +150,13 @@ unsigned foldUniformWarpMatches(llvm::Module &M, llvm::TargetMachine *TM) {
     return 0;
   // The branches on the answers, and the shuffles of a sum no lane needs
   // any more, go.
-  llvm::LoopAnalysisManager LAM;
-  llvm::FunctionAnalysisManager FAM;
-  llvm::CGSCCAnalysisManager CGAM;
-  llvm::ModuleAnalysisManager MAM;
-  llvm::PassBuilder PB(TM);
-  PB.registerModuleAnalyses(MAM);
-  PB.registerCGSCCAnalyses(CGAM);
-  PB.registerFunctionAnalyses(FAM);
-  PB.registerLoopAnalyses(LAM);
-  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  PassSetup P(TM);
   llvm::FunctionPassManager FPM;
   FPM.addPass(llvm::InstCombinePass());
   FPM.addPass(llvm::SimplifyCFGPass());
   FPM.addPass(llvm::ADCEPass());
   for (llvm::Function *F : Changed)
-    FPM.run(*F, FAM);
+    FPM.run(*F, P.FAM);
   return Folded;
 }
 

@@ -67,18 +67,19 @@ llvm::PreservedAnalyses PointerFoldPass::run(llvm::Function &F, llvm::FunctionAn
   return Changed ? llvm::PreservedAnalyses::none() : llvm::PreservedAnalyses::all();
 }
 
+PassSetup::PassSetup(llvm::TargetMachine *TM) : PB(TM) {
+  PB.registerModuleAnalyses(MAM);
+  PB.registerCGSCCAnalyses(CGAM);
+  PB.registerFunctionAnalyses(FAM);
+  PB.registerLoopAnalyses(LAM);
+  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+}
+
 void runOptimizationPipeline(llvm::Module &M, unsigned OptLevel, llvm::TargetMachine *TM) {
   auto RunOnce = [&](bool Fold) {
-    llvm::LoopAnalysisManager LAM;
-    llvm::FunctionAnalysisManager FAM;
-    llvm::CGSCCAnalysisManager CGAM;
-    llvm::ModuleAnalysisManager MAM;
-    llvm::PassBuilder PB(TM);
-    PB.registerModuleAnalyses(MAM);
-    PB.registerCGSCCAnalyses(CGAM);
-    PB.registerFunctionAnalyses(FAM);
-    PB.registerLoopAnalyses(LAM);
-    PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+    PassSetup P(TM);
+    llvm::PassBuilder &PB = P.PB;
+    llvm::ModuleAnalysisManager &MAM = P.MAM;
     llvm::ModulePassManager MPM;
     if (Fold) {
       MPM.addPass(llvm::createModuleToFunctionPassAdaptor(PointerFoldPass()));

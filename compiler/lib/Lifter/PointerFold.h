@@ -6,7 +6,10 @@
 #ifndef EBPF_GPU_LIFTER_POINTERFOLD_H
 #define EBPF_GPU_LIFTER_POINTERFOLD_H
 
+#include "llvm/Analysis/CGSCCPassManager.h"
+#include "llvm/Analysis/LoopAnalysisManager.h"
 #include "llvm/IR/PassManager.h"
+#include "llvm/Passes/PassBuilder.h"
 
 namespace llvm {
 class TargetMachine;
@@ -23,6 +26,18 @@ namespace ebpfgpu::compiler {
 class PointerFoldPass : public llvm::PassInfoMixin<PointerFoldPass> {
 public:
   llvm::PreservedAnalyses run(llvm::Function &F, llvm::FunctionAnalysisManager &AM);
+};
+
+/// The new pass manager's four analysis managers, registered with a pass
+/// builder for `TM` (may be null) and linked to one another: what running
+/// any pass pipeline on a module takes.
+struct PassSetup {
+  llvm::LoopAnalysisManager LAM;
+  llvm::FunctionAnalysisManager FAM;
+  llvm::CGSCCAnalysisManager CGAM;
+  llvm::ModuleAnalysisManager MAM;
+  llvm::PassBuilder PB;
+  explicit PassSetup(llvm::TargetMachine *TM);
 };
 
 /// Runs the standard pipeline at `OptLevel`, then PointerFoldPass, then the
