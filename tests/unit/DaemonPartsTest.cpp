@@ -456,6 +456,15 @@ TEST(DaemonConfig, ReadsProgramsAndPortsAndRefusesTheRest) {
   EXPECT_EQ(C->Ports[0].Line, 4u);
   EXPECT_EQ(C->Ports[0].Args.write(),
             R"({"batch": 64, "exception": "net_null1", "device": "net_null0"})");
+  // The shapes set before load, as `prog load` takes them (MAP=N lists).
+  auto Sized = tools::parseDaemonConfig(
+      "program lb path=/a/lb.o map_sizes=conns=1024 map_key_sizes=conns=16 "
+      "map_value_sizes=conns=8,.bss=72 inner_maps=outer=tmpl\n",
+      "d.conf");
+  ASSERT_TRUE(Sized) << Sized.error().message();
+  EXPECT_EQ(Sized->Programs[0].Args.write(),
+            R"({"path": "/a/lb.o", "map_sizes": "conns=1024", "map_key_sizes": "conns=16", )"
+            R"("map_value_sizes": "conns=8,.bss=72", "inner_maps": "outer=tmpl"})");
   struct Case {
     const char *Text, *Error;
   } Bad[] = {
