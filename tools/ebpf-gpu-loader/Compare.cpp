@@ -33,6 +33,8 @@ int compareUsage(const std::string &Msg) {
     std::fprintf(stderr, "%s: error: %s\n", Tool, Msg.c_str());
   std::fprintf(stderr,
                "usage: %s compare PROG.o --pcap IN.pcap [--section NAME]...\n"
+               "           [--map-size MAP=ENTRIES]... [--map-key-size MAP=BYTES]...\n"
+               "           [--map-value-size MAP=BYTES]... [--inner-map OUTER=MAP]...\n"
                "  Every program of PROG.o (or each --section) through ebpf-gpu's verifier and\n"
                "  the kernel's; where both accept, the host back end and BPF_PROG_TEST_RUN run\n"
                "  the packets and must agree on verdicts, output bytes, maps and events.\n"
@@ -47,6 +49,8 @@ int compareUsage(const std::string &Msg) {
                "               cannot test-run; ebpf-gpu accepts it (DETAIL: why)\n"
                "    differ     both accept, the back ends differ (DETAIL: where)\n"
                "    error      a back end failed to run it\n"
+               "  The map options set what user space sets before load, on both sides (as\n"
+               "  run's; the kernel's through libbpf).\n"
                "  Exits 1 when a program gave ours, differ or error. Needs root.\n",
                Tool);
   return 2;
@@ -125,19 +129,29 @@ struct Outcome {
   std::string Result, Detail;
 };
 
-/// Program `Name` on both sides; `P` null: a program of the object that
-/// could not be linked (ObjectSpec::Unlinked), which the kernel may load.
+/// Program `Name` on both sides, with the map shapes `Shapes` set before
+/// load; `P` null: a program of the object that could not be linked
+/// (ObjectSpec::Unlinked), which the kernel may load.
 Outcome compareProgram(const object::ObjectSpec &Obj, const std::string &Path,
                        const std::string &Name, const object::ProgramSpec *P,
-                       const PacketBatch &Packets) {
+                       const PacketBatch &Packets, const object::ReadOptions &Shapes) {
   exec::LoadRequest L;
   L.Path = Path;
   L.Section = Name;
   L.Kind = exec::Backend::Host;
   L.Host.Reclaim = exec::HostReclaim::EachPacket;
+  L.InnerMaps = Shapes.InnerMapTemplates;
+  L.MapSizes = Shapes.MaxEntries;
+  L.KeySizes = Shapes.KeySizes;
+  L.ValueSizes = Shapes.ValueSizes;
   auto Host = P ? exec::load(L)
                 : Expected<exec::LoadedProgram>(Error(Path + ": " + Obj.unlinkedReason(Name)));
-  auto Loaded = exec::KernelProgram::load(Path, Name);
+  exec::KernelLoadOptions KO;
+  KO.MapSizes = Shapes.MaxEntries;
+  KO.KeySizes = Shapes.KeySizes;
+  KO.ValueSizes = Shapes.ValueSizes;
+  KO.InnerMaps = Shapes.InnerMapTemplates;
+  auto Loaded = exec::KernelProgram::load(Path, Name, KO);
   if (!Loaded)
     return {"error", Loaded.error().message()};
   // Not unsound: the program asks for what only ebpf-gpu offers.
@@ -200,13 +214,28 @@ Outcome compareProgram(const object::ObjectSpec &Obj, const std::string &Path,
 int compareCommand(int argc, char **argv) {
   std::string Object, Pcap;
   std::vector<std::string> Sections;
+  object::ReadOptions Shapes;
   for (ArgCursor C(argc, argv, compareUsage); C.next();) {
     const std::string &A = C.arg();
     if (A == "--pcap")
       Pcap = C.value();
     else if (A == "--section")
       Sections.push_back(C.value());
-    else if (A == "-h" || A == "--help") {
+    else if (A == "--map-size" || A == "--map-key-size" || A == "--map-value-size") {
+      auto S = A == "--map-size" ? object::parseMapSize(C.value())
+                                 : object::parseMapNumber(C.value(), A, "BYTES");
+      if (!S)
+        return compareUsage(S.error().message());
+      (A == "--map-size" ? Shapes.MaxEntries
+       : A == "--map-key-size" ? Shapes.KeySizes
+                               : Shapes.ValueSizes)
+          .push_back(std::move(*S));
+    } else if (A == "--inner-map") {
+      auto T = object::parseInnerMapTemplate(C.value());
+      if (!T)
+        return compareUsage(T.error().message());
+      Shapes.InnerMapTemplates.push_back(std::move(*T));
+    } else if (A == "-h" || A == "--help") {
       compareUsage("");
       return 0;
     } else if (A.rfind("-", 0) == 0)
@@ -228,7 +257,7 @@ int compareCommand(int argc, char **argv) {
   // As `run` on the kernel back end without a context: received on the
   // loopback device, queue 0.
   Packets->setIngress(1, 0);
-  Expected<object::ObjectSpec> Obj = object::readObjectFile(Object);
+  Expected<object::ObjectSpec> Obj = object::readObjectFile(Object, Shapes);
   if (!Obj) {
     std::fprintf(stderr, "%s: error: %s\n", Tool, Obj.error().message().c_str());
     return 1;
@@ -258,7 +287,7 @@ int compareCommand(int argc, char **argv) {
   }
   int Status = 0;
   for (const auto &[Name, P] : Chosen) {
-    Outcome O = compareProgram(*Obj, Object, Name, P, *Packets);
+    Outcome O = compareProgram(*Obj, Object, Name, P, *Packets, Shapes);
     if (O.Result == "ours" || O.Result == "differ" || O.Result == "error")
       Status = 1;
     // One line a program: a multi-line detail (map dumps) is indented.

@@ -1,7 +1,7 @@
 // Maps the object leaves at max_entries 0 for user space to size before
 // load (bpf_map__set_max_entries; the kernel's xdp_sample.bpf.c counters
 // are sized by the CPU count): --map-size MAP=ENTRIES on ebpf-gpu-cc and on
-// every back end of ebpf-gpu-loader run. Without it, the run refuses the
+// every back end of ebpf-gpu-loader run and compare. Without it, the run refuses the
 // map, as the kernel refuses to create it.
 // RUN: %clang-bpf -c %s -o %t.o
 // RUN: ebpf-gpu-trafgen -o %t.pcap --count 25 --seed 9
@@ -16,6 +16,10 @@
 // RUN: %if kernel-bpf %{ not ebpf-gpu-loader run %t.o --pcap %t.pcap --backend kernel 2>&1 | FileCheck %s --check-prefix=KZERO %}
 // RUN: %if kernel-bpf %{ %python %S/Inputs/differential.py --loader ebpf-gpu-loader --pcap %t.pcap \
 // RUN:   --work %t.d --loader-arg=--map-size --loader-arg=per_len=8 %t.o:count_len | FileCheck %s --check-prefix=KERNEL %}
+// RUN: %if kernel-bpf %{ ebpf-gpu-loader compare %t.o --pcap %t.pcap --map-size per_len=8 | FileCheck %s --check-prefix=COMPARE %}
+// RUN: not ebpf-gpu-loader compare %t.o --pcap %t.pcap --map-size per_len 2>&1 | FileCheck %s --check-prefix=COMPAREBAD
+// COMPARE: count_len: both: 25 packets, host and kernel agree
+// COMPAREBAD: error: --map-size 'per_len': expected MAP=ENTRIES (1 to 2147483647)
 // ZERO: map 'per_len': key size, value size and max_entries must be above 0
 // BAD: --map-size needs MAP=ENTRIES (1 to 2147483647), not 'per_len=0'
 // NOPE: --map-size nope=4: the object has no map named 'nope'

@@ -39,6 +39,9 @@
 // RUN: %if kernel-bpf %{ %python %S/Inputs/differential.py --loader ebpf-gpu-loader --pcap %t.pcap \
 // RUN:   --work %t.d --loader-arg=--map-value-size --loader-arg=table=16 %t.o:wide | FileCheck %s --check-prefix=KERNEL %}
 // KERNEL: wide: 64 packets, host and kernel agree
+// RUN: %if kernel-bpf %{ ebpf-gpu-loader compare %t.o --section wide --pcap %t.pcap \
+// RUN:   --map-value-size table=16 | FileCheck %s --check-prefix=COMPARE %}
+// COMPARE: wide: both: 64 packets, host and kernel agree
 // RUN: %if kernel-bpf %{ not ebpf-gpu-loader run %t.o --section grow --pcap %t.pcap --backend kernel \
 // RUN:   --map-value-size .bss=72 2>&1 | FileCheck %s --check-prefix=KGLOBAL %}
 // KGLOBAL: --map-value-size .bss=72: the kernel back end's libbpf ({{[0-9.]+}}) cannot resize global data (libbpf 1.3 can)
