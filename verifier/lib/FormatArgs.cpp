@@ -109,8 +109,7 @@ MaybeDiag Verifier::formatPointer(uint32_t Pc, const std::string &What, FormatAr
     return Read(A == FormatArg::Ip4 ? 4 : 16);
   if (P.K == Kind::MapValue && !P.hasVarOff()) {
     const object::MapSpec &M = Maps[P.Aux];
-    if (M.Origin == platform::MapOrigin::GlobalData && (M.Flags & platform::MapFlagReadOnlyProg) &&
-        P.Off >= 0 && uint64_t(P.Off) < M.InitialValue.size()) {
+    if (constantGlobalData(M) && P.Off >= 0 && uint64_t(P.Off) < M.InitialValue.size()) {
       auto From = M.InitialValue.begin() + P.Off;
       if (std::find(From, M.InitialValue.end(), uint8_t(0)) != M.InitialValue.end())
         return std::nullopt;

@@ -411,8 +411,7 @@ MaybeDiag Verifier::constStrArg(uint32_t Pc, const platform::HelperProto &H,
                     std::string(kindName(V.K)),
                 "type(" + regName(R) + ") == map_value");
   const object::MapSpec &M = Maps[V.Aux];
-  if (M.Origin != platform::MapOrigin::GlobalData ||
-      !(M.Flags & platform::MapFlagReadOnlyProg))
+  if (!constantGlobalData(M))
     return fail(Pc,
                 Arg + " does not point to a read-only map: '" + M.Name +
                     "' may change while the program runs (only .rodata's strings are constant)",

@@ -26,13 +26,8 @@ MaybeDiag Verifier::matchKfunc(uint32_t Pc, State &S, const platform::KfuncProto
     return K.Name + " argument " + std::to_string(R) + " (r" + std::to_string(R) + ")";
   };
   const bool All = K.Role == platform::KfuncRole::PatternMatchAll;
-  for (unsigned R = 1; R <= K.NumArgs; ++R)
-    if (auto E = readReg(Pc, S, R))
-      return E;
-  const Reg &Ctx = S.Regs[1];
-  if (Ctx.K != Kind::Ctx || Ctx.Off != 0)
-    return fail(Pc, ArgOf(1) + " must be the context pointer, is " + Ctx.str(),
-                "type(r1) == ctx");
+  if (auto E = kfuncContextArgs(Pc, S, K))
+    return E;
   if (S.Regs[2].K != Kind::Scalar)
     return fail(Pc,
                 ArgOf(2) + ", the offset in the packet, must be a scalar, is a " +

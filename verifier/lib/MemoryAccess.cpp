@@ -49,8 +49,7 @@ std::string hexOff(int64_t V) { return (V < 0 ? "-" : "+") + std::to_string(V < 
 /// sign-extending load; nothing for any other map.
 std::optional<uint64_t> readOnlyConstant(const object::MapSpec &M, int64_t Off, unsigned Size,
                                          bool Signed) {
-  if (M.Origin != platform::MapOrigin::GlobalData || !(M.Flags & platform::MapFlagReadOnlyProg) ||
-      Off < 0 || uint64_t(Off) + Size > M.ValueSize)
+  if (!constantGlobalData(M) || Off < 0 || uint64_t(Off) + Size > M.ValueSize)
     return std::nullopt;
   uint64_t V = 0;
   for (unsigned K = 0; K < Size; ++K) {

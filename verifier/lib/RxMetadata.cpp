@@ -15,17 +15,24 @@
 
 namespace ebpfgpu::verifier::detail {
 
-MaybeDiag Verifier::rxMetadataKfunc(uint32_t Pc, State &S, const platform::KfuncProto &K) {
-  auto ArgOf = [&](unsigned R) {
-    return K.Name + " argument " + std::to_string(R) + " (r" + std::to_string(R) + ")";
-  };
+MaybeDiag Verifier::kfuncContextArgs(uint32_t Pc, const State &S,
+                                     const platform::KfuncProto &K) {
   for (unsigned R = 1; R <= K.NumArgs; ++R)
     if (auto E = readReg(Pc, S, R))
       return E;
   const Reg &Ctx = S.Regs[1];
   if (Ctx.K != Kind::Ctx || Ctx.Off != 0)
-    return fail(Pc, ArgOf(1) + " must be the context pointer, is " + Ctx.str(),
+    return fail(Pc, K.Name + " argument 1 (r1) must be the context pointer, is " + Ctx.str(),
                 "type(r1) == ctx");
+  return std::nullopt;
+}
+
+MaybeDiag Verifier::rxMetadataKfunc(uint32_t Pc, State &S, const platform::KfuncProto &K) {
+  auto ArgOf = [&](unsigned R) {
+    return K.Name + " argument " + std::to_string(R) + " (r" + std::to_string(R) + ")";
+  };
+  if (auto E = kfuncContextArgs(Pc, S, K))
+    return E;
   for (unsigned R = 2; R <= K.NumArgs; ++R) {
     const Reg &V = S.Regs[R];
     unsigned Size = K.OutSizes[R - 2];
@@ -57,13 +64,8 @@ MaybeDiag Verifier::rxMetadataKfunc(uint32_t Pc, State &S, const platform::Kfunc
 /// goes stale as after bpf_xdp_adjust_head. The result is an int, 0 or
 /// -EINVAL, zero-extended.
 MaybeDiag Verifier::pullDataKfunc(uint32_t Pc, State &S, const platform::KfuncProto &K) {
-  for (unsigned R = 1; R <= K.NumArgs; ++R)
-    if (auto E = readReg(Pc, S, R))
-      return E;
-  const Reg &Ctx = S.Regs[1];
-  if (Ctx.K != Kind::Ctx || Ctx.Off != 0)
-    return fail(Pc, K.Name + " argument 1 (r1) must be the context pointer, is " + Ctx.str(),
-                "type(r1) == ctx");
+  if (auto E = kfuncContextArgs(Pc, S, K))
+    return E;
   if (S.Regs[2].K != Kind::Scalar)
     return fail(Pc, K.Name + " argument 2 (r2) must be a scalar, is a " + kindName(S.Regs[2].K),
                 "type(r2) == scalar");

@@ -71,6 +71,13 @@ inline bool isRedirectMap(uint32_t T) {
   return platform::mapFamily(T) == platform::MapFamily::Redirect;
 }
 
+/// Global data no one changes after load (.rodata: the kernel's frozen
+/// BPF_F_RDONLY_PROG map, which libbpf makes of it alone): its bytes are
+/// the object's, or those set before load, while the program runs.
+inline bool constantGlobalData(const object::MapSpec &M) {
+  return M.Origin == platform::MapOrigin::GlobalData && (M.Flags & platform::MapFlagReadOnlyProg);
+}
+
 /// A slice at least as large as the largest packet is null whatever its
 /// offset (the kernel's bpf_xdp_pointer: -EFAULT past 0xffff): its
 /// accesses are checked against this bound on paths that never run.
@@ -211,6 +218,9 @@ private:
   /// memory they fill.
   MaybeDiag rxMetadataKfunc(uint32_t Pc, State &S, const platform::KfuncProto &K);
   MaybeDiag pullDataKfunc(uint32_t Pc, State &S, const platform::KfuncProto &K);
+  /// A context kfunc's arguments read, r1 the context as the program got
+  /// it (RxMetadata.cpp).
+  MaybeDiag kfuncContextArgs(uint32_t Pc, const State &S, const platform::KfuncProto &K);
   /// ebpf-gpu's ebpf_gpu_classify (ClassifyKfunc.cpp): features on the
   /// stack, their constant size and a model map; an int result.
   MaybeDiag classifyKfunc(uint32_t Pc, State &S, const platform::KfuncProto &K);

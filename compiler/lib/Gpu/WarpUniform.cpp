@@ -27,6 +27,7 @@
 
 #include "../Lifter/PointerFold.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Instructions.h"
@@ -58,29 +59,51 @@ bool inConstantSpace(const llvm::Value *P) {
   return false;
 }
 
+/// What the two walks below found so far, so that a value many others
+/// share is walked once (a walk that stopped at its depth limit says
+/// "no", which only folds less).
+struct Walks {
+  llvm::DenseMap<const llvm::Value *, bool> Invariant;
+  llvm::DenseMap<std::pair<const llvm::Value *, const llvm::Value *>, bool> Same;
+};
+
 /// Whether `A` and `B` compute the same value by the same steps from the
 /// same constants (two copies of one header field's load, which
 /// pinMapHeaders keeps apart on purpose).
-bool sameComputation(const llvm::Value *A, const llvm::Value *B, unsigned Depth = 0) {
+bool sameComputation(const llvm::Value *A, const llvm::Value *B, Walks &W, unsigned Depth = 0) {
   if (A == B)
     return true;
   if (Depth > 24 || A->getType() != B->getType())
     return false;
+  auto [It, New] = W.Same.try_emplace({A, B}, false);
+  if (!New)
+    return It->second;
   auto *IA = llvm::dyn_cast<llvm::Instruction>(A);
   auto *IB = llvm::dyn_cast<llvm::Instruction>(B);
   if (!IA || !IB || !IA->isSameOperationAs(IB) || IA->getNumOperands() != IB->getNumOperands() ||
       llvm::isa<llvm::PHINode>(IA))
     return false;
   for (unsigned K = 0; K < IA->getNumOperands(); ++K)
-    if (!sameComputation(IA->getOperand(K), IB->getOperand(K), Depth + 1))
+    if (!sameComputation(IA->getOperand(K), IB->getOperand(K), W, Depth + 1))
       return false;
-  return true;
+  return W.Same[{A, B}] = true;
 }
 
+bool laneInvariantStep(const llvm::Value *V, Walks &W, unsigned Depth);
+
 /// Whether `V` is the same in every lane that computes it.
-bool laneInvariant(const llvm::Value *V, unsigned Depth = 0) {
+bool laneInvariant(const llvm::Value *V, Walks &W, unsigned Depth = 0) {
   if (Depth > 24)
     return false;
+  auto It = W.Invariant.find(V);
+  if (It != W.Invariant.end())
+    return It->second;
+  bool Same = laneInvariantStep(V, W, Depth);
+  W.Invariant[V] = Same;
+  return Same;
+}
+
+bool laneInvariantStep(const llvm::Value *V, Walks &W, unsigned Depth) {
   if (llvm::isa<llvm::Constant>(V))
     return true;
   if (auto *A = llvm::dyn_cast<llvm::Argument>(V))
@@ -90,7 +113,7 @@ bool laneInvariant(const llvm::Value *V, unsigned Depth = 0) {
     return false;
   if (auto *L = llvm::dyn_cast<llvm::LoadInst>(I))
     return L->isSimple() && inConstantSpace(L->getPointerOperand()) &&
-           laneInvariant(L->getPointerOperand(), Depth + 1);
+           laneInvariant(L->getPointerOperand(), W, Depth + 1);
   if (auto *Call = llvm::dyn_cast<llvm::CallInst>(I)) {
     // pinMapHeaders' `mov.u64` of a header's symbol.
     auto *Asm = llvm::dyn_cast<llvm::InlineAsm>(Call->getCalledOperand());
@@ -101,14 +124,14 @@ bool laneInvariant(const llvm::Value *V, unsigned Depth = 0) {
   // brings the same computation.
   if (auto *Phi = llvm::dyn_cast<llvm::PHINode>(I)) {
     for (const llvm::Value *In : Phi->incoming_values())
-      if (!sameComputation(In, Phi->getIncomingValue(0)))
+      if (!sameComputation(In, Phi->getIncomingValue(0), W))
         return false;
-    return laneInvariant(Phi->getIncomingValue(0), Depth + 1);
+    return laneInvariant(Phi->getIncomingValue(0), W, Depth + 1);
   }
   if (llvm::isa<llvm::CastInst>(I) || llvm::isa<llvm::BinaryOperator>(I) ||
       llvm::isa<llvm::GetElementPtrInst>(I) || llvm::isa<llvm::CmpInst>(I)) {
     for (const llvm::Value *Op : I->operands())
-      if (!laneInvariant(Op, Depth + 1))
+      if (!laneInvariant(Op, W, Depth + 1))
         return false;
     return true;
   }
@@ -120,6 +143,7 @@ bool laneInvariant(const llvm::Value *V, unsigned Depth = 0) {
 unsigned foldUniformWarpMatches(llvm::Module &M, llvm::TargetMachine *TM) {
   unsigned Folded = 0;
   std::set<llvm::Function *> Changed;
+  Walks W;
   for (llvm::Function &F : M)
     for (llvm::BasicBlock &BB : F)
       for (llvm::Instruction &I : llvm::make_early_inc_range(BB)) {
@@ -131,7 +155,7 @@ unsigned foldUniformWarpMatches(llvm::Module &M, llvm::TargetMachine *TM) {
                    Id == llvm::Intrinsic::nvvm_match_any_sync_i64;
         bool All = Id == llvm::Intrinsic::nvvm_match_all_sync_i32p ||
                    Id == llvm::Intrinsic::nvvm_match_all_sync_i64p;
-        if ((!Any && !All) || !laneInvariant(Call->getArgOperand(1)))
+        if ((!Any && !All) || !laneInvariant(Call->getArgOperand(1), W))
           continue;
         llvm::Value *Mask = Call->getArgOperand(0);
         llvm::Value *Result = Mask;
