@@ -249,13 +249,14 @@ prepare_helpers() {
               ktime-coarse-tai.c:tai_monotonic queue-stack-bloom.c:qsb \
               buff-len-numa.c:numa dynptr.c:dynptr_tunnel dynptr.c:dynptr_edges \
               dynptr-copy.c:dynptr_copy \
-              snprintf.c:fmt syncookie.c:cookies pull-data.c:pull; do
+              snprintf.c:fmt syncookie.c:cookies pull-data.c:pull strtol.c:strtox \
+              strtol.c:cases ringbuf-query.c:query; do
     local src=${spec%%:*} prog=${spec##*:}
     /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
       -c "tests/lit/loader/$src" -o "build/helper17_${src%.c}.o"
     build/tools/ebpf-gpu-cc "build/helper17_${src%.c}.o" --section "$prog" -o "$CARRY/samples/$prog.gpu.o"
     case $prog in
-    coarse_vs_ktime | tai_monotonic | numa) ;;
+    coarse_vs_ktime | tai_monotonic | numa | query) ;;
     *)
       build/tools/ebpf-gpu-loader run "build/helper17_${src%.c}.o" --section "$prog" --backend host \
         --pcap build/gpu-check-ct.pcap --verdicts "build/$prog.serial.txt" --out "build/$prog.serial.pcap" \

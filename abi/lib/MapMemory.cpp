@@ -668,6 +668,10 @@ MaybeError takeEventRecords(const std::string &Name, const MapLayout &L, uint8_t
     At += uint32_t(Bytes);
   }
   Dropped += load32(Control + 4 * EBPFGPU_EVT_DROPPED);
+  uint64_t Taken;
+  std::memcpy(&Taken, Control + 4 * EBPFGPU_EVT_TAKEN, 8);
+  Taken += Head;
+  std::memcpy(Control + 4 * EBPFGPU_EVT_TAKEN, &Taken, 8);
   store32(Control + 4 * EBPFGPU_EVT_HEAD, 0);
   store32(Control + 4 * EBPFGPU_EVT_DROPPED, 0);
   return std::nullopt;

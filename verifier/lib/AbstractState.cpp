@@ -476,6 +476,8 @@ bool covers(const State &Old, const State &New, uint16_t LiveRegs, const Precise
       return false;
   }
   // The same lock held, its value's id matched as the pointers' are.
+  if (Old.Rcu != New.Rcu)
+    return false;
   if (Old.Lock.has_value() != New.Lock.has_value())
     return false;
   if (Old.Lock && (Old.Lock->Map != New.Lock->Map ||

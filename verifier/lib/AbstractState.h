@@ -162,6 +162,8 @@ struct State {
     bool operator==(const HeldLock &O) const = default;
   };
   std::optional<HeldLock> Lock;
+  /// Inside a bpf_rcu_read_lock-ed region (not nested, as the kernel's).
+  bool Rcu = false;
   bool operator==(const State &O) const = default;
 };
 

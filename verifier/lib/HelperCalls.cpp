@@ -84,6 +84,9 @@ MaybeDiag Verifier::helperCall(uint32_t Pc, int32_t Id, State &S) {
     if (std::any_of(S.Frames.begin(), S.Frames.end(), [](const Frame &F) { return F.Callback; }))
       return fail(Pc, "bpf_" + H->Name + " inside a callback is not supported",
                   "no_tail_call(callback)");
+    if (S.Rcu)
+      return fail(Pc, "tail_call cannot be used inside bpf_rcu_read_lock-ed region",
+                  "rcu_unlocked(tail_call)");
   }
   if (Args.Callback) {
     if (auto E = enterCallback(Pc, S, Args))
@@ -171,7 +174,8 @@ MaybeDiag Verifier::helperArg(uint32_t Pc, const platform::HelperProto &H,
   case platform::ArgCheck::ReleaseAlloc:
     return releaseArg(Pc, H, R, S, Args);
   case platform::ArgCheck::InOutU32:
-    return inOutU32Arg(Pc, H, R, S);
+  case platform::ArgCheck::OutFixedMem:
+    return fixedOutArg(Pc, H, R, S);
   case platform::ArgCheck::ConstStr:
     return constStrArg(Pc, H, R, S);
   case platform::ArgCheck::FormatStr:
@@ -367,31 +371,43 @@ MaybeDiag Verifier::sizedMemArg(uint32_t Pc, const platform::HelperProto &H,
 /// memory argument that the helper writes (no raw mode): readable (stack
 /// bytes never written included, as the kernel allows a privileged loader:
 /// the runtime zeroes every frame, so the helper reads zeros), writable,
-/// aligned to 4, and not the packet (the helper has no packet access). Pointer offsets carry no known bits here, so a variable offset,
-/// which the kernel takes where its known bits are aligned, is refused.
-MaybeDiag Verifier::inOutU32Arg(uint32_t Pc, const platform::HelperProto &H,
-                                unsigned R, State &S) {
+/// aligned to 4, and not the packet (the helper has no packet access).
+/// OutFixedMem: the same of the row's size, written only (raw mode: the
+/// kernel's MEM_UNINIT), aligned to its size. Pointer offsets carry no
+/// known bits here, so a variable offset, which the kernel takes where its
+/// known bits are aligned, is refused.
+MaybeDiag Verifier::fixedOutArg(uint32_t Pc, const platform::HelperProto &H, unsigned R,
+                                State &S) {
   const Reg &V = S.Regs[R];
   std::string Arg = argName(H, R);
+  bool InOut = H.Checks[R - 1] == platform::ArgCheck::InOutU32;
+  unsigned Size = InOut ? 4 : H.MemSizes[R - 1];
+  assert(Size && (Size & (Size - 1)) == 0 && "OutFixedMem without a power-of-two size");
+  std::string What = InOut ? "a u32" : std::to_string(Size) + " bytes";
   if (V.K != Kind::Stack && V.K != Kind::MapValue && V.K != Kind::AllocMem)
     return fail(Pc,
-                Arg + " must point to a u32 on the stack, in a map value or in a record, is a " +
+                Arg + " must point to " + What + " on the stack, in a map value or in a record, is a " +
                     std::string(kindName(V.K)),
                 "type(" + regName(R) + ") == stack|map_value|ringbuf_mem");
-  if ((uint64_t(V.Off) & 3) != 0 || V.hasVarOff())
+  if ((uint64_t(V.Off) & (Size - 1)) != 0 || V.hasVarOff())
     return fail(Pc,
-                Arg + " must be 4-byte aligned at a constant offset, is " + V.str(),
-                "aligned(" + regName(R) + ", 4)");
-  for (bool Write : {false, true})
-    if (auto E = access(Pc, S, R, 0, 4, Write, "helper access",
+                Arg + " must be " + std::to_string(Size) + "-byte aligned at a constant offset, is " +
+                    V.str(),
+                "aligned(" + regName(R) + ", " + std::to_string(Size) + ")");
+  for (bool Write : {false, true}) {
+    if (!Write && !InOut)
+      continue;
+    if (auto E = access(Pc, S, R, 0, Size, Write, "helper access",
                         /*AllowUninitStack=*/true)) {
       E->Reason = Arg + ": " + E->Reason;
       return E;
     }
-  if (auto E = spilledPointerRead(Pc, S, R, 0, 4, Arg))
-    return E;
+  }
+  if (InOut)
+    if (auto E = spilledPointerRead(Pc, S, R, 0, Size, Arg))
+      return E;
   if (V.K == Kind::Stack)
-    helperFillsStack(S, V, 4);
+    helperFillsStack(S, V, Size);
   return std::nullopt;
 }
 

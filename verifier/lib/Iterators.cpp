@@ -104,6 +104,8 @@ MaybeDiag Verifier::kfuncCall(Path &P, int32_t Id, std::vector<Path> &Forks) {
     return classifyKfunc(Pc, S, *K);
   if (K->Role == platform::KfuncRole::PullData)
     return pullDataKfunc(Pc, S, *K);
+  if (K->Role == platform::KfuncRole::RcuReadLock || K->Role == platform::KfuncRole::RcuReadUnlock)
+    return rcuKfunc(Pc, S, *K);
   if (auto E = readReg(Pc, S, 1))
     return E;
   const Reg &It = S.Regs[1];
@@ -201,6 +203,23 @@ std::string Verifier::unreleased(const State &S, bool Definite) const {
            " is not destroyed";
   return (Definite ? "the" : "a") + std::string(" ring buffer record reserved at pc ") +
          std::to_string(At) + " is neither submitted nor discarded";
+}
+
+/// bpf_rcu_read_lock / _unlock: the kernel's RCU read-side region, one at a
+/// time (no nesting, no unlock outside one), closed before the program
+/// exits and not left by a tail call (exitInsn, helperCall). It may span
+/// subprogram calls, as the kernel's. Nothing runs: no map element is
+/// reused while a batch runs (docs/MAPS.md), so every read is in one.
+MaybeDiag Verifier::rcuKfunc(uint32_t Pc, State &S, const platform::KfuncProto &K) {
+  bool Lock = K.Role == platform::KfuncRole::RcuReadLock;
+  if (Lock && S.Rcu)
+    return fail(Pc, "nested rcu read lock (kernel function " + K.Name + ")", "!rcu_locked");
+  if (!Lock && !S.Rcu)
+    return fail(Pc, "unmatched rcu read unlock (kernel function " + K.Name + ")", "rcu_locked");
+  S.Rcu = Lock;
+  for (unsigned R = 0; R <= 5; ++R)
+    S.Regs[R] = Reg();
+  return std::nullopt;
 }
 
 } // namespace ebpfgpu::verifier::detail

@@ -305,6 +305,10 @@ MaybeDiag Verifier::exitInsn(uint32_t Pc, State &S, bool &Ended, uint32_t &NextP
       return fail(Pc, "BPF_EXIT instruction in main prog cannot be used inside "
                       "bpf_spin_lock-ed region: bpf_spin_unlock is missing on this path",
                   "unlocked(exit)");
+    if (S.Rcu)
+      return fail(Pc, "BPF_EXIT instruction in main prog cannot be used inside "
+                      "bpf_rcu_read_lock-ed region: bpf_rcu_read_unlock is missing on this path",
+                  "rcu_unlocked(exit)");
     Ended = true;
     return std::nullopt;
   }

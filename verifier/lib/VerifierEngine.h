@@ -181,8 +181,8 @@ private:
                           State &S, const HelperArgs &Args);
   MaybeDiag formatPointer(uint32_t Pc, const std::string &What, FormatArg A, const Reg &P,
                           const State &S);
-  MaybeDiag inOutU32Arg(uint32_t Pc, const platform::HelperProto &H, unsigned R,
-                        State &S);
+  MaybeDiag rcuKfunc(uint32_t Pc, State &S, const platform::KfuncProto &K);
+  MaybeDiag fixedOutArg(uint32_t Pc, const platform::HelperProto &H, unsigned R, State &S);
   MaybeDiag constStrArg(uint32_t Pc, const platform::HelperProto &H, unsigned R,
                         const State &S);
   void helperFillsStack(State &S, const Reg &Buf, uint64_t Size);

@@ -346,6 +346,14 @@ llvm::Error FunctionLifter::liftKfuncCall(uint32_t Pc, int32_t Id, const AbsStat
     return liftClassifyKfunc(Pc, *K, S);
   if (K->Role == platform::KfuncRole::PullData)
     return liftPullDataKfunc(*K);
+  if (K->Role == platform::KfuncRole::RcuReadLock ||
+      K->Role == platform::KfuncRole::RcuReadUnlock) {
+    // No element is reused while a batch runs: nothing to do (the
+    // verifier checked the region). r0 to r5 are the call's scratch.
+    for (unsigned R = 0; R <= 5; ++R)
+      setReg(R, B.getInt64(0));
+    return llvm::Error::success();
+  }
   // The iterator's 8 bytes are the kernel's struct bpf_iter_num_kern
   // { int cur; int end; } (kernel/bpf/bpf_iter.c), and each kfunc does
   // what the kernel's does to them.

@@ -151,8 +151,8 @@ void Provenance::clobberCall(AbsState &S, uint32_t Pc) const {
   const Insn &I = Prog->Insns[Pc];
   // A bpf-to-bpf call, or a helper without a prototype, may write the
   // stack through any pointer it gets; a helper writes only through its
-  // UninitMem and InOutMem arguments, within the size that follows them, and its
-  // InOutU32 ones, 4 bytes, and its MapValueOut ones (pop, peek) a value
+  // UninitMem and InOutMem arguments, within the size that follows them, its
+  // InOutU32 and OutFixedMem ones, their fixed size, and its MapValueOut ones (pop, peek) a value
   // (the other map helpers write none: spilled pointers, the context's
   // above all, survive).
   const platform::HelperProto *H =
@@ -199,12 +199,11 @@ void Provenance::clobberCall(AbsState &S, uint32_t Pc) const {
       S.Slots.clear();
       break;
     }
-    if (R - 1 >= H->Checks.size() || (H->Checks[R - 1] != platform::ArgCheck::UninitMem &&
-                                       H->Checks[R - 1] != platform::ArgCheck::InOutMem &&
-                                       H->Checks[R - 1] != platform::ArgCheck::InOutU32))
+    if (R - 1 >= H->Checks.size() || !platform::argWritesMemory(H->Checks[R - 1]))
       continue;
-    const AbsValue Size = H->Checks[R - 1] == platform::ArgCheck::InOutU32
-                              ? AbsValue::constant(4)
+    const AbsValue Size = H->Checks[R - 1] == platform::ArgCheck::InOutU32 ? AbsValue::constant(4)
+                          : H->Checks[R - 1] == platform::ArgCheck::OutFixedMem
+                              ? AbsValue::constant(int64_t(H->MemSizes[R - 1]))
                           : R < 5 ? S.Regs[R + 1]
                                   : AbsValue();
     if (S.Regs[R].K != AbsValue::Stack || !Size.isConst() || Size.Value < 0 ||
@@ -488,8 +487,7 @@ Expected<Provenance> Provenance::analyze(const object::ProgramSpec &Prog,
       else if (I.isHelperCall()) {
         const platform::HelperProto *H = Platform.helper(I.Imm);
         Local = H && std::none_of(H->Checks.begin(), H->Checks.end(), [](platform::ArgCheck C) {
-                  return C == platform::ArgCheck::UninitMem || C == platform::ArgCheck::InOutMem ||
-                         C == platform::ArgCheck::InOutU32 || C == platform::ArgCheck::CallbackCtx ||
+                  return platform::argWritesMemory(C) || C == platform::ArgCheck::CallbackCtx ||
                          C == platform::ArgCheck::MapValueOut;
                 });
       }

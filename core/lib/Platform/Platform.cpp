@@ -96,6 +96,19 @@ std::vector<HelperProto> xdpHelpers() {
     {C::MapPtr, C::AllocSize, C::Scalar}, R::AllocMemOrNull, {M::Ringbuf});
   H(132, "ringbuf_submit", V::Void, {V::Ptr, V::Scalar}, false, {C::ReleaseAlloc, C::Scalar});
   H(133, "ringbuf_discard", V::Void, {V::Ptr, V::Scalar}, false, {C::ReleaseAlloc, C::Scalar});
+  // The ring's state as the host's reader leaves it: bytes in it, its
+  // size, the reader's and the writers' positions (flags 0 to 3), else 0.
+  H(134, "ringbuf_query", V::Scalar, {V::Map, V::Scalar}, false, {C::MapPtr, C::Anything},
+    R::Scalar, {M::Ringbuf});
+  // buf and its size (white space, a '-', then at most 63 bytes), the base
+  // in the flags, the result written to an aligned u64 or s64: the bytes
+  // read, or -EINVAL/-ERANGE. No packet memory, as the kernel's.
+  H(105, "strtol", V::Scalar, {V::Ptr, V::Scalar, V::Scalar, V::Ptr}, false,
+    {C::Mem, C::ConstSize, C::Anything, C::OutFixedMem}, R::Scalar, {}, E::None,
+    /*GplOnly=*/false, /*PacketAccess=*/false, {0, 0, 0, 8});
+  H(106, "strtoul", V::Scalar, {V::Ptr, V::Scalar, V::Scalar, V::Ptr}, false,
+    {C::Mem, C::ConstSize, C::Anything, C::OutFixedMem}, R::Scalar, {}, E::None,
+    /*GplOnly=*/false, /*PacketAccess=*/false, {0, 0, 0, 8});
   H(160, "ktime_get_coarse_ns", V::Scalar, {}, false, {});
   // Calls its callback (r2) with (map, key, value, r3) for each element
   // until it returns 1 (array: every index; hashed: every key, in bucket
@@ -279,6 +292,10 @@ const std::vector<KfuncProto> &knownKfuncs() {
       // The kernel's (net/core/filter.c, 6.18): makes the first bytes of
       // a multi-buffer packet linear.
       {20, "bpf_xdp_pull_data", K::PullData, 0, 0, 1, 2},
+      // The kernel's RCU read-side region (kernel/bpf/helpers.c): checked
+      // as the kernel checks it, nothing to do at run time (docs/MAPS.md).
+      {21, "bpf_rcu_read_lock", K::RcuReadLock, 0, 0, 0, 0},
+      {22, "bpf_rcu_read_unlock", K::RcuReadUnlock, 0, 0, 0, 0},
   };
   return Table;
 }

@@ -5,7 +5,7 @@
 // RUN: %clang-bpf -c %s -o %t.o
 // RUN: ebpf-gpu-cc %t.o --section plain -o %t.plain.gpu.o
 // RUN: not ebpf-gpu-cc %t.o --section uses_kfunc -o %t.kfunc.gpu.o 2>&1 | FileCheck %s --check-prefix=CC
-// CC: ebpf-gpu-cc: error: {{.*}}.o: program uses_kfunc: section xdp: insn {{[0-9]+}}: calls kfunc 'bpf_rcu_read_lock', which ebpf-gpu does not support
+// CC: ebpf-gpu-cc: error: {{.*}}.o: program uses_kfunc: section xdp: insn {{[0-9]+}}: calls kfunc 'bpf_cast_to_kern_ctx', which ebpf-gpu does not support
 // RUN: not ebpf-gpu-cc %t.o -o %t.any.gpu.o 2>&1 | FileCheck %s --check-prefix=SEVERAL
 // SEVERAL: 2 programs; choose one with --section (plain, uses_kfunc (not linked: program uses_kfunc:
 // RUN: ebpf-gpu-trafgen -o %t.pcap --count 4 --seed 1
@@ -13,17 +13,14 @@
 // HOST: XDP_PASS 4 {{[0-9]+}}
 // RUN: %if kernel-bpf %{ ebpf-gpu-loader compare %t.o --pcap %t.pcap | FileCheck %s --check-prefix=KERNEL %}
 // KERNEL: plain: both: 4 packets, host and kernel agree
-// KERNEL: uses_kfunc: kernel: {{.*}}calls kfunc 'bpf_rcu_read_lock'
+// KERNEL: uses_kfunc: kernel: {{.*}}calls kfunc 'bpf_cast_to_kern_ctx'
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
-extern void bpf_rcu_read_lock(void) __ksym;
-extern void bpf_rcu_read_unlock(void) __ksym;
+extern void *bpf_cast_to_kern_ctx(void *) __ksym;
 
 SEC("xdp") int uses_kfunc(struct xdp_md *ctx) {
-  bpf_rcu_read_lock();
-  bpf_rcu_read_unlock();
-  return XDP_PASS;
+  return bpf_cast_to_kern_ctx(ctx) ? XDP_PASS : XDP_DROP;
 }
 
 SEC("xdp") int plain(struct xdp_md *ctx) { return XDP_PASS; }

@@ -11,8 +11,8 @@
 // COOKIE: bpf_skc_lookup_tcp (helper 99) is not supported for xdp programs: it works on sockets of the kernel's network stack, which packets run by ebpf-gpu never reach (known_helper(99))
 // RUN: not ebpf-gpu-cc %t.o --section cookie_only 2>&1 | FileCheck %s --check-prefix=COOKIE-ONLY
 // COOKIE-ONLY: bpf_tcp_check_syncookie (helper 100) is not supported for xdp programs: it works on sockets of the kernel's network stack, which packets run by ebpf-gpu never reach (bpf_tcp_raw_gen_syncookie_ipv4/_ipv6 and bpf_tcp_raw_check_syncookie_ipv4/_ipv6 need none)
-// RUN: not ebpf-gpu-cc %t.o --section strtol 2>&1 | FileCheck %s --check-prefix=STRTOL
-// STRTOL: pc {{[0-9]+}}: bpf_strtol (helper 105) is not supported for xdp programs (known_helper(105))
+// RUN: not ebpf-gpu-cc %t.o --section probe_read 2>&1 | FileCheck %s --check-prefix=PROBE
+// PROBE: pc {{[0-9]+}}: bpf_probe_read_kernel (helper 113) is not supported for xdp programs (known_helper(113))
 // RUN: not ebpf-gpu-cc %t.o --section no_such 2>&1 | FileCheck %s --check-prefix=NOSUCH
 // NOSUCH: pc {{[0-9]+}}: helper function 9999 is not supported for xdp programs (known_helper(9999))
 // RUN: %if kernel-bpf %{ ebpf-gpu-trafgen -o %t.pcap --count 4 --seed 1 %}
@@ -20,7 +20,7 @@
 // KERNEL: socket: kernel: {{.*}}bpf_sk_lookup_tcp (helper 84)
 // KERNEL: cookie: kernel: {{.*}}bpf_skc_lookup_tcp (helper 99)
 // KERNEL: cookie_only: neither: R1 type=scalar expected=sock_common
-// KERNEL: strtol: kernel: {{.*}}bpf_strtol (helper 105)
+// KERNEL: probe_read: kernel: {{.*}}bpf_probe_read_kernel (helper 113)
 // KERNEL: no_such: neither: {{.*}}9999
 
 #include <linux/bpf.h>
@@ -53,10 +53,9 @@ SEC("xdp") int cookie_only(struct xdp_md *ctx) {
   return bpf_tcp_check_syncookie(0, hdrs, 20, hdrs + 20, 20) ? XDP_DROP : XDP_PASS;
 }
 
-SEC("xdp") int strtol(struct xdp_md *ctx) {
-  char buf[8] = "123";
+SEC("xdp") int probe_read(struct xdp_md *ctx) {
   long v = 0;
-  return bpf_strtol(buf, sizeof(buf), 0, &v) > 0 && v == 123 ? XDP_PASS : XDP_DROP;
+  return bpf_probe_read_kernel(&v, sizeof(v), (void *)(long)ctx->data) ? XDP_DROP : XDP_PASS;
 }
 
 SEC("xdp") int no_such(struct xdp_md *ctx) {

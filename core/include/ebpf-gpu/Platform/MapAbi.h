@@ -101,6 +101,9 @@ enum {
  * the stream: */
 #define EBPFGPU_EVT_HEAD 0    /* bytes of the stream in use */
 #define EBPFGPU_EVT_DROPPED 1 /* records refused for want of room */
+#define EBPFGPU_EVT_TAKEN 2   /* u64 over words 2-3: bytes the host has taken
+                                 from the stream so far (bpf_ringbuf_query's
+                                 consumer position) */
 #define EBPFGPU_EVT_CTL_WORDS 4
 /* Each record: u32 length | flags, u32 the packet's index in its run, then
  * the data, padded to 8 bytes (the kernel's 8-byte ring buffer header). */

@@ -75,7 +75,18 @@ enum class ArgCheck : uint8_t {
                 ///< helper reads the dynptr, never changes it
   FixedMem,     ///< readable memory of the row's MemSizes bytes (the kernel's
                 ///< ARG_PTR_TO_FIXED_SIZE_MEM)
+  OutFixedMem,  ///< writable memory of the row's MemSizes bytes, aligned to them, that
+                ///< the helper fills (may be uninitialised): on the stack, in a map
+                ///< value or in a record, not the packet (the kernel's
+                ///< ARG_PTR_TO_FIXED_SIZE_MEM | MEM_UNINIT | MEM_WRITE | MEM_ALIGNED)
 };
+
+/// Whether a helper writes through an argument of this kind (the lifter's
+/// stack tracking forgets what it held there).
+inline bool argWritesMemory(ArgCheck C) {
+  return C == ArgCheck::UninitMem || C == ArgCheck::InOutMem || C == ArgCheck::InOutU32 ||
+         C == ArgCheck::OutFixedMem;
+}
 
 /// What the verifier knows of a helper's result.
 enum class RetCheck : uint8_t {
@@ -210,6 +221,9 @@ enum class KfuncRole : uint8_t {
   PullData,        ///< bpf_xdp_pull_data (ctx, len) -> int: the first len bytes
                    ///< linear (0), or -EINVAL past the packet; packet pointers
                    ///< go stale, as after bpf_xdp_adjust_head
+  RcuReadLock,     ///< bpf_rcu_read_lock () -> void: opens an RCU read-side
+                   ///< region (not nested), which the program must close
+  RcuReadUnlock,   ///< bpf_rcu_read_unlock () -> void: closes it
 };
 
 /// A kfunc (`extern ... __ksym` in the program): the kernel names kfuncs by
