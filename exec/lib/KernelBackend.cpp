@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 #include <unistd.h>
@@ -28,6 +29,13 @@ namespace ebpfgpu::exec {
 using runtime::PacketBatch;
 
 namespace {
+
+std::string firstLine(const std::string &S) {
+  std::string L = S.substr(0, S.find('\n'));
+  if (L.rfind("libbpf: ", 0) == 0)
+    L = L.substr(8);
+  return L;
+}
 
 /// libbpf reports through a plain function: its messages of the load under
 /// way collect here (the loader loads from one thread).
@@ -53,21 +61,36 @@ int collectLibbpfLog(enum libbpf_print_level Level, const char *Fmt, va_list Arg
 /// The kernel back end: load with libbpf, BPF_PROG_TEST_RUN per packet.
 /// Kernel per-CPU values come as one copy per possible CPU, each rounded up
 /// to 8 bytes; the common text form shows their sum.
-bool isPercpuType(enum bpf_map_type T) {
+bool isPercpuType(uint32_t T) {
   return T == BPF_MAP_TYPE_PERCPU_ARRAY || T == BPF_MAP_TYPE_PERCPU_HASH ||
          T == BPF_MAP_TYPE_LRU_PERCPU_HASH;
 }
 
 /// A map's value from the kernel, per-CPU copies summed (as MapMemory does).
-bool kernelLookup(struct bpf_map *M, const void *Key, std::vector<uint8_t> &Value) {
-  uint32_t KS = bpf_map__key_size(M), VS = bpf_map__value_size(M);
-  bool PerCpu = isPercpuType(bpf_map__type(M));
+bool kernelLookup(const KernelMap &M, const void *Key, std::vector<uint8_t> &Value) {
+  uint32_t VS = M.ValueSize;
+  bool PerCpu = isPercpuType(M.Type);
   uint32_t Stride = (VS + 7u) & ~7u, Cpus = PerCpu ? uint32_t(libbpf_num_possible_cpus()) : 1;
   std::vector<uint8_t> Raw(size_t(PerCpu ? Stride : VS) * Cpus);
-  if (bpf_map__lookup_elem(M, Key, KS, Raw.data(), Raw.size(), 0) != 0)
+  if (bpf_map_lookup_elem(M.Fd, Key, Raw.data()) != 0)
     return false;
   Value = PerCpu ? abi::sumPerCpuValues(Raw.data(), VS, Stride, Cpus) : Raw;
   return true;
+}
+
+/// The maps of a libbpf object, named as the other back ends name them
+/// (libbpf names global data "<obj>.<section>").
+std::vector<KernelMap> objectMaps(struct bpf_object *Obj) {
+  std::vector<KernelMap> Out;
+  struct bpf_map *M;
+  bpf_object__for_each_map(M, Obj) {
+    std::string Name = bpf_map__name(M);
+    if (bpf_map__is_internal(M))
+      Name = Name.substr(Name.find('.'));
+    Out.push_back({Name, uint32_t(bpf_map__type(M)), bpf_map__key_size(M),
+                   bpf_map__value_size(M), bpf_map__max_entries(M), bpf_map__fd(M)});
+  }
+  return Out;
 }
 
 /// The ids of the maps program `ProgFd` uses, with those of every program
@@ -137,66 +160,66 @@ std::set<uint32_t> reachableMapIds(int ProgFd) {
 
 /// The maps and global data of a loaded object, in the common text form;
 /// with `Only`, just the maps of those ids.
-std::string dumpObjectMaps(struct bpf_object *Obj, const std::set<uint32_t> *Only = nullptr) {
+std::string dumpObjectMaps(const std::vector<KernelMap> &Maps,
+                           const std::set<uint32_t> *Only = nullptr) {
   std::vector<std::pair<std::string, std::string>> Parts;
-  struct bpf_map *M;
-  // Maps of maps hold kernel map ids: shown as the names of the maps.
-  std::map<uint32_t, std::string> NameOfId;
-  bpf_object__for_each_map(M, Obj) {
+  auto IdOf = [](const KernelMap &M) -> std::optional<uint32_t> {
     struct bpf_map_info Info = {};
     uint32_t Len = sizeof(Info);
-    if (bpf_map__fd(M) >= 0 && bpf_obj_get_info_by_fd(bpf_map__fd(M), &Info, &Len) == 0)
-      NameOfId[Info.id] = bpf_map__name(M);
-  }
-  bpf_object__for_each_map(M, Obj) {
+    if (M.Fd < 0 || bpf_obj_get_info_by_fd(M.Fd, &Info, &Len) != 0)
+      return std::nullopt;
+    return Info.id;
+  };
+  // Maps of maps hold kernel map ids: shown as the names of the maps.
+  std::map<uint32_t, std::string> NameOfId;
+  for (const KernelMap &M : Maps)
+    if (auto Id = IdOf(M))
+      NameOfId[*Id] = M.Name;
+  for (const KernelMap &M : Maps) {
     if (Only) {
-      struct bpf_map_info Info = {};
-      uint32_t Len = sizeof(Info);
-      if (bpf_map__fd(M) < 0 || bpf_obj_get_info_by_fd(bpf_map__fd(M), &Info, &Len) != 0 ||
-          !Only->count(Info.id))
+      auto Id = IdOf(M);
+      if (!Id || !Only->count(*Id))
         continue;
     }
-    enum bpf_map_type T = bpf_map__type(M);
-    uint32_t KS = bpf_map__key_size(M), VS = bpf_map__value_size(M);
+    uint32_t T = M.Type, KS = M.KeySize, VS = M.ValueSize;
     std::vector<uint8_t> Value;
+    // Every key, in the kernel's order.
+    auto Keys = [&](auto &&Visit) {
+      std::vector<uint8_t> Key(KS), Next(KS);
+      for (void *Prev = nullptr; bpf_map_get_next_key(M.Fd, Prev, Next.data()) == 0;
+           Prev = Key.data()) {
+        Visit(Next);
+        Key = Next;
+      }
+    };
     if (ebpfgpu_map_is_outer(T)) {
       std::vector<std::pair<std::vector<uint8_t>, std::string>> KV;
       auto Add = [&](const std::vector<uint8_t> &Key) {
         uint32_t Id = 0;
-        if (bpf_map__lookup_elem(M, Key.data(), KS, &Id, sizeof(Id), 0) != 0)
+        if (bpf_map_lookup_elem(M.Fd, Key.data(), &Id) != 0)
           return;
         auto It = NameOfId.find(Id);
         KV.push_back({Key, It == NameOfId.end() ? "(map id " + std::to_string(Id) + ")"
                                                 : It->second});
       };
       if (T == BPF_MAP_TYPE_ARRAY_OF_MAPS) {
-        for (uint32_t K = 0; K < bpf_map__max_entries(M); ++K)
+        for (uint32_t K = 0; K < M.MaxEntries; ++K)
           Add(std::vector<uint8_t>(reinterpret_cast<uint8_t *>(&K),
                                    reinterpret_cast<uint8_t *>(&K) + 4));
       } else {
-        std::vector<uint8_t> Key(KS), Next(KS);
-        for (void *Prev = nullptr; bpf_map__get_next_key(M, Prev, Next.data(), KS) == 0;
-             Prev = Key.data()) {
-          Add(Next);
-          Key = Next;
-        }
+        Keys(Add);
       }
-      Parts.push_back({bpf_map__name(M), abi::formatOuterEntries(
-                                             bpf_map__name(M), T == BPF_MAP_TYPE_ARRAY_OF_MAPS,
-                                             std::move(KV))});
+      Parts.push_back({M.Name, abi::formatOuterEntries(M.Name, T == BPF_MAP_TYPE_ARRAY_OF_MAPS,
+                                                       std::move(KV))});
       continue;
     }
     if (ebpfgpu_map_is_hashed(T)) {
       std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> KV;
-      std::vector<uint8_t> Key(KS), Next(KS);
-      void *Prev = nullptr;
-      while (bpf_map__get_next_key(M, Prev, Next.data(), KS) == 0) {
-        if (kernelLookup(M, Next.data(), Value))
-          KV.push_back({Next, Value});
-        Key = Next;
-        Prev = Key.data();
-      }
-      Parts.push_back({bpf_map__name(M), abi::formatHashEntries(bpf_map__name(M), KV)});
+      Keys([&](const std::vector<uint8_t> &Key) {
+        if (kernelLookup(M, Key.data(), Value))
+          KV.push_back({Key, Value});
+      });
+      Parts.push_back({M.Name, abi::formatHashEntries(M.Name, KV)});
       continue;
     }
     if (T == BPF_MAP_TYPE_QUEUE || T == BPF_MAP_TYPE_STACK) {
@@ -205,28 +228,24 @@ std::string dumpObjectMaps(struct bpf_object *Obj, const std::set<uint32_t> *Onl
       // same map again.
       std::vector<std::vector<uint8_t>> Values;
       std::vector<uint8_t> V(VS);
-      while (Values.size() <= bpf_map__max_entries(M) &&
-             bpf_map_lookup_and_delete_elem(bpf_map__fd(M), nullptr, V.data()) == 0)
+      while (Values.size() <= M.MaxEntries &&
+             bpf_map_lookup_and_delete_elem(M.Fd, nullptr, V.data()) == 0)
         Values.push_back(V);
       if (T == BPF_MAP_TYPE_STACK)
         std::reverse(Values.begin(), Values.end());
       for (const std::vector<uint8_t> &Back : Values)
-        bpf_map_update_elem(bpf_map__fd(M), nullptr, Back.data(), 0);
-      Parts.push_back({bpf_map__name(M), abi::formatQueueEntries(bpf_map__name(M), Values)});
+        bpf_map_update_elem(M.Fd, nullptr, Back.data(), 0);
+      Parts.push_back({M.Name, abi::formatQueueEntries(M.Name, Values)});
       continue;
     }
     if (T != BPF_MAP_TYPE_ARRAY && T != BPF_MAP_TYPE_PERCPU_ARRAY && T != BPF_MAP_TYPE_DEVMAP &&
         T != BPF_MAP_TYPE_CPUMAP)
       continue; // bloom filters among them: bits, no values to list
-    std::string Name = bpf_map__name(M);
-    if (bpf_map__is_internal(M)) // libbpf names global data "<obj>.<section>"
-      Name = Name.substr(Name.find('.'));
-    uint32_t Entries = bpf_map__max_entries(M);
-    std::vector<uint8_t> Values(size_t(VS) * Entries, 0);
-    for (uint32_t K = 0; K < Entries; ++K)
+    std::vector<uint8_t> Values(size_t(VS) * M.MaxEntries, 0);
+    for (uint32_t K = 0; K < M.MaxEntries; ++K)
       if (kernelLookup(M, &K, Value))
         std::memcpy(Values.data() + size_t(K) * VS, Value.data(), VS);
-    Parts.push_back({Name, abi::formatArrayMap(Name, Values.data(), VS, VS, Entries)});
+    Parts.push_back({M.Name, abi::formatArrayMap(M.Name, Values.data(), VS, VS, M.MaxEntries)});
   }
   std::sort(Parts.begin(), Parts.end());
   std::string Out;
@@ -302,10 +321,17 @@ Expected<KernelLoad> KernelProgram::load(const std::string &Object, const std::s
   LibbpfLog.clear();
   struct bpf_object *Obj = bpf_object__open_file(Object.c_str(), nullptr);
   if (!Obj) {
+    // An object libbpf 1.x will not open (a legacy `maps` section, static
+    // programs, a pinning value of its own): ebpf-gpu's own loader reads it
+    // as the other back ends do (KernelOwnLoader.cpp).
     int Err = errno;
     libbpf_set_print(nullptr);
-    return Error(Object + ": kernel back end: cannot open: " + std::strerror(Err) +
-                 (LibbpfLog.empty() ? "" : "\n" + LibbpfLog));
+    std::string Why = std::strerror(Err) + (LibbpfLog.empty() ? "" : " (" + firstLine(LibbpfLog) + ")");
+    auto Own = loadOwn(Object, Section, Opts);
+    if (!Own)
+      return Error(Object + ": kernel back end: libbpf cannot open it: " + Why +
+                   "; nor can ebpf-gpu's own loader: " + Own.takeError().message());
+    return Own;
   }
   // With program arrays, every program loads (tail calls may reach any,
   // and libbpf fills the arrays' static slots); otherwise only the chosen.
@@ -390,47 +416,59 @@ Expected<KernelLoad> KernelProgram::load(const std::string &Object, const std::s
     }
     return L;
   }
-  L.Program.reset(new KernelProgram(Obj, Chosen, std::move(Name)));
+  L.Program.reset(new KernelProgram(Obj, bpf_program__fd(Chosen), objectMaps(Obj), {},
+                                    std::move(Name)));
   return L;
 }
 
-KernelProgram::~KernelProgram() { bpf_object__close(Obj); }
+KernelProgram::~KernelProgram() {
+  for (int Fd : OwnFds)
+    close(Fd);
+  if (Obj)
+    bpf_object__close(Obj);
+}
 
 MaybeError KernelProgram::setMapEntries(const std::vector<loader::MapEntry> &Entries) {
+  auto Find = [&](const std::string &Name) -> const KernelMap * {
+    for (const KernelMap &M : Maps)
+      if (M.Name == Name)
+        return &M;
+    return nullptr;
+  };
   for (const loader::MapEntry &E : Entries) {
-    struct bpf_map *M = bpf_object__find_map_by_name(Obj, E.Map.c_str());
+    const KernelMap *M = Find(E.Map);
     if (!M)
       return Error("no map named '" + E.Map + "' in the program");
-    uint32_t KS = bpf_map__key_size(M), VS = bpf_map__value_size(M);
-    bool Outer = ebpfgpu_map_is_outer(bpf_map__type(M));
+    uint32_t KS = M->KeySize, VS = M->ValueSize;
+    bool Outer = ebpfgpu_map_is_outer(M->Type);
     if (Outer != !E.Inner.empty())
       return Error("map '" + E.Map + "'" +
                    (Outer ? " holds maps: give the inner map's name (@NAME) as the value"
                           : " does not hold maps (@" + E.Inner + " given)"));
     if (Outer) {
       // The kernel takes the inner map's file descriptor.
-      struct bpf_map *In = bpf_object__find_map_by_name(Obj, E.Inner.c_str());
+      const KernelMap *In = Find(E.Inner);
       if (!In)
         return Error("map '" + E.Map + "': no map named '" + E.Inner +
                      "' in the program");
-      int Fd = bpf_map__fd(In);
+      int Fd = In->Fd;
       if (E.Key.size() != KS)
         return Error("map '" + E.Map + "': takes " + std::to_string(KS) +
                      "-byte keys");
-      if (int Err = bpf_map__update_elem(M, E.Key.data(), KS, &Fd, sizeof(Fd), 0))
+      if (bpf_map_update_elem(M->Fd, E.Key.data(), &Fd, 0) != 0)
         return Error("map '" + E.Map + "': the kernel refused the update: " +
-                     std::strerror(-Err));
+                     std::strerror(errno));
       continue;
     }
     if (E.Key.size() != KS || E.Value.size() != VS)
       return Error("map '" + E.Map + "': takes " + std::to_string(KS) +
                    "-byte keys and " + std::to_string(VS) + "-byte values");
     std::vector<uint8_t> Value = E.Value;
-    if (isPercpuType(bpf_map__type(M)))
+    if (isPercpuType(M->Type))
       Value.resize(size_t((VS + 7u) & ~7u) * libbpf_num_possible_cpus(), 0);
-    if (int Err = bpf_map__update_elem(M, E.Key.data(), KS, Value.data(), Value.size(), 0))
+    if (bpf_map_update_elem(M->Fd, E.Key.data(), Value.data(), 0) != 0)
       return Error("map '" + E.Map + "': the kernel refused the update: " +
-                   std::strerror(-Err));
+                   std::strerror(errno));
   }
   return std::nullopt;
 }
@@ -441,7 +479,7 @@ MaybeError KernelProgram::run(PacketBatch &Batch, std::optional<uint32_t> Ingres
   // order, and BPF_F_CURRENT_CPU names the CPU the host back end's is.
   if (auto Cpu = pinCurrentThread(); !Cpu)
     return Cpu.takeError();
-  auto Events = KernelEvents::open(Obj);
+  auto Events = KernelEvents::open(Maps);
   if (!Events)
     return Events.takeError();
   abi::EventLog Log;
@@ -452,25 +490,30 @@ MaybeError KernelProgram::run(PacketBatch &Batch, std::optional<uint32_t> Ingres
     Log.add(Run);
     return std::nullopt;
   };
-  int Fd = bpf_program__fd(Prog);
+  int Fd = ProgFd;
   std::vector<uint8_t> Out(Batch.maxLen() + runtime::XdpHeadroom + runtime::XdpTailroom);
   for (size_t I = 0; I < Batch.size(); ++I) {
     LIBBPF_OPTS(bpf_test_run_opts, Run, .data_in = Batch.data(I),
                 .data_out = Out.data(), .data_size_in = Batch.length(I),
                 .data_size_out = uint32_t(Out.size()), .repeat = 1);
-    // The context, only to name the ingress device (the kernel then takes
-    // the packet as received there, in the caller's network namespace).
-    struct xdp_md Ctx = {};
-    if (Ingress) {
-      Ctx.data_end = Batch.length(I);
-      Ctx.ingress_ifindex = *Ingress;
-      Run.ctx_in = &Ctx;
-      Run.ctx_size_in = sizeof(Ctx);
-    }
+    // The context names the ingress device (the kernel then takes the
+    // packet as received there, in the caller's network namespace; none:
+    // its loopback device, as without a context), and comes back with where
+    // the packet starts: the kernel's output begins at the metadata a
+    // program left (bpf_xdp_adjust_meta), which the other back ends keep
+    // out of the packet.
+    struct xdp_md Ctx = {}, CtxOut = {};
+    Ctx.data_end = Batch.length(I);
+    Ctx.ingress_ifindex = Ingress.value_or(0);
+    Run.ctx_in = &Ctx;
+    Run.ctx_size_in = sizeof(Ctx);
+    Run.ctx_out = &CtxOut;
+    Run.ctx_size_out = sizeof(CtxOut);
     if (int Err = bpf_prog_test_run_opts(Fd, &Run))
       return Error("BPF_PROG_TEST_RUN on packet " + std::to_string(I) + ": " +
                    std::strerror(-Err));
-    if (!Batch.setResult(I, Out.data(), Run.data_size_out, Run.retval)) {
+    uint32_t Meta = std::min(CtxOut.data, Run.data_size_out);
+    if (!Batch.setResult(I, Out.data() + Meta, Run.data_size_out - Meta, Run.retval)) {
       Overflow = {I, Run.data_size_out};
       return Error("packet " + std::to_string(I) + " grew past its buffer (the kernel made it " +
                    std::to_string(Run.data_size_out) + " bytes long; the other back ends give " +
@@ -489,8 +532,8 @@ MaybeError KernelProgram::run(PacketBatch &Batch, std::optional<uint32_t> Ingres
 }
 
 std::string KernelProgram::dumpMaps() const {
-  std::set<uint32_t> Reachable = reachableMapIds(bpf_program__fd(Prog));
-  return dumpObjectMaps(Obj, &Reachable);
+  std::set<uint32_t> Reachable = reachableMapIds(ProgFd);
+  return dumpObjectMaps(Maps, &Reachable);
 }
 
 std::string kernelRefusalReason(const std::string &Log) {

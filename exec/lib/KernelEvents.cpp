@@ -55,32 +55,31 @@ void onPerfLost(void *Ctx, int, __u64 Count) { *static_cast<MapRecords *>(Ctx)->
 
 } // namespace
 
-Expected<std::unique_ptr<KernelEvents>> KernelEvents::open(struct bpf_object *Obj) {
+Expected<std::unique_ptr<KernelEvents>> KernelEvents::open(const std::vector<KernelMap> &Maps) {
   std::unique_ptr<KernelEvents> K(new KernelEvents());
   K->P = std::make_unique<Impl>();
-  struct bpf_map *M;
-  bpf_object__for_each_map(M, Obj) {
-    enum bpf_map_type T = bpf_map__type(M);
+  for (const KernelMap &M : Maps) {
+    uint32_t T = M.Type;
     if (T != BPF_MAP_TYPE_RINGBUF && T != BPF_MAP_TYPE_PERF_EVENT_ARRAY)
       continue;
     K->P->Maps.push_back(std::make_unique<MapRecords>());
     MapRecords *R = K->P->Maps.back().get();
-    R->Name = bpf_map__name(M);
+    R->Name = M.Name;
     R->Lost = &K->Lost;
     std::string Where = "map '" + R->Name + "': ";
     if (T == BPF_MAP_TYPE_RINGBUF) {
       int Err = 0;
       if (!K->P->Ring) {
-        K->P->Ring = ring_buffer__new(bpf_map__fd(M), onRingRecord, R, nullptr);
+        K->P->Ring = ring_buffer__new(M.Fd, onRingRecord, R, nullptr);
         Err = K->P->Ring ? 0 : -errno;
       } else {
-        Err = ring_buffer__add(K->P->Ring, bpf_map__fd(M), onRingRecord, R);
+        Err = ring_buffer__add(K->P->Ring, M.Fd, onRingRecord, R);
       }
       if (Err)
         return Error(Where + "cannot read the kernel's ring buffer: " + std::strerror(-Err));
       continue;
     }
-    struct perf_buffer *B = perf_buffer__new(bpf_map__fd(M), EBPFGPU_PERF_STREAM_BYTES / 4096,
+    struct perf_buffer *B = perf_buffer__new(M.Fd, EBPFGPU_PERF_STREAM_BYTES / 4096,
                                              onPerfRecord, onPerfLost, R, nullptr);
     if (!B)
       return Error(Where + "cannot open the kernel's perf buffers: " + std::strerror(errno));

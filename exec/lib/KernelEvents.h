@@ -10,12 +10,13 @@
 #define EBPF_GPU_EXEC_LIB_KERNELEVENTS_H
 
 #include "ebpf-gpu/Abi/MapMemory.h"
+#include "ebpf-gpu/Exec/KernelBackend.h"
 #include "ebpf-gpu/Support/Error.h"
 
 #include <memory>
 #include <string>
+#include <vector>
 
-struct bpf_object;
 
 namespace ebpfgpu::exec {
 
@@ -25,7 +26,7 @@ namespace ebpfgpu::exec {
 /// CPU's buffer in the order written. Not thread-safe.
 class KernelEvents {
 public:
-  static Expected<std::unique_ptr<KernelEvents>> open(struct bpf_object *Obj);
+  static Expected<std::unique_ptr<KernelEvents>> open(const std::vector<KernelMap> &Maps);
   ~KernelEvents();
   KernelEvents(const KernelEvents &) = delete;
   KernelEvents &operator=(const KernelEvents &) = delete;

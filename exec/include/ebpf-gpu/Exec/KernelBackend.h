@@ -58,6 +58,14 @@ struct KernelLoadOptions {
   std::vector<std::pair<std::string, std::string>> InnerMaps;
 };
 
+/// A map the kernel holds for a loaded program: what the dump, the event
+/// readers and map updates need of it.
+struct KernelMap {
+  std::string Name; ///< as the other back ends name it (`.rodata` for global data)
+  uint32_t Type = 0, KeySize = 0, ValueSize = 0, MaxEntries = 0;
+  int Fd = -1;
+};
+
 class KernelProgram {
 public:
   /// Opens `Object` and loads the program `Section` names (its function or
@@ -65,8 +73,16 @@ public:
   /// arrays load every program (tail calls may reach any); others only the
   /// chosen one. An Error when the object cannot be opened or has no such
   /// program; a KernelLoad without a program when the kernel refused it.
+  /// Objects libbpf cannot open (legacy `maps` sections, Cilium's static
+  /// tail programs) are loaded by ebpf-gpu's own loader: the object reader's
+  /// maps created, its programs' map references patched, through the
+  /// kernel's system calls (loadOwn).
   static Expected<KernelLoad> load(const std::string &Object, const std::string &Section,
                                    const KernelLoadOptions &Opts = {});
+  /// The own loader alone (KernelOwnLoader.cpp): every map of the object,
+  /// the chosen program and those its program arrays hold statically.
+  static Expected<KernelLoad> loadOwn(const std::string &Object, const std::string &Section,
+                                      const KernelLoadOptions &Opts = {});
   ~KernelProgram();
   KernelProgram(const KernelProgram &) = delete;
   KernelProgram &operator=(const KernelProgram &) = delete;
@@ -90,11 +106,18 @@ public:
   /// common text form: the maps the other back ends create for it.
   std::string dumpMaps() const;
 
+  /// Which loader loaded it: "libbpf" or "own".
+  const char *loaderName() const { return Obj ? "libbpf" : "own"; }
+
 private:
-  KernelProgram(struct bpf_object *Obj, struct bpf_program *Prog, std::string Name)
-      : Obj(Obj), Prog(Prog), Name(std::move(Name)) {}
-  struct bpf_object *Obj;
-  struct bpf_program *Prog;
+  KernelProgram(struct bpf_object *Obj, int ProgFd, std::vector<KernelMap> Maps,
+                std::vector<int> OwnFds, std::string Name)
+      : Obj(Obj), ProgFd(ProgFd), Maps(std::move(Maps)), OwnFds(std::move(OwnFds)),
+        Name(std::move(Name)) {}
+  struct bpf_object *Obj; ///< libbpf's object; null when the own loader loaded it
+  int ProgFd;
+  std::vector<KernelMap> Maps;
+  std::vector<int> OwnFds; ///< the own loader's maps and programs, closed with it
   std::string Name;
   std::optional<std::pair<size_t, uint32_t>> Overflow;
 };
