@@ -64,6 +64,8 @@ struct MapTable {
   std::map<std::pair<size_t, uint64_t>, size_t> BySymbol;
   /// data section index -> map index.
   std::map<size_t, size_t> ByDataSection;
+  /// iproute2's `struct bpf_elf_map` id (not 0) -> map index.
+  std::map<uint32_t, size_t> LegacyIds;
 };
 Expected<MapTable> readMaps(const ElfFile &Elf);
 

@@ -356,6 +356,8 @@ MaybeError readLegacyMaps(const ElfFile &Elf, const ElfSection &Sec, MapTable &T
     M.Flags = Field(4);
     M.Pinning = Field(6);
     Ids.push_back({Field(5), Field(7), Field(8)});
+    if (Field(5))
+      T.LegacyIds[Field(5)] = T.Maps.size();
     T.BySymbol[{Sec.Index, S->Value}] = T.Maps.size();
     T.Maps.push_back(std::move(M));
   }

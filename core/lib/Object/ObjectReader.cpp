@@ -5,6 +5,7 @@
 
 #include "ElfFile.h"
 
+#include "ebpf-gpu/Platform/MapAbi.h"
 #include "ebpf-gpu/Support/ReadFile.h"
 
 #include <algorithm>
@@ -206,6 +207,41 @@ Expected<std::pair<std::string, std::string>> parseInnerMapTemplate(const std::s
   return std::make_pair(Arg.substr(0, Eq), Arg.substr(Eq + 1));
 }
 
+/// iproute2's tail call convention (tc's loader, which Cilium's legacy
+/// builds were made for): a program in section "ID/KEY" goes into slot KEY
+/// of the program array whose struct bpf_elf_map has id ID, filled when the
+/// object loads, as a static initialiser's slots are. Numbers as sscanf's
+/// %i reads them (decimal, 0x hex, 0 octal); other sections, ids of no
+/// program array and slots past its end are left alone.
+static void fillLegacyTailSlots(MapTable &T, const std::vector<ProgramSpec> &Progs) {
+  auto Number = [](const std::string &S, uint32_t &Out) {
+    if (S.empty() || !std::isdigit(uint8_t(S[0])))
+      return false;
+    char *End = nullptr;
+    unsigned long V = std::strtoul(S.c_str(), &End, 0);
+    if (*End || V > UINT32_MAX)
+      return false;
+    Out = uint32_t(V);
+    return true;
+  };
+  for (const ProgramSpec &P : Progs) {
+    size_t Slash = P.Section.find('/');
+    uint32_t Id, Key;
+    if (Slash == std::string::npos || !Number(P.Section.substr(0, Slash), Id) ||
+        !Number(P.Section.substr(Slash + 1), Key))
+      continue;
+    auto It = T.LegacyIds.find(Id);
+    if (It == T.LegacyIds.end())
+      continue;
+    MapSpec &M = T.Maps[It->second];
+    if (M.Type != EBPFGPU_MAP_PROG_ARRAY || Key >= M.MaxEntries ||
+        std::any_of(M.InitialPrograms.begin(), M.InitialPrograms.end(),
+                    [&](const auto &S) { return S.first == Key; }))
+      continue;
+    M.InitialPrograms.push_back({Key, P.Name});
+  }
+}
+
 Expected<ObjectSpec> readObjectMemory(const uint8_t *Data, size_t Size,
                                       const std::string &Name, const ReadOptions &Opts) {
   Expected<ElfFile> Elf = readElf(Data, Size);
@@ -236,6 +272,7 @@ Expected<ObjectSpec> readObjectMemory(const uint8_t *Data, size_t Size,
   if (const ElfSection *L = Elf->findSection("license"))
     Obj.License = std::string(L->Bytes.begin(),
                               std::find(L->Bytes.begin(), L->Bytes.end(), 0));
+  fillLegacyTailSlots(*Maps, *Progs);
   Obj.Maps = std::move(Maps->Maps);
   Obj.Programs = std::move(*Progs);
   return Obj;
