@@ -18,24 +18,29 @@ namespace {
 
 using V = ValueType;
 
-/// XDP's helper prototypes, one row a helper (the kernel's
-/// bpf_func_proto of each).
-std::vector<HelperProto> xdpHelpers() {
-  using C = ArgCheck;
-  using R = RetCheck;
-  using M = MapFamily;
-  using E = HelperEffect;
-  // One row a helper; the last four columns, where given: the result, the
-  // maps it takes, its effect and whether it is the kernel's gpl_only.
-  std::vector<HelperProto> Helpers;
-  auto H = [&](int32_t Id, const char *Name, ValueType Ret, std::vector<ValueType> Args,
-               bool ImplicitCtx, std::vector<ArgCheck> Checks, RetCheck Result = R::Scalar,
-               std::vector<MapFamily> Maps = {}, HelperEffect Effect = E::None,
-               bool GplOnly = false, bool PacketAccess = true,
-               std::vector<uint32_t> MemSizes = {}) {
-    Helpers.push_back({Id, Name, Ret, std::move(Args), ImplicitCtx, std::move(Checks), Result,
-                       std::move(Maps), Effect, GplOnly, PacketAccess, std::move(MemSizes)});
-  };
+using C = ArgCheck;
+using R = RetCheck;
+using M = MapFamily;
+using E = HelperEffect;
+
+/// Rows of helper prototypes: one call a helper; the last columns, where
+/// given: the result, the maps it takes, its effect, whether it is the
+/// kernel's gpl_only, whether it takes packet memory, and FixedMem sizes.
+struct HelperRows {
+  std::vector<HelperProto> Rows;
+  void operator()(int32_t Id, const char *Name, ValueType Ret, std::vector<ValueType> Args,
+                  bool ImplicitCtx, std::vector<ArgCheck> Checks, RetCheck Result = R::Scalar,
+                  std::vector<MapFamily> Maps = {}, HelperEffect Effect = E::None,
+                  bool GplOnly = false, bool PacketAccess = true,
+                  std::vector<uint32_t> MemSizes = {}) {
+    Rows.push_back({Id, Name, Ret, std::move(Args), ImplicitCtx, std::move(Checks), Result,
+                    std::move(Maps), Effect, GplOnly, PacketAccess, std::move(MemSizes)});
+  }
+};
+
+/// XDP's helpers up to bpf_spin_unlock (94), one row a helper (the
+/// kernel's bpf_func_proto of each).
+void xdpHelpersTo94(HelperRows &H) {
   // Map helpers see the context for its cpu_id (per-CPU maps). Programs
   // may look up redirect maps (a cpumap not even that) and maps of maps,
   // never change them.
@@ -87,6 +92,10 @@ std::vector<HelperProto> xdpHelpers() {
   // store-release. While a lock is held no other helper may be called.
   H(93, "spin_lock", V::Void, {V::Ptr}, false, {C::SpinLock});
   H(94, "spin_unlock", V::Void, {V::Ptr}, false, {C::SpinUnlock});
+}
+
+/// XDP's helpers from bpf_jiffies64 (118) on.
+void xdpHelpersFrom118(HelperRows &H) {
   H(118, "jiffies64", V::Scalar, {}, false, {});
   H(125, "ktime_get_boot_ns", V::Scalar, {}, false, {});
   // Event helpers see the context for the packet's index (record order).
@@ -181,7 +190,13 @@ std::vector<HelperProto> xdpHelpers() {
     {C::FixedMem, C::FixedMem}, R::Scalar, {}, E::None, /*GplOnly=*/true,
     /*PacketAccess=*/true, {40, 20});
   H(208, "ktime_get_tai_ns", V::Scalar, {}, false, {});
-  return Helpers;
+}
+
+std::vector<HelperProto> xdpHelpers() {
+  HelperRows H;
+  xdpHelpersTo94(H);
+  xdpHelpersFrom118(H);
+  return std::move(H.Rows);
 }
 
 class XdpPlatform final : public Platform {
