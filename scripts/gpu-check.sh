@@ -478,6 +478,30 @@ prepare_stress() {
   build/tools/ebpf-gpu-cc build/spin_forever.o --no-verify -o "$CARRY/samples/spin_forever.gpu.o"
 }
 
+# Cilium's XDP objects (issue 17; tests/lit/Inputs/cilium, tests/gpu-device/
+# samples/cilium.test): each entry's program set compiled for the GPU
+# (xz-compressed: their PTX is megabytes), and digests of the host back
+# end's run over 400 packets (trafgen --seed 7, which the device writes
+# again): verdicts, output packets, maps.
+prepare_cilium() {
+  mkdir -p "$CARRY/cilium"
+  build/tools/ebpf-gpu-trafgen -o build/cilium.pcap --count 400 --seed 7 >/dev/null
+  local spec
+  for spec in cilium-core/bpf_xdp.o:xdp/entry:core cilium-core/bpf_xdp.o:tail_lb_ipv4:core_lb4 \
+              cilium/bpf_xdp_dsr_linux.o:from-netdev:dsr cilium/bpf_xdp_snat_linux.o:from-netdev:snat \
+              cilium/bpf_xdp.o:from-netdev:early; do
+    local obj=${spec%%:*} rest=${spec#*:}
+    local sec=${rest%%:*} name=${rest##*:}
+    build/tools/ebpf-gpu-cc "tests/lit/Inputs/cilium/$obj" --section "$sec" -o "build/cilium-$name.gpu.o"
+    xz -T0 -c "build/cilium-$name.gpu.o" >"$CARRY/cilium/$name.gpu.o.xz"
+    build/tools/ebpf-gpu-loader run "tests/lit/Inputs/cilium/$obj" --section "$sec" --backend host \
+      --pcap build/cilium.pcap --verdicts "build/cilium-$name.txt" --out "build/cilium-$name.pcap" \
+      --dump-maps "build/cilium-$name.maps" >/dev/null
+    cat "build/cilium-$name.txt" "build/cilium-$name.pcap" "build/cilium-$name.maps" |
+      sha256sum | cut -d' ' -f1 >"$CARRY/cilium/$name.sha256"
+  done
+}
+
 # Everything the device half needs, in .gpu-carry (the stages below, in
 # order: later ones read the traffic and objects earlier ones made).
 prepare() {
@@ -491,6 +515,7 @@ prepare() {
   prepare_maps
   prepare_fib
   prepare_stress
+  prepare_cilium
   # The DPDK runtime for the GPU machine: the loader with `forward` (DPDK
   # linked statically), without the compiler; the shared libraries DPDK's
   # drivers need travel beside it (Debian's, which run on the newer glibc there).
@@ -659,6 +684,7 @@ device_realworld() {
 case "${1:-}" in
 prepare) prepare ;;
 prepare-suite) prepare_suite ;;
+prepare-cilium) prepare_cilium ;;
 device-suite)
   mkdir -p "${OUT:-/tmp/gpu-check}"
   device_suite "${OUT:-/tmp/gpu-check}"
