@@ -61,7 +61,7 @@
 // RUN: ebpf-gpu-cc %t.o --section strtox --emit=ptx --target=sm_90 -o %t.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.ptx -o %t.cubin %}
 // RUN: ebpf-gpu-cc %t.o --section cases -o %t.cases.gpu.o
-// RUN: %if cuda-gpu %{ ebpf-gpu-loader run %t.cases.gpu.o --pcap %t.pcap --dump-maps %t.gpu.maps | FileCheck %s %}
+// RUN: %if cuda-gpu %{ ebpf-gpu-loader run %t.cases.gpu.o --pcap %t.pcap --batch 1 --dump-maps %t.gpu.maps | FileCheck %s %}
 // RUN: %if cuda-gpu %{ diff %t.maps %t.gpu.maps %}
 // RUN: %if kernel-bpf %{ %python %S/Inputs/differential.py --loader ebpf-gpu-loader \
 // RUN:   --pcap %t.pcap --work %t.d %t.o:cases %t.o:strtox | FileCheck %s --check-prefix=KERNEL %}
