@@ -90,8 +90,7 @@ std::string encodeProgram(const object::ProgramSpec &P, const std::vector<int> &
     K.src_reg = In.Src & 0xf;
     K.off = In.Off;
     K.imm = In.Imm;
-    if (In.LddwHigh) {
-      K.imm = I ? P.Insns[I - 1].ImmHigh : 0;
+    if (In.LddwHigh) { // its imm as the object has it (a map value's offset)
       Out.push_back(K);
       continue;
     }

@@ -3,7 +3,8 @@
 // struct bpf_elf_map has id ID when the object loads (tc's loader does it;
 // KEY as sscanf's %i reads it, 0x3 is 3). Sections naming a slot past the
 // array's end, or an id no program array has, fill nothing. The entry
-// jumps to slot 0 to 3 by the packet's byte 19 (an IPv4 id's low byte): 2 answers TX, 3 DROP,
+// jumps to slot 0 to 3 by the packet's byte 19 (an IPv4 id's low byte): 2 answers TX, 3 DROP
+// (read from .data and .rodata),
 // 0 and 1 are empty, so the entry's own PASS follows. Host = kernel (the
 // kernel back end loads the object with ebpf-gpu's own loader: libbpf 1.x
 // opens no legacy `maps` section) and = GPU.
@@ -29,8 +30,13 @@ struct bpf_elf_map {
 struct bpf_elf_map SEC("maps") jumps = {
     .type = BPF_MAP_TYPE_PROG_ARRAY, .size_key = 4, .size_value = 4, .max_elem = 4, .id = 7};
 
-SEC("7/2") int tail_two(struct xdp_md *ctx) { return XDP_TX; }
-SEC("7/0x3") int tail_three(struct xdp_md *ctx) { return XDP_DROP; }
+// Their answers come from global data, at offsets past a map value's
+// start (the kernel back end patches those references itself).
+volatile __u32 answers[4] = {XDP_ABORTED, XDP_ABORTED, XDP_TX, XDP_ABORTED};
+const volatile __u32 drop_answer[2] = {XDP_ABORTED, XDP_DROP};
+
+SEC("7/2") int tail_two(struct xdp_md *ctx) { return answers[2]; }
+SEC("7/0x3") int tail_three(struct xdp_md *ctx) { return drop_answer[1]; }
 SEC("7/9") int past_end(struct xdp_md *ctx) { return XDP_ABORTED; }
 SEC("8/0") int no_such_id(struct xdp_md *ctx) { return XDP_ABORTED; }
 
