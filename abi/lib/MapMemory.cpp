@@ -503,6 +503,25 @@ std::string formatHashEntries(const std::string &Name,
   return Out;
 }
 
+Expected<std::vector<uint8_t>> programSlotValue(const std::string &Array,
+                                                const std::vector<std::string> &SetPrograms,
+                                                const std::string &Program) {
+  auto It = std::find(SetPrograms.begin(), SetPrograms.end(), Program);
+  if (It == SetPrograms.end()) {
+    std::string Have;
+    for (const std::string &N : SetPrograms)
+      Have += (Have.empty() ? "" : ", ") + N;
+    return Error("program array '" + Array + "': '" + Program + "' is not a program it can hold (" +
+                 (Have.empty() ? "this build records none: compile the object again"
+                               : "the object's programs: " + Have) +
+                 ")");
+  }
+  uint32_t Id = uint32_t(It - SetPrograms.begin()) + 1;
+  std::vector<uint8_t> V(4);
+  std::memcpy(V.data(), &Id, 4);
+  return V;
+}
+
 Expected<std::vector<uint8_t>> innerMapValue(const std::string &Outer,
                                              const std::vector<std::string> &InnerNames,
                                              const std::string &Inner) {

@@ -416,8 +416,13 @@ Expected<KernelLoad> KernelProgram::load(const std::string &Object, const std::s
     }
     return L;
   }
-  L.Program.reset(new KernelProgram(Obj, bpf_program__fd(Chosen), objectMaps(Obj), {},
-                                    std::move(Name)));
+  std::map<std::string, int> ProgramFds;
+  bpf_object__for_each_program(P, Obj) {
+    if (bpf_program__fd(P) >= 0)
+      ProgramFds[bpf_program__name(P)] = bpf_program__fd(P);
+  }
+  L.Program.reset(new KernelProgram(Obj, bpf_program__fd(Chosen), objectMaps(Obj),
+                                    std::move(ProgramFds), {}, std::move(Name)));
   return L;
 }
 
@@ -441,10 +446,23 @@ MaybeError KernelProgram::setMapEntries(const std::vector<loader::MapEntry> &Ent
       return Error("no map named '" + E.Map + "' in the program");
     uint32_t KS = M->KeySize, VS = M->ValueSize;
     bool Outer = ebpfgpu_map_is_outer(M->Type);
+    if (M->Type == BPF_MAP_TYPE_PROG_ARRAY && !E.Inner.empty()) {
+      // A program of the object, by name: the kernel takes its descriptor.
+      auto It = ProgramFds.find(E.Inner);
+      if (It == ProgramFds.end())
+        return Error("program array '" + E.Map + "': '" + E.Inner +
+                     "' is not a program of the object loaded into the kernel");
+      if (E.Key.size() != KS)
+        return Error("map '" + E.Map + "': takes " + std::to_string(KS) + "-byte keys");
+      if (bpf_map_update_elem(M->Fd, E.Key.data(), &It->second, 0) != 0)
+        return Error("map '" + E.Map + "': the kernel refused the update: " +
+                     std::strerror(errno));
+      continue;
+    }
     if (Outer != !E.Inner.empty())
       return Error("map '" + E.Map + "'" +
                    (Outer ? " holds maps: give the inner map's name (@NAME) as the value"
-                          : " does not hold maps (@" + E.Inner + " given)"));
+                          : " does not hold maps or programs (@" + E.Inner + " given)"));
     if (Outer) {
       // The kernel takes the inner map's file descriptor.
       const KernelMap *In = Find(E.Inner);

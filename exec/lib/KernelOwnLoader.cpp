@@ -221,13 +221,15 @@ Expected<KernelLoad> KernelProgram::loadOwn(const std::string &Object, const std
                      std::to_string(Slot) + ": cannot hold map '" + Inner +
                      "': " + std::strerror(errno));
     }
-  // The chosen program, then those that program arrays hold statically.
+  // The chosen program, then, where the object has program arrays, every
+  // other (tail calls may reach any, and a slot may be given any at run
+  // time), as libbpf loads such an object.
   std::vector<const object::ProgramSpec *> ToLoad{Chosen};
-  for (const platform::MapSpec &M : Spec->Maps)
-    for (const auto &[Slot, Name] : M.InitialPrograms)
-      if (const object::ProgramSpec *P = Spec->findProgram(Name);
-          P && std::find(ToLoad.begin(), ToLoad.end(), P) == ToLoad.end())
-        ToLoad.push_back(P);
+  if (std::any_of(Spec->Maps.begin(), Spec->Maps.end(),
+                  [](const platform::MapSpec &M) { return M.Type == EBPFGPU_MAP_PROG_ARRAY; }))
+    for (const object::ProgramSpec &P : Spec->Programs)
+      if (&P != Chosen)
+        ToLoad.push_back(&P);
   std::map<std::string, int> ProgFds;
   for (const object::ProgramSpec *P : ToLoad) {
     std::vector<struct bpf_insn> Insns;
@@ -258,8 +260,8 @@ Expected<KernelLoad> KernelProgram::loadOwn(const std::string &Object, const std
                      "' slot " + std::to_string(Slot) + ": " + std::strerror(errno));
     }
   int ProgFd = ProgFds.at(Chosen->Name);
-  L.Program.reset(new KernelProgram(nullptr, ProgFd, std::move(Maps), Fds.release(),
-                                    Chosen->Name));
+  L.Program.reset(new KernelProgram(nullptr, ProgFd, std::move(Maps), std::move(ProgFds),
+                                    Fds.release(), Chosen->Name));
   return L;
 }
 

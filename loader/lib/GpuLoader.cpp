@@ -398,9 +398,11 @@ MaybeError GpuProgram::setInnerMap(const std::string &Outer, const std::vector<u
   const DeviceMap *D = findMap(Outer);
   if (!D)
     return Error("no map named '" + Outer + "' in the program");
-  if (!ebpfgpu_map_is_outer(D->Shape.Type))
-    return Error("map '" + Outer + "' does not hold maps (@" + Inner + " given)");
-  auto Value = abi::innerMapValue(Outer, D->InnerNames, Inner);
+  bool Programs = D->Shape.Type == EBPFGPU_MAP_PROG_ARRAY;
+  if (!Programs && !ebpfgpu_map_is_outer(D->Shape.Type))
+    return Error("map '" + Outer + "' does not hold maps or programs (@" + Inner + " given)");
+  auto Value = Programs ? abi::programSlotValue(Outer, D->InnerNames, Inner)
+                        : abi::innerMapValue(Outer, D->InnerNames, Inner);
   if (!Value)
     return Value.takeError();
   return setEntry(*D, Key, *Value);

@@ -43,6 +43,9 @@ llvm::Expected<abi::GpuObjectSpec> buildGpuObject(const object::ObjectSpec &Obj,
     for (const auto &[MapIndex, Slot, Value] : *Slots)
       if (MapIndex == B.MapIndex)
         GM.ProgramSlots.push_back({Slot, Value});
+    if (GM.Type == EBPFGPU_MAP_PROG_ARRAY)
+      for (const object::ProgramSpec *P : Set.Programs)
+        GM.InnerMaps.push_back(P->Name);
     for (const InnerMapTable &T : *Tables)
       if (T.Outer == B.MapIndex) {
         GM.InnerMaps = T.Names;

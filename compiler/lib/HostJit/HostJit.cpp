@@ -81,9 +81,11 @@ MaybeError HostProgram::setInnerMap(const std::string &Outer, const std::vector<
   for (auto &M : Maps) {
     if (M->name() != Outer)
       continue;
-    if (!ebpfgpu_map_is_outer(M->info().type))
-      return Error("map '" + Outer + "' does not hold maps (@" + Inner + " given)");
-    auto Value = abi::innerMapValue(Outer, M->innerNames(), Inner);
+    bool Programs = M->info().type == EBPFGPU_MAP_PROG_ARRAY;
+    if (!Programs && !ebpfgpu_map_is_outer(M->info().type))
+      return Error("map '" + Outer + "' does not hold maps or programs (@" + Inner + " given)");
+    auto Value = Programs ? abi::programSlotValue(Outer, SetPrograms, Inner)
+                          : abi::innerMapValue(Outer, M->innerNames(), Inner);
     if (!Value)
       return Value.takeError();
     return abi::setMapEntry(Outer, *M->header(), Key, *Value);
@@ -127,6 +129,8 @@ HostProgram::compile(const ProgramSet &Set, const std::vector<object::MapSpec> &
   if (!Lifted)
     return Lifted.takeError();
   std::unique_ptr<HostProgram> P(new HostProgram());
+  for (const object::ProgramSpec *S : Set.Programs)
+    P->SetPrograms.push_back(S->Name);
   P->Cpus = std::max<uint32_t>(Cpus, 1);
   std::vector<std::pair<std::string, abi::HostMap *>> ObjectGlobals;
   std::vector<std::pair<std::string, const object::MapSpec *>> DataGlobals;

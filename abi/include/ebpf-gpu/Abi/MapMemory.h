@@ -134,6 +134,12 @@ std::string formatOuterEntries(const std::string &Name, bool Array,
 Expected<std::vector<uint8_t>> innerMapValue(const std::string &Outer,
                                              const std::vector<std::string> &InnerNames,
                                              const std::string &Inner);
+/// The value that makes a slot of the program array `Array` hold the
+/// program named `Program`: its id in `SetPrograms` (the compiled set's
+/// programs, in id order) + 1. Errors name the programs it can hold.
+Expected<std::vector<uint8_t>> programSlotValue(const std::string &Array,
+                                                const std::vector<std::string> &SetPrograms,
+                                                const std::string &Program);
 /// The sum of `Slices` copies of a `Size`-byte value stored `Stride` bytes
 /// apart, per 8-byte word (4-byte, or byte, when the size is not a multiple).
 std::vector<uint8_t> sumPerCpuValues(const uint8_t *V, uint32_t Size, uint32_t Stride,

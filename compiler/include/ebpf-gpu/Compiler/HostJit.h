@@ -85,7 +85,8 @@ public:
   MaybeError updateMap(const std::string &Map, const std::vector<uint8_t> &Key,
                        const std::vector<uint8_t> &Value);
   /// Between runs: makes slot `Key` of the map of maps `Outer` hold the
-  /// map named `Inner` (one of its inner map table).
+  /// map named `Inner` (one of its inner map table), or slot `Key` of the
+  /// program array `Outer` the program named `Inner` (one of the set's).
   MaybeError setInnerMap(const std::string &Outer, const std::vector<uint8_t> &Key,
                          const std::string &Inner);
 
@@ -109,6 +110,8 @@ private:
   std::unique_ptr<llvm::orc::LLJIT> Jit;
   EntryFn Entry = nullptr;
   std::vector<std::unique_ptr<abi::HostMap>> Maps;
+  /// The compiled set's programs in id order (what program arrays hold).
+  std::vector<std::string> SetPrograms;
   uint32_t Cpus = 1;
   std::vector<DataView> Data;
   /// bpf_trace_printk's log (header and lines); empty when unused.

@@ -64,7 +64,9 @@ struct MapSpec : platform::MapShape {
   /// maps of maps: (slot, index in InnerMaps + 1).
   std::vector<std::pair<uint32_t, uint32_t>> ProgramSlots;
   /// Maps of maps: the inner map table, the names of the maps (of this
-  /// object) that its values may name.
+  /// object) that its values may name. Program arrays: the programs of the
+  /// compiled set in id order (a slot holds id + 1), so that a slot can be
+  /// filled by name at run time.
   std::vector<std::string> InnerMaps;
   /// Whether some program of the set may change the map's keys or
   /// contents through a helper (update, delete, push, pop, event output),

@@ -17,6 +17,7 @@
 #include "ebpf-gpu/Support/Error.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -111,12 +112,15 @@ public:
 
 private:
   KernelProgram(struct bpf_object *Obj, int ProgFd, std::vector<KernelMap> Maps,
-                std::vector<int> OwnFds, std::string Name)
-      : Obj(Obj), ProgFd(ProgFd), Maps(std::move(Maps)), OwnFds(std::move(OwnFds)),
-        Name(std::move(Name)) {}
+                std::map<std::string, int> ProgramFds, std::vector<int> OwnFds, std::string Name)
+      : Obj(Obj), ProgFd(ProgFd), Maps(std::move(Maps)), ProgramFds(std::move(ProgramFds)),
+        OwnFds(std::move(OwnFds)), Name(std::move(Name)) {}
   struct bpf_object *Obj; ///< libbpf's object; null when the own loader loaded it
   int ProgFd;
   std::vector<KernelMap> Maps;
+  /// The object's loaded programs by name: what a program array's slot
+  /// can be given at run time.
+  std::map<std::string, int> ProgramFds;
   std::vector<int> OwnFds; ///< the own loader's maps and programs, closed with it
   std::string Name;
   std::optional<std::pair<size_t, uint32_t>> Overflow;
