@@ -503,42 +503,45 @@ std::string formatHashEntries(const std::string &Name,
   return Out;
 }
 
-Expected<std::vector<uint8_t>> programSlotValue(const std::string &Array,
-                                                const std::vector<std::string> &SetPrograms,
-                                                const std::string &Program) {
-  auto It = std::find(SetPrograms.begin(), SetPrograms.end(), Program);
-  if (It == SetPrograms.end()) {
+namespace {
+
+/// The 4-byte slot value naming entry `Name` of `Names` (its index + 1),
+/// or an error that says what `Owner` can hold: `What` (a map, a program),
+/// then `None` where `Names` is empty, else `Some` and the names.
+Expected<std::vector<uint8_t>> namedSlotValue(const std::string &Owner,
+                                              const std::vector<std::string> &Names,
+                                              const std::string &Name, const char *What,
+                                              const char *None, const char *Some) {
+  auto It = std::find(Names.begin(), Names.end(), Name);
+  if (It == Names.end()) {
     std::string Have;
-    for (const std::string &N : SetPrograms)
+    for (const std::string &N : Names)
       Have += (Have.empty() ? "" : ", ") + N;
-    return Error("program array '" + Array + "': '" + Program + "' is not a program it can hold (" +
-                 (Have.empty() ? "this build records none: compile the object again"
-                               : "the object's programs: " + Have) +
-                 ")");
+    return Error(Owner + ": '" + Name + "' is not " + What + " it can hold (" +
+                 (Have.empty() ? std::string(None) : Some + Have) + ")");
   }
-  uint32_t Id = uint32_t(It - SetPrograms.begin()) + 1;
+  uint32_t Id = uint32_t(It - Names.begin()) + 1;
   std::vector<uint8_t> V(4);
   std::memcpy(V.data(), &Id, 4);
   return V;
 }
 
+} // namespace
+
+Expected<std::vector<uint8_t>> programSlotValue(const std::string &Array,
+                                                const std::vector<std::string> &SetPrograms,
+                                                const std::string &Program) {
+  return namedSlotValue("program array '" + Array + "'", SetPrograms, Program, "a program",
+                        "this build records none: compile the object again",
+                        "the object's programs: ");
+}
+
 Expected<std::vector<uint8_t>> innerMapValue(const std::string &Outer,
                                              const std::vector<std::string> &InnerNames,
                                              const std::string &Inner) {
-  auto It = std::find(InnerNames.begin(), InnerNames.end(), Inner);
-  if (It == InnerNames.end()) {
-    std::string Have;
-    for (const std::string &N : InnerNames)
-      Have += (Have.empty() ? "" : ", ") + N;
-    return Error("map '" + Outer + "': '" + Inner + "' is not a map it can hold (" +
-                 (Have.empty() ? "the object has none that fits its inner map definition"
-                               : "those that fit its inner map definition: " + Have) +
-                 ")");
-  }
-  uint32_t Id = uint32_t(It - InnerNames.begin()) + 1;
-  std::vector<uint8_t> V(4);
-  std::memcpy(V.data(), &Id, 4);
-  return V;
+  return namedSlotValue("map '" + Outer + "'", InnerNames, Inner, "a map",
+                        "the object has none that fits its inner map definition",
+                        "those that fit its inner map definition: ");
 }
 
 std::string formatOuterEntries(const std::string &Name, bool Array,
