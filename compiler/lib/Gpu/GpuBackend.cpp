@@ -546,7 +546,8 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
     return Lifted.takeError();
   llvm::Module &M = *Lifted->Module;
   // Values of hashed maps that programs change are read past the L1 cache,
-  // as the map helpers read those maps' elements (MapHelpers.inc).
+  // as the map helpers read those maps' elements (MapHelpers.inc): per-CPU
+  // ones now, shared ones after the optimiser (hoistAndStrengthenValueLoads).
   strengthenMapValueLoads(M);
   M.setTargetTriple(Triple);
   M.setDataLayout((*TM)->createDataLayout());
@@ -637,6 +638,7 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
     return makeError("internal error: GPU module is invalid: " + MsgOS.str());
 
   runOptimizationPipeline(M, Gpu.OptLevel, TM->get());
+  hoistAndStrengthenValueLoads(M);
   foldUniformWarpMatches(M, TM->get());
   // After the optimiser, which may make atomics of its own (a loop of
   // adds folded) and would not see through the inline PTX.

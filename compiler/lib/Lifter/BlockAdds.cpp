@@ -58,6 +58,41 @@ bool ProgramLifter::perCpuArrayValue(const AbsValue &Base) const {
          Maps[Base.Index].Type == EBPFGPU_MAP_PERCPU_ARRAY;
 }
 
+bool ProgramLifter::marksValues(const AbsValue &Base) const {
+  if (!Opts.TagMapValueLoads || Base.K != AbsValue::MapElem || Base.Index >= Maps.size())
+    return false;
+  uint32_t Type = Maps[Base.Index].Type;
+  return ebpfgpu_map_is_hashed(Type) && !ebpfgpu_map_is_percpu(Type) &&
+         !ebpfgpu_map_is_outer(Type);
+}
+
+llvm::Value *ProgramLifter::markValuePointer(llvm::IRBuilder<> &B, llvm::Value *Ptr,
+                                             const AbsValue &Base) {
+  llvm::PointerType *PtrTy = memPtrTy();
+  llvm::GlobalVariable *Shape = mapShapeGlobal(Base.Index);
+  llvm::FunctionCallee Fn = M->getOrInsertFunction(
+      MapValueMarkFn,
+      llvm::FunctionType::get(PtrTy, {PtrTy, Shape->getType(), B.getInt1Ty()}, false));
+  auto *F = llvm::cast<llvm::Function>(Fn.getCallee());
+  // No memory, returns, throws nothing; not speculatable: the pointer is
+  // known not null only where the program accesses it.
+  F->setDoesNotAccessMemory();
+  F->setWillReturn();
+  F->setDoesNotThrow();
+  llvm::CallInst *C = B.CreateCall(Fn, {Ptr, Shape, B.getFalse()});
+  C->addRetAttr(llvm::Attribute::NonNull);
+  uint64_t Size = Maps[Base.Index].ValueSize;
+  if (Base.Value >= 0 && uint64_t(Base.Value) < Size) {
+    C->addRetAttr(llvm::Attribute::getWithDereferenceableBytes(Ctx, Size - uint64_t(Base.Value)));
+    // Values start 8-byte aligned (FunctionLifter::accessAlign).
+    uint64_t A = 8;
+    while (uint64_t(Base.Value) % A)
+      A /= 2;
+    C->addRetAttr(llvm::Attribute::getWithAlignment(Ctx, llvm::Align(A)));
+  }
+  return C;
+}
+
 namespace {
 
 /// A pointer as the lifter computes it (FunctionLifter::address): the

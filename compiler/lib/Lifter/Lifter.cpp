@@ -82,6 +82,10 @@ llvm::Expected<Value *> FunctionLifter::address(uint32_t Pc, const AbsValue &Bas
     break;
   }
   Value *Addr = reg(BaseReg);
+  if (P.marksValues(Base)) {
+    Value *Mark = P.markValuePointer(B, B.CreateIntToPtr(Addr, P.memPtrTy()), Base);
+    return Off ? B.CreateInBoundsGEP(I8, Mark, B.getInt64(uint64_t(Off))) : Mark;
+  }
   if (Off != 0)
     Addr = B.CreateAdd(Addr, llvm::ConstantInt::get(I64, uint64_t(Off)));
   if (Base.K == AbsValue::Packet)
@@ -306,7 +310,7 @@ llvm::Error FunctionLifter::liftLoad(uint32_t Pc, const Insn &I, const AbsState 
     P.PerCpuAccesses.push_back({V, Base.Index});
   else
     P.observe(Base);
-  if (P.Opts.TagMapValueLoads && Base.K == AbsValue::MapElem &&
+  if (P.Opts.TagMapValueLoads && Base.K == AbsValue::MapElem && !P.marksValues(Base) &&
       (ebpfgpu_map_is_hashed(P.Maps[Base.Index].Type) ||
        ebpfgpu_map_is_percpu(P.Maps[Base.Index].Type)))
     V->setMetadata(StrongValueLoadTag,
@@ -592,6 +596,18 @@ llvm::Expected<LiftedProgram> ProgramLifter::run() {
                                               llvm::ConstantAsMetadata::get(
                                                   llvm::ConstantInt::getBool(Ctx, Fixed))}));
       }
+  // The marks' third operand likewise (MapValueMarkFn).
+  if (llvm::Function *Mark = M->getFunction(MapValueMarkFn)) {
+    std::map<llvm::Value *, size_t> ShapeIndex;
+    for (auto &[Index, G] : Shapes)
+      ShapeIndex[G] = Index;
+    for (llvm::User *U : Mark->users()) {
+      auto *C = llvm::cast<llvm::CallInst>(U);
+      size_t Index = ShapeIndex.at(C->getArgOperand(1));
+      C->setArgOperand(2, llvm::ConstantInt::getBool(
+                              Ctx, !WritesAnyValue && !ValueWrittenMaps.count(Index)));
+    }
+  }
   Out.BlockSliceMaps = retargetPerCpuAdds();
   retargetBlockAdds(Out.BlockSliceMaps);
   Out.EntryName = LlvmFuncs[0]->getName().str();
@@ -635,30 +651,33 @@ unsigned strengthenMapValueLoads(llvm::Module &M) {
         I.setMetadata(StrongValueLoadTag, nullptr);
         auto *Shape = llvm::dyn_cast_or_null<llvm::GlobalVariable>(
             llvm::cast<llvm::ValueAsMetadata>(Tag->getOperand(0))->getValue());
-        // The shape's first field is the type, its last `stable`; anything
-        // unreadable is neither stable nor shared.
-        auto *Init = Shape && Shape->hasInitializer() ? Shape->getInitializer() : nullptr;
-        auto Field = [&](unsigned K) {
-          return Init ? llvm::dyn_cast_or_null<llvm::ConstantInt>(Init->getAggregateElement(K))
-                      : nullptr;
-        };
-        auto *Type = Field(0), *Stable = Field(sizeof(ebpfgpu_map_shape) / 4 - 1);
-        // Per-CPU values: a CPU's slice moves between multiprocessors with
-        // its group, which the claim no longer fences (CpuGroups.inc).
-        bool PerCpu = !Type || ebpfgpu_map_is_percpu(uint32_t(Type->getZExtValue()));
-        // A shared map whose values no program writes in place: an element
-        // stays as published while it can be reached (MapHash.inc), so a
-        // plain load of its value sees what the lookup found.
         auto *Fixed = Tag->getNumOperands() > 1
                           ? llvm::mdconst::dyn_extract<llvm::ConstantInt>(Tag->getOperand(1))
                           : nullptr;
-        bool Replaced = Fixed && Fixed->getBitWidth() == 1 && Fixed->isOne();
-        if (PerCpu || ((!Stable || Stable->isZero()) && !Replaced)) {
+        if (valueLoadsMustBeStrong(Shape, Fixed && Fixed->getBitWidth() == 1 && Fixed->isOne())) {
           llvm::cast<llvm::LoadInst>(I).setVolatile(true);
           ++Made;
         }
       }
   return Made;
+}
+
+bool valueLoadsMustBeStrong(const llvm::GlobalVariable *Shape, bool Fixed) {
+  // The shape's first field is the type, its last `stable`; anything
+  // unreadable is neither stable nor shared.
+  auto *Init = Shape && Shape->hasInitializer() ? Shape->getInitializer() : nullptr;
+  auto Field = [&](unsigned K) {
+    return Init ? llvm::dyn_cast_or_null<llvm::ConstantInt>(Init->getAggregateElement(K))
+                : nullptr;
+  };
+  auto *Type = Field(0), *Stable = Field(sizeof(ebpfgpu_map_shape) / 4 - 1);
+  // Per-CPU values: a CPU's slice moves between multiprocessors with its
+  // group, which the claim no longer fences (CpuGroups.inc).
+  bool PerCpu = !Type || ebpfgpu_map_is_percpu(uint32_t(Type->getZExtValue()));
+  // A shared map whose values no program writes in place: an element stays
+  // as published while it can be reached (MapHash.inc), so a plain load of
+  // its value sees what the lookup found.
+  return PerCpu || ((!Stable || Stable->isZero()) && !Fixed);
 }
 
 llvm::Expected<LiftedProgram> liftProgram(const object::ProgramSpec &Prog,

@@ -209,6 +209,13 @@ public:
   };
   std::vector<PerCpuUse> PerCpuAccesses, PerCpuLookups;
   bool perCpuArrayValue(const AbsValue &Base) const;
+  /// Whether accesses through `Base` take their address from a
+  /// MapValueMarkFn call: a value of a shared hashed map, on a back end
+  /// that tags value loads.
+  bool marksValues(const AbsValue &Base) const;
+  /// The MapValueMarkFn call on `Ptr`, which points `Base.Value` bytes
+  /// into a value of `Base.Index`, at `B`'s insertion point.
+  llvm::Value *markValuePointer(llvm::IRBuilder<> &B, llvm::Value *Ptr, const AbsValue &Base);
   std::set<size_t> retargetPerCpuAdds();
   void retargetBlockAdds(const std::set<size_t> &PerCpuMaps);
   std::map<size_t, llvm::GlobalVariable *> Shapes;

@@ -214,6 +214,9 @@ llvm::Expected<LiftedProgram> liftProgramSet(const ProgramSet &Set,
                       llvm::MDNode::get(Ctx, {Tag->getOperand(0),
                                               llvm::ConstantAsMetadata::get(
                                                   llvm::ConstantInt::getFalse(Ctx))}));
+  if (llvm::Function *Mark = Out.Module->getFunction(MapValueMarkFn))
+    for (llvm::User *U : Mark->users())
+      llvm::cast<llvm::CallInst>(U)->setArgOperand(2, llvm::ConstantInt::getFalse(Ctx));
   // Each program decided its maps' stability alone; another program of
   // the set may change a map one of them only reads, so none is stable.
   for (llvm::GlobalVariable &G : Out.Module->globals())

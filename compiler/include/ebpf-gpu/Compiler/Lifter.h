@@ -59,6 +59,34 @@ struct LiftOptions {
 /// the map's values in place (its elements are only replaced whole).
 inline constexpr const char *StrongValueLoadTag = "ebpfgpu.map_value";
 
+/// TagMapValueLoads on a shared hashed map (hash, LRU hash; not per-CPU):
+/// every access through a value pointer takes its address from a call
+/// `ptr MapValueMarkFn(ptr P, ptr Shape, i1 Fixed)` that returns P, at the
+/// access (where the verifier proved P not null), with P's dereferenceable
+/// bytes as a return attribute. Memory-free and opaque, so loads stay
+/// plain through the optimiser, keep one base with constant offsets for
+/// alias analysis, and keep the mark through any merge or hoist, where a
+/// load's metadata would be dropped. After the optimiser,
+/// hoistAndStrengthenValueLoads issues such loads early, makes those of
+/// maps that need it strong, and removes the calls. `Fixed` has the
+/// meaning of StrongValueLoadTag's second operand.
+inline constexpr const char *MapValueMarkFn = "ebpfgpu.map_value.mark";
+
+/// After the optimiser, on a module with MapValueMarkFn calls: (1) a load
+/// through a marked value pointer that every path from an earlier point
+/// performs, with no write that may change those bytes in between (MemorySSA)
+/// and the bytes dereferenceable there, is issued once at that point, so
+/// that the loads of one value go to memory together instead of one round
+/// trip after another's branch; (2) loads (and memory copies) through a
+/// marked pointer become volatile where the map's shape is not stable and
+/// `Fixed` is false, as strengthenMapValueLoads decides; (3) the marks are
+/// replaced by their pointers. Returns how many loads it hoisted.
+unsigned hoistAndStrengthenValueLoads(llvm::Module &M);
+
+/// Whether the program's loads from a map with this shape global (may be
+/// null: unknown) must be strong: per-CPU, or neither stable nor `Fixed`.
+bool valueLoadsMustBeStrong(const llvm::GlobalVariable *Shape, bool Fixed);
+
 /// Makes every tagged load from a per-CPU map, or from a map whose shape
 /// says it is not stable and whose values some program writes in place,
 /// volatile (a strong load, not served from the GPU's L1 cache), and drops
