@@ -208,6 +208,16 @@ Expected<Value> DaemonState::mapUpdate(const Value &Args) {
   auto Key = bytesArg(Args, "key", Mp.Info.KeySize, Mp.Info.Name);
   if (!Key)
     return Key.takeError();
+  if (Args.get("inner")) {
+    // A program array's slot or a map of maps': a program or map of the
+    // same load, by name (the executor holds batches back while it writes).
+    auto Inner = stringArg(Args, "inner");
+    if (!Inner)
+      return Inner.takeError();
+    if (MaybeError E = Programs.at(Mp.ProgId).Exec->setInnerMap(Mp.Info.Name, *Key, *Inner))
+      return std::move(*E);
+    return Value::object().set("map", Mp.Id).set("updated", true);
+  }
   auto Val = bytesArg(Args, "value", Mp.Info.ValueSize, Mp.Info.Name);
   if (!Val)
     return Val.takeError();

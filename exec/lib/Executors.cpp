@@ -159,6 +159,10 @@ public:
 
   MaybeError setInnerMap(const std::string &Outer, const std::vector<uint8_t> &Key,
                          const std::string &Inner) override {
+    // As accessMap: the daemon sets slots while workers run batches.
+    OperatorsWaiting.fetch_add(1, std::memory_order_acq_rel);
+    std::unique_lock Lock(Running);
+    OperatorsWaiting.fetch_sub(1, std::memory_order_acq_rel);
     return Prog->setInnerMap(Outer, Key, Inner);
   }
   MaybeError checkMaps() override { return Prog->checkMaps(); }

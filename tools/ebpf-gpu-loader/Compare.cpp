@@ -12,6 +12,7 @@
 #include "Options.h"
 #include "ebpf-gpu/Exec/Executors.h"
 #include "ebpf-gpu/Exec/KernelBackend.h"
+#include "ebpf-gpu/Loader/MapEntries.h"
 
 #include "ebpf-gpu/Object/Object.h"
 #include "ebpf-gpu/Runtime/Packets.h"
@@ -35,6 +36,7 @@ int compareUsage(const std::string &Msg) {
                "usage: %s compare PROG.o --pcap IN.pcap [--section NAME]...\n"
                "           [--map-size MAP=ENTRIES]... [--map-key-size MAP=BYTES]...\n"
                "           [--map-value-size MAP=BYTES]... [--inner-map OUTER=MAP]...\n"
+               "           [--map-set MAP:KEYHEX:VALUEHEX|MAP:KEYHEX:@NAME]... [--map-file FILE]...\n"
                "  Every program of PROG.o (or each --section) through ebpf-gpu's verifier and\n"
                "  the kernel's; where both accept, the host back end and BPF_PROG_TEST_RUN run\n"
                "  the packets and must agree on verdicts, output bytes, maps and events.\n"
@@ -50,7 +52,9 @@ int compareUsage(const std::string &Msg) {
                "    differ     both accept, the back ends differ (DETAIL: where)\n"
                "    error      a back end failed to run it\n"
                "  The map options set what user space sets before load, on both sides (as\n"
-               "  run's; the kernel's through libbpf).\n"
+               "  run's; the kernel's through libbpf); --map-set and --map-file (run's) set\n"
+               "  entries after load and before the packets, on both sides: a program\n"
+               "  array's slot by program name (@NAME), a map of maps' by inner map name.\n"
                "  Exits 1 when a program gave ours, differ or error. Needs root.\n",
                Tool);
   return 2;
@@ -134,7 +138,8 @@ struct Outcome {
 /// (ObjectSpec::Unlinked), which the kernel may load.
 Outcome compareProgram(const object::ObjectSpec &Obj, const std::string &Path,
                        const std::string &Name, const object::ProgramSpec *P,
-                       const PacketBatch &Packets, const object::ReadOptions &Shapes) {
+                       const PacketBatch &Packets, const object::ReadOptions &Shapes,
+                       const std::vector<loader::MapEntry> &Entries) {
   exec::LoadRequest L;
   L.Path = Path;
   L.Section = Name;
@@ -175,6 +180,12 @@ Outcome compareProgram(const object::ObjectSpec &Obj, const std::string &Path,
     return {"ours", KernelWhy};
 
   runtime::BatchExecutor &Exec = *Host->Exec;
+  for (const loader::MapEntry &E : Entries)
+    if (MaybeError Err = E.Inner.empty() ? Exec.updateMap(E.Map, E.Key, E.Value)
+                                         : Exec.setInnerMap(E.Map, E.Key, E.Inner))
+      return {"error", "host back end: --map-set: " + Err->message()};
+  if (MaybeError Err = Loaded->Program->setMapEntries(Entries))
+    return {"error", "kernel back end: --map-set: " + Err->message()};
   PacketBatch HostPackets = Packets, KernelPackets = Packets;
   if (MaybeError E = Exec.run(HostPackets))
     return {"error", "host back end: " + E->message()};
@@ -215,6 +226,7 @@ int compareCommand(int argc, char **argv) {
   std::string Object, Pcap;
   std::vector<std::string> Sections;
   object::ReadOptions Shapes;
+  std::vector<loader::MapEntry> Entries; ///< --map-set and --map-file, in order
   for (ArgCursor C(argc, argv, compareUsage); C.next();) {
     const std::string &A = C.arg();
     if (A == "--pcap")
@@ -235,6 +247,23 @@ int compareCommand(int argc, char **argv) {
       if (!T)
         return compareUsage(T.error().message());
       Shapes.InnerMapTemplates.push_back(std::move(*T));
+    } else if (A == "--map-set") {
+      std::string V = C.value();
+      auto E = loader::parseMapEntry(V);
+      if (!E)
+        return compareUsage("--map-set needs MAP:KEYHEX:VALUEHEX or MAP:KEYHEX:@NAME, not '" +
+                            V + "'");
+      if (!E->PatternFile.empty())
+        return compareUsage("--map-set: " + E->Map +
+                            ": pattern maps are ebpf-gpu's own; the kernel has none to compare");
+      Entries.push_back(std::move(*E));
+    } else if (A == "--map-file") {
+      auto Read = loader::readMapFile(C.value());
+      if (!Read) {
+        std::fprintf(stderr, "%s: error: %s\n", Tool, Read.error().message().c_str());
+        return 1;
+      }
+      Entries.insert(Entries.end(), Read->begin(), Read->end());
     } else if (A == "-h" || A == "--help") {
       compareUsage("");
       return 0;
@@ -287,7 +316,7 @@ int compareCommand(int argc, char **argv) {
   }
   int Status = 0;
   for (const auto &[Name, P] : Chosen) {
-    Outcome O = compareProgram(*Obj, Object, Name, P, *Packets, Shapes);
+    Outcome O = compareProgram(*Obj, Object, Name, P, *Packets, Shapes, Entries);
     if (O.Result == "ours" || O.Result == "differ" || O.Result == "error")
       Status = 1;
     // One line a program: a multi-line detail (map dumps) is indented.

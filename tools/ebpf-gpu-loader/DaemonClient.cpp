@@ -51,6 +51,9 @@ int usage(const std::string &Msg) {
       "  map list | map show MAP | map dump MAP\n"
       "  map lookup MAP key BYTES... | map delete MAP key BYTES...\n"
       "  map update MAP key BYTES... value BYTES... [any|noexist|exist]\n"
+      "  map update MAP key BYTES... value name NAME\n"
+      "      (a program array's slot: a program loaded with it, by name; a map of maps':\n"
+      "      one of the program's maps)\n"
       "  map update MAP file PATH   (a pattern or model map: its rules or model, replaced)\n"
       "      MAP is 'id ID' or 'name NAME'; BYTES are hex (0a 0x0a 0a000000)\n"
       "      (no key for a queue, stack or bloom filter: update pushes, lookup peeks)\n"
@@ -404,9 +407,15 @@ std::optional<int> buildRequest(std::vector<std::string> &A, std::string &Cmd, V
     if (Cmd == "map update") {
       if (W.need("'value'") != "value")
         return usage(Cmd + ": expected 'value BYTES...'");
-      Args.set("value", takeBytes(A, I, ""));
-      if (I < A.size())
-        Args.set("flags", A[I++]);
+      if (I < A.size() && A[I] == "name") {
+        // As bpftool's `value name PROG`: a program (or inner map) by name.
+        ++I;
+        Args.set("inner", W.need("program or map name"));
+      } else {
+        Args.set("value", takeBytes(A, I, ""));
+        if (I < A.size())
+          Args.set("flags", A[I++]);
+      }
     }
     W.noMore();
   } else {

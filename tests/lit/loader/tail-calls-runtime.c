@@ -26,6 +26,14 @@
 // RUN: %if kernel-bpf %{ %python %S/Inputs/differential.py --loader ebpf-gpu-loader --pcap %t.pcap \
 // RUN:   --work %t.d %t.o:entry+%t.slots | FileCheck %s --check-prefix=KERNEL %}
 // KERNEL: entry: 200 packets, host and kernel agree
+// `compare` takes the same slots (--map-set, --map-file), set on both sides
+// after load; a name the object lacks is an error for that program.
+// RUN: %if kernel-bpf %{ ebpf-gpu-loader compare %t.o --section entry --pcap %t.pcap \
+// RUN:   --map-file %t.slots | FileCheck %s --check-prefix=COMPARE %}
+// COMPARE: entry: both: 200 packets, host and kernel agree
+// RUN: %if kernel-bpf %{ not ebpf-gpu-loader compare %t.o --section entry --pcap %t.pcap \
+// RUN:   --map-set jumps:02000000:@nowhere | FileCheck %s --check-prefix=COMPARE-BAD %}
+// COMPARE-BAD: entry: error: host back end: --map-set: program array 'jumps': 'nowhere' is not a program it can hold
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
