@@ -43,7 +43,7 @@ llvm::Error FunctionLifter::fail(uint32_t Pc, const std::string &Why) {
 
 llvm::Expected<Value *> FunctionLifter::address(uint32_t Pc, const AbsValue &Base,
                                                 uint8_t BaseReg, int64_t Off,
-                                                unsigned Size, bool IsWrite) {
+                                                unsigned Size, bool IsWrite, bool Plain) {
   auto *I8 = Type::getInt8Ty(P.Ctx);
   switch (Base.K) {
   case AbsValue::Stack: {
@@ -82,7 +82,7 @@ llvm::Expected<Value *> FunctionLifter::address(uint32_t Pc, const AbsValue &Bas
     break;
   }
   Value *Addr = reg(BaseReg);
-  if (P.marksValues(Base)) {
+  if (Plain && P.marksValues(Base)) {
     Value *Mark = P.markValuePointer(B, B.CreateIntToPtr(Addr, P.memPtrTy()), Base);
     return Off ? B.CreateInBoundsGEP(I8, Mark, B.getInt64(uint64_t(Off))) : Mark;
   }
@@ -294,7 +294,7 @@ llvm::Align FunctionLifter::accessAlign(const AbsValue &Base, int64_t Off, unsig
 llvm::Error FunctionLifter::liftLoad(uint32_t Pc, const Insn &I, const AbsState &S) {
   unsigned Size = isa::accessBytes(I.size());
   const AbsValue &Base = S.Regs[I.Src];
-  auto Addr = address(Pc, Base, I.Src, I.Off, Size, false);
+  auto Addr = address(Pc, Base, I.Src, I.Off, Size, false, true);
   if (!Addr)
     return Addr.takeError();
   if (Base.K == AbsValue::Ctx) {
@@ -322,7 +322,7 @@ llvm::Error FunctionLifter::liftLoad(uint32_t Pc, const Insn &I, const AbsState 
 
 llvm::Error FunctionLifter::liftStore(uint32_t Pc, const Insn &I, const AbsState &S) {
   unsigned Size = isa::accessBytes(I.size());
-  auto Addr = address(Pc, S.Regs[I.Dst], I.Dst, I.Off, Size, true);
+  auto Addr = address(Pc, S.Regs[I.Dst], I.Dst, I.Off, Size, true, true);
   if (!Addr)
     return Addr.takeError();
   Type *Ty = llvm::IntegerType::get(P.Ctx, Size * 8);

@@ -88,10 +88,13 @@ private:
   void guardBackwardJump();
   Value *condition(const Insn &I);
   /// Address of `Size` bytes at `Base + Off`, or an error when the access
-  /// can never be valid (stack out of frame, bad context field).
+  /// can never be valid (stack out of frame, bad context field). `Plain`:
+  /// the program's own load or store, whose value pointer takes a
+  /// MapValueMarkFn call where ProgramLifter::marksValues says so (atomics
+  /// and helpers' pointers do not: they stay as they were).
   llvm::Align accessAlign(const AbsValue &Base, int64_t Off, unsigned Size) const;
   llvm::Expected<Value *> address(uint32_t Pc, const AbsValue &Base, uint8_t BaseReg,
-                                  int64_t Off, unsigned Size, bool IsWrite);
+                                  int64_t Off, unsigned Size, bool IsWrite, bool Plain = false);
 
   Value *reg(unsigned R) { return B.CreateLoad(I64, Regs[R]); }
   void setReg(unsigned R, Value *V) { B.CreateStore(V, Regs[R]); }
