@@ -502,6 +502,31 @@ prepare_cilium() {
   done
 }
 
+# Program array slots (issue 17): set at run time by name
+# (tests/lit/loader/tail-calls-runtime.c, a --map-file the GPU machine gets
+# in the carry) and by iproute2's "ID/KEY" sections
+# (tests/lit/loader/legacy-tail-slots.c); the host's verdicts, output
+# packets and maps as digests (tests/gpu-device/serial/tail-slots.test).
+prepare_tail_slots() {
+  mkdir -p "$CARRY/tail"
+  build/tools/ebpf-gpu-trafgen -o build/tail.pcap --count 400 --seed 6 >/dev/null
+  printf 'jumps:00000000:@to_tx\njumps:01000000:@to_drop\n' >"$CARRY/tail/slots.txt"
+  local spec
+  for spec in tail-calls-runtime.c:entry:runtime legacy-tail-slots.c:xdp:legacy; do
+    local src=${spec%%:*} rest=${spec#*:}
+    local sec=${rest%%:*} name=${rest##*:} slots=()
+    [[ $name == runtime ]] && slots=(--map-file "$CARRY/tail/slots.txt")
+    /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
+      -c "tests/lit/loader/$src" -o "build/tail-$name.o"
+    build/tools/ebpf-gpu-cc "build/tail-$name.o" --section "$sec" -o "$CARRY/tail/$name.gpu.o"
+    build/tools/ebpf-gpu-loader run "build/tail-$name.o" --section "$sec" --backend host \
+      --pcap build/tail.pcap "${slots[@]}" --verdicts "build/tail-$name.txt" \
+      --out "build/tail-$name.pcap" --dump-maps "build/tail-$name.maps" >/dev/null
+    cat "build/tail-$name.txt" "build/tail-$name.pcap" "build/tail-$name.maps" |
+      sha256sum | cut -d' ' -f1 >"$CARRY/tail/$name.sha256"
+  done
+}
+
 # Everything the device half needs, in .gpu-carry (the stages below, in
 # order: later ones read the traffic and objects earlier ones made).
 prepare() {
@@ -516,6 +541,7 @@ prepare() {
   prepare_fib
   prepare_stress
   prepare_cilium
+  prepare_tail_slots
   # The DPDK runtime for the GPU machine: the loader with `forward` (DPDK
   # linked statically), without the compiler; the shared libraries DPDK's
   # drivers need travel beside it (Debian's, which run on the newer glibc there).
@@ -685,6 +711,7 @@ case "${1:-}" in
 prepare) prepare ;;
 prepare-suite) prepare_suite ;;
 prepare-cilium) prepare_cilium ;;
+prepare-tail-slots) prepare_tail_slots ;;
 device-suite)
   mkdir -p "${OUT:-/tmp/gpu-check}"
   device_suite "${OUT:-/tmp/gpu-check}"
