@@ -372,12 +372,27 @@ Expected<KernelLoad> KernelProgram::load(const std::string &Object, const std::s
     bool Match = Section.empty() ? Count == 1
                                  : (Section == bpf_program__name(P) ||
                                     Section == bpf_program__section_name(P));
+    // libbpf knows the type of a program in a section it recognises; one
+    // of another type than XDP is not loaded as XDP (tracing programs
+    // need their attach targets, and libbpf 1.1 crashes on one made XDP).
+    bool OtherType = bpf_program__type(P) != BPF_PROG_TYPE_UNSPEC &&
+                     bpf_program__type(P) != BPF_PROG_TYPE_XDP;
     if (Match && !Chosen)
       Chosen = P;
-    else if (TailCalls)
+    else if (TailCalls && !OtherType)
       bpf_program__set_type(P, BPF_PROG_TYPE_XDP);
     else
       bpf_program__set_autoload(P, false);
+  }
+  if (Chosen && bpf_program__type(Chosen) != BPF_PROG_TYPE_UNSPEC &&
+      bpf_program__type(Chosen) != BPF_PROG_TYPE_XDP) {
+    std::string Msg = Object + ": kernel back end: program '" + bpf_program__name(Chosen) +
+                      "' (section '" + bpf_program__section_name(Chosen) + "') is a " +
+                      libbpf_bpf_prog_type_str(bpf_program__type(Chosen)) +
+                      " program, not XDP";
+    bpf_object__close(Obj);
+    libbpf_set_print(nullptr);
+    return Error(Msg);
   }
   if (!Chosen || (Section.empty() && Count > 1)) {
     bpf_object__close(Obj);
@@ -387,6 +402,8 @@ Expected<KernelLoad> KernelProgram::load(const std::string &Object, const std::s
   }
   std::string Name = bpf_program__name(Chosen);
   bpf_program__set_type(Chosen, BPF_PROG_TYPE_XDP);
+  if (Opts.PlainXdpAttach)
+    bpf_program__set_expected_attach_type(Chosen, BPF_XDP);
   std::vector<int> ShapeFds;
   if (MaybeError E = setMapShapes(Obj, Opts, ShapeFds)) {
     for (int Fd : ShapeFds)
@@ -424,6 +441,13 @@ Expected<KernelLoad> KernelProgram::load(const std::string &Object, const std::s
   L.Program.reset(new KernelProgram(Obj, bpf_program__fd(Chosen), objectMaps(Obj),
                                     std::move(ProgramFds), {}, std::move(Name)));
   return L;
+}
+
+bool isDevmapOrCpumapSection(const std::string &Section) {
+  for (const char *Prefix : {"xdp/devmap", "xdp.frags/devmap", "xdp/cpumap", "xdp.frags/cpumap"})
+    if (Section.rfind(Prefix, 0) == 0)
+      return true;
+  return false;
 }
 
 KernelProgram::~KernelProgram() {

@@ -50,6 +50,11 @@ int compareUsage(const std::string &Msg) {
                "    device-bound   it calls the XDP RX metadata kfuncs, which the kernel\n"
                "               cannot test-run; ebpf-gpu accepts it (DETAIL: why)\n"
                "    differ     both accept, the back ends differ (DETAIL: where)\n"
+               "    not-xdp    its section names another program type (tc, tracing, ...):\n"
+               "               neither side runs it\n"
+               "    attach-bound  a devmap or cpumap program (xdp/devmap, xdp/cpumap) that\n"
+               "               the kernel refuses as a plain XDP program, the only kind its\n"
+               "               test runs take (DETAIL: the kernel's reason)\n"
                "    error      a back end failed to run it\n"
                "  The map options set what user space sets before load, on both sides (as\n"
                "  run's; the kernel's through libbpf); --map-set and --map-file (run's) set\n"
@@ -140,6 +145,9 @@ Outcome compareProgram(const object::ObjectSpec &Obj, const std::string &Path,
                        const std::string &Name, const object::ProgramSpec *P,
                        const PacketBatch &Packets, const object::ReadOptions &Shapes,
                        const std::vector<loader::MapEntry> &Entries) {
+  if (const object::UnlinkedProgram *U = P ? nullptr : Obj.findUnlinked(Name);
+      U && !U->OtherType.empty())
+    return {"not-xdp", "section '" + U->Section + "' is for " + U->OtherType + " programs"};
   exec::LoadRequest L;
   L.Path = Path;
   L.Section = Name;
@@ -156,6 +164,14 @@ Outcome compareProgram(const object::ObjectSpec &Obj, const std::string &Path,
   KO.KeySizes = Shapes.KeySizes;
   KO.ValueSizes = Shapes.ValueSizes;
   KO.InnerMaps = Shapes.InnerMapTemplates;
+  // A devmap or cpumap program runs in the kernel's test runs only as a
+  // plain XDP program: compared so, and said so.
+  const object::UnlinkedProgram *Unlinked = P ? nullptr : Obj.findUnlinked(Name);
+  std::string Section = P ? P->Section : Unlinked ? Unlinked->Section : "";
+  KO.PlainXdpAttach = exec::isDevmapOrCpumapSection(Section);
+  std::string AsPlain = KO.PlainXdpAttach ? " (the kernel's as a plain XDP program: it test-runs no "
+                                            "devmap or cpumap program)"
+                                          : "";
   auto Loaded = exec::KernelProgram::load(Path, Name, KO);
   if (!Loaded)
     return {"error", Loaded.error().message()};
@@ -177,7 +193,7 @@ Outcome compareProgram(const object::ObjectSpec &Obj, const std::string &Path,
     return {Loaded->Program ? "kernel" : "neither",
             Loaded->Program ? lastLine(Host.error().message()) : KernelWhy};
   if (!Loaded->Program)
-    return {"ours", KernelWhy};
+    return {KO.PlainXdpAttach ? "attach-bound" : "ours", KernelWhy + AsPlain};
 
   runtime::BatchExecutor &Exec = *Host->Exec;
   for (const loader::MapEntry &E : Entries)
@@ -216,8 +232,8 @@ Outcome compareProgram(const object::ObjectSpec &Obj, const std::string &Path,
                                      withoutReadOnlyData(Loaded->Program->dumpMaps()), *HostEvents,
                                      KernelEvents);
   if (!Diff.empty())
-    return {"differ", Diff};
-  return {"both", std::to_string(Packets.size()) + " packets, host and kernel agree"};
+    return {"differ", Diff + AsPlain};
+  return {"both", std::to_string(Packets.size()) + " packets, host and kernel agree" + AsPlain};
 }
 
 } // namespace

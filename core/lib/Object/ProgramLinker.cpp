@@ -14,6 +14,7 @@
 #include <gelf.h>
 
 #include <algorithm>
+#include <cstring>
 
 namespace ebpfgpu::object {
 
@@ -247,6 +248,40 @@ Expected<ProgramSpec> Linker::link(const ElfSection &Sec, const std::string &Nam
 
 } // namespace
 
+const char *nonXdpProgramType(const std::string &Section) {
+  // A prefix matches the whole name or the part before a '/' (or '.': the
+  // sleepable and frags variants), as libbpf's section definitions do.
+  static const std::pair<const char *, const char *> Types[] = {
+      {"socket", "socket filter"},     {"sk_reuseport", "sk_reuseport"},
+      {"kprobe", "kprobe"},            {"kretprobe", "kprobe"},
+      {"uprobe", "uprobe"},            {"uretprobe", "uprobe"},
+      {"ksyscall", "kprobe"},          {"kretsyscall", "kprobe"},
+      {"usdt", "uprobe"},              {"tc", "tc (sched_cls)"},
+      {"tcx", "tc (sched_cls)"},       {"netkit", "tc (sched_cls)"},
+      {"classifier", "tc (sched_cls)"}, {"action", "tc action (sched_act)"},
+      {"tracepoint", "tracepoint"},    {"tp", "tracepoint"},
+      {"raw_tracepoint", "raw tracepoint"}, {"raw_tp", "raw tracepoint"},
+      {"tp_btf", "tracing (tp_btf)"},  {"fentry", "tracing (fentry)"},
+      {"fmod_ret", "tracing (fmod_ret)"}, {"fexit", "tracing (fexit)"},
+      {"freplace", "extension (freplace)"}, {"lsm", "lsm"},
+      {"lsm_cgroup", "lsm"},           {"iter", "tracing (iter)"},
+      {"syscall", "syscall"},          {"lwt_in", "lwt_in"},
+      {"lwt_out", "lwt_out"},          {"lwt_xmit", "lwt_xmit"},
+      {"lwt_seg6local", "lwt_seg6local"}, {"sockops", "sock_ops"},
+      {"sk_skb", "sk_skb"},            {"sk_msg", "sk_msg"},
+      {"lirc_mode2", "lirc_mode2"},    {"flow_dissector", "flow_dissector"},
+      {"cgroup_skb", "cgroup_skb"},    {"cgroup", "cgroup"},
+      {"struct_ops", "struct_ops"},    {"sk_lookup", "sk_lookup"},
+      {"netfilter", "netfilter"},      {"perf_event", "perf_event"}};
+  for (const auto &[Prefix, Type] : Types) {
+    size_t N = std::strlen(Prefix);
+    if (Section.compare(0, N, Prefix) == 0 &&
+        (Section.size() == N || Section[N] == '/' || Section[N] == '.'))
+      return Type;
+  }
+  return nullptr;
+}
+
 Expected<std::vector<ProgramSpec>> linkPrograms(const ElfFile &Elf, const MapTable &Maps,
                                                 const LineTable &Lines,
                                                 std::vector<UnlinkedProgram> &Unlinked) {
@@ -270,6 +305,16 @@ Expected<std::vector<ProgramSpec>> linkPrograms(const ElfFile &Elf, const MapTab
       Entries.push_back({Sec.Name, 0});
     for (const ElfSymbol *F : Funcs)
       Entries.push_back({F->Name, uint32_t(F->Value / isa::InsnSize)});
+    if (const char *Type = nonXdpProgramType(Sec.Name)) {
+      // Another program type's context, return codes and helpers: not
+      // verified or compiled as XDP (the kernel would not run it as one).
+      for (auto &[Name, Begin] : Entries)
+        Unlinked.push_back({Name, Sec.Name,
+                            "program " + Name + ": section '" + Sec.Name + "' is for " + Type +
+                                " programs, not XDP (ebpf-gpu runs XDP programs)",
+                            Type});
+      continue;
+    }
     for (auto &[Name, Begin] : Entries) {
       Linker L(Elf, Maps, Lines);
       uint32_t End = uint32_t(Sec.Size / isa::InsnSize);

@@ -61,7 +61,17 @@ struct UnlinkedProgram {
   std::string Name;
   std::string Section;
   std::string Reason;
+  /// The program type its section names where that is not XDP, by
+  /// libbpf's section names (`tc`, `tp_btf/...`): such a program is not
+  /// linked at all. Empty for an XDP program that could not be linked.
+  std::string OtherType;
 };
+
+/// The program type a section name gives a program where it is not XDP
+/// (libbpf's section names: "tc", "classifier", "tp_btf/NAME", "fentry/F",
+/// ...), else null: "xdp", "xdp.frags/devmap", and names libbpf does not
+/// know ("from-netdev", iproute2's "1/2"), which ebpf-gpu runs as XDP.
+const char *nonXdpProgramType(const std::string &Section);
 
 struct ObjectSpec {
   std::string Path;

@@ -57,7 +57,17 @@ struct KernelLoad {
 struct KernelLoadOptions {
   std::vector<std::pair<std::string, uint32_t>> MapSizes, KeySizes, ValueSizes;
   std::vector<std::pair<std::string, std::string>> InnerMaps;
+  /// Load the chosen program with the plain XDP attach type where libbpf
+  /// gives it the devmap or cpumap one (sections `xdp/devmap`,
+  /// `xdp/cpumap`, their `.frags` forms): BPF_PROG_TEST_RUN runs no
+  /// devmap or cpumap program (-EINVAL), a plain XDP one it does. A
+  /// program that reads `egress_ifindex` is then refused.
+  bool PlainXdpAttach = false;
 };
+
+/// Whether libbpf gives a program of this section the devmap or cpumap
+/// XDP attach type (KernelLoadOptions::PlainXdpAttach).
+bool isDevmapOrCpumapSection(const std::string &Section);
 
 /// A map the kernel holds for a loaded program: what the dump, the event
 /// readers and map updates need of it.
