@@ -424,6 +424,19 @@ Expected<KernelLoad> KernelProgram::load(const std::string &Object, const std::s
     L.Log = std::move(LibbpfLog);
     L.VerifierRefused = L.Log.find("BEGIN PROG LOAD LOG") != std::string::npos;
     LibbpfLog.clear();
+    // libbpf's words for an extern the kernel's BTF lacks:
+    // "extern (func ksym) 'NAME': not found in kernel or module BTFs".
+    if (size_t At = L.Log.find("': not found in kernel or module BTFs"); At != std::string::npos) {
+      size_t Start = L.Log.rfind('\'', At - 1);
+      size_t Kind = L.Log.rfind("extern (", At);
+      if (Start != std::string::npos && Kind != std::string::npos && Kind < Start) {
+        bool Func = L.Log.compare(Kind, 13, "extern (func ") == 0;
+        L.Missing = true;
+        L.Why = std::string("the kernel has no ") + (Func ? "kfunc" : "kernel variable") + " '" +
+                L.Log.substr(Start + 1, At - Start - 1) +
+                "' (not in its BTF nor a loaded module's)";
+      }
+    }
     // The kernel's own words (check_kfunc_call) for an unbound program.
     if (L.Log.find("metadata kfuncs require device-bound program") != std::string::npos) {
       L.DeviceBound = true;

@@ -185,10 +185,12 @@ Outcome compareProgram(const object::ObjectSpec &Obj, const std::string &Path,
     return {Host ? "device-bound" : "neither",
             "the kernel cannot test-run it: " + Loaded->Why +
                 (Host ? "" : "; ebpf-gpu: " + lastLine(Host.error().message()))};
-  if (!Loaded->Program && !Loaded->VerifierRefused)
+  if (!Loaded->Program && !Loaded->VerifierRefused && !Loaded->Missing)
     return {"error", "the kernel refused it without a verifier log: " + Loaded->Why + ": " +
                          lastLine(Loaded->Log)};
-  std::string KernelWhy = Loaded->Program ? "" : exec::kernelRefusalReason(Loaded->Log);
+  std::string KernelWhy = Loaded->Program   ? ""
+                          : Loaded->Missing ? Loaded->Why
+                                            : exec::kernelRefusalReason(Loaded->Log);
   if (!Host)
     return {Loaded->Program ? "kernel" : "neither",
             Loaded->Program ? lastLine(Host.error().message()) : KernelWhy};

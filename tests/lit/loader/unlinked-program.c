@@ -14,10 +14,21 @@
 // RUN: %if kernel-bpf %{ ebpf-gpu-loader compare %t.o --pcap %t.pcap | FileCheck %s --check-prefix=KERNEL %}
 // KERNEL: plain: both: 4 packets, host and kernel agree
 // KERNEL: uses_kfunc: kernel: {{.*}}calls kfunc 'bpf_cast_to_kern_ctx'
+// A kfunc this kernel lacks too (a module's, the module not loaded: the
+// selftests' xdp_flowtable): libbpf refuses before the verifier, which
+// compare reports as the kernel's refusal, naming it.
+// RUN: %clang-bpf -DMISSING -c %s -o %t.missing.o
+// RUN: %if kernel-bpf %{ ebpf-gpu-loader compare %t.missing.o --section uses_kfunc --pcap %t.pcap | FileCheck %s --check-prefix=MISSING %}
+// MISSING: uses_kfunc: neither: the kernel has no kfunc 'bpf_no_such_kfunc' (not in its BTF nor a loaded module's)
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
+#ifdef MISSING
+extern void *bpf_no_such_kfunc(void *) __ksym;
+#define bpf_cast_to_kern_ctx bpf_no_such_kfunc
+#else
 extern void *bpf_cast_to_kern_ctx(void *) __ksym;
+#endif
 
 SEC("xdp") int uses_kfunc(struct xdp_md *ctx) {
   return bpf_cast_to_kern_ctx(ctx) ? XDP_PASS : XDP_DROP;

@@ -48,6 +48,10 @@ struct KernelLoad {
   /// runs no such program (-EINVAL): the kernel cannot be asked what they
   /// return. Why says so, in one line.
   bool DeviceBound = false;
+  /// Refused before the verifier ran: the kernel lacks a kfunc or kernel
+  /// variable the object names (libbpf: "not found in kernel or module
+  /// BTFs", e.g. a module's kfunc with the module not loaded). Why names it.
+  bool Missing = false;
 };
 
 /// What user space sets on an object before load: max_entries of maps the
