@@ -87,8 +87,14 @@ std::vector<KernelMap> objectMaps(struct bpf_object *Obj) {
     std::string Name = bpf_map__name(M);
     if (bpf_map__is_internal(M))
       Name = Name.substr(Name.find('.'));
-    Out.push_back({Name, uint32_t(bpf_map__type(M)), bpf_map__key_size(M),
-                   bpf_map__value_size(M), bpf_map__max_entries(M), bpf_map__fd(M)});
+    platform::MapShape Shape;
+    Shape.Type = uint32_t(bpf_map__type(M));
+    Shape.KeySize = bpf_map__key_size(M);
+    Shape.ValueSize = bpf_map__value_size(M);
+    Shape.MaxEntries = bpf_map__max_entries(M);
+    Shape.Flags = bpf_map__map_flags(M);
+    Shape.Extra = uint32_t(bpf_map__map_extra(M));
+    Out.push_back({Shape, Name, bpf_map__fd(M)});
   }
   return Out;
 }

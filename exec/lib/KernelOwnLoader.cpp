@@ -204,7 +204,7 @@ Expected<KernelLoad> KernelProgram::loadOwn(const std::string &Object, const std
                      "': its initial data: " + std::strerror(errno));
     }
     MapFds.push_back(Fd);
-    Maps.push_back({M.Name, M.Type, M.KeySize, M.ValueSize, M.MaxEntries, Fd});
+    Maps.push_back({M, M.Name, Fd});
   }
   auto FdOfMap = [&](const std::string &Name) {
     for (size_t I = 0; I < Spec->Maps.size(); ++I)

@@ -13,6 +13,7 @@
 #define EBPF_GPU_EXEC_KERNELBACKEND_H
 
 #include "ebpf-gpu/Loader/MapEntries.h"
+#include "ebpf-gpu/Platform/MapShape.h"
 #include "ebpf-gpu/Runtime/Packets.h"
 #include "ebpf-gpu/Support/Error.h"
 
@@ -73,11 +74,11 @@ struct KernelLoadOptions {
 /// XDP attach type (KernelLoadOptions::PlainXdpAttach).
 bool isDevmapOrCpumapSection(const std::string &Section);
 
-/// A map the kernel holds for a loaded program: what the dump, the event
-/// readers and map updates need of it.
-struct KernelMap {
+/// A map the kernel holds for a loaded program (its shape as the object's
+/// MapSpec and the other back ends' MapInfo carry it): what the dump, the
+/// event readers and map updates need of it.
+struct KernelMap : platform::MapShape {
   std::string Name; ///< as the other back ends name it (`.rodata` for global data)
-  uint32_t Type = 0, KeySize = 0, ValueSize = 0, MaxEntries = 0;
   int Fd = -1;
 };
 
