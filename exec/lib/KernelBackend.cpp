@@ -8,6 +8,7 @@
 #include "KernelEvents.h"
 
 #include "ebpf-gpu/Abi/MapMemory.h"
+#include "ebpf-gpu/Object/Object.h"
 #include "ebpf-gpu/Platform/MapAbi.h"
 
 #include <bpf/bpf.h>
@@ -457,6 +458,29 @@ Expected<KernelLoad> KernelProgram::load(const std::string &Object, const std::s
     if (bpf_program__fd(P) >= 0)
       ProgramFds[bpf_program__name(P)] = bpf_program__fd(P);
   }
+  // Slots the object names that libbpf does not fill: "tail:MAP/SLOT"
+  // declaration tags (Cilium's), as the object reader gives them to the
+  // other back ends (libbpf fills the static `.values` ones itself).
+  if (TailCalls)
+    if (auto Spec = object::readObjectFile(Object); Spec)
+      for (const object::MapSpec &M : Spec->Maps) {
+        struct bpf_map *Array = bpf_object__find_map_by_name(Obj, M.Name.c_str());
+        if (M.Type != EBPFGPU_MAP_PROG_ARRAY || !Array)
+          continue;
+        for (const auto &[Slot, Prog] : M.InitialPrograms) {
+          auto It = ProgramFds.find(Prog);
+          int Held = 0;
+          uint32_t Key = Slot;
+          if (It != ProgramFds.end() &&
+              bpf_map_lookup_elem(bpf_map__fd(Array), &Key, &Held) != 0 &&
+              bpf_map_update_elem(bpf_map__fd(Array), &Key, &It->second, 0) != 0) {
+            bpf_object__close(Obj);
+            return Error(Object + ": kernel back end: program array '" + M.Name + "' slot " +
+                         std::to_string(Slot) + ": the kernel refused " + Prog + ": " +
+                         std::strerror(errno));
+          }
+        }
+      }
   L.Program.reset(new KernelProgram(Obj, bpf_program__fd(Chosen), objectMaps(Obj),
                                     std::move(ProgramFds), {}, std::move(Name)));
   return L;

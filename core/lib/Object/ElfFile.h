@@ -90,6 +90,18 @@ void placeDataSections(std::vector<uint8_t> &Btf, const std::vector<MapSpec> &Ma
 /// section's bytes in hex. Errors past MaxDataSectionBytes.
 MaybeError resizeDataSection(std::vector<uint8_t> &Btf, MapSpec &M, uint32_t Size);
 
+/// A program array slot an object's BTF names: a declaration tag
+/// "tail:MAP/SLOT" on function `Program` (Cilium's `__declare_tail`).
+struct TailTag {
+  std::string Map;
+  uint32_t Slot = 0;
+  std::string Program;
+};
+
+/// The "tail:MAP/SLOT" declaration tags of the raw BTF `Btf`, in type
+/// order; none where libbpf cannot parse it (TailTags.cpp).
+std::vector<TailTag> readTailTags(const std::vector<uint8_t> &Btf);
+
 /// Line records of `.BTF.ext` by section name, keyed by instruction index.
 struct SourceLine {
   std::string File;

@@ -242,6 +242,26 @@ static void fillLegacyTailSlots(MapTable &T, const std::vector<ProgramSpec> &Pro
   }
 }
 
+/// Program array slots named by "tail:MAP/SLOT" declaration tags on the
+/// programs' functions (Cilium's modern builds, whose loader fills them
+/// so): the slot holds the program, where the map is a program array of
+/// that many slots, the program one of the object's, and the slot not
+/// given already.
+static void fillTaggedTailSlots(MapTable &T, const std::vector<ProgramSpec> &Progs,
+                                const std::vector<uint8_t> &Btf) {
+  for (const TailTag &Tag : readTailTags(Btf)) {
+    auto M = std::find_if(T.Maps.begin(), T.Maps.end(),
+                          [&](const MapSpec &X) { return X.Name == Tag.Map; });
+    if (M == T.Maps.end() || M->Type != EBPFGPU_MAP_PROG_ARRAY || Tag.Slot >= M->MaxEntries ||
+        std::none_of(Progs.begin(), Progs.end(),
+                     [&](const ProgramSpec &P) { return P.Name == Tag.Program; }) ||
+        std::any_of(M->InitialPrograms.begin(), M->InitialPrograms.end(),
+                    [&](const auto &S) { return S.first == Tag.Slot; }))
+      continue;
+    M->InitialPrograms.push_back({Tag.Slot, Tag.Program});
+  }
+}
+
 Expected<ObjectSpec> readObjectMemory(const uint8_t *Data, size_t Size,
                                       const std::string &Name, const ReadOptions &Opts) {
   Expected<ElfFile> Elf = readElf(Data, Size);
@@ -273,6 +293,7 @@ Expected<ObjectSpec> readObjectMemory(const uint8_t *Data, size_t Size,
     Obj.License = std::string(L->Bytes.begin(),
                               std::find(L->Bytes.begin(), L->Bytes.end(), 0));
   fillLegacyTailSlots(*Maps, *Progs);
+  fillTaggedTailSlots(*Maps, *Progs, Obj.Btf);
   Obj.Maps = std::move(Maps->Maps);
   Obj.Programs = std::move(*Progs);
   return Obj;
