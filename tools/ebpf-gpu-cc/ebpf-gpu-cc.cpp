@@ -56,7 +56,8 @@ cl::opt<EmitKind> Emit(
     cl::values(clEnumValN(EmitKind::GpuObj, "gpu-obj",
                           "the .gpu.o the loader runs: PTX, metadata, maps (default)"),
                clEnumValN(EmitKind::Insns, "insns", "decoded, linked instructions"),
-               clEnumValN(EmitKind::Maps, "maps", "the object's map definitions"),
+               clEnumValN(EmitKind::Maps, "maps",
+                          "the object's map definitions (and the slots it fills)"),
                clEnumValN(EmitKind::VerifierLog, "verifier-log",
                           "the verifier's abstract state before every instruction"),
                clEnumValN(EmitKind::Llvm, "llvm", "optimised LLVM IR of the program"),
@@ -306,6 +307,14 @@ void emitMaps(const object::ObjectSpec &Obj, raw_ostream &OS) {
     for (const object::MapSpec &In : M.Inner)
       OS << " inner " << platform::mapTypeName(In.Type) << " key " << In.KeySize
          << "B value " << In.ValueSize << "B max_entries " << In.MaxEntries;
+    // The slots the object fills, by slot: a program array's (static
+    // `.values`, iproute2's "ID/KEY" sections, "tail:MAP/SLOT" tags), a
+    // map of maps' (static `.values`).
+    auto Slots = M.InitialPrograms;
+    Slots.insert(Slots.end(), M.InitialMaps.begin(), M.InitialMaps.end());
+    std::sort(Slots.begin(), Slots.end());
+    for (const auto &[Slot, Prog] : Slots)
+      OS << (&Slot == &Slots.front().first ? " slots " : ",") << Slot << "=" << Prog;
     OS << "\n";
   }
 }

@@ -11,7 +11,7 @@
 // CHECK: maglev_inner: array key 4B value 8B max_entries 1{{$}}
 // CHECK-NEXT: maglev: hash_of_maps key 2B value 4B max_entries 16 pinning global_ns inner array key 4B value 8B max_entries 1{{$}}
 // CHECK-NEXT: table_a: array key 4B value 8B max_entries 1 pinning object_ns{{$}}
-// CHECK-NEXT: tables: array_of_maps key 4B value 4B max_entries 4 pinning global_ns inner array key 4B value 8B max_entries 1{{$}}
+// CHECK-NEXT: tables: array_of_maps key 4B value 4B max_entries 4 pinning global_ns inner array key 4B value 8B max_entries 1 slots 2=table_a{{$}}
 // The program reads table_a through slot 2 of `tables`, where the object
 // puts it: every packet passes (a missing slot would drop it).
 // RUN: ebpf-gpu-cc %t.o --section through_slot -o %t.gpu.o

@@ -11,6 +11,9 @@
 // CHECK-DAG: XDP_TX {{ *[1-9][0-9]*}}
 // CHECK-DAG: XDP_DROP {{ *[1-9][0-9]*}}
 // CHECK-DAG: XDP_PASS {{ *[1-9][0-9]*}}
+// RUN: ebpf-gpu-cc %t.o --emit=maps | FileCheck %s --check-prefix=SLOTS
+// SLOTS: jumps: prog_array key 4B value 4B max_entries 3 slots 0=to_tx,1=to_drop{{$}}
+// SLOTS-NEXT: counts: array key 4B value 8B max_entries 2{{$}}
 // RUN: ebpf-gpu-cc %t.o --section entry -o %t.gpu.o
 // RUN: %if cuda-gpu %{ ebpf-gpu-loader run %t.gpu.o --pcap %t.pcap --verdicts %t.gpu.txt > /dev/null %}
 // RUN: %if cuda-gpu %{ diff %t.host.txt %t.gpu.txt %}
