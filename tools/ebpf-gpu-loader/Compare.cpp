@@ -199,8 +199,7 @@ Outcome compareProgram(const object::ObjectSpec &Obj, const std::string &Path,
 
   runtime::BatchExecutor &Exec = *Host->Exec;
   for (const loader::MapEntry &E : Entries)
-    if (MaybeError Err = E.Inner.empty() ? Exec.updateMap(E.Map, E.Key, E.Value)
-                                         : Exec.setInnerMap(E.Map, E.Key, E.Inner))
+    if (MaybeError Err = applyMapEntry(Exec, E))
       return {"error", "host back end: --map-set: " + Err->message()};
   if (MaybeError Err = Loaded->Program->setMapEntries(Entries))
     return {"error", "kernel back end: --map-set: " + Err->message()};

@@ -408,8 +408,7 @@ exec::LoadedProgram makeForwardExecutor(ForwardArgs &F) {
     fail(Loaded.error().message());
   std::unique_ptr<runtime::BatchExecutor> &Exec = Loaded->Exec;
   for (const loader::MapEntry &E : F.MapEntries)
-    if (MaybeError Err = E.Inner.empty() ? Exec->updateMap(E.Map, E.Key, E.Value)
-                                         : Exec->setInnerMap(E.Map, E.Key, E.Inner))
+    if (MaybeError Err = applyMapEntry(*Exec, E))
       fail("--map-file: " + Err->message());
   // The ports are the links bpf_fib_lookup sees: port i is ifindex i + 1.
   if (!F.FibFile.empty()) {

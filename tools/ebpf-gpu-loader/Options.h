@@ -12,6 +12,7 @@
 #define EBPF_GPU_TOOLS_LOADER_OPTIONS_H
 
 #include "ebpf-gpu/Exec/Executors.h"
+#include "ebpf-gpu/Loader/MapEntries.h"
 #include "ebpf-gpu/Tools/ArgCursor.h"
 
 #include <cstdio>
@@ -31,6 +32,13 @@ constexpr const char *Tool = "ebpf-gpu-loader";
 [[noreturn]] inline void fail(const std::string &Msg, int Code = 1) {
   std::fprintf(stderr, "%s: error: %s\n", Tool, Msg.c_str());
   std::exit(Code);
+}
+
+/// Sets one --map-set/--map-file entry on a loaded program: a value, or a
+/// slot's map or program by name (MAP:KEY:@NAME).
+inline MaybeError applyMapEntry(runtime::BatchExecutor &Exec, const loader::MapEntry &E) {
+  return E.Inner.empty() ? Exec.updateMap(E.Map, E.Key, E.Value)
+                         : Exec.setInnerMap(E.Map, E.Key, E.Inner);
 }
 
 /// Takes `Flag` if it is one of the GPU flags (--gpu-mode, --gpu-data,

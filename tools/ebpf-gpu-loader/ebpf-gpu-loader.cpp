@@ -173,8 +173,7 @@ void runExecutor(runtime::BatchExecutor &Exec, exec::Backend Kind, const RunOpti
                  PacketBatch &Batch, std::string &MapsText, std::string &EventsText) {
   std::string Where = std::string(Exec.backendName()) + " back end: ";
   for (const MapEntry &E : O.MapEntries)
-    if (MaybeError Err = E.Inner.empty() ? Exec.updateMap(E.Map, E.Key, E.Value)
-                                         : Exec.setInnerMap(E.Map, E.Key, E.Inner))
+    if (MaybeError Err = tools::applyMapEntry(Exec, E))
       fail("--map-set: " + Err->message());
   if (!O.FibFile.empty())
     if (MaybeError Err = Exec.setFib(O.Fib))
