@@ -194,6 +194,42 @@ void reclaimHashMap(const MapLayout &L, uint8_t *Storage) {
   }
 }
 
+void relayHashMap(ebpfgpu_map &M) {
+  if (!ebpfgpu_map_is_hashed(M.type) || M.type == EBPFGPU_MAP_LPM_TRIE)
+    return;
+  uint32_t *Buckets = reinterpret_cast<uint32_t *>(M.buckets);
+  std::vector<uint32_t> Linked;
+  for (uint32_t B = 0; B < M.nbuckets; ++B)
+    for (uint32_t At = Buckets[B]; At; At = load32(ebpfgpu_elem(&M, At - 1)))
+      Linked.push_back(At - 1);
+  auto Key = [&](uint32_t I) { return ebpfgpu_elem(&M, I) + EBPFGPU_ELEM_HEADER; };
+  std::sort(Linked.begin(), Linked.end(), [&](uint32_t A, uint32_t B) {
+    return std::memcmp(Key(A), Key(B), M.key_size) < 0;
+  });
+  const size_t Stride = M.elem_stride;
+  std::vector<uint8_t> Elems(Linked.size() * Stride);
+  for (size_t I = 0; I < Linked.size(); ++I)
+    std::memcpy(Elems.data() + I * Stride, ebpfgpu_elem(&M, Linked[I]), Stride);
+  std::memset(ebpfgpu_elem(&M, 0), 0, size_t(M.pool_size) * Stride);
+  std::memset(Buckets, 0, size_t(M.nbuckets) * 4);
+  std::memset(reinterpret_cast<uint32_t *>(M.locks), 0, size_t(M.nbuckets) * 4);
+  const uint32_t N = uint32_t(Linked.size());
+  for (uint32_t I = 0; I < N; ++I) {
+    uint8_t *E = ebpfgpu_elem(&M, I);
+    std::memcpy(E, Elems.data() + I * Stride, Stride);
+    uint32_t *Head = ebpfgpu_bucket(&M, load32(E + 4));
+    store32(E, *Head); // pushed at the head, as an insert links it
+    store32(E + 12, 0);
+    *Head = I + 1;
+  }
+  uint32_t *Control = reinterpret_cast<uint32_t *>(M.control);
+  Control[EBPFGPU_CTL_FRESH] = N;
+  Control[EBPFGPU_CTL_LIVE] = N;
+  Control[EBPFGPU_CTL_FREE] = 0;
+  Control[EBPFGPU_CTL_PENDING] = 0;
+  Control[EBPFGPU_CTL_PENDING_TAIL] = 0;
+}
+
 MaybeError checkMapIntegrity(const std::string &Name, const MapLayout &L, const uint8_t *Storage) {
   const ebpfgpu_map &H = L.Header;
   if (!ebpfgpu_map_is_hashed(H.type))

@@ -405,6 +405,77 @@ TEST(MapMemory, FlowKeysSpreadOverTheBuckets) {
   EXPECT_LE(Longest, 9u);
 }
 
+// Two maps that took the same keys in different orders, with replaced,
+// deleted and re-inserted keys between (elements on the pending and free
+// lists), hold the same bytes once relaid.
+TEST(MapMemory, RelayMakesThePlacementTheKeysOrder) {
+  platform::MapShape S{EBPFGPU_MAP_HASH, 6, 8, 64, 0};
+  auto key = [](uint32_t K) {
+    std::vector<uint8_t> B(6, 0);
+    std::memcpy(B.data(), &K, 4);
+    B[4] = uint8_t(K * 7);
+    return B;
+  };
+  Block A(S), B(S);
+  for (uint32_t K = 0; K < 50; ++K)
+    ASSERT_EQ(hostMapUpdate(A.h(), key(K).data(), u64(K).data(), 0), 0);
+  for (uint32_t K = 0; K < 50; K += 5)
+    ASSERT_EQ(hostMapDelete(A.h(), key(K).data()), 0);
+  reclaimHashMap(A.L, A.Storage.data());
+  for (uint32_t K = 0; K < 50; K += 10) // back again, and one replaced
+    ASSERT_EQ(hostMapUpdate(A.h(), key(K).data(), u64(K).data(), 0), 0);
+  ASSERT_EQ(hostMapUpdate(A.h(), key(7).data(), u64(7).data(), 0), 0);
+  for (uint32_t I = 0; I < 50; ++I) {
+    uint32_t K = (I * 17 + 3) % 50; // every key once, another order
+    if (K % 5 || K % 10 == 0) {
+      ASSERT_EQ(hostMapUpdate(B.h(), key(K).data(), u64(K).data(), 0), 0);
+    }
+  }
+  ASSERT_EQ(A.text(), B.text());
+  ASSERT_NE(A.Storage, B.Storage);
+  relayHashMap(A.h());
+  relayHashMap(B.h());
+  EXPECT_EQ(A.Storage, B.Storage);
+  auto E = checkMapIntegrity("m", A.L, A.Storage.data());
+  ASSERT_FALSE(E.has_value()) << E->message();
+  EXPECT_EQ(A.text(), B.text());
+  const uint8_t *V = hostMapLookup(A.h(), key(30).data());
+  ASSERT_NE(V, nullptr);
+  EXPECT_EQ(value64(V), 30u);
+  EXPECT_EQ(hostMapLookup(A.h(), key(35).data()), nullptr);
+  // The pool is whole: the map fills to max_entries.
+  for (uint32_t K = 100; K < 200; ++K)
+    hostMapUpdate(A.h(), key(K).data(), u64(K).data(), 0);
+  E = checkMapIntegrity("m", A.L, A.Storage.data());
+  ASSERT_FALSE(E.has_value()) << E->message();
+  const std::string Full = A.text();
+  EXPECT_EQ(std::count(Full.begin(), Full.end(), '\n'), 64);
+}
+
+// A relay keeps what the map holds beyond keys and values: LRU ticks (the
+// same key is evicted next) and every CPU's copy of a per-CPU value.
+TEST(MapMemory, RelayKeepsTicksAndEveryCpusValue) {
+  Block M({EBPFGPU_MAP_LRU_HASH, 4, 8, 4, 0});
+  for (uint32_t K : {4u, 2u, 3u, 1u})
+    ASSERT_EQ(hostMapUpdate(M.h(), u32(K).data(), u64(K).data(), 0), 0);
+  relayHashMap(M.h());
+  ASSERT_EQ(hostMapUpdate(M.h(), u32(5).data(), u64(5).data(), 0), 0);
+  EXPECT_EQ(hostMapLookup(M.h(), u32(4).data()), nullptr); // the oldest
+  EXPECT_EQ(M.text(), "m{01000000} = 1\nm{02000000} = 2\nm{03000000} = 3\nm{05000000} = 5\n");
+
+  Block P({EBPFGPU_MAP_PERCPU_HASH, 4, 8, 4, 0}, 3);
+  for (uint32_t K : {3u, 1u, 2u})
+    ASSERT_EQ(hostMapUpdate(P.h(), u32(K).data(), u64(K).data(), 0), 0);
+  // CPU 2's copy of key 1, as a program on that CPU writes it.
+  uint8_t *V = const_cast<uint8_t *>(hostMapLookup(P.h(), u32(1).data()));
+  ASSERT_NE(V, nullptr);
+  std::memcpy(V + 2 * P.h().value_stride, u64(40).data(), 8);
+  relayHashMap(P.h());
+  EXPECT_EQ(P.text(), "m{01000000} = 41\nm{02000000} = 2\nm{03000000} = 3\n");
+  auto E = checkMapIntegrity("m", P.L, P.Storage.data());
+  ASSERT_FALSE(E.has_value()) << E->message();
+}
+
 TEST(MapMemory, PerCpuValuesAreSummed) {
   // Two CPUs' copies, written directly as the runtime's CPUs would.
   Block M({EBPFGPU_MAP_PERCPU_ARRAY, 4, 16, 4, 0}, 2);
