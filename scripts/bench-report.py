@@ -383,6 +383,10 @@ def header(w, data, gpu, commit, n):
     w("  settled state: it is saved once both programs have settled (the compiled program's maps, the twin's")
     w("  tables) and restored before every timed launch, outside the timed span, so every repetition does")
     w("  the same work. The sketch counts on across repetitions, as in service.")
+    if data.get("placement") == "relaid":
+        w("  Before it is saved, the compiled program's hashed maps are relaid in key order (the same contents,")
+        w("  element i the i-th smallest key; one more pass must decide as the settled ones), so every run")
+        w("  times one placement, not the one the settle passes' race to insert left; the twins keep theirs.")
     w("- Grids: a thread per packet for every program and twin. Programs with per-CPU maps (LB, router,")
     w("  count-min) run each block as a group of per-CPU slices it claims (docs/MAPS.md). Twins count in")
     w("  shared memory per block and add to global counters once per block.")

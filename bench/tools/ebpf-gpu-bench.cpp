@@ -624,6 +624,7 @@ void writeJson(const std::string &Path, const std::vector<PairResult> &Results,
   };
   J << "{\"device\": " << jsonString(Device) << ", \"packets\": " << N
     << ", \"reps\": " << O.Reps << ", \"warmup\": " << O.Warmup
+    << ", \"placement\": \"" << (O.KeepPlacement ? "raced" : "relaid") << "\""
     << ", \"e2e_reps\": " << O.E2eReps << ", \"e2e_frame\": " << O.E2eFrame << ", \"pairs\": [";
   for (size_t I = 0; I < Results.size(); ++I) {
     const PairResult &R = Results[I];
