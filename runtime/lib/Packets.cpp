@@ -146,6 +146,8 @@ uint64_t ActionStats::total() const {
 namespace {
 
 constexpr uint32_t MagicMicro = 0xa1b2c3d4, MagicNano = 0xa1b23c4d;
+/// A pcapng file's first block (Section Header Block), its type word.
+constexpr uint32_t PcapngBlock = 0x0a0d0d0a;
 constexpr uint32_t LinkEthernet = 1;
 
 uint32_t swap32(uint32_t V) { return __builtin_bswap32(V); }
@@ -158,14 +160,20 @@ Expected<PacketBatch> readPcap(const std::string &Path) {
     return Error(Path + ": " + std::strerror(errno));
   std::unique_ptr<std::FILE, int (*)(std::FILE *)> Closer(F, std::fclose);
   uint32_t Hdr[6];
-  if (std::fread(Hdr, sizeof(Hdr), 1, F) != 1)
+  if (std::fread(Hdr, sizeof(Hdr), 1, F) != 1) {
+    if (std::ferror(F))
+      return Error(Path + ": " + std::strerror(errno));
     return Error(Path + ": not a pcap file (too short)");
+  }
   bool Swap = false, Nano = false;
   if (Hdr[0] == MagicMicro || Hdr[0] == MagicNano) {
     Nano = Hdr[0] == MagicNano;
   } else if (swap32(Hdr[0]) == MagicMicro || swap32(Hdr[0]) == MagicNano) {
     Swap = true;
     Nano = swap32(Hdr[0]) == MagicNano;
+  } else if (Hdr[0] == PcapngBlock) {
+    return Error(Path + ": a pcapng capture: only pcap is read (convert it with "
+                        "`editcap -F pcap IN OUT` or `tcpdump -r IN -w OUT`)");
   } else {
     return Error(Path + ": unknown file format (not a pcap capture)");
   }
@@ -179,7 +187,17 @@ Expected<PacketBatch> readPcap(const std::string &Path) {
   std::vector<Packet> Packets;
   uint32_t MaxLen = 64;
   uint32_t Rec[4];
-  while (std::fread(Rec, sizeof(Rec), 1, F) == 1) {
+  for (;;) {
+    size_t Got = std::fread(Rec, 1, sizeof(Rec), F);
+    if (Got == 0)
+      break;
+    if (Got < sizeof(Rec)) {
+      if (std::ferror(F))
+        break; // said below
+      return Error(Path + ": the record of packet " + std::to_string(Packets.size() + 1) +
+                   " is cut off by the end of the file (" + std::to_string(Got) + " of " +
+                   std::to_string(sizeof(Rec)) + " header bytes)");
+    }
     for (uint32_t &V : Rec)
       V = Swap ? swap32(V) : V;
     uint32_t CapLen = Rec[2], Len = Rec[3];

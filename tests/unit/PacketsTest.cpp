@@ -133,4 +133,57 @@ TEST(Packets, ReadErrorsNameTheFile) {
   EXPECT_EQ(R.error().message().rfind("/nonexistent/in.pcap: ", 0), 0u);
 }
 
+// A file that ends inside a record is refused, naming the packet, whether
+// it ends in the packet's bytes or in its 16-byte record header (nothing
+// dropped silently); a pcapng file is named as such.
+TEST(Packets, CutOffFilesAndPcapngAreRefused) {
+  std::string Path = ::testing::TempDir() + "/cut-" + std::to_string(getpid()) + ".pcap";
+  auto Write = [&](const std::vector<uint8_t> &Bytes) {
+    std::FILE *F = std::fopen(Path.c_str(), "wb");
+    ASSERT_NE(F, nullptr);
+    ASSERT_EQ(std::fwrite(Bytes.data(), 1, Bytes.size(), F), Bytes.size());
+    std::fclose(F);
+  };
+  auto Le = [](std::vector<uint8_t> &B, uint32_t V) {
+    for (int I = 0; I < 4; ++I)
+      B.push_back(uint8_t(V >> (8 * I)));
+  };
+  std::vector<uint8_t> File;
+  for (uint32_t V : {0xa1b2c3d4u, 0x00040002u, 0u, 0u, 65535u, 1u})
+    Le(File, V);
+  for (uint32_t V : {1u, 0u, 60u, 60u})
+    Le(File, V);
+  File.resize(File.size() + 60, 0xab);
+  Write(File);
+  auto R = runtime::readPcap(Path);
+  ASSERT_TRUE(R) << R.error().message();
+  EXPECT_EQ(R->size(), 1u);
+
+  std::vector<uint8_t> Header = File;
+  Header.resize(File.size() + 7, 0); // 7 bytes of the second record's header
+  Write(Header);
+  R = runtime::readPcap(Path);
+  ASSERT_FALSE(R);
+  EXPECT_NE(R.error().message().find("the record of packet 2 is cut off by the end of the file "
+                                     "(7 of 16 header bytes)"),
+            std::string::npos)
+      << R.error().message();
+
+  std::vector<uint8_t> Bytes(File.begin(), File.end() - 10);
+  Write(Bytes);
+  R = runtime::readPcap(Path);
+  ASSERT_FALSE(R);
+  EXPECT_NE(R.error().message().find("packet 1 is cut off by the end of the file"),
+            std::string::npos);
+
+  std::vector<uint8_t> Ng;
+  for (uint32_t V : {0x0a0d0d0au, 28u, 0x1a2b3c4du, 0x00000001u, 0xffffffffu, 0xffffffffu, 28u})
+    Le(Ng, V);
+  Write(Ng);
+  R = runtime::readPcap(Path);
+  std::remove(Path.c_str());
+  ASSERT_FALSE(R);
+  EXPECT_NE(R.error().message().find("a pcapng capture: only pcap is read"), std::string::npos);
+}
+
 } // namespace
