@@ -94,7 +94,9 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> makeTargetMachine(const Gpu
   const llvm::Target *T = llvm::TargetRegistry::lookupTarget(Triple, Err);
   if (!T)
     return makeError("NVPTX target unavailable: " + Err);
-  std::unique_ptr<llvm::MCSubtargetInfo> STI(T->createMCSubtargetInfo(Triple, O.Arch, ""));
+  // Asked of a generic subtarget: one made for an unknown name would warn
+  // on stderr before the error below.
+  std::unique_ptr<llvm::MCSubtargetInfo> STI(T->createMCSubtargetInfo(Triple, "", ""));
   if (!STI || !STI->isCPUStringValid(O.Arch))
     return makeError("unknown GPU target '" + O.Arch + "' (e.g. sm_70, sm_80, sm_90)");
   auto Level = O.OptLevel == 0 ? llvm::CodeGenOptLevel::None : llvm::CodeGenOptLevel::Aggressive;
