@@ -310,6 +310,8 @@ def parse_args(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", required=True)
     ap.add_argument("--gpu", help="nvidia-smi line")
+    ap.add_argument("--json2", help="a second ebpf-gpu-bench --json of the same suite in the same lease "
+                    "(the Stability section)")
     ap.add_argument("--ptxas", help="folder of ptxas -v logs, NAME.compiled.txt / NAME.cuda.txt")
     ap.add_argument("--commit", default="unknown")
     ap.add_argument("--profiles", help="folder of profile-NAME.json (scripts/ncu-summary.py)")
@@ -423,6 +425,40 @@ def kernel_section(w, pairs, n):
         w("- %s: %s (compiled verdicts: %s)" % (p["name"], p["check_note"], acts))
     w("")
     return below
+
+
+STABLE = 0.03
+
+
+def stability_section(w, pairs, second):
+    """Each pair's ratio in two runs of the suite in one lease, every object
+    loaded afresh, and how far apart they are (the goal: within STABLE)."""
+    again = {p["name"]: p for p in second["pairs"]}
+    w("## Stability: two runs of the suite")
+    w("")
+    w("The suite's kernels run twice in one lease (`scripts/bench.sh device`: the second run loads every")
+    w("object again; %d repetitions each), compiled / twin in each run and the difference; the goal is" % second["reps"])
+    w("a difference within %.2f." % STABLE)
+    w("")
+    w("| program | run 1 | run 2 | difference | compiled ms run 1 / run 2 | twin ms run 1 / run 2 |")
+    w("|---|---|---|---|---|---|")
+    unstable = []
+    for p in pairs:
+        q = again.get(p["name"])
+        if not q:
+            w("| %s | %.3f | - | - | %.4f / - | %.4f / - |" % (
+                p["name"], p["ratio"], p["compiled_ms"]["median"], p["cuda_ms"]["median"]))
+            continue
+        d = abs(p["ratio"] - q["ratio"])
+        mark = "" if d <= STABLE else " **(> %.2f)**" % STABLE
+        if d > STABLE:
+            unstable.append(p["name"])
+        w("| %s | %.3f | %.3f | %.3f%s | %.4f / %.4f | %.4f / %.4f |" % (
+            p["name"], p["ratio"], q["ratio"], d, mark, p["compiled_ms"]["median"],
+            q["compiled_ms"]["median"], p["cuda_ms"]["median"], q["cuda_ms"]["median"]))
+    w("")
+    w("Apart by more than %.2f: %s." % (STABLE, ", ".join(unstable) if unstable else "none"))
+    w("")
 
 
 def resources_section(w, pairs, ptxas):
@@ -747,6 +783,8 @@ def main():
     w = md.append
     header(w, data, gpu, a.commit, n)
     below = kernel_section(w, pairs, n)
+    if a.json2 and os.path.exists(a.json2):
+        stability_section(w, pairs, json.load(open(a.json2)))
     host = read_json(a.host)
     if host:
         gpu_vs_cpu(w, host, pairs, n)

@@ -416,6 +416,14 @@ device() {
     --reps "${BENCH_REPS:-200}" --warmup 20 \
     --e2e "${BENCH_E2E:-32,256,4096,65536}" --e2e-reps "${BENCH_E2E_REPS:-500}" \
     --json "$out/bench.json" | tee "$out/bench.txt"
+  # The suite's kernels once more, every object loaded afresh (the goal's
+  # "the same object within 0.03 between two runs": the report's Stability
+  # section). BENCH_STABILITY=0 skips it.
+  if [[ ${BENCH_STABILITY:-1} == 1 ]]; then
+    echo "== $(date +%T) suite, second run (stability)"
+    "$bin/ebpf-gpu-bench" --suite "$CARRY/suite.txt" --pcap "$pcap" \
+      --reps "${BENCH_REPS:-200}" --warmup 20 --json "$out/bench-2.json" | tee "$out/bench-2.txt"
+  fi
   if [[ -s $CARRY/suite-variants.txt ]]; then
     echo "== $(date +%T) register-budget variants (not in the report)"
     "$bin/ebpf-gpu-bench" --suite "$CARRY/suite-variants.txt" --pcap "$pcap" \
@@ -499,6 +507,7 @@ PY
   local ids=()
   [[ -f $out/bench-ids.json ]] && ids=(--ids-json "$out/bench-ids.json")
   [[ -f $out/host-ids.json ]] && ids+=(--ids-host "$out/host-ids.json")
+  [[ -f $out/bench-2.json ]] && ids+=(--json2 "$out/bench-2.json")
   python3 "$CARRY/bench-report.py" --json "$out/bench.json" --gpu "$out/gpu.txt" \
     ${ids[@]+"${ids[@]}"} \
     --runner "$out/runner.json" --forward "$out/forward.jsonl" \
@@ -512,7 +521,7 @@ PY
   # What comes back from the device machine is a few files: the plots and
   # the data in one archive each.
   (cd "$out" && tar -cf plots.tar --remove-files ./*.png 2>/dev/null || true)
-  (cd "$out" && tar -cf data.tar --remove-files bench.json gpu.txt host.json host.txt \
+  (cd "$out" && tar -cf data.tar --remove-files bench.json bench-2.json bench-2.txt gpu.txt host.json host.txt \
     bench-ids.json bench-ids.txt host-ids.json host-ids.txt \
     runner.json runner.txt \
     forward.jsonl forward.err forward-gpus.jsonl forward-gpus.err variants.txt profile \
