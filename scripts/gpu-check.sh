@@ -72,8 +72,8 @@ prepare_tools() {
   fi
 }
 
-# The benchmark pairs `device` times: the port filter and the IDS against
-# their hand-written twins.
+# The benchmark pairs the GPU suite and `device` run: the port filter and
+# the IDS against their hand-written twins, and two converging pairs.
 prepare_pairs() {
   # Benchmark pair, both as PTX for the H100/H200 (sm_90), JIT-compiled by the driver.
   build/tools/ebpf-gpu-cc build/samples/xdp_port_filter.o --target=sm_90 \
@@ -86,6 +86,15 @@ prepare_pairs() {
     -o "$CARRY/bench/xdp_ids.sm90.gpu.o"
   /usr/local/cuda/bin/nvcc -ptx -arch=sm_90 -O3 -Icore/include \
     bench/cuda/ids.cu -o "$CARRY/bench/ids.cuda.ptx"
+  # Two converging pairs, timed from their relaid settled state
+  # (tests/gpu-device/stateful/settled-relay.test).
+  local name
+  for name in conntrack rate_limit; do
+    build/tools/ebpf-gpu-cc "build/samples/xdp_$name.o" --target=sm_90 \
+      -o "$CARRY/bench/xdp_$name.sm90.gpu.o"
+    /usr/local/cuda/bin/nvcc -ptx -arch=sm_90 -O3 -Icore/include \
+      "bench/cuda/$name.cu" -o "$CARRY/bench/$name.cuda.ptx"
+  done
 }
 
 # bpf_conformance's programs as .gpu.o files, and the suite's expectations.

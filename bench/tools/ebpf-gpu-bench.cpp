@@ -353,6 +353,11 @@ void relaySettled(Resident &R, loader::GpuProgram &Prog, const std::string &Who,
   if (!std::equal(V.begin(), V.end(), Settled.begin(), Settled.end(), sameVerdict))
     fail(Who + ": a pass from the relaid maps decides otherwise than the settled passes");
   check(Prog.restoreState(), Who + ": restoring the relaid maps");
+  std::string Names;
+  for (const std::string &M : Maps)
+    Names += (Names.empty() ? "" : ", ") + M;
+  std::printf("%s: timed from the settled state with its hashed maps relaid in key order (%s)\n",
+              Who.c_str(), Names.c_str());
 }
 
 uint32_t cmsRowHash(uint32_t V, uint32_t Seed) {
