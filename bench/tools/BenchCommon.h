@@ -10,6 +10,9 @@
 
 #include "ebpf-gpu/Support/Error.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <cstdlib>
@@ -105,6 +108,60 @@ inline unsigned convergePasses(const std::string &Check, const std::string &Wher
     fail(Where + "converge:N needs N from 2 to 32");
   return unsigned(N);
 }
+
+/// The count-min check's bounds (samples/xdp_ddos_cms.c and its twin: 4
+/// rows of 2048 counters, a packet dropped once its source's estimate is
+/// past the threshold): which source each packet sketches, as the program
+/// loads it, and one pass's additions to the sketch, which do not depend on
+/// the order packets reach the counters.
+class CmsBounds {
+public:
+  /// `Frame(I)`: packet I's bytes as sent, and `Length(I)` their number.
+  template <typename FrameFn, typename LengthFn>
+  CmsBounds(size_t N, FrameFn Frame, LengthFn Length) : Source(N, -1), Adds(Rows * Columns, 0) {
+    for (size_t I = 0; I < N; ++I) {
+      const uint8_t *D = Frame(I);
+      if (Length(I) < 34 || D[12] != 0x08 || D[13] != 0x00)
+        continue;
+      uint32_t Src;
+      std::memcpy(&Src, D + 26, 4);
+      Source[I] = Src;
+      for (uint32_t Row = 0; Row < Rows; ++Row)
+        ++Adds[slot(Src, Row)];
+    }
+  }
+  /// Whether packet I is counted (an IPv4 frame of 34 bytes or more); the
+  /// others' verdicts do not depend on the sketch.
+  bool sketched(size_t I) const { return Source[I] >= 0; }
+  /// The action pass `Pass` (1 or 2, from a zero sketch) must give packet I
+  /// with threshold `Threshold`: 1 (XDP_DROP) when its estimate before the
+  /// pass is past it, 2 (XDP_PASS) when its estimate after the pass is not,
+  /// 0 when the bounds leave either.
+  unsigned want(size_t I, unsigned Pass, uint64_t Threshold) const {
+    uint64_t Lo = UINT64_MAX, Hi = UINT64_MAX;
+    for (uint32_t Row = 0; Row < Rows; ++Row) {
+      uint64_t A = Adds[slot(uint32_t(Source[I]), Row)];
+      Lo = std::min(Lo, A * (Pass - 1) + 1);
+      Hi = std::min(Hi, A * Pass);
+    }
+    return Lo > Threshold ? 1 : Hi <= Threshold ? 2 : 0;
+  }
+  /// One pass's additions to each counter, row after row: what a sketch
+  /// that lost no update holds after it.
+  const std::vector<uint64_t> &adds() const { return Adds; }
+
+private:
+  static constexpr uint32_t Rows = 4, Columns = 2048;
+  static uint32_t slot(uint32_t Src, uint32_t Row) {
+    uint32_t H = Src * 0x9e3779b1u ^ Row * 0x5bd1e995u;
+    H ^= H >> 16;
+    H *= 0x85ebca6bu;
+    H ^= H >> 13;
+    return Row * Columns + H % Columns;
+  }
+  std::vector<int64_t> Source;
+  std::vector<uint64_t> Adds;
+};
 
 } // namespace ebpfgpu::bench
 

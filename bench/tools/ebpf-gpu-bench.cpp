@@ -360,35 +360,11 @@ void relaySettled(Resident &R, loader::GpuProgram &Prog, const std::string &Who,
               Who.c_str(), Names.c_str());
 }
 
-uint32_t cmsRowHash(uint32_t V, uint32_t Seed) {
-  uint32_t H = V * 0x9e3779b1u ^ Seed;
-  H ^= H >> 16;
-  H *= 0x85ebca6bu;
-  H ^= H >> 13;
-  return H;
-}
-
 /// The count-min check (see the top of the file): returns the packets whose
 /// verdict the bounds left open, over both programs and both passes.
 uint64_t checkCms(const std::string &Name, Resident &R, Loaded &L, uint64_t Threshold) {
-  constexpr uint32_t Rows = 4, Columns = 2048;
-  // Each IPv4 packet's source (as the program loads it), and one pass's
-  // additions to the sketch, which do not depend on order.
-  std::vector<int64_t> Source(R.N, -1);
-  std::vector<uint64_t> Adds(Rows * Columns, 0);
-  auto Slot = [&](uint32_t Src, uint32_t Row) {
-    return Row * Columns + cmsRowHash(Src, Row * 0x5bd1e995u) % Columns;
-  };
-  for (size_t I = 0; I < R.N; ++I) {
-    const uint8_t *D = R.Batch.data(I);
-    if (R.Batch.length(I) < 34 || D[12] != 0x08 || D[13] != 0x00)
-      continue;
-    uint32_t Src;
-    std::memcpy(&Src, D + 26, 4);
-    Source[I] = Src;
-    for (uint32_t Row = 0; Row < Rows; ++Row)
-      ++Adds[Slot(Src, Row)];
-  }
+  const CmsBounds Bounds(
+      R.N, [&](size_t I) { return R.Batch.data(I); }, [&](size_t I) { return R.Batch.length(I); });
   uint64_t Open = 0;
   std::vector<ebpfgpu_verdict> First;
   for (unsigned Pass = 1; Pass <= 2; ++Pass) {
@@ -396,24 +372,14 @@ uint64_t checkCms(const std::string &Name, Resident &R, Loaded &L, uint64_t Thre
                              std::pair{L.B.get(), std::string("CUDA")}}) {
       std::vector<ebpfgpu_verdict> V = pass(R, *Prog, Name + " (" + Who + ")", false);
       for (size_t I = 0; I < R.N; ++I) {
-        unsigned Want = 5; // either
-        if (Source[I] < 0) {
+        if (!Bounds.sketched(I)) {
           // Not sketched: the decision does not depend on state.
           if (First.size() == R.N && V[I].action != First[I].action)
             fail(Name + ": packet " + std::to_string(I) + " (not IPv4) decided differently");
           continue;
         }
-        uint64_t Lo = UINT64_MAX, Hi = UINT64_MAX;
-        for (uint32_t Row = 0; Row < Rows; ++Row) {
-          uint64_t A = Adds[Slot(uint32_t(Source[I]), Row)];
-          Lo = std::min(Lo, A * (Pass - 1) + 1);
-          Hi = std::min(Hi, A * Pass);
-        }
-        if (Lo > Threshold)
-          Want = 1;
-        else if (Hi <= Threshold)
-          Want = 2;
-        if (Want == 5) {
+        const unsigned Want = Bounds.want(I, Pass, Threshold);
+        if (Want == 0) {
           ++Open;
           if (V[I].action != 1 && V[I].action != 2)
             fail(Name + " (" + Who + "): packet " + std::to_string(I) + " got action " +
@@ -428,10 +394,10 @@ uint64_t checkCms(const std::string &Name, Resident &R, Loaded &L, uint64_t Thre
     }
   }
   // The twin's sketch after two passes: every addition, none lost.
-  std::vector<uint64_t> Sketch(Rows * Columns);
+  std::vector<uint64_t> Sketch(Bounds.adds().size());
   check(L.B->readGlobal("cms_sketch", 0, Sketch.data(), Sketch.size() * 8), Name + " (CUDA)");
   for (size_t K = 0; K < Sketch.size(); ++K)
-    if (Sketch[K] != 2 * Adds[K])
+    if (Sketch[K] != 2 * Bounds.adds()[K])
       fail(Name + ": the CUDA twin's sketch lost updates (counter " + std::to_string(K) + ")");
   return Open;
 }

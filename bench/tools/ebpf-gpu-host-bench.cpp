@@ -304,48 +304,23 @@ void compareExact(const std::string &Who, const Resident &R, const std::vector<O
 /// The count-min bounds (see the top of the file) for pass `Pass` (1 or 2)
 /// from a zero sketch; returns the verdicts the bounds left open.
 uint64_t checkCms(const std::string &Who, const Resident &R, uint64_t Threshold, unsigned Pass) {
-  constexpr uint32_t Rows = 4, Columns = 2048;
-  auto Hash = [](uint32_t V, uint32_t Seed) {
-    uint32_t H = V * 0x9e3779b1u ^ Seed;
-    H ^= H >> 16;
-    H *= 0x85ebca6bu;
-    H ^= H >> 13;
-    return H;
-  };
-  auto Slot = [&](uint32_t Src, uint32_t Row) {
-    return Row * Columns + Hash(Src, Row * 0x5bd1e995u) % Columns;
-  };
-  std::vector<uint64_t> Adds(Rows * Columns, 0);
-  std::vector<int64_t> Source(R.N, -1);
-  for (size_t I = 0; I < R.N; ++I) {
-    const uint8_t *D = R.Pristine.data() + I * R.Batch.stride() + R.Batch.offset(I);
-    if (R.Batch.length(I) < 34 || D[12] != 0x08 || D[13] != 0x00)
-      continue;
-    uint32_t Src;
-    std::memcpy(&Src, D + 26, 4);
-    Source[I] = Src;
-    for (uint32_t Row = 0; Row < Rows; ++Row)
-      ++Adds[Slot(Src, Row)];
-  }
+  const CmsBounds Bounds(
+      R.N,
+      [&](size_t I) { return R.Pristine.data() + I * R.Batch.stride() + R.Batch.offset(I); },
+      [&](size_t I) { return R.Batch.length(I); });
   uint64_t Open = 0;
   for (size_t I = 0; I < R.N; ++I) {
     uint32_t V = R.Out[I].Verdict;
-    if (Source[I] < 0) {
+    if (!Bounds.sketched(I)) {
       if (V != 1 && V != 2) // XDP_DROP (too short) or XDP_PASS (not IPv4)
         fail(Who + ": packet " + std::to_string(I) + " (not sketched) got verdict " +
              std::to_string(V));
       continue;
     }
-    uint64_t Lo = UINT64_MAX, Hi = UINT64_MAX;
-    for (uint32_t Row = 0; Row < Rows; ++Row) {
-      uint64_t A = Adds[Slot(uint32_t(Source[I]), Row)];
-      Lo = std::min(Lo, A * (Pass - 1) + 1);
-      Hi = std::min(Hi, A * Pass);
-    }
-    unsigned Want = Lo > Threshold ? 1 : Hi <= Threshold ? 2 : 5;
-    if (Want == 5 && V != 1 && V != 2)
+    const unsigned Want = Bounds.want(I, Pass, Threshold);
+    if (Want == 0 && V != 1 && V != 2)
       fail(Who + ": packet " + std::to_string(I) + " got verdict " + std::to_string(V));
-    if (Want == 5)
+    if (Want == 0)
       ++Open;
     else if (V != Want)
       fail(Who + ", pass " + std::to_string(Pass) + ": packet " + std::to_string(I) +
