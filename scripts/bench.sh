@@ -14,6 +14,9 @@
 #       time is kept, then kernel timings on packets resident in GPU memory
 #       and end-to-end batches), write $OUT/bench.json, $OUT/PERFORMANCE.md
 #       (docs/PERFORMANCE.md, regenerated) and plots when matplotlib is there.
+#   scripts/bench.sh spread    (on the GPU machine) the converging pairs'
+#       run-to-run spread, relaid and raced settled state (bench/NOTES.md,
+#       round 15): $OUT/spread.txt.
 # The CPU side: `prepare` also builds ebpf-gpu-host-bench with LLVM linked
 # in (the host back end is the ORC JIT; nothing of LLVM is on the GPU
 # machine), carried gzipped, and times the Linux kernel's JIT
@@ -319,6 +322,10 @@ rate_limit compiled=$p/rate_limit.gpu.o ptx=$p/rate_limit.cuda.ptx kernel=cuda_r
 l4lb compiled=$p/l4lb.gpu.o ptx=$p/l4lb.cuda.ptx kernel=cuda_l4lb maps=$p/xdp_l4lb.maps twin-sorted=vips:l4lb_vips:l4lb_vip_count twin-array=ring:l4lb_ring twin-array=reals:l4lb_reals twin-array=lb_config:l4lb_config twin-zero=l4lb_refused twin-state=l4lb_slots check=converge
 tcp_mss compiled=$p/tcp_mss.gpu.o ptx=$p/tcp_mss.cuda.ptx kernel=cuda_tcp_mss maps=$p/xdp_tcp_mss.maps twin-array=mss_clamp:tcp_mss_clamp
 SUITE
+  # The converging pairs twice each, NAME_a and NAME_b with the same objects
+  # (`spread`): how far one object's time moves within a run and between runs.
+  awk '/check=converge/ { n = $1; $1 = ""; print n "_a" $0; print n "_b" $0 }' \
+    "$CARRY/suite.txt" >"$CARRY/suite-spread.txt"
   # The variants' suite: each as its pair's line with the variant's object.
   for variant in ${BENCH_VARIANTS-conntrack:40 conntrack:32 rate_limit:40 rate_limit:32}; do
     [[ $variant == none ]] && break
@@ -632,15 +639,57 @@ device_ids() {
   echo "wrote $out/PERFORMANCE-ids.md"
 }
 
+# The settled state's spread (bench/NOTES.md, round 15): the converging
+# pairs twice each in one suite, timed from their relaid settled state and
+# from the raced one (--keep-placement), two runs of each; spread.txt gives
+# each pair's compiled and twin medians in the four entries of a mode and
+# how far apart they are, as a share of their median.
+spread() {
+  local out=${OUT:-/tmp/bench-out} bin=$CARRY/bin pcap=/tmp/bench-spread.pcap run mode extra
+  mkdir -p "$out"
+  [[ -s $CARRY/suite-spread.txt ]] || { echo "bench: no $CARRY/suite-spread.txt: run 'scripts/bench.sh prepare'" >&2; return 1; }
+  "$bin/ebpf-gpu-trafgen" -o "$pcap" --count "${BENCH_PACKETS:-4000000}" "${TRAFGEN_SUITE[@]}" >/dev/null
+  for run in 1 2; do
+    for mode in relaid raced; do
+      extra=()
+      [[ $mode == raced ]] && extra=(--keep-placement)
+      echo "== $(date +%T) $mode, run $run"
+      "$bin/ebpf-gpu-bench" --suite "$CARRY/suite-spread.txt" --pcap "$pcap" \
+        --reps "${BENCH_REPS:-20}" --warmup 6 ${extra[@]+"${extra[@]}"} \
+        --json "$out/spread-$mode-$run.json" >"$out/spread-$mode-$run.txt"
+    done
+  done
+  rm -f "$pcap"
+  python3 - "$out" <<'PY' | tee "$out/spread.txt"
+import json, sys
+out = sys.argv[1]
+print("mode    pair        compiled ms (a1 b1 a2 b2)            spread  twin ms (a1 b1 a2 b2)                spread")
+for mode in ("relaid", "raced"):
+    runs = [json.load(open("%s/spread-%s-%d.json" % (out, mode, r)))["pairs"] for r in (1, 2)]
+    names = sorted({p["name"][:-2] for p in runs[0]})
+    for n in names:
+        entries = [next(p for p in runs[r] if p["name"] == n + "_" + w)
+                   for r in (0, 1) for w in ("a", "b")]
+        def row(key):
+            v = [e[key]["median"] for e in entries]
+            med = sorted(v)[len(v) // 2]
+            return " ".join("%.4f" % x for x in v), (max(v) - min(v)) / med
+        c, cs = row("compiled_ms")
+        t, ts = row("cuda_ms")
+        print("%-7s %-11s %s  %5.1f%%  %s  %5.1f%%" % (mode, n, c, 100 * cs, t, 100 * ts))
+PY
+}
+
 case "${1:-}" in
 prepare) prepare ;;
+spread) spread ;;
 device-ids) device_ids ;;
 device-gpus) device_gpus ;;
 profile) profile ;;
 check-twins) check_twins && check_ids_twin ;;
 device) device ;;
 *)
-  echo "usage: $0 prepare|device|device-ids|device-gpus|profile|check-twins" >&2
+  echo "usage: $0 prepare|device|device-ids|device-gpus|profile|check-twins|spread" >&2
   exit 2
   ;;
 esac
