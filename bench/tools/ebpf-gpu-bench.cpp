@@ -333,13 +333,15 @@ std::vector<ebpfgpu_verdict> settle(Resident &R, loader::GpuProgram &Prog, const
 /// The compiled program's settled hashed maps laid out in key order
 /// (abi::relayHashMap), so that every run times the same placement, not the
 /// one the settle passes' race to insert left; one more pass from the
-/// relaid state must decide as the settled passes did (`Settled`), and the
-/// relaid state is put back after it.
+/// relaid state must decide as the settled passes did (`Settled`). Leaves
+/// the relaid state saved (saveState) and in place, for the timed launches.
 void relaySettled(Resident &R, loader::GpuProgram &Prog, const std::string &Who,
                   const std::vector<std::string> &Maps,
                   const std::vector<ebpfgpu_verdict> &Settled) {
-  if (Maps.empty())
+  if (Maps.empty()) {
+    check(Prog.saveState(), Who + ": saving the settled maps");
     return;
+  }
   for (const std::string &M : Maps)
     check(Prog.accessMap(M,
                          [](ebpfgpu_map &H, bool &Changed) -> MaybeError {
@@ -479,9 +481,10 @@ PairResult runPair(loader::GpuDevice &Dev, Resident &R, const Pair &P, const Opt
   // Converging programs: every timed launch starts from the settled state.
   bool FromSettled = Least != 0;
   if (FromSettled) {
-    if (!O.KeepPlacement)
+    if (O.KeepPlacement)
+      check(L.A->saveState(), CA + ": saving the settled maps");
+    else
       relaySettled(R, *L.A, CA, L.Relaid, VA);
-    check(L.A->saveState(), CA + ": saving the settled maps");
     check(L.B->saveState(P.TwinState), CB + ": saving the settled tables");
   }
   // Interleaved repetitions, so clock and thermal drift hit both alike;
