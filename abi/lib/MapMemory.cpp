@@ -200,7 +200,7 @@ void relayHashMap(ebpfgpu_map &M) {
   uint32_t *Buckets = reinterpret_cast<uint32_t *>(M.buckets);
   std::vector<uint32_t> Linked;
   for (uint32_t B = 0; B < M.nbuckets; ++B)
-    for (uint32_t At = Buckets[B]; At; At = load32(ebpfgpu_elem(&M, At - 1)))
+    for (uint32_t At = Buckets[B]; At; At = *ebpfgpu_elem_word(ebpfgpu_elem(&M, At - 1), 0))
       Linked.push_back(At - 1);
   auto Key = [&](uint32_t I) { return ebpfgpu_elem(&M, I) + EBPFGPU_ELEM_HEADER; };
   std::sort(Linked.begin(), Linked.end(), [&](uint32_t A, uint32_t B) {
@@ -217,9 +217,9 @@ void relayHashMap(ebpfgpu_map &M) {
   for (uint32_t I = 0; I < N; ++I) {
     uint8_t *E = ebpfgpu_elem(&M, I);
     std::memcpy(E, Elems.data() + I * Stride, Stride);
-    uint32_t *Head = ebpfgpu_bucket(&M, load32(E + 4));
-    store32(E, *Head); // pushed at the head, as an insert links it
-    store32(E + 12, 0);
+    uint32_t *Head = ebpfgpu_bucket(&M, *ebpfgpu_elem_word(E, 1)); // its hash
+    *ebpfgpu_elem_word(E, 0) = *Head; // pushed at the head, as an insert links it
+    *ebpfgpu_elem_word(E, 3) = 0;     // on no pending or free list
     *Head = I + 1;
   }
   uint32_t *Control = reinterpret_cast<uint32_t *>(M.control);
