@@ -58,12 +58,52 @@ prepare_api() {
   (cd "$w/host" && sha256sum -- *.txt *.pcap *.maps) >"$c/host.sha256"
   prepare_api_patterns
   prepare_api_rx
+  prepare_api_output "$w/pcap_burst"
   local lit=/usr/lib/llvm-19/build/utils/lit
   mkdir -p "$c/lit"
   cp "$lit/lit.py" "$c/lit/"
   cp -r "$lit/lit" "$c/lit/"
   find "$c/lit" -name __pycache__ -prune -exec rm -rf {} +
   du -sh "$c"
+}
+
+# What a program leaves besides maps and packets, through the C API on the
+# GPU (tests/gpu-device/api/output.test): the flow exporter's event records
+# in bursts of one packet from ingress 1 as `run`'s (ebpf_gpu_prog__
+# consume_events; maps checked by __check_maps), trace-printk.c's lines (__consume_trace; compared sorted:
+# the GPU's threads write them in their own order), and the FIB router with
+# its table from __set_fib_file. The host back end's results (`run`), which
+# pcap_burst ($1, on this build's library) must equal here, as digests.
+prepare_api_output() {
+  local c=$API_CARRY s=build/samples w=build/api-carry/output burst=$1
+  rm -rf "$w" && mkdir -p "$w/host" "$c/output"
+  /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
+    -c tests/lit/loader/trace-printk.c -o "$w/trace_printk.o"
+  build/tools/ebpf-gpu-cc "$w/trace_printk.o" -o "$c/gpu/trace_printk.gpu.o"
+  build/tools/ebpf-gpu-cc "$s/xdp_flow_export.o" -o "$c/gpu/xdp_flow_export.gpu.o"
+  build/tools/ebpf-gpu-cc "$s/xdp_fib_router.o" -o "$c/gpu/xdp_fib_router.gpu.o"
+  cp tests/lit/loader/Inputs/fib.fib "$c/output/"
+  python3 tests/lit/loader/Inputs/fib-netns.py router-traffic "$c/output/router.pcap"
+  build/tools/ebpf-gpu-trafgen -o "$c/output/flows.pcap" --count 2000 --seed 3 >/dev/null
+  build/tools/ebpf-gpu-loader run "$s/xdp_flow_export.o" --backend host \
+    --pcap "$c/output/flows.pcap" --verdicts "$w/host/flow.txt" --events "$w/host/flow.events" \
+    >/dev/null
+  build/tools/ebpf-gpu-loader run "$w/trace_printk.o" --backend host --pcap "$c/traffic.pcap" \
+    --trace "$w/trace.raw" >/dev/null
+  sort "$w/trace.raw" >"$w/host/trace.sorted"
+  build/tools/ebpf-gpu-loader run "$s/xdp_fib_router.o" --backend host --fib "$c/output/fib.fib" \
+    --ingress-ifindex 2 --pcap "$c/output/router.pcap" --verdicts "$w/host/fib.txt" \
+    --out "$w/host/fib.pcap" >/dev/null
+  "$burst" "$s/xdp_flow_export.o" "$c/output/flows.pcap" "$w/flow" --batch 1 --ingress 1 \
+    --check-maps >/dev/null
+  "$burst" "$w/trace_printk.o" "$c/traffic.pcap" "$w/trace" >/dev/null
+  sort "$w/trace.trace" >"$w/trace.sorted"
+  "$burst" "$s/xdp_fib_router.o" "$c/output/router.pcap" "$w/fib" --fib "$c/output/fib.fib" \
+    --ingress 2 >/dev/null
+  for f in flow.txt flow.events trace.sorted fib.txt fib.pcap; do
+    cmp "$w/$f" "$w/host/$f"
+  done
+  (cd "$w/host" && sha256sum -- *) >"$c/output/host.sha256"
 }
 
 # A pattern map's rules replaced between bursts on the GPU

@@ -16,6 +16,7 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -55,6 +56,11 @@ struct ebpf_gpu_prog {
   /// Opened from a .gpu.o: its global data is compiled into its code, so
   /// there are no bytes of it to hand out before load.
   bool GpuObject = false;
+  /// Taken from the back end, not handed to the caller yet (a callback
+  /// stopped the call that took them): event records (map, bytes) and
+  /// trace lines, oldest first.
+  std::deque<std::pair<std::string, std::vector<uint8_t>>> PendingEvents;
+  std::deque<std::string> PendingTrace;
 };
 
 namespace ebpfgpu::capi {

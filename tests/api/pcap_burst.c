@@ -9,10 +9,21 @@
  * as the program left them (as --out, byte for byte); and OUT.maps, the
  * entries of its hash and array maps (one line each, map name, key and
  * value in hex, sorted; per-CPU, keyless and global data maps left out).
+ * After the bursts it takes what the program left besides maps and
+ * packets, as `run --events` and `--trace` write them: OUT.events, one
+ * line "MAP HEX" per event record (ebpf_gpu_prog__consume_events), and
+ * OUT.trace, its bpf_trace_printk lines (__consume_trace); each taken by a
+ * callback that stops every 7 records or lines, the call repeated until
+ * none is left (what a stop keeps comes next). The warnings go to stderr
+ * as `run` prints them (__warnings). --fib FILE gives bpf_fib_lookup its
+ * table (__set_fib_file), --ingress N sets ctx->ingress_ifindex
+ * (run_burst_opts), --check-maps checks the maps' structure after the
+ * bursts (__check_maps).
  * The back end is the default one: the GPU for a .gpu.o, the host for an
  * eBPF object. tests/lit/api/pcap-burst.test checks it against `run` on
  * the host; tests/gpu-device/api runs it on the GPU against the host's.
- *   pcap_burst OBJECT IN.pcap OUT [--program NAME] [--batch N]
+ *   pcap_burst OBJECT IN.pcap OUT [--program NAME] [--batch N] [--fib FILE]
+ *              [--ingress N] [--check-maps]
  */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <ebpf-gpu/ebpf-gpu.h>
@@ -129,24 +140,102 @@ static void dump_maps(struct ebpf_gpu_prog *prog, const char *path) {
     fail(path, "cannot write");
 }
 
+/* The callbacks' state: where the lines go, and how many this call took. */
+struct taker {
+  FILE *out;
+  int taken;
+};
+
+static int take_event(void *ctx, const char *map, const void *data, size_t size) {
+  struct taker *t = ctx;
+  fprintf(t->out, "%s ", map);
+  hex(t->out, data, size);
+  fputc('\n', t->out);
+  return ++t->taken == 7 ? -EINTR : 0;
+}
+
+static int take_line(void *ctx, const char *line) {
+  struct taker *t = ctx;
+  fprintf(t->out, "%s\n", line);
+  return ++t->taken == 7 ? -EINTR : 0;
+}
+
+static int print_warning(void *ctx, const char *message) {
+  (void)ctx;
+  fprintf(stderr, "pcap_burst: warning: %s\n", message);
+  return 0;
+}
+
+/* OUT.events and OUT.trace, taken 7 at a time. */
+static void take_output(struct ebpf_gpu_prog *prog, const char *out) {
+  char path[4096];
+  for (int trace = 0; trace < 2; ++trace) {
+    snprintf(path, sizeof(path), "%s.%s", out, trace ? "trace" : "events");
+    struct taker t = {fopen(path, "w"), 0};
+    if (!t.out)
+      fail(path, strerror(errno));
+    int rc;
+    do {
+      t.taken = 0;
+      rc = trace ? ebpf_gpu_prog__consume_trace(prog, take_line, &t)
+                 : ebpf_gpu_prog__consume_events(prog, take_event, &t);
+      if (rc < 0 && (rc != -EINTR || t.taken != 7))
+        fail(path, ebpf_gpu_last_error());
+    } while (rc == -EINTR);
+    if (rc != t.taken || fclose(t.out) != 0)
+      fail(path, "a call took other than it said, or the file cannot be written");
+  }
+  if (ebpf_gpu_prog__warnings(prog, print_warning, NULL) < 0)
+    fail("warnings", ebpf_gpu_last_error());
+}
+
 int main(int argc, char **argv) {
   struct ebpf_gpu_load_opts o = {.sz = sizeof(o)};
+  struct ebpf_gpu_run_opts ro = {.sz = sizeof(ro)};
   unsigned batch = 256;
+  const char *fib = NULL;
+  int check_maps = 0;
   if (argc < 4)
     goto usage;
   for (int i = 4; i < argc; i += 2) {
+    if (strcmp(argv[i], "--check-maps") == 0) {
+      check_maps = 1;
+      --i;
+      continue;
+    }
     if (i + 1 >= argc)
       goto usage;
     if (strcmp(argv[i], "--program") == 0)
       o.program = argv[i + 1];
+    else if (strcmp(argv[i], "--fib") == 0)
+      fib = argv[i + 1];
+    else if (strcmp(argv[i], "--ingress") == 0)
+      ro.ingress_ifindex = (uint32_t)atoi(argv[i + 1]);
     else if (strcmp(argv[i], "--batch") == 0 && (batch = (unsigned)atoi(argv[i + 1])) >= 1)
       continue;
     else
       goto usage;
   }
-  struct ebpf_gpu_prog *prog = ebpf_gpu_prog__load(argv[1], &o);
+  /* The output calls refuse a program opened and not loaded, a missing
+   * program and a missing callback. */
+  struct ebpf_gpu_prog *prog = ebpf_gpu_prog__open(argv[1], &o);
   if (!prog)
     fail(argv[1], ebpf_gpu_last_error());
+  struct taker none = {stdout, 0};
+  if (ebpf_gpu_prog__consume_events(prog, take_event, &none) != -EINVAL ||
+      ebpf_gpu_prog__set_fib(prog, "", 0, NULL) != -EINVAL ||
+      ebpf_gpu_prog__consume_trace(NULL, take_line, &none) != -EINVAL ||
+      ebpf_gpu_prog__check_maps(NULL) != -EINVAL)
+    fail(argv[1], "an output call took a program not loaded, or none");
+  ebpf_gpu_prog__close(prog);
+  prog = ebpf_gpu_prog__load(argv[1], &o);
+  if (!prog)
+    fail(argv[1], ebpf_gpu_last_error());
+  if (ebpf_gpu_prog__consume_events(prog, NULL, NULL) != -EINVAL ||
+      ebpf_gpu_prog__warnings(prog, NULL, NULL) != -EINVAL)
+    fail(argv[1], "an output call took no callback");
+  if (fib && ebpf_gpu_prog__set_fib_file(prog, fib) != 0)
+    fail(fib, ebpf_gpu_last_error());
   size_t count;
   struct frame *frames = read_pcap(argv[2], &count);
   struct ebpf_gpu_packet *pkts = calloc(batch, sizeof(*pkts));
@@ -168,7 +257,7 @@ int main(int argc, char **argv) {
       pkts[i] = (struct ebpf_gpu_packet){.data = fr->buf + Room, .len = fr->len,
                                          .cap = fr->len + Room, .headroom = Room};
     }
-    int rc = ebpf_gpu_prog__run_burst(prog, pkts, n);
+    int rc = ebpf_gpu_prog__run_burst_opts(prog, pkts, n, &ro);
     if (rc != (int)n)
       fail("run_burst", ebpf_gpu_last_error());
     for (uint32_t i = 0; i < n; ++i) {
@@ -192,6 +281,9 @@ int main(int argc, char **argv) {
     fail(argv[3], "cannot write");
   snprintf(path, sizeof(path), "%s.maps", argv[3]);
   dump_maps(prog, path);
+  take_output(prog, argv[3]);
+  if (check_maps && ebpf_gpu_prog__check_maps(prog) != 0)
+    fail("check_maps", ebpf_gpu_last_error());
   printf("%zu packets on the %s back end in bursts of %u: ABORTED %llu DROP %llu PASS %llu "
          "TX %llu REDIRECT %llu\n",
          count, ebpf_gpu_prog__backend(prog), batch, actions[0], actions[1], actions[2],
@@ -203,6 +295,7 @@ int main(int argc, char **argv) {
   free(pkts);
   return 0;
 usage:
-  fprintf(stderr, "usage: pcap_burst OBJECT IN.pcap OUT [--program NAME] [--batch N]\n");
+  fprintf(stderr, "usage: pcap_burst OBJECT IN.pcap OUT [--program NAME] [--batch N] "
+                  "[--fib FILE] [--ingress N] [--check-maps]\n");
   return 2;
 }

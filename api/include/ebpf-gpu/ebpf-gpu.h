@@ -27,8 +27,10 @@ extern "C" {
 /* 3: struct ebpf_gpu_packet has `headroom` (its size changed: rebuild).
  * 4: ebpf_gpu_map__set_max_entries/_key_size/_value_size/_inner_map.
  * 5: ebpf_gpu_map__load_contents/_load_contents_file.
- * 6: ebpf_gpu_map__set_initial_value, __set_map_flags, __map_flags. */
-#define EBPF_GPU_API_VERSION 6
+ * 6: ebpf_gpu_map__set_initial_value, __set_map_flags, __map_flags.
+ * 7: ebpf_gpu_prog__consume_events, __consume_trace, __warnings, __set_fib,
+ *    __set_fib_file, __check_maps. */
+#define EBPF_GPU_API_VERSION 7
 
 /* What the library exports; everything else in it is hidden. */
 #define EBPF_GPU_API __attribute__((visibility("default")))
@@ -272,6 +274,75 @@ struct ebpf_gpu_run_opts {
 EBPF_GPU_API
 int ebpf_gpu_prog__run_burst_opts(struct ebpf_gpu_prog *prog, struct ebpf_gpu_packet *pkts,
                                   uint32_t count, const struct ebpf_gpu_run_opts *opts);
+
+/* What the program leaves for user space besides its maps and packets,
+ * gathered burst after burst and taken between bursts (as the map calls):
+ * the records of its event maps (BPF_MAP_TYPE_RINGBUF and
+ * PERF_EVENT_ARRAY, which a kernel program's reader polls), the lines of
+ * bpf_trace_printk (the kernel's trace_pipe), and what the runs could not
+ * keep. A program's records and lines stay with it until they are taken,
+ * up to 64 MiB of each (those past it are counted: records in the
+ * warnings, lines in a line of the trace), so a caller whose program
+ * writes them takes them now and then. */
+
+/* One record: its map's name and its bytes (perf records with perf's
+ * padding, as a perf reader gets them), valid during the call only. A
+ * negative return stops the call that made it. */
+typedef int (*ebpf_gpu_event_fn)(void *ctx, const char *map, const void *data, size_t size);
+
+/* Hands `fn` the records the program's event maps received since the last
+ * call: map by map (by name), within a map burst by burst, by packet, and
+ * within a packet in the order it wrote them (what `ebpf-gpu-loader run
+ * --events` writes, one "MAP HEX" line each). Returns how many were
+ * handed; where `fn` returns a negative value, returns that value with the
+ * record counted as taken and the rest kept for the next call (as libbpf's
+ * ring_buffer__consume). -EINVAL: no program, not loaded, or no `fn`;
+ * -EIO: the back end failed to take them. */
+EBPF_GPU_API
+int ebpf_gpu_prog__consume_events(struct ebpf_gpu_prog *prog, ebpf_gpu_event_fn fn, void *ctx);
+
+/* One line bpf_trace_printk wrote, without its newline. */
+typedef int (*ebpf_gpu_trace_fn)(void *ctx, const char *line);
+
+/* Hands `fn` the lines bpf_trace_printk wrote since the last call, and
+ * then, where lines did not fit in the log, one line that counts them; as
+ * ebpf_gpu_prog__consume_events otherwise. */
+EBPF_GPU_API
+int ebpf_gpu_prog__consume_trace(struct ebpf_gpu_prog *prog, ebpf_gpu_trace_fn fn, void *ctx);
+
+/* One thing the runs so far lost, in a sentence. */
+typedef int (*ebpf_gpu_warning_fn)(void *ctx, const char *message);
+
+/* Hands `fn` what the program's runs have lost since load, each kind once
+ * (with a count that grows): records a full event map refused or the log
+ * could not keep, updates a hash map refused because a GPU launch used up
+ * its spare elements (`ebpf-gpu-loader run` prints these as warnings).
+ * Returns how many, or `fn`'s negative value; -EINVAL, -EIO as above. */
+EBPF_GPU_API
+int ebpf_gpu_prog__warnings(struct ebpf_gpu_prog *prog, ebpf_gpu_warning_fn fn, void *ctx);
+
+/* The forwarding table bpf_fib_lookup reads, replaced by the one `text`
+ * describes (`size` bytes in docs/MAPS.md's "Forwarding table" format:
+ * links, routes and neighbours as ip(8) prints them; `name` names it in
+ * messages, NULL: "text"), or the file at `path`. Between bursts. A
+ * program starts with an empty table: every lookup finds no ingress link.
+ * 0; -EINVAL for a table that does not parse (ebpf_gpu_last_error():
+ * "NAME:LINE: why") or a program not loaded; the file's errno when it
+ * cannot be read; -EIO when the back end could not take it. On error the
+ * old table stays. */
+EBPF_GPU_API
+int ebpf_gpu_prog__set_fib(struct ebpf_gpu_prog *prog, const void *text, size_t size,
+                           const char *name);
+EBPF_GPU_API
+int ebpf_gpu_prog__set_fib_file(struct ebpf_gpu_prog *prog, const char *path);
+
+/* Checks the structure of every hashed map of the program (chains, bucket
+ * heads, element counts, free and pending lists), as `ebpf-gpu-loader run
+ * --check-maps` does after a run: 0 when sound; -EUCLEAN naming the map
+ * and its first fault (or why the back end could not read the maps);
+ * -EINVAL when not loaded. Between bursts. */
+EBPF_GPU_API
+int ebpf_gpu_prog__check_maps(struct ebpf_gpu_prog *prog);
 
 /* The calling thread's last error, "" when none. */
 EBPF_GPU_API
