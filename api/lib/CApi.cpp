@@ -121,7 +121,11 @@ int loadOpened(ebpf_gpu_prog &P) {
   return 0;
 }
 
-/// Copies the global data the caller holds into the live maps before a
+} // namespace
+
+namespace ebpfgpu::capi {
+
+// (CApiInternal.h) Copies the global data the caller holds into the live maps before a
 /// burst (`In`) or back after it.
 int syncData(ebpf_gpu_prog &P, bool In) {
   for (auto &M : P.Maps) {
@@ -141,6 +145,10 @@ int syncData(ebpf_gpu_prog &P, bool In) {
   }
   return 0;
 }
+
+} // namespace ebpfgpu::capi
+
+namespace {
 
 /// Copies the caller's options (`In->sz` bytes of them; none when `In` is
 /// null) into `O`, as libbpf's opts: fields past what the caller's struct
@@ -178,6 +186,33 @@ int readOpts(const ebpf_gpu_load_opts *opts, exec::LoadRequest &R) {
   default:
     return failWith(EINVAL, "unknown back end " + std::to_string(int(O.backend)));
   }
+  exec::GpuExecOptions &G = R.Gpu;
+  G.LaunchSize = O.gpu_launch_size;
+  if (O.gpu_mode != EBPF_GPU_MODE_LAUNCH && O.gpu_mode != EBPF_GPU_MODE_PERSISTENT)
+    return failWith(EINVAL, "unknown gpu_mode " + std::to_string(int(O.gpu_mode)));
+  G.Mode = O.gpu_mode == EBPF_GPU_MODE_PERSISTENT ? loader::GpuMode::Persistent
+                                                   : loader::GpuMode::Launch;
+  if (O.gpu_data != EBPF_GPU_DATA_COPY && O.gpu_data != EBPF_GPU_DATA_MAPPED)
+    return failWith(EINVAL, "unknown gpu_data " + std::to_string(int(O.gpu_data)));
+  G.Path = O.gpu_data == EBPF_GPU_DATA_MAPPED ? loader::GpuDataPath::Mapped
+                                              : loader::GpuDataPath::Copy;
+  switch (O.gpu_stage) {
+  case EBPF_GPU_STAGE_AUTO:
+    G.Stage = exec::GpuExecOptions::Staging::Auto;
+    break;
+  case EBPF_GPU_STAGE_ON:
+    G.Stage = exec::GpuExecOptions::Staging::On;
+    break;
+  case EBPF_GPU_STAGE_OFF:
+    G.Stage = exec::GpuExecOptions::Staging::Off;
+    break;
+  default:
+    return failWith(EINVAL, "unknown gpu_stage " + std::to_string(int(O.gpu_stage)));
+  }
+  G.Blocks = O.gpu_blocks;
+  if (O.gpu_watchdog_ms)
+    G.WatchdogMs = O.gpu_watchdog_ms;
+  R.AllowUnverified = O.allow_unverified;
   return 0;
 }
 
@@ -403,8 +438,17 @@ int ebpf_gpu_prog__run_burst_opts(struct ebpf_gpu_prog *prog, struct ebpf_gpu_pa
   // What the program wrote before it failed is the map's now too.
   if (int E = syncData(*prog, false))
     return E;
-  if (RunErr)
-    return failWith(EIO, "program '" + prog->Name + "': " + RunErr->message());
+  if (RunErr) {
+    std::string Msg = "program '" + prog->Name + "': " + RunErr->message();
+#ifdef EBPF_GPU_HAVE_CUDA
+    // A hung kernel is ended now rather than at the process's exit, and
+    // the caller told how.
+    if (prog->Loaded.Kind == exec::Backend::Gpu)
+      if (std::string Halt = exec::haltGpuExecutor(*prog->Loaded.Exec); !Halt.empty())
+        Msg += " (" + Halt + ")";
+#endif
+    return failWith(EIO, Msg);
+  }
   // Each packet ran at XdpHeadroom in the batch's buffer: where it starts
   // now, against where it started, says how far `data` moves.
   for (uint32_t I = 0; I < count; ++I) {

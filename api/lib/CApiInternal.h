@@ -90,6 +90,11 @@ uint8_t *dataValue(::ebpfgpu_map &H);
 int accessMap(const ebpf_gpu_map *M, const std::function<int(::ebpfgpu_map &, bool &)> &Op,
               bool Mirror = true);
 
+/// Copies the global data the caller holds (ebpf_gpu_map__data) into the
+/// live maps (`In`: before a burst) or back (after it); 0 or a negative
+/// errno.
+int syncData(ebpf_gpu_prog &P, bool In);
+
 /// Host memory of its own for `M`'s global data (whole pages), `Init`
 /// copied in; false when out of memory.
 bool allocData(ebpf_gpu_map &M, const std::vector<uint8_t> &Init);

@@ -9,6 +9,7 @@
 #include "CApiInternal.h"
 
 #include "ebpf-gpu/Abi/MapMemory.h"
+#include "ebpf-gpu/Abi/Model.h"
 #include "ebpf-gpu/Loader/MapEntries.h"
 #include "ebpf-gpu/Support/ReadFile.h"
 
@@ -375,6 +376,10 @@ int ebpf_gpu_map__update_elem(struct ebpf_gpu_map *map, const void *key, size_t 
   if (map->Info.ReadOnly)
     return failWith(EPERM, "map '" + map->Info.Name +
                                "' is read-only (.rodata is folded into the compiled program)");
+  // A slot holds a map by the program's own numbering: set by name.
+  if (ebpfgpu_map_is_outer(map->Info.Type))
+    return failWith(EINVAL, "map '" + map->Info.Name +
+                                "' holds maps: set a slot by its map's name (ebpf_gpu_map__set_slot)");
   return accessMap(map, [&](::ebpfgpu_map &H, bool &Changed) {
     const auto *K = static_cast<const uint8_t *>(key);
     const auto *V = static_cast<const uint8_t *>(value);
@@ -391,14 +396,38 @@ int ebpf_gpu_map__update_elem(struct ebpf_gpu_map *map, const void *key, size_t 
   });
 }
 
+int ebpf_gpu_map__set_slot(struct ebpf_gpu_map *map, const void *key, size_t key_sz,
+                           const char *name) {
+  if (int E = checkSizes(map, key, key_sz, 0, false))
+    return E;
+  if (!name)
+    return failWith(EINVAL, "map '" + map->Info.Name + "': set_slot needs a name (NULL)");
+  if (!ebpfgpu_map_is_outer(map->Info.Type) && map->Info.Type != EBPFGPU_MAP_PROG_ARRAY)
+    return failWith(EINVAL, "map '" + map->Info.Name + "' (" +
+                                platform::mapTypeName(map->Info.Type) +
+                                ") is not a map of maps or a program array: its slots hold values");
+  const auto *K = static_cast<const uint8_t *>(key);
+  if (MaybeError E = map->Prog->Loaded.Exec->setInnerMap(map->Info.Name,
+                                                         std::vector<uint8_t>(K, K + key_sz), name))
+    return failWith(EINVAL, E->message());
+  LastError.clear();
+  return 0;
+}
+
 int ebpf_gpu_map__load_contents(struct ebpf_gpu_map *map, const void *text, size_t size,
                                 const char *name) {
   if (!map || (!text && size))
     return failWith(EINVAL, "load_contents needs a map and its text");
-  if (!ebpfgpu_map_is_blob(map->Info.Type))
+  if (!ebpfgpu_map_is_blob(map->Info.Type)) {
+    // Which kind the text is, as its first line says.
+    bool Model = abi::looksLikeModelText(
+        std::string(static_cast<const char *>(text), static_cast<const char *>(text) + size));
     return failWith(EINVAL, "map '" + map->Info.Name + "' (" +
-                                platform::mapTypeName(map->Info.Type) +
-                                ") is not a pattern or model map: its entries are set one by one");
+                                platform::mapTypeName(map->Info.Type) + ") is not a " +
+                                (Model ? "model map: only a model map takes a model file"
+                                       : "pattern map: only a pattern map takes a pattern file") +
+                                " (its entries are set one by one)");
+  }
   const std::string Name = name ? name : "text";
   auto Contents = loader::compileMapContents(
       std::string(static_cast<const char *>(text), static_cast<const char *>(text) + size), Name);

@@ -15,6 +15,8 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -141,6 +143,34 @@ int ebpf_gpu_prog__set_fib_file(struct ebpf_gpu_prog *prog, const char *path) {
   if (!Text) // errno: open's or read's (0 for a directory or special file)
     return failWith(errno ? errno : EINVAL, Text.error().message());
   return ebpf_gpu_prog__set_fib(prog, Text->data(), Text->size(), path);
+}
+
+char *ebpf_gpu_prog__format_maps(struct ebpf_gpu_prog *prog) {
+  if (requireLoaded(prog, "format_maps"))
+    return nullptr; // (errno set)
+  // What the caller wrote to global data it holds, as a burst would see it.
+  if (int E = syncData(*prog, true)) {
+    errno = -E;
+    return nullptr;
+  }
+  auto Text = prog->Loaded.Exec->dumpMaps();
+  if (!Text)
+    return failNull<char>(EIO, "program '" + prog->Name + "': " + Text.error().message());
+  char *Out = static_cast<char *>(std::malloc(Text->size() + 1));
+  if (!Out)
+    return failNull<char>(ENOMEM, "program '" + prog->Name + "': out of memory");
+  std::memcpy(Out, Text->c_str(), Text->size() + 1);
+  LastError.clear();
+  return Out;
+}
+
+double ebpf_gpu_prog__gpu_kernel_ms(const struct ebpf_gpu_prog *prog) {
+#ifdef EBPF_GPU_HAVE_CUDA
+  if (prog && prog->Loaded.Exec && prog->Loaded.Kind == exec::Backend::Gpu)
+    return exec::gpuKernelMs(*prog->Loaded.Exec);
+#endif
+  (void)prog;
+  return -1;
 }
 
 int ebpf_gpu_prog__check_maps(struct ebpf_gpu_prog *prog) {

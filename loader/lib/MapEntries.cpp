@@ -117,6 +117,7 @@ MaybeError compilePatternEntry(MapEntry &E, const std::string &BaseDir) {
   if (!Compiled)
     return Error("map '" + E.Map + "': " + Compiled.error().message());
   E.Value = std::move(*Compiled);
+  E.PatternFile = Path; // as read: a program loaded later reads it from here
   return std::nullopt;
 }
 

@@ -17,6 +17,7 @@
 #include "ebpf-gpu/Exec/Executors.h"
 #include "Forward.h"
 #include "Options.h"
+#include "Run.h"
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
 #include "Compare.h"
 #endif
@@ -136,29 +137,8 @@ using loader::MapEntry;
 using loader::parseHexBytes;
 using loader::parseMapEntry;
 
-struct RunOptions {
-  std::string Object, Pcap, Section, Out, Verdicts, MapsFile;
-  std::optional<exec::Backend> Backend; ///< none: gpu for a .gpu.o, else host
-  size_t BatchSize = 0; ///< gpu: packets per batch (0: all in one)
-  /// gpu: --gpu-mode, --gpu-data, --gpu-stage, --gpu-blocks, --watchdog-ms
-  exec::GpuExecOptions Gpu;
-  bool Json = false;
-  bool AllowUnverified = false;
-  bool CheckMaps = false;
-  std::string TraceFile; ///< --trace: where bpf_trace_printk lines go (default stderr)
-  std::string EventsFile; ///< --events: where ringbuf/perf event records go
-  std::vector<MapEntry> MapEntries; ///< --map-set, in order
-  /// --inner-map OUTER=MAP: inner map templates of maps of maps (eBPF objects)
-  std::vector<std::pair<std::string, std::string>> InnerMaps;
-  /// --map-size MAP=ENTRIES: max_entries set before load (eBPF objects)
-  std::vector<std::pair<std::string, uint32_t>> MapSizes;
-  /// --map-key-size / --map-value-size MAP=BYTES: sizes set before load
-  /// (eBPF objects; libbpf's bpf_map__set_key_size/set_value_size)
-  std::vector<std::pair<std::string, uint32_t>> KeySizes, ValueSizes;
-  std::string FibFile;              ///< --fib: bpf_fib_lookup's table
-  std::vector<uint8_t> Fib;         ///< its block (loader/Fib.h)
-  std::optional<uint32_t> IngressIfindex; ///< --ingress-ifindex
-};
+using tools::RunOptions;
+using tools::RunResult;
 
 /// Nothing unverified runs unless the operator says so (back-end tests).
 void requireVerified(const abi::GpuObjectSpec &Spec, const std::string &Path, bool Allow) {
@@ -167,27 +147,16 @@ void requireVerified(const abi::GpuObjectSpec &Spec, const std::string &Path, bo
                 "(--allow-unverified overrides, for testing)");
 }
 
-/// A back end over the whole pcap: map entries set first, map structure
-/// checked and warnings printed after.
-void runExecutor(runtime::BatchExecutor &Exec, exec::Backend Kind, const RunOptions &O,
-                 PacketBatch &Batch, std::string &MapsText, std::string &EventsText) {
+/// The kernel back end over the whole pcap: map entries set first, map
+/// structure checked and warnings printed after.
+void runExecutor(runtime::BatchExecutor &Exec, const RunOptions &O, PacketBatch &Batch,
+                 std::string &MapsText, std::string &EventsText) {
   std::string Where = std::string(Exec.backendName()) + " back end: ";
   for (const MapEntry &E : O.MapEntries)
     if (MaybeError Err = tools::applyMapEntry(Exec, E))
       fail("--map-set: " + Err->message());
-  if (!O.FibFile.empty())
-    if (MaybeError Err = Exec.setFib(O.Fib))
-      fail("--fib: " + Err->message());
-  if (MaybeError E = Exec.run(Batch)) {
-#ifdef EBPF_GPU_HAVE_CUDA
-    // A hung kernel is ended here rather than by the process's exit, and
-    // the user told how.
-    if (Kind == exec::Backend::Gpu)
-      if (std::string Halt = exec::haltGpuExecutor(Exec); !Halt.empty())
-        std::fprintf(stderr, "%s: %s\n", Tool, Halt.c_str());
-#endif
+  if (MaybeError E = Exec.run(Batch))
     fail(Where + E->message());
-  }
   if (O.CheckMaps)
     if (MaybeError E = Exec.checkMaps())
       fail(Where + E->message());
@@ -355,15 +324,13 @@ std::optional<int> parseRunArgs(int argc, char **argv, RunOptions &O) {
   return std::nullopt;
 }
 
-/// What one back end made of a batch: besides the verdicts in the batch.
-struct RunResult {
-  std::string ProgName, Backend, MapsText, EventsText;
-  double KernelMs = -1; ///< the GPU kernels' share, or -1
-};
-
 /// Loads `O.Object` on the back end `O` asks for and runs `Batch` through
-/// it; fails on any error.
+/// it; fails on any error. The host and GPU back ends are the C API's
+/// (RunApi.cpp); the kernel, which the library does not offer, is
+/// exec::load's.
 RunResult runOnBackend(const RunOptions &O, PacketBatch &Batch) {
+  if (O.Backend != exec::Backend::Kernel)
+    return tools::runOnApi(O, Batch);
   exec::LoadRequest L;
   L.Path = O.Object;
   L.Section = O.Section;
@@ -372,12 +339,8 @@ RunResult runOnBackend(const RunOptions &O, PacketBatch &Batch) {
   L.MapSizes = O.MapSizes;
   L.KeySizes = O.KeySizes;
   L.ValueSizes = O.ValueSizes;
-  L.AllowUnverified = O.AllowUnverified;
-  L.Host.Reclaim = exec::HostReclaim::EachPacket;
   L.Kernel.Ingress = O.IngressIfindex;
   L.Kernel.EventBatch = O.BatchSize;
-  L.Gpu = O.Gpu;
-  L.Gpu.LaunchSize = O.BatchSize;
   auto Loaded = exec::load(L);
   if (!Loaded)
     fail(Loaded.error().message());
@@ -385,11 +348,7 @@ RunResult runOnBackend(const RunOptions &O, PacketBatch &Batch) {
   RunResult R;
   R.ProgName = Exec.programName();
   R.Backend = exec::backendName(Loaded->Kind);
-  runExecutor(Exec, Loaded->Kind, O, Batch, R.MapsText, R.EventsText);
-#ifdef EBPF_GPU_HAVE_CUDA
-  if (Loaded->Kind == exec::Backend::Gpu)
-    R.KernelMs = exec::gpuKernelMs(Exec);
-#endif
+  runExecutor(Exec, O, Batch, R.MapsText, R.EventsText);
   return R;
 }
 
@@ -444,10 +403,10 @@ int runCommand(int argc, char **argv) {
     if (O.Backend == exec::Backend::Kernel)
       return usage("--fib: the kernel back end looks routes up in its own network namespace "
                    "(give it the namespace with ip netns exec, not a file)");
-    auto Fib = loader::readFibFile(O.FibFile);
-    if (!Fib)
+    // (Read before the packets and the program, to refuse a bad one early;
+    // the back end reads it again.)
+    if (auto Fib = loader::readFibFile(O.FibFile); !Fib)
       fail(Fib.error().message());
-    O.Fib = std::move(*Fib);
   }
 
   Expected<PacketBatch> Batch = runtime::readPcap(O.Pcap);

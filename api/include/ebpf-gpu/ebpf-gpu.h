@@ -17,6 +17,7 @@
 #ifndef EBPF_GPU_EBPF_GPU_H
 #define EBPF_GPU_EBPF_GPU_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,8 +30,10 @@ extern "C" {
  * 5: ebpf_gpu_map__load_contents/_load_contents_file.
  * 6: ebpf_gpu_map__set_initial_value, __set_map_flags, __map_flags.
  * 7: ebpf_gpu_prog__consume_events, __consume_trace, __warnings, __set_fib,
- *    __set_fib_file, __check_maps. */
-#define EBPF_GPU_API_VERSION 7
+ *    __set_fib_file, __check_maps.
+ * 8: struct ebpf_gpu_load_opts's GPU fields and allow_unverified;
+ *    ebpf_gpu_map__set_slot, ebpf_gpu_prog__format_maps, __gpu_kernel_ms. */
+#define EBPF_GPU_API_VERSION 8
 
 /* What the library exports; everything else in it is hidden. */
 #define EBPF_GPU_API __attribute__((visibility("default")))
@@ -41,10 +44,38 @@ enum ebpf_gpu_backend {
   EBPF_GPU_BACKEND_GPU = 2,     /* an NVIDIA GPU through the CUDA driver */
 };
 
+/* How the GPU back end runs a burst (ebpf-gpu-loader run's --gpu-mode,
+ * --gpu-data, --gpu-stage; docs/RUNTIME.md). */
+enum ebpf_gpu_gpu_mode {
+  EBPF_GPU_MODE_LAUNCH = 0,     /* a kernel launch per burst */
+  EBPF_GPU_MODE_PERSISTENT = 1, /* one resident kernel fed through a doorbell ring */
+};
+enum ebpf_gpu_gpu_data {
+  EBPF_GPU_DATA_COPY = 0,   /* packets copied to GPU memory and back */
+  EBPF_GPU_DATA_MAPPED = 1, /* read and written by the GPU in pinned host memory */
+};
+enum ebpf_gpu_gpu_stage {
+  EBPF_GPU_STAGE_AUTO = 0, /* mapped: staged for a program that may write packets */
+  EBPF_GPU_STAGE_ON = 1,   /* mapped: small packets copied into GPU memory for the program */
+  EBPF_GPU_STAGE_OFF = 2,  /* mapped: run in place */
+};
+
 struct ebpf_gpu_load_opts {
   size_t sz;           /* sizeof(struct ebpf_gpu_load_opts): for later fields */
   const char *program; /* section or function name; NULL: the object's only one */
   enum ebpf_gpu_backend backend;
+  /* API version 8. The GPU back end's (0: its defaults; the host back end
+   * has no use for them): */
+  uint32_t gpu_launch_size; /* most packets a launch takes; a larger burst runs
+                               as several (0: a burst in one) */
+  enum ebpf_gpu_gpu_mode gpu_mode;
+  enum ebpf_gpu_gpu_data gpu_data;
+  enum ebpf_gpu_gpu_stage gpu_stage;
+  uint32_t gpu_blocks;      /* persistent: blocks (0: one per multiprocessor) */
+  uint32_t gpu_watchdog_ms; /* a burst not done by then fails (0: 1000) */
+  /* Runs a .gpu.o compiled without the verifier (ebpf-gpu-cc --no-verify),
+   * which is refused otherwise: for testing back ends only. */
+  bool allow_unverified;
 };
 
 struct ebpf_gpu_prog;
@@ -181,7 +212,9 @@ int ebpf_gpu_map__set_map_flags(struct ebpf_gpu_map *map, uint32_t flags);
  * otherwise. -ENOENT: no such key (and, for get_next_key, no key after
  * `cur_key`; a NULL `cur_key` asks for the first). get_next_key walks
  * arrays by index and hashed maps in bucket order; it costs a walk of the
- * map. Not while the program runs (ebpf_gpu_prog__run_burst). */
+ * map. A map of maps' slots are set by name (ebpf_gpu_map__set_slot):
+ * update_elem refuses them (-EINVAL). Not while the program runs
+ * (ebpf_gpu_prog__run_burst). */
 EBPF_GPU_API
 int ebpf_gpu_map__lookup_elem(const struct ebpf_gpu_map *map, const void *key, size_t key_sz,
                               void *value, size_t value_sz, uint64_t flags);
@@ -191,6 +224,17 @@ int ebpf_gpu_map__update_elem(struct ebpf_gpu_map *map, const void *key, size_t 
 EBPF_GPU_API
 int ebpf_gpu_map__delete_elem(struct ebpf_gpu_map *map, const void *key, size_t key_sz,
                               uint64_t flags);
+/* A map of maps' slot `key` made to hold the program's map named `name`
+ * (one shaped as its inner map), or a program array's slot the program
+ * named `name` (a program of the same object, by section or function
+ * name): what libbpf's bpf_map__update_elem does with that map's or
+ * program's fd. After load, between bursts. 0; -EINVAL for another map
+ * type, a key of another size or outside the map, or a name the object
+ * does not have or that does not fit the slot. */
+EBPF_GPU_API
+int ebpf_gpu_map__set_slot(struct ebpf_gpu_map *map, const void *key, size_t key_sz,
+                           const char *name);
+
 /* Pattern and model maps (BPF_MAP_TYPE_EBPF_GPU_PATTERNS and _MODEL,
  * <ebpf-gpu/kfuncs.h>; docs/KFUNCS.md): the map's whole contents replaced
  * by the rules or model of `text` (`size` bytes: a pattern file's or a
@@ -343,6 +387,20 @@ int ebpf_gpu_prog__set_fib_file(struct ebpf_gpu_prog *prog, const char *path);
  * -EINVAL when not loaded. Between bursts. */
 EBPF_GPU_API
 int ebpf_gpu_prog__check_maps(struct ebpf_gpu_prog *prog);
+
+/* The program's maps and global data as text, as `ebpf-gpu-loader run
+ * --dump-maps` writes them (keys and values laid out by the object's BTF
+ * where it has one, else in hex), in memory the caller frees with free();
+ * NULL with errno set (EINVAL: not loaded; EIO: the back end could not
+ * read them; ENOMEM). Between bursts. */
+EBPF_GPU_API
+char *ebpf_gpu_prog__format_maps(struct ebpf_gpu_prog *prog);
+
+/* Milliseconds the GPU's kernels ran over the program's bursts so far,
+ * timed apart from the copies by the GPU's events; -1 on the host back end
+ * or for no program. */
+EBPF_GPU_API
+double ebpf_gpu_prog__gpu_kernel_ms(const struct ebpf_gpu_prog *prog);
 
 /* The calling thread's last error, "" when none. */
 EBPF_GPU_API

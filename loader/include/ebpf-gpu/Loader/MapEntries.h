@@ -43,8 +43,9 @@ std::optional<MapEntry> parseMapEntry(const std::string &Text);
 
 /// A "MAP:@FILE" entry's file read and compiled into its Value: a model
 /// (abi/Model.h) when its first line is `ebpf-gpu-model`, else a pattern
-/// set (a relative FILE taken from `BaseDir` when that is not empty); other
-/// entries are left alone. Errors name the file and the line.
+/// set (a relative FILE taken from `BaseDir` when that is not empty, and
+/// PatternFile made the path it was read from); other entries are left
+/// alone. Errors name the file and the line.
 MaybeError compilePatternEntry(MapEntry &E, const std::string &BaseDir = "");
 
 /// The text of a model file (its first line `ebpf-gpu-model`) or a pattern

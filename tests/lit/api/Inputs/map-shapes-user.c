@@ -182,10 +182,17 @@ int main(int argc, char **argv) {
   CHECK(ebpf_gpu_map__lookup_elem(wide, &k32, 4, v, 16, 0) == -EINVAL, "a 4-byte key refused");
   printf("4-byte key: %s\n", ebpf_gpu_last_error());
 
-  /* The outer map's slot 0 set to inner_tmpl (2nd of its inner map
-   * table, by name): the program now counts there and drops. */
+  /* The outer map's slot 0 set to inner_tmpl by name (a slot's value is
+   * the program's own numbering, which update_elem refuses to write): the
+   * program now counts there and drops. */
   uint32_t zero = 0, idx = 2;
-  CHECK(ebpf_gpu_map__update_elem(outer, &zero, 4, &idx, 4, 0) == 0, "outer[0] = inner_tmpl");
+  CHECK(ebpf_gpu_map__update_elem(outer, &zero, 4, &idx, 4, 0) == -EINVAL,
+        "outer[0] by number refused");
+  CHECK(ebpf_gpu_map__set_slot(outer, &zero, 4, "nosuch") == -EINVAL &&
+            ebpf_gpu_map__set_slot(wide, &k, 8, "inner_tmpl") == -EINVAL &&
+            ebpf_gpu_map__set_slot(outer, &zero, 2, "inner_tmpl") == -EINVAL,
+        "a slot set to no map, in a map that holds values, with a short key");
+  CHECK(ebpf_gpu_map__set_slot(outer, &zero, 4, "inner_tmpl") == 0, "outer[0] = inner_tmpl");
   CHECK(ebpf_gpu_prog__run_burst(p, pk, 1) == 1 && pk[0].verdict == XDP_DROP, "drop");
   CHECK(ebpf_gpu_map__lookup_elem(tmpl, &zero, 4, &c, 8, 0) == 0 && c == 1, "inner_tmpl[0]");
   CHECK(ebpf_gpu_map__lookup_elem(inner_a, &zero, 4, &c, 8, 0) == 0 && c == 0, "inner_a[0]");
