@@ -8,6 +8,7 @@
 // sent back, redirected), the maps and global data after the run, and the
 // event records in order. Each program gets fresh maps on both sides.
 
+#include "ApiProgram.h"
 #include "Compare.h"
 #include "Options.h"
 #include "ebpf-gpu/Exec/Executors.h"
@@ -148,17 +149,17 @@ Outcome compareProgram(const object::ObjectSpec &Obj, const std::string &Path,
   if (const object::UnlinkedProgram *U = P ? nullptr : Obj.findUnlinked(Name);
       U && !U->OtherType.empty())
     return {"not-xdp", "section '" + U->Section + "' is for " + U->OtherType + " programs"};
-  exec::LoadRequest L;
-  L.Path = Path;
+  // The host side is a program on the C API (ApiProgram.h), as `run`'s.
+  ApiLoad L;
+  L.Object = Path;
   L.Section = Name;
-  L.Kind = exec::Backend::Host;
-  L.Host.Reclaim = exec::HostReclaim::EachPacket;
+  L.Backend = exec::Backend::Host;
   L.InnerMaps = Shapes.InnerMapTemplates;
   L.MapSizes = Shapes.MaxEntries;
   L.KeySizes = Shapes.KeySizes;
   L.ValueSizes = Shapes.ValueSizes;
-  auto Host = P ? exec::load(L)
-                : Expected<exec::LoadedProgram>(Error(Path + ": " + Obj.unlinkedReason(Name)));
+  auto Host = P ? ApiProgram::load(L)
+                : Expected<ApiProgram>(Error(Path + ": " + Obj.unlinkedReason(Name)));
   exec::KernelLoadOptions KO;
   KO.MapSizes = Shapes.MaxEntries;
   KO.KeySizes = Shapes.KeySizes;
@@ -197,10 +198,9 @@ Outcome compareProgram(const object::ObjectSpec &Obj, const std::string &Path,
   if (!Loaded->Program)
     return {KO.PlainXdpAttach ? "attach-bound" : "ours", KernelWhy + AsPlain};
 
-  runtime::BatchExecutor &Exec = *Host->Exec;
-  for (const loader::MapEntry &E : Entries)
-    if (MaybeError Err = applyMapEntry(Exec, E))
-      return {"error", "host back end: --map-set: " + Err->message()};
+  ApiProgram &Exec = *Host;
+  if (MaybeError Err = Exec.setEntries(Entries))
+    return {"error", "host back end: " + Err->message()};
   if (MaybeError Err = Loaded->Program->setMapEntries(Entries))
     return {"error", "kernel back end: --map-set: " + Err->message()};
   PacketBatch HostPackets = Packets, KernelPackets = Packets;
@@ -209,7 +209,7 @@ Outcome compareProgram(const object::ObjectSpec &Obj, const std::string &Path,
   auto Trace = Exec.takeTrace();
   auto HostEvents = Exec.takeEvents();
   auto Warnings = Exec.warnings();
-  auto HostMaps = Exec.dumpMaps();
+  auto HostMaps = Exec.formatMaps();
   for (auto *E : {Trace ? nullptr : &Trace.error(), HostEvents ? nullptr : &HostEvents.error(),
                   Warnings ? nullptr : &Warnings.error(), HostMaps ? nullptr : &HostMaps.error()})
     if (E)

@@ -3,7 +3,7 @@
 // `ebpf-gpu-loader run`'s options and what a back end made of the packets,
 // shared by the command (ebpf-gpu-loader.cpp) and its host and GPU back
 // ends, which run the program as an application does, through libebpf-gpu's
-// C API (RunApi.cpp).
+// C API (RunApi.cpp, ApiProgram.h).
 
 #ifndef EBPF_GPU_TOOLS_LOADER_RUN_H
 #define EBPF_GPU_TOOLS_LOADER_RUN_H
