@@ -607,13 +607,15 @@ PY
 # tests/gpu-device/lit.cfg.py); on_device=1 makes a GPU or DPDK loader that
 # does not start here an error, not a reason to skip. A line a test, the
 # output of those that fail, the slowest at the end.
-# GPU_CHECK_SKIP_CONFORMANCE=1 leaves out bpf_conformance (conformance/).
+# GPU_CHECK_SKIP_CONFORMANCE=1 leaves out bpf_conformance (conformance/);
+# lit's own LIT_FILTER and LIT_FILTER_OUT pick tests (a --filter-out on
+# lit's command line would replace LIT_FILTER_OUT, so the two are joined).
 device_suite() {
   local out=$1 skip=()
   [[ -x /tmp/dpdk/ebpf-gpu-loader ]] || { mkdir -p /tmp/dpdk && tar -xJf "$CARRY/dpdk.tar.xz" -C /tmp/dpdk; }
   if [[ ${GPU_CHECK_SKIP_CONFORMANCE:-0} == 1 ]]; then
     echo "bpf_conformance skipped (GPU_CHECK_SKIP_CONFORMANCE=1)"
-    skip=(--filter-out 'conformance/')
+    skip=(--filter-out "conformance/${LIT_FILTER_OUT:+|$LIT_FILTER_OUT}")
   fi
   python3 "$CARRY/lit/lit.py" -v --time-tests --param carry="$CARRY" --param on_device=1 \
     --param dpdk=/tmp/dpdk --param exec_root=/tmp/gpu-check-lit \
