@@ -228,6 +228,18 @@ int main(int argc, char **argv) {
       ebpf_gpu_prog__check_maps(NULL) != -EINVAL)
     fail(argv[1], "an output call took a program not loaded, or none");
   ebpf_gpu_prog__close(prog);
+  /* GPU options no back end has are refused at open (of a file that
+   * opens). */
+  struct ebpf_gpu_load_opts bad = o;
+  bad.gpu_mode = (enum ebpf_gpu_gpu_mode)7;
+  if (ebpf_gpu_prog__open(argv[1], &bad) || errno != EINVAL ||
+      !strstr(ebpf_gpu_last_error(), "unknown gpu_mode 7"))
+    fail(argv[1], "a gpu_mode of 7 was not refused");
+  bad = o;
+  bad.gpu_stage = (enum ebpf_gpu_gpu_stage)9;
+  if (ebpf_gpu_prog__open(argv[1], &bad) || errno != EINVAL ||
+      !strstr(ebpf_gpu_last_error(), "unknown gpu_stage 9"))
+    fail(argv[1], "a gpu_stage of 9 was not refused");
   prog = ebpf_gpu_prog__load(argv[1], &o);
   if (!prog)
     fail(argv[1], ebpf_gpu_last_error());
