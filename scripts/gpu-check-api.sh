@@ -59,6 +59,7 @@ prepare_api() {
   prepare_api_patterns
   prepare_api_rx
   prepare_api_output "$w/pcap_burst"
+  prepare_api_lanes
   local lit=/usr/lib/llvm-19/build/utils/lit
   mkdir -p "$c/lit"
   cp "$lit/lit.py" "$c/lit/"
@@ -104,6 +105,20 @@ prepare_api_output() {
     cmp "$w/$f" "$w/host/$f"
   done
   (cd "$w/host" && sha256sum -- *) >"$c/output/host.sha256"
+}
+
+# Workers on the GPU (tests/gpu-device/api/lanes.test): 4 threads, each
+# with its own lane of one program (tests/lit/api/Inputs/lanes-user.c on
+# the GPU host's library), lanes.c compiled; the test checks that every
+# packet is counted in the shared maps.
+prepare_api_lanes() {
+  local c=$API_CARRY w=build/api-carry/lanes
+  mkdir -p "$w"
+  cc -std=gnu11 -Wall -Werror -pthread -Iapi/include tests/lit/api/Inputs/lanes-user.c \
+    -Lbuild-gpu/api -lebpf-gpu -Wl,-rpath,'$ORIGIN/../lib' -o "$c/bin/lanes-user"
+  /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
+    -c tests/lit/api/Inputs/lanes.c -o "$w/lanes.o"
+  build/tools/ebpf-gpu-cc "$w/lanes.o" -o "$c/gpu/lanes.gpu.o"
 }
 
 # A pattern map's rules replaced between bursts on the GPU

@@ -73,6 +73,7 @@ int loadOpened(ebpf_gpu_prog &P) {
     return failWith(EINVAL, R.Path + " holds program '" + L->Exec->programName() + "' (section '" +
                                 L->Section + "'), not '" + R.Section + "'");
   P.Loaded = std::move(*L);
+  P.Workers = R.Host.Cpus;
   P.Name = P.Loaded.Exec->programName();
   for (const runtime::MapInfo &I : P.Loaded.Exec->maps()) {
     auto It = std::find_if(P.Maps.begin(), P.Maps.end(),
@@ -213,6 +214,18 @@ int readOpts(const ebpf_gpu_load_opts *opts, exec::LoadRequest &R) {
   if (O.gpu_watchdog_ms)
     G.WatchdogMs = O.gpu_watchdog_ms;
   R.AllowUnverified = O.allow_unverified;
+  // Workers: a per-CPU slice each on the host, which reclaims what
+  // deletions freed when no worker is inside a burst; on the GPU lanes of
+  // their own with bursts in flight at once (launch mode, as the daemon's).
+  const uint32_t Workers = O.workers ? O.workers : 1;
+  if (Workers > 4096)
+    return failWith(EINVAL, "workers: " + std::to_string(Workers) + " is more than 4096");
+  R.Host.Cpus = Workers;
+  if (Workers > 1) {
+    R.Host.Reclaim = exec::HostReclaim::EachBatch;
+    G.AsyncLanes = G.LaunchSize == 0;
+    G.PersistentLanes = false;
+  }
   return 0;
 }
 
@@ -300,6 +313,92 @@ ebpf_gpu_prog *openImage(std::shared_ptr<const std::vector<uint8_t>> Image, cons
   P->Request = std::move(R);
   return P.release();
 }
+
+} // namespace
+
+namespace {
+
+/// A burst through the program (`Lane` null: as worker 0, the global data
+/// the caller holds kept in step) or through `Lane`: the packets copied
+/// into a batch with the runtime's headroom, run, and their outcome
+/// copied back within each packet's room.
+int runBurst(ebpf_gpu_prog *prog, ebpf_gpu_packet *pkts, uint32_t count,
+             const ebpf_gpu_run_opts *opts, ebpf_gpu_lane *Lane) {
+  ebpf_gpu_run_opts O{};
+  if (int E = copyOpts(opts, O, "ebpf_gpu_run_opts"))
+    return E;
+  if (!prog || (!pkts && count))
+    return failWith(EINVAL, "no program or no packets (NULL)");
+  if (!prog->Loaded.Exec)
+    return failWith(EINVAL, "program '" + prog->Name + "' is opened, not loaded "
+                                                       "(ebpf_gpu_prog__load_opened)");
+  constexpr uint32_t MaxFrame = 9216;
+  uint32_t MaxLen = 64;
+  for (uint32_t I = 0; I < count; ++I) {
+    if (!pkts[I].data || pkts[I].len > MaxFrame || pkts[I].len > pkts[I].cap)
+      return failWith(EINVAL, "packet " + std::to_string(I) + ": no data, or longer than " +
+                                  (pkts[I].len > MaxFrame ? "9216 bytes" : "its cap"));
+    MaxLen = std::max(MaxLen, pkts[I].len);
+  }
+  runtime::PacketBatch Batch(MaxLen);
+  Batch.reserve(count);
+  Batch.setIngress(O.ingress_ifindex, O.rx_queue_index);
+  for (uint32_t I = 0; I < count; ++I)
+    Batch.add(pkts[I].data, pkts[I].len);
+  MaybeError RunErr;
+  if (Lane) {
+    RunErr = Lane->Lane->submit(0, Batch);
+    if (!RunErr)
+      if (Expected<bool> Done = Lane->Lane->poll(0, /*Wait=*/true); !Done)
+        RunErr = Done.takeError();
+    Lane->Lane->finish(0);
+  } else {
+    if (int E = syncData(*prog, true))
+      return E;
+    RunErr = prog->Loaded.Exec->run(Batch);
+    // What the program wrote before it failed is the map's now too.
+    if (int E = syncData(*prog, false))
+      return E;
+  }
+  if (RunErr) {
+    std::string Msg = "program '" + prog->Name + "': " + RunErr->message();
+#ifdef EBPF_GPU_HAVE_CUDA
+    // A hung kernel is ended now rather than at the process's exit, and
+    // the caller told how.
+    if (prog->Loaded.Kind == exec::Backend::Gpu)
+      if (std::string Halt = exec::haltGpuExecutor(*prog->Loaded.Exec); !Halt.empty())
+        Msg += " (" + Halt + ")";
+#endif
+    return failWith(EIO, Msg);
+  }
+  // Each packet ran at XdpHeadroom in the batch's buffer: where it starts
+  // now, against where it started, says how far `data` moves.
+  for (uint32_t I = 0; I < count; ++I) {
+    int64_t Moved = int64_t(Batch.offset(I)) - runtime::XdpHeadroom;
+    if (Moved < -int64_t(pkts[I].headroom) || Moved + Batch.length(I) > pkts[I].cap)
+      return failWith(ENOSPC, "packet " + std::to_string(I) + " left its room: it starts " +
+                                  std::to_string(Moved) + " bytes from where it did, " +
+                                  std::to_string(Batch.length(I)) + " bytes long (headroom " +
+                                  std::to_string(pkts[I].headroom) + ", cap " +
+                                  std::to_string(pkts[I].cap));
+  }
+  for (uint32_t I = 0; I < count; ++I) {
+    // The headroom comes back too: adjust_meta's metadata is in it.
+    uint32_t Room = std::min(pkts[I].headroom, runtime::XdpHeadroom);
+    int64_t Moved = int64_t(Batch.offset(I)) - runtime::XdpHeadroom;
+    std::memmove(pkts[I].data - Room, Batch.buffer(I) + runtime::XdpHeadroom - Room,
+                 size_t(Room + Moved + Batch.length(I)));
+    pkts[I].data += Moved;
+    pkts[I].headroom = uint32_t(int64_t(pkts[I].headroom) + Moved);
+    pkts[I].cap = uint32_t(int64_t(pkts[I].cap) - Moved);
+    pkts[I].len = Batch.length(I);
+    pkts[I].verdict = uint32_t(Batch.verdict(I));
+    pkts[I].redirect = uint32_t(Batch.redirectTarget(I));
+  }
+  LastError.clear();
+  return int(count);
+}
+
 
 } // namespace
 
@@ -411,70 +510,39 @@ int ebpf_gpu_prog__run_burst(struct ebpf_gpu_prog *prog, struct ebpf_gpu_packet 
 
 int ebpf_gpu_prog__run_burst_opts(struct ebpf_gpu_prog *prog, struct ebpf_gpu_packet *pkts,
                                   uint32_t count, const struct ebpf_gpu_run_opts *opts) {
-  ebpf_gpu_run_opts O{};
-  if (int E = copyOpts(opts, O, "ebpf_gpu_run_opts"))
-    return E;
-  if (!prog || (!pkts && count))
-    return failWith(EINVAL, "no program or no packets (NULL)");
-  if (!prog->Loaded.Exec)
-    return failWith(EINVAL, "program '" + prog->Name + "' is opened, not loaded "
-                                                       "(ebpf_gpu_prog__load_opened)");
-  constexpr uint32_t MaxFrame = 9216;
-  uint32_t MaxLen = 64;
-  for (uint32_t I = 0; I < count; ++I) {
-    if (!pkts[I].data || pkts[I].len > MaxFrame || pkts[I].len > pkts[I].cap)
-      return failWith(EINVAL, "packet " + std::to_string(I) + ": no data, or longer than " +
-                                  (pkts[I].len > MaxFrame ? "9216 bytes" : "its cap"));
-    MaxLen = std::max(MaxLen, pkts[I].len);
-  }
-  runtime::PacketBatch Batch(MaxLen);
-  Batch.reserve(count);
-  Batch.setIngress(O.ingress_ifindex, O.rx_queue_index);
-  for (uint32_t I = 0; I < count; ++I)
-    Batch.add(pkts[I].data, pkts[I].len);
-  if (int E = syncData(*prog, true))
-    return E;
-  MaybeError RunErr = prog->Loaded.Exec->run(Batch);
-  // What the program wrote before it failed is the map's now too.
-  if (int E = syncData(*prog, false))
-    return E;
-  if (RunErr) {
-    std::string Msg = "program '" + prog->Name + "': " + RunErr->message();
-#ifdef EBPF_GPU_HAVE_CUDA
-    // A hung kernel is ended now rather than at the process's exit, and
-    // the caller told how.
-    if (prog->Loaded.Kind == exec::Backend::Gpu)
-      if (std::string Halt = exec::haltGpuExecutor(*prog->Loaded.Exec); !Halt.empty())
-        Msg += " (" + Halt + ")";
-#endif
-    return failWith(EIO, Msg);
-  }
-  // Each packet ran at XdpHeadroom in the batch's buffer: where it starts
-  // now, against where it started, says how far `data` moves.
-  for (uint32_t I = 0; I < count; ++I) {
-    int64_t Moved = int64_t(Batch.offset(I)) - runtime::XdpHeadroom;
-    if (Moved < -int64_t(pkts[I].headroom) || Moved + Batch.length(I) > pkts[I].cap)
-      return failWith(ENOSPC, "packet " + std::to_string(I) + " left its room: it starts " +
-                                  std::to_string(Moved) + " bytes from where it did, " +
-                                  std::to_string(Batch.length(I)) + " bytes long (headroom " +
-                                  std::to_string(pkts[I].headroom) + ", cap " +
-                                  std::to_string(pkts[I].cap));
-  }
-  for (uint32_t I = 0; I < count; ++I) {
-    // The headroom comes back too: adjust_meta's metadata is in it.
-    uint32_t Room = std::min(pkts[I].headroom, runtime::XdpHeadroom);
-    int64_t Moved = int64_t(Batch.offset(I)) - runtime::XdpHeadroom;
-    std::memmove(pkts[I].data - Room, Batch.buffer(I) + runtime::XdpHeadroom - Room,
-                 size_t(Room + Moved + Batch.length(I)));
-    pkts[I].data += Moved;
-    pkts[I].headroom = uint32_t(int64_t(pkts[I].headroom) + Moved);
-    pkts[I].cap = uint32_t(int64_t(pkts[I].cap) - Moved);
-    pkts[I].len = Batch.length(I);
-    pkts[I].verdict = uint32_t(Batch.verdict(I));
-    pkts[I].redirect = uint32_t(Batch.redirectTarget(I));
-  }
+  return runBurst(prog, pkts, count, opts, nullptr);
+}
+
+struct ebpf_gpu_lane *ebpf_gpu_prog__lane(struct ebpf_gpu_prog *prog, uint32_t worker) {
+  if (!prog || !prog->Loaded.Exec)
+    return failNull<ebpf_gpu_lane>(EINVAL, "lane: no program, or one opened and not loaded");
+  if (worker >= prog->Workers)
+    return failNull<ebpf_gpu_lane>(EINVAL, "program '" + prog->Name + "' has " +
+                                               std::to_string(prog->Workers) +
+                                               " worker(s) (load_opts.workers), not " +
+                                               std::to_string(worker + 1));
+  std::lock_guard Lock(prog->LanesLock);
+  for (auto &L : prog->Lanes)
+    if (L->Worker == worker)
+      return L.get();
+  auto Lane = prog->Loaded.Exec->openLane(1, worker);
+  if (!Lane)
+    return failNull<ebpf_gpu_lane>(EINVAL, "program '" + prog->Name + "': " +
+                                               Lane.error().message());
+  auto L = std::make_unique<ebpf_gpu_lane>();
+  L->Prog = prog;
+  L->Worker = worker;
+  L->Lane = std::move(*Lane);
+  prog->Lanes.push_back(std::move(L));
   LastError.clear();
-  return int(count);
+  return prog->Lanes.back().get();
+}
+
+int ebpf_gpu_lane__run_burst(struct ebpf_gpu_lane *lane, struct ebpf_gpu_packet *pkts,
+                             uint32_t count, const struct ebpf_gpu_run_opts *opts) {
+  if (!lane)
+    return failWith(EINVAL, "no lane (NULL)");
+  return runBurst(lane->Prog, pkts, count, opts, lane);
 }
 
 } // extern "C"

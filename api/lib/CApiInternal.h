@@ -19,6 +19,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <sys/mman.h>
 #include <vector>
@@ -46,8 +47,19 @@ struct ebpf_gpu_map {
   }
 };
 
+struct ebpf_gpu_lane {
+  ebpf_gpu_prog *Prog = nullptr;
+  uint32_t Worker = 0;
+  std::unique_ptr<ebpfgpu::runtime::BatchLane> Lane;
+};
+
 struct ebpf_gpu_prog {
   ebpfgpu::exec::LoadedProgram Loaded; ///< Exec null while opened
+  /// load_opts.workers (at least 1), and the lanes opened so far (each
+  /// made once, under LanesLock; destroyed before the executor).
+  uint32_t Workers = 1;
+  std::mutex LanesLock;
+  std::vector<std::unique_ptr<ebpf_gpu_lane>> Lanes;
   std::string Name;
   std::vector<std::unique_ptr<ebpf_gpu_map>> Maps;
   /// Opened: what load_opened asks exec::load() for (the object's bytes,

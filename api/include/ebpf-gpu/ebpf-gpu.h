@@ -32,8 +32,10 @@ extern "C" {
  * 7: ebpf_gpu_prog__consume_events, __consume_trace, __warnings, __set_fib,
  *    __set_fib_file, __check_maps.
  * 8: struct ebpf_gpu_load_opts's GPU fields and allow_unverified;
- *    ebpf_gpu_map__set_slot, ebpf_gpu_prog__format_maps, __gpu_kernel_ms. */
-#define EBPF_GPU_API_VERSION 8
+ *    ebpf_gpu_map__set_slot, ebpf_gpu_prog__format_maps, __gpu_kernel_ms.
+ * 9: struct ebpf_gpu_load_opts's workers; ebpf_gpu_prog__lane,
+ *    ebpf_gpu_lane__run_burst. */
+#define EBPF_GPU_API_VERSION 9
 
 /* What the library exports; everything else in it is hidden. */
 #define EBPF_GPU_API __attribute__((visibility("default")))
@@ -76,6 +78,11 @@ struct ebpf_gpu_load_opts {
   /* Runs a .gpu.o compiled without the verifier (ebpf-gpu-cc --no-verify),
    * which is refused otherwise: for testing back ends only. */
   bool allow_unverified;
+  /* API version 9: threads that run bursts at once, each through a lane of
+   * its own (ebpf_gpu_prog__lane); on the host each is a CPU of its own for
+   * the per-CPU maps, which then hold a value per worker
+   * (ebpf_gpu_map__cpus). 0: 1. */
+  uint32_t workers;
 };
 
 struct ebpf_gpu_prog;
@@ -318,6 +325,29 @@ struct ebpf_gpu_run_opts {
 EBPF_GPU_API
 int ebpf_gpu_prog__run_burst_opts(struct ebpf_gpu_prog *prog, struct ebpf_gpu_packet *pkts,
                                   uint32_t count, const struct ebpf_gpu_run_opts *opts);
+
+/* Workers (API version 9): a program loaded with `workers` N runs bursts
+ * from N threads at once, each through its own lane, as each of a DPDK
+ * application's lcores polls a queue of its own while the program's maps
+ * (a conntrack table, counters) are shared; on the host each lane is a CPU
+ * of its own for the per-CPU maps, as the kernel gives each CPU its slice.
+ * A lane is used by one thread at a time; different lanes' bursts run at
+ * once. ebpf_gpu_prog__run_burst runs as worker 0: not while lane 0 runs.
+ * The map calls and the calls below wait for the bursts in progress;
+ * global data handed out by ebpf_gpu_map__data is kept in step by
+ * ebpf_gpu_prog__run_burst only (with lanes, use the map calls). */
+struct ebpf_gpu_lane;
+
+/* Lane `worker` (0 .. workers - 1) of a loaded program, the same one each
+ * time for a worker; it lives as long as the program. NULL with errno
+ * EINVAL for another worker or a program not loaded. */
+EBPF_GPU_API
+struct ebpf_gpu_lane *ebpf_gpu_prog__lane(struct ebpf_gpu_prog *prog, uint32_t worker);
+
+/* ebpf_gpu_prog__run_burst_opts through `lane`, as its worker. */
+EBPF_GPU_API
+int ebpf_gpu_lane__run_burst(struct ebpf_gpu_lane *lane, struct ebpf_gpu_packet *pkts,
+                             uint32_t count, const struct ebpf_gpu_run_opts *opts);
 
 /* What the program leaves for user space besides its maps and packets,
  * gathered burst after burst and taken between bursts (as the map calls):
