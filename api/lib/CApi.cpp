@@ -321,7 +321,11 @@ namespace {
 /// A burst through the program (`Lane` null: as worker 0, the global data
 /// the caller holds kept in step) or through `Lane`: the packets copied
 /// into a batch with the runtime's headroom, run, and their outcome
-/// copied back within each packet's room.
+/// copied back within each packet's room. On the host back end, when every
+/// packet has the room a copy would give it (XDP's 256 bytes of headroom,
+/// and from `data` to the end of the batch's stride), the packets run where
+/// they are instead, each in a buffer of exactly a copy's bounds: the
+/// program sees the same packet, and nothing is copied either way.
 int runBurst(ebpf_gpu_prog *prog, ebpf_gpu_packet *pkts, uint32_t count,
              const ebpf_gpu_run_opts *opts, ebpf_gpu_lane *Lane) {
   ebpf_gpu_run_opts O{};
@@ -343,8 +347,16 @@ int runBurst(ebpf_gpu_prog *prog, ebpf_gpu_packet *pkts, uint32_t count,
   runtime::PacketBatch Batch(MaxLen);
   Batch.reserve(count);
   Batch.setIngress(O.ingress_ifindex, O.rx_queue_index);
+  const uint32_t Stride = uint32_t(Batch.stride()), Room = Stride - runtime::XdpHeadroom;
+  bool InPlace = prog->Loaded.Kind == exec::Backend::Host;
+  for (uint32_t I = 0; I < count && InPlace; ++I)
+    InPlace = pkts[I].headroom >= runtime::XdpHeadroom && pkts[I].cap >= Room;
   for (uint32_t I = 0; I < count; ++I)
-    Batch.add(pkts[I].data, pkts[I].len);
+    if (InPlace)
+      Batch.addExternal(pkts[I].data - runtime::XdpHeadroom, Stride, runtime::XdpHeadroom,
+                        pkts[I].len);
+    else
+      Batch.add(pkts[I].data, pkts[I].len);
   MaybeError RunErr;
   if (Lane) {
     RunErr = Lane->Lane->submit(0, Batch);
@@ -384,10 +396,11 @@ int runBurst(ebpf_gpu_prog *prog, ebpf_gpu_packet *pkts, uint32_t count,
   }
   for (uint32_t I = 0; I < count; ++I) {
     // The headroom comes back too: adjust_meta's metadata is in it.
-    uint32_t Room = std::min(pkts[I].headroom, runtime::XdpHeadroom);
+    uint32_t Head = std::min(pkts[I].headroom, runtime::XdpHeadroom);
     int64_t Moved = int64_t(Batch.offset(I)) - runtime::XdpHeadroom;
-    std::memmove(pkts[I].data - Room, Batch.buffer(I) + runtime::XdpHeadroom - Room,
-                 size_t(Room + Moved + Batch.length(I)));
+    if (!InPlace)
+      std::memmove(pkts[I].data - Head, Batch.buffer(I) + runtime::XdpHeadroom - Head,
+                   size_t(Head + Moved + Batch.length(I)));
     pkts[I].data += Moved;
     pkts[I].headroom = uint32_t(int64_t(pkts[I].headroom) + Moved);
     pkts[I].cap = uint32_t(int64_t(pkts[I].cap) - Moved);
