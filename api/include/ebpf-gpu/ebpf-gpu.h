@@ -309,8 +309,9 @@ struct ebpf_gpu_packet {
  * on the program's back end; returns `count`, or a negative errno (-EINVAL:
  * a packet longer than 9216 bytes or than its `cap`; -ENOSPC: see above;
  * -EIO: the back end failed the batch). On the host back end, a burst whose
- * every packet has 256 bytes of `headroom` and a `cap` of at least its
- * longest packet's length plus 256 runs in place, nothing copied (the
+ * every packet has 256 bytes of `headroom` and a `cap` reaching 256 bytes
+ * past the end of the burst's longest packet (that end rounded up to 64)
+ * runs in place, nothing copied (the
  * headroom bytes the program does not write then keep their values); other
  * bursts, and every burst on the GPU, run on a copy with the same bounds. */
 EBPF_GPU_API
