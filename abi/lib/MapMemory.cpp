@@ -138,7 +138,7 @@ MapLayout mapLayout(const platform::MapShape &S, uint32_t Slices, uint64_t Base)
   }
   Off = (Off + EBPFGPU_ELEM_ALIGN - 1) & ~size_t(EBPFGPU_ELEM_ALIGN - 1);
   H.elems = Base + Off;
-  Off += size_t(H.elem_stride) * (size_t(ebpfgpu_map_homes(&H)) + H.pool_size);
+  Off += size_t(H.elem_stride) * H.pool_size;
   L.Bytes = Off;
   return L;
 }
@@ -159,9 +159,7 @@ std::vector<uint8_t> sumPerCpuValues(const uint8_t *V, uint32_t Size, uint32_t S
   return Sum;
 }
 
-bool hasPendingElements(const uint32_t *Control) {
-  return Control[EBPFGPU_CTL_PENDING] != 0 || (Control[EBPFGPU_CTL_EPOCH] & EBPFGPU_HOME_CHANGED);
-}
+bool hasPendingElements(const uint32_t *Control) { return Control[EBPFGPU_CTL_PENDING] != 0; }
 
 uint32_t starvedUpdates(const uint32_t *Control) { return Control[EBPFGPU_CTL_STARVED]; }
 
@@ -212,37 +210,20 @@ void relayHashMap(ebpfgpu_map &M) {
   std::vector<uint8_t> Elems(Linked.size() * Stride);
   for (size_t I = 0; I < Linked.size(); ++I)
     std::memcpy(Elems.data() + I * Stride, ebpfgpu_elem(&M, Linked[I]), Stride);
-  const uint32_t Homes = ebpfgpu_map_homes(&M);
-  std::memset(ebpfgpu_elem(&M, 0), 0, (size_t(Homes) + M.pool_size) * Stride);
+  std::memset(ebpfgpu_elem(&M, 0), 0, size_t(M.pool_size) * Stride);
   std::memset(Buckets, 0, size_t(M.nbuckets) * 4);
   std::memset(reinterpret_cast<uint32_t *>(M.locks), 0, size_t(M.nbuckets) * 4);
-  uint32_t *Control = reinterpret_cast<uint32_t *>(M.control);
-  // Homes taken now count as taken before the next batch's epoch (epoch 1:
-  // no home is left unlinked in an older one, so any will do, and the
-  // relaid bytes do not depend on the epochs the map went through).
-  const uint32_t Epoch = 1;
   const uint32_t N = uint32_t(Linked.size());
-  uint32_t Pool = 0;
   for (uint32_t I = 0; I < N; ++I) {
-    const uint8_t *From = Elems.data() + I * Stride;
-    uint32_t Hash;
-    std::memcpy(&Hash, From + 4, 4);
-    uint32_t *Head = ebpfgpu_bucket(&M, Hash);
-    // The bucket's home if the map has them and it is free, as an insert
-    // takes it; else the pool's next element.
-    const uint32_t Home = uint32_t(Head - Buckets);
-    const bool AtHome = Homes && *ebpfgpu_elem_word(ebpfgpu_elem(&M, Home), 3) == 0;
-    const uint32_t At = AtHome ? Home : Homes + Pool++;
-    uint8_t *E = ebpfgpu_elem(&M, At);
-    std::memcpy(E, From, Stride);
+    uint8_t *E = ebpfgpu_elem(&M, I);
+    std::memcpy(E, Elems.data() + I * Stride, Stride);
+    uint32_t *Head = ebpfgpu_bucket(&M, *ebpfgpu_elem_word(E, 1)); // its hash
     *ebpfgpu_elem_word(E, 0) = *Head; // pushed at the head, as an insert links it
-    // On no pending or free list; a home taken before this epoch.
-    *ebpfgpu_elem_word(E, 3) =
-        AtHome ? EBPFGPU_HOME_USED | ((Epoch - 1) & EBPFGPU_HOME_EPOCH) : 0;
-    *Head = At + 1;
+    *ebpfgpu_elem_word(E, 3) = 0;     // on no pending or free list
+    *Head = I + 1;
   }
-  Control[EBPFGPU_CTL_EPOCH] = Epoch;
-  Control[EBPFGPU_CTL_FRESH] = Pool;
+  uint32_t *Control = reinterpret_cast<uint32_t *>(M.control);
+  Control[EBPFGPU_CTL_FRESH] = N;
   Control[EBPFGPU_CTL_LIVE] = N;
   Control[EBPFGPU_CTL_FREE] = 0;
   Control[EBPFGPU_CTL_PENDING] = 0;
@@ -258,31 +239,20 @@ MaybeError checkMapIntegrity(const std::string &Name, const MapLayout &L, const 
   const uint8_t *Control = Storage + (H.control - Base);
   const uint8_t *Buckets = Storage + (H.buckets - Base);
   const uint8_t *Elems = Storage + (H.elems - Base);
-  // Elements: the homes (each its bucket's), then the pool, of which the
-  // first `Handed` were ever handed out.
-  const uint32_t Homes = ebpfgpu_map_homes(&H), Total = Homes + H.pool_size;
   uint32_t Handed = std::min(load32(Control + 4 * EBPFGPU_CTL_FRESH), H.pool_size);
-  auto HomeState = [&](uint32_t Home) {
-    return load32(Elems + size_t(Home) * H.elem_stride + 12);
-  };
-  std::vector<uint8_t> Seen(Total, 0); // 1 linked, 2 free or pending
+  std::vector<uint8_t> Seen(H.pool_size, 0); // 1 linked, 2 free or pending
   std::set<std::vector<uint8_t>> Keys;
   std::vector<uint32_t> LpmKeys(H.type == EBPFGPU_MAP_LPM_TRIE ? H.prefix_bits + 1 : 0);
-  uint32_t Linked = 0, LinkedHomes = 0;
+  uint32_t Linked = 0;
   for (uint32_t B = 0; B < H.nbuckets; ++B) {
     for (uint32_t At = load32(Buckets + 4 * B); At != 0;) {
-      if (At > Total || (At > Homes && At - Homes > Handed))
+      if (At > Handed)
         return Fault("bucket " + std::to_string(B) + " links element " + std::to_string(At - 1) +
                      ", never handed out");
       if (Seen[At - 1])
         return Fault("element " + std::to_string(At - 1) + " is linked twice");
-      if (At <= Homes && (At - 1 != B || !(HomeState(At - 1) & EBPFGPU_HOME_USED)))
-        return Fault("bucket " + std::to_string(B) + " links home element " +
-                     std::to_string(At - 1) +
-                     (At - 1 != B ? ", another bucket's" : ", whose state says it is not taken"));
       Seen[At - 1] = 1;
       ++Linked;
-      LinkedHomes += At <= Homes;
       const uint8_t *E = Elems + size_t(At - 1) * H.elem_stride;
       const uint8_t *K = E + EBPFGPU_ELEM_HEADER;
       uint32_t Hash = ebpfgpu_hash_key(K, H.key_size);
@@ -329,25 +299,20 @@ MaybeError checkMapIntegrity(const std::string &Name, const MapLayout &L, const 
       const uint8_t *Entry = List + size_t(I) * Stride;
       uint32_t Elem = load32(Entry + 4);
       const uint8_t *K = Elems + size_t(Elem) * H.elem_stride + EBPFGPU_ELEM_HEADER;
-      if (Elem >= Total || Seen[Elem] != 1 || load32(K) != load32(Entry) ||
+      if (Elem >= H.pool_size || Seen[Elem] != 1 || load32(K) != load32(Entry) ||
           std::memcmp(K + 4, Entry + 8, H.key_size - 4) != 0 ||
           (I && load32(Entry) > load32(Entry - Stride)))
         return Fault("prefix list entry " + std::to_string(I) +
                      " is not a linked key in longest-first order");
     }
   }
-  for (uint32_t Home = 0; Home < Homes; ++Home)
-    if (!Seen[Home] && (HomeState(Home) & EBPFGPU_HOME_USED))
-      return Fault("home element " + std::to_string(Home) + " says it is taken, but no bucket links it");
   uint32_t Listed = 0, PendingLast = 0;
   for (unsigned List : {EBPFGPU_CTL_FREE, EBPFGPU_CTL_PENDING}) {
     uint32_t Last = 0;
     for (uint32_t At = load32(Control + 4 * List); At != 0; ++Listed) {
-      if (At <= Homes || At > Total || At - Homes > Handed || Seen[At - 1])
+      if (At > Handed || Seen[At - 1])
         return Fault("free or pending list holds element " + std::to_string(At - 1) +
-                     (At <= Homes                          ? ", a home"
-                      : At > Total || At - Homes > Handed ? ", never handed out"
-                                                           : ", also in use"));
+                     (At > Handed ? ", never handed out" : ", also in use"));
       Seen[At - 1] = 2;
       Last = At;
       At = load32(Elems + size_t(At - 1) * H.elem_stride + 12); // both through word 3
@@ -355,11 +320,10 @@ MaybeError checkMapIntegrity(const std::string &Name, const MapLayout &L, const 
     if (List == EBPFGPU_CTL_PENDING)
       PendingLast = Last;
   }
-  if (Linked - LinkedHomes + Listed != Handed)
-    return Fault(std::to_string(Handed - (Linked - LinkedHomes) - Listed) +
-                 " elements lost (" + std::to_string(Handed) + " handed out, " +
-                 std::to_string(Linked - LinkedHomes) + " linked, " + std::to_string(Listed) +
-                 " free or pending)");
+  if (Linked + Listed != Handed)
+    return Fault(std::to_string(Handed - Linked - Listed) + " elements lost (" +
+                 std::to_string(Handed) + " handed out, " + std::to_string(Linked) + " linked, " +
+                 std::to_string(Listed) + " free or pending)");
   // The reclaim splices the pending list at its tail.
   if (uint32_t Tail = load32(Control + 4 * EBPFGPU_CTL_PENDING_TAIL); Tail != PendingLast)
     return Fault(PendingLast ? "the pending list ends at element " +
@@ -390,7 +354,7 @@ void rebuildLpmList(ebpfgpu_map &M) {
   const auto *Elems = reinterpret_cast<const uint8_t *>(M.elems);
   for (uint32_t B = 0; B < M.nbuckets; ++B)
     for (uint32_t At = load32(Buckets + 4 * B); At != 0;) {
-      if (Keys.size() == EBPFGPU_LPM_LIST_MAX || At > ebpfgpu_map_homes(&M) + M.pool_size)
+      if (Keys.size() == EBPFGPU_LPM_LIST_MAX || At > M.pool_size)
         return; // more keys than counted: no list
       const uint8_t *E = Elems + size_t(At - 1) * M.elem_stride;
       Keys.push_back({load32(E + EBPFGPU_ELEM_HEADER), At - 1, E + EBPFGPU_ELEM_HEADER + 4});

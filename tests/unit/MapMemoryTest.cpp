@@ -96,8 +96,7 @@ TEST(MapMemory, LruEvictsTheLeastRecentlyUsed) {
 }
 
 TEST(MapMemory, IntegrityCheckFindsBrokenBlocks) {
-  // A map without homes: every element comes from the pool and returns to it.
-  Block M({EBPFGPU_MAP_PERCPU_HASH, 4, 8, 64, 0});
+  Block M({EBPFGPU_MAP_HASH, 4, 8, 64, 0});
   for (uint32_t K = 0; K < 40; ++K)
     ASSERT_EQ(hostMapUpdate(M.h(), u32(K).data(), u64(K).data(), 0), 0);
   for (uint32_t K = 0; K < 40; K += 3)
@@ -113,7 +112,7 @@ TEST(MapMemory, IntegrityCheckFindsBrokenBlocks) {
   std::memcpy(M.Storage.data() + 4 * EBPFGPU_CTL_PENDING, &Zero, 4);
   auto E = checkMapIntegrity("m", M.L, M.Storage.data());
   ASSERT_TRUE(E.has_value());
-  EXPECT_EQ(E->message(), "map 'm': 1 elements lost (40 handed out, 25 linked, 14 free or pending)");
+  EXPECT_EQ(E->message(), "map 'm': 1 elements lost (41 handed out, 25 linked, 15 free or pending)");
   // A wrong live count.
   M.Storage = Saved;
   std::memcpy(M.Storage.data() + 4 * EBPFGPU_CTL_LIVE, &Zero, 4);
@@ -126,87 +125,6 @@ TEST(MapMemory, IntegrityCheckFindsBrokenBlocks) {
   E = checkMapIntegrity("m", M.L, M.Storage.data());
   ASSERT_TRUE(E.has_value());
   EXPECT_EQ(E->message(), "map 'm': the pending list ends at element 2, its tail word says none");
-}
-
-// Hash and LRU hash maps: an insert takes its bucket's home when it is free,
-// an unlinked home is free again only after a reclaim (a new epoch), and the
-// integrity check knows what a home may be.
-TEST(MapMemory, HomesAreTakenFirstAndFreedByTheNextEpoch) {
-  Block M({EBPFGPU_MAP_HASH, 4, 8, 64, 0});
-  const ebpfgpu_map &H = M.h();
-  ASSERT_EQ(ebpfgpu_map_homes(&H), 64u);
-  // The value starts on a sector of its own: header and key fill the first.
-  EXPECT_EQ(EBPFGPU_ELEM_HEADER + H.key_stride, 32u);
-  auto *Buckets = reinterpret_cast<uint32_t *>(H.buckets);
-  auto *Control = reinterpret_cast<uint32_t *>(H.control);
-  auto Word = [&](uint32_t Elem, uint32_t W) {
-    return reinterpret_cast<uint32_t *>(H.elems + uint64_t(Elem) * H.elem_stride) + W;
-  };
-  auto State = [&](uint32_t Home) { return *Word(Home, 3); };
-  // A key's bucket: the one it is linked from in an empty map of the shape.
-  auto BucketOf = [&](uint32_t K) {
-    Block Probe({EBPFGPU_MAP_HASH, 4, 8, 64, 0});
-    EXPECT_EQ(hostMapUpdate(Probe.h(), u32(K).data(), u64(0).data(), 0), 0);
-    auto *Heads = reinterpret_cast<const uint32_t *>(Probe.h().buckets);
-    return uint32_t(std::find_if(Heads, Heads + 64, [](uint32_t L) { return L != 0; }) - Heads);
-  };
-  // Two keys of one bucket: the first at home, the second from the pool,
-  // linked at the head.
-  uint32_t A = 1, B = 2;
-  while (BucketOf(B) != BucketOf(A))
-    ++B;
-  const uint32_t Bucket = BucketOf(A);
-  ASSERT_EQ(hostMapUpdate(M.h(), u32(A).data(), u64(10).data(), 0), 0);
-  EXPECT_EQ(Buckets[Bucket], Bucket + 1);
-  EXPECT_EQ(State(Bucket), EBPFGPU_HOME_USED | 0u);
-  EXPECT_TRUE(Control[EBPFGPU_CTL_EPOCH] & EBPFGPU_HOME_CHANGED);
-  ASSERT_EQ(hostMapUpdate(M.h(), u32(B).data(), u64(20).data(), 0), 0);
-  EXPECT_EQ(Buckets[Bucket], 64u + 1); // the pool's first element
-  EXPECT_EQ(Control[EBPFGPU_CTL_FRESH], 1u);
-  // Unlinked, the home waits for the next epoch: a new key of its bucket
-  // takes from the pool meanwhile.
-  ASSERT_EQ(hostMapDelete(M.h(), u32(A).data()), 0);
-  EXPECT_EQ(State(Bucket), EBPFGPU_HOME_RETIRED | 0u);
-  uint32_t C = B + 1;
-  while (BucketOf(C) != Bucket)
-    ++C;
-  ASSERT_EQ(hostMapUpdate(M.h(), u32(C).data(), u64(30).data(), 0), 0);
-  EXPECT_EQ(Buckets[Bucket], 64u + 2);
-  auto E = checkMapIntegrity("m", M.L, M.Storage.data());
-  ASSERT_FALSE(E.has_value()) << E->message();
-  EXPECT_TRUE(hasPendingElements(Control));
-  reclaimHashMap(M.L, M.Storage.data());
-  EXPECT_EQ(Control[EBPFGPU_CTL_EPOCH], 1u); // a new epoch, nothing changed since
-  EXPECT_FALSE(hasPendingElements(Control));
-  ASSERT_EQ(hostMapUpdate(M.h(), u32(A).data(), u64(11).data(), 0), 0);
-  EXPECT_EQ(Buckets[Bucket], Bucket + 1);
-  EXPECT_EQ(State(Bucket), EBPFGPU_HOME_USED | 1u);
-  E = checkMapIntegrity("m", M.L, M.Storage.data());
-  ASSERT_FALSE(E.has_value()) << E->message();
-  // What the check refuses: a taken home that no bucket links, a home in
-  // another bucket's chain, a home on the free list.
-  std::vector<uint8_t> Saved = M.Storage;
-  const uint32_t Other = (Bucket + 1) % 64;
-  *Word(Other, 3) = EBPFGPU_HOME_USED | 1u;
-  E = checkMapIntegrity("m", M.L, M.Storage.data());
-  ASSERT_TRUE(E.has_value());
-  EXPECT_EQ(E->message(), "map 'm': home element " + std::to_string(Other) +
-                              " says it is taken, but no bucket links it");
-  M.Storage = Saved;
-  *Word(Bucket, 0) = Buckets[Other];
-  Buckets[Other] = Bucket + 1;
-  Buckets[Bucket] = 64u + 2;
-  E = checkMapIntegrity("m", M.L, M.Storage.data());
-  ASSERT_TRUE(E.has_value());
-  EXPECT_NE(E->message().find("home element " + std::to_string(Bucket) + ", another bucket's"),
-            std::string::npos)
-      << E->message();
-  M.Storage = Saved;
-  Control[EBPFGPU_CTL_FREE] = Other + 1;
-  E = checkMapIntegrity("m", M.L, M.Storage.data());
-  ASSERT_TRUE(E.has_value());
-  EXPECT_EQ(E->message(), "map 'm': free or pending list holds element " + std::to_string(Other) +
-                              ", a home");
 }
 
 TEST(MapMemory, ReclaimSplicesThePendingList) {

@@ -37,22 +37,20 @@ MapLayout mapLayout(const platform::MapShape &S, uint32_t Slices, uint64_t Base)
 size_t perCpuBytes(const platform::MapShape &S);
 
 /// Hashed maps: returns the elements deleted or replaced during the last
-/// run to the free list, and starts a new epoch for the homes if one was
-/// taken or unlinked (MapAbi.h: EBPFGPU_HOME_USED). Only while no program runs. `Storage` holds the
+/// run to the free list. Only while no program runs. `Storage` holds the
 /// map's block as `mapLayout` describes it (at any address).
 void reclaimHashMap(const MapLayout &L, uint8_t *Storage);
 /// Hashed maps other than LPM tries (other maps: nothing), in host memory
 /// at the addresses the header names, while no program runs on them: the
 /// same keys, values and LRU ticks laid out as an empty map that took them
-/// in key order holds them: each key at its bucket's home where the map has
-/// homes and that home is still free, else in the pool's next element (the
-/// i-th smallest such key in pool element i), each bucket's chain linked as
-/// inserts link it, and nothing waiting on the free or pending lists. What a map holds does not
+/// in key order holds them. Element i holds the i-th smallest key, each
+/// bucket's chain is linked as inserts link it, and
+/// nothing waits on the free or pending lists. What a map holds does not
 /// change, only where: a benchmark relays the state its passes settled in
 /// (whose placement the GPU threads' race to insert decides) so that every
 /// run times the same memory layout.
 void relayHashMap(ebpfgpu_map &M);
-/// True when the last run left elements to reclaim or homes changed (reads the control
+/// True when the last run left elements to reclaim (reads the control
 /// words only: `Control` is the first EBPFGPU_CTL_WORDS words of the block).
 bool hasPendingElements(const uint32_t *Control);
 /// Updates refused so far because a run had unlinked every spare element

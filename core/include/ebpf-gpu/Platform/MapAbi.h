@@ -60,16 +60,14 @@ enum {
  * maps (struct ebpfgpu_patterns). 11: model maps (struct ebpfgpu_model). 12:
  * pattern maps list every rule ending in each state (ebpf_gpu_match_all). 13:
  * a pattern map holds two automata, its literal rules' and its regexes'
- * (struct ebpfgpu_patterns names both, struct ebpfgpu_automaton each). 14:
- * hash and LRU hash maps have a home element per bucket before the pool,
- * their values on a sector of their own (EBPFGPU_CTL_EPOCH, EBPFGPU_HOME_*). */
-#define EBPFGPU_RUNTIME_ABI 14
+ * (struct ebpfgpu_patterns names both, struct ebpfgpu_automaton each). */
+#define EBPFGPU_RUNTIME_ABI 13
 
 /* Bytes before the key in a hash element: u32 next element + 1 (0 ends the
  * chain), u32 hash of the key, u32 LRU tick of the last use, u32 next
  * pending element + 1 (an element unlinked this run; its chain link stays
- * for readers still on it) or, on the free list, the next free one; a home
- * element's state instead (EBPFGPU_HOME_*). Keys start 8-byte aligned. */
+ * for readers still on it) or, on the free list, the next free one. Keys
+ * start 8-byte aligned. */
 #define EBPFGPU_ELEM_HEADER 16
 /* Elements start and end on this boundary (from the map block's start,
  * which the loader allocates 256-byte aligned): 32 bytes is the sector,
@@ -90,30 +88,10 @@ enum {
                                  spare element: they return only when the run ends */
 #define EBPFGPU_CTL_PENDING_TAIL 8 /* the pending list's last element + 1 (the
                                       first retired since the list was empty) */
-/* Maps with home elements: the epoch (EBPFGPU_HOME_EPOCH bits), which a
- * reclaim advances when EBPFGPU_HOME_CHANGED says that a home was claimed or
- * retired since the last one. An even count of control words keeps what
- * follows them (buckets, locks, an LPM trie's counts and then its u64
- * present words) 8-byte aligned. */
-#define EBPFGPU_CTL_EPOCH 9
+/* Word 9 is unused: an even count keeps what follows the control words
+ * (buckets, locks, an LPM trie's counts and then its u64 present words)
+ * 8-byte aligned. */
 #define EBPFGPU_CTL_WORDS 10
-/* Home elements (hash and LRU hash maps: ebpfgpu_map_homes). Element b of
- * such a map is bucket b's home: an insert into bucket b takes it when it
- * is free, before any element of the pool (which follows the homes), so
- * that most chains start at their home. A lookup on the GPU then reads the
- * bucket's link and its home's hash, key and state at once: one round trip
- * on a hit, where a chain costs one for the link and one for the element
- * (MapHash.inc: ebpfgpu_hash_lookup says why that is safe). A home's header
- * word 3 is its state, changed only under its bucket's lock: 0 never used;
- * EBPFGPU_HOME_USED | epoch: linked, taken in that epoch;
- * EBPFGPU_HOME_RETIRED | epoch: unlinked in that epoch, free again in any
- * later one (readers of this epoch may still be on it, as on a pending
- * element). Homes never join the free or pending lists. */
-#define EBPFGPU_HOME_USED 0x40000000u
-#define EBPFGPU_HOME_RETIRED 0x80000000u
-#define EBPFGPU_HOME_EPOCH 0x3fffffffu
-/* In the control word EBPFGPU_CTL_EPOCH, beside the epoch. */
-#define EBPFGPU_HOME_CHANGED 0x80000000u
 /* bpf_tail_call: at most this many tail calls per packet (the kernel's). */
 #define EBPFGPU_MAX_TAIL_CALLS 33
 /* LPM keys: u32 prefix length, then at most this many data bytes. */
@@ -280,11 +258,10 @@ struct ebpfgpu_map {
   uint32_t nbuckets;    /* power of two >= max_entries */
   uint32_t elem_stride; /* header + key_stride + nslices * value_stride, to EBPFGPU_ELEM_ALIGN */
   uint32_t key_stride;  /* key_size rounded up to 8 */
-  uint32_t pool_size;   /* pool elements: max_entries plus spares for replacements */
+  uint32_t pool_size;   /* elements: max_entries plus spares for replacements */
   uint64_t buckets;     /* u32 per bucket: first element + 1, 0 when empty */
   uint64_t locks;       /* u32 per bucket */
-  uint64_t elems;       /* the homes (ebpfgpu_map_homes), then pool_size elements: header,
-                         * key, value(s) */
+  uint64_t elems;       /* pool_size elements: header, key, value(s) */
   uint64_t control;     /* EBPFGPU_CTL_WORDS u32 */
   /* Per-CPU maps: copies of each value, one per CPU of the runtime (a GPU
    * thread of the batch kernel, or a host worker); 1 for other maps. */
@@ -366,13 +343,6 @@ static inline int ebpfgpu_map_is_hashed(uint32_t type) {
          type == EBPFGPU_MAP_HASH_OF_MAPS;
 }
 
-/* Hash and LRU hash maps have a home element per bucket (EBPFGPU_HOME_USED);
- * per-CPU maps (large elements), LPM tries, devmap and maps-of-maps hashes
- * do not. */
-static inline int ebpfgpu_map_has_homes(uint32_t type) {
-  return type == EBPFGPU_MAP_HASH || type == EBPFGPU_MAP_LRU_HASH;
-}
-
 /* LPM tries: the prefix lengths that may hold keys, a bitmap after the
  * prefix counts (8-byte aligned): bit b of u64 word w stands for length
  * 64 * w + b, for EBPFGPU_LPM_PRESENT_WORDS(prefix_bits) words. Lookups
@@ -404,23 +374,6 @@ static inline uint8_t *ebpfgpu_lpm_list(const struct ebpfgpu_map *m) {
   return (uint8_t *)(ebpfgpu_lpm_present(m) + EBPFGPU_LPM_PRESENT_WORDS(m->prefix_bits));
 }
 
-/* The bytes from a hashed map's key to its value: the key rounded up to 8;
- * in maps with homes, up to the next sector, so that a lookup's reads of a
- * home's header and key never bring its value's sectors into L1 (MapHash.inc). */
-static inline uint32_t ebpfgpu_key_stride(uint32_t type, uint32_t key_size) {
-  const uint32_t k = (key_size + 7u) & ~7u;
-  if (!ebpfgpu_map_has_homes(type))
-    return k;
-  return ((EBPFGPU_ELEM_HEADER + k + EBPFGPU_ELEM_ALIGN - 1u) & ~(EBPFGPU_ELEM_ALIGN - 1u)) -
-         EBPFGPU_ELEM_HEADER;
-}
-
-/* A hashed map's home elements, indices 0 to nbuckets - 1 (none in the
- * types without): the pool's elements follow them. */
-static inline uint32_t ebpfgpu_map_homes(const struct ebpfgpu_map *m) {
-  return ebpfgpu_map_has_homes(m->type) ? m->nbuckets : 0u;
-}
-
 /* A hashed map's element: header, key, each slice's value, whole sectors. */
 static inline uint32_t ebpfgpu_elem_stride(uint32_t key_stride, uint32_t value_stride,
                                            uint32_t nslices) {
@@ -446,7 +399,7 @@ static inline void ebpfgpu_map_set_shape(struct ebpfgpu_map *h,
   h->stable = s->stable;
   h->value_stride = (s->value_size + 7u) & ~7u;
   int hashed = ebpfgpu_map_is_hashed(s->type);
-  h->key_stride = hashed ? ebpfgpu_key_stride(s->type, s->key_size) : 0;
+  h->key_stride = hashed ? (s->key_size + 7u) & ~7u : 0;
   if (s->type == EBPFGPU_MAP_LPM_TRIE)
     h->prefix_bits = (s->key_size - 4u) * 8u;
   if (!ebpfgpu_map_is_percpu(s->type)) {
