@@ -334,7 +334,7 @@ SUITE
     line=${line/compiled=$p\/$vname.gpu.o/compiled=$p/$vname.r$regs.gpu.o}
     echo "${vname}_r$regs ${line#* }" >>"$CARRY/suite-variants.txt"
   done
-  cp scripts/bench-report.py "$CARRY/"
+  cp scripts/bench-report.py scripts/bench_report_e2e.py "$CARRY/"
   git rev-parse --short HEAD >"$CARRY/commit" 2>/dev/null || echo unknown >"$CARRY/commit"
   du -sh "$CARRY"
 }
