@@ -243,6 +243,7 @@ int compareCommand(int argc, char **argv) {
   std::string Object, Pcap;
   std::vector<std::string> Sections;
   object::ReadOptions Shapes;
+  MapShapeArgs Given; ///< --inner-map, --map-size, --map-key-size, --map-value-size
   std::vector<loader::MapEntry> Entries; ///< --map-set and --map-file, in order
   for (ArgCursor C(argc, argv, compareUsage); C.next();) {
     const std::string &A = C.arg();
@@ -250,20 +251,9 @@ int compareCommand(int argc, char **argv) {
       Pcap = C.value();
     else if (A == "--section")
       Sections.push_back(C.value());
-    else if (A == "--map-size" || A == "--map-key-size" || A == "--map-value-size") {
-      auto S = A == "--map-size" ? object::parseMapSize(C.value())
-                                 : object::parseMapNumber(C.value(), A, "BYTES");
-      if (!S)
-        return compareUsage(S.error().message());
-      (A == "--map-size" ? Shapes.MaxEntries
-       : A == "--map-key-size" ? Shapes.KeySizes
-                               : Shapes.ValueSizes)
-          .push_back(std::move(*S));
-    } else if (A == "--inner-map") {
-      auto T = object::parseInnerMapTemplate(C.value());
-      if (!T)
-        return compareUsage(T.error().message());
-      Shapes.InnerMapTemplates.push_back(std::move(*T));
+    else if (auto Bad = parseMapShapeFlag(A, [&] { return C.value(); }, Given)) {
+      if (!Bad->empty())
+        return compareUsage(*Bad);
     } else if (A == "--map-set") {
       std::string V = C.value();
       auto E = loader::parseMapEntry(V);
@@ -303,6 +293,10 @@ int compareCommand(int argc, char **argv) {
   // As `run` on the kernel back end without a context: received on the
   // loopback device, queue 0.
   Packets->setIngress(1, 0);
+  Shapes.InnerMapTemplates = Given.InnerMaps;
+  Shapes.MaxEntries = Given.MapSizes;
+  Shapes.KeySizes = Given.KeySizes;
+  Shapes.ValueSizes = Given.ValueSizes;
   Expected<object::ObjectSpec> Obj = object::readObjectFile(Object, Shapes);
   if (!Obj) {
     std::fprintf(stderr, "%s: error: %s\n", Tool, Obj.error().message().c_str());

@@ -106,6 +106,9 @@ int usage(const std::string &Msg) {
                "                      only; the templates' mix in proportion, not in order)\n"
                "  --map-file FILE     map entries set before the run: lines MAP:KEYHEX:VALUEHEX\n"
                "                      (or MAP:KEYHEX:@INNER), '#' comments, as for run\n"
+               "  --inner-map OUTER=MAP, --map-size MAP=ENTRIES, --map-key-size MAP=BYTES,\n"
+               "  --map-value-size MAP=BYTES\n"
+               "                      an eBPF object's map shapes set before load, as for run\n"
                "  --fib FILE          the forwarding table bpf_fib_lookup reads (docs/MAPS.md);\n"
                "                      port i (from 0, --port order) is ifindex i + 1\n"
                "  --check-maps        after the run, check the structure of every hashed map\n"
@@ -283,6 +286,7 @@ struct ForwardArgs {
   int64_t StatsMs = -1;
   exec::GpuExecOptions GpuOpts;
   std::vector<int> Gpus; ///< --gpus; empty: GPU 0 alone
+  MapShapeArgs Shapes;   ///< --inner-map, --map-size, --map-key-size, --map-value-size
 };
 
 /// `forward`'s arguments into `F`: an exit status to return (a usage
@@ -295,6 +299,9 @@ std::optional<int> parseForwardArgs(int argc, char **argv, ForwardArgs &F) {
       break;
     }
     if (auto Bad = parseGpuFlag(A, [&] { return C.value(); }, F.GpuOpts, /*Lanes=*/true)) {
+      if (!Bad->empty())
+        return usage(*Bad);
+    } else if (auto Bad = parseMapShapeFlag(A, [&] { return C.value(); }, F.Shapes)) {
       if (!Bad->empty())
         return usage(*Bad);
     } else if (A == "--port")
@@ -387,6 +394,7 @@ exec::LoadedProgram makeForwardExecutor(ForwardArgs &F) {
   L.Kind = F.Backend;
   L.AllowUnverified = F.AllowUnverified;
   L.Gpus = F.Gpus;
+  F.Shapes.into(L);
   // A slice of each per-CPU map per worker: workers run the program at
   // once and never update one value together.
   L.Host.Reclaim = exec::HostReclaim::EachBatch;
@@ -432,6 +440,8 @@ int forwardCommand(int argc, char **argv) {
     return usage("no program given");
   if (O.Ports.empty())
     return usage("no port given (--port)");
+  if (abi::isGpuObjectFile(F.Object) && !F.Shapes.empty())
+    return usage(MapShapesOfGpuObject);
   if (!F.Gpus.empty() && F.Backend && *F.Backend != exec::Backend::Gpu)
     return usage(std::string("--gpus is for the gpu back end, not --backend ") +
                  exec::backendName(*F.Backend));

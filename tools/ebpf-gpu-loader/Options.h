@@ -13,6 +13,7 @@
 
 #include "ebpf-gpu/Exec/Executors.h"
 #include "ebpf-gpu/Loader/MapEntries.h"
+#include "ebpf-gpu/Object/Object.h"
 #include "ebpf-gpu/Tools/ArgCursor.h"
 
 #include <cstdio>
@@ -39,6 +40,54 @@ constexpr const char *Tool = "ebpf-gpu-loader";
 inline MaybeError applyMapEntry(runtime::BatchExecutor &Exec, const loader::MapEntry &E) {
   return E.Inner.empty() ? Exec.updateMap(E.Map, E.Key, E.Value)
                          : Exec.setInnerMap(E.Map, E.Key, E.Inner);
+}
+
+/// What user space sets on an eBPF object's maps before load, as libbpf's
+/// bpf_map__set_inner_map_fd, set_max_entries, set_key_size and
+/// set_value_size (`run`, `compare`, `forward`; a .gpu.o has its shapes from
+/// ebpf-gpu-cc).
+struct MapShapeArgs {
+  std::vector<std::pair<std::string, std::string>> InnerMaps; ///< --inner-map OUTER=MAP
+  std::vector<std::pair<std::string, uint32_t>> MapSizes;     ///< --map-size MAP=ENTRIES
+  /// --map-key-size, --map-value-size MAP=BYTES
+  std::vector<std::pair<std::string, uint32_t>> KeySizes, ValueSizes;
+  bool empty() const {
+    return InnerMaps.empty() && MapSizes.empty() && KeySizes.empty() && ValueSizes.empty();
+  }
+  void into(exec::LoadRequest &L) const {
+    L.InnerMaps = InnerMaps;
+    L.MapSizes = MapSizes;
+    L.KeySizes = KeySizes;
+    L.ValueSizes = ValueSizes;
+  }
+};
+
+/// What a tool says when map shapes are given for a .gpu.o.
+constexpr const char *MapShapesOfGpuObject =
+    "--inner-map, --map-size, --map-key-size and --map-value-size apply to eBPF objects; a "
+    ".gpu.o has its maps from ebpf-gpu-cc (give them there)";
+
+/// Takes `Flag` if it is one of MapShapeArgs' flags, its value from `Next`:
+/// nullopt when it is none of them, "" when taken, else the message.
+inline std::optional<std::string> parseMapShapeFlag(const std::string &Flag,
+                                                    const std::function<std::string()> &Next,
+                                                    MapShapeArgs &S) {
+  if (Flag == "--inner-map") {
+    auto T = object::parseInnerMapTemplate(Next());
+    if (!T)
+      return T.error().message();
+    S.InnerMaps.push_back(std::move(*T));
+    return "";
+  }
+  if (Flag != "--map-size" && Flag != "--map-key-size" && Flag != "--map-value-size")
+    return std::nullopt;
+  auto N = Flag == "--map-size" ? object::parseMapSize(Next())
+                                : object::parseMapNumber(Next(), Flag, "BYTES");
+  if (!N)
+    return N.error().message();
+  (Flag == "--map-size" ? S.MapSizes : Flag == "--map-key-size" ? S.KeySizes : S.ValueSizes)
+      .push_back(std::move(*N));
+  return "";
 }
 
 /// Takes `Flag` if it is one of the GPU flags (--gpu-mode, --gpu-data,

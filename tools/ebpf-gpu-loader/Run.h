@@ -8,6 +8,8 @@
 #ifndef EBPF_GPU_TOOLS_LOADER_RUN_H
 #define EBPF_GPU_TOOLS_LOADER_RUN_H
 
+#include "Options.h"
+
 #include "ebpf-gpu/Exec/Executors.h"
 #include "ebpf-gpu/Loader/MapEntries.h"
 #include "ebpf-gpu/Runtime/Packets.h"
@@ -32,13 +34,7 @@ struct RunOptions {
   std::string TraceFile; ///< --trace: where bpf_trace_printk lines go (default stderr)
   std::string EventsFile; ///< --events: where ringbuf/perf event records go
   std::vector<loader::MapEntry> MapEntries; ///< --map-set, in order
-  /// --inner-map OUTER=MAP: inner map templates of maps of maps (eBPF objects)
-  std::vector<std::pair<std::string, std::string>> InnerMaps;
-  /// --map-size MAP=ENTRIES: max_entries set before load (eBPF objects)
-  std::vector<std::pair<std::string, uint32_t>> MapSizes;
-  /// --map-key-size / --map-value-size MAP=BYTES: sizes set before load
-  /// (eBPF objects; libbpf's bpf_map__set_key_size/set_value_size)
-  std::vector<std::pair<std::string, uint32_t>> KeySizes, ValueSizes;
+  MapShapeArgs Shapes; ///< --inner-map, --map-size, --map-key-size, --map-value-size
   std::string FibFile;                    ///< --fib: bpf_fib_lookup's table
   std::optional<uint32_t> IngressIfindex; ///< --ingress-ifindex
 };

@@ -233,6 +233,9 @@ std::optional<int> parseRunArgs(int argc, char **argv, RunOptions &O) {
     if (auto Bad = tools::parseGpuFlag(A, [&] { return C.value(); }, O.Gpu, /*Lanes=*/false)) {
       if (!Bad->empty())
         return usage(*Bad);
+    } else if (auto Bad = tools::parseMapShapeFlag(A, [&] { return C.value(); }, O.Shapes)) {
+      if (!Bad->empty())
+        return usage(*Bad);
     } else if (A == "--pcap")
       Value(O.Pcap);
     else if (A == "--section")
@@ -271,28 +274,6 @@ std::optional<int> parseRunArgs(int argc, char **argv, RunOptions &O) {
     }
     else if (A == "--events")
       Value(O.EventsFile);
-    else if (A == "--inner-map") {
-      std::string V;
-      Value(V);
-      size_t Eq = V.find('=');
-      if (Eq == std::string::npos || Eq == 0 || Eq + 1 == V.size())
-        return usage("--inner-map needs OUTER=MAP, not '" + V + "'");
-      O.InnerMaps.emplace_back(V.substr(0, Eq), V.substr(Eq + 1));
-    } else if (A == "--map-size" || A == "--map-key-size" || A == "--map-value-size") {
-      // MAP=N, N from 1 to 2^31-1.
-      std::string V;
-      Value(V);
-      size_t Eq = V.find('=');
-      std::string N = Eq == std::string::npos ? "" : V.substr(Eq + 1);
-      char *End = nullptr;
-      unsigned long long E = N.empty() ? 0 : std::strtoull(N.c_str(), &End, 10);
-      if (Eq == 0 || N.empty() || *End || !std::isdigit(static_cast<unsigned char>(N[0])) ||
-          E == 0 || E > 0x7fffffffu)
-        return usage(A + " needs MAP=" + (A == "--map-size" ? "ENTRIES" : "BYTES") +
-                     " (1 to 2147483647), not '" + V + "'");
-      (A == "--map-size" ? O.MapSizes : A == "--map-key-size" ? O.KeySizes : O.ValueSizes)
-          .emplace_back(V.substr(0, Eq), uint32_t(E));
-    }
     else if (A == "--map-set") {
       std::string V;
       Value(V);
@@ -335,10 +316,7 @@ RunResult runOnBackend(const RunOptions &O, PacketBatch &Batch) {
   L.Path = O.Object;
   L.Section = O.Section;
   L.Kind = O.Backend;
-  L.InnerMaps = O.InnerMaps;
-  L.MapSizes = O.MapSizes;
-  L.KeySizes = O.KeySizes;
-  L.ValueSizes = O.ValueSizes;
+  O.Shapes.into(L);
   L.Kernel.Ingress = O.IngressIfindex;
   L.Kernel.EventBatch = O.BatchSize;
   auto Loaded = exec::load(L);
@@ -395,10 +373,8 @@ int runCommand(int argc, char **argv) {
     return usage("no program given");
   if (O.Pcap.empty())
     return usage("no packets given (--pcap)");
-  if (abi::isGpuObjectFile(O.Object) && (!O.InnerMaps.empty() || !O.MapSizes.empty() ||
-                                        !O.KeySizes.empty() || !O.ValueSizes.empty()))
-    return usage("--inner-map, --map-size, --map-key-size and --map-value-size apply to eBPF "
-                 "objects; a .gpu.o has its maps from ebpf-gpu-cc (give them there)");
+  if (abi::isGpuObjectFile(O.Object) && !O.Shapes.empty())
+    return usage(tools::MapShapesOfGpuObject);
   if (!O.FibFile.empty()) {
     if (O.Backend == exec::Backend::Kernel)
       return usage("--fib: the kernel back end looks routes up in its own network namespace "

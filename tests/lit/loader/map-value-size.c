@@ -28,7 +28,7 @@
 // Bad input: one message each, and nothing run.
 // RUN: not ebpf-gpu-loader run %t.o --section wide --pcap %t.pcap --map-value-size table 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BAD
-// BAD: --map-value-size needs MAP=BYTES (1 to 2147483647), not 'table'
+// BAD: error: --map-value-size 'table': expected MAP=BYTES (1 to 2147483647)
 // RUN: not ebpf-gpu-loader run %t.o --section wide --pcap %t.pcap --map-value-size nope=16 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOPE
 // NOPE: value size of 'nope': the object has no map named 'nope'
