@@ -145,6 +145,21 @@ const MapField MapFields[] = {
        M.ProgramWritesValues = V == "values" || V == "keys,values";
        return true;
      }},
+    // Where a value's bpf_spin_lock is (format 6), absent where it has
+    // none: the loader's updates leave that word (MapAbi.h: spin_lock).
+    {"spin_lock", "u32", 6,
+     [](const platform::MapSpec &M) -> std::optional<std::string> {
+       if (M.SpinLockOff < 0)
+         return std::nullopt;
+       return std::to_string(M.SpinLockOff);
+     },
+     [](platform::MapSpec &M, const std::string &V) {
+       uint32_t Off = 0;
+       if (!readNumber(V, Off) || Off > INT32_MAX)
+         return false;
+       M.SpinLockOff = int32_t(Off);
+       return true;
+     }},
     // SLOT:VALUE,... (program arrays: program id + 1; maps of maps: index
     // in the inner map table + 1).
     {"slots", "u32:u32,...", 1,

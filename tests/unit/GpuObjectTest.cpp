@@ -207,6 +207,7 @@ TEST(GpuObjectSchema, RoundTripsEveryField) {
   M.BtfKeyTypeId = 11;
   M.BtfValueTypeId = 12;
   M.ProgramChangesKeys = false;
+  M.SpinLockOff = 20;
   S.Maps = {M};
   std::string Meta = metaText(S);
   for (const MetaField &F : metaSchema()) {
@@ -230,7 +231,8 @@ TEST(GpuObjectSchema, RoundTripsEveryField) {
   ASSERT_EQ(R->Maps.size(), 1u);
   const platform::MapSpec &G = R->Maps[0];
   auto Shape = [](const platform::MapShape &X) {
-    return std::make_tuple(X.Type, X.KeySize, X.ValueSize, X.MaxEntries, X.Flags, X.Extra);
+    return std::make_tuple(X.Type, X.KeySize, X.ValueSize, X.MaxEntries, X.Flags, X.Extra,
+                           X.SpinLockOff);
   };
   EXPECT_EQ(Shape(G), Shape(M));
   EXPECT_EQ(G.Name, M.Name);

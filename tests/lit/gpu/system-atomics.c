@@ -50,9 +50,9 @@
 // RUN: llvm-readelf -p .ebpfgpu.meta %t.sys.gpu.o | FileCheck %s --check-prefix=META
 // RUN: ebpf-gpu-cc %t.o -o %t.plain.gpu.o
 // RUN: llvm-readelf -p .ebpfgpu.meta %t.plain.gpu.o | FileCheck %s --check-prefix=PLAIN
-// META: format 5
+// META: format {{[0-9]+}}
 // META: atomics system
-// PLAIN: format 5
+// PLAIN: format {{[0-9]+}}
 // PLAIN-NOT: atomics system
 // PLAIN: seal
 

@@ -25,6 +25,21 @@
 // RUN: %if kernel-bpf %{ %python %S/Inputs/differential.py --loader ebpf-gpu-loader \
 // RUN:   --pcap %t.pcap --work %t.d %t.o:locked_count | FileCheck %s --check-prefix=KERNEL %}
 // KERNEL: locked_count: 2000 packets, host and kernel agree
+// A value set from user space (--map-set, as the daemon's map update and the
+// C API's update_elem) leaves the lock word as the map has it, as the
+// kernel's update does: here the value given holds ff bytes where the lock
+// is, the run takes the lock 2000 times (a held lock would wait forever:
+// before this, the run hung), the count starts at 5 (5 + 1122 = 0x467 for
+// slot 0), and the lock reads 0.
+// RUN: timeout 60 ebpf-gpu-loader run %t.o --pcap %t.pcap --backend host --dump-maps %t.set.maps \
+// RUN:   --map-set counters:00000000:0500000000000000ffffffff000000000000000000000000 | FileCheck %s
+// RUN: FileCheck %s --check-prefix=SET < %t.set.maps
+// SET: checks[0] = 1122
+// SET: counters[0] = 6704000000000000000000000000000078a1010000000000{{$}}
+// RUN: %if kernel-bpf %{ %python %S/Inputs/differential.py --loader ebpf-gpu-loader --pcap %t.pcap \
+// RUN:   --work %t.set.d --loader-arg=--map-set \
+// RUN:   --loader-arg=counters:00000000:0500000000000000ffffffff000000000000000000000000 \
+// RUN:   %t.o:locked_count | FileCheck %s --check-prefix=KERNEL %}
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 

@@ -27,7 +27,7 @@ namespace ebpfgpu::abi {
 
 /// The metadata's format that this ebpf-gpu writes (its `format` line);
 /// the reader reads every format from 1 to this one.
-constexpr unsigned GpuObjectFormat = 5;
+constexpr unsigned GpuObjectFormat = 6;
 
 struct GpuObjectSpec {
   std::string Program, Section;

@@ -60,8 +60,9 @@ enum {
  * maps (struct ebpfgpu_patterns). 11: model maps (struct ebpfgpu_model). 12:
  * pattern maps list every rule ending in each state (ebpf_gpu_match_all). 13:
  * a pattern map holds two automata, its literal rules' and its regexes'
- * (struct ebpfgpu_patterns names both, struct ebpfgpu_automaton each). */
-#define EBPFGPU_RUNTIME_ABI 13
+ * (struct ebpfgpu_patterns names both, struct ebpfgpu_automaton each). 14:
+ * the map header says where a value's bpf_spin_lock is (spin_lock). */
+#define EBPFGPU_RUNTIME_ABI 14
 
 /* Bytes before the key in a hash element: u32 next element + 1 (0 ends the
  * chain), u32 hash of the key, u32 LRU tick of the last use, u32 next
@@ -286,6 +287,11 @@ struct ebpfgpu_map {
    * ebpfgpu_bloom_bit). */
   uint32_t bloom_hashes;
   uint32_t bloom_mask;
+  /* Maps whose values hold a struct bpf_spin_lock: its offset + 1 (0:
+   * none). The loader's updates (--map-set, the daemon's map update, the C
+   * API) leave that word as the map has it, as the kernel's do. */
+  uint32_t spin_lock;
+  uint32_t pad;
 };
 
 /* What a map's definition alone fixes: the compiler knows it at every call

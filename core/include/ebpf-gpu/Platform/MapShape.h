@@ -31,6 +31,11 @@ struct MapShape {
   /// map_extra: a bloom filter's hash functions in its low 4 bits (the
   /// kernel's; 0 for every other map ebpf-gpu runs).
   uint32_t Extra = 0;
+  /// Where the value's `struct bpf_spin_lock` member is (bytes), -1 for
+  /// none: found in the value's BTF type, as the kernel's
+  /// btf_find_spin_lock (a member of the value struct itself). Updates from
+  /// user space leave that word as the map has it, as the kernel's do.
+  int32_t SpinLockOff = -1;
 };
 
 /// The kernel's name of map type `Type` (bpftool's: "hash", "array", ...),

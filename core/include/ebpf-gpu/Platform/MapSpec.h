@@ -37,10 +37,6 @@ struct MapSpec : platform::MapShape {
   /// BTF type ids of key and value (0 when unknown), for pretty-printing.
   uint32_t BtfKeyTypeId = 0;
   uint32_t BtfValueTypeId = 0;
-  /// Where the value's `struct bpf_spin_lock` member is (bytes), -1 for
-  /// none: found in the value's BTF type, as the kernel's
-  /// btf_find_spin_lock (a member of the value struct itself).
-  int32_t SpinLockOff = -1;
   /// Global data: the section's initial bytes (zeros for .bss).
   std::vector<uint8_t> InitialValue;
   /// Global data: the variables (the section's named data symbols) at
