@@ -346,22 +346,43 @@ void *ebpf_gpu_map__data(struct ebpf_gpu_map *map, size_t *size) {
   return map->Data;
 }
 
+namespace {
+/// The kernel's BPF_F_LOCK: a lookup or update of a map whose values hold
+/// a bpf_spin_lock, done under that lock.
+constexpr uint64_t BpfFLock = 4;
+
+/// -EINVAL where BPF_F_LOCK is asked of a map without a lock, as the kernel's.
+int checkLockFlag(const ebpf_gpu_map *map, const ::ebpfgpu_map &H, uint64_t flags) {
+  if ((flags & BpfFLock) && !H.spin_lock)
+    return failWith(EINVAL, "map '" + map->Info.Name +
+                                "': BPF_F_LOCK, but its values hold no bpf_spin_lock");
+  return 0;
+}
+} // namespace
+
 int ebpf_gpu_map__lookup_elem(const struct ebpf_gpu_map *map, const void *key, size_t key_sz,
                               void *value, size_t value_sz, uint64_t flags) {
   if (int E = checkSizes(map, key, key_sz, value_sz, true))
     return E;
-  if (!value || flags)
-    return failWith(EINVAL, "map '" + map->Info.Name + "': lookup needs a value buffer and flags 0");
+  if (!value || (flags & ~BpfFLock))
+    return failWith(EINVAL, "map '" + map->Info.Name +
+                                "': lookup needs a value buffer and flags 0 or BPF_F_LOCK");
   if (map->Info.Type == EBPFGPU_MAP_BLOOM_FILTER)
     return failWith(EOPNOTSUPP, "map '" + map->Info.Name +
                                     "': a bloom filter holds no values to look up");
   return accessMap(map, [&](::ebpfgpu_map &H, bool &) {
+    if (int E = checkLockFlag(map, H, flags))
+      return E;
     const uint8_t *V = abi::hostMapLookup(H, static_cast<const uint8_t *>(key));
     if (!V)
       return failWith(ENOENT, "map '" + map->Info.Name + "': no such key");
     for (uint32_t C = 0; C < map->Cpus; ++C)
       std::memcpy(static_cast<uint8_t *>(value) + size_t(C) * H.value_size,
                   V + size_t(C) * H.value_stride, H.value_size);
+    // The lock word reads as 0, as the kernel's copy out zeroes it (no
+    // program holds a lock between bursts).
+    if (H.spin_lock)
+      std::memset(static_cast<uint8_t *>(value) + H.spin_lock - 1, 0, 4);
     return 0;
   });
 }
@@ -370,9 +391,10 @@ int ebpf_gpu_map__update_elem(struct ebpf_gpu_map *map, const void *key, size_t 
                               const void *value, size_t value_sz, uint64_t flags) {
   if (int E = checkSizes(map, key, key_sz, value_sz, true))
     return E;
-  if (!value || flags > 2)
+  if (!value || (flags & ~BpfFLock) > 2)
     return failWith(EINVAL, "map '" + map->Info.Name +
-                                "': update needs a value and flags BPF_ANY, BPF_NOEXIST or BPF_EXIST");
+                                "': update needs a value and flags BPF_ANY, BPF_NOEXIST or "
+                                "BPF_EXIST (with BPF_F_LOCK or not)");
   if (map->Info.ReadOnly)
     return failWith(EPERM, "map '" + map->Info.Name +
                                "' is read-only (.rodata is folded into the compiled program)");
@@ -383,7 +405,12 @@ int ebpf_gpu_map__update_elem(struct ebpf_gpu_map *map, const void *key, size_t 
   return accessMap(map, [&](::ebpfgpu_map &H, bool &Changed) {
     const auto *K = static_cast<const uint8_t *>(key);
     const auto *V = static_cast<const uint8_t *>(value);
-    if (int E = errnoResult(map, "update", abi::hostMapUpdate(H, K, V, flags)))
+    if (int E = checkLockFlag(map, H, flags))
+      return E;
+    // The lock word is left as the map has it either way (hostMapUpdate),
+    // and no program holds a lock between bursts: BPF_F_LOCK's copy under
+    // the lock is that copy.
+    if (int E = errnoResult(map, "update", abi::hostMapUpdate(H, K, V, flags & ~BpfFLock)))
       return E;
     Changed = true;
     // Per-CPU: the other CPUs' values (hostMapUpdate wrote CPU 0's).

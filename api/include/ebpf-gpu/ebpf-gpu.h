@@ -216,7 +216,10 @@ int ebpf_gpu_map__set_map_flags(struct ebpf_gpu_map *map, uint32_t flags);
 /* As libbpf's bpf_map__lookup_elem/update_elem/delete_elem/get_next_key:
  * sizes must match the map's (per-CPU values: value_size * cpus), flags are
  * BPF_ANY (0), BPF_NOEXIST (1) or BPF_EXIST (2) for updates and 0
- * otherwise. -ENOENT: no such key (and, for get_next_key, no key after
+ * otherwise, and BPF_F_LOCK (4) may join them in lookups and updates of a
+ * map whose values hold a struct bpf_spin_lock (-EINVAL for another). As
+ * the kernel's, an update leaves the value's lock word as the map has it
+ * and a lookup reads it as 0, with BPF_F_LOCK or without. -ENOENT: no such key (and, for get_next_key, no key after
  * `cur_key`; a NULL `cur_key` asks for the first). get_next_key walks
  * arrays by index and hashed maps in bucket order; it costs a walk of the
  * map. A map of maps' slots are set by name (ebpf_gpu_map__set_slot):
