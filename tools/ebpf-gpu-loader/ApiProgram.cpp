@@ -49,7 +49,7 @@ MaybeError shapeMaps(ebpf_gpu_prog *P, const ApiLoad &L) {
       return M;
     return Error(Ctx + "the object has no map named '" + Name + "'");
   };
-  for (const auto &[Outer, Inner] : L.InnerMaps) {
+  for (const auto &[Outer, Inner] : L.Shapes.InnerMaps) {
     std::string Ctx = "--inner-map " + Outer + "=" + Inner + ": ";
     auto O = Find(Outer, Ctx);
     if (!O)
@@ -65,9 +65,9 @@ MaybeError shapeMaps(ebpf_gpu_prog *P, const ApiLoad &L) {
     const std::vector<std::pair<std::string, uint32_t>> &Sizes;
     Setter Set;
     const char *What;
-  } Kinds[] = {{L.MapSizes, ebpf_gpu_map__set_max_entries, "--map-size"},
-               {L.KeySizes, ebpf_gpu_map__set_key_size, "key size"},
-               {L.ValueSizes, ebpf_gpu_map__set_value_size, "value size"}};
+  } Kinds[] = {{L.Shapes.MapSizes, ebpf_gpu_map__set_max_entries, "--map-size"},
+               {L.Shapes.KeySizes, ebpf_gpu_map__set_key_size, "key size"},
+               {L.Shapes.ValueSizes, ebpf_gpu_map__set_value_size, "value size"}};
   for (const auto &K : Kinds)
     for (const auto &[Name, N] : K.Sizes) {
       std::string Ctx = K.Set == ebpf_gpu_map__set_max_entries

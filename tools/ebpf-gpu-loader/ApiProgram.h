@@ -11,6 +11,8 @@
 #ifndef EBPF_GPU_TOOLS_LOADER_APIPROGRAM_H
 #define EBPF_GPU_TOOLS_LOADER_APIPROGRAM_H
 
+#include "Options.h"
+
 #include "ebpf-gpu/Exec/Executors.h"
 #include "ebpf-gpu/Loader/MapEntries.h"
 #include "ebpf-gpu/Runtime/Packets.h"
@@ -33,8 +35,7 @@ namespace ebpfgpu::tools {
 struct ApiLoad {
   std::string Object, Section;
   std::optional<exec::Backend> Backend;
-  std::vector<std::pair<std::string, std::string>> InnerMaps; ///< OUTER, template
-  std::vector<std::pair<std::string, uint32_t>> MapSizes, KeySizes, ValueSizes;
+  MapShapeArgs Shapes;
   exec::GpuExecOptions Gpu; ///< LaunchSize: --batch
   bool AllowUnverified = false;
 };

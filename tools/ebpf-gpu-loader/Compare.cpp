@@ -154,10 +154,7 @@ Outcome compareProgram(const object::ObjectSpec &Obj, const std::string &Path,
   L.Object = Path;
   L.Section = Name;
   L.Backend = exec::Backend::Host;
-  L.InnerMaps = Shapes.InnerMapTemplates;
-  L.MapSizes = Shapes.MaxEntries;
-  L.KeySizes = Shapes.KeySizes;
-  L.ValueSizes = Shapes.ValueSizes;
+  L.Shapes = {Shapes.InnerMapTemplates, Shapes.MaxEntries, Shapes.KeySizes, Shapes.ValueSizes};
   auto Host = P ? ApiProgram::load(L)
                 : Expected<ApiProgram>(Error(Path + ": " + Obj.unlinkedReason(Name)));
   exec::KernelLoadOptions KO;

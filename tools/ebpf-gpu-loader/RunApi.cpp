@@ -37,10 +37,7 @@ RunResult runOnApi(const RunOptions &O, runtime::PacketBatch &Batch) {
   L.Object = O.Object;
   L.Section = O.Section;
   L.Backend = O.Backend;
-  L.InnerMaps = O.Shapes.InnerMaps;
-  L.MapSizes = O.Shapes.MapSizes;
-  L.KeySizes = O.Shapes.KeySizes;
-  L.ValueSizes = O.Shapes.ValueSizes;
+  L.Shapes = O.Shapes;
   L.Gpu = O.Gpu;
   L.Gpu.LaunchSize = O.BatchSize;
   L.AllowUnverified = O.AllowUnverified;
