@@ -75,8 +75,34 @@ def probe_kernel_bpf():
         return r.returncode == 0
 
 
+def probe_kernel_adjust_meta():
+    # The kernel's verifier lets XDP programs call bpf_xdp_adjust_meta
+    # (Inputs/probe-adjust-meta.c, built here and test-run by the kernel).
+    loader = os.path.join(tools, "ebpf-gpu-loader")
+    trafgen = os.path.join(tools, "ebpf-gpu-trafgen")
+    src = os.path.join(config.test_source_root, "Inputs", "probe-adjust-meta.c")
+    with tempfile.TemporaryDirectory() as d:
+        obj, pcap = os.path.join(d, "probe.o"), os.path.join(d, "p.pcap")
+        try:
+            subprocess.run([config.clang, "-O2", "-g", "-target", "bpf",
+                            "-I/usr/include/" + config.multiarch, "-c", src, "-o", obj],
+                           check=True, capture_output=True, timeout=60)
+            subprocess.run([trafgen, "-o", pcap, "--count", "1"], check=True,
+                           capture_output=True, timeout=30)
+            r = subprocess.run([loader, "run", obj, "--pcap", pcap, "--backend", "kernel"],
+                               capture_output=True, timeout=30)
+        except (OSError, subprocess.SubprocessError):
+            return False
+        return r.returncode == 0
+
+
 if probe_kernel_bpf():
     config.available_features.add("kernel-bpf")
+    if probe_kernel_adjust_meta():
+        config.available_features.add("kernel-adjust-meta")
+    else:
+        lit_config.note("kernel-adjust-meta tests skipped: this kernel refuses "
+                        "bpf_xdp_adjust_meta to XDP programs (Inputs/probe-adjust-meta.c)")
 else:
     lit_config.note("kernel-bpf tests skipped: the kernel does not test-run XDP programs here "
                     "(needs root, bpftool, bpffs at /sys/fs/bpf and a kernel with BPF)")

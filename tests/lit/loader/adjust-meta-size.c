@@ -27,7 +27,9 @@
 // RUN: ebpf-gpu-cc %t.o --section meta_size -o %t.gpu.o
 // RUN: %if cuda-gpu %{ ebpf-gpu-loader run %t.gpu.o --pcap %t.pcap --dump-maps %t.gpu.maps | FileCheck %s %}
 // RUN: %if cuda-gpu %{ diff %t.maps %t.gpu.maps %}
-// RUN: %if kernel-bpf %{ %python %S/Inputs/differential.py --loader ebpf-gpu-loader \
+// (Against the kernel where it offers XDP programs bpf_xdp_adjust_meta:
+// lit's kernel-adjust-meta feature.)
+// RUN: %if kernel-adjust-meta %{ %python %S/Inputs/differential.py --loader ebpf-gpu-loader \
 // RUN:   --pcap %t.pcap --work %t.d %t.o:meta_size | FileCheck %s --check-prefix=KERNEL %}
 // KERNEL: meta_size: 20 packets, host and kernel agree
 #include <linux/bpf.h>

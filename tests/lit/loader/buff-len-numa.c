@@ -29,7 +29,9 @@
 // RUN: taskset -c 0 ebpf-gpu-loader run %t.o --section numa --pcap %t.pcap --backend host --dump-maps %t.numa.maps
 // RUN: %python -c "import glob; print('node[0] = %%d' %% (1 + int(glob.glob('/sys/devices/system/cpu/cpu0/node*')[0].rsplit('node', 1)[1])))" > %t.want
 // RUN: grep -F -x -f %t.want %t.numa.maps
-// RUN: %if kernel-bpf %{ taskset -c 0 %python %S/Inputs/differential.py --loader ebpf-gpu-loader \
+// (Against the kernel where it offers XDP programs bpf_xdp_adjust_meta:
+// lit's kernel-adjust-meta feature.)
+// RUN: %if kernel-adjust-meta %{ taskset -c 0 %python %S/Inputs/differential.py --loader ebpf-gpu-loader \
 // RUN:   --pcap %t.pcap --work %t.d %t.o:buff_len %t.o:numa | FileCheck %s --check-prefix=KERNEL %}
 // KERNEL: buff_len: 40 packets, host and kernel agree
 // KERNEL: numa: 40 packets, host and kernel agree

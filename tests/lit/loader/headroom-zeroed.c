@@ -36,7 +36,9 @@
 // RUN: ebpf-gpu-cc %t.o -o %t.gpu.o
 // RUN: %if cuda-gpu %{ ebpf-gpu-loader run %t.gpu.o --pcap %t.d/in.pcap --batch 16 --out %t.d/gpu.pcap | FileCheck %s %}
 // RUN: %if cuda-gpu %{ cmp %t.d/run.pcap %t.d/gpu.pcap %}
-// RUN: %if kernel-bpf %{ %python %S/Inputs/differential.py --loader ebpf-gpu-loader \
+// (Against the kernel where it offers XDP programs bpf_xdp_adjust_meta:
+// lit's kernel-adjust-meta feature.)
+// RUN: %if kernel-adjust-meta %{ %python %S/Inputs/differential.py --loader ebpf-gpu-loader \
 // RUN:   --pcap %t.d/in.pcap --work %t.d/k %t.o:headroom | FileCheck %s --check-prefix=KERNEL %}
 // KERNEL: headroom: 300 packets, host and kernel agree
 #include <linux/bpf.h>

@@ -30,10 +30,10 @@
 // SMALL: pc {{[0-9]+}}: bpf_xdp_metadata_rx_timestamp argument 2 (r2): map value
 // RUN: not ebpf-gpu-cc %t.5.o 2>&1 | FileCheck %s --check-prefix=READONLY
 // READONLY: pc {{[0-9]+}}: bpf_xdp_metadata_rx_hash argument 2 (r2): {{.*}}read-only
-// RUN: %if kernel-bpf %{ %S/Inputs/kernel-dev-bound.py %t.0.o --test-run | FileCheck %s --check-prefix=K0 %}
+// RUN: %if kernel-adjust-meta %{ %S/Inputs/kernel-dev-bound.py %t.0.o --test-run | FileCheck %s --check-prefix=K0 %}
 // K0: the kernel ACCEPTED {{.*}} (bound to a veth)
 // K0-NEXT: test run: -22 (Invalid argument)
-// RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.0.o | FileCheck %s --check-prefix=UNBOUND %}
+// RUN: %if kernel-adjust-meta %{ %S/Inputs/kernel-refuses.sh %t.0.o | FileCheck %s --check-prefix=UNBOUND %}
 // UNBOUND: the kernel's verifier refused
 // RUN: %if kernel-bpf %{ not %S/Inputs/kernel-dev-bound.py %t.1.o | FileCheck %s --check-prefix=K1 %}
 // K1: the kernel's verifier refused {{.*}}: arg#0 expected pointer to ctx, but got
