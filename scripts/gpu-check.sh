@@ -254,6 +254,7 @@ prepare_helpers() {
   for spec in buff-len-numa.c:buff_len check-mtu.c:mtu_cases map-lookup-percpu-elem.c:percpu_elem \
               strncmp.c:cmp bpf-loop.c:loop_opts bpf-for.c:for_opts for-each-map-elem.c:each_elem \
               for-each-map-elem.c:each_churn for-each-map-elem.c:each_inner spin-lock.c:locked_count \
+              spin-lock-update.c:locked_update \
               ktime-coarse-tai.c:coarse_vs_ktime \
               ktime-coarse-tai.c:tai_monotonic queue-stack-bloom.c:qsb \
               buff-len-numa.c:numa dynptr.c:dynptr_tunnel dynptr.c:dynptr_edges \
@@ -485,6 +486,11 @@ prepare_stress() {
   /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
     -c tests/stress/spin_forever.c -o build/spin_forever.o
   build/tools/ebpf-gpu-cc build/spin_forever.o --no-verify -o "$CARRY/samples/spin_forever.gpu.o"
+  # BPF_F_LOCK's updates in place under 65,536 threads a launch
+  # (tests/gpu-device/stress/spin-lock-update.test).
+  /usr/bin/clang-19 -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" -DIN_PLACE_ONLY \
+    -c tests/lit/loader/spin-lock-update.c -o build/locked_update_in_place.o
+  build/tools/ebpf-gpu-cc build/locked_update_in_place.o -o "$CARRY/samples/locked_update_in_place.gpu.o"
 }
 
 # Cilium's XDP objects (issue 17; tests/lit/Inputs/cilium, tests/gpu-device/

@@ -383,18 +383,9 @@ int64_t hostMapUpdate(ebpfgpu_map &M, const uint8_t *Key, const uint8_t *Value, 
     return loader_map_push_elem(&Ctx, &M, Value, Flags);
   // A value's bpf_spin_lock is not the caller's to write (the kernel's
   // copy_map_value skips it): an array's stays as it is, a hash's new
-  // element starts unlocked. A nonzero word written here would leave the
-  // lock held, and the program's next bpf_spin_lock would wait forever.
-  std::vector<uint8_t> Unlocked;
-  if (M.spin_lock && M.spin_lock - 1 + 4 <= M.value_size) {
-    Unlocked.assign(Value, Value + M.value_size);
-    uint32_t Word = 0;
-    if (M.type == EBPFGPU_MAP_ARRAY)
-      if (const uint8_t *Now = hostMapLookup(M, Key))
-        std::memcpy(&Word, Now + M.spin_lock - 1, 4);
-    std::memcpy(Unlocked.data() + M.spin_lock - 1, &Word, 4);
-    Value = Unlocked.data();
-  }
+  // element starts unlocked (the update itself, MapHelpers.inc). A nonzero
+  // word written here would leave the lock held, and the program's next
+  // bpf_spin_lock would wait forever.
   int64_t Rc = loader_map_update_elem(&Ctx, &M, Key, Value, Flags);
   if (Rc == 0)
     rebuildLpmList(M);

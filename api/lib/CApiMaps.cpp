@@ -407,10 +407,9 @@ int ebpf_gpu_map__update_elem(struct ebpf_gpu_map *map, const void *key, size_t 
     const auto *V = static_cast<const uint8_t *>(value);
     if (int E = checkLockFlag(map, H, flags))
       return E;
-    // The lock word is left as the map has it either way (hostMapUpdate),
-    // and no program holds a lock between bursts: BPF_F_LOCK's copy under
-    // the lock is that copy.
-    if (int E = errnoResult(map, "update", abi::hostMapUpdate(H, K, V, flags & ~BpfFLock)))
+    // The lock word is left as the map has it either way; with BPF_F_LOCK
+    // a hash's key that is there is written in place (hostMapUpdate).
+    if (int E = errnoResult(map, "update", abi::hostMapUpdate(H, K, V, flags)))
       return E;
     Changed = true;
     // Per-CPU: the other CPUs' values (hostMapUpdate wrote CPU 0's).

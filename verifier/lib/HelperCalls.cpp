@@ -245,15 +245,6 @@ MaybeDiag Verifier::mapMemArg(uint32_t Pc, const platform::HelperProto &H,
   if (!Args.Map)
     return fail(Pc, Arg + " has no map to size it", "internal");
   unsigned Size = IsKey ? Args.Map->KeySize : Args.Map->ValueSize;
-  // The kernel's update leaves the lock word of the value it writes; the
-  // runtime's copies the value whole, so it is refused rather than let a
-  // program overwrite a lock another thread holds.
-  if (!IsKey && Args.Map->SpinLockOff >= 0)
-    return fail(Pc,
-                "bpf_" + H.Name + " of map '" + Args.Map->Name +
-                    "', whose value holds a bpf_spin_lock, is not supported (it would write "
-                    "the lock word, which the kernel leaves as it is)",
-                "supported");
   if (V.K != Kind::Stack && V.K != Kind::MapValue && V.K != Kind::Packet &&
       V.K != Kind::MapKey)
     return fail(Pc,

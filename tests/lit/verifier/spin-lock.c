@@ -7,11 +7,11 @@
 // same lookup's value), and the program releases it before it ends; no
 // load or store touches the lock word. Each misuse is refused by ours and
 // by the kernel's verifier, with the kernel's words; case 0 (a counter
-// under the lock, in an array and a hash value) is accepted by both. Case
-// 10: ours refuses bpf_map_update_elem on such a map (its runtime would
-// write the lock word, which the kernel's leaves), the kernel accepts it;
-// case 11: a lock in an LRU hash's value, which the kernel cannot create.
-// What the helpers do at run time: tests/lit/loader/spin-lock.c.
+// under the lock, in an array and a hash value) and case 10
+// (bpf_map_update_elem on such a map, whose copy leaves the lock word) are
+// accepted by both; case 11: a lock in an LRU hash's value, which the
+// kernel cannot create. What the helpers do at run time:
+// tests/lit/loader/spin-lock.c and spin-lock-update.c.
 // RUN: %clang-bpf -DCASE=0 -c %s -o %t.0.o
 // RUN: %clang-bpf -DCASE=1 -c %s -o %t.1.o
 // RUN: %clang-bpf -DCASE=2 -c %s -o %t.2.o
@@ -43,8 +43,7 @@
 // NONE: pc {{[0-9]+}}: map 'plain' has no valid bpf_spin_lock (spin_lock(r1))
 // RUN: not ebpf-gpu-cc %t.9.o 2>&1 | FileCheck %s --check-prefix=STACK
 // STACK: pc {{[0-9]+}}: bpf_spin_lock argument 1 (r1) must point to a map value's struct bpf_spin_lock, is a stack pointer (type(r1) == map_value)
-// RUN: not ebpf-gpu-cc %t.10.o 2>&1 | FileCheck %s --check-prefix=UPDATE
-// UPDATE: pc {{[0-9]+}}: bpf_map_update_elem of map 'counters', whose value holds a bpf_spin_lock, is not supported
+// RUN: ebpf-gpu-cc %t.10.o -o %t.10.gpu.o
 // RUN: not ebpf-gpu-cc %t.11.o 2>&1 | FileCheck %s --check-prefix=LRU
 // LRU: a struct bpf_spin_lock in the value of a lru_hash map (the kernel allows one only in array and hash values)
 // RUN: %if kernel-bpf %{ not %S/Inputs/kernel-refuses.sh %t.0.o | FileCheck %s --check-prefix=KERNEL-ACCEPTS %}

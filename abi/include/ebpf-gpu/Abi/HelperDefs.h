@@ -20,6 +20,9 @@
 #define EBPFGPU_EOPNOTSUPP 95
 #define EBPFGPU_BPF_NOEXIST 1
 #define EBPFGPU_BPF_EXIST 2
+/* BPF_F_LOCK: an update of a map whose values hold a bpf_spin_lock, done
+ * under that lock (the kernel's copy_map_value_locked). */
+#define EBPFGPU_BPF_F_LOCK 4
 #define EBPFGPU_XDP_ABORTED 0
 #define EBPFGPU_XDP_REDIRECT 4
 
