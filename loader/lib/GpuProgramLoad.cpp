@@ -6,6 +6,7 @@
 
 #include "ebpf-gpu/Abi/MapMemory.h"
 #include "ebpf-gpu/Abi/SyncookieSecret.h"
+#include "ebpf-gpu/Platform/Platform.h"
 #include "ebpf-gpu/Loader/GpuLoader.h"
 #include "ebpf-gpu/Platform/GpuAbi.h"
 
@@ -345,7 +346,7 @@ GpuProgram::load(GpuDevice &Dev, const abi::GpuObjectSpec &Spec, const SharedMap
         GSize == abi::SyncookieSecretBytes)
       EBPFGPU_CHECK(A, cuMemcpyHtoD, G, abi::syncookieSecret(), GSize);
   }
-  if (std::count(Spec.Helpers.begin(), Spec.Helpers.end(), "trace_printk"))
+  if (platform::usesTraceLog(Spec.Helpers))
     if (MaybeError E = P->bindTraceLog())
       return std::move(*E);
   P->UsesFib = std::count(Spec.Helpers.begin(), Spec.Helpers.end(), "fib_lookup") != 0 ||

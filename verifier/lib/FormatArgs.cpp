@@ -18,9 +18,14 @@ namespace ebpfgpu::verifier::detail {
 /// bpf_bprintf_prepare's rules; its conversions are kept for the FormatData
 /// argument, as the kernel's check_bpf_snprintf_call parses the constant.
 MaybeDiag Verifier::formatStrArg(uint32_t Pc, const platform::HelperProto &H,
-                                 unsigned R, const State &S, HelperArgs &Args) {
+                                 unsigned R, State &S, HelperArgs &Args) {
   if (auto E = constStrArg(Pc, H, R, S))
     return E;
+  // A size after the format (bpf_trace_vprintk's fmt_size): the kernel's
+  // memory and size pair, within the map value.
+  if (R < H.Checks.size() && H.Checks[R] == platform::ArgCheck::ConstSize)
+    if (auto E = sizedMemArg(Pc, H, R, S))
+      return E;
   const Reg &V = S.Regs[R];
   FormatParse P = parseFormat(Maps[V.Aux].InitialValue, size_t(V.Off));
   if (!P.Error.empty())

@@ -176,7 +176,7 @@ private:
                         State &S, bool CheckSpills = true);
   MaybeDiag fixedMemArg(uint32_t Pc, const platform::HelperProto &H, unsigned R, State &S);
   MaybeDiag formatStrArg(uint32_t Pc, const platform::HelperProto &H, unsigned R,
-                         const State &S, HelperArgs &Args);
+                         State &S, HelperArgs &Args);
   MaybeDiag formatDataArg(uint32_t Pc, const platform::HelperProto &H, unsigned R,
                           State &S, const HelperArgs &Args);
   MaybeDiag formatPointer(uint32_t Pc, const std::string &What, FormatArg A, const Reg &P,

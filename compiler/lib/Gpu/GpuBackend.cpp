@@ -6,6 +6,7 @@
 #include "ebpf-gpu/Compiler/GpuBackend.h"
 
 #include "ebpf-gpu/Platform/GpuAbi.h"
+#include "ebpf-gpu/Platform/Platform.h"
 #include "ebpf-gpu/Platform/MapAbi.h"
 
 #include "../Lifter/PointerFold.h"
@@ -585,9 +586,9 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
   if (Lift.Platform->hasContext()) {
     // bpf_trace_printk's log and the forwarding table of bpf_fib_lookup and
     // bpf_check_mtu: device pointers the loader sets.
-    auto PointerGlobal = [&](std::initializer_list<const char *> Helpers,
+    auto PointerGlobal = [&](const std::vector<std::string> &Helpers,
                              const char *Name) -> llvm::GlobalVariable * {
-      if (std::none_of(Helpers.begin(), Helpers.end(), [&](const char *H) {
+      if (std::none_of(Helpers.begin(), Helpers.end(), [&](const std::string &H) {
             return std::count(Lifted->HelpersUsed.begin(), Lifted->HelpersUsed.end(), H);
           }))
         return nullptr;
@@ -609,7 +610,7 @@ llvm::Expected<GpuProgram> compileForGpu(const ProgramSet &Set,
     }
     addXdpBatchKernel(M,
                       addXdpPacketFn(M, Entry,
-                                     PointerGlobal({"trace_printk"}, EBPFGPU_TRACE_LOG_GLOBAL),
+                                     PointerGlobal(platform::traceLogHelpers(), EBPFGPU_TRACE_LOG_GLOBAL),
                                      PointerGlobal({"fib_lookup", "check_mtu"}, EBPFGPU_FIB_GLOBAL),
                                      Stage, Gpu.PacketsReadOnly,
                                      std::any_of(Lifted->HelpersUsed.begin(),

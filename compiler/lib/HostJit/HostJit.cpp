@@ -6,6 +6,7 @@
 #include "ebpf-gpu/Compiler/HostJit.h"
 
 #include "ebpf-gpu/Abi/MapMemory.h"
+#include "ebpf-gpu/Platform/Platform.h"
 
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
@@ -187,7 +188,7 @@ HostProgram::compile(const ProgramSet &Set, const std::vector<object::MapSpec> &
     P->Data.push_back({Spec->Name, G->toPtr<uint8_t *>(), Spec->ValueSize,
                        (Spec->Flags & platform::MapFlagReadOnlyProg) != 0});
   }
-  if (std::count(Lifted->HelpersUsed.begin(), Lifted->HelpersUsed.end(), "trace_printk")) {
+  if (platform::usesTraceLog(Lifted->HelpersUsed)) {
     P->TraceBlock.assign((sizeof(ebpfgpu_trace_log) + abi::TraceLogCapacity) / 8, 0);
     reinterpret_cast<ebpfgpu_trace_log *>(P->TraceBlock.data())->capacity =
         abi::TraceLogCapacity;

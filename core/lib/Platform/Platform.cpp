@@ -127,6 +127,12 @@ void xdpHelpersFrom118(HelperRows &H) {
   // conversions the verifier parses, and their u64 arguments: the kernel's
   // bpf_snprintf, the length the whole string needs with its NUL. No
   // packet memory, as the kernel's.
+  // bpf_trace_vprintk (libbpf's bpf_printk past three arguments): a
+  // constant format and its size, and its u64 arguments as snprintf's;
+  // the line goes to the trace log as trace_printk's.
+  H(177, "trace_vprintk", V::Scalar, {V::Ptr, V::Scalar, V::Ptr, V::Scalar}, true,
+    {C::FormatStr, C::ConstSize, C::FormatData, C::ConstSizeOrZero}, R::Scalar, {}, E::None,
+    /*GplOnly=*/true, /*PacketAccess=*/false);
   H(165, "snprintf", V::Scalar, {V::Ptr, V::Scalar, V::Ptr, V::Ptr, V::Scalar}, false,
     {C::UninitMem, C::ConstSizeOrZero, C::FormatStr, C::FormatData, C::ConstSizeOrZero},
     R::Scalar, {}, E::None, /*GplOnly=*/true, /*PacketAccess=*/false);

@@ -335,6 +335,21 @@ using XdpRuntimeContext = ::ebpfgpu_xdp_ctx;
 /// not define.
 std::string unsupportedHelper(const Platform &P, int32_t Id);
 
+/// The helpers that write the trace log (bpf_trace_printk's lines; the
+/// host and GPU back ends give a program that calls one a log).
+inline const std::vector<std::string> &traceLogHelpers() {
+  static const std::vector<std::string> Names = {"trace_printk", "trace_vprintk"};
+  return Names;
+}
+/// Whether a program calling `Helpers` writes the trace log.
+inline bool usesTraceLog(const std::vector<std::string> &Helpers) {
+  for (const std::string &H : Helpers)
+    for (const std::string &T : traceLogHelpers())
+      if (H == T)
+        return true;
+  return false;
+}
+
 } // namespace ebpfgpu::platform
 
 #endif // EBPF_GPU_PLATFORM_PLATFORM_H
