@@ -3,6 +3,9 @@
 # lit configuration of ebpf-gpu's regression tests. Tests run the real
 # tools. Optional features are enabled only after a probe:
 #   kernel-bpf  the running kernel loads and test-runs XDP programs (root)
+#   kernel-adjust-meta  and lets them call bpf_xdp_adjust_meta (a Linux
+#               6.18.44 build machine's kernel refuses it to every XDP
+#               program; the comparisons of programs that call it need it)
 #   cuda-gpu    an NVIDIA GPU and driver are present
 #   ptxas       the CUDA toolkit's ptxas is installed
 #   dpdk        the loader has the DPDK runtime and its EAL starts here
