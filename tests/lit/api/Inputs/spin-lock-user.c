@@ -5,8 +5,12 @@
  * `counters`, the lock at offset 8), as the kernel takes it: an update's
  * lock word is left as the map has it (here given as ff bytes, which a
  * held lock would make the program wait on forever), a lookup reads it as
- * 0, and BPF_F_LOCK on a map without a lock is refused.
- *   spin-lock-user OBJECT */
+ * 0, and BPF_F_LOCK on a map without a lock is refused. With a second
+ * object (tests/lit/loader/spin-lock-update.c), the same on its hash map
+ * `flows`: a key that is not there is inserted unlocked, one that is there
+ * written in place, BPF_NOEXIST and BPF_EXIST answered as the kernel's,
+ * and an LRU hash refuses the flag.
+ *   spin-lock-user OBJECT [UPDATE-OBJECT] */
 #include "check.h"
 
 #include <errno.h>
@@ -19,8 +23,51 @@ struct counter {
   uint64_t bytes;
 };
 
+struct flow {
+  uint64_t len;
+  uint32_t lock, under_lock;
+  uint64_t len_again;
+};
+
+/* BPF_F_LOCK on spin-lock-update.c's hash `flows` (the lock at offset 8). */
+static int hash_updates(const char *path) {
+  struct ebpf_gpu_load_opts o = {.sz = sizeof(o), .backend = EBPF_GPU_BACKEND_HOST};
+  struct ebpf_gpu_prog *p = ebpf_gpu_prog__load(path, &o);
+  CHECK(p, "load %s", path);
+  struct ebpf_gpu_map *flows = ebpf_gpu_prog__find_map_by_name(p, "flows");
+  struct ebpf_gpu_map *recent = ebpf_gpu_prog__find_map_by_name(p, "recent");
+  CHECK(flows && recent, "find the maps");
+  uint32_t key = 0, absent = 9;
+  struct flow f = {5, 0xffffffffu, 9, 5};
+  printf("hash: insert %d", ebpf_gpu_map__update_elem(flows, &key, 4, &f, sizeof(f), 4));
+  printf(", noexist %d", ebpf_gpu_map__update_elem(flows, &key, 4, &f, sizeof(f), 4 | 1));
+  printf(", exist on an absent key %d", ebpf_gpu_map__update_elem(flows, &absent, 4, &f, sizeof(f), 4 | 2));
+  f.len = f.len_again = 7;
+  printf(", in place %d\n", ebpf_gpu_map__update_elem(flows, &key, 4, &f, sizeof(f), 4));
+  uint64_t v = 1;
+  printf("lru hash: %d\n", ebpf_gpu_map__update_elem(recent, &key, 4, &v, 8, 4));
+  memset(&f, 0xee, sizeof(f));
+  CHECK(ebpf_gpu_map__lookup_elem(flows, &key, 4, &f, sizeof(f), 4) == 0, "lookup");
+  printf("before: len %llu lock %u under_lock %u\n", (unsigned long long)f.len, f.lock,
+         f.under_lock);
+  /* Four packets of 60 bytes (key 0): each updates the value and takes its
+   * lock (a lock left held would make the burst wait forever). */
+  static uint8_t bufs[4][1024];
+  struct ebpf_gpu_packet pk[4];
+  for (int i = 0; i < 4; ++i)
+    pk[i] = (struct ebpf_gpu_packet){.data = bufs[i] + 256, .len = 60, .cap = 768, .headroom = 256};
+  CHECK(ebpf_gpu_prog__run_burst(p, pk, 4) == 4, "burst: %s", ebpf_gpu_last_error());
+  CHECK(ebpf_gpu_map__lookup_elem(flows, &key, 4, &f, sizeof(f), 0) == 0, "lookup");
+  printf("after: len %llu lock %u under_lock %u\n", (unsigned long long)f.len, f.lock,
+         f.under_lock);
+  ebpf_gpu_prog__close(p);
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  CHECK(argc == 2, "usage: spin-lock-user OBJECT");
+  CHECK(argc == 2 || argc == 3, "usage: spin-lock-user OBJECT [UPDATE-OBJECT]");
+  if (argc == 3 && hash_updates(argv[2]))
+    return 1;
   struct ebpf_gpu_load_opts o = {.sz = sizeof(o), .backend = EBPF_GPU_BACKEND_HOST};
   struct ebpf_gpu_prog *p = ebpf_gpu_prog__load(argv[1], &o);
   CHECK(p, "load");
