@@ -375,6 +375,19 @@ void rebuildLpmList(ebpfgpu_map &M) {
   store32(Word, uint32_t(Keys.size()) + 1);
 }
 
+ebpfgpu_map globalDataHeader(uint32_t Size, uint64_t Bytes, int32_t SpinLockOff) {
+  ebpfgpu_map H{};
+  H.type = EBPFGPU_MAP_ARRAY;
+  H.key_size = 4;
+  H.value_size = Size;
+  H.max_entries = 1;
+  H.value_stride = (Size + 7u) & ~7u;
+  H.values = Bytes;
+  H.nslices = 1;
+  H.spin_lock = SpinLockOff >= 0 ? uint32_t(SpinLockOff) + 1 : 0;
+  return H;
+}
+
 int64_t hostMapUpdate(ebpfgpu_map &M, const uint8_t *Key, const uint8_t *Value, uint64_t Flags) {
   ebpfgpu_xdp_ctx Ctx{};
   if (ebpfgpu_map_is_blob(M.type)) // a whole pattern set or model, through setMapEntry only

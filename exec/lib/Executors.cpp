@@ -36,19 +36,6 @@ using runtime::PacketBatch;
 #ifdef EBPF_GPU_LOADER_WITH_COMPILER
 namespace {
 
-/// Global data seen as an array of one entry whose value is the section.
-ebpfgpu_map globalDataHeader(uint32_t Size, uint64_t Bytes) {
-  ebpfgpu_map H{};
-  H.type = EBPFGPU_MAP_ARRAY;
-  H.key_size = 4;
-  H.value_size = Size;
-  H.max_entries = 1;
-  H.value_stride = (Size + 7u) & ~7u;
-  H.values = Bytes;
-  H.nslices = 1;
-  return H;
-}
-
 /// The program `Section` names in `Obj` (or its only one), verified;
 /// `ReadOnlyPackets`, when given, is told whether the verifier proved that
 /// no program it may reach changes a packet; `RxMetadata` whether one
@@ -179,7 +166,8 @@ public:
         return Op(*M->header(), Changed);
     for (const compiler::HostProgram::DataView &D : Prog->globalData())
       if (D.Name == Name) {
-        ebpfgpu_map H = globalDataHeader(D.Size, reinterpret_cast<uint64_t>(D.Bytes));
+        ebpfgpu_map H =
+            abi::globalDataHeader(D.Size, reinterpret_cast<uint64_t>(D.Bytes), D.SpinLockOff);
         return Op(H, Changed);
       }
     return Error("no map named '" + Name + "' in program " + this->Name);

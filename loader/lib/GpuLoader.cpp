@@ -478,13 +478,8 @@ MaybeError GpuProgram::accessMap(const std::string &Map,
       EBPFGPU_CHECK(A, cuMemcpyDtoH, Copy.data(), Addr, Copy.size());
     ebpfgpu_map Header{};
     if (D.DataAddr) {
-      Header.type = EBPFGPU_MAP_ARRAY;
-      Header.key_size = 4;
-      Header.value_size = D.DataSize;
-      Header.max_entries = 1;
-      Header.value_stride = (D.DataSize + 7u) & ~7u;
-      Header.values = reinterpret_cast<uint64_t>(Copy.data());
-      Header.nslices = 1;
+      Header = abi::globalDataHeader(D.DataSize, reinterpret_cast<uint64_t>(Copy.data()),
+                                     D.Shape.SpinLockOff);
     } else {
       Header = abi::mapLayout(D.Shape, CpuSlots, reinterpret_cast<uint64_t>(Copy.data())).Header;
     }

@@ -186,7 +186,7 @@ HostProgram::compile(const ProgramSet &Set, const std::vector<object::MapSpec> &
     if (!G)
       return G.takeError();
     P->Data.push_back({Spec->Name, G->toPtr<uint8_t *>(), Spec->ValueSize,
-                       (Spec->Flags & platform::MapFlagReadOnlyProg) != 0});
+                       (Spec->Flags & platform::MapFlagReadOnlyProg) != 0, Spec->SpinLockOff});
   }
   if (platform::usesTraceLog(Lifted->HelpersUsed)) {
     P->TraceBlock.assign((sizeof(ebpfgpu_trace_log) + abi::TraceLogCapacity) / 8, 0);

@@ -66,6 +66,30 @@ Expected<std::pair<uint32_t, uint32_t>> btfTypeAttr(const struct btf *B,
 Expected<int32_t> btfSpinLockOff(const struct btf *B, uint32_t ValueTypeId) {
   int Resolved = btf__resolve_type(B, ValueTypeId);
   const struct btf_type *T = Resolved < 0 ? nullptr : btf__type_by_id(B, Resolved);
+  auto IsLock = [&](uint32_t TypeId) {
+    int R = btf__resolve_type(B, TypeId);
+    const struct btf_type *LT = R < 0 ? nullptr : btf__type_by_id(B, R);
+    const char *Name = LT && btf_is_struct(LT) ? btf__name_by_offset(B, LT->name_off) : nullptr;
+    return Name && std::strcmp(Name, "bpf_spin_lock") == 0;
+  };
+  // Global data (a DATASEC): a variable of the section that is the lock,
+  // as the kernel's btf_find_field finds one among a section's variables
+  // (a lock in .bss or .data: `struct bpf_spin_lock glock;`).
+  if (T && btf_is_datasec(T)) {
+    int32_t Off = -1;
+    const struct btf_var_secinfo *Vars = btf_var_secinfos(T);
+    for (unsigned I = 0, N = btf_vlen(T); I < N; ++I) {
+      const struct btf_type *Var = btf__type_by_id(B, Vars[I].type);
+      if (!Var || !btf_is_var(Var) || !IsLock(Var->type))
+        continue;
+      if (Off >= 0)
+        return Error("the section holds more than one struct bpf_spin_lock");
+      if (Vars[I].offset % 4 != 0)
+        return Error("the section's struct bpf_spin_lock is not 4-byte aligned");
+      Off = int32_t(Vars[I].offset);
+    }
+    return Off;
+  }
   if (!T || !btf_is_struct(T))
     return -1;
   int32_t Off = -1;
@@ -475,6 +499,18 @@ MaybeError readDataSection(const ElfFile &Elf, const ElfSection &Sec, MapTable &
   M.InitialValue = Sec.Bytes;
   M.InitialValue.resize(Sec.Size, 0);
   M.BtfValueTypeId = dataSectionTypeId(Elf, Sec.Name);
+  if (M.BtfValueTypeId) {
+    const ElfSection *BtfSec = Elf.findSection(".BTF");
+    BtfPtr B(btf__new(BtfSec->Bytes.data(), uint32_t(BtfSec->Bytes.size())));
+    if (libbpf_get_error(B.get())) {
+      B.release();
+    } else {
+      Expected<int32_t> Lock = btfSpinLockOff(B.get(), M.BtfValueTypeId);
+      if (!Lock)
+        return Error("section " + Sec.Name + ": " + Lock.takeError().message());
+      M.SpinLockOff = *Lock;
+    }
+  }
   for (const ElfSymbol &S : Elf.Symbols)
     if (S.SectionIndex == Sec.Index && S.Type == 1 /* STT_OBJECT */ && !S.Name.empty())
       M.Variables.emplace_back(S.Name, S.Value);

@@ -33,6 +33,11 @@ struct MapLayout {
   ebpfgpu_map Header{};
 };
 MapLayout mapLayout(const platform::MapShape &S, uint32_t Slices, uint64_t Base);
+/// Global data (a .bss, .data or .rodata section of `Size` bytes at
+/// `Bytes`) seen as an array of one entry whose value is the section, for
+/// the map operations; `SpinLockOff`: where a struct bpf_spin_lock
+/// variable of the section is (-1: none), which updates leave alone.
+ebpfgpu_map globalDataHeader(uint32_t Size, uint64_t Bytes, int32_t SpinLockOff);
 /// Bytes one more CPU adds to a per-CPU map (0 for other maps).
 size_t perCpuBytes(const platform::MapShape &S);
 

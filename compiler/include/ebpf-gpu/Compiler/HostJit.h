@@ -98,6 +98,7 @@ public:
     uint8_t *Bytes = nullptr;
     uint32_t Size = 0;
     bool ReadOnly = false;
+    int32_t SpinLockOff = -1; ///< a struct bpf_spin_lock variable's offset, -1: none
   };
   /// The program's maps and global data, for the operator's map commands;
   /// their contents only between runs (or with runs held back).
