@@ -254,7 +254,7 @@ prepare_helpers() {
   for spec in buff-len-numa.c:buff_len check-mtu.c:mtu_cases map-lookup-percpu-elem.c:percpu_elem \
               strncmp.c:cmp bpf-loop.c:loop_opts bpf-for.c:for_opts for-each-map-elem.c:each_elem \
               for-each-map-elem.c:each_churn for-each-map-elem.c:each_inner spin-lock.c:locked_count \
-              spin-lock-update.c:locked_update \
+              spin-lock-update.c:locked_update spin-lock-global.c:global_locked \
               ktime-coarse-tai.c:coarse_vs_ktime \
               ktime-coarse-tai.c:tai_monotonic queue-stack-bloom.c:qsb \
               buff-len-numa.c:numa dynptr.c:dynptr_tunnel dynptr.c:dynptr_edges \
