@@ -62,7 +62,8 @@ Expected<std::pair<uint32_t, uint32_t>> btfTypeAttr(const struct btf *B,
 
 /// Where the `struct bpf_spin_lock` member of value type `ValueTypeId` is
 /// (bytes), -1 when it has none; as the kernel's btf_find_spin_lock, only
-/// the value struct's own members count, and two are an error.
+/// the value struct's own members count (or a global data section's own
+/// variables), and two are an error.
 Expected<int32_t> btfSpinLockOff(const struct btf *B, uint32_t ValueTypeId) {
   int Resolved = btf__resolve_type(B, ValueTypeId);
   const struct btf_type *T = Resolved < 0 ? nullptr : btf__type_by_id(B, Resolved);
@@ -95,10 +96,7 @@ Expected<int32_t> btfSpinLockOff(const struct btf *B, uint32_t ValueTypeId) {
   int32_t Off = -1;
   const struct btf_member *Members = btf_members(T);
   for (unsigned I = 0, N = btf_vlen(T); I < N; ++I) {
-    int MR = btf__resolve_type(B, Members[I].type);
-    const struct btf_type *MT = MR < 0 ? nullptr : btf__type_by_id(B, MR);
-    const char *Name = MT && btf_is_struct(MT) ? btf__name_by_offset(B, MT->name_off) : nullptr;
-    if (!Name || std::strcmp(Name, "bpf_spin_lock") != 0)
+    if (!IsLock(Members[I].type))
       continue;
     if (Off >= 0)
       return Error("the value holds more than one struct bpf_spin_lock");
@@ -465,19 +463,27 @@ MaybeError readBtfMaps(const ElfFile &Elf, const ElfSection &Sec, MapTable &T) {
   return std::nullopt;
 }
 
-/// The BTF type of data section `Name` (its DATASEC, as libbpf gives the
-/// kernel for a global data map's value), 0 without BTF that has one.
-uint32_t dataSectionTypeId(const ElfFile &Elf, const std::string &Name) {
+/// Data section `M` (named as its section)'s BTF: its DATASEC type, as
+/// libbpf gives the kernel for a global data map's value (0 without BTF
+/// that has one), and a struct bpf_spin_lock variable of it.
+MaybeError readDataSectionBtf(const ElfFile &Elf, MapSpec &M) {
   const ElfSection *BtfSec = Elf.findSection(".BTF");
   if (!BtfSec || BtfSec->Bytes.empty())
-    return 0;
+    return std::nullopt;
   BtfPtr B(btf__new(BtfSec->Bytes.data(), uint32_t(BtfSec->Bytes.size())));
   if (libbpf_get_error(B.get())) {
     B.release();
-    return 0;
+    return std::nullopt;
   }
-  int Id = btf__find_by_name_kind(B.get(), Name.c_str(), BTF_KIND_DATASEC);
-  return Id > 0 ? uint32_t(Id) : 0;
+  int Id = btf__find_by_name_kind(B.get(), M.Name.c_str(), BTF_KIND_DATASEC);
+  if (Id <= 0)
+    return std::nullopt;
+  M.BtfValueTypeId = uint32_t(Id);
+  Expected<int32_t> Lock = btfSpinLockOff(B.get(), M.BtfValueTypeId);
+  if (!Lock)
+    return Error("section " + M.Name + ": " + Lock.takeError().message());
+  M.SpinLockOff = *Lock;
+  return std::nullopt;
 }
 
 MaybeError readDataSection(const ElfFile &Elf, const ElfSection &Sec, MapTable &T) {
@@ -498,19 +504,8 @@ MaybeError readDataSection(const ElfFile &Elf, const ElfSection &Sec, MapTable &
     M.Flags = platform::MapFlagReadOnlyProg;
   M.InitialValue = Sec.Bytes;
   M.InitialValue.resize(Sec.Size, 0);
-  M.BtfValueTypeId = dataSectionTypeId(Elf, Sec.Name);
-  if (M.BtfValueTypeId) {
-    const ElfSection *BtfSec = Elf.findSection(".BTF");
-    BtfPtr B(btf__new(BtfSec->Bytes.data(), uint32_t(BtfSec->Bytes.size())));
-    if (libbpf_get_error(B.get())) {
-      B.release();
-    } else {
-      Expected<int32_t> Lock = btfSpinLockOff(B.get(), M.BtfValueTypeId);
-      if (!Lock)
-        return Error("section " + Sec.Name + ": " + Lock.takeError().message());
-      M.SpinLockOff = *Lock;
-    }
-  }
+  if (MaybeError E = readDataSectionBtf(Elf, M))
+    return E;
   for (const ElfSymbol &S : Elf.Symbols)
     if (S.SectionIndex == Sec.Index && S.Type == 1 /* STT_OBJECT */ && !S.Name.empty())
       M.Variables.emplace_back(S.Name, S.Value);

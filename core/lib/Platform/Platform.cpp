@@ -123,21 +123,21 @@ void xdpHelpersFrom118(HelperRows &H) {
   // until it returns 1 (array: every index; hashed: every key, in bucket
   // order); flags 0 (-EINVAL). The lifter lowers it to a loop over the
   // map's elements (map_next_elem) calling the lifted subprogram.
+  H(164, "for_each_map_elem", V::Scalar, {V::Map, V::Ptr, V::Ptr, V::Scalar}, true,
+    {C::MapPtr, C::Callback, C::CallbackCtx, C::Scalar}, R::Scalar, {M::Iterable});
   // str and its size (0: the length alone), a constant format whose
   // conversions the verifier parses, and their u64 arguments: the kernel's
   // bpf_snprintf, the length the whole string needs with its NUL. No
   // packet memory, as the kernel's.
+  H(165, "snprintf", V::Scalar, {V::Ptr, V::Scalar, V::Ptr, V::Ptr, V::Scalar}, false,
+    {C::UninitMem, C::ConstSizeOrZero, C::FormatStr, C::FormatData, C::ConstSizeOrZero},
+    R::Scalar, {}, E::None, /*GplOnly=*/true, /*PacketAccess=*/false);
   // bpf_trace_vprintk (libbpf's bpf_printk past three arguments): a
   // constant format and its size, and its u64 arguments as snprintf's;
   // the line goes to the trace log as trace_printk's.
   H(177, "trace_vprintk", V::Scalar, {V::Ptr, V::Scalar, V::Ptr, V::Scalar}, true,
     {C::FormatStr, C::ConstSize, C::FormatData, C::ConstSizeOrZero}, R::Scalar, {}, E::None,
     /*GplOnly=*/true, /*PacketAccess=*/false);
-  H(165, "snprintf", V::Scalar, {V::Ptr, V::Scalar, V::Ptr, V::Ptr, V::Scalar}, false,
-    {C::UninitMem, C::ConstSizeOrZero, C::FormatStr, C::FormatData, C::ConstSizeOrZero},
-    R::Scalar, {}, E::None, /*GplOnly=*/true, /*PacketAccess=*/false);
-  H(164, "for_each_map_elem", V::Scalar, {V::Map, V::Ptr, V::Ptr, V::Scalar}, true,
-    {C::MapPtr, C::Callback, C::CallbackCtx, C::Scalar}, R::Scalar, {M::Iterable});
   // XDP's form: the flags must be 0 (no segment check), any other is -EINVAL.
   H(163, "check_mtu", V::Scalar, {V::Ctx, V::Scalar, V::Ptr, V::Scalar, V::Scalar}, false,
     {C::Ctx, C::Anything, C::InOutU32, C::Anything, C::Anything}, R::Scalar, {}, E::None,
