@@ -348,7 +348,11 @@ int runBurst(ebpf_gpu_prog *prog, ebpf_gpu_packet *pkts, uint32_t count,
   Batch.reserve(count);
   Batch.setIngress(O.ingress_ifindex, O.rx_queue_index);
   const uint32_t Stride = uint32_t(Batch.stride()), Room = Stride - runtime::XdpHeadroom;
-  bool InPlace = prog->Loaded.Kind == exec::Backend::Host;
+  // Host: run in place when the room allows. GPU with packet memory
+  // given: the back end runs in place what lies in it and copies the rest
+  // to and from the packets' own buffers, so either way the outcome is in
+  // them (a packet's metadata only where it ran in place).
+  bool InPlace = prog->Loaded.Kind == exec::Backend::Host || prog->PacketMemory;
   for (uint32_t I = 0; I < count && InPlace; ++I)
     InPlace = pkts[I].headroom >= runtime::XdpHeadroom && pkts[I].cap >= Room;
   for (uint32_t I = 0; I < count; ++I)
@@ -383,6 +387,8 @@ int runBurst(ebpf_gpu_prog *prog, ebpf_gpu_packet *pkts, uint32_t count,
 #endif
     return failWith(EIO, Msg);
   }
+  if (InPlace && prog->Loaded.Kind == exec::Backend::Host)
+    prog->HostInPlace += count;
   // Each packet ran at XdpHeadroom in the batch's buffer: where it starts
   // now, against where it started, says how far `data` moves.
   for (uint32_t I = 0; I < count; ++I) {
@@ -487,7 +493,12 @@ int ebpf_gpu_prog__load_opened(struct ebpf_gpu_prog *prog) {
   return loadOpened(*prog);
 }
 
-void ebpf_gpu_prog__close(struct ebpf_gpu_prog *prog) { delete prog; }
+void ebpf_gpu_prog__close(struct ebpf_gpu_prog *prog) {
+  // The caller's packet memory unlocked before the executor goes (on the
+  // primary context, pages stay registered past it otherwise).
+  ebpf_gpu_prog__forget_packet_memory(prog);
+  delete prog;
+}
 
 const char *ebpf_gpu_prog__name(const struct ebpf_gpu_prog *prog) {
   return prog ? prog->Name.c_str() : nullptr;
@@ -549,6 +560,40 @@ struct ebpf_gpu_lane *ebpf_gpu_prog__lane(struct ebpf_gpu_prog *prog, uint32_t w
   prog->Lanes.push_back(std::move(L));
   LastError.clear();
   return prog->Lanes.back().get();
+}
+
+int ebpf_gpu_prog__use_packet_memory(struct ebpf_gpu_prog *prog, void *addr, size_t size) {
+  if (!prog || !prog->Loaded.Exec)
+    return failWith(EINVAL, "packet memory: no program, or one opened and not loaded");
+  if (!addr || !size)
+    return failWith(EINVAL, "packet memory: no range (a null address or 0 bytes)");
+  if (prog->Loaded.Kind != exec::Backend::Gpu) {
+    LastError.clear();
+    return 0;
+  }
+  if (prog->Request.Gpu.Path != loader::GpuDataPath::Mapped)
+    return failWith(EOPNOTSUPP, "program '" + prog->Name +
+                                    "' copies its bursts into GPU memory (gpu_data "
+                                    "EBPF_GPU_DATA_COPY): load it with EBPF_GPU_DATA_MAPPED "
+                                    "to run packets in place");
+  if (MaybeError E = prog->Loaded.Exec->usePacketMemory(addr, size))
+    return failWith(EIO, "program '" + prog->Name + "': packet memory: " + E->message());
+  prog->PacketMemory = true;
+  LastError.clear();
+  return 0;
+}
+
+void ebpf_gpu_prog__forget_packet_memory(struct ebpf_gpu_prog *prog) {
+  if (!prog || !prog->Loaded.Exec || !prog->PacketMemory)
+    return;
+  prog->Loaded.Exec->forgetPacketMemory();
+  prog->PacketMemory = false;
+}
+
+uint64_t ebpf_gpu_prog__packets_in_place(const struct ebpf_gpu_prog *prog) {
+  if (!prog)
+    return 0;
+  return prog->HostInPlace + (prog->Loaded.Exec ? prog->Loaded.Exec->packetsRunInPlace() : 0);
 }
 
 int ebpf_gpu_lane__run_burst(struct ebpf_gpu_lane *lane, struct ebpf_gpu_packet *pkts,

@@ -14,6 +14,7 @@
 #include "ebpf-gpu/Exec/Executors.h"
 #include "ebpf-gpu/Runtime/BatchExecutor.h"
 
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <deque>
@@ -73,6 +74,12 @@ struct ebpf_gpu_prog {
   /// trace lines, oldest first.
   std::deque<std::pair<std::string, std::vector<uint8_t>>> PendingEvents;
   std::deque<std::string> PendingTrace;
+  /// Packet memory given to the back end (use_packet_memory): bursts on
+  /// the GPU then hand it their packets' own buffers.
+  bool PacketMemory = false;
+  /// Host bursts run in the caller's buffers (the GPU's are counted by
+  /// its back end).
+  std::atomic<uint64_t> HostInPlace{0};
 };
 
 namespace ebpfgpu::capi {

@@ -198,6 +198,7 @@ public:
                         R);
     return rearm();
   }
+  uint64_t packetsRunInPlace() const override { return InPlacePackets; }
   void forgetPacketMemory() override {
     std::lock_guard Lock(Launching);
     if (Dev->bindThread())
@@ -430,6 +431,7 @@ private:
       return std::move(*E);
     recordLatency(Started);
     KernelMs += T.KernelMs;
+    InPlacePackets += Count;
     const ebpfgpu_verdict *V = Runner->verdicts();
     for (uint32_t K = 0; K < Count; ++K)
       if (!Batch.setOutcome(First + K, V[K].data_offset, V[K].length, V[K].action,
@@ -632,6 +634,9 @@ private:
   std::mutex LaneMutex;
   std::vector<loader::GpuRunner *> LaneRunners;
   double KernelMs = 0;
+  /// Packets run in mapped packet memory, nothing copied (every path:
+  /// launches, lanes, staged descriptors).
+  std::atomic<uint64_t> InPlacePackets{0};
   /// Launch mode splits each launch's time with device events (they add a
   /// little); the batch path's latency is measured without them.
   bool Timed = true;

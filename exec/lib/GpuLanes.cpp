@@ -48,6 +48,7 @@ public:
       if (S.InPlace) {
         if (MaybeError E = start(S, Count, 0, true))
           return E;
+        X.InPlacePackets += Count;
         S.InFlight = true;
         return std::nullopt;
       }
@@ -83,6 +84,7 @@ public:
     S.Batch = nullptr;
     if (MaybeError E = start(S, Count, 0, true))
       return E;
+    X.InPlacePackets += Count;
     S.InFlight = true;
     return std::nullopt;
   }
@@ -217,6 +219,8 @@ public:
     }
     if (MaybeError E = Runner->post(Index, Count, At, InPlace[Index]))
       return E;
+    if (InPlace[Index])
+      X.InPlacePackets += Count;
     Batches[Index] = &Batch;
     return std::nullopt;
   }
@@ -234,6 +238,7 @@ public:
       return E;
     if (MaybeError E = Runner->post(Index, Count, 0, true))
       return E;
+    X.InPlacePackets += Count;
     Batches[Index] = nullptr;
     Staged[Index] = Count;
     return std::nullopt;

@@ -359,6 +359,12 @@ public:
     for (auto &M : Members)
       M->forgetPacketMemory();
   }
+  uint64_t packetsRunInPlace() const override {
+    uint64_t N = 0;
+    for (const auto &M : Members)
+      N += M->packetsRunInPlace();
+    return N;
+  }
   std::shared_ptr<void> quiesce() override {
     stopDeviceLoops();
     auto Tokens = std::make_shared<std::vector<std::shared_ptr<void>>>();

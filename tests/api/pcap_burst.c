@@ -18,12 +18,16 @@
  * as `run` prints them (__warnings). --fib FILE gives bpf_fib_lookup its
  * table (__set_fib_file), --ingress N sets ctx->ingress_ifindex
  * (run_burst_opts), --check-maps checks the maps' structure after the
- * bursts (__check_maps).
+ * bursts (__check_maps). --packet-memory lays every frame in one block
+ * (each with 256 bytes of headroom and room to its block's end), gives
+ * the block to the program (ebpf_gpu_prog__use_packet_memory; a GPU
+ * program loaded with EBPF_GPU_DATA_MAPPED, so its bursts run in place)
+ * and prints how many packets ran in place (__packets_in_place).
  * The back end is the default one: the GPU for a .gpu.o, the host for an
  * eBPF object. tests/lit/api/pcap-burst.test checks it against `run` on
  * the host; tests/gpu-device/api runs it on the GPU against the host's.
  *   pcap_burst OBJECT IN.pcap OUT [--program NAME] [--batch N] [--fib FILE]
- *              [--ingress N] [--check-maps]
+ *              [--ingress N] [--check-maps] [--packet-memory]
  */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <ebpf-gpu/ebpf-gpu.h>
@@ -194,12 +198,18 @@ int main(int argc, char **argv) {
   struct ebpf_gpu_run_opts ro = {.sz = sizeof(ro)};
   unsigned batch = 256;
   const char *fib = NULL;
-  int check_maps = 0;
+  int check_maps = 0, packet_memory = 0;
   if (argc < 4)
     goto usage;
   for (int i = 4; i < argc; i += 2) {
     if (strcmp(argv[i], "--check-maps") == 0) {
       check_maps = 1;
+      --i;
+      continue;
+    }
+    if (strcmp(argv[i], "--packet-memory") == 0) {
+      packet_memory = 1;
+      o.gpu_data = EBPF_GPU_DATA_MAPPED;
       --i;
       continue;
     }
@@ -250,6 +260,43 @@ int main(int argc, char **argv) {
     fail(fib, ebpf_gpu_last_error());
   size_t count;
   struct frame *frames = read_pcap(argv[2], &count);
+  /* --packet-memory: the frames moved into one block the program maps,
+   * each in a slot of 256 bytes of headroom, the capture's longest frame
+   * rounded up to 64 and 256 bytes after it; their room runs to the
+   * slot's end. */
+  uint8_t *block = NULL;
+  size_t slot = 0;
+  if (packet_memory) {
+    uint32_t longest = 0;
+    for (size_t i = 0; i < count; ++i)
+      longest = frames[i].len > longest ? frames[i].len : longest;
+    slot = Room + ((longest + 63u) & ~63u) + Room;
+    size_t bytes = (count * slot + 4095u) & ~(size_t)4095u;
+    block = aligned_alloc(4096, bytes ? bytes : 4096);
+    if (!block)
+      fail("packet memory", "out of memory");
+    for (size_t i = 0; i < count; ++i) {
+      memcpy(block + i * slot + Room, frames[i].buf + Room, frames[i].len);
+      free(frames[i].buf);
+      frames[i].buf = block + i * slot;
+    }
+    if (ebpf_gpu_prog__use_packet_memory(prog, NULL, 4096) != -EINVAL ||
+        ebpf_gpu_prog__use_packet_memory(NULL, block, bytes) != -EINVAL)
+      fail("use_packet_memory", "a null range or program was not refused");
+    /* The GPU's copy data path has no use for it: refused, and the host
+     * back end needs none: 0. */
+    struct ebpf_gpu_load_opts copy = o;
+    copy.gpu_data = EBPF_GPU_DATA_COPY;
+    struct ebpf_gpu_prog *copying = ebpf_gpu_prog__load(argv[1], &copy);
+    if (!copying)
+      fail(argv[1], ebpf_gpu_last_error());
+    int want = strcmp(ebpf_gpu_prog__backend(copying), "gpu") == 0 ? -EOPNOTSUPP : 0;
+    if (ebpf_gpu_prog__use_packet_memory(copying, block, bytes ? bytes : 4096) != want)
+      fail("use_packet_memory", "the copy data path's answer is not the documented one");
+    ebpf_gpu_prog__close(copying);
+    if (ebpf_gpu_prog__use_packet_memory(prog, block, bytes ? bytes : 4096) != 0)
+      fail("use_packet_memory", ebpf_gpu_last_error());
+  }
   struct ebpf_gpu_packet *pkts = calloc(batch, sizeof(*pkts));
   char path[4096];
   snprintf(path, sizeof(path), "%s.txt", argv[3]);
@@ -266,8 +313,9 @@ int main(int argc, char **argv) {
     uint32_t n = (uint32_t)(count - at < batch ? count - at : batch);
     for (uint32_t i = 0; i < n; ++i) {
       struct frame *fr = &frames[at + i];
-      pkts[i] = (struct ebpf_gpu_packet){.data = fr->buf + Room, .len = fr->len,
-                                         .cap = fr->len + Room, .headroom = Room};
+      pkts[i] = (struct ebpf_gpu_packet){
+          .data = fr->buf + Room, .len = fr->len,
+          .cap = packet_memory ? (uint32_t)(slot - Room) : fr->len + Room, .headroom = Room};
     }
     int rc = ebpf_gpu_prog__run_burst_opts(prog, pkts, n, &ro);
     if (rc != (int)n)
@@ -300,14 +348,19 @@ int main(int argc, char **argv) {
          "TX %llu REDIRECT %llu\n",
          count, ebpf_gpu_prog__backend(prog), batch, actions[0], actions[1], actions[2],
          actions[3], actions[4]);
+  if (packet_memory) {
+    printf("packets in place: %llu\n", (unsigned long long)ebpf_gpu_prog__packets_in_place(prog));
+    ebpf_gpu_prog__forget_packet_memory(prog);
+  }
   ebpf_gpu_prog__close(prog);
-  for (size_t i = 0; i < count; ++i)
+  for (size_t i = 0; i < count && !packet_memory; ++i)
     free(frames[i].buf);
+  free(block);
   free(frames);
   free(pkts);
   return 0;
 usage:
   fprintf(stderr, "usage: pcap_burst OBJECT IN.pcap OUT [--program NAME] [--batch N] "
-                  "[--fib FILE] [--ingress N] [--check-maps]\n");
+                  "[--fib FILE] [--ingress N] [--check-maps] [--packet-memory]\n");
   return 2;
 }

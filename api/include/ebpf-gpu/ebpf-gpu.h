@@ -34,8 +34,10 @@ extern "C" {
  * 8: struct ebpf_gpu_load_opts's GPU fields and allow_unverified;
  *    ebpf_gpu_map__set_slot, ebpf_gpu_prog__format_maps, __gpu_kernel_ms.
  * 9: struct ebpf_gpu_load_opts's workers; ebpf_gpu_prog__lane,
- *    ebpf_gpu_lane__run_burst. */
-#define EBPF_GPU_API_VERSION 9
+ *    ebpf_gpu_lane__run_burst.
+ * 10: ebpf_gpu_prog__use_packet_memory, __forget_packet_memory,
+ *    __packets_in_place. */
+#define EBPF_GPU_API_VERSION 10
 
 /* What the library exports; everything else in it is hidden. */
 #define EBPF_GPU_API __attribute__((visibility("default")))
@@ -356,6 +358,38 @@ struct ebpf_gpu_lane *ebpf_gpu_prog__lane(struct ebpf_gpu_prog *prog, uint32_t w
 EBPF_GPU_API
 int ebpf_gpu_lane__run_burst(struct ebpf_gpu_lane *lane, struct ebpf_gpu_packet *pkts,
                              uint32_t count, const struct ebpf_gpu_run_opts *opts);
+
+/* Packet memory (API version 10): the caller's packets live in [addr,
+ * addr + size), a DPDK mempool's memory chunk for instance. A program
+ * loaded for the GPU with EBPF_GPU_DATA_MAPPED page-locks the range and
+ * maps it for the GPU (cuMemHostRegister), and from then on a burst whose
+ * every packet lies in such memory with the room a copy would give it
+ * (ebpf_gpu_prog__run_burst: 256 bytes of headroom, a cap to the batch's
+ * stride) runs where it is: the GPU reads and writes the caller's buffers
+ * over PCIe, and nothing is copied either way. Other bursts are copied as
+ * before. Call it once per range (a pool in hugepages comes in several),
+ * between bursts and with no lane's burst running; the memory must stay
+ * allocated until ebpf_gpu_prog__forget_packet_memory or
+ * ebpf_gpu_prog__close. Returns 0, or a negative errno: -EINVAL (no
+ * program, one not loaded, a null or empty range), -EOPNOTSUPP (a GPU
+ * program loaded with EBPF_GPU_DATA_COPY, whose bursts are always copied
+ * into GPU memory), -EIO (the driver refused the range: already
+ * registered, or not host memory). The host back end needs no
+ * registration (its bursts run in place wherever the room allows): 0,
+ * nothing done. */
+EBPF_GPU_API
+int ebpf_gpu_prog__use_packet_memory(struct ebpf_gpu_prog *prog, void *addr, size_t size);
+
+/* Unmaps and unlocks every range ebpf_gpu_prog__use_packet_memory took
+ * (before the caller frees it); later bursts are copied. Between bursts. */
+EBPF_GPU_API
+void ebpf_gpu_prog__forget_packet_memory(struct ebpf_gpu_prog *prog);
+
+/* Packets the program ran where the caller's bursts held them, nothing
+ * copied, since it was loaded (host and GPU alike): what tells the caller
+ * its packet memory is used. 0 for no program. */
+EBPF_GPU_API
+uint64_t ebpf_gpu_prog__packets_in_place(const struct ebpf_gpu_prog *prog);
 
 /* What the program leaves for user space besides its maps and packets,
  * gathered burst after burst and taken between bursts (as the map calls):

@@ -182,6 +182,9 @@ public:
   virtual MaybeError usePacketMemory(void *Addr, size_t Bytes) { return std::nullopt; }
   /// The ranges are about to be freed: forget them. After the last run().
   virtual void forgetPacketMemory() {}
+  /// Packets run so far where their batch held them (packet memory the
+  /// back end maps), nothing copied to or from it. 0 where it never does.
+  virtual uint64_t packetsRunInPlace() const { return 0; }
 
   /// Stops the back end's work that runs on its own (a persistent GPU
   /// kernel) and holds its batches off until the returned token is
