@@ -138,7 +138,8 @@ llvm::Constant *ProgramLifter::shapeInit(size_t Index, bool Stable) const {
       shapeType(),
       {llvm::ConstantInt::get(I32, Map.Type), llvm::ConstantInt::get(I32, Map.KeySize),
        llvm::ConstantInt::get(I32, Map.ValueSize), llvm::ConstantInt::get(I32, Map.MaxEntries),
-       llvm::ConstantInt::get(I32, Map.Flags), llvm::ConstantInt::get(I32, Stable)});
+       llvm::ConstantInt::get(I32, Map.Flags), llvm::ConstantInt::get(I32, Stable),
+       llvm::ConstantInt::get(I32, Map.SpinLockOff >= 0 ? uint32_t(Map.SpinLockOff) + 1 : 0)});
 }
 
 llvm::GlobalVariable *ProgramLifter::mapDataGlobal(size_t Index) {

@@ -663,14 +663,15 @@ unsigned strengthenMapValueLoads(llvm::Module &M) {
 }
 
 bool valueLoadsMustBeStrong(const llvm::GlobalVariable *Shape, bool Fixed) {
-  // The shape's first field is the type, its last `stable`; anything
-  // unreadable is neither stable nor shared.
+  // The shape's fields as struct ebpfgpu_map_shape lays them out;
+  // anything unreadable is neither stable nor shared.
   auto *Init = Shape && Shape->hasInitializer() ? Shape->getInitializer() : nullptr;
   auto Field = [&](unsigned K) {
     return Init ? llvm::dyn_cast_or_null<llvm::ConstantInt>(Init->getAggregateElement(K))
                 : nullptr;
   };
-  auto *Type = Field(0), *Stable = Field(sizeof(ebpfgpu_map_shape) / 4 - 1);
+  auto *Type = Field(offsetof(ebpfgpu_map_shape, type) / 4),
+       *Stable = Field(offsetof(ebpfgpu_map_shape, stable) / 4);
   // Per-CPU values: a CPU's slice moves between multiprocessors with its
   // group, which the claim no longer fences (CpuGroups.inc).
   bool PerCpu = !Type || ebpfgpu_map_is_percpu(uint32_t(Type->getZExtValue()));

@@ -309,6 +309,10 @@ struct ebpfgpu_map_shape {
    * always in the loader's headers): links are read with acquire loads,
    * which invalidate the L1 cache on the GPU. */
   uint32_t stable;
+  /* The value's bpf_spin_lock offset + 1 (0: none), as the header's: a
+   * constant at the call site, so a map without one compiles no lock code
+   * (its updates' lock-word cases fold away). */
+  uint32_t spin_lock;
 };
 
 static inline int ebpfgpu_map_is_percpu(uint32_t type) {
@@ -403,6 +407,7 @@ static inline void ebpfgpu_map_set_shape(struct ebpfgpu_map *h,
   h->max_entries = s->max_entries;
   h->flags = s->flags;
   h->stable = s->stable;
+  h->spin_lock = s->spin_lock;
   h->value_stride = (s->value_size + 7u) & ~7u;
   int hashed = ebpfgpu_map_is_hashed(s->type);
   h->key_stride = hashed ? (s->key_size + 7u) & ~7u : 0;
