@@ -28,6 +28,14 @@
 // MAPS: slots[0] = 3c0000000000000000000000010000003c00000000000000
 // MAPS-NOT: torn
 // RUN: ebpf-gpu-cc %t.o -o %t.gpu.o
+// The shapes the map helpers get carry the lock's offset + 1 (last field:
+// 8 + 1 in flows and slots, 0 in plain), so a map without a lock compiles no
+// lock-word code (bench/NOTES.md round 17: one such store cost xdp_l4lb 40%).
+// RUN: ebpf-gpu-cc %t.o --emit=llvm -o %t.ll
+// RUN: FileCheck %s --check-prefix=SHAPE < %t.ll
+// SHAPE-DAG: @ebpfgpu_shape_flows = {{.*}}[7 x i32] [i32 1, i32 4, i32 24, i32 16, i32 0, i32 0, i32 9]
+// SHAPE-DAG: @ebpfgpu_shape_slots = {{.*}}[7 x i32] [i32 2, i32 4, i32 24, i32 4, i32 0, i32 0, i32 9]
+// SHAPE-DAG: @ebpfgpu_shape_plain = {{.*}}[7 x i32] [i32 2, i32 4, i32 8, i32 1, i32 0, i32 0, i32 0]
 // RUN: ebpf-gpu-cc %t.o --emit=ptx --target=sm_90 -o %t.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.ptx -o %t.cubin %}
 // RUN: %if kernel-bpf %{ %python %S/Inputs/differential.py --loader ebpf-gpu-loader \
