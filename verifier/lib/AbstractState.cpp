@@ -495,9 +495,42 @@ Reg truncate32(const Reg &R) {
   return low32(R);
 }
 
+Reg byteSwap(const Reg &D, unsigned W, bool Swap) {
+  const uint64_t Mask = W >= 64 ? U64Max : (uint64_t(1) << W) - 1;
+  if (!Swap && W < 64)
+    return alu64Bounds(isa::And, D, Reg::constant(Mask), 0);
+  if (!Swap) { // the value as it was: a scalar of its own
+    Reg R = D;
+    R.Id = 0;
+    return R;
+  }
+  auto Bswap = [W](uint64_t V) {
+    return W == 16 ? uint64_t(__builtin_bswap16(uint16_t(V)))
+           : W == 32 ? uint64_t(__builtin_bswap32(uint32_t(V)))
+                     : __builtin_bswap64(V);
+  };
+  // Known bits move with their bytes (the kernel's tnum_bswap16/32/64).
+  Tnum T{Bswap(D.T.Value & Mask), Bswap(D.T.Mask & Mask)};
+  Reg R = Reg::unknown();
+  R.UMin = T.min();
+  R.UMax = T.max();
+  if (W < 64)
+    R.SMin = int64_t(R.UMin), R.SMax = int64_t(R.UMax);
+  R.T = T;
+  if (!R.normalize())
+    return Reg::unknown();
+  return R;
+}
+
 Reg scalarAlu(uint8_t Op, const Reg &D, const Reg &S, bool Is64, int16_t Off) {
   if ((Op == isa::Neg || S.isConst()) && D.isConst())
     return Reg::constant(isa::evalAlu(Op, D.UMin, S.UMin, Is64, Off));
+  // Negation is 0 - D, as the kernel tracks it (BPF_NEG since Linux 6.14:
+  // a subtraction from a known 0, bounds and known bits). In 32 bits: the
+  // low half taken as signed, negated exactly in 64, its low half kept.
+  if (Op == isa::Neg)
+    return Is64 ? alu64Bounds(isa::Sub, Reg::constant(0), D, 0)
+                : truncate32(alu64Bounds(isa::Sub, Reg::constant(0), sext32(D), 0));
   if (Op == isa::Mov && Off == 0)
     return Is64 ? S : truncate32(S);
   if (Op == isa::Mov && S.isConst())
@@ -506,7 +539,7 @@ Reg scalarAlu(uint8_t Op, const Reg &D, const Reg &S, bool Is64, int16_t Off) {
     return alu64Bounds(Op, D, S, Off);
   // 32-bit: operate on the low halves, then keep the low half of the result
   // (zero-extended): its known bits stay exact through wrap-around.
-  if (Op == isa::Neg || (Off != 0 && Op != isa::Mov))
+  if (Off != 0 && Op != isa::Mov)
     return full(false);
   if (Op == isa::Mov) // sign extension of the low 8 or 16 bits
     return truncate32(alu64Bounds(Op, Reg::unknown(), low32(S), Off));

@@ -187,6 +187,11 @@ bool covers(const State &Old, const State &New, uint16_t LiveRegs = 0xffff,
 Reg scalarAlu(uint8_t Op, const Reg &D, const Reg &S, bool Is64, int16_t Off);
 /// Truncates a 64-bit scalar to its low 32 bits (zero-extended).
 Reg truncate32(const Reg &R);
+/// A scalar after BPF_END of width `W` (16, 32, 64): with `Swap` its low W
+/// bits byte-swapped (the known bits move with their bytes), without, only
+/// its low W bits kept (a to-little-endian conversion on this little-endian
+/// machine), zero-extended either way.
+Reg byteSwap(const Reg &D, unsigned W, bool Swap);
 
 /// Jump conditions for refineScalar: the JMP opcodes' operations, and the
 /// negation of JSET.

@@ -214,19 +214,9 @@ MaybeDiag Verifier::alu(uint32_t Pc, const Insn &I, State &S) {
     if (D.isPointer())
       return fail(Pc, "byte swap of a pointer (" + regName(I.Dst) + ") is not allowed",
                   "pointer_arithmetic");
-    unsigned W = unsigned(I.Imm);
-    if (D.isConst()) {
-      uint64_t V = D.UMin;
-      bool Swap = I.cls() == isa::ALU64 || I.usesRegSource();
-      uint64_t Mask = W == 64 ? U64Max : (uint64_t(1) << W) - 1;
-      V &= Mask;
-      if (Swap)
-        V = W == 16 ? __builtin_bswap16(uint16_t(V)) : W == 32 ? __builtin_bswap32(uint32_t(V)) : __builtin_bswap64(V);
-      D = Reg::constant(V);
-    } else {
-      D = W == 64 ? Reg::unknown()
-                  : Reg::scalar(0, (uint64_t(1) << W) - 1, 0, int64_t((uint64_t(1) << W) - 1));
-    }
+    // ALU64 (bswap) and to-big-endian swap on this little-endian machine;
+    // to-little-endian only truncates.
+    D = byteSwap(D, unsigned(I.Imm), I.cls() == isa::ALU64 || I.usesRegSource());
     return std::nullopt;
   }
   if (D.isPointer() || Src.isPointer()) {
