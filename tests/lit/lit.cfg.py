@@ -99,8 +99,36 @@ def probe_kernel_adjust_meta():
         return r.returncode == 0
 
 
+def probe_kernel_neg_bswap():
+    # The kernel's verifier tracks BPF_NEG and byte swaps (verifier/
+    # neg-bswap.s: its cases 1, 2 and 7 loaded here).
+    src = os.path.join(config.test_source_root, "verifier", "neg-bswap.s")
+    mc = os.path.join(config.llvm_bin_dir, "llvm-mc")
+    with tempfile.TemporaryDirectory() as d:
+        for case in (1, 2, 7):
+            obj, pin = os.path.join(d, "p%d.o" % case), "/sys/fs/bpf/ebpf_gpu_lit_probe_neg"
+            try:
+                subprocess.run([mc, "-triple=bpfel", "-filetype=obj", "-mcpu=v4",
+                                "--defsym=CASE=%d" % case, src, "-o", obj],
+                               check=True, capture_output=True, timeout=30)
+                r = subprocess.run(["bpftool", "prog", "load", obj, pin, "type", "xdp"],
+                                   capture_output=True, timeout=30)
+            except (OSError, subprocess.SubprocessError):
+                return False
+            if os.path.exists(pin):
+                os.unlink(pin)
+            if r.returncode != 0:
+                return False
+    return True
+
+
 if probe_kernel_bpf():
     config.available_features.add("kernel-bpf")
+    if probe_kernel_neg_bswap():
+        config.available_features.add("kernel-neg-bswap")
+    else:
+        lit_config.note("kernel-neg-bswap tests skipped: this kernel's verifier does not track "
+                        "BPF_NEG and byte swaps (verifier/neg-bswap.s)")
     if probe_kernel_adjust_meta():
         config.available_features.add("kernel-adjust-meta")
     else:

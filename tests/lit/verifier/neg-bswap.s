@@ -42,22 +42,23 @@
 # U13: pc 12: packet read of 1 bytes at offset 0 (after a variable offset) not proven within packet
 # RUN: not ebpf-gpu-cc %t.14.o 2>&1 | FileCheck %s --check-prefix=U14
 # U14: pc 9: offset added to r2 (packet pointer) is unbounded (r5 = scalar)
-# RUN: %if kernel-bpf %{ bpftool prog load %t.1.o /sys/fs/bpf/ebpf_gpu_lit_neg_bswap_1 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_neg_bswap_1 %}
-# RUN: %if kernel-bpf %{ bpftool prog load %t.2.o /sys/fs/bpf/ebpf_gpu_lit_neg_bswap_2 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_neg_bswap_2 %}
-# RUN: %if kernel-bpf %{ bpftool prog load %t.3.o /sys/fs/bpf/ebpf_gpu_lit_neg_bswap_3 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_neg_bswap_3 %}
-# RUN: %if kernel-bpf %{ bpftool prog load %t.4.o /sys/fs/bpf/ebpf_gpu_lit_neg_bswap_4 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_neg_bswap_4 %}
-# RUN: %if kernel-bpf %{ bpftool prog load %t.5.o /sys/fs/bpf/ebpf_gpu_lit_neg_bswap_5 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_neg_bswap_5 %}
-# RUN: %if kernel-bpf %{ bpftool prog load %t.6.o /sys/fs/bpf/ebpf_gpu_lit_neg_bswap_6 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_neg_bswap_6 %}
-# RUN: %if kernel-bpf %{ bpftool prog load %t.7.o /sys/fs/bpf/ebpf_gpu_lit_neg_bswap_7 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_neg_bswap_7 %}
-# The accepted cases run the kernel's way on every packet.
+# RUN: %if kernel-neg-bswap %{ bpftool prog load %t.1.o /sys/fs/bpf/ebpf_gpu_lit_neg_bswap_1 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_neg_bswap_1 %}
+# RUN: %if kernel-neg-bswap %{ bpftool prog load %t.2.o /sys/fs/bpf/ebpf_gpu_lit_neg_bswap_2 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_neg_bswap_2 %}
+# RUN: %if kernel-neg-bswap %{ bpftool prog load %t.3.o /sys/fs/bpf/ebpf_gpu_lit_neg_bswap_3 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_neg_bswap_3 %}
+# RUN: %if kernel-neg-bswap %{ bpftool prog load %t.4.o /sys/fs/bpf/ebpf_gpu_lit_neg_bswap_4 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_neg_bswap_4 %}
+# RUN: %if kernel-neg-bswap %{ bpftool prog load %t.5.o /sys/fs/bpf/ebpf_gpu_lit_neg_bswap_5 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_neg_bswap_5 %}
+# RUN: %if kernel-neg-bswap %{ bpftool prog load %t.6.o /sys/fs/bpf/ebpf_gpu_lit_neg_bswap_6 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_neg_bswap_6 %}
+# RUN: %if kernel-neg-bswap %{ bpftool prog load %t.7.o /sys/fs/bpf/ebpf_gpu_lit_neg_bswap_7 type xdp && rm /sys/fs/bpf/ebpf_gpu_lit_neg_bswap_7 %}
+# The accepted cases run the kernel's way on every packet (on a kernel
+# whose verifier tracks these operations: feature kernel-neg-bswap).
 # RUN: ebpf-gpu-trafgen -o %t.pcap --count 50 --seed 4
-# RUN: %if kernel-bpf %{ ebpf-gpu-loader compare %t.1.o --pcap %t.pcap | FileCheck %s --check-prefix=SAME %}
-# RUN: %if kernel-bpf %{ ebpf-gpu-loader compare %t.2.o --pcap %t.pcap | FileCheck %s --check-prefix=SAME %}
-# RUN: %if kernel-bpf %{ ebpf-gpu-loader compare %t.3.o --pcap %t.pcap | FileCheck %s --check-prefix=SAME %}
-# RUN: %if kernel-bpf %{ ebpf-gpu-loader compare %t.4.o --pcap %t.pcap | FileCheck %s --check-prefix=SAME %}
-# RUN: %if kernel-bpf %{ ebpf-gpu-loader compare %t.5.o --pcap %t.pcap | FileCheck %s --check-prefix=SAME %}
-# RUN: %if kernel-bpf %{ ebpf-gpu-loader compare %t.6.o --pcap %t.pcap | FileCheck %s --check-prefix=SAME %}
-# RUN: %if kernel-bpf %{ ebpf-gpu-loader compare %t.7.o --pcap %t.pcap | FileCheck %s --check-prefix=SAME %}
+# RUN: %if kernel-neg-bswap %{ ebpf-gpu-loader compare %t.1.o --pcap %t.pcap | FileCheck %s --check-prefix=SAME %}
+# RUN: %if kernel-neg-bswap %{ ebpf-gpu-loader compare %t.2.o --pcap %t.pcap | FileCheck %s --check-prefix=SAME %}
+# RUN: %if kernel-neg-bswap %{ ebpf-gpu-loader compare %t.3.o --pcap %t.pcap | FileCheck %s --check-prefix=SAME %}
+# RUN: %if kernel-neg-bswap %{ ebpf-gpu-loader compare %t.4.o --pcap %t.pcap | FileCheck %s --check-prefix=SAME %}
+# RUN: %if kernel-neg-bswap %{ ebpf-gpu-loader compare %t.5.o --pcap %t.pcap | FileCheck %s --check-prefix=SAME %}
+# RUN: %if kernel-neg-bswap %{ ebpf-gpu-loader compare %t.6.o --pcap %t.pcap | FileCheck %s --check-prefix=SAME %}
+# RUN: %if kernel-neg-bswap %{ ebpf-gpu-loader compare %t.7.o --pcap %t.pcap | FileCheck %s --check-prefix=SAME %}
 # SAME: prog: both: 50 packets, host and kernel agree
 # RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.11.o %}
 # RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.12.o %}
