@@ -3,8 +3,9 @@
 # byte swap moves the known bits with their bytes; a conversion to little
 # endian on this little-endian machine keeps the low 16, 32 or 64 bits).
 # Each case bounds a packet offset to 0..31 through the operation, then
-# reads the byte there after a check: ours refused cases 1-7 before (the
-# result was an unknown scalar, or 0..0xffff), the kernel took them. Cases
+# reads the byte there after a check: ours refused cases 1, 2, 4 and 6
+# before (a negation gave an unknown scalar, le16 0..0xffff) and took 3, 5
+# and 7 through coarser bounds (0..0xffff shifted), the kernel all. Cases
 # 11-14 are what both refuse: a negative offset after one negation, a
 # 64-bit byte swap (the bytes go high), a 16-bit conversion of an unbounded
 # u16 (0..0xffff reaches MAX_PACKET_OFF), and a signed division, which
