@@ -65,9 +65,8 @@ MapLayout mapLayout(const platform::MapShape &S, uint32_t Slices, uint64_t Base)
   ebpfgpu_map &H = L.Header;
   // The fields the shape fixes come from the function the compiled
   // program's helpers use too, so both always agree.
-  ebpfgpu_map_shape Shape{S.Type,  S.KeySize, S.ValueSize,
-                          S.MaxEntries, S.Flags, 0,
-                          S.SpinLockOff >= 0 ? uint32_t(S.SpinLockOff) + 1 : 0};
+  ebpfgpu_map_shape Shape{S.Type,    S.KeySize, S.ValueSize, S.MaxEntries,
+                          S.Flags,   0,         S.SpinLockOff >= 0 ? uint32_t(S.SpinLockOff) + 1 : 0};
   ebpfgpu_map_set_shape(&H, &Shape);
   if (ebpfgpu_map_is_percpu(S.Type))
     H.nslices = std::max<uint32_t>(Slices, 1);
