@@ -544,6 +544,12 @@ def one(args, seed, i, work, pcap):
                            capture_output=True, text=True)
         shutil.rmtree(os.path.join(work, f"d{i}"), ignore_errors=True)
         if d.returncode != 0:
+            # Stack bytes never written: zeros here, the kernel's leftovers
+            # there (`compare` says uninit-stack for the same).
+            log = subprocess.run([args.cc, o, "--emit=verifier-log"], capture_output=True,
+                                 text=True).stdout
+            if "reads stack bytes the program may not have written" in log:
+                return i, c, "uninit", ""
             return i, c, "diff", (d.stdout + d.stderr).strip()[-300:]
         return i, c, "both", ""
     if ours_ok:
@@ -554,7 +560,7 @@ def one(args, seed, i, work, pcap):
 
 
 COMPARE_RESULTS = {"both": "both", "neither": "neither", "kernel": "kernel", "ours": "ours",
-                   "differ": "diff", "error": "crash"}
+                   "differ": "diff", "error": "crash", "uninit-stack": "uninit"}
 
 
 def batch(args, seed, first, count, work, pcap):
@@ -592,7 +598,7 @@ def batch(args, seed, first, count, work, pcap):
     r = subprocess.run([args.loader, "compare", o, "--pcap", pcap], capture_output=True, text=True)
     seen = set()
     for line in r.stdout.splitlines():
-        m = re.match(r"^(p\d+): (\w+): (.*)$", line)
+        m = re.match(r"^(p\d+): ([\w-]+): (.*)$", line)
         if not m or m.group(1) not in index:
             continue  # an indented line of a detail
         name, what, why = m.groups()
@@ -602,6 +608,8 @@ def batch(args, seed, first, count, work, pcap):
             why = norm(re.sub(r"^.*?pc \d+: ", "", why))
         elif what in ("ours", "neither"):
             why = norm(why)
+        elif what == "uninit":
+            why = ""
         pc = own_file(index[name], funcs[name]) if what in ("ours", "diff", "crash") else ""
         results.append((index[name], pc, what, why))
     done = {x[0] for x in results}
@@ -694,7 +702,9 @@ def main():
                          ("ours", "only ours accepts; the kernel says")):
             for why, n in reasons[k].most_common():
                 print(f"  {title}: {n:6d}  {why}")
-    print(f"{args.count} programs: both accept {counts['both']}, both refuse {counts['neither']}, "
+    print(f"{args.count} programs: both accept {counts['both'] + counts['uninit']}, "
+          f"{counts['uninit']} of them differing where they read stack bytes never written, "
+          f"both refuse {counts['neither']}, "
           f"only the kernel accepts {counts['kernel']}, only ours accepts {counts['ours']}, "
           f"back-end differences {counts['diff']}, errors {counts['clang'] + counts['crash']}")
     if args.timing:

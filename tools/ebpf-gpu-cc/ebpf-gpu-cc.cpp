@@ -384,9 +384,14 @@ int main(int argc, char **argv) {
     const object::ProgramSpec *P = selectPrograms(Obj, false)[0];
     verifier::Result R = Verify(*P, true);
     OS << R.Log;
-    if (R.ok())
+    if (R.ok()) {
       OS << "verified: " << R.InsnsProcessed << " instructions processed, " << R.StatesStored
          << " states stored, " << R.PathsPruned << " paths pruned\n";
+      for (uint32_t Pc : R.UninitStackReads)
+        OS << "note: pc " << Pc
+           << " reads stack bytes the program may not have written: zero here, whatever "
+              "the kernel's stack held there\n";
+    }
     else
       OS << "refused: " << verifier::formatDiagnostic(*R.Error, *P) << "\n";
     break;

@@ -11,12 +11,14 @@
 #include "ApiProgram.h"
 #include "Compare.h"
 #include "Options.h"
+#include "ebpf-gpu/Compiler/Lifter.h"
 #include "ebpf-gpu/Exec/Executors.h"
 #include "ebpf-gpu/Exec/KernelBackend.h"
 #include "ebpf-gpu/Loader/MapEntries.h"
 
 #include "ebpf-gpu/Object/Object.h"
 #include "ebpf-gpu/Runtime/Packets.h"
+#include "ebpf-gpu/Verifier/Verifier.h"
 
 #include <cstdio>
 #include <cstring>
@@ -139,6 +141,20 @@ struct Outcome {
   std::string Result, Detail;
 };
 
+/// Where the programs `P` may run (it and those it tail-calls) read stack
+/// bytes they may not have written ("prog pc N, ..."), or "": ebpf-gpu reads
+/// zeros there, the kernel whatever its stack held.
+std::string uninitStackReads(const object::ObjectSpec &Obj, const object::ProgramSpec &P) {
+  std::string Where;
+  for (const object::ProgramSpec *Q : compiler::programSetFor(Obj, P).Programs) {
+    verifier::Options VO;
+    VO.License = Obj.License;
+    for (uint32_t Pc : verifier::verify(*Q, Obj.Maps, VO).UninitStackReads)
+      Where += (Where.empty() ? "" : ", ") + Q->Name + " pc " + std::to_string(Pc);
+  }
+  return Where;
+}
+
 /// Program `Name` on both sides, with the map shapes `Shapes` set before
 /// load; `P` null: a program of the object that could not be linked
 /// (ObjectSpec::Unlinked), which the kernel may load.
@@ -229,6 +245,13 @@ Outcome compareProgram(const object::ObjectSpec &Obj, const std::string &Path,
   std::string Diff = firstDifference(HostPackets, KernelPackets, withoutReadOnlyData(*HostMaps),
                                      withoutReadOnlyData(Loaded->Program->dumpMaps()), *HostEvents,
                                      KernelEvents);
+  // A program that reads stack bytes it never wrote sees zeros here and
+  // the kernel's leftovers there: a difference is explained, not a fault.
+  if (!Diff.empty())
+    if (std::string Where = uninitStackReads(Obj, *P); !Where.empty())
+      return {"uninit-stack", "host and kernel differ where the program reads stack bytes it "
+                              "may not have written (" + Where + "): zero on ebpf-gpu's back "
+                              "ends, whatever the kernel's stack held there; " + Diff + AsPlain};
   if (!Diff.empty())
     return {"differ", Diff + AsPlain};
   return {"both", std::to_string(Packets.size()) + " packets, host and kernel agree" + AsPlain};

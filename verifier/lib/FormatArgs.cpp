@@ -104,7 +104,7 @@ MaybeDiag Verifier::formatPointer(uint32_t Pc, const std::string &What, FormatAr
   State T = S;
   T.Regs[0] = P;
   auto Read = [&](unsigned Size) -> MaybeDiag {
-    if (auto E = access(Pc, T, 0, 0, Size, false, "helper read", /*AllowUninitStack=*/true)) {
+    if (auto E = access(Pc, T, 0, 0, Size, false, "helper read")) {
       E->Reason = What + ": " + E->Reason;
       return E;
     }

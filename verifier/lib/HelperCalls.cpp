@@ -266,8 +266,7 @@ MaybeDiag Verifier::mapMemArg(uint32_t Pc, const platform::HelperProto &H,
   }
   // Keys and values may hold struct padding the program never wrote, as
   // the kernel allows; the runtime zeroes every frame, so it reads zeros.
-  if (auto E = access(Pc, S, R, 0, Size, false, "helper read",
-                      /*AllowUninitStack=*/true)) {
+  if (auto E = access(Pc, S, R, 0, Size, false, "helper read")) {
     E->Reason = Arg + ": " + E->Reason;
     return E;
   }
@@ -338,7 +337,7 @@ MaybeDiag Verifier::sizedMemArg(uint32_t Pc, const platform::HelperProto &H,
                 Arg + " must point to the stack or a map value, is a " +
                     std::string(kindName(V.K)),
                 "type(" + regName(R) + ") == stack|map_value");
-  if (auto E = access(Pc, S, R, 0, unsigned(SizeReg.UMax), Uninit,
+  if (auto E = access(Pc, S, R, 0, unsigned(SizeReg.UMax), /*Write=*/Uninit,
                       "helper access")) {
     E->Reason = Arg + ": " + E->Reason;
     return E;
@@ -388,8 +387,7 @@ MaybeDiag Verifier::fixedOutArg(uint32_t Pc, const platform::HelperProto &H, uns
   for (bool Write : {false, true}) {
     if (!Write && !InOut)
       continue;
-    if (auto E = access(Pc, S, R, 0, Size, Write, "helper access",
-                        /*AllowUninitStack=*/true)) {
+    if (auto E = access(Pc, S, R, 0, Size, Write, "helper access")) {
       E->Reason = Arg + ": " + E->Reason;
       return E;
     }
@@ -455,7 +453,7 @@ MaybeDiag Verifier::fixedMemArg(uint32_t Pc, const platform::HelperProto &H, uns
     return fail(Pc, Arg + ": helper access to the packet is not allowed (bpf_" + H.Name +
                         " takes no packet memory, as the kernel's)",
                 "type(" + regName(R) + ") != packet");
-  if (auto E = access(Pc, S, R, 0, Size, false, "helper access", /*AllowUninitStack=*/true)) {
+  if (auto E = access(Pc, S, R, 0, Size, false, "helper access")) {
     E->Reason = Arg + ": " + E->Reason;
     return E;
   }

@@ -67,7 +67,7 @@ std::optional<uint64_t> readOnlyConstant(const object::MapSpec &M, int64_t Off, 
 } // namespace
 
 MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t InsnOff,
-                           unsigned Size, bool Write, const char *What, bool AllowUninitStack) {
+                           unsigned Size, bool Write, const char *What) {
   const Reg &B = S.Regs[BaseReg];
   std::string Rn = regName(BaseReg);
   std::string Dir = Write ? "write" : "read";
@@ -101,7 +101,7 @@ MaybeDiag Verifier::access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Insn
     return std::nullopt;
   }
   case Kind::Stack:
-    return stackAccess(Pc, S, B, Lo, Hi, Size, Write, AllowUninitStack);
+    return stackAccess(Pc, S, B, Lo, Hi, Size, Write);
   case Kind::MapValue:
   case Kind::RawMem:
     return mapValueAccess(Pc, B, Rn, InsnOff, Lo, Hi, Size, Write);
@@ -269,10 +269,10 @@ MaybeDiag Verifier::mapKeyAccess(uint32_t Pc, const Reg &B, const std::string &R
 }
 
 /// Kind::Stack: bytes [Lo, Hi + Size) of the frame `B` points to, within
-/// it, no iterator's or dynptr's, and (for a read without
-/// `AllowUninitStack`) written before.
+/// it, no iterator's or dynptr's. A read of bytes not written before is
+/// noted (UninitStackReads).
 MaybeDiag Verifier::stackAccess(uint32_t Pc, State &S, const Reg &B, int64_t Lo, int64_t Hi,
-                                unsigned Size, bool Write, bool AllowUninitStack) {
+                                unsigned Size, bool Write) {
   std::string Dir = Write ? "write" : "read";
   std::string W = std::to_string(Size);
   if (Lo < -int64_t(isa::MaxStackBytes) || Hi + int64_t(Size) > 0)
@@ -304,15 +304,16 @@ MaybeDiag Verifier::stackAccess(uint32_t Pc, State &S, const Reg &B, int64_t Lo,
                       "])");
   if (!Write)
     markStackRead(B.Aux, slotMask(First, Last));
-  if (!Write && !AllowUninitStack) {
+  // Bytes never written read as the kernel lets a privileged loader read
+  // them (allow_uninit_stack): an unknown value. Here they are zero (the
+  // lifter zeroes every frame), in the kernel whatever its stack held:
+  // the result lists where, so that a comparison with the kernel knows.
+  if (!Write)
     for (unsigned I = First; I < Last; ++I)
-      if (F.Bytes[I] == Slot::Uninit)
-        return fail(Pc, "stack " + Dir + " of " + W + " bytes at r10" + hexOff(Lo) +
-                            " reads uninitialised byte r10" +
-                            hexOff(int64_t(I) - int64_t(isa::MaxStackBytes)),
-                    "initialized(stack[" + std::to_string(Lo) + ".." +
-                        std::to_string(Hi + int64_t(Size) - 1) + "])");
-  }
+      if (F.Bytes[I] == Slot::Uninit) {
+        UninitStackReads.insert(Pc);
+        break;
+      }
   return std::nullopt;
 }
 

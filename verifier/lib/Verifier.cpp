@@ -562,6 +562,7 @@ Result Verifier::run() {
     }
     finishPath(P.Last);
   }
+  Res.UninitStackReads.assign(UninitStackReads.begin(), UninitStackReads.end());
   return Res;
 }
 

@@ -114,8 +114,7 @@ private:
   MaybeDiag pointerArith(uint32_t Pc, const Insn &I, Reg &D, const Reg &Src,
                          unsigned SrcReg);
   MaybeDiag access(uint32_t Pc, State &S, unsigned BaseReg, int64_t Off,
-                   unsigned Size, bool Write, const char *What,
-                   bool AllowUninitStack = false);
+                   unsigned Size, bool Write, const char *What);
   /// access() through a packet pointer `B` (named `Rn`).
   MaybeDiag packetAccess(uint32_t Pc, const State &S, const Reg &B, const std::string &Rn,
                          int64_t InsnOff, unsigned Size, bool Write);
@@ -131,7 +130,7 @@ private:
                          int64_t Lo, int64_t Hi, unsigned Size, bool Write);
   /// access() through a stack pointer `B`, its bytes [Lo, Hi + Size).
   MaybeDiag stackAccess(uint32_t Pc, State &S, const Reg &B, int64_t Lo, int64_t Hi,
-                        unsigned Size, bool Write, bool AllowUninitStack);
+                        unsigned Size, bool Write);
   /// Refuses a read of stack bytes through `BaseReg` (+Off, Size bytes,
   /// already checked by access()) that would see part of a spilled pointer
   /// as data, or what a narrower write left of one (Slot::Residue): a
@@ -303,6 +302,9 @@ private:
   uint32_t CurNode = NoNode;
   Path *CurPath = nullptr;
   uint32_t LastId = 0;
+  /// Instructions that read, on some path, stack bytes not written before
+  /// (Result::UninitStackReads).
+  std::set<uint32_t> UninitStackReads;
   Result Res;
 };
 

@@ -63,6 +63,13 @@ struct Result {
   /// (bpf_xdp_metadata_rx_*): a data plane then gives it its packets'
   /// metadata (XdpContext.h's struct ebpfgpu_rx_meta).
   bool ReadsRxMetadata = false;
+  /// The instructions (pcs, ascending) that may read stack bytes never
+  /// written: a load, or a helper reading a buffer (a key's padding). The
+  /// kernel lets a privileged loader do it (allow_uninit_stack) and so
+  /// does this verifier; such bytes are zero on every ebpf-gpu back end
+  /// (each frame starts zeroed) and whatever the kernel's stack held there,
+  /// so output that depends on them differs from the kernel's.
+  std::vector<uint32_t> UninitStackReads;
   /// With Options::Log: one line per processed instruction.
   std::string Log;
   bool ok() const { return !Error; }
