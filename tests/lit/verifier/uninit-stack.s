@@ -44,6 +44,7 @@
 # RUN: %if kernel-bpf %{ %S/Inputs/kernel-accepts.sh %t.3.o %}
 # RUN: %if kernel-bpf %{ %S/Inputs/kernel-accepts.sh %t.4.o %}
 # RUN: %if kernel-bpf %{ %S/Inputs/kernel-refuses.sh %t.5.o %}
+# RUN: ebpf-gpu-trafgen -o %t.pcap --count 20 --seed 3
 # `compare` tells such a difference from a fault: case 7 leaves 1 where the
 # second call reads (PASS in the kernel), zero here (DROP).
 # RUN: ebpf-gpu-cc %t.7.o --emit=verifier-log | FileCheck %s --check-prefix=C7
@@ -53,7 +54,6 @@
 # CMP: prog: uninit-stack: host and kernel differ where the program reads stack bytes it may not have written (prog pc 9): zero on ebpf-gpu's back ends, whatever the kernel's stack held there; packet differs: host: 0 XDP_DROP {{[0-9]+}} / kernel: 0 XDP_PASS
 # Here the bytes are zero: case 2's verdict is the low bit of its value + 1,
 # DROP on every packet, and case 3's the same from its variable offset.
-# RUN: ebpf-gpu-trafgen -o %t.pcap --count 20 --seed 3
 # RUN: ebpf-gpu-loader run %t.2.o --section xdp --backend host --pcap %t.pcap | FileCheck %s --check-prefix=ZERO
 # RUN: ebpf-gpu-loader run %t.3.o --section xdp --backend host --pcap %t.pcap | FileCheck %s --check-prefix=ZERO
 # RUN: ebpf-gpu-loader run %t.4.o --section xdp --backend host --pcap %t.pcap | FileCheck %s --check-prefix=ZERO
