@@ -391,9 +391,9 @@ int main(int argc, char **argv) {
         OS << "note: pc " << Pc
            << " reads stack bytes the program may not have written: zero here, whatever "
               "the kernel's stack held there\n";
-    }
-    else
+    } else {
       OS << "refused: " << verifier::formatDiagnostic(*R.Error, *P) << "\n";
+    }
     break;
   }
   case EmitKind::Insns:

@@ -245,15 +245,16 @@ Outcome compareProgram(const object::ObjectSpec &Obj, const std::string &Path,
   std::string Diff = firstDifference(HostPackets, KernelPackets, withoutReadOnlyData(*HostMaps),
                                      withoutReadOnlyData(Loaded->Program->dumpMaps()), *HostEvents,
                                      KernelEvents);
-  // A program that reads stack bytes it never wrote sees zeros here and
-  // the kernel's leftovers there: a difference is explained, not a fault.
-  if (!Diff.empty())
+  if (!Diff.empty()) {
+    // A program that reads stack bytes it never wrote sees zeros here and
+    // the kernel's leftovers there: such a difference is explained, not a
+    // fault.
     if (std::string Where = uninitStackReads(Obj, *P); !Where.empty())
       return {"uninit-stack", "host and kernel differ where the program reads stack bytes it "
                               "may not have written (" + Where + "): zero on ebpf-gpu's back "
                               "ends, whatever the kernel's stack held there; " + Diff + AsPlain};
-  if (!Diff.empty())
     return {"differ", Diff + AsPlain};
+  }
   return {"both", std::to_string(Packets.size()) + " packets, host and kernel agree" + AsPlain};
 }
 
