@@ -302,18 +302,18 @@ MaybeDiag Verifier::stackAccess(uint32_t Pc, State &S, const Reg &B, int64_t Lo,
                   "dynptr(stack[" +
                       std::to_string(int64_t(At) - Spilled.Off - int64_t(isa::MaxStackBytes)) +
                       "])");
-  if (!Write)
-    markStackRead(B.Aux, slotMask(First, Last));
+  if (Write)
+    return std::nullopt;
+  markStackRead(B.Aux, slotMask(First, Last));
   // Bytes never written read as the kernel lets a privileged loader read
   // them (allow_uninit_stack): an unknown value. Here they are zero (the
   // lifter zeroes every frame), in the kernel whatever its stack held:
   // the result lists where, so that a comparison with the kernel knows.
-  if (!Write)
-    for (unsigned I = First; I < Last; ++I)
-      if (F.Bytes[I] == Slot::Uninit) {
-        UninitStackReads.insert(Pc);
-        break;
-      }
+  for (unsigned I = First; I < Last; ++I)
+    if (F.Bytes[I] == Slot::Uninit) {
+      UninitStackReads.insert(Pc);
+      break;
+    }
   return std::nullopt;
 }
 
