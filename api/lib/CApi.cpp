@@ -337,29 +337,36 @@ int runBurst(ebpf_gpu_prog *prog, ebpf_gpu_packet *pkts, uint32_t count,
     return failWith(EINVAL, "program '" + prog->Name + "' is opened, not loaded "
                                                        "(ebpf_gpu_prog__load_opened)");
   constexpr uint32_t MaxFrame = 9216;
-  uint32_t MaxLen = 64;
+  // One look at each packet: checked, and what decides the batch's stride
+  // and whether it runs in place.
+  uint32_t MaxLen = 64, LeastHeadroom = UINT32_MAX, LeastCap = UINT32_MAX;
   for (uint32_t I = 0; I < count; ++I) {
-    if (!pkts[I].data || pkts[I].len > MaxFrame || pkts[I].len > pkts[I].cap)
+    const ebpf_gpu_packet &P = pkts[I];
+    if (!P.data || P.len > MaxFrame || P.len > P.cap)
       return failWith(EINVAL, "packet " + std::to_string(I) + ": no data, or longer than " +
-                                  (pkts[I].len > MaxFrame ? "9216 bytes" : "its cap"));
-    MaxLen = std::max(MaxLen, pkts[I].len);
+                                  (P.len > MaxFrame ? "9216 bytes" : "its cap"));
+    MaxLen = std::max(MaxLen, P.len);
+    LeastHeadroom = std::min(LeastHeadroom, P.headroom);
+    LeastCap = std::min(LeastCap, P.cap);
   }
-  runtime::PacketBatch Batch(MaxLen);
-  Batch.reserve(count);
+  runtime::PacketBatch &Batch = Lane ? Lane->Batch : prog->Batch;
+  Batch.reset(MaxLen);
   Batch.setIngress(O.ingress_ifindex, O.rx_queue_index);
   const uint32_t Stride = uint32_t(Batch.stride()), Room = Stride - runtime::XdpHeadroom;
   // Host: run in place when the room allows. GPU with packet memory
   // given: the back end runs in place what lies in it and copies the rest
   // to and from the packets' own buffers, so either way the outcome is in
   // them (a packet's metadata only where it ran in place).
-  bool InPlace = prog->Loaded.Kind == exec::Backend::Host || prog->PacketMemory;
-  for (uint32_t I = 0; I < count && InPlace; ++I)
-    InPlace = pkts[I].headroom >= runtime::XdpHeadroom && pkts[I].cap >= Room;
-  for (uint32_t I = 0; I < count; ++I)
-    if (InPlace)
-      Batch.addExternal(pkts[I].data - runtime::XdpHeadroom, Stride, runtime::XdpHeadroom,
-                        pkts[I].len);
-    else
+  const bool InPlace = (prog->Loaded.Kind == exec::Backend::Host || prog->PacketMemory) &&
+                       LeastHeadroom >= runtime::XdpHeadroom && LeastCap >= Room;
+  Batch.reserve(count, /*Copies=*/!InPlace);
+  if (InPlace)
+    Batch.addExternalBurst(
+        count, Stride, runtime::XdpHeadroom,
+        [&](size_t I) { return pkts[I].data - runtime::XdpHeadroom; },
+        [&](size_t I) { return pkts[I].len; });
+  else
+    for (uint32_t I = 0; I < count; ++I)
       Batch.add(pkts[I].data, pkts[I].len);
   MaybeError RunErr;
   if (Lane) {
@@ -390,8 +397,9 @@ int runBurst(ebpf_gpu_prog *prog, ebpf_gpu_packet *pkts, uint32_t count,
   if (InPlace && prog->Loaded.Kind == exec::Backend::Host)
     prog->HostInPlace += count;
   // Each packet ran at XdpHeadroom in the batch's buffer: where it starts
-  // now, against where it started, says how far `data` moves.
-  for (uint32_t I = 0; I < count; ++I) {
+  // now, against where it started, says how far `data` moves. A packet run
+  // in place cannot have left its room: its buffer was that room.
+  for (uint32_t I = 0; I < count && !InPlace; ++I) {
     int64_t Moved = int64_t(Batch.offset(I)) - runtime::XdpHeadroom;
     if (Moved < -int64_t(pkts[I].headroom) || Moved + Batch.length(I) > pkts[I].cap)
       return failWith(ENOSPC, "packet " + std::to_string(I) + " left its room: it starts " +

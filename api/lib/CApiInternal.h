@@ -52,6 +52,8 @@ struct ebpf_gpu_lane {
   ebpf_gpu_prog *Prog = nullptr;
   uint32_t Worker = 0;
   std::unique_ptr<ebpfgpu::runtime::BatchLane> Lane;
+  /// The batch its bursts run in, reused (nothing allocated once grown).
+  ebpfgpu::runtime::PacketBatch Batch{64};
 };
 
 struct ebpf_gpu_prog {
@@ -63,6 +65,8 @@ struct ebpf_gpu_prog {
   std::vector<std::unique_ptr<ebpf_gpu_lane>> Lanes;
   std::string Name;
   std::vector<std::unique_ptr<ebpf_gpu_map>> Maps;
+  /// The batch ebpf_gpu_prog__run_burst's bursts run in, reused.
+  ebpfgpu::runtime::PacketBatch Batch{64};
   /// Opened: what load_opened asks exec::load() for (the object's bytes,
   /// the program, the back end); its initial values come from the maps.
   ebpfgpu::exec::LoadRequest Request;

@@ -102,12 +102,16 @@ public:
   }
 
   MaybeError runOn(PacketBatch &Batch, uint32_t Cpu) {
+    const size_t N = Batch.size();
     if (Reclaim == HostReclaim::EachPacket) {
+      // The batch holds the program alone (as an operator's map command
+      // does): no other worker can be between a deletion and its reclaim.
       std::unique_lock Lock(Running);
-      for (size_t I = 0; I < Batch.size(); ++I) {
+      for (size_t I = 0; I < N; ++I) {
         runOne(Batch, I, Cpu);
         Prog->reclaimMaps();
-        Trace.add(Prog->takeTrace());
+        if (abi::TraceText T = Prog->takeTrace(); !T.Lines.empty() || T.Dropped)
+          Trace.add(T);
       }
       return takeEventsLocked();
     }
@@ -117,7 +121,7 @@ public:
       while (OperatorsWaiting.load(std::memory_order_acquire))
         std::this_thread::yield();
       std::shared_lock Lock(Running);
-      for (size_t I = 0; I < Batch.size(); ++I)
+      for (size_t I = 0; I < N; ++I)
         runOne(Batch, I, Cpu);
     }
     // Deleted hash elements go back to the free lists only when no worker

@@ -38,7 +38,7 @@ std::string redirectTargetName(uint64_t Target) {
 }
 
 PacketBatch::PacketBatch(uint32_t MaxLen)
-    : MaxLen(MaxLen), Stride((XdpHeadroom + MaxLen + XdpTailroom + 63) & ~size_t(63)) {}
+    : MaxLen(MaxLen), Stride(strideFor(MaxLen)) {}
 
 bool PacketBatch::add(const uint8_t *Data, uint32_t Len, uint64_t TimestampNs) {
   if (Len > MaxLen)
@@ -56,8 +56,8 @@ bool PacketBatch::add(const uint8_t *Data, uint32_t Len, uint64_t TimestampNs) {
   return true;
 }
 
-void PacketBatch::reserve(size_t N) {
-  if (Storage.size() < N * Stride)
+void PacketBatch::reserve(size_t N, bool Copies) {
+  if (Copies && Storage.size() < N * Stride)
     Storage.resize(N * Stride, 0);
   External.reserve(N);
   Sizes.reserve(N);
@@ -79,6 +79,12 @@ void PacketBatch::clear() {
   Verdicts.clear();
   Timestamps.clear();
   Redirects.clear();
+}
+
+void PacketBatch::reset(uint32_t NewMaxLen) {
+  clear();
+  MaxLen = NewMaxLen;
+  Stride = strideFor(NewMaxLen);
 }
 
 void PacketBatch::prepareContext(size_t I, platform::XdpRuntimeContext &Ctx) {

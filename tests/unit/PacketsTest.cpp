@@ -89,6 +89,44 @@ TEST(Packets, ExternalPacketsStayInPlaceBesideCopiedOnes) {
   EXPECT_EQ(B.data(0)[0], 1);
 }
 
+TEST(Packets, BurstOfExternalPacketsAndResetReuseOneBatch) {
+  // A batch reused for bursts of different sizes (the C API's): reset
+  // takes the new stride, a burst added in place has each packet's bounds
+  // and a zero outcome, and a later copy still gets a whole stride.
+  PacketBatch B(1500);
+  std::vector<uint8_t> Mem(4 * 1024, 0);
+  B.reset(64);
+  EXPECT_EQ(B.maxLen(), 64u);
+  EXPECT_EQ(B.stride(), (runtime::XdpHeadroom + 64 + runtime::XdpTailroom + 63) & ~size_t(63));
+  const uint32_t Stride = uint32_t(B.stride());
+  B.reserve(3, /*Copies=*/false);
+  B.addExternalBurst(
+      3, Stride, runtime::XdpHeadroom, [&](size_t I) { return Mem.data() + I * Stride; },
+      [](size_t I) { return uint32_t(40 + I); });
+  ASSERT_EQ(B.size(), 3u);
+  for (size_t I = 0; I < 3; ++I) {
+    EXPECT_TRUE(B.isExternal(I));
+    EXPECT_EQ(B.data(I), Mem.data() + I * Stride + runtime::XdpHeadroom);
+    EXPECT_EQ(B.bufferSize(I), Stride);
+    EXPECT_EQ(B.length(I), 40 + I);
+    EXPECT_EQ(B.verdict(I), 0u);
+    EXPECT_EQ(B.redirectTarget(I), 0u);
+  }
+  platform::XdpRuntimeContext C;
+  B.prepareContext(2, C);
+  EXPECT_EQ(C.buffer_start, reinterpret_cast<uint64_t>(Mem.data() + 2 * Stride));
+  EXPECT_EQ(C.data_end - C.data, 42u);
+  // The next burst: larger packets, copied, after an in-place one.
+  B.reset(1000);
+  EXPECT_EQ(B.size(), 0u);
+  uint8_t Frame[1000] = {7};
+  ASSERT_TRUE(B.add(Frame, 1000));
+  EXPECT_FALSE(B.isExternal(0));
+  EXPECT_EQ(B.bufferSize(0), B.stride());
+  EXPECT_EQ(B.data(0)[0], 7);
+  EXPECT_FALSE(B.add(Frame, 1001)); // past the new MaxLen: refused before reading
+}
+
 TEST(Packets, CountsActions) {
   runtime::ActionStats S;
   S.count(1, 64);
