@@ -8,7 +8,7 @@
 // sent back, redirected), the maps and global data after the run, and the
 // event records in order. Each program gets fresh maps on both sides.
 
-#include "ApiProgram.h"
+#include "ebpf-gpu/Tools/ApiProgram.h"
 #include "Compare.h"
 #include "Options.h"
 #include "ebpf-gpu/Compiler/Lifter.h"

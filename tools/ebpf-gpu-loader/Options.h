@@ -15,6 +15,7 @@
 #include "ebpf-gpu/Loader/MapEntries.h"
 #include "ebpf-gpu/Object/Object.h"
 #include "ebpf-gpu/Tools/ArgCursor.h"
+#include "ebpf-gpu/Tools/MapShapes.h"
 
 #include <cstdio>
 #include <cstdint>
@@ -41,26 +42,6 @@ inline MaybeError applyMapEntry(runtime::BatchExecutor &Exec, const loader::MapE
   return E.Inner.empty() ? Exec.updateMap(E.Map, E.Key, E.Value)
                          : Exec.setInnerMap(E.Map, E.Key, E.Inner);
 }
-
-/// What user space sets on an eBPF object's maps before load, as libbpf's
-/// bpf_map__set_inner_map_fd, set_max_entries, set_key_size and
-/// set_value_size (`run`, `compare`, `forward`; a .gpu.o has its shapes from
-/// ebpf-gpu-cc).
-struct MapShapeArgs {
-  std::vector<std::pair<std::string, std::string>> InnerMaps; ///< --inner-map OUTER=MAP
-  std::vector<std::pair<std::string, uint32_t>> MapSizes;     ///< --map-size MAP=ENTRIES
-  /// --map-key-size, --map-value-size MAP=BYTES
-  std::vector<std::pair<std::string, uint32_t>> KeySizes, ValueSizes;
-  bool empty() const {
-    return InnerMaps.empty() && MapSizes.empty() && KeySizes.empty() && ValueSizes.empty();
-  }
-  void into(exec::LoadRequest &L) const {
-    L.InnerMaps = InnerMaps;
-    L.MapSizes = MapSizes;
-    L.KeySizes = KeySizes;
-    L.ValueSizes = ValueSizes;
-  }
-};
 
 /// What a tool says when map shapes are given for a .gpu.o.
 constexpr const char *MapShapesOfGpuObject =

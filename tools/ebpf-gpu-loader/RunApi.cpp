@@ -5,7 +5,7 @@
 // (The kernel back end, an oracle the library does not offer, stays on
 // exec::load in ebpf-gpu-loader.cpp.)
 
-#include "ApiProgram.h"
+#include "ebpf-gpu/Tools/ApiProgram.h"
 #include "Options.h"
 #include "Run.h"
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// tools::ApiProgram (ApiProgram.h): the loader's commands' programs on the
+// tools::ApiProgram (ebpf-gpu/Tools/ApiProgram.h): the loader's commands' programs on the
 // C API.
 
-#include "ApiProgram.h"
+#include "ebpf-gpu/Tools/ApiProgram.h"
 
 #include "ebpf-gpu/Platform/MapAbi.h"
 

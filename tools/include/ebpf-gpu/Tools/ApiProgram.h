@@ -8,10 +8,10 @@
 // exits, `compare` records it). The kernel oracle, which the library does
 // not offer, stays on exec/.
 
-#ifndef EBPF_GPU_TOOLS_LOADER_APIPROGRAM_H
-#define EBPF_GPU_TOOLS_LOADER_APIPROGRAM_H
+#ifndef EBPF_GPU_TOOLS_APIPROGRAM_H
+#define EBPF_GPU_TOOLS_APIPROGRAM_H
 
-#include "Options.h"
+#include "ebpf-gpu/Tools/MapShapes.h"
 
 #include "ebpf-gpu/Exec/Executors.h"
 #include "ebpf-gpu/Loader/MapEntries.h"
@@ -76,4 +76,4 @@ private:
 
 } // namespace ebpfgpu::tools
 
-#endif // EBPF_GPU_TOOLS_LOADER_APIPROGRAM_H
+#endif // EBPF_GPU_TOOLS_APIPROGRAM_H
