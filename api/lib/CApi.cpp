@@ -25,6 +25,7 @@
 #include "ebpf-gpu/Support/ReadFile.h"
 
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -318,6 +319,43 @@ ebpf_gpu_prog *openImage(std::shared_ptr<const std::vector<uint8_t>> Image, cons
 
 namespace {
 
+// The host back end reads and writes the caller's packets as its own
+// runtime::InPlacePacket: the same fields at the same places.
+static_assert(sizeof(ebpf_gpu_packet) == sizeof(runtime::InPlacePacket) &&
+              offsetof(ebpf_gpu_packet, data) == offsetof(runtime::InPlacePacket, Data) &&
+              offsetof(ebpf_gpu_packet, len) == offsetof(runtime::InPlacePacket, Len) &&
+              offsetof(ebpf_gpu_packet, cap) == offsetof(runtime::InPlacePacket, Cap) &&
+              offsetof(ebpf_gpu_packet, verdict) == offsetof(runtime::InPlacePacket, Verdict) &&
+              offsetof(ebpf_gpu_packet, redirect) == offsetof(runtime::InPlacePacket, Redirect) &&
+              offsetof(ebpf_gpu_packet, headroom) == offsetof(runtime::InPlacePacket, Headroom));
+
+/// A burst whose every packet has a batch copy's room around it, on a back
+/// end that runs such bursts where they lie (the host's): no batch, nothing
+/// copied, each packet's outcome written into its own record.
+int runInPlaceBurst(ebpf_gpu_prog &P, ebpf_gpu_packet *pkts, uint32_t count,
+                    const ebpf_gpu_run_opts &O, ebpf_gpu_lane *Lane, uint32_t Stride) {
+  runtime::InPlaceBurst B;
+  B.Packets = reinterpret_cast<runtime::InPlacePacket *>(pkts);
+  B.Count = count;
+  B.Stride = Stride;
+  B.IngressIfindex = O.ingress_ifindex;
+  B.RxQueueIndex = O.rx_queue_index;
+  B.Prefetch = O.prefetch;
+  if (!Lane)
+    if (int E = syncData(P, true))
+      return E;
+  MaybeError RunErr = P.Loaded.Exec->runInPlace(B, Lane ? Lane->Worker : 0);
+  // What the program wrote before it failed is the map's now too.
+  if (!Lane)
+    if (int E = syncData(P, false))
+      return E;
+  if (RunErr)
+    return failWith(EIO, "program '" + P.Name + "': " + RunErr->message());
+  P.HostInPlace += count;
+  LastError.clear();
+  return int(count);
+}
+
 /// A burst through the program (`Lane` null: as worker 0, the global data
 /// the caller holds kept in step) or through `Lane`: the packets copied
 /// into a batch with the runtime's headroom, run, and their outcome
@@ -349,16 +387,20 @@ int runBurst(ebpf_gpu_prog *prog, ebpf_gpu_packet *pkts, uint32_t count,
     LeastHeadroom = std::min(LeastHeadroom, P.headroom);
     LeastCap = std::min(LeastCap, P.cap);
   }
+  const uint32_t Stride = uint32_t(runtime::PacketBatch::strideFor(MaxLen)),
+                 Room = Stride - runtime::XdpHeadroom;
+  const bool HasRoom = LeastHeadroom >= runtime::XdpHeadroom && LeastCap >= Room;
+  // The host back end runs such a burst straight from the caller's array.
+  if (HasRoom && prog->Loaded.Exec->runsInPlaceBursts())
+    return runInPlaceBurst(*prog, pkts, count, O, Lane, Stride);
   runtime::PacketBatch &Batch = Lane ? Lane->Batch : prog->Batch;
   Batch.reset(MaxLen);
   Batch.setIngress(O.ingress_ifindex, O.rx_queue_index);
-  const uint32_t Stride = uint32_t(Batch.stride()), Room = Stride - runtime::XdpHeadroom;
-  // Host: run in place when the room allows. GPU with packet memory
-  // given: the back end runs in place what lies in it and copies the rest
-  // to and from the packets' own buffers, so either way the outcome is in
-  // them (a packet's metadata only where it ran in place).
-  const bool InPlace = (prog->Loaded.Kind == exec::Backend::Host || prog->PacketMemory) &&
-                       LeastHeadroom >= runtime::XdpHeadroom && LeastCap >= Room;
+  // GPU with packet memory given: the back end runs in place what lies in
+  // it and copies the rest to and from the packets' own buffers, so either
+  // way the outcome is in them (a packet's metadata only where it ran in
+  // place).
+  const bool InPlace = prog->PacketMemory && HasRoom;
   Batch.reserve(count, /*Copies=*/!InPlace);
   if (InPlace)
     Batch.addExternalBurst(
@@ -394,8 +436,6 @@ int runBurst(ebpf_gpu_prog *prog, ebpf_gpu_packet *pkts, uint32_t count,
 #endif
     return failWith(EIO, Msg);
   }
-  if (InPlace && prog->Loaded.Kind == exec::Backend::Host)
-    prog->HostInPlace += count;
   // Each packet ran at XdpHeadroom in the batch's buffer: where it starts
   // now, against where it started, says how far `data` moves. A packet run
   // in place cannot have left its room: its buffer was that room.

@@ -102,13 +102,43 @@ public:
   }
 
   MaybeError runOn(PacketBatch &Batch, uint32_t Cpu) {
-    const size_t N = Batch.size();
+    return runLocked(Batch.size(), [&](size_t I) { runOne(Batch, I, Cpu); });
+  }
+
+  bool runsInPlaceBursts() const override { return true; }
+  MaybeError runInPlace(runtime::InPlaceBurst &B, unsigned Worker) override {
+    if (Worker >= Prog->cpus())
+      return Error("host back end: worker " + std::to_string(Worker) + " has no per-CPU slice");
+    return runLocked(B.Count, [&](size_t I) {
+      if (B.Prefetch && I + B.Prefetch < B.Count)
+        __builtin_prefetch(B.Packets[I + B.Prefetch].Data);
+      runtime::InPlacePacket &P = B.Packets[I];
+      const uint64_t Data = reinterpret_cast<uint64_t>(P.Data), Start = Data - runtime::XdpHeadroom;
+      platform::XdpRuntimeContext Ctx;
+      runtime::initXdpContext(Ctx, Start, Start + B.Stride, Data, P.Len, B.IngressIfindex,
+                              B.RxQueueIndex, 0, uint32_t(I));
+      Ctx.cpu_id = Worker;
+      P.Verdict = uint32_t(Prog->runXdp(Ctx));
+      // Within the buffer: the helpers keep data and data_end in it.
+      const int64_t Moved = int64_t(Ctx.data - Data);
+      P.Data += Moved;
+      P.Len = uint32_t(Ctx.data_end - Ctx.data);
+      P.Headroom = uint32_t(int64_t(P.Headroom) + Moved);
+      P.Cap = uint32_t(int64_t(P.Cap) - Moved);
+      P.Redirect = uint32_t(Ctx.redirect_target);
+    });
+  }
+
+  /// Runs `One(I)` for I in [0, N) under the program's lock: alone,
+  /// reclaiming after each packet (HostReclaim::EachPacket), or beside other
+  /// workers, reclaiming when none is inside a batch.
+  template <typename OneFn> MaybeError runLocked(size_t N, OneFn &&One) {
     if (Reclaim == HostReclaim::EachPacket) {
       // The batch holds the program alone (as an operator's map command
       // does): no other worker can be between a deletion and its reclaim.
       std::unique_lock Lock(Running);
       for (size_t I = 0; I < N; ++I) {
-        runOne(Batch, I, Cpu);
+        One(I);
         Prog->reclaimMaps();
         if (abi::TraceText T = Prog->takeTrace(); !T.Lines.empty() || T.Dropped)
           Trace.add(T);
@@ -122,7 +152,7 @@ public:
         std::this_thread::yield();
       std::shared_lock Lock(Running);
       for (size_t I = 0; I < N; ++I)
-        runOne(Batch, I, Cpu);
+        One(I);
     }
     // Deleted hash elements go back to the free lists only when no worker
     // is inside a batch; a worker that finds others running leaves it to

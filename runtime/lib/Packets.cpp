@@ -89,17 +89,8 @@ void PacketBatch::reset(uint32_t NewMaxLen) {
 
 void PacketBatch::prepareContext(size_t I, platform::XdpRuntimeContext &Ctx) {
   uint64_t Base = reinterpret_cast<uint64_t>(buffer(I));
-  Ctx = {};
-  Ctx.buffer_start = Base;
-  Ctx.buffer_end = Base + bufferSize(I);
-  Ctx.data = Base + Offsets[I];
-  Ctx.data_meta = Ctx.data;
-  Ctx.data_end = Ctx.data + Lengths[I];
-  Ctx.ingress_ifindex = IngressIfindex;
-  Ctx.rx_queue_index = RxQueueIndex;
-  Ctx.rx_meta = RxMeta ? Base : 0;
-  Ctx.random_state = 0x5eed0000ull + I;
-  Ctx.packet_index = uint32_t(I);
+  initXdpContext(Ctx, Base, Base + bufferSize(I), Base + Offsets[I], Lengths[I], IngressIfindex,
+                 RxQueueIndex, RxMeta ? Base : 0, uint32_t(I));
 }
 
 void PacketBatch::finish(size_t I, const platform::XdpRuntimeContext &Ctx, uint64_t Verdict) {

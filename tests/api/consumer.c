@@ -278,6 +278,29 @@ int main(int argc, char **argv) {
           pk[0].headroom, pk[0].cap);
     CHECK(big[0] == 0xa5 && in[-5] == 0xa5 && in[-300] == 0xa5, "the headroom kept its bytes");
     printf("headroom: in place with XDP's room\n");
+    /* A burst in place with prefetch (API version 11): each packet's
+     * outcome and bytes as without it. */
+    static uint8_t with[4][1024], without[4][1024];
+    struct ebpf_gpu_packet pw[4], po[4];
+    for (int k = 0; k < 4; ++k) {
+      memset(with[k], k, sizeof(with[k]));
+      pw[k] = (struct ebpf_gpu_packet){with[k] + 300, frame(with[k] + 300, 17, 192, 7 + k), 700,
+                                       99, 0, 300};
+      memcpy(without[k], with[k], sizeof(with[k]));
+      po[k] = pw[k];
+      po[k].data = without[k] + 300;
+    }
+    struct ebpf_gpu_run_opts pf = {.sz = sizeof(pf), .prefetch = 2};
+    CHECK(ebpf_gpu_prog__run_burst_opts(vl, pw, 4, &pf) == 4 &&
+              ebpf_gpu_prog__run_burst(vl, po, 4) == 4,
+          "bursts with and without prefetch");
+    for (int k = 0; k < 4; ++k)
+      CHECK(pw[k].verdict == po[k].verdict && pw[k].len == po[k].len &&
+                pw[k].data - with[k] == po[k].data - without[k] &&
+                pw[k].headroom == po[k].headroom && pw[k].cap == po[k].cap &&
+                memcmp(with[k], without[k], sizeof(with[k])) == 0,
+            "packet %d: the same outcome with prefetch", k);
+    printf("headroom: a burst in place with prefetch 2 as without\n");
   }
   ebpf_gpu_prog__close(vl);
 

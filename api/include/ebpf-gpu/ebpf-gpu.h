@@ -37,7 +37,7 @@ extern "C" {
  *    ebpf_gpu_lane__run_burst.
  * 10: ebpf_gpu_prog__use_packet_memory, __forget_packet_memory,
  *    __packets_in_place. */
-#define EBPF_GPU_API_VERSION 10
+#define EBPF_GPU_API_VERSION 11
 
 /* What the library exports; everything else in it is hidden. */
 #define EBPF_GPU_API __attribute__((visibility("default")))
@@ -328,6 +328,11 @@ struct ebpf_gpu_run_opts {
   size_t sz;                /* sizeof(struct ebpf_gpu_run_opts): for later fields */
   uint32_t ingress_ifindex; /* ctx->ingress_ifindex (0 in ebpf_gpu_prog__run_burst) */
   uint32_t rx_queue_index;  /* ctx->rx_queue_index (0 likewise) */
+  /* API version 11. On the host back end, a burst that runs in place
+   * (above) prefetches the first bytes of the packet this many ahead of the
+   * one running (0: none), as a CPU data plane does with packets a NIC
+   * left in memory. Other bursts, and the GPU back end, ignore it. */
+  uint32_t prefetch;
 };
 
 /* ebpf_gpu_prog__run_burst with `opts` (NULL: as run_burst); -EINVAL too

@@ -114,9 +114,39 @@ public:
 std::unique_ptr<BatchLane> makeSynchronousLane(std::function<MaybeError(PacketBatch &)> Run,
                                                unsigned Depth);
 
+/// One packet of an in-place burst, laid out as the C API's struct
+/// ebpf_gpu_packet (api/lib/CApi.cpp checks it): `Len` bytes at `Data`;
+/// after the run, where the program left it (`Data`, `Len`, and `Headroom`
+/// and `Cap` moved with `Data`), its verdict and redirect target.
+struct InPlacePacket {
+  uint8_t *Data;
+  uint32_t Len, Cap, Verdict, Redirect, Headroom;
+};
+
+/// Packets that run where they lie, each in a buffer of `Stride` bytes
+/// starting XdpHeadroom bytes before its `Data` (the bounds a batch's copy
+/// would have: the caller checked that the room is there).
+struct InPlaceBurst {
+  InPlacePacket *Packets = nullptr;
+  uint32_t Count = 0, Stride = 0;
+  uint32_t IngressIfindex = 0, RxQueueIndex = 0;
+  /// Prefetch the packet this many ahead of the one running (0: none).
+  uint32_t Prefetch = 0;
+};
+
 class BatchExecutor {
 public:
   virtual ~BatchExecutor() = default;
+
+  /// Whether runInPlace runs bursts (the host back end's: no batch made
+  /// of them, nothing copied).
+  virtual bool runsInPlaceBursts() const { return false; }
+  /// Runs `B` as worker `Worker` (run()'s 0, or a lane's), with what run()
+  /// and a lane's submit promise for a batch; only where
+  /// runsInPlaceBursts().
+  virtual MaybeError runInPlace(InPlaceBurst &B, unsigned Worker) {
+    return Error("this back end runs batches, not bursts in place");
+  }
 
   /// Runs the program over every packet of `Batch`, in place: each packet
   /// gets its verdict, redirect target and final bytes (after

@@ -34,12 +34,36 @@ std::string redirectTargetName(uint64_t Target);
 constexpr uint32_t XdpHeadroom = 256;
 constexpr uint32_t XdpTailroom = 256;
 
+/// The XDP context of the packet `Len` bytes at `Data` in the buffer
+/// [Start, End), the `Index`-th of its batch (the seed of its
+/// bpf_get_prandom_u32, its events' packet index); `RxMeta` the address of
+/// its struct ebpfgpu_rx_meta, or 0. The program may then move the bounds.
+inline void initXdpContext(platform::XdpRuntimeContext &Ctx, uint64_t Start, uint64_t End,
+                           uint64_t Data, uint32_t Len, uint32_t Ifindex, uint32_t RxQueue,
+                           uint64_t RxMeta, uint32_t Index) {
+  Ctx = {};
+  Ctx.buffer_start = Start;
+  Ctx.buffer_end = End;
+  Ctx.data = Data;
+  Ctx.data_meta = Data;
+  Ctx.data_end = Data + Len;
+  Ctx.ingress_ifindex = Ifindex;
+  Ctx.rx_queue_index = RxQueue;
+  Ctx.rx_meta = RxMeta;
+  Ctx.random_state = 0x5eed0000ull + Index;
+  Ctx.packet_index = Index;
+}
+
 /// Frames with headroom and tailroom, stored at a fixed stride. Owns its
 /// memory; not thread-safe.
 class PacketBatch {
 public:
   /// Room for packets of up to `MaxLen` bytes.
   explicit PacketBatch(uint32_t MaxLen);
+  /// The stride of a batch for packets of up to `MaxLen` bytes.
+  static size_t strideFor(uint32_t MaxLen) {
+    return (XdpHeadroom + MaxLen + XdpTailroom + 63) & ~size_t(63);
+  }
 
   /// Appends a copy of `Len` bytes; returns false when Len > maxLen().
   /// Allocates only while the batch grows past its largest size so far.
@@ -157,9 +181,6 @@ private:
 
   uint32_t MaxLen;
   size_t Stride;
-  static size_t strideFor(uint32_t MaxLen) {
-    return (XdpHeadroom + MaxLen + XdpTailroom + 63) & ~size_t(63);
-  }
   uint32_t IngressIfindex = 0, RxQueueIndex = 0;
   bool RxMeta = false;
   std::vector<uint8_t> Storage; ///< the copied packets' buffers, a stride each
