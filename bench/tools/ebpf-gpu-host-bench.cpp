@@ -12,15 +12,15 @@
 // before any time is kept (how: below). The packets' bytes are restored
 // before every pass, outside the timed span (programs rewrite them).
 //
-// What one host pass is: every packet's context set up as the loader's
-// host back end does (PacketBatch::prepareContext), the JIT-compiled
-// program called, its verdict, redirect target and packet bounds stored.
-// All threads share one compiled program and its maps, as the loader's
-// `forward` workers do. Per-CPU maps have ONE copy on the host back end,
-// so with several threads every thread updates the same per-CPU value with
-// plain (unsynchronised) loads and stores: counts may be lost and those
-// cache lines move between cores. None of the suite's verdicts depends on
-// a per-CPU value (they are statistics); the report says so.
+// What one host pass is: each thread hands its share of the packets to
+// libebpf-gpu's C API as an application embedding it would, in bursts of
+// --burst packets (ebpf_gpu_lane__run_burst on the thread's own lane, each
+// packet described where it lies, with an mbuf's room around it, so the
+// burst runs in place), and keeps each packet's verdict, redirect target
+// and bounds. All threads share one program and its maps, loaded once
+// (verified first, as every load through the API) for as many workers as
+// the most threads timed: each lane is a CPU of its own, so per-CPU maps
+// hold a value per thread, as the kernel's per CPU.
 //
 // Checks, per program (the suite's check= word):
 //   exact     a 1-thread pass is the reference (the loader's
@@ -38,14 +38,13 @@
 //   [check=...] ('#' comments); maps= is a map file as the loader's
 //   --map-file, map-size= its --map-size (max_entries before load).
 
-#include "ebpf-gpu/Compiler/HostJit.h"
 #include "ebpf-gpu/Loader/MapEntries.h"
 #include "ebpf-gpu/Object/Object.h"
 #include "ebpf-gpu/Runtime/Packets.h"
+#include "ebpf-gpu/Tools/ApiProgram.h"
 #include "ebpf-gpu/Tools/ArgCursor.h"
-#include "ebpf-gpu/Verifier/Verifier.h"
 
-#include "llvm/Support/Error.h"
+#include <ebpf-gpu/ebpf-gpu.h>
 
 #include <algorithm>
 #include <array>
@@ -86,6 +85,7 @@ struct Options {
   std::vector<unsigned> Prefetches{0};
   bool Kernel = false;
   uint64_t KernelPackets = 256, KernelRepeat = 32;
+  uint64_t Burst = 256;
 };
 
 std::vector<Entry> readSuite(const std::string &Path) {
@@ -132,47 +132,35 @@ std::vector<int> allowedCpus() {
 struct Resident {
   runtime::PacketBatch Batch{64};
   size_t N = 0;
+  uint32_t Burst = 256; ///< packets a burst (--burst)
   std::vector<uint8_t> Pristine;
   std::vector<Outcome> Out;
   std::vector<int> Cpus;
 };
 
+/// A program of the suite on the C API (tools::ApiProgram): opened, its
+/// maps sized, loaded (verified first: the library refuses what the
+/// verifier refuses) for `Workers` threads, its map file applied; a lane
+/// per thread.
 struct Loaded {
-  std::unique_ptr<compiler::HostProgram> Prog;
+  tools::ApiProgram Prog;
+  std::vector<ebpf_gpu_lane *> Lanes;
   std::string ProgramName;
 };
 
-Loaded load(const Entry &E) {
-  object::ReadOptions Opts;
-  Opts.MaxEntries = E.MapSizes;
-  object::ObjectSpec Obj = check(object::readObjectFile(E.Object, Opts), E.Object);
-  const object::ProgramSpec *P = nullptr;
-  if (!E.Section.empty())
-    P = Obj.findProgram(E.Section);
-  else if (Obj.Programs.size() == 1)
-    P = &Obj.Programs[0];
-  if (!P)
-    fail(E.Object + ": " +
-         (E.Section.empty() ? "several programs; give section="
-                            : "no program '" + E.Section + "'"));
-  for (const object::ProgramSpec *Q : compiler::programSetFor(Obj, *P).Programs) {
-    verifier::Options VO;
-    VO.License = Obj.License;
-    verifier::Result V = verifier::verify(*Q, Obj.Maps, VO);
-    if (!V.ok())
-      fail(E.Object + ": program " + Q->Name +
-           ": refused by the verifier: " + verifier::formatDiagnostic(*V.Error, *Q));
-  }
-  auto Prog = compiler::HostProgram::compile(compiler::programSetFor(Obj, *P), Obj.Maps,
-                                             compiler::LiftOptions());
-  if (!Prog)
-    fail(E.Object + ": program " + P->Name + ": " + llvm::toString(Prog.takeError()));
-  Loaded L{std::move(*Prog), P->Name};
+Loaded load(const Entry &E, unsigned Workers) {
+  tools::ApiLoad A;
+  A.Object = E.Object;
+  A.Section = E.Section;
+  A.Backend = exec::Backend::Host;
+  A.Shapes.MapSizes = E.MapSizes;
+  A.Workers = Workers;
+  Loaded L{check(tools::ApiProgram::load(A), E.Object), {}, ""};
+  L.ProgramName = L.Prog.name();
   if (!E.MapFile.empty())
-    for (const loader::MapEntry &M : check(loader::readMapFile(E.MapFile), E.MapFile))
-      check(M.Inner.empty() ? L.Prog->updateMap(M.Map, M.Key, M.Value)
-                            : L.Prog->setInnerMap(M.Map, M.Key, M.Inner),
-            E.MapFile + ": map '" + M.Map + "'");
+    check(L.Prog.setEntries(check(loader::readMapFile(E.MapFile), E.MapFile), ""), E.MapFile);
+  for (unsigned W = 0; W < Workers; ++W)
+    L.Lanes.push_back(check(L.Prog.lane(W), E.Object));
   return L;
 }
 
@@ -188,12 +176,39 @@ void restore(Resident &R, size_t I) {
   std::memcpy(R.Batch.buffer(I), R.Pristine.data() + I * Stride, End);
 }
 
+/// Packets [Lo, Hi) through `Lane` in bursts of `Burst`, each packet where
+/// it lies (its buffer's headroom and tailroom around it: the library runs
+/// them in place), as a DPDK application hands its mbufs over; the outcomes
+/// into R.Out. Returns the library's message on failure, else "".
+std::string runShare(Resident &R, ebpf_gpu_lane *Lane, size_t Lo, size_t Hi, uint32_t Burst,
+                     uint32_t Prefetch) {
+  std::vector<ebpf_gpu_packet> Pkts(Burst);
+  ebpf_gpu_run_opts Run = {};
+  Run.sz = sizeof(Run);
+  Run.ingress_ifindex = R.Batch.ingressIfindex();
+  Run.rx_queue_index = R.Batch.rxQueueIndex();
+  Run.prefetch = Prefetch;
+  for (size_t I = Lo; I < Hi; I += Burst) {
+    uint32_t N = uint32_t(std::min<size_t>(Burst, Hi - I));
+    for (uint32_t J = 0; J < N; ++J) {
+      uint32_t Off = R.Batch.offset(I + J);
+      Pkts[J] = {R.Batch.buffer(I + J) + Off, R.Batch.length(I + J),
+                 uint32_t(R.Batch.bufferSize(I + J) - Off), 0, 0, Off};
+    }
+    if (ebpf_gpu_lane__run_burst(Lane, Pkts.data(), N, &Run) != int(N))
+      return std::string("packets from ") + std::to_string(I) + ": " + ebpf_gpu_last_error();
+    for (uint32_t J = 0; J < N; ++J)
+      R.Out[I + J] = {Pkts[J].verdict, uint32_t(Pkts[J].data - R.Batch.buffer(I + J)),
+                      Pkts[J].len, Pkts[J].redirect};
+  }
+  return "";
+}
+
 /// One pass over all packets on `Threads` threads (thread K pinned to the
-/// K-th allowed CPU, packets [K*N/T, (K+1)*N/T)): each restores its share,
-/// all meet, then run; returns the seconds from the start signal to the
-/// last thread's end.
-double pass(Resident &R, const compiler::HostProgram &Prog, unsigned Threads,
-            unsigned Prefetch = 0) {
+/// K-th allowed CPU, packets [K*N/T, (K+1)*N/T), through lane K): each
+/// restores its share, all meet, then run; returns the seconds from the
+/// start signal to the last thread's end.
+double pass(Resident &R, const Loaded &L, unsigned Threads, unsigned Prefetch = 0) {
   std::atomic<unsigned> Ready{0};
   std::atomic<bool> Go{false};
   std::vector<std::chrono::steady_clock::time_point> End(Threads);
@@ -213,16 +228,8 @@ double pass(Resident &R, const compiler::HostProgram &Prog, unsigned Threads,
       Ready.fetch_add(1, std::memory_order_acq_rel);
       while (!Go.load(std::memory_order_acquire))
         std::this_thread::yield();
-      platform::XdpRuntimeContext Ctx;
-      for (size_t I = Lo; I < Hi; ++I) {
-        if (Prefetch && I + Prefetch < Hi)
-          __builtin_prefetch(R.Batch.data(I + Prefetch));
-        R.Batch.prepareContext(I, Ctx);
-        uint64_t V = Prog.runXdp(Ctx);
-        uint64_t Base = reinterpret_cast<uint64_t>(R.Batch.buffer(I));
-        R.Out[I] = {uint32_t(V), uint32_t(Ctx.data - Base), uint32_t(Ctx.data_end - Ctx.data),
-                    Ctx.redirect_target};
-      }
+      if (std::string E = runShare(R, L.Lanes[K], Lo, Hi, R.Burst, Prefetch); !E.empty())
+        Errors[K] = E;
       End[K] = std::chrono::steady_clock::now();
     });
   while (Ready.load(std::memory_order_acquire) != Threads)
@@ -241,10 +248,12 @@ double pass(Resident &R, const compiler::HostProgram &Prog, unsigned Threads,
 /// over the traffic run `Repeat` times in a row on one thread (the packet
 /// as the previous run left it, a fresh context each run), timed around
 /// the runs of each packet; returns the median over the packets of their
-/// mean ns a run (as the kernel half reports). The packets are restored
-/// afterwards.
-double hostRepeat(Resident &R, const compiler::HostProgram &Prog, uint64_t Sample,
-                  uint64_t Repeat) {
+/// mean ns a run (as the kernel half reports). The runs of a packet are one
+/// burst through lane 0 that names the packet `Repeat` times (each entry
+/// run in place, with a context of its own), so the library's cost of a
+/// burst is shared by the runs, as the kernel's test-run loop shares its
+/// system call. The packets are restored afterwards.
+double hostRepeat(Resident &R, const Loaded &L, uint64_t Sample, uint64_t Repeat) {
   cpu_set_t One;
   CPU_ZERO(&One);
   CPU_SET(R.Cpus[0], &One);
@@ -252,15 +261,18 @@ double hostRepeat(Resident &R, const compiler::HostProgram &Prog, uint64_t Sampl
     fail("cannot pin to CPU " + std::to_string(R.Cpus[0]) + ": " + std::strerror(errno));
   uint64_t Take = std::min<uint64_t>(Sample, R.N);
   std::vector<double> Ns;
-  platform::XdpRuntimeContext Ctx;
+  std::vector<ebpf_gpu_packet> Runs(Repeat);
   for (uint64_t K = 0; K < Take; ++K) {
     size_t I = size_t(K * R.N / Take);
     restore(R, I);
+    const uint32_t Off = R.Batch.offset(I);
+    for (ebpf_gpu_packet &P : Runs)
+      P = {R.Batch.buffer(I) + Off, R.Batch.length(I), uint32_t(R.Batch.bufferSize(I) - Off), 0,
+           0, Off};
     auto T0 = std::chrono::steady_clock::now();
-    for (uint64_t Rep = 0; Rep < Repeat; ++Rep) {
-      R.Batch.prepareContext(I, Ctx);
-      Prog.runXdp(Ctx);
-    }
+    if (ebpf_gpu_lane__run_burst(L.Lanes[0], Runs.data(), uint32_t(Repeat), nullptr) !=
+        int(Repeat))
+      fail(std::string("packet ") + std::to_string(I) + ": " + ebpf_gpu_last_error());
     auto T1 = std::chrono::steady_clock::now();
     Ns.push_back(std::chrono::duration<double, std::nano>(T1 - T0).count() / double(Repeat));
     restore(R, I);
@@ -347,12 +359,10 @@ Result runEntry(Resident &R, const Entry &E, const Options &O) {
   Result Res;
   Res.Name = E.Name;
   Res.Check = E.Check;
-  Loaded L = load(E);
-  Res.Program = L.ProgramName;
-  compiler::HostProgram &Prog = *L.Prog;
   unsigned Most = *std::max_element(O.Threads.begin(), O.Threads.end());
+  Loaded L = load(E, Most);
+  Res.Program = L.ProgramName;
   std::string Many = std::to_string(Most) + "-thread pass";
-  bool Stateful = E.Check != "exact";
   std::vector<Outcome> Ref;
   std::vector<uint8_t> RefFrames;
   auto Keep = [&] {
@@ -360,42 +370,37 @@ Result runEntry(Resident &R, const Entry &E, const Options &O) {
     RefFrames.assign(R.Batch.frames(), R.Batch.frames() + R.N * R.Batch.stride());
   };
   if (E.Check == "exact") {
-    pass(R, Prog, 1);
+    pass(R, L, 1);
     Keep();
-    pass(R, Prog, Most);
+    pass(R, L, Most);
     compareExact(E.Name + ": " + Many, R, Ref, RefFrames);
     Res.CheckNote = "a " + Many + " gives every packet the 1-thread pass's verdict, target, "
                     "bounds and output bytes";
   } else if (unsigned Least = convergePasses(E.Check, "")) {
-    pass(R, Prog, 1);
-    Prog.reclaimMaps();
+    pass(R, L, 1);
     std::vector<Outcome> Prev = R.Out;
     unsigned Passes = 2;
     for (;; ++Passes) {
       if (Passes > Least + 6)
         fail(E.Name + ": verdicts still change after " + std::to_string(Least + 6) +
              " passes over the packets");
-      pass(R, Prog, 1);
-      Prog.reclaimMaps();
-      if (Passes >= Least && R.Out == Prev)
+      pass(R, L, 1);
+        if (Passes >= Least && R.Out == Prev)
         break;
       Prev = R.Out;
     }
     Keep();
-    pass(R, Prog, Most);
-    Prog.reclaimMaps();
+    pass(R, L, Most);
     // A program whose state moves with the clock (the rate limiter's
     // tokens come back every 10 s of wall time) may see a step of it
     // between the reference and the N-thread pass: one more 1-thread
     // reference and N-thread pass, seconds before the next step, decide.
     std::string Retried;
     if (std::string D = firstDifference(E.Name + ": " + Many, R, Ref, RefFrames); !D.empty()) {
-      pass(R, Prog, 1);
-      Prog.reclaimMaps();
-      Keep();
-      pass(R, Prog, Most);
-      Prog.reclaimMaps();
-      compareExact(E.Name + ": " + Many + " (again, after: " + D + ")", R, Ref, RefFrames);
+      pass(R, L, 1);
+        Keep();
+      pass(R, L, Most);
+        compareExact(E.Name + ": " + Many + " (again, after: " + D + ")", R, Ref, RefFrames);
       Retried = " (the first " + Many + " differed: " + D + "; a fresh reference and a second " +
                 Many + " agreed)";
     }
@@ -403,10 +408,10 @@ Result runEntry(Resident &R, const Entry &E, const Options &O) {
                     " then decides exactly alike" + Retried;
   } else {
     uint64_t Threshold = std::strtoull(E.Check.c_str() + 4, nullptr, 10);
-    pass(R, Prog, 1);
+    pass(R, L, 1);
     Ref = R.Out;
     uint64_t Open = checkCms(E.Name + ": 1-thread pass", R, Threshold, 1);
-    pass(R, Prog, Most);
+    pass(R, L, Most);
     Open += checkCms(E.Name + ": " + Many, R, Threshold, 2);
     Res.CheckNote = "a 1-thread pass then a " + Many + " from a zero sketch within host-computed "
                     "bounds; " + std::to_string(Open) + " of " + std::to_string(2 * R.N) +
@@ -414,7 +419,7 @@ Result runEntry(Resident &R, const Entry &E, const Options &O) {
   }
   for (const Outcome &V : Ref)
     ++Res.Actions[std::min<uint32_t>(V.Verdict, 4)];
-  if (MaybeError Err = Prog.checkMaps())
+  if (MaybeError Err = L.Prog.checkMaps())
     fail(E.Name + ": " + Err->message());
   std::printf("%s: checked: %s; reference verdicts: aborted %llu drop %llu pass %llu tx %llu "
               "redirect %llu\n",
@@ -428,9 +433,7 @@ Result runEntry(Resident &R, const Entry &E, const Options &O) {
       std::vector<double> Times;
       auto Began = std::chrono::steady_clock::now();
       for (uint64_t Rep = 0; Rep < O.Warmup + O.Reps; ++Rep) {
-        double S = pass(R, Prog, T, Pf);
-        if (Stateful)
-          Prog.reclaimMaps();
+        double S = pass(R, L, T, Pf);
         if (Rep >= O.Warmup)
           Times.push_back(S);
         // Bounded: at least 3 timed repetitions, then none starts past the
@@ -455,9 +458,7 @@ Result runEntry(Resident &R, const Entry &E, const Options &O) {
     Res.Kernel = runKernel(E, R.Batch, R.Pristine, R.N, Ref, RefFrames, O.KernelPackets,
                            O.KernelRepeat);
     // Same packets, same scheme, same CPU, right after: a like-for-like ratio.
-    Res.HostRepeatNs = hostRepeat(R, Prog, O.KernelPackets, O.KernelRepeat);
-    if (Stateful)
-      Prog.reclaimMaps();
+    Res.HostRepeatNs = hostRepeat(R, L, O.KernelPackets, O.KernelRepeat);
     std::printf("%s: kernel JIT (BPF_PROG_TEST_RUN, repeat %llu, %llu packets, CPU %d): "
                 "%.1f ns/packet (median; mean %.1f) = %.2f Mpps; %s\n",
                 E.Name.c_str(), (unsigned long long)O.KernelRepeat,
@@ -506,10 +507,10 @@ void writeJson(const std::string &Path, const std::vector<Result> &Results, cons
     << ", \"kernel_packets\": " << O.KernelPackets << ", \"kernel_repeat\": " << O.KernelRepeat
     << ", \"packets\": " << R.N << ", \"reps\": " << O.Reps << ", \"warmup\": " << O.Warmup
     << ", \"percpu_note\": "
-    << jsonString("all threads share one compiled program and its maps (as forward's "
-                  "workers); per-CPU maps have one copy on the host back end, so threads "
-                  "update the same per-CPU values unsynchronised (counts may be lost); no "
-                  "verdict depends on them")
+    << jsonString("all threads share one program and its maps through the C API, each "
+                  "thread on a lane of its own (a CPU for the per-CPU maps: a value per "
+                  "thread, as the kernel's per CPU); bursts of " + std::to_string(R.Burst) +
+                  " packets run in place")
     << ", \"programs\": [";
   for (size_t I = 0; I < Results.size(); ++I) {
     const Result &Re = Results[I];
@@ -574,19 +575,22 @@ int main(int argc, char **argv) {
     else if (A == "--max-seconds") O.MaxSeconds = double(Num(0));
     else if (A == "--threads") ThreadList = Val();
     else if (A == "--prefetch") PrefetchList = Val();
+    else if (A == "--burst") O.Burst = Num(1);
     else if (A == "--kernel") O.Kernel = true;
     else if (A == "--kernel-packets") O.KernelPackets = Num(1);
     else if (A == "--kernel-repeat") O.KernelRepeat = Num(1);
     else if (A == "-h" || A == "--help") {
       std::printf("usage: ebpf-gpu-host-bench --suite FILE --pcap IN.pcap [--threads LIST]\n"
-                  "         [--reps N] [--warmup N] [--max-seconds S] [--packets N]\n"
+                  "         [--reps N] [--warmup N] [--max-seconds S] [--packets N] [--burst N]\n"
                   "         [--kernel [--kernel-packets N] [--kernel-repeat N]] [--json OUT]\n"
                   "  --threads LIST   thread counts, comma-separated; 'all' = every CPU the\n"
                   "                   process may use (default 1,all)\n"
                   "  --max-seconds S  per program and thread count: no repetition starts\n"
                   "                   past S seconds of wall time once 3 are timed (default 10)\n"
+                  "  --burst N        packets a burst through the C API (default 256)\n"
                   "  --prefetch LIST  distances, comma-separated: timed passes prefetch the\n"
-                  "                   packet D ahead (default 0: none, as the runtime's loop)\n"
+                  "                   packet D ahead (the bursts' ebpf_gpu_run_opts.prefetch;\n"
+                  "                   default 0: none)\n"
                   "  --kernel         also time the Linux kernel's JIT (BPF_PROG_TEST_RUN,\n"
                   "                   root) on N packets spread over the traffic, each run\n"
                   "                   `repeat` times (default 256 packets, repeat 32); then\n"
@@ -596,7 +600,12 @@ int main(int argc, char **argv) {
   }
   if (O.Suite.empty() || O.Pcap.empty())
     fail("need --suite and --pcap (see --help)", 2);
+  if (O.Burst > 65536)
+    fail("--burst: at most 65536 packets, not " + std::to_string(O.Burst), 2);
+  if (O.KernelRepeat > 65536) // the host's runs of a packet are one burst
+    fail("--kernel-repeat: at most 65536, not " + std::to_string(O.KernelRepeat), 2);
   Resident R;
+  R.Burst = uint32_t(O.Burst);
   R.Cpus = allowedCpus();
   for (const std::string &T : split(ThreadList, ',')) {
     char *End = nullptr;

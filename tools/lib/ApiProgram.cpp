@@ -38,6 +38,7 @@ ebpf_gpu_load_opts loadOptions(const ApiLoad &L) {
   O.gpu_blocks = G.Blocks;
   O.gpu_watchdog_ms = G.WatchdogMs;
   O.allow_unverified = L.AllowUnverified;
+  O.workers = L.Workers;
   return O;
 }
 
@@ -146,13 +147,15 @@ Expected<ApiProgram> ApiProgram::load(const ApiLoad &L) {
   return A;
 }
 
-MaybeError ApiProgram::setEntries(const std::vector<loader::MapEntry> &Entries) {
+MaybeError ApiProgram::setEntries(const std::vector<loader::MapEntry> &Entries,
+                                  const std::string &From) {
+  const std::string Ctx = From.empty() ? "" : From + ": ";
   for (const loader::MapEntry &E : Entries) {
     ebpf_gpu_map *M = ebpf_gpu_prog__find_map_by_name(Prog.get(), E.Map.c_str());
     if (!M)
-      return Error("--map-set: no map named '" + E.Map + "' in the program");
+      return Error(Ctx + "no map named '" + E.Map + "' in the program");
     if (std::string Why = entryMismatch(M, E); !Why.empty())
-      return Error("--map-set: " + Why);
+      return Error(Ctx + Why);
     int Rc;
     if (!E.Inner.empty()) {
       Rc = ebpf_gpu_map__set_slot(M, E.Key.data(), E.Key.size(), E.Inner.c_str());
@@ -166,7 +169,7 @@ MaybeError ApiProgram::setEntries(const std::vector<loader::MapEntry> &Entries) 
                                      Values.data(), Values.size(), 0);
     }
     if (Rc)
-      return apiError("--map-set: ");
+      return apiError(Ctx);
   }
   return std::nullopt;
 }
@@ -207,6 +210,12 @@ MaybeError ApiProgram::checkMaps() {
   if (ebpf_gpu_prog__check_maps(Prog.get()))
     return apiError();
   return std::nullopt;
+}
+
+Expected<ebpf_gpu_lane *> ApiProgram::lane(unsigned W) {
+  if (ebpf_gpu_lane *L = ebpf_gpu_prog__lane(Prog.get(), W))
+    return L;
+  return apiError();
 }
 
 Expected<std::string> ApiProgram::takeTrace() {

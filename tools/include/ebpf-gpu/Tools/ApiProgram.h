@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// A program on libebpf-gpu's C API (<ebpf-gpu/ebpf-gpu.h>) as the loader's
-// commands use it: `run`'s host and GPU back ends and `compare`'s host side
-// are programs of the library as an application's would be, so the tools
-// and the library cannot drift apart. Each step returns the library's
+// A program on libebpf-gpu's C API (<ebpf-gpu/ebpf-gpu.h>) as the tools
+// use it: `run`'s host and GPU back ends, `compare`'s host side and the host
+// benchmark (bench/tools/ebpf-gpu-host-bench.cpp, its threads each on a
+// lane) are programs of the library as an application's would be, so the
+// tools and the library cannot drift apart. Each step returns the library's
 // message on failure; the commands decide what a failure means (`run`
 // exits, `compare` records it). The kernel oracle, which the library does
 // not offer, stays on exec/.
@@ -26,6 +27,7 @@
 #include <vector>
 
 struct ebpf_gpu_prog;
+struct ebpf_gpu_lane;
 
 namespace ebpfgpu::tools {
 
@@ -38,6 +40,8 @@ struct ApiLoad {
   MapShapeArgs Shapes;
   exec::GpuExecOptions Gpu; ///< LaunchSize: --batch
   bool AllowUnverified = false;
+  /// Threads that run bursts at once, each on its lane (0: 1).
+  unsigned Workers = 0;
 };
 
 class ApiProgram {
@@ -46,14 +50,19 @@ public:
   static Expected<ApiProgram> load(const ApiLoad &L);
 
   /// --map-set/--map-file entries, in order: a slot by name, a pattern or
-  /// model file, or a value (every CPU's, for a per-CPU map).
-  MaybeError setEntries(const std::vector<loader::MapEntry> &Entries);
+  /// model file, or a value (every CPU's, for a per-CPU map). A refusal's
+  /// message starts with `From` (where the entries came from; "": nothing).
+  MaybeError setEntries(const std::vector<loader::MapEntry> &Entries,
+                        const std::string &From = "--map-set");
   /// bpf_fib_lookup's table from the file at `Path`.
   MaybeError setFibFile(const std::string &Path);
   /// `Batch` as one burst; verdicts, bytes and redirect targets written
   /// back into it.
   MaybeError run(runtime::PacketBatch &Batch);
   MaybeError checkMaps();
+  /// Worker `W`'s lane (W below ApiLoad::Workers), living as long as the
+  /// program: its bursts go through ebpf_gpu_lane__run_burst.
+  Expected<ebpf_gpu_lane *> lane(unsigned W);
   /// The trace lines since the last call, each ending in a newline.
   Expected<std::string> takeTrace();
   /// The event records since the last call, one line "MAP HEX" each.
