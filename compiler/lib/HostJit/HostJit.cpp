@@ -29,9 +29,13 @@ abi::TraceText HostProgram::takeTrace() {
   if (TraceBlock.empty())
     return {};
   auto *Log = reinterpret_cast<ebpfgpu_trace_log *>(TraceBlock.data());
+  if (Log->head == 0 && Log->dropped == 0)
+    return {};
   abi::TraceText T = abi::readTraceLog(*Log, reinterpret_cast<const char *>(Log + 1));
-  // Empty again, zeros included: the next run's lines end where zeros start.
-  std::fill(TraceBlock.begin() + sizeof(ebpfgpu_trace_log) / 8, TraceBlock.end(), 0);
+  // Empty again, zeros included: the next run's lines end where zeros
+  // start. Only what the runs reserved was written (the 16 MiB log is
+  // taken after every packet of a one-worker program).
+  std::memset(Log + 1, 0, std::min(Log->head, Log->capacity));
   Log->head = 0;
   Log->dropped = 0;
   return T;
