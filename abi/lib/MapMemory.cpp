@@ -173,8 +173,13 @@ void reclaimHashMap(const MapLayout &L, uint8_t *Storage) {
   ebpfgpu_map Here = H;
   Here.control = reinterpret_cast<uint64_t>(Control);
   Here.elems = reinterpret_cast<uint64_t>(Elems);
+  // What the runs since the last reclaim changed: an element deleted or
+  // replaced waits on the pending list; an update or a deletion left the
+  // prefix list stale. Nothing else needs the walks below (a one-worker
+  // host program reclaims after every packet).
+  const bool Retired = load32(Control + 4 * EBPFGPU_CTL_PENDING) != 0;
   ebpfgpu_hash_reclaim(&Here);
-  if (H.type == EBPFGPU_MAP_LPM_TRIE) {
+  if (H.type == EBPFGPU_MAP_LPM_TRIE && Retired) {
     // The lengths present, exact again: deletes left their bits set.
     const uint8_t *Counts = Storage + (H.prefix_counts - Base);
     uint8_t *Present =
@@ -186,6 +191,8 @@ void reclaimHashMap(const MapLayout &L, uint8_t *Storage) {
           Bits |= uint64_t(1) << B;
       std::memcpy(Present + 8 * W, &Bits, 8);
     }
+  }
+  if (H.type == EBPFGPU_MAP_LPM_TRIE && load32(Control + 4 * EBPFGPU_CTL_LPM_LIST) == 0) {
     // The prefix list, current again (programs' updates made it stale).
     ebpfgpu_map Here = H;
     auto At = [&](uint64_t A) { return reinterpret_cast<uint64_t>(Storage + (A - Base)); };
