@@ -368,6 +368,10 @@ Result runEntry(Resident &R, const Entry &E, const Options &O) {
   auto Keep = [&] {
     Ref = R.Out;
     RefFrames.assign(R.Batch.frames(), R.Batch.frames() + R.N * R.Batch.stride());
+    // What is timed is the in-place path: a burst copied would be slower.
+    if (uint64_t In = L.Prog.packetsInPlace(); In % R.N != 0 || In == 0)
+      fail(E.Name + ": " + std::to_string(In) + " packets ran in place, not every pass's " +
+           std::to_string(R.N));
   };
   if (E.Check == "exact") {
     pass(R, L, 1);

@@ -251,5 +251,6 @@ Expected<std::string> ApiProgram::formatMaps() {
 std::string ApiProgram::name() const { return ebpf_gpu_prog__name(Prog.get()); }
 std::string ApiProgram::backend() const { return ebpf_gpu_prog__backend(Prog.get()); }
 double ApiProgram::kernelMs() const { return ebpf_gpu_prog__gpu_kernel_ms(Prog.get()); }
+uint64_t ApiProgram::packetsInPlace() const { return ebpf_gpu_prog__packets_in_place(Prog.get()); }
 
 } // namespace ebpfgpu::tools

@@ -75,6 +75,8 @@ public:
   std::string backend() const;
   /// The GPU kernels' milliseconds, -1 on the host.
   double kernelMs() const;
+  /// Packets run in the caller's buffers since load (nothing copied).
+  uint64_t packetsInPlace() const;
 
 private:
   struct Close {
