@@ -402,13 +402,11 @@ int runBurst(ebpf_gpu_prog *prog, ebpf_gpu_packet *pkts, uint32_t count,
   // place).
   const bool InPlace = prog->PacketMemory && HasRoom;
   Batch.reserve(count, /*Copies=*/!InPlace);
-  if (InPlace)
-    Batch.addExternalBurst(
-        count, Stride, runtime::XdpHeadroom,
-        [&](size_t I) { return pkts[I].data - runtime::XdpHeadroom; },
-        [&](size_t I) { return pkts[I].len; });
-  else
-    for (uint32_t I = 0; I < count; ++I)
+  for (uint32_t I = 0; I < count; ++I)
+    if (InPlace)
+      Batch.addExternal(pkts[I].data - runtime::XdpHeadroom, Stride, runtime::XdpHeadroom,
+                        pkts[I].len);
+    else
       Batch.add(pkts[I].data, pkts[I].len);
   MaybeError RunErr;
   if (Lane) {

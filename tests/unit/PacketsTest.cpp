@@ -100,9 +100,8 @@ TEST(Packets, BurstOfExternalPacketsAndResetReuseOneBatch) {
   EXPECT_EQ(B.stride(), (runtime::XdpHeadroom + 64 + runtime::XdpTailroom + 63) & ~size_t(63));
   const uint32_t Stride = uint32_t(B.stride());
   B.reserve(3, /*Copies=*/false);
-  B.addExternalBurst(
-      3, Stride, runtime::XdpHeadroom, [&](size_t I) { return Mem.data() + I * Stride; },
-      [](size_t I) { return uint32_t(40 + I); });
+  for (size_t I = 0; I < 3; ++I)
+    B.addExternal(Mem.data() + I * Stride, Stride, runtime::XdpHeadroom, uint32_t(40 + I));
   ASSERT_EQ(B.size(), 3u);
   for (size_t I = 0; I < 3; ++I) {
     EXPECT_TRUE(B.isExternal(I));

@@ -81,28 +81,6 @@ public:
     Slots.push_back(0);
     push(Buffer, BufferSize, DataOffset, Len, 0);
   }
-  /// Appends `N` packets that stay where they are, as addExternal each:
-  /// packet I's buffer is `Buffer(I)`, `BufferSize` bytes, the packet `Len(I)`
-  /// bytes at `DataOffset` in it. One step for a burst (the C API's host
-  /// bursts), not one per packet.
-  template <typename BufferFn, typename LenFn>
-  void addExternalBurst(size_t N, uint32_t BufferSize, uint32_t DataOffset, BufferFn &&Buffer,
-                        LenFn &&Len) {
-    const size_t B = size();
-    Slots.resize(B + N, 0);
-    Verdicts.resize(B + N, 0);
-    Timestamps.resize(B + N, 0);
-    Redirects.resize(B + N, 0);
-    Sizes.resize(B + N, BufferSize);
-    Offsets.resize(B + N, DataOffset);
-    External.resize(B + N);
-    Lengths.resize(B + N);
-    for (size_t I = 0; I < N; ++I) {
-      External[B + I] = Buffer(I);
-      Lengths[B + I] = Len(I);
-      assert(External[B + I] && size_t(DataOffset) + Lengths[B + I] <= BufferSize);
-    }
-  }
   /// Room for `N` packets, so that adding up to N allocates nothing
   /// (`Copies` false: room for N packets added in place, none for copies).
   void reserve(size_t N, bool Copies = true);
