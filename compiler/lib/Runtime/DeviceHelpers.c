@@ -90,15 +90,20 @@ __attribute__((always_inline)) void ebpfgpu_loop_guard(void) { ebpfgpu_abort_exi
   } while (0)
 
 /* A wait for a map value's bpf_spin_lock backs off: 32 ns doubling to
- * 1 us a turn (nanosleep: PTX 6.3, which the back end asks for sm_70 and
+ * 8 us a turn (nanosleep: PTX 6.3, which the back end asks for sm_70 and
  * sm_72 too). Thousands of threads may wait for one value's lock, and a
  * wait that polls at once keeps the memory system busy with the waiters'
  * loads and compare-and-swaps while the holder needs it to finish: on an
  * H100, 65,536 threads a launch over four locks (tests/gpu-device/stress/
  * spin-lock.test) ran 10,000 packets in 32 ms and 1M not in 150 s. The
- * buckets' own locks, held for a few instructions by a writer, do not. */
+ * ceiling, timed on an H100 (bench/NOTES.md, session 32): 1 us ran that
+ * test's 1M packets in 3.8 s of kernel time, but a program taking six
+ * locks of twelve values a packet (stress/spin-lock-update.test) did not
+ * end a launch of 65,536 in 20 s; 8 us: 6.4 s and 3.1 s for its 1M; 32
+ * us: 20.9 s and 3.5 s. The buckets' own locks, held for a few
+ * instructions by a writer, do not back off. */
 #define EBPFGPU_LOCK_BACKOFF(spins)                                                               \
-  __asm__ volatile("nanosleep.u32 %0;" ::"r"(32u << ((spins) < 5u ? (spins) : 5u)))
+  __asm__ volatile("nanosleep.u32 %0;" ::"r"(32u << ((spins) < 8u ? (spins) : 8u)))
 
 static inline uint32_t ebpfgpu_load_acquire(uint32_t *p) {
   uint32_t v;
