@@ -358,12 +358,12 @@ int runInPlaceBurst(ebpf_gpu_prog &P, ebpf_gpu_packet *pkts, uint32_t count,
 
 /// A burst through the program (`Lane` null: as worker 0, the global data
 /// the caller holds kept in step) or through `Lane`: the packets copied
-/// into a batch with the runtime's headroom, run, and their outcome
-/// copied back within each packet's room. On the host back end, when every
-/// packet has the room a copy would give it (XDP's 256 bytes of headroom,
-/// and from `data` to the end of the batch's stride), the packets run where
-/// they are instead, each in a buffer of exactly a copy's bounds: the
-/// program sees the same packet, and nothing is copied either way.
+/// into a batch, each with its own headroom (runtime::dataOffsetFor), run,
+/// and their outcome copied back within each packet's room. On the host
+/// back end, when every packet has the tailroom a copy would give it (from
+/// `data` to the end of the batch's stride), the packets run where they
+/// are instead, each in a buffer of exactly a copy's bounds: the program
+/// sees the same packet, and nothing is copied either way.
 int runBurst(ebpf_gpu_prog *prog, ebpf_gpu_packet *pkts, uint32_t count,
              const ebpf_gpu_run_opts *opts, ebpf_gpu_lane *Lane) {
   ebpf_gpu_run_opts O{};
@@ -377,19 +377,18 @@ int runBurst(ebpf_gpu_prog *prog, ebpf_gpu_packet *pkts, uint32_t count,
   constexpr uint32_t MaxFrame = 9216;
   // One look at each packet: checked, and what decides the batch's stride
   // and whether it runs in place.
-  uint32_t MaxLen = 64, LeastHeadroom = UINT32_MAX, LeastCap = UINT32_MAX;
+  uint32_t MaxLen = 64, LeastCap = UINT32_MAX;
   for (uint32_t I = 0; I < count; ++I) {
     const ebpf_gpu_packet &P = pkts[I];
     if (!P.data || P.len > MaxFrame || P.len > P.cap)
       return failWith(EINVAL, "packet " + std::to_string(I) + ": no data, or longer than " +
                                   (P.len > MaxFrame ? "9216 bytes" : "its cap"));
     MaxLen = std::max(MaxLen, P.len);
-    LeastHeadroom = std::min(LeastHeadroom, P.headroom);
     LeastCap = std::min(LeastCap, P.cap);
   }
   const uint32_t Stride = uint32_t(runtime::PacketBatch::strideFor(MaxLen)),
                  Room = Stride - runtime::XdpHeadroom;
-  const bool HasRoom = LeastHeadroom >= runtime::XdpHeadroom && LeastCap >= Room;
+  const bool HasRoom = LeastCap >= Room;
   // The host back end runs such a burst straight from the caller's array.
   if (HasRoom && prog->Loaded.Exec->runsInPlaceBursts())
     return runInPlaceBurst(*prog, pkts, count, O, Lane, Stride);
@@ -402,12 +401,13 @@ int runBurst(ebpf_gpu_prog *prog, ebpf_gpu_packet *pkts, uint32_t count,
   // place).
   const bool InPlace = prog->PacketMemory && HasRoom;
   Batch.reserve(count, /*Copies=*/!InPlace);
-  for (uint32_t I = 0; I < count; ++I)
+  for (uint32_t I = 0; I < count; ++I) {
+    const uint32_t At = runtime::dataOffsetFor(pkts[I].headroom);
     if (InPlace)
-      Batch.addExternal(pkts[I].data - runtime::XdpHeadroom, Stride, runtime::XdpHeadroom,
-                        pkts[I].len);
+      Batch.addExternal(pkts[I].data - At, At + Room, At, pkts[I].len);
     else
-      Batch.add(pkts[I].data, pkts[I].len);
+      Batch.addAt(pkts[I].data, pkts[I].len, At);
+  }
   MaybeError RunErr;
   if (Lane) {
     RunErr = Lane->Lane->submit(0, Batch);
@@ -434,11 +434,12 @@ int runBurst(ebpf_gpu_prog *prog, ebpf_gpu_packet *pkts, uint32_t count,
 #endif
     return failWith(EIO, Msg);
   }
-  // Each packet ran at XdpHeadroom in the batch's buffer: where it starts
-  // now, against where it started, says how far `data` moves. A packet run
-  // in place cannot have left its room: its buffer was that room.
+  // Each packet started at dataOffsetFor(its headroom) in the batch's
+  // buffer: where it starts now, against that, says how far `data` moves.
+  // Neither end can have left the packet's room (its headroom was the
+  // buffer's; the cap reaches the stride's end, or the tail is checked).
   for (uint32_t I = 0; I < count && !InPlace; ++I) {
-    int64_t Moved = int64_t(Batch.offset(I)) - runtime::XdpHeadroom;
+    int64_t Moved = int64_t(Batch.offset(I)) - runtime::dataOffsetFor(pkts[I].headroom);
     if (Moved < -int64_t(pkts[I].headroom) || Moved + Batch.length(I) > pkts[I].cap)
       return failWith(ENOSPC, "packet " + std::to_string(I) + " left its room: it starts " +
                                   std::to_string(Moved) + " bytes from where it did, " +
@@ -447,11 +448,13 @@ int runBurst(ebpf_gpu_prog *prog, ebpf_gpu_packet *pkts, uint32_t count,
                                   std::to_string(pkts[I].cap));
   }
   for (uint32_t I = 0; I < count; ++I) {
-    // The headroom comes back too: adjust_meta's metadata is in it.
-    uint32_t Head = std::min(pkts[I].headroom, runtime::XdpHeadroom);
-    int64_t Moved = int64_t(Batch.offset(I)) - runtime::XdpHeadroom;
+    // The headroom the program could reach comes back too: adjust_meta's
+    // metadata is in it (not the xdp_frame's bytes below, which it cannot).
+    const uint32_t At = runtime::dataOffsetFor(pkts[I].headroom),
+                   Head = At - EBPFGPU_XDP_FRAME_SIZE;
+    int64_t Moved = int64_t(Batch.offset(I)) - At;
     if (!InPlace)
-      std::memmove(pkts[I].data - Head, Batch.buffer(I) + runtime::XdpHeadroom - Head,
+      std::memmove(pkts[I].data - Head, Batch.buffer(I) + At - Head,
                    size_t(Head + Moved + Batch.length(I)));
     pkts[I].data += Moved;
     pkts[I].headroom = uint32_t(int64_t(pkts[I].headroom) + Moved);

@@ -113,10 +113,11 @@ public:
       if (B.Prefetch && I + B.Prefetch < B.Count)
         __builtin_prefetch(B.Packets[I + B.Prefetch].Data);
       runtime::InPlacePacket &P = B.Packets[I];
-      const uint64_t Data = reinterpret_cast<uint64_t>(P.Data), Start = Data - runtime::XdpHeadroom;
+      const uint64_t Data = reinterpret_cast<uint64_t>(P.Data);
       platform::XdpRuntimeContext Ctx;
-      runtime::initXdpContext(Ctx, Start, Start + B.Stride, Data, P.Len, B.IngressIfindex,
-                              B.RxQueueIndex, 0, uint32_t(I));
+      runtime::initXdpContext(Ctx, Data - runtime::dataOffsetFor(P.Headroom),
+                              Data + B.Stride - runtime::XdpHeadroom, Data, P.Len,
+                              B.IngressIfindex, B.RxQueueIndex, 0, uint32_t(I));
       Ctx.cpu_id = Worker;
       P.Verdict = uint32_t(Prog->runXdp(Ctx));
       // Within the buffer: the helpers keep data and data_end in it.

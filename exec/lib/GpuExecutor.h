@@ -536,18 +536,20 @@ private:
       ebpfgpu_packet_desc &D = Descs[K];
       D = {};
       D.buffer = At;
-      D.data_offset = runtime::XdpHeadroom;
+      // Where the batch has it: its own headroom (PacketBatch::addAt, an
+      // mbuf's data_off), at most XDP's.
+      D.data_offset = std::min(Batch.offset(First + K), runtime::XdpHeadroom);
       D.length = Len;
       D.buffer_size = uint32_t(bufferBytes(Len));
       D.ingress_ifindex = Batch.ingressIfindex();
       D.rx_queue_index = Batch.rxQueueIndex();
-      std::memcpy(Frames + At + runtime::XdpHeadroom, Batch.data(First + K), Len);
+      std::memcpy(Frames + At + D.data_offset, Batch.data(First + K), Len);
       if (Batch.rxMeta()) { // the packet's metadata goes with it
         std::memcpy(Frames + At, Batch.buffer(First + K), sizeof(ebpfgpu_rx_meta));
         D.flags = EBPFGPU_DESC_RX_META;
       }
       if (Inline)
-        Inline->inlinePacket(Slot, uint32_t(K), Frames + At + runtime::XdpHeadroom);
+        Inline->inlinePacket(Slot, uint32_t(K), Frames + At + D.data_offset);
       At += D.buffer_size;
     }
     return At;
@@ -567,7 +569,8 @@ private:
         if (V[K].data_offset > Buffer || V[K].length > Buffer - V[K].data_offset)
           return Error("packet " + std::to_string(I) + " left its buffer");
         // The packet's final bytes, at the same place in the batch's
-        // buffer (its headroom is XDP's too, its buffer at least as long).
+        // buffer (its headroom at least the copy's, its buffer at least as
+        // long).
         std::memcpy(Batch.buffer(I) + V[K].data_offset, Frames + At + V[K].data_offset,
                     V[K].length);
         At += Buffer;

@@ -40,8 +40,9 @@ std::string redirectTargetName(uint64_t Target) {
 PacketBatch::PacketBatch(uint32_t MaxLen)
     : MaxLen(MaxLen), Stride(strideFor(MaxLen)) {}
 
-bool PacketBatch::add(const uint8_t *Data, uint32_t Len, uint64_t TimestampNs) {
-  if (Len > MaxLen)
+bool PacketBatch::addAt(const uint8_t *Data, uint32_t Len, uint32_t Offset,
+                        uint64_t TimestampNs) {
+  if (Len > MaxLen || Offset > XdpHeadroom)
     return false;
   size_t Slot = Copied++;
   if (Storage.size() < Copied * Stride)
@@ -50,9 +51,9 @@ bool PacketBatch::add(const uint8_t *Data, uint32_t Len, uint64_t TimestampNs) {
   // The headroom of a reused stride is left as it is: the head and meta
   // adjustments zero what they expose (ebpfgpu_expose_headroom), and
   // bpf_xdp_adjust_tail what it grows into, on every back end.
-  std::memcpy(Buffer + XdpHeadroom, Data, Len);
+  std::memcpy(Buffer + Offset, Data, Len);
   Slots.push_back(Slot);
-  push(nullptr, 0, XdpHeadroom, Len, TimestampNs);
+  push(nullptr, 0, Offset, Len, TimestampNs);
   return true;
 }
 

@@ -254,14 +254,28 @@ int main(int argc, char **argv) {
   CHECK(pk[0].data == at && pk[0].len == 60 && pk[0].headroom == 64 && pk[0].cap == 192 &&
             at[12] == 0x08 && at[14] == 0x45,
         "vlan pop moved data on 4");
-  /* Without headroom the pushed packet has no room: the burst fails and
-   * nothing is written back. */
-  pk[0] = (struct ebpf_gpu_packet){at, frame(at, 17, 192, 7), 192, 99, 0, 2};
-  CHECK(ebpf_gpu_prog__run_burst(vl, pk, 1) == -ENOSPC &&
-            strstr(ebpf_gpu_last_error(), "left its room") && pk[0].data == at &&
-            pk[0].verdict == 99 && at[12] == 0x08,
-        "vlan push without headroom refused");
-  printf("headroom: vlan push and pop move data (%s)\n", ebpf_gpu_last_error());
+  printf("headroom: vlan push and pop move data\n");
+  /* The program sees each packet's own headroom, less the 40 bytes the
+   * kernel keeps for its xdp_frame: adjust_head past it fails (-EINVAL),
+   * as on a driver that gives less than XDP's 256, and the tagger aborts,
+   * the packet as it was. 44 bytes take the 4-byte tag, 43 do not; so on
+   * a copy (cap 192) and in place on the host (cap 700: the stride's room),
+   * on every back end alike. */
+  static uint8_t tight[1024];
+  const uint32_t heads[] = {2, 43, 44, 44, 43}, caps[] = {192, 192, 192, 700, 700};
+  for (int k = 0; k < 5; ++k) {
+    uint8_t *p = tight + 300;
+    pk[0] = (struct ebpf_gpu_packet){p, frame(p, 17, 192, 7), caps[k], 99, 0, heads[k]};
+    const int fits = heads[k] >= 44;
+    CHECK(ebpf_gpu_prog__run_burst(vl, pk, 1) == 1 &&
+              pk[0].verdict == (fits ? XDP_TX : XDP_ABORTED) && pk[0].data == p - (fits ? 4 : 0) &&
+              pk[0].len == (fits ? 64u : 60u) && pk[0].headroom == heads[k] - (fits ? 4 : 0) &&
+              p[(fits ? -4 : 0) + 12] == (fits ? 0x81 : 0x08),
+          "vlan push with %u bytes of headroom, cap %u: verdict %u, moved %td, len %u, "
+          "headroom %u", heads[k], caps[k], pk[0].verdict, pk[0].data - p, pk[0].len,
+          pk[0].headroom);
+  }
+  printf("headroom: a packet's own, 44 bytes take a tag, 43 do not\n");
   if (!on_gpu) {
     /* With XDP's room around it (256 bytes of headroom, and a cap past the
      * batch's tailroom), a packet runs where it is on the host: the

@@ -59,6 +59,28 @@ TEST(Packets, ClearedBatchIsReusedWithItsIngress) {
   EXPECT_EQ(B.ingressIfindex(), 3u);
 }
 
+TEST(Packets, CopiesKeepTheirOwnHeadroom) {
+  // A packet's own headroom, at most XDP's, at least the xdp_frame's.
+  EXPECT_EQ(runtime::dataOffsetFor(0), uint32_t(EBPFGPU_XDP_FRAME_SIZE));
+  EXPECT_EQ(runtime::dataOffsetFor(39), uint32_t(EBPFGPU_XDP_FRAME_SIZE));
+  EXPECT_EQ(runtime::dataOffsetFor(128), 128u);
+  EXPECT_EQ(runtime::dataOffsetFor(256), runtime::XdpHeadroom);
+  EXPECT_EQ(runtime::dataOffsetFor(4096), runtime::XdpHeadroom);
+  PacketBatch B(64);
+  uint8_t Frame[60] = {5};
+  ASSERT_TRUE(B.addAt(Frame, 60, 128));
+  ASSERT_FALSE(B.addAt(Frame, 60, runtime::XdpHeadroom + 1));
+  ASSERT_EQ(B.size(), 1u);
+  EXPECT_EQ(B.offset(0), 128u);
+  EXPECT_EQ(B.data(0)[0], 5);
+  // The context starts at the buffer: 128 bytes of headroom, the rest of
+  // the stride tailroom.
+  platform::XdpRuntimeContext C;
+  B.prepareContext(0, C);
+  EXPECT_EQ(C.data - C.buffer_start, 128u);
+  EXPECT_EQ(C.buffer_end - C.buffer_start, B.stride());
+}
+
 TEST(Packets, ExternalPacketsStayInPlaceBesideCopiedOnes) {
   PacketBatch B(64);
   B.reserve(2);

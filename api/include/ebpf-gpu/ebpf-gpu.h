@@ -289,18 +289,19 @@ void *ebpf_gpu_map__data(struct ebpf_gpu_map *map, size_t *size);
 /* One packet of a burst: `len` bytes at `data` in a buffer of `cap` bytes
  * from `data`, with `headroom` more bytes of that buffer before `data` that
  * the program may take (bpf_xdp_adjust_head/adjust_meta with a negative
- * delta; 0: none; the program sees XDP's 256 bytes, at most that much is
- * used). After the run: `verdict` (XDP_ABORTED .. XDP_REDIRECT),
+ * delta; 0: none): the program sees that much headroom, at most XDP's 256
+ * bytes, the first 40 of them the kernel's struct xdp_frame's, so that
+ * an adjustment past it fails with -EINVAL as on a driver with less room. After the run: `verdict` (XDP_ABORTED .. XDP_REDIRECT),
  * `redirect` (the target of XDP_REDIRECT: an ifindex; with bit 31 set a
  * broadcast's ports, bit i for ifindex i + 1; with bit 30 alone a cpumap's
  * CPU; docs/MAPS.md), and the packet as the program
  * left it: `data` moved by bpf_xdp_adjust_head (`headroom` and `cap` moved
  * with it), its bytes and `len`; on the host back end the metadata
  * adjust_meta made lies just before the new `data` (the rest of the
- * headroom's bytes are undefined after a run). A packet that grew past its
- * `cap` or `headroom` fails the burst with -ENOSPC before anything is
- * written back; with `headroom` 0 (earlier versions' callers) the start
- * can only move on. */
+ * headroom's bytes are undefined after a run). A packet whose tail grew
+ * past its `cap` (on a copy) fails the burst with -ENOSPC before anything
+ * is written back; with `headroom` 0 (earlier versions' callers) the
+ * start can only move on. */
 struct ebpf_gpu_packet {
   uint8_t *data;
   uint32_t len;
@@ -314,9 +315,9 @@ struct ebpf_gpu_packet {
  * on the program's back end; returns `count`, or a negative errno (-EINVAL:
  * a packet longer than 9216 bytes or than its `cap`; -ENOSPC: see above;
  * -EIO: the back end failed the batch). On the host back end, a burst whose
- * every packet has 256 bytes of `headroom` and a `cap` reaching 256 bytes
- * past the end of the burst's longest packet (that end rounded up to 64)
- * runs in place, nothing copied (the
+ * every packet has a `cap` reaching 256 bytes past the end of the burst's
+ * longest packet (that end rounded up to 64) runs in place, nothing
+ * copied (the
  * headroom bytes the program does not write then keep their values); other
  * bursts, and every burst on the GPU, run on a copy with the same bounds. */
 EBPF_GPU_API

@@ -66,6 +66,13 @@ struct ebpfgpu_xdp_ctx {
  * EBPFGPU_XDP_FRAME_SIZE bytes the kernel keeps there for its struct
  * xdp_frame, which no program can reach (bpf_xdp_adjust_head and _meta
  * stop short of them), and only for programs that call those kfuncs. */
+/* The kernel keeps the first bytes of the headroom for the struct xdp_frame
+ * it builds there on XDP_REDIRECT: neither the packet's start nor its
+ * metadata may move into them. 40 bytes on x86-64 kernels (Linux 6.18
+ * here: bpf_xdp_adjust_head(ctx, -216) is the furthest its test runs, with
+ * 256 bytes of headroom, accept). */
+#define EBPFGPU_XDP_FRAME_SIZE 40
+
 #define EBPFGPU_RX_META_TIMESTAMP 1u
 #define EBPFGPU_RX_META_HASH 2u
 #define EBPFGPU_RX_META_VLAN 4u

@@ -123,9 +123,10 @@ struct InPlacePacket {
   uint32_t Len, Cap, Verdict, Redirect, Headroom;
 };
 
-/// Packets that run where they lie, each in a buffer of `Stride` bytes
-/// starting XdpHeadroom bytes before its `Data` (the bounds a batch's copy
-/// would have: the caller checked that the room is there).
+/// Packets that run where they lie, each in a buffer from
+/// dataOffsetFor(its `Headroom`) bytes before its `Data` to `Stride` -
+/// XdpHeadroom bytes after it (the bounds a batch's copy would have: the
+/// caller checked that the room after it is there).
 struct InPlaceBurst {
   InPlacePacket *Packets = nullptr;
   uint32_t Count = 0, Stride = 0;

@@ -34,6 +34,18 @@ std::string redirectTargetName(uint64_t Target);
 constexpr uint32_t XdpHeadroom = 256;
 constexpr uint32_t XdpTailroom = 256;
 
+/// Where a packet whose buffer has `Headroom` bytes before it starts in the
+/// buffer its program sees: its own headroom, at most XDP's 256 bytes, and
+/// at least the EBPFGPU_XDP_FRAME_SIZE bytes the kernel keeps for its
+/// struct xdp_frame (which no head or meta adjustment reaches, so a packet
+/// without headroom can still move its start on). bpf_xdp_adjust_head and
+/// _meta past it fail with -EINVAL, as on a driver that gives less than 256.
+constexpr uint32_t dataOffsetFor(uint32_t Headroom) {
+  return Headroom < EBPFGPU_XDP_FRAME_SIZE ? EBPFGPU_XDP_FRAME_SIZE
+         : Headroom > XdpHeadroom        ? XdpHeadroom
+                                         : Headroom;
+}
+
 /// The XDP context of the packet `Len` bytes at `Data` in the buffer
 /// [Start, End), the `Index`-th of its batch (the seed of its
 /// bpf_get_prandom_u32, its events' packet index); `RxMeta` the address of
@@ -67,7 +79,13 @@ public:
 
   /// Appends a copy of `Len` bytes; returns false when Len > maxLen().
   /// Allocates only while the batch grows past its largest size so far.
-  bool add(const uint8_t *Data, uint32_t Len, uint64_t TimestampNs = 0);
+  bool add(const uint8_t *Data, uint32_t Len, uint64_t TimestampNs = 0) {
+    return addAt(Data, Len, XdpHeadroom, TimestampNs);
+  }
+  /// add(), the copy starting `Offset` bytes into its buffer (at most
+  /// XdpHeadroom: dataOffsetFor a packet's own headroom), so that its
+  /// program has that much headroom; the tailroom grows by what it lost.
+  bool addAt(const uint8_t *Data, uint32_t Len, uint32_t Offset, uint64_t TimestampNs = 0);
   size_t size() const { return Lengths.size(); }
   uint32_t maxLen() const { return MaxLen; }
   /// Appends a packet that stays where it is (an mbuf's buffer: zero
