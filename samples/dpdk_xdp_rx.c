@@ -130,6 +130,8 @@ int main(int argc, char **argv) {
    * ports stopped (net_pcap writes its files) and closed. */
   if (ebpf_gpu_rx__remove(rx, &c) < 0)
     return fail("rx callback", "cannot remove it");
+  /* Packets the program ran where the mbufs hold them, nothing copied. */
+  uint64_t in_place = ebpf_gpu_prog__packets_in_place(prog);
   ebpf_gpu_prog__close(prog);
   for (uint16_t p = 0; p < ports && p < 2; ++p) {
     rte_eth_dev_stop(p);
@@ -139,11 +141,11 @@ int main(int argc, char **argv) {
   for (int a = 0; a < 5; ++a)
     printf("%s %llu\n", names[a], (unsigned long long)c.action[a]);
   printf("invalid %llu\ntx_failed %llu\nredirect_failed %llu\nrun_failed %llu\n"
-         "multi_seg %llu\npassed %llu\npass_failed %llu\n",
+         "multi_seg %llu\npassed %llu\npass_failed %llu\nin_place %llu\n",
          (unsigned long long)c.invalid, (unsigned long long)c.tx_failed,
          (unsigned long long)c.redirect_failed, (unsigned long long)c.run_failed,
          (unsigned long long)c.multi_seg, (unsigned long long)passed,
-         (unsigned long long)pass_failed);
+         (unsigned long long)pass_failed, (unsigned long long)in_place);
   rte_eal_cleanup();
   return 0;
 }
