@@ -8,7 +8,9 @@
  * end (SIGINT, SIGTERM, or --idle-ms without a packet) the install's
  * counters are printed, one "name count" a line.
  *   dpdk_xdp_rx [EAL options] -- PROG.o|PROG.gpu.o [--section NAME]
- *               [--backend host|gpu] [--idle-ms MS]
+ *               [--backend host|gpu] [--gpu-data mapped] [--idle-ms MS]
+ * --gpu-data mapped: the GPU reads and writes the mbufs where they are
+ * (the pool given to the program as packet memory).
  */
 #include <ebpf-gpu/ebpf-gpu-dpdk.h>
 
@@ -56,6 +58,7 @@ int main(int argc, char **argv) {
   const char *path = NULL;
   struct ebpf_gpu_load_opts lo = {.sz = sizeof(lo)};
   uint64_t idle_ms = 0;
+  int mapped = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--section") && i + 1 < argc)
       lo.program = argv[++i];
@@ -63,13 +66,15 @@ int main(int argc, char **argv) {
       lo.backend = EBPF_GPU_BACKEND_HOST, ++i;
     else if (!strcmp(argv[i], "--backend") && i + 1 < argc && !strcmp(argv[i + 1], "gpu"))
       lo.backend = EBPF_GPU_BACKEND_GPU, ++i;
+    else if (!strcmp(argv[i], "--gpu-data") && i + 1 < argc && !strcmp(argv[i + 1], "mapped"))
+      lo.gpu_data = EBPF_GPU_DATA_MAPPED, mapped = 1, ++i;
     else if (!strcmp(argv[i], "--idle-ms") && i + 1 < argc)
       idle_ms = strtoull(argv[++i], NULL, 10);
     else if (argv[i][0] != '-' && !path)
       path = argv[i];
     else
       return fail("usage", "dpdk_xdp_rx [EAL options] -- PROG.o|PROG.gpu.o [--section NAME] "
-                           "[--backend host|gpu] [--idle-ms MS]");
+                           "[--backend host|gpu] [--gpu-data mapped] [--idle-ms MS]");
   }
   if (!path)
     return fail("usage", "no program given");
@@ -89,7 +94,9 @@ int main(int argc, char **argv) {
   struct ebpf_gpu_prog *prog = ebpf_gpu_prog__load(path, &lo);
   if (!prog)
     return fail(path, ebpf_gpu_last_error());
-  struct ebpf_gpu_rx_opts ro = {.sz = sizeof(ro), .tx_queue = 0};
+  /* Mapped: the GPU runs the bursts where the pool's mbufs are. */
+  struct ebpf_gpu_rx_opts ro = {.sz = sizeof(ro), .tx_queue = 0,
+                                .packet_memory = mapped ? pool : NULL};
   struct ebpf_gpu_rx *rx = ebpf_gpu_rx__install(0, 0, prog, &ro);
   if (!rx)
     return fail("rx callback", strerror(errno));

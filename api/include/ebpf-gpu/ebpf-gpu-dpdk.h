@@ -25,12 +25,14 @@
 #include <ebpf-gpu/ebpf-gpu.h>
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_mempool.h>
 #include <rte_pause.h>
 
 #ifdef __cplusplus
@@ -56,6 +58,16 @@ struct ebpf_gpu_rx_counters {
 struct ebpf_gpu_rx_opts {
   size_t sz;         /* sizeof(struct ebpf_gpu_rx_opts) */
   uint16_t tx_queue; /* the queue XDP_TX and XDP_REDIRECT send on (each port's) */
+  /* The mempool the queue's mbufs come from, or NULL (API version 12):
+   * each of its memory chunks given to the program as packet memory
+   * (ebpf_gpu_prog__use_packet_memory), so that a GPU program loaded with
+   * EBPF_GPU_DATA_MAPPED runs the queue's bursts where the mbufs are,
+   * nothing copied. The host back end needs none (it runs them in place
+   * anyway); a GPU program on the copy data path refuses it (-EOPNOTSUPP).
+   * The ranges stay the program's after ebpf_gpu_rx__remove, until
+   * ebpf_gpu_prog__forget_packet_memory or ebpf_gpu_prog__close: the pool
+   * must outlive them. */
+  struct rte_mempool *packet_memory;
 };
 
 /* One install; opaque in use, public for the inline functions. */
@@ -107,7 +119,11 @@ static inline uint16_t ebpf_gpu_rx__chunk(struct ebpf_gpu_rx *rx, struct rte_mbu
   }
   ebpf_gpu_rx__count(&rx->counters.multi_seg, multi);
   /* ctx->ingress_ifindex: the port as bpf_redirect names it (port + 1). */
-  struct ebpf_gpu_run_opts ro = {sizeof(ro), (uint32_t)rx->port + 1, rx->queue};
+  struct ebpf_gpu_run_opts ro;
+  memset(&ro, 0, sizeof(ro));
+  ro.sz = sizeof(ro);
+  ro.ingress_ifindex = (uint32_t)rx->port + 1;
+  ro.rx_queue_index = rx->queue;
   if (run && ebpf_gpu_prog__run_burst_opts(rx->prog, p, run, &ro) < 0) {
     for (uint16_t i = 0; i < run; ++i)
       rte_pktmbuf_free(m[i]);
@@ -182,6 +198,21 @@ static inline uint16_t ebpf_gpu_rx__callback(uint16_t port, uint16_t queue, stru
  * (EINVAL: no program, bad opts or queue; ENODEV: no such port; ENOTSUP:
  * this DPDK was built without rx callbacks; ENOMEM). The program stays the
  * caller's: close it after ebpf_gpu_rx__remove(). */
+/* rte_mempool_mem_iter's callback: one memory chunk of the pool given to
+ * the program; the first error kept. */
+struct ebpf_gpu_rx_memory {
+  struct ebpf_gpu_prog *prog;
+  int err;
+};
+static inline void ebpf_gpu_rx__memory_chunk(struct rte_mempool *mp, void *opaque,
+                                             struct rte_mempool_memhdr *chunk, unsigned idx) {
+  (void)mp;
+  (void)idx;
+  struct ebpf_gpu_rx_memory *m = (struct ebpf_gpu_rx_memory *)opaque;
+  if (!m->err)
+    m->err = ebpf_gpu_prog__use_packet_memory(m->prog, chunk->addr, chunk->len);
+}
+
 static inline struct ebpf_gpu_rx *ebpf_gpu_rx__install(uint16_t port, uint16_t queue,
                                                        struct ebpf_gpu_prog *prog,
                                                        const struct ebpf_gpu_rx_opts *opts) {
@@ -203,6 +234,18 @@ static inline struct ebpf_gpu_rx *ebpf_gpu_rx__install(uint16_t port, uint16_t q
   if (opts && opts->sz >= offsetof(struct ebpf_gpu_rx_opts, tx_queue) + sizeof(uint16_t))
     rx->tx_queue = opts->tx_queue;
   rx->prog = prog;
+  if (opts && opts->sz >= offsetof(struct ebpf_gpu_rx_opts, packet_memory) + sizeof(void *) &&
+      opts->packet_memory) {
+    /* What one chunk took before another failed is given back whole. */
+    struct ebpf_gpu_rx_memory m = {prog, 0};
+    rte_mempool_mem_iter(opts->packet_memory, ebpf_gpu_rx__memory_chunk, &m);
+    if (m.err) {
+      ebpf_gpu_prog__forget_packet_memory(prog);
+      free(rx);
+      errno = -m.err;
+      return NULL;
+    }
+  }
   rx->cb = rte_eth_add_rx_callback(port, queue, ebpf_gpu_rx__callback, rx);
   if (!rx->cb) {
     int e = rte_errno;

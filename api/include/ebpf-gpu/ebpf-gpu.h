@@ -36,8 +36,11 @@ extern "C" {
  * 9: struct ebpf_gpu_load_opts's workers; ebpf_gpu_prog__lane,
  *    ebpf_gpu_lane__run_burst.
  * 10: ebpf_gpu_prog__use_packet_memory, __forget_packet_memory,
- *    __packets_in_place. */
-#define EBPF_GPU_API_VERSION 11
+ *    __packets_in_place.
+ * 11: struct ebpf_gpu_run_opts's prefetch.
+ * 12: a burst's program sees each packet's own headroom (at most 256
+ *    bytes); struct ebpf_gpu_rx_opts's packet_memory (ebpf-gpu-dpdk.h). */
+#define EBPF_GPU_API_VERSION 12
 
 /* What the library exports; everything else in it is hidden. */
 #define EBPF_GPU_API __attribute__((visibility("default")))
@@ -370,8 +373,8 @@ int ebpf_gpu_lane__run_burst(struct ebpf_gpu_lane *lane, struct ebpf_gpu_packet 
  * loaded for the GPU with EBPF_GPU_DATA_MAPPED page-locks the range and
  * maps it for the GPU (cuMemHostRegister), and from then on a burst whose
  * every packet lies in such memory with the room a copy would give it
- * (ebpf_gpu_prog__run_burst: 256 bytes of headroom, a cap to the batch's
- * stride) runs where it is: the GPU reads and writes the caller's buffers
+ * (ebpf_gpu_prog__run_burst: its headroom, from 40 bytes before `data` on,
+ * and a cap to the batch's stride) runs where it is: the GPU reads and writes the caller's buffers
  * over PCIe, and nothing is copied either way. Other bursts are copied as
  * before. Call it once per range (a pool in hugepages comes in several),
  * between bursts and with no lane's burst running; the memory must stay
