@@ -377,20 +377,18 @@ int runBurst(ebpf_gpu_prog *prog, ebpf_gpu_packet *pkts, uint32_t count,
   constexpr uint32_t MaxFrame = 9216;
   // One look at each packet: checked, and what decides the batch's stride
   // and whether it runs in place.
-  uint32_t MaxLen = 64, LeastCap = UINT32_MAX;
+  uint32_t MaxLen = 64;
   for (uint32_t I = 0; I < count; ++I) {
     const ebpf_gpu_packet &P = pkts[I];
     if (!P.data || P.len > MaxFrame || P.len > P.cap)
       return failWith(EINVAL, "packet " + std::to_string(I) + ": no data, or longer than " +
                                   (P.len > MaxFrame ? "9216 bytes" : "its cap"));
     MaxLen = std::max(MaxLen, P.len);
-    LeastCap = std::min(LeastCap, P.cap);
   }
   const uint32_t Stride = uint32_t(runtime::PacketBatch::strideFor(MaxLen)),
                  Room = Stride - runtime::XdpHeadroom;
-  const bool HasRoom = LeastCap >= Room;
-  // The host back end runs such a burst straight from the caller's array.
-  if (HasRoom && prog->Loaded.Exec->runsInPlaceBursts())
+  // The host back end runs every burst straight from the caller's array.
+  if (prog->Loaded.Exec->runsInPlaceBursts())
     return runInPlaceBurst(*prog, pkts, count, O, Lane, Stride);
   runtime::PacketBatch &Batch = Lane ? Lane->Batch : prog->Batch;
   Batch.reset(MaxLen);
@@ -399,14 +397,14 @@ int runBurst(ebpf_gpu_prog *prog, ebpf_gpu_packet *pkts, uint32_t count,
   // it and copies the rest to and from the packets' own buffers, so either
   // way the outcome is in them (a packet's metadata only where it ran in
   // place).
-  const bool InPlace = prog->PacketMemory && HasRoom;
+  const bool InPlace = prog->PacketMemory;
   Batch.reserve(count, /*Copies=*/!InPlace);
   for (uint32_t I = 0; I < count; ++I) {
     const uint32_t At = runtime::dataOffsetFor(pkts[I].headroom);
     if (InPlace)
-      Batch.addExternal(pkts[I].data - At, At + Room, At, pkts[I].len);
+      Batch.addExternal(pkts[I].data - At, At + std::min(pkts[I].cap, Room), At, pkts[I].len);
     else
-      Batch.addAt(pkts[I].data, pkts[I].len, At);
+      Batch.addAt(pkts[I].data, pkts[I].len, At, pkts[I].cap);
   }
   MaybeError RunErr;
   if (Lane) {
@@ -436,17 +434,8 @@ int runBurst(ebpf_gpu_prog *prog, ebpf_gpu_packet *pkts, uint32_t count,
   }
   // Each packet started at dataOffsetFor(its headroom) in the batch's
   // buffer: where it starts now, against that, says how far `data` moves.
-  // Neither end can have left the packet's room (its headroom was the
-  // buffer's; the cap reaches the stride's end, or the tail is checked).
-  for (uint32_t I = 0; I < count && !InPlace; ++I) {
-    int64_t Moved = int64_t(Batch.offset(I)) - runtime::dataOffsetFor(pkts[I].headroom);
-    if (Moved < -int64_t(pkts[I].headroom) || Moved + Batch.length(I) > pkts[I].cap)
-      return failWith(ENOSPC, "packet " + std::to_string(I) + " left its room: it starts " +
-                                  std::to_string(Moved) + " bytes from where it did, " +
-                                  std::to_string(Batch.length(I)) + " bytes long (headroom " +
-                                  std::to_string(pkts[I].headroom) + ", cap " +
-                                  std::to_string(pkts[I].cap));
-  }
+  // No packet can have left its own room: its buffer in the batch was that
+  // room (PacketBatch::addAt), and the back ends keep a packet in its buffer.
   for (uint32_t I = 0; I < count; ++I) {
     // The headroom the program could reach comes back too: adjust_meta's
     // metadata is in it (not the xdp_frame's bytes below, which it cannot).

@@ -116,8 +116,8 @@ public:
       const uint64_t Data = reinterpret_cast<uint64_t>(P.Data);
       platform::XdpRuntimeContext Ctx;
       runtime::initXdpContext(Ctx, Data - runtime::dataOffsetFor(P.Headroom),
-                              Data + B.Stride - runtime::XdpHeadroom, Data, P.Len,
-                              B.IngressIfindex, B.RxQueueIndex, 0, uint32_t(I));
+                              Data + std::min<uint64_t>(P.Cap, B.Stride - runtime::XdpHeadroom),
+                              Data, P.Len, B.IngressIfindex, B.RxQueueIndex, 0, uint32_t(I));
       Ctx.cpu_id = Worker;
       P.Verdict = uint32_t(Prog->runXdp(Ctx));
       // Within the buffer: the helpers keep data and data_end in it.

@@ -540,7 +540,10 @@ private:
       // mbuf's data_off), at most XDP's.
       D.data_offset = std::min(Batch.offset(First + K), runtime::XdpHeadroom);
       D.length = Len;
-      D.buffer_size = uint32_t(bufferBytes(Len));
+      // A frame's room, or the packet's own after it where that is less
+      // (PacketBatch::addAt's cap).
+      D.buffer_size = uint32_t(std::min<size_t>(
+          bufferBytes(Len), D.data_offset + Batch.bufferSize(First + K) - Batch.offset(First + K)));
       D.ingress_ifindex = Batch.ingressIfindex();
       D.rx_queue_index = Batch.rxQueueIndex();
       std::memcpy(Frames + At + D.data_offset, Batch.data(First + K), Len);

@@ -40,9 +40,9 @@ std::string redirectTargetName(uint64_t Target) {
 PacketBatch::PacketBatch(uint32_t MaxLen)
     : MaxLen(MaxLen), Stride(strideFor(MaxLen)) {}
 
-bool PacketBatch::addAt(const uint8_t *Data, uint32_t Len, uint32_t Offset,
+bool PacketBatch::addAt(const uint8_t *Data, uint32_t Len, uint32_t Offset, uint32_t Cap,
                         uint64_t TimestampNs) {
-  if (Len > MaxLen || Offset > XdpHeadroom)
+  if (Len > MaxLen || Offset > XdpHeadroom || Cap < Len)
     return false;
   size_t Slot = Copied++;
   if (Storage.size() < Copied * Stride)
@@ -53,7 +53,8 @@ bool PacketBatch::addAt(const uint8_t *Data, uint32_t Len, uint32_t Offset,
   // bpf_xdp_adjust_tail what it grows into, on every back end.
   std::memcpy(Buffer + Offset, Data, Len);
   Slots.push_back(Slot);
-  push(nullptr, 0, Offset, Len, TimestampNs);
+  const uint32_t Size = Cap < Stride - Offset ? Offset + Cap : 0; // 0: the stride
+  push(nullptr, Size, Offset, Len, TimestampNs);
   return true;
 }
 

@@ -335,6 +335,26 @@ int main(int argc, char **argv) {
           meta);
     printf("metadata: %08x before the packet\n", meta);
     ebpf_gpu_prog__close(me);
+
+    /* Tailroom: the packet's own, to its cap (at most a copy's): 100 bytes
+     * more fit a cap of 160, not one of 159; the program's adjust_tail
+     * fails there and it aborts, the packet as it was, the burst run. */
+    struct ebpf_gpu_load_opts go = {
+        .sz = sizeof(go), .program = "xdp_grow", .backend = EBPF_GPU_BACKEND_HOST};
+    struct ebpf_gpu_prog *gr = ebpf_gpu_prog__load(ctx, &go);
+    CHECK(gr, "load xdp_grow");
+    const uint32_t gcaps[] = {192, 160, 159};
+    for (int k = 0; k < 3; ++k) {
+      pk[0] = (struct ebpf_gpu_packet){at, frame(at, 17, 192, 7), gcaps[k], 99, 0, 64};
+      const int fits = gcaps[k] >= 160;
+      CHECK(ebpf_gpu_prog__run_burst(gr, pk, 1) == 1 &&
+                pk[0].verdict == (fits ? XDP_PASS : XDP_ABORTED) && pk[0].data == at &&
+                pk[0].len == (fits ? 160u : 60u) && pk[0].cap == gcaps[k],
+            "grow 100 with cap %u: verdict %u, len %u (%s)", gcaps[k], pk[0].verdict, pk[0].len,
+            ebpf_gpu_last_error());
+    }
+    printf("tailroom: a packet's own, 100 bytes grown to a cap of 160, not 159\n");
+    ebpf_gpu_prog__close(gr);
   }
 
   if (objs) {

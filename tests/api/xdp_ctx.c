@@ -3,7 +3,9 @@
 // For the C API's tests (tests/api/consumer.c): xdp_meta puts four bytes of
 // metadata in front of the packet with bpf_xdp_adjust_meta; xdp_ingress
 // says what the packet arrived on: XDP_PASS from ifindex 5, queue 2,
-// XDP_DROP from 0 and 0, XDP_ABORTED from anything else.
+// XDP_DROP from 0 and 0, XDP_ABORTED from anything else; xdp_grow grows
+// the packet by 100 bytes (bpf_xdp_adjust_tail), XDP_ABORTED where its
+// buffer has no room for them.
 //   clang -O2 -target bpf -c xdp_ctx.c
 
 #include <linux/bpf.h>
@@ -28,6 +30,11 @@ int xdp_ingress(struct xdp_md *ctx) {
   if (ctx->ingress_ifindex == 0 && ctx->rx_queue_index == 0)
     return XDP_DROP;
   return XDP_ABORTED;
+}
+
+SEC("xdp")
+int xdp_grow(struct xdp_md *ctx) {
+  return bpf_xdp_adjust_tail(ctx, 100) ? XDP_ABORTED : XDP_PASS;
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -79,6 +79,13 @@ TEST(Packets, CopiesKeepTheirOwnHeadroom) {
   B.prepareContext(0, C);
   EXPECT_EQ(C.data - C.buffer_start, 128u);
   EXPECT_EQ(C.buffer_end - C.buffer_start, B.stride());
+  // A cap short of the stride ends the buffer there: the packet's own
+  // tailroom; one under the packet is refused.
+  ASSERT_TRUE(B.addAt(Frame, 60, 64, 100));
+  EXPECT_EQ(B.bufferSize(1), 164u);
+  B.prepareContext(1, C);
+  EXPECT_EQ(C.buffer_end - C.data, 100u);
+  EXPECT_FALSE(B.addAt(Frame, 60, 64, 59));
 }
 
 TEST(Packets, ExternalPacketsStayInPlaceBesideCopiedOnes) {

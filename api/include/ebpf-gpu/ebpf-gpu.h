@@ -301,10 +301,11 @@ void *ebpf_gpu_map__data(struct ebpf_gpu_map *map, size_t *size);
  * left it: `data` moved by bpf_xdp_adjust_head (`headroom` and `cap` moved
  * with it), its bytes and `len`; on the host back end the metadata
  * adjust_meta made lies just before the new `data` (the rest of the
- * headroom's bytes are undefined after a run). A packet whose tail grew
- * past its `cap` (on a copy) fails the burst with -ENOSPC before anything
- * is written back; with `headroom` 0 (earlier versions' callers) the
- * start can only move on. */
+ * headroom's bytes are undefined after a run). Its tail grows to `cap`
+ * at most (and to 256 bytes past the burst's longest packet, rounded up
+ * to 64): bpf_xdp_adjust_tail past it fails with -EINVAL in the program.
+ * With `headroom` 0 (earlier versions' callers) the start can only move
+ * on. */
 struct ebpf_gpu_packet {
   uint8_t *data;
   uint32_t len;
@@ -316,13 +317,11 @@ struct ebpf_gpu_packet {
 
 /* Runs the program over `count` packets (as rte_bpf_exec_burst), one batch
  * on the program's back end; returns `count`, or a negative errno (-EINVAL:
- * a packet longer than 9216 bytes or than its `cap`; -ENOSPC: see above;
- * -EIO: the back end failed the batch). On the host back end, a burst whose
- * every packet has a `cap` reaching 256 bytes past the end of the burst's
- * longest packet (that end rounded up to 64) runs in place, nothing
- * copied (the
- * headroom bytes the program does not write then keep their values); other
- * bursts, and every burst on the GPU, run on a copy with the same bounds. */
+ * a packet longer than 9216 bytes or than its `cap`; -EIO: the back end
+ * failed the batch). On the host back end every burst runs in place,
+ * nothing copied (the headroom bytes the program does not write then keep
+ * their values); on the GPU a burst runs on a copy with the same bounds
+ * (or in place: packet memory, below). */
 EBPF_GPU_API
 int ebpf_gpu_prog__run_burst(struct ebpf_gpu_prog *prog, struct ebpf_gpu_packet *pkts,
                              uint32_t count);
@@ -373,8 +372,8 @@ int ebpf_gpu_lane__run_burst(struct ebpf_gpu_lane *lane, struct ebpf_gpu_packet 
  * loaded for the GPU with EBPF_GPU_DATA_MAPPED page-locks the range and
  * maps it for the GPU (cuMemHostRegister), and from then on a burst whose
  * every packet lies in such memory with the room a copy would give it
- * (ebpf_gpu_prog__run_burst: its headroom, from 40 bytes before `data` on,
- * and a cap to the batch's stride) runs where it is: the GPU reads and writes the caller's buffers
+ * (ebpf_gpu_prog__run_burst: from 40 bytes before `data` to its `cap`)
+ * runs where it is: the GPU reads and writes the caller's buffers
  * over PCIe, and nothing is copied either way. Other bursts are copied as
  * before. Call it once per range (a pool in hugepages comes in several),
  * between bursts and with no lane's burst running; the memory must stay

@@ -124,9 +124,9 @@ struct InPlacePacket {
 };
 
 /// Packets that run where they lie, each in a buffer from
-/// dataOffsetFor(its `Headroom`) bytes before its `Data` to `Stride` -
-/// XdpHeadroom bytes after it (the bounds a batch's copy would have: the
-/// caller checked that the room after it is there).
+/// dataOffsetFor(its `Headroom`) bytes before its `Data` to its `Cap` or
+/// `Stride` - XdpHeadroom bytes after it, whichever is less (the bounds a
+/// batch's copy would have, PacketBatch::addAt).
 struct InPlaceBurst {
   InPlacePacket *Packets = nullptr;
   uint32_t Count = 0, Stride = 0;

@@ -80,12 +80,16 @@ public:
   /// Appends a copy of `Len` bytes; returns false when Len > maxLen().
   /// Allocates only while the batch grows past its largest size so far.
   bool add(const uint8_t *Data, uint32_t Len, uint64_t TimestampNs = 0) {
-    return addAt(Data, Len, XdpHeadroom, TimestampNs);
+    return addAt(Data, Len, XdpHeadroom, UINT32_MAX, TimestampNs);
   }
   /// add(), the copy starting `Offset` bytes into its buffer (at most
   /// XdpHeadroom: dataOffsetFor a packet's own headroom), so that its
-  /// program has that much headroom; the tailroom grows by what it lost.
-  bool addAt(const uint8_t *Data, uint32_t Len, uint32_t Offset, uint64_t TimestampNs = 0);
+  /// program has that much headroom, and its buffer ending `Cap` bytes
+  /// after its start or at the stride's end, whichever comes first (the
+  /// room the packet's own buffer has after it: bpf_xdp_adjust_tail grows
+  /// no further).
+  bool addAt(const uint8_t *Data, uint32_t Len, uint32_t Offset, uint32_t Cap = UINT32_MAX,
+             uint64_t TimestampNs = 0);
   size_t size() const { return Lengths.size(); }
   uint32_t maxLen() const { return MaxLen; }
   /// Appends a packet that stays where it is (an mbuf's buffer: zero
@@ -146,7 +150,9 @@ public:
   const uint8_t *buffer(size_t I) const {
     return External[I] ? External[I] : Storage.data() + Slots[I] * Stride;
   }
-  uint32_t bufferSize(size_t I) const { return External[I] ? Sizes[I] : uint32_t(Stride); }
+  uint32_t bufferSize(size_t I) const {
+    return External[I] || Sizes[I] ? Sizes[I] : uint32_t(Stride);
+  }
   bool isExternal(size_t I) const { return External[I] != nullptr; }
   /// The copied packets' storage, `stride()` bytes a buffer; in a batch
   /// with no external packet, packet I's buffer is the I-th.
@@ -182,7 +188,7 @@ private:
   std::vector<uint8_t> Storage; ///< the copied packets' buffers, a stride each
   size_t Copied = 0;            ///< strides of Storage in use
   std::vector<uint8_t *> External; ///< per packet: its own buffer, or null (a stride)
-  std::vector<uint32_t> Sizes;     ///< per packet: its external buffer's bytes
+  std::vector<uint32_t> Sizes; ///< per packet: its external buffer's bytes, or a copy's (0: the stride)
   std::vector<size_t> Slots;       ///< per packet: its stride in Storage
   std::vector<uint32_t> Offsets, Lengths;
   std::vector<uint64_t> Verdicts, Timestamps, Redirects;
