@@ -553,7 +553,9 @@ private:
       }
       if (Inline)
         Inline->inlinePacket(Slot, uint32_t(K), Frames + At + D.data_offset);
-      At += D.buffer_size;
+      // Frames stay bufferBytes apart (takeOutcomes walks them so) where a
+      // packet's own room is less.
+      At += bufferBytes(Len);
     }
     return At;
   }
