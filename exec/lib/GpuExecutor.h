@@ -514,6 +514,9 @@ private:
     return true;
   }
 
+public:
+  // The copy path's frames, public for tests/unit/GpuFramesTest.cpp (their
+  // layout checked without a GPU).
   /// The frames that copyIntoFrames needs for those packets.
   static size_t frameBytes(const PacketBatch &Batch, size_t First = 0, size_t Count = SIZE_MAX) {
     Count = std::min(Count, Batch.size() - First);
@@ -586,6 +589,7 @@ private:
     return std::nullopt;
   }
 
+private:
   /// Staged descriptors (BatchLane::stage): their host buffer addresses
   /// made device ones (one outside the mapped packet memory would fault the
   /// GPU); with `Runner` and `Slot`, each packet's first bytes copied
